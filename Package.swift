@@ -1,0 +1,39 @@
+// swift-tools-version:5.10
+// The package is layered as DESIGN.md §2 and docs/architecture.md describe: C libraries are wrapped once,
+// each module depends only on the layers above it, and the client library carries no signing code.
+import PackageDescription
+
+let package = Package(
+    name: "packtool",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "packtool", targets: ["packtool"]),
+        .library(name: "PackVerify", targets: ["PackVerify"]),
+        .library(name: "packverify", type: .dynamic, targets: ["CPackVerify"]),
+    ],
+    targets: [
+        // System libraries, each wrapped by exactly one Swift module.
+        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"])]),
+
+        .target(name: "PackCrypto", dependencies: ["COpenSSL"]),
+        .target(name: "PackModel", dependencies: ["PackCrypto"]),
+        .target(name: "PackMedia"),
+        .target(name: "PackArchive", dependencies: ["CArchive"]),
+        .target(name: "PackLint", dependencies: ["PackModel", "PackMedia"]),
+        .target(name: "PackPublish", dependencies: ["PackModel", "PackArchive", "CSQLite", "PackLint"]),
+        .target(name: "PackVerify", dependencies: ["PackModel", "PackCrypto"]),
+        .target(name: "CPackVerify", dependencies: ["PackVerify"]),
+        .executableTarget(
+            name: "packtool",
+            dependencies: ["PackCrypto", "PackModel", "PackMedia", "PackLint", "PackPublish", "PackVerify"]),
+
+        .testTarget(name: "PackCryptoTests", dependencies: ["PackCrypto"]),
+        .testTarget(name: "PackModelTests", dependencies: ["PackModel", "PackCrypto"]),
+        .testTarget(name: "PackMediaTests", dependencies: ["PackMedia"]),
+        .testTarget(name: "PackLintTests", dependencies: ["PackLint", "PackModel"]),
+        .testTarget(name: "PackVerifyTests", dependencies: ["PackVerify", "PackModel", "PackCrypto"]),
+        .testTarget(name: "packtoolTests", dependencies: ["PackModel", "PackCrypto"]),
+    ]
+)

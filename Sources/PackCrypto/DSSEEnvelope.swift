@@ -1,0 +1,129 @@
+import Foundation
+
+/// A DSSE envelope (Dead Simple Signing Envelope v1): every signed document packtool writes takes this form.
+///
+/// Signatures cover the PAE of the payload type and the payload bytes, so a signature over one document type can
+/// never be replayed as another. Verifiers check the signature over the exact payload bytes, then parse those bytes.
+public struct DSSEEnvelope: Codable, Equatable, Sendable {
+    /// One signature. `keyid` is only a hint for finding the key; it is never trusted on its own.
+    public struct Signature: Codable, Equatable, Sendable {
+        public var keyid: String
+        public var sig: String
+
+        public init(keyid: String, sig: String) {
+            self.keyid = keyid
+            self.sig = sig
+        }
+    }
+
+    public var payloadType: String
+    /// The payload, standard base64 with padding.
+    public var payload: String
+    public var signatures: [Signature]
+
+    public init(payloadType: String, payload: String, signatures: [Signature]) {
+        self.payloadType = payloadType
+        self.payload = payload
+        self.signatures = signatures
+    }
+
+    /// Signs `payload` as `payloadType` with every key given, in order.
+    public init(signing payload: [UInt8], as payloadType: String, with keys: [Ed25519PrivateKey]) throws {
+        self.payloadType = payloadType
+        self.payload = Data(payload).base64EncodedString()
+        self.signatures = []
+        for key in keys { try addSignature(with: key) }
+    }
+
+    /// Adds one more signature over the same payload (for thresholds of several keys).
+    public mutating func addSignature(with key: Ed25519PrivateKey) throws {
+        let pae = DSSE.preAuthenticationEncoding(payloadType: payloadType, payload: try payloadBytes())
+        let sig = try key.signature(for: pae)
+        signatures.append(Signature(keyid: key.publicKey.keyID, sig: Data(sig).base64EncodedString()))
+    }
+
+    /// The decoded payload bytes. Throws when `payload` is not base64.
+    public func payloadBytes() throws -> [UInt8] {
+        guard let data = DSSE.decodeBase64(payload) else {
+            throw CryptoError(code: "dsse.base64", message: "the envelope's payload is not valid base64")
+        }
+        return [UInt8](data)
+    }
+
+    /// The distinct trusted keys that produced a valid signature over this envelope.
+    ///
+    /// Each trusted key counts at most once however many signatures name it, so thresholds cannot be met by
+    /// repeating a signature. A signature whose `keyid` hint names no trusted key is still tried against every key.
+    /// Malformed signatures simply do not count.
+    public func verifiedKeyIDs(trusting keys: [Ed25519PublicKey]) -> Set<String> {
+        guard let body = try? payloadBytes() else { return [] }
+        let pae = DSSE.preAuthenticationEncoding(payloadType: payloadType, payload: body)
+        var verified = Set<String>()
+        for signature in signatures {
+            guard let sig = DSSE.decodeBase64(signature.sig), sig.count == 64 else { continue }
+            let hinted = keys.filter { $0.keyID == signature.keyid }
+            let candidates = hinted.isEmpty ? keys : hinted
+            for key in candidates where !verified.contains(key.keyID) {
+                if key.isValidSignature(sig, for: pae) {
+                    verified.insert(key.keyID)
+                    break
+                }
+            }
+        }
+        return verified
+    }
+
+    /// Encodes the envelope as JSON with sorted keys, so the same envelope is always the same bytes.
+    public func jsonData() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        return try encoder.encode(self) + Data("\n".utf8)
+    }
+
+    /// Parses an envelope, refusing anything larger than `maxBytes` before decoding.
+    public static func parse(_ data: Data, maxBytes: Int = 16 << 20) throws -> DSSEEnvelope {
+        guard data.count <= maxBytes else {
+            throw CryptoError(code: "dsse.size", message: "the envelope is \(data.count) bytes, over the \(maxBytes)-byte limit")
+        }
+        do {
+            return try JSONDecoder().decode(DSSEEnvelope.self, from: data)
+        } catch {
+            throw CryptoError(code: "dsse.json", message: "not a DSSE envelope: \(DSSE.describe(error))")
+        }
+    }
+}
+
+/// DSSE helpers shared by signing and verifying.
+public enum DSSE {
+    /// The DSSE v1 pre-authentication encoding: `"DSSEv1" SP LEN(type) SP type SP LEN(body) SP body`, where LEN is the
+    /// ASCII decimal byte length. This is exactly what signatures cover.
+    public static func preAuthenticationEncoding(payloadType: String, payload: [UInt8]) -> [UInt8] {
+        let type = Array(payloadType.utf8)
+        var out = Array("DSSEv1 \(type.count) ".utf8)
+        out += type
+        out += Array(" \(payload.count) ".utf8)
+        out += payload
+        return out
+    }
+
+    /// Decodes standard or URL-safe base64, with or without padding (DSSE verifiers must accept both alphabets).
+    public static func decodeBase64(_ text: String) -> Data? {
+        var s = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        let remainder = s.utf8.count % 4
+        if remainder == 1 { return nil }
+        if remainder > 0 { s += String(repeating: "=", count: 4 - remainder) }
+        return Data(base64Encoded: s)
+    }
+
+    /// A short, readable account of a JSON decoding error.
+    static func describe(_ error: Error) -> String {
+        switch error {
+        case DecodingError.keyNotFound(let key, _): return "missing field \"\(key.stringValue)\""
+        case DecodingError.typeMismatch(_, let ctx), DecodingError.valueNotFound(_, let ctx),
+             DecodingError.dataCorrupted(let ctx):
+            let path = ctx.codingPath.map(\.stringValue).joined(separator: ".")
+            return path.isEmpty ? ctx.debugDescription : "\(path): \(ctx.debugDescription)"
+        default: return "\(error)"
+        }
+    }
+}

@@ -1,0 +1,79 @@
+import COpenSSL
+
+/// Owns one OpenSSL `EVP_PKEY` and frees it in `deinit`; the only place key handles live.
+final class EVPKey {
+    let pointer: OpaquePointer
+
+    init(_ pointer: OpaquePointer) { self.pointer = pointer }
+
+    deinit { EVP_PKEY_free(pointer) }
+
+    /// Wraps `EVP_PKEY_new_raw_private_key` / `EVP_PKEY_new_raw_public_key` for Ed25519.
+    static func raw(_ bytes: [UInt8], isPrivate: Bool) throws -> EVPKey {
+        guard bytes.count == 32 else {
+            throw CryptoError(code: "key.raw-length", message: "an Ed25519 \(isPrivate ? "private" : "public") key is 32 bytes, got \(bytes.count)")
+        }
+        let made = bytes.withUnsafeBufferPointer { buf in
+            isPrivate
+                ? EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, nil, buf.baseAddress, 32)
+                : EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, nil, buf.baseAddress, 32)
+        }
+        guard let made else { throw CryptoError.openSSL("key.raw", "not a valid Ed25519 \(isPrivate ? "private" : "public") key") }
+        return EVPKey(made)
+    }
+
+    /// Wraps `EVP_PKEY_keygen` for a fresh Ed25519 key from OpenSSL's CSPRNG.
+    static func generate() throws -> EVPKey {
+        guard let ctx = EVP_PKEY_CTX_new_id(EVP_PKEY_ED25519, nil) else { throw CryptoError.openSSL("key.generate", "cannot create a key context") }
+        defer { EVP_PKEY_CTX_free(ctx) }
+        guard EVP_PKEY_keygen_init(ctx) == 1 else { throw CryptoError.openSSL("key.generate", "cannot initialise key generation") }
+        var key: OpaquePointer?
+        guard EVP_PKEY_keygen(ctx, &key) == 1, let key else { throw CryptoError.openSSL("key.generate", "key generation failed") }
+        return EVPKey(key)
+    }
+
+    /// Reads a PEM private (PKCS#8) or public (SPKI) key and insists it is Ed25519.
+    static func pem(_ text: String, isPrivate: Bool) throws -> EVPKey {
+        let bytes = Array(text.utf8)
+        guard bytes.count < 64 * 1024 else { throw CryptoError(code: "key.pem", message: "PEM key file is implausibly large (\(bytes.count) bytes)") }
+        guard let bio = bytes.withUnsafeBufferPointer({ BIO_new_mem_buf($0.baseAddress, Int32($0.count)) }) else {
+            throw CryptoError.openSSL("key.pem", "cannot allocate a memory BIO")
+        }
+        defer { BIO_free(bio) }
+        let key = isPrivate ? PEM_read_bio_PrivateKey(bio, nil, nil, nil) : PEM_read_bio_PUBKEY(bio, nil, nil, nil)
+        guard let key else {
+            let kind = isPrivate ? "a PEM PKCS#8 private key (-----BEGIN PRIVATE KEY-----)" : "a PEM public key (-----BEGIN PUBLIC KEY-----)"
+            throw CryptoError.openSSL("key.pem", "not \(kind)")
+        }
+        let wrapped = EVPKey(key)
+        guard EVP_PKEY_get_id(key) == EVP_PKEY_ED25519 else {
+            throw CryptoError(code: "key.algorithm", message: "the key is not Ed25519 (make one with `packtool key generate` or `openssl genpkey -algorithm ed25519`)")
+        }
+        return wrapped
+    }
+
+    /// The raw 32-byte public or private part.
+    func rawBytes(isPrivate: Bool) throws -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: 32)
+        var length = 32
+        let ok = isPrivate
+            ? EVP_PKEY_get_raw_private_key(pointer, &out, &length)
+            : EVP_PKEY_get_raw_public_key(pointer, &out, &length)
+        guard ok == 1, length == 32 else { throw CryptoError.openSSL("key.raw", "cannot read the raw key bytes") }
+        return out
+    }
+
+    /// Writes the key as PEM: PKCS#8 for a private key, SPKI for a public key.
+    func pem(isPrivate: Bool) throws -> String {
+        guard let bio = BIO_new(BIO_s_mem()) else { throw CryptoError.openSSL("key.pem", "cannot allocate a memory BIO") }
+        defer { BIO_free(bio) }
+        let ok = isPrivate
+            ? PEM_write_bio_PrivateKey(bio, pointer, nil, nil, 0, nil, nil)
+            : PEM_write_bio_PUBKEY(bio, pointer)
+        guard ok == 1 else { throw CryptoError.openSSL("key.pem", "cannot write the key as PEM") }
+        var data: UnsafeMutablePointer<CChar>?
+        let count = COpenSSL_BIO_get_mem_data(bio, &data)
+        guard count > 0, let data else { throw CryptoError.openSSL("key.pem", "empty PEM output") }
+        return String(decoding: UnsafeRawBufferPointer(start: data, count: count), as: UTF8.self)
+    }
+}

@@ -1,0 +1,45 @@
+import COpenSSL
+import Foundation
+
+/// An Ed25519 private key: signs, and derives its public key.
+///
+/// The signing half of PackCrypto. Clients only verify; PackVerify never calls this type.
+public struct Ed25519PrivateKey {
+    private let key: EVPKey
+
+    /// A fresh key from OpenSSL's CSPRNG.
+    public init() throws { key = try EVPKey.generate() }
+
+    /// From the 32-byte seed (RFC 8032's "secret key").
+    public init(rawRepresentation: [UInt8]) throws { key = try EVPKey.raw(rawRepresentation, isPrivate: true) }
+
+    /// From a PEM PKCS#8 private key, as `openssl genpkey -algorithm ed25519` writes it.
+    public init(pemRepresentation: String) throws { key = try EVPKey.pem(pemRepresentation, isPrivate: true) }
+
+    /// The 32-byte seed.
+    public var rawRepresentation: [UInt8] { (try? key.rawBytes(isPrivate: true)) ?? [] }
+
+    /// The PEM PKCS#8 encoding (`-----BEGIN PRIVATE KEY-----`), interoperable with OpenSSL.
+    public func pemRepresentation() throws -> String { try key.pem(isPrivate: true) }
+
+    /// The matching public key.
+    public var publicKey: Ed25519PublicKey {
+        // The raw public part of a valid private key is always a valid public key.
+        try! Ed25519PublicKey(rawRepresentation: key.rawBytes(isPrivate: false))
+    }
+
+    /// Signs `message` with pure Ed25519 (deterministic: the same key and message give the same bytes, identical to
+    /// `openssl pkeyutl -sign -rawin`).
+    public func signature<Msg: ContiguousBytes>(for message: Msg) throws -> [UInt8] {
+        guard let ctx = EVP_MD_CTX_new() else { throw CryptoError.openSSL("sign", "cannot create a signing context") }
+        defer { EVP_MD_CTX_free(ctx) }
+        guard EVP_DigestSignInit(ctx, nil, nil, nil, key.pointer) == 1 else { throw CryptoError.openSSL("sign", "cannot initialise signing") }
+        var out = [UInt8](repeating: 0, count: 64)
+        var length = 64
+        let ok = message.withUnsafeBytes { msg in
+            EVP_DigestSign(ctx, &out, &length, msg.bindMemory(to: UInt8.self).baseAddress ?? emptyByte, msg.count)
+        }
+        guard ok == 1, length == 64 else { throw CryptoError.openSSL("sign", "signing failed") }
+        return out
+    }
+}

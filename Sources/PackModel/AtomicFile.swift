@@ -1,0 +1,32 @@
+import Foundation
+
+/// Writes a file so readers see either the old bytes or the new, never a mix: a temporary file in the same folder,
+/// fsync, then rename over the target. On failure the temporary file is removed and the target is untouched.
+public enum AtomicFile {
+    public static func write(_ data: Data, to url: URL, mode: mode_t = 0o644) throws {
+        let dir = url.deletingLastPathComponent().path
+        var template = Array((dir + "/.\(url.lastPathComponent).tmp-XXXXXX").utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else { throw ModelError(file: url.path, message: "cannot create a temporary file: \(String(cString: strerror(errno)))") }
+        let tmp = String(cString: template)
+        var ok = fchmod(fd, mode) == 0
+        ok = ok && data.withUnsafeBytes { buf in
+            var offset = 0
+            while offset < buf.count {
+                let n = Foundation.write(fd, buf.baseAddress! + offset, buf.count - offset)
+                if n <= 0 { return false }
+                offset += n
+            }
+            return true
+        }
+        ok = ok && fsync(fd) == 0
+        let closed = close(fd) == 0
+        guard ok, closed, rename(tmp, url.path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(tmp)
+            throw ModelError(file: url.path, message: "cannot write: \(reason)")
+        }
+        let dfd = open(dir, O_RDONLY)
+        if dfd >= 0 { fsync(dfd); close(dfd) }
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import PackCrypto
+
+/// A reviewer's sign-off: the payload of one DSSE envelope in signoff.json.
+///
+/// It binds a reviewer's key to one exact state of a scene (its tree digest without signoff.json), so any later
+/// change to the scene makes the sign-off stale.
+public struct Signoff: Codable, Equatable, Sendable {
+    public static let payloadType = "application/vnd.packtool.signoff+json"
+
+    public var scene: String
+    /// `sha256:<hex>` tree digest of the scene folder without signoff.json.
+    public var digest: String
+    /// The reviewer's `id` in pack.json.
+    public var reviewer: String
+    public var role: String
+    /// RFC 3339 UTC time of signing.
+    public var signedAt: String
+    /// What was reviewed, e.g. `content` (text, plates, masks and sources).
+    public var scope: String
+    public var note: String
+
+    public init(scene: String, digest: String, reviewer: String, role: String, signedAt: String, scope: String, note: String) {
+        self.scene = scene
+        self.digest = digest
+        self.reviewer = reviewer
+        self.role = role
+        self.signedAt = signedAt
+        self.scope = scope
+        self.note = note
+    }
+
+    /// Canonical payload bytes: sorted keys, no whitespace, so re-signing the same facts gives the same bytes.
+    public func payloadBytes() throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return [UInt8](try encoder.encode(self))
+    }
+
+    /// Signs this sign-off into a DSSE envelope.
+    public func envelope(signedWith key: Ed25519PrivateKey) throws -> DSSEEnvelope {
+        try DSSEEnvelope(signing: payloadBytes(), as: Self.payloadType, with: [key])
+    }
+
+    /// Decodes the payload of an envelope, after checking its payload type. Signature checks are the caller's: this
+    /// only parses.
+    public static func decode(from envelope: DSSEEnvelope) throws -> Signoff {
+        guard envelope.payloadType == payloadType else {
+            throw ModelError(file: "signoff.json", message: "payload type is \(envelope.payloadType), expected \(payloadType)")
+        }
+        return try JSONDecoder().decode(Signoff.self, from: Data(envelope.payloadBytes()))
+    }
+}

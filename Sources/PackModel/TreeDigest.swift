@@ -1,0 +1,77 @@
+import Foundation
+import PackCrypto
+
+/// The one tree digest used everywhere (DESIGN.md §3): SHA-256 over the lines `"<sha256 hex>  <path>\n"` of every
+/// regular file under a folder, sorted by path bytes. It equals
+/// `find . -type f | LC_ALL=C sort | xargs sha256sum | sed 's|  \./|  |' | sha256sum`, so anyone can recompute it.
+public struct TreeDigest: Equatable, Sendable {
+    /// One regular file, with its path relative to the folder (`/`-separated, no `./`).
+    public struct Entry: Equatable, Sendable {
+        public var path: String
+        public var size: UInt64
+        public var sha256: String
+    }
+
+    /// Files in path-byte order.
+    public var entries: [Entry]
+    /// Lower-case hex SHA-256 of the listing.
+    public var hex: String
+
+    /// The `sha256:<hex>` form written into sign-offs and manifests.
+    public var prefixed: String { "sha256:" + hex }
+
+    /// The listing text the digest is taken over, exactly as `sha256sum` prints it.
+    public var listing: String { entries.map { "\($0.sha256)  \($0.path)\n" }.joined() }
+
+    /// Computes the digest of every regular file under `folder`, leaving out the relative paths in `excluding`.
+    /// Symbolic links, sockets and other non-regular entries are skipped, as `find -type f` skips them; lint reports
+    /// them separately.
+    public init(folder: URL, excluding: Set<String> = []) throws {
+        let paths = try Self.regularFiles(under: folder).filter { !excluding.contains($0) }
+        var entries: [Entry] = []
+        for path in paths.sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }) {
+            let (digest, size) = try SHA256.hash(fileAt: folder.appendingPathComponent(path))
+            entries.append(Entry(path: path, size: size, sha256: Hex.encode(digest)))
+        }
+        self.entries = entries
+        let listing = entries.map { "\($0.sha256)  \($0.path)\n" }.joined()
+        hex = SHA256.hexHash(Array(listing.utf8))
+    }
+
+    /// Paths of the files that differ between two listings (added, removed or changed), sorted.
+    public func changedPaths(comparedTo other: [Entry]) -> [String] {
+        var mine: [String: String] = [:]
+        for e in entries { mine[e.path] = e.sha256 }
+        var theirs: [String: String] = [:]
+        for e in other { theirs[e.path] = e.sha256 }
+        return Set(mine.keys).union(theirs.keys).filter { mine[$0] != theirs[$0] }.sorted()
+    }
+
+    /// Relative paths of the regular files under `folder`, found without following symbolic links.
+    static func regularFiles(under folder: URL) throws -> [String] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw ModelError(file: folder.path, message: "not a folder")
+        }
+        var out: [String] = []
+        try walk(folder.path, prefix: "", into: &out)
+        return out
+    }
+
+    private static func walk(_ directory: String, prefix: String, into out: inout [String]) throws {
+        let names: [String]
+        do { names = try FileManager.default.contentsOfDirectory(atPath: directory) } catch {
+            throw ModelError(file: directory, message: "cannot list the folder: \(error.localizedDescription)")
+        }
+        for name in names {
+            let full = directory + "/" + name
+            var info = stat()
+            guard lstat(full, &info) == 0 else { throw ModelError(file: full, message: "cannot stat: \(String(cString: strerror(errno)))") }
+            switch info.st_mode & S_IFMT {
+            case S_IFREG: out.append(prefix + name)
+            case S_IFDIR: try walk(full, prefix: prefix + name + "/", into: &out)
+            default: continue
+            }
+        }
+    }
+}

@@ -1,0 +1,15 @@
+/// Paths in the published CDN tree (DESIGN.md §5). Every name is versioned except `index.json`, so a CDN can keep
+/// serving the previous release while a new one is uploaded.
+public enum PublishLayout {
+    public static let index = "index.json"
+
+    public static func root(version: Int) -> String { "root/\(version).root.json" }
+
+    public static func manifest(pack: String, version: Int) -> String { "packs/\(pack)/\(version)/manifest.json" }
+
+    public static func archive(pack: String, version: Int) -> String { "packs/\(pack)/\(version)/\(pack)-\(version).tar" }
+
+    public static func delta(pack: String, scene: String, from: Int, to: Int) -> String {
+        "packs/\(pack)/deltas/\(scene)/\(from)-\(to).tar"
+    }
+}

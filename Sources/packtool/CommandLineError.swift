@@ -1,0 +1,19 @@
+/// How a command failed, which decides the exit code: 1 for a failed check or operation, 2 for usage or I/O errors.
+enum CommandLineError: Error {
+    case usage(String)
+    case failure(String)
+    case io(String)
+
+    var exitCode: Int32 {
+        switch self {
+        case .failure: return 1
+        case .usage, .io: return 2
+        }
+    }
+
+    var message: String {
+        switch self {
+        case .usage(let m), .failure(let m), .io(let m): return m
+        }
+    }
+}

@@ -1,0 +1,31 @@
+import Foundation
+import PackModel
+
+/// `packtool digest FOLDER`: prints the tree digest of DESIGN.md §3, optionally with its listing.
+enum DigestCommand: Command {
+    static let name = "digest"
+    static let summary = "print the tree digest of a folder (as a sign-off or manifest records it)"
+    static let help = """
+        usage: packtool digest FOLDER [--content] [--listing]
+
+        Prints sha256:<hex> over every regular file under FOLDER, equal to
+        `find . -type f | LC_ALL=C sort | xargs sha256sum | sed 's|  \\./|  |' | sha256sum`.
+
+          --content   leave out signoff.json (the digest a sign-off covers)
+          --listing   also print the sha256sum-style lines the digest is taken over
+
+        """
+
+    static func run(_ args: [String]) throws -> Int32 {
+        let a = try Arguments(args, options: [], flags: ["--content", "--listing"])
+        guard a.positionals.count == 1 else { throw CommandLineError.usage("expected one FOLDER") }
+        let digest: TreeDigest
+        do {
+            digest = try TreeDigest(folder: URL(fileURLWithPath: a.positionals[0]),
+                                    excluding: a.flag("--content") ? [PackFolder.signoffFile] : [])
+        } catch { throw CommandLineError.io("\(error)") }
+        if a.flag("--listing") { Output.out(digest.listing) }
+        Output.out(digest.prefixed + "\n")
+        return 0
+    }
+}

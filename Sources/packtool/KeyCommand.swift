@@ -1,0 +1,47 @@
+import Foundation
+import PackCrypto
+import PackModel
+
+/// `packtool key generate`: makes an Ed25519 key pair for one role.
+enum KeyCommand: Command {
+    static let name = "key"
+    static let summary = "generate Ed25519 signing keys"
+    static let roles = ["root", "manifest", "index", "grant", "reviewer"]
+    static let help = """
+        usage: packtool key generate --role root|manifest|index|grant|reviewer --out DIR [--name NAME]
+
+        Writes DIR/NAME.pem (PKCS#8 private key, mode 0600) and DIR/NAME.pub (SPKI public key), both
+        interoperable with `openssl pkey`, and prints the key id (hex SHA-256 of the raw public key).
+        NAME defaults to the role. Existing files are never overwritten.
+
+        """
+
+    static func run(_ args: [String]) throws -> Int32 {
+        let a = try Arguments(args, options: ["--role", "--out", "--name"], flags: [])
+        guard a.positionals == ["generate"] else { throw CommandLineError.usage("expected `key generate`") }
+        let role = try a.required("--role")
+        guard roles.contains(role) else { throw CommandLineError.usage("--role must be one of \(roles.joined(separator: ", "))") }
+        let dir = try a.required("--out")
+        let name = a.value("--name") ?? role
+        guard !name.isEmpty, !name.contains("/") else { throw CommandLineError.usage("--name must be a plain file name") }
+        do { try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) } catch {
+            throw CommandLineError.io("\(dir): cannot create the folder: \(error.localizedDescription)")
+        }
+        let privatePath = dir + "/" + name + ".pem", publicPath = dir + "/" + name + ".pub"
+        guard !FileManager.default.fileExists(atPath: privatePath), !FileManager.default.fileExists(atPath: publicPath) else {
+            throw CommandLineError.io("\(privatePath) or \(publicPath) already exists; keys are never overwritten")
+        }
+        do {
+            let key = try Ed25519PrivateKey()
+            try KeyFile.writePrivateKey(key, to: privatePath)
+            do { try AtomicFile.write(Data(key.publicKey.pemRepresentation.utf8), to: URL(fileURLWithPath: publicPath)) } catch {
+                unlink(privatePath)
+                throw error
+            }
+            Output.out("\(role) key \(key.publicKey.keyID)\n  private: \(privatePath) (mode 0600)\n  public:  \(publicPath)\n")
+        } catch let e as CryptoError {
+            throw CommandLineError.io(e.message)
+        }
+        return 0
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import PackCrypto
+import PackModel
+
+/// `packtool review sign`: a reviewer signs the current content of one scene. The only command that writes into the
+/// authored tree, and it writes signoff.json atomically.
+enum ReviewCommand: Command {
+    static let name = "review"
+    static let summary = "sign a reviewed scene (writes the scene's signoff.json)"
+    static let help = """
+        usage: packtool review sign SCENEDIR --key KEY.pem --reviewer ID [--note TEXT] [--scope content] [--pack PACKDIR]
+
+        Signs the tree digest of SCENEDIR (without signoff.json) as reviewer ID of the pack
+        (PACKDIR defaults to SCENEDIR/../..). The key must be the reviewer's key listed in pack.json.
+        A newer sign-off by the same reviewer replaces their earlier one; others are kept.
+        signedAt comes from SOURCE_DATE_EPOCH when it is set, otherwise from the clock.
+
+        """
+
+    static func run(_ args: [String]) throws -> Int32 {
+        let a = try Arguments(args, options: ["--key", "--reviewer", "--note", "--scope", "--pack"], flags: [])
+        guard a.positionals.count == 2, a.positionals[0] == "sign" else { throw CommandLineError.usage("expected `review sign SCENEDIR`") }
+        let sceneURL = URL(fileURLWithPath: a.positionals[1]).standardizedFileURL
+        let packURL = a.value("--pack").map { URL(fileURLWithPath: $0) } ?? sceneURL.deletingLastPathComponent().deletingLastPathComponent()
+        let reviewerID = try a.required("--reviewer")
+        let keyPath = try a.required("--key")
+        do {
+            let pack = try PackFolder(url: packURL).pack
+            guard let reviewer = pack.reviewers.first(where: { $0.id == reviewerID }) else {
+                throw CommandLineError.failure("reviewer \"\(reviewerID)\" is not listed in \(packURL.path)/pack.json")
+            }
+            let key = try KeyFile.loadPrivateKey(at: keyPath)
+            guard Hex.encode(key.publicKey.rawRepresentation) == reviewer.publicKey.lowercased() else {
+                throw CommandLineError.failure("\(keyPath) is not \(reviewerID)'s key in pack.json (key id \(key.publicKey.keyID))")
+            }
+            if ExampleKeys.isExample(key.publicKey) {
+                Output.err("warning: signing with an example key from keys-example/; it is public and must never sign a real release\n")
+            }
+            let scene = try DocumentLoader.load(SceneDocument.self, from: sceneURL.appendingPathComponent(PackFolder.sceneFile))
+            let digest = try PackFolder.contentDigest(ofScene: sceneURL)
+            let signoff = Signoff(scene: scene.id, digest: digest.prefixed, reviewer: reviewer.id, role: reviewer.role,
+                                  signedAt: Timestamp.now(), scope: a.value("--scope") ?? "content", note: a.value("--note") ?? "")
+            let fileURL = sceneURL.appendingPathComponent(PackFolder.signoffFile)
+            var envelopes = FileManager.default.fileExists(atPath: fileURL.path) ? try DocumentLoader.loadSignoffs(from: fileURL) : []
+            envelopes.removeAll { (try? Signoff.decode(from: $0))?.reviewer == reviewer.id }
+            envelopes.append(try signoff.envelope(signedWith: key))
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            try AtomicFile.write(try encoder.encode(envelopes) + Data("\n".utf8), to: fileURL)
+            Output.out("signed \(scene.id) \(digest.prefixed) as \(reviewer.id) (\(reviewer.role))\n")
+            return 0
+        } catch let e as ModelError {
+            throw CommandLineError.io(e.description)
+        } catch let e as CryptoError {
+            throw CommandLineError.io(e.message)
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import PackVerify
+
+/// packtool's entry point: dispatches to one subcommand and turns errors into messages and exit codes
+/// (0 success, 1 a check or operation failed, 2 usage or I/O error).
+let commands: [any Command.Type] = [LintCommand.self, DigestCommand.self, KeyCommand.self, ReviewCommand.self]
+
+let usage = """
+    usage: packtool <command> [options]
+
+    commands:
+    \(commands.map { "  " + $0.name.padding(toLength: 10, withPad: " ", startingAt: 0) + $0.summary }.joined(separator: "\n"))
+
+    Run `packtool <command> --help` for a command's options.
+    Exit codes: 0 success, 1 findings or a failed check, 2 usage or I/O error.
+
+    """
+
+setlocale(LC_ALL, "C.UTF-8")
+var argv = Array(CommandLine.arguments.dropFirst())
+guard let first = argv.first else {
+    Output.err(usage)
+    exit(2)
+}
+if first == "--help" || first == "-h" || first == "help" {
+    Output.out(usage)
+    exit(0)
+}
+if first == "--version" {
+    Output.out("packtool \(PackVerifyVersion.string)\n")
+    exit(0)
+}
+guard let command = commands.first(where: { $0.name == first }) else {
+    Output.err("packtool: unknown command \"\(first)\"\n\n" + usage)
+    exit(2)
+}
+argv.removeFirst()
+if argv.contains("--help") || argv.contains("-h") {
+    Output.out(command.help)
+    exit(0)
+}
+do {
+    exit(try command.run(argv))
+} catch let error as CommandLineError {
+    Output.err("packtool \(command.name): \(error.message)\n")
+    if case .usage = error { Output.err(command.help.split(separator: "\n").first.map { String($0) + "\n" } ?? "") }
+    exit(error.exitCode)
+} catch {
+    Output.err("packtool \(command.name): \(error)\n")
+    exit(2)
+}
