@@ -1,0 +1,58 @@
+import Foundation
+import PackCrypto
+import PackModel
+import XCTest
+
+final class TreeDigestTests: XCTestCase {
+    /// `find . -type f | LC_ALL=C sort | xargs sha256sum`, with `./` removed, piped to `sha256sum`.
+    private func coreutilsDigest(of folder: URL, excluding: String? = nil) throws -> String {
+        let filter = excluding.map { " | grep -v '^\\./\($0)$'" } ?? ""
+        let script = "cd '\(folder.path)' && find . -type f\(filter) | LC_ALL=C sort | xargs -d '\\n' sha256sum | sed 's|  \\./|  |' | sha256sum"
+        let out = String(decoding: try runTool("/bin/sh", ["-c", script]), as: UTF8.self)
+        return String(out.prefix(64))
+    }
+
+    func testEveryExampleSceneDigestEqualsTheCoreutilsPipeline() throws {
+        XCTAssertEqual(ExamplePack.stops.count, 7)
+        for stop in ExamplePack.stops {
+            XCTAssertEqual(try TreeDigest(folder: stop).hex, try coreutilsDigest(of: stop), stop.lastPathComponent)
+            XCTAssertEqual(try PackFolder.contentDigest(ofScene: stop).hex, try coreutilsDigest(of: stop, excluding: "signoff.json"),
+                           stop.lastPathComponent)
+        }
+    }
+
+    func testTheWholePackDigestEqualsTheCoreutilsPipeline() throws {
+        XCTAssertEqual(try TreeDigest(folder: ExamplePack.root).hex, try coreutilsDigest(of: ExamplePack.root))
+    }
+
+    func testPathsSortByBytesNotByLocale() throws {
+        let dir = URL(fileURLWithPath: try temporaryDirectory())
+        for name in ["b", "B", "a-1", "a_1", "a/z", "Z"] {
+            let url = dir.appendingPathComponent(name)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(name.utf8).write(to: url)
+        }
+        let digest = try TreeDigest(folder: dir)
+        XCTAssertEqual(digest.entries.map(\.path), ["B", "Z", "a-1", "a/z", "a_1", "b"])
+        XCTAssertEqual(digest.hex, try coreutilsDigest(of: dir))
+    }
+
+    func testSymlinksAreNotHashedAndChangesAreNamed() throws {
+        let dir = URL(fileURLWithPath: try temporaryDirectory())
+        try Data("one".utf8).write(to: dir.appendingPathComponent("a.txt"))
+        try FileManager.default.createSymbolicLink(atPath: dir.appendingPathComponent("link").path, withDestinationPath: "a.txt")
+        let before = try TreeDigest(folder: dir)
+        XCTAssertEqual(before.entries.map(\.path), ["a.txt"])
+        try Data("two".utf8).write(to: dir.appendingPathComponent("a.txt"))
+        try Data("new".utf8).write(to: dir.appendingPathComponent("b.txt"))
+        let after = try TreeDigest(folder: dir)
+        XCTAssertNotEqual(before.hex, after.hex)
+        XCTAssertEqual(after.changedPaths(comparedTo: before.entries), ["a.txt", "b.txt"])
+    }
+
+    func testAMissingFolderIsAnErrorNamingIt() {
+        XCTAssertThrowsError(try TreeDigest(folder: URL(fileURLWithPath: "/nonexistent/folder"))) { error in
+            XCTAssertTrue("\(error)".contains("/nonexistent/folder"))
+        }
+    }
+}
