@@ -34,6 +34,6 @@ let package = Package(
         .testTarget(name: "PackMediaTests", dependencies: ["PackMedia"]),
         .testTarget(name: "PackLintTests", dependencies: ["PackLint", "PackModel"]),
         .testTarget(name: "PackVerifyTests", dependencies: ["PackVerify", "PackModel", "PackCrypto"]),
-        .testTarget(name: "packtoolTests", dependencies: ["PackModel", "PackCrypto"]),
+        .testTarget(name: "packtoolTests", dependencies: ["packtool", "PackModel", "PackCrypto"]),
     ]
 )

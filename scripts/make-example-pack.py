@@ -110,9 +110,9 @@ def draw_plate(stop, era, path_16x9, path_9x16, work):
     run("convert", "-size", f"{MASTER_W}x{MASTER_H}", f"gradient:{sky}-white", *draw, master)
     landscape = os.path.join(work, "16x9.png")
     portrait = os.path.join(work, "9x16.png")
-    run("convert", master, "-resize", "1920x1080!", landscape)
+    run("convert", master, "-alpha", "off", "-resize", "1920x1080!", landscape)
     crop_x = round(PORTRAIT["x"] * MASTER_W)
-    run("convert", master, "-crop", f"1080x1920+{crop_x}+0", "+repage", portrait)
+    run("convert", master, "-alpha", "off", "-crop", f"1080x1920+{crop_x}+0", "+repage", portrait)
     for png, heic in ((landscape, path_16x9), (portrait, path_9x16)):
         run("heif-enc", "-q", "45", png, "-o", heic, stdout=subprocess.DEVNULL)
 

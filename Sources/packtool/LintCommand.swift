@@ -34,6 +34,8 @@ enum LintCommand: Command {
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             Output.out(String(decoding: try encoder.encode(diagnostics), as: UTF8.self) + "\n")
         } else {
+            let stops = (try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("stops").path))?.count ?? 0
+            Output.out("checked \(root.lastPathComponent): \(stops) stop\(stops == 1 ? "" : "s")\n")
             Output.out(TextRenderer(color: Output.wantsColor).render(diagnostics))
         }
         let failing = a.flag("--strict") ? !diagnostics.isEmpty : diagnostics.contains { $0.severity == .error }

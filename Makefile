@@ -1,0 +1,70 @@
+# packtool — the two commands of the README's quick start, and the helpers behind them.
+#   make demo   install what is missing (as root), build, and run packtool on the bundled Royal Mile pack
+#   make test   the full test suite: Swift tests, then the schema and media checks with independent tools
+
+SHELL := /bin/bash
+.SHELLFLAGS := -o pipefail -c
+# Build and link needs; test needs (independent validators and media probes); example-pack generation needs.
+APT_BUILD := libssl-dev libsqlite3-dev libarchive-dev pkg-config
+APT_TEST  := ffmpeg libheif-examples
+APT_MEDIA := imagemagick espeak-ng
+PIP_TEST  := jsonschema
+PACK      := scenes/royal-mile
+PACKTOOL  := .build/release/packtool
+
+.PHONY: demo test build deps-build deps-test example-pack clean
+
+define ensure_apt
+	@missing=$$(for p in $(1); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q "ok installed" || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing: $$missing"; \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing) >/dev/null || exit 2; \
+	  else \
+	    echo "missing packages; run:"; echo "  sudo apt-get install -y $$missing"; exit 2; \
+	  fi; \
+	fi
+endef
+
+deps-build:
+	$(call ensure_apt,$(APT_BUILD))
+
+deps-test: deps-build
+	$(call ensure_apt,$(APT_TEST))
+	@python3 -c "import jsonschema, referencing" 2>/dev/null || python3 -m pip install -q $(PIP_TEST) || \
+	  { echo "run: python3 -m pip install $(PIP_TEST)"; exit 2; }
+
+build: deps-build
+	swift build -c release --product packtool
+
+demo: build
+	@chmod 600 keys-example/*.pem
+	@echo
+	@echo "== packtool lint $(PACK)"
+	@$(PACKTOOL) lint $(PACK); status=$$?; \
+	echo; echo "== scene content digests (what each historian sign-off covers)"; \
+	for s in $(PACK)/stops/*/; do printf '%-24s %s\n' "$$(basename $$s)" "$$($(PACKTOOL) digest --content $$s)"; done; \
+	echo; echo "== summary"; \
+	echo "pack:   $$(basename $(PACK)), $$(ls $(PACK)/stops | wc -l) stops, $$(ls $(PACK)/stops/*/layers/*.heic | wc -l) HEIC plates, $$(du -sh $(PACK) | cut -f1)"; \
+	echo "digest: $$($(PACKTOOL) digest $(PACK))"; \
+	if [ $$status = 0 ]; then echo "lint:   clean"; else echo "lint:   FAILED (exit $$status)"; fi; \
+	echo "next:   build, sign and verify land with the publishing issue (docs/architecture.md)"; \
+	exit $$status
+
+test: deps-test
+	@chmod 600 keys-example/*.pem
+	swift build --build-tests
+	@echo "swift test (full log in .build/test.log)"
+	@swift test --skip-build > .build/test.log 2>&1; status=$$?; \
+	  grep -E "error:|failed|Executed [0-9]+ tests?, .*\)$$|Test run with" .build/test.log | grep -v "^Test Suite" | tail -n 40; \
+	  exit $$status
+	python3 -m unittest discover -s Tests/python -v
+
+# Regenerates scenes/royal-mile from scripts/royal_mile_content.py (needs the media tools; takes about two minutes).
+example-pack: deps-build
+	$(call ensure_apt,$(APT_MEDIA) $(APT_TEST))
+	swift build --product packtool
+	python3 scripts/make-example-pack.py
+
+clean:
+	rm -rf .build

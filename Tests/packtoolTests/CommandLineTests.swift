@@ -1,0 +1,155 @@
+import Foundation
+import PackCrypto
+import PackModel
+import XCTest
+
+final class CommandLineTests: XCTestCase {
+    func testHelpListsEveryCommandAndExitsZero() throws {
+        let r = try CLI.run(["--help"])
+        XCTAssertEqual(r.status, 0)
+        for command in ["lint", "digest", "key", "review"] { XCTAssertTrue(r.stdout.contains("  \(command) "), command) }
+        for command in ["lint", "digest", "key", "review"] {
+            let h = try CLI.run([command, "--help"])
+            XCTAssertEqual(h.status, 0, command)
+            XCTAssertTrue(h.stdout.hasPrefix("usage: packtool \(command)"), h.stdout)
+        }
+    }
+
+    func testUsageErrorsExitTwoWithTheUsageLine() throws {
+        let none = try CLI.run([])
+        XCTAssertEqual(none.status, 2)
+        let unknown = try CLI.run(["frobnicate"])
+        XCTAssertEqual(unknown.status, 2)
+        XCTAssertTrue(unknown.stderr.contains("unknown command \"frobnicate\""))
+        let badFlag = try CLI.run(["lint", "--colour", ExamplePack.root.path])
+        XCTAssertEqual(badFlag.status, 2)
+        XCTAssertTrue(badFlag.stderr.contains("unknown option --colour"), badFlag.stderr)
+        XCTAssertTrue(badFlag.stderr.contains("usage: packtool lint"), badFlag.stderr)
+        let missingValue = try CLI.run(["lint", ExamplePack.root.path, "--format"])
+        XCTAssertEqual(missingValue.status, 2)
+        let badFormat = try CLI.run(["lint", ExamplePack.root.path, "--format", "xml"])
+        XCTAssertEqual(badFormat.status, 2)
+    }
+
+    func testLintOnTheExamplePackIsCleanAndSaysSo() throws {
+        let r = try CLI.run(["lint", ExamplePack.root.path], environment: ["NO_COLOR": "1"])
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        XCTAssertTrue(r.stdout.contains("7 stops"), r.stdout)
+        XCTAssertTrue(r.stdout.hasSuffix("0 errors, 0 warnings, 0 notes\n"), r.stdout)
+    }
+
+    func testLintOnAMissingFolderIsAnIOError() throws {
+        let r = try CLI.run(["lint", "/nonexistent/pack"])
+        XCTAssertEqual(r.status, 2)
+        XCTAssertTrue(r.stderr.contains("/nonexistent/pack"), r.stderr)
+    }
+
+    func testLintFindingsExitOneWithPathCodeAndHint() throws {
+        let copy = try PackCopy()
+        try FileManager.default.removeItem(at: copy.stop(2).appendingPathComponent("signoff.json"))
+        let r = try CLI.run(["lint", "royal-mile"], in: copy.root.deletingLastPathComponent().path)
+        XCTAssertEqual(r.status, 1)
+        XCTAssertTrue(r.stdout.contains("royal-mile/stops/\(copy.stop(2).lastPathComponent): error[PT0030]: "), r.stdout)
+        XCTAssertTrue(r.stdout.contains("  hint: "), r.stdout)
+        XCTAssertTrue(r.stdout.contains("1 error, 0 warnings, 0 notes"), r.stdout)
+    }
+
+    func testWarningsPassUnlessStrict() throws {
+        let copy = try PackCopy()
+        // A second, stale sign-off beside the current one is only a warning.
+        let signoffURL = copy.stop(0).appendingPathComponent("signoff.json")
+        var envelopes = try DocumentLoader.loadSignoffs(from: signoffURL)
+        let key = try KeyFile.loadPrivateKey(at: try privateExampleKey("historian"))
+        var old = try Signoff.decode(from: envelopes[0])
+        old.digest = "sha256:" + String(repeating: "0", count: 64)
+        envelopes.insert(try old.envelope(signedWith: key), at: 0)
+        try JSONEncoder().encode(envelopes).write(to: signoffURL)
+        // Rewriting signoff.json does not change the content digest, so the current sign-off still holds.
+        let plain = try CLI.run(["lint", copy.root.path])
+        XCTAssertEqual(plain.status, 0, plain.stdout)
+        XCTAssertTrue(plain.stdout.contains("warning[PT0031]"), plain.stdout)
+        let strict = try CLI.run(["lint", "--strict", copy.root.path])
+        XCTAssertEqual(strict.status, 1)
+    }
+
+    func testLintJSONIsAnArrayOfDiagnostics() throws {
+        let copy = try PackCopy()
+        try FileManager.default.removeItem(at: copy.stop(0).appendingPathComponent("story.vtt"))
+        let r = try CLI.run(["lint", "--format", "json", copy.root.path])
+        XCTAssertEqual(r.status, 1)
+        let array = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]])
+        XCTAssertTrue(array.contains { $0["code"] as? String == "PT0020" && $0["severity"] as? String == "error" }, r.stdout)
+    }
+
+    func testDigestPrintsTheTreeDigest() throws {
+        let stop = ExamplePack.stops[0]
+        let r = try CLI.run(["digest", "--content", stop.path])
+        XCTAssertEqual(r.status, 0)
+        XCTAssertEqual(r.stdout, try PackFolder.contentDigest(ofScene: stop).prefixed + "\n")
+        let bad = try CLI.run(["digest", "/nonexistent"])
+        XCTAssertEqual(bad.status, 2)
+    }
+
+    func testKeyGenerateWritesAPrivateKeyOnlyTheOwnerCanReadAndNeverOverwrites() throws {
+        let dir = try temporaryDirectory()
+        let r = try CLI.run(["key", "generate", "--role", "manifest", "--out", dir])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        var info = stat()
+        XCTAssertEqual(stat(dir + "/manifest.pem", &info), 0)
+        XCTAssertEqual(info.st_mode & 0o777, 0o600)
+        let pub = try KeyFile.loadPublicKey(at: dir + "/manifest.pub")
+        XCTAssertTrue(r.stdout.contains(pub.keyID))
+        let again = try CLI.run(["key", "generate", "--role", "manifest", "--out", dir])
+        XCTAssertEqual(again.status, 2)
+        XCTAssertTrue(again.stderr.contains("never overwritten"), again.stderr)
+        XCTAssertEqual(try KeyFile.loadPublicKey(at: dir + "/manifest.pub"), pub)
+        let badRole = try CLI.run(["key", "generate", "--role", "admin", "--out", dir])
+        XCTAssertEqual(badRole.status, 2)
+    }
+
+    func testReviewSignRefusesAKeyThatIsNotTheReviewersAndLeavesSignoffUntouched() throws {
+        let copy = try PackCopy()
+        let dir = try temporaryDirectory()
+        _ = try CLI.run(["key", "generate", "--role", "reviewer", "--out", dir])
+        let signoff = copy.stop(1).appendingPathComponent("signoff.json")
+        let before = try Data(contentsOf: signoff)
+        let r = try CLI.run(["review", "sign", copy.stop(1).path, "--key", dir + "/reviewer.pem", "--reviewer", "example-historian"])
+        XCTAssertEqual(r.status, 1)
+        XCTAssertTrue(r.stderr.contains("is not example-historian's key"), r.stderr)
+        XCTAssertEqual(try Data(contentsOf: signoff), before)
+    }
+
+    func testReviewSignRefusesAGroupReadableKey() throws {
+        let copy = try PackCopy()
+        let key = try privateExampleKey("historian")
+        let loose = try temporaryDirectory() + "/historian.pem"
+        try FileManager.default.copyItem(atPath: key, toPath: loose)
+        chmod(loose, 0o640)
+        let r = try CLI.run(["review", "sign", copy.stop(1).path, "--key", loose, "--reviewer", "example-historian"])
+        XCTAssertEqual(r.status, 2)
+        XCTAssertTrue(r.stderr.contains("chmod 600"), r.stderr)
+    }
+
+    func testReviewSignAfterAnEditRestoresACleanLintAndWarnsAboutTheExampleKey() throws {
+        let copy = try PackCopy()
+        try copy.edit("stops/\(copy.stop(3).lastPathComponent)/story.vtt", replacing: "Tron Kirk.", with: "Tron Kirk, the Tron.")
+        XCTAssertEqual(try CLI.run(["lint", copy.root.path]).status, 1)
+        let r = try CLI.run(["review", "sign", copy.stop(3).path, "--key", try privateExampleKey("historian"),
+                             "--reviewer", "example-historian"], environment: ["SOURCE_DATE_EPOCH": "1764547200"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stderr.contains("example key"), r.stderr)
+        let envelopes = try DocumentLoader.loadSignoffs(from: copy.stop(3).appendingPathComponent("signoff.json"))
+        XCTAssertEqual(envelopes.count, 1, "the reviewer's earlier sign-off is replaced")
+        XCTAssertEqual(try Signoff.decode(from: envelopes[0]).signedAt, "2025-12-01T00:00:00Z")
+        let lint = try CLI.run(["lint", copy.root.path])
+        XCTAssertEqual(lint.status, 0, lint.stdout)
+    }
+
+    /// A copy of an example private key with mode 0600 (git does not keep modes).
+    private func privateExampleKey(_ name: String) throws -> String {
+        let path = try temporaryDirectory() + "/\(name).pem"
+        try FileManager.default.copyItem(atPath: ExamplePack.repositoryRoot.appendingPathComponent("keys-example/\(name).pem").path, toPath: path)
+        chmod(path, 0o600)
+        return path
+    }
+}
