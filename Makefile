@@ -56,7 +56,7 @@ test: deps-test
 	swift build --build-tests
 	@echo "swift test (full log in .build/test.log)"
 	@swift test --skip-build > .build/test.log 2>&1; status=$$?; \
-	  grep -E "error:|failed|Executed [0-9]+ tests?, .*\)$$|Test run with" .build/test.log | grep -v "^Test Suite" | tail -n 40; \
+	  grep -E "error:|' failed \(" .build/test.log; grep -E "Executed [0-9]+ tests?, with" .build/test.log | tail -n 1; \
 	  exit $$status
 	python3 -m unittest discover -s Tests/python -v
 

@@ -20,10 +20,16 @@ final class GeodesyTests: XCTestCase {
         XCTAssertEqual(total, 1498, accuracy: 10)
     }
 
-    func testBearingFromTheEsplanadeToTheCastleGatehouseIsWestSouthWest() {
-        // Castle drawbridge, Canmore: 55.94856, -3.19852; the grid computation gives 258.9° true.
-        let b = Geodesy.initialBearing(fromLat: 55.94873, lon: -3.19744, toLat: 55.94856, lon: -3.19852)
-        XCTAssertEqual(b, 258.9, accuracy: 1.5)
+    func testBearingsToListedBuildingsMatchTheGridComputedLooks() {
+        // (stand, listed building's WGS84 position, look bearing computed from OS grid references)
+        let cases: [(Double, Double, Double, Double, Double)] = [
+            (55.94930, -3.19374, 55.94948, -3.19376, 356.2),  // Lawnmarket → Gladstone's Land, LB29233
+            (55.95136, -3.18011, 55.95154, -3.18005, 10.3),   // Canongate → Tolbooth, LB27582
+            (55.95054, -3.18473, 55.95067, -3.18510, 302.2),  // Netherbow → John Knox House, LB29033
+        ]
+        for (lat, lon, tlat, tlon, expected) in cases {
+            XCTAssertEqual(Geodesy.initialBearing(fromLat: lat, lon: lon, toLat: tlat, lon: tlon), expected, accuracy: 1.5)
+        }
     }
 
     func testCardinalBearingsAndRange() {
