@@ -29,11 +29,13 @@ let package = Package(
             name: "packtool",
             dependencies: ["PackCrypto", "PackModel", "PackMedia", "PackLint", "PackPublish", "PackVerify"]),
 
-        .testTarget(name: "PackCryptoTests", dependencies: ["PackCrypto"]),
-        .testTarget(name: "PackModelTests", dependencies: ["PackModel", "PackCrypto"]),
+        // Shared test helpers: repository paths, the example pack, scratch copies, running tools.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "PackCryptoTests", dependencies: ["PackCrypto", "TestSupport"]),
+        .testTarget(name: "PackModelTests", dependencies: ["PackModel", "PackCrypto", "TestSupport"]),
         .testTarget(name: "PackMediaTests", dependencies: ["PackMedia"]),
-        .testTarget(name: "PackLintTests", dependencies: ["PackLint", "PackModel"]),
+        .testTarget(name: "PackLintTests", dependencies: ["PackLint", "PackModel", "TestSupport"]),
         .testTarget(name: "PackVerifyTests", dependencies: ["PackVerify", "PackModel", "PackCrypto"]),
-        .testTarget(name: "packtoolTests", dependencies: ["packtool", "PackModel", "PackCrypto"]),
+        .testTarget(name: "packtoolTests", dependencies: ["packtool", "PackModel", "PackCrypto", "TestSupport"]),
     ]
 )

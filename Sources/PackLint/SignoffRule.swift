@@ -27,7 +27,12 @@ struct SignoffRule: LintRule {
                 out.append(Self.missing.diagnostic("stops/\(stop)/ has no signoff.json", at: .init(file: context.display(folder)), hint: hint))
                 continue
             }
-            guard let digest = try? PackFolder.contentDigest(ofScene: folder) else { continue }
+            let digest: TreeDigest
+            do { digest = try PackFolder.contentDigest(ofScene: folder) } catch {
+                out.append(Self.missing.diagnostic("cannot compute the content digest of stops/\(stop)/: \(error)",
+                                                   at: .init(file: context.display(folder)), hint: "make every file in the scene folder readable"))
+                continue
+            }
             let envelopes: [DSSEEnvelope]
             do { envelopes = try DocumentLoader.loadSignoffs(from: fileURL) } catch {
                 out.append(Self.unreadable.diagnostic("\(error)", at: .init(file: file), hint: "regenerate it with `packtool review sign`"))

@@ -1,11 +1,12 @@
 import Foundation
 import PackCrypto
+import TestSupport
 import XCTest
 
 /// Third-party Ed25519 vectors: Wycheproof, RFC 8032 §7.1 and C2SP CCTV pinned to OpenSSL 3.0's observed verdicts.
 final class Ed25519VectorTests: XCTestCase {
     func testEveryWycheproofVerdictMatches() throws {
-        let root = try XCTUnwrap(TestData.json("wycheproof-ed25519/ed25519_test.json") as? [String: Any])
+        let root = try XCTUnwrap(Repository.testData("wycheproof-ed25519/ed25519_test.json") as? [String: Any])
         let groups = try XCTUnwrap(root["testGroups"] as? [[String: Any]])
         var checked = 0
         var disagreements: [String] = []
@@ -29,7 +30,7 @@ final class Ed25519VectorTests: XCTestCase {
     }
 
     func testRFC8032KeysDeriveSignByteIdenticallyAndVerify() throws {
-        let root = try XCTUnwrap(TestData.json("rfc8032-ed25519/rfc8032_7.1.json") as? [String: Any])
+        let root = try XCTUnwrap(Repository.testData("rfc8032-ed25519/rfc8032_7.1.json") as? [String: Any])
         let vectors = try XCTUnwrap(root["vectors"] as? [[String: Any]])
         XCTAssertGreaterThanOrEqual(vectors.count, 4)
         var sawEmptyMessage = false
@@ -50,8 +51,8 @@ final class Ed25519VectorTests: XCTestCase {
     }
 
     func testEveryCCTVVerdictMatchesObservedOpenSSL30Behaviour() throws {
-        let vectors = try XCTUnwrap(TestData.json("cctv-ed25519/ed25519vectors.json") as? [[String: Any]])
-        let observed = try XCTUnwrap(TestData.json("cctv-ed25519/openssl-3.0-observed.json") as? [[String: Any]])
+        let vectors = try XCTUnwrap(Repository.testData("cctv-ed25519/ed25519vectors.json") as? [[String: Any]])
+        let observed = try XCTUnwrap(Repository.testData("cctv-ed25519/openssl-3.0-observed.json") as? [[String: Any]])
         var expected: [Int: Bool] = [:]
         for o in observed { expected[o["number"] as! Int] = (o["openssl_accepts"] as! Bool) }
         XCTAssertEqual(vectors.count, expected.count)

@@ -1,5 +1,6 @@
 import Foundation
 import PackCrypto
+import TestSupport
 import XCTest
 
 final class KeyTests: XCTestCase {

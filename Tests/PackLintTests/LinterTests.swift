@@ -1,6 +1,7 @@
 import Foundation
 import PackLint
 import PackModel
+import TestSupport
 import XCTest
 
 final class LinterTests: XCTestCase {

@@ -1,5 +1,6 @@
 import Foundation
 import PackModel
+import TestSupport
 import XCTest
 
 final class AtomicFileTests: XCTestCase {

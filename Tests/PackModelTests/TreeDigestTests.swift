@@ -1,6 +1,7 @@
 import Foundation
 import PackCrypto
 import PackModel
+import TestSupport
 import XCTest
 
 final class TreeDigestTests: XCTestCase {

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// Runs the built `packtool` binary (beside the test bundle) and captures what it prints and its exit code.
 enum CLI {
@@ -16,7 +17,7 @@ enum CLI {
             if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDir), !isDir.boolValue { return candidate }
             dir.deleteLastPathComponent()
         }
-        return ExamplePack.repositoryRoot.appendingPathComponent(".build/debug/packtool")
+        return Repository.root.appendingPathComponent(".build/debug/packtool")
     }()
 
     static func run(_ args: [String], environment: [String: String] = [:], in directory: String? = nil) throws -> Result {

@@ -1,6 +1,7 @@
 import Foundation
 import PackCrypto
 import PackModel
+import TestSupport
 import XCTest
 
 final class CommandLineTests: XCTestCase {
@@ -148,7 +149,7 @@ final class CommandLineTests: XCTestCase {
     /// A copy of an example private key with mode 0600 (git does not keep modes).
     private func privateExampleKey(_ name: String) throws -> String {
         let path = try temporaryDirectory() + "/\(name).pem"
-        try FileManager.default.copyItem(atPath: ExamplePack.repositoryRoot.appendingPathComponent("keys-example/\(name).pem").path, toPath: path)
+        try FileManager.default.copyItem(atPath: Repository.root.appendingPathComponent("keys-example/\(name).pem").path, toPath: path)
         chmod(path, 0o600)
         return path
     }

@@ -1,9 +1,8 @@
 import Foundation
-import XCTest
 
 /// Runs a tool and fails the test with its stderr when it exits non-zero.
 @discardableResult
-func runTool(_ tool: String, _ args: [String], stdin: Data? = nil) throws -> Data {
+public func runTool(_ tool: String, _ args: [String], stdin: Data? = nil) throws -> Data {
     let p = Process()
     p.executableURL = URL(fileURLWithPath: tool)
     p.arguments = args
@@ -28,7 +27,7 @@ func runTool(_ tool: String, _ args: [String], stdin: Data? = nil) throws -> Dat
 }
 
 /// A fresh directory removed when the process ends.
-func temporaryDirectory() throws -> String {
+public func temporaryDirectory() throws -> String {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("packtool-test-" + UUID().uuidString)
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     return url.path
