@@ -1,0 +1,169 @@
+import Foundation
+
+/// What a HEIC/HEIF file says about its primary image, read from `ftyp` and `meta` only (never the coded data).
+public struct HEIFInfo: Equatable, Sendable {
+    public var majorBrand: String?
+    public var compatibleBrands: [String] = []
+    public var topLevel: [String] = []
+    public var primaryItemID: UInt32?
+    /// The primary item's type (`hvc1`, `grid`, `av01`, …).
+    public var primaryItemType: String?
+    /// Stored size from the primary item's `ispe`.
+    public var width: UInt32?
+    public var height: UInt32?
+    /// Property box types associated with the primary item, in `ipma` order.
+    public var primaryProperties: [String] = []
+    /// Counter-clockwise rotation from `irot`, in degrees (0, 90, 180, 270).
+    public var rotation: Int = 0
+    /// The clean-aperture size from `clap`, when present (rounded down as libheif does).
+    public var cleanAperture: (width: Int, height: Int)?
+    /// Problems that stop the image from being read as HEIC.
+    public var errors: [String] = []
+
+    /// The size a viewer shows: `ispe`, cropped by `clap`, then rotated by `irot`.
+    public var displaySize: (width: Int, height: Int)? {
+        guard let w = width, let h = height else { return nil }
+        var size = cleanAperture ?? (Int(w), Int(h))
+        if rotation == 90 || rotation == 270 { size = (size.1, size.0) }
+        return size
+    }
+
+    /// True for files whose brands say HEIC/HEIF image (not AVIF, not a video).
+    public var isHEIC: Bool {
+        let brands = Set([majorBrand].compactMap { $0 } + compatibleBrands)
+        return !brands.isDisjoint(with: ["heic", "heix", "mif1", "heim", "heis"])
+    }
+
+    public static func == (a: HEIFInfo, b: HEIFInfo) -> Bool {
+        a.majorBrand == b.majorBrand && a.compatibleBrands == b.compatibleBrands && a.topLevel == b.topLevel
+            && a.primaryItemID == b.primaryItemID && a.width == b.width && a.height == b.height
+            && a.primaryProperties == b.primaryProperties && a.rotation == b.rotation && a.errors == b.errors
+            && a.cleanAperture?.width == b.cleanAperture?.width && a.cleanAperture?.height == b.cleanAperture?.height
+    }
+}
+
+/// Reads the HEIF structure (ISO/IEC 23008-12): ftyp brands, meta → pitm, iinf/infe, iprp → ipco + ipma.
+public struct HEIFProbe {
+    public init() {}
+
+    public func probe(_ source: ByteSource) -> HEIFInfo {
+        var info = HEIFInfo()
+        let walker = BoxWalker(source: source)
+        let (top, topError) = walker.children(from: 0, to: source.size)
+        info.topLevel = top.map(\.type)
+        if let topError { info.errors.append(topError) }
+        guard let ftyp = top.first, ftyp.type == "ftyp" else {
+            if topError == nil { info.errors.append("no 'ftyp' box at the start: not an ISO-BMFF file") }
+            return info
+        }
+        if let payload = walker.payload(ftyp, limit: 4096) {
+            var r = FieldReader(payload)
+            info.majorBrand = r.fourCC()
+            _ = r.u32()
+            while let brand = r.fourCC() { info.compatibleBrands.append(brand) }
+        } else {
+            info.errors.append("unreadable 'ftyp' box")
+        }
+        guard let meta = top.first(where: { $0.type == "meta" }) else {
+            if top.contains(where: { $0.type == "mini" }) {
+                info.errors.append("unsupported: low-overhead HEIF ('mini' box, brand mif3) has no 'meta' box")
+            } else if topError == nil {
+                info.errors.append("no 'meta' box: not a HEIF image")
+            }
+            return info
+        }
+        // meta is a full box: 4 bytes of version and flags before its children.
+        let (children, metaError) = walker.children(from: meta.payloadOffset + 4, to: meta.end)
+        if let metaError { info.errors.append("in 'meta': " + metaError) }
+        if let pitm = children.first(where: { $0.type == "pitm" }), let p = walker.payload(pitm, limit: 64) {
+            var r = FieldReader(p)
+            let version = r.u8() ?? 0
+            _ = r.skip(3)
+            info.primaryItemID = version == 0 ? r.u16().map(UInt32.init) : r.u32()
+        }
+        guard let primary = info.primaryItemID else {
+            info.errors.append("no primary item ('pitm')")
+            return info
+        }
+        if let iinf = children.first(where: { $0.type == "iinf" }) {
+            info.primaryItemType = itemType(of: primary, in: iinf, walker: walker)
+        }
+        guard let iprp = children.first(where: { $0.type == "iprp" }) else {
+            info.errors.append("no item properties ('iprp')")
+            return info
+        }
+        let (props, propsError) = walker.children(from: iprp.payloadOffset, to: iprp.end)
+        if let propsError { info.errors.append("in 'iprp': " + propsError) }
+        guard let ipco = props.first(where: { $0.type == "ipco" }) else {
+            info.errors.append("no property container ('ipco')")
+            return info
+        }
+        let (properties, ipcoError) = walker.children(from: ipco.payloadOffset, to: ipco.end)
+        if let ipcoError { info.errors.append("in 'ipco': " + ipcoError) }
+        var indices: [Int] = []
+        for ipma in props where ipma.type == "ipma" {
+            indices += associations(of: primary, in: ipma, walker: walker)
+        }
+        for index in indices {
+            guard index >= 1, index <= properties.count else {
+                info.errors.append("property index \(index) is outside 'ipco'")
+                continue
+            }
+            let box = properties[index - 1]
+            info.primaryProperties.append(box.type)
+            let payload = walker.payload(box, limit: 4096) ?? []
+            var r = FieldReader(payload)
+            switch box.type {
+            case "ispe":
+                _ = r.skip(4)
+                if let w = r.u32(), let h = r.u32() {
+                    info.width = w
+                    info.height = h
+                }
+            case "irot":
+                if let angle = r.u8() { info.rotation = Int(angle & 3) * 90 }
+            case "clap":
+                if let wn = r.u32(), let wd = r.u32(), let hn = r.u32(), let hd = r.u32(), wd != 0, hd != 0, info.cleanAperture == nil {
+                    info.cleanAperture = (Int(wn / wd), Int(hn / hd))
+                }
+            default: break
+            }
+        }
+        if info.width == nil { info.errors.append("the primary item has no 'ispe' (image size) property") }
+        return info
+    }
+
+    /// The item type of `item` from `iinf`/`infe` (versions 2 and 3 carry a four-character type).
+    private func itemType(of item: UInt32, in iinf: Box, walker: BoxWalker) -> String? {
+        guard let head = walker.source.read(at: iinf.payloadOffset, count: 4) else { return nil }
+        let countSize: UInt64 = head[0] == 0 ? 2 : 4
+        let (entries, _) = walker.children(from: iinf.payloadOffset + 4 + countSize, to: iinf.end)
+        for infe in entries where infe.type == "infe" {
+            guard let p = walker.payload(infe, limit: 4096) else { continue }
+            var r = FieldReader(p)
+            guard let version = r.u8(), version >= 2, r.skip(3) else { continue }
+            let id = version == 2 ? r.u16().map(UInt32.init) : r.u32()
+            guard id == item, r.skip(2) else { continue }
+            return r.fourCC()
+        }
+        return nil
+    }
+
+    /// Property indices (1-based) associated with `item` in one `ipma` box.
+    private func associations(of item: UInt32, in ipma: Box, walker: BoxWalker) -> [Int] {
+        guard let p = walker.payload(ipma) else { return [] }
+        var r = FieldReader(p)
+        guard let version = r.u8(), let f1 = r.u8(), let f2 = r.u8(), let f3 = r.u8(), let count = r.u32() else { return [] }
+        let wideIndex = (UInt32(f1) << 16 | UInt32(f2) << 8 | UInt32(f3)) & 1 == 1
+        for _ in 0..<min(count, UInt32(p.count)) {
+            guard let id = version < 1 ? r.u16().map(UInt32.init) : r.u32(), let n = r.u8() else { return [] }
+            var found: [Int] = []
+            for _ in 0..<n {
+                guard let raw = wideIndex ? r.u16() : r.u8().map(UInt16.init) else { return [] }
+                found.append(Int(raw & (wideIndex ? 0x7FFF : 0x7F)))
+            }
+            if id == item { return found }
+        }
+        return []
+    }
+}

@@ -1,0 +1,80 @@
+import PackMedia
+import XCTest
+
+final class JSONParserTests: XCTestCase {
+    private func parse(_ text: String) -> JSONParser.Result { JSONParser().parse(Array(text.utf8)) }
+
+    func testEveryValueKnowsItsLineAndColumn() throws {
+        let r = parse("{\n  \"a\": [1, \"é\", true],\n  \"b\": {\"c\": null}\n}")
+        let root = try XCTUnwrap(r.root)
+        XCTAssertEqual(r.issues, [])
+        XCTAssertEqual(root.node(at: "/a")?.position, SourcePosition(line: 2, column: 8, offset: 9))
+        XCTAssertEqual(root.node(at: "/a/1")?.position.column, 12)
+        XCTAssertEqual(root.node(at: "/a/2")?.position.column, 17, "columns count characters, not bytes")
+        XCTAssertEqual(root.node(at: "/b/c")?.position.line, 3)
+        XCTAssertEqual(root.members?.map(\.key), ["a", "b"])
+        XCTAssertEqual(root.members?[1].keyPosition, SourcePosition(line: 3, column: 3, offset: 28))
+    }
+
+    func testDuplicateKeysAreReportedAtTheSecondKeyAndTheFirstValueWins() throws {
+        let r = parse("{\"id\": 1,\n \"id\": 2}")
+        XCTAssertEqual(r.issues.map(\.kind), [.duplicateKey])
+        XCTAssertEqual(r.issues[0].position.line, 2)
+        XCTAssertEqual(r.issues[0].position.column, 2)
+        XCTAssertEqual(r.root?["id"]?.double, 1)
+    }
+
+    func testSyntaxErrorsSayWhereAndWhat() {
+        let cases: [(String, Int, Int, String)] = [
+            ("{\"a\": 1,}", 1, 9, "trailing commas"),
+            ("[1, 2,]", 1, 7, "trailing commas"),
+            ("{\"a\" 1}", 1, 6, "expected ':'"),
+            ("{\"a\": True}", 1, 7, "lower case"),
+            ("{\"a\": 01}", 1, 8, "leading zeros"),
+            ("{\"a\": \"x\ny\"}", 1, 9, "cannot span lines"),
+            ("{} x", 1, 4, "after the end"),
+            ("", 1, 1, "end of file"),
+            ("{\"a\": \"\\q\"}", 1, 8, "invalid escape"),
+        ]
+        for (text, line, column, fragment) in cases {
+            let r = parse(text)
+            XCTAssertNil(r.root, text)
+            XCTAssertEqual(r.issues.last?.position.line, line, text)
+            XCTAssertEqual(r.issues.last?.position.column, column, text)
+            XCTAssertTrue(r.issues.last?.message.contains(fragment) ?? false, "\(text): \(r.issues)")
+        }
+    }
+
+    func testInvalidUTF8IsAnEncodingIssue() {
+        let r = JSONParser().parse([0x7B, 0x22, 0x61, 0x22, 0x3A, 0x22, 0xC3, 0x28, 0x22, 0x7D])
+        XCTAssertNil(r.root)
+        XCTAssertEqual(r.issues.map(\.kind), [.encoding])
+        let overlong = JSONParser().parse(Array("\"".utf8) + [0xC0, 0xAF] + Array("\"".utf8))
+        XCTAssertEqual(overlong.issues.map(\.kind), [.encoding])
+        let surrogate = parse("\"\\ud800\"")
+        XCTAssertEqual(surrogate.issues.map(\.kind), [.encoding])
+    }
+
+    func testTenThousandDeepNestingIsRefusedWithoutCrashing() {
+        let r = parse(String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000))
+        XCTAssertNil(r.root)
+        XCTAssertEqual(r.issues.map(\.kind), [.depth])
+        let objects = parse(String(repeating: "{\"a\":", count: 10_000) + "1" + String(repeating: "}", count: 10_000))
+        XCTAssertEqual(objects.issues.map(\.kind), [.depth])
+    }
+
+    func testEscapesAndNumbersDecode() throws {
+        let root = try XCTUnwrap(parse(#"{"s": "a\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00", "n": -12.5e2, "i": 42}"#).root)
+        XCTAssertEqual(root["s"]?.string, "a\"\\/\u{8}\u{C}\n\r\té😀")
+        XCTAssertEqual(root["n"]?.double, -1250)
+        XCTAssertEqual(root["n"]?.typeName, "number")
+        XCTAssertEqual(root["i"]?.typeName, "integer")
+    }
+
+    func testNearestNodeFallsBackToTheDeepestExistingParent() throws {
+        let root = try XCTUnwrap(parse("{\"view\": {\"fov\": 60}}").root)
+        XCTAssertEqual(root.nearestNode(to: "/view/bearing").position.column, 10)
+        XCTAssertEqual(JSONPointer.appending("/a", "b/c~d"), "/a/b~1c~0d")
+        XCTAssertEqual(JSONPointer.tokens("/a/b~1c~0d"), ["a", "b/c~d"])
+    }
+}
