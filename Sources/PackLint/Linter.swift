@@ -1,24 +1,49 @@
 import Foundation
 
-/// Runs every rule over a pack and returns the diagnostics sorted by file, line and column.
+/// Runs every rule over a pack (or one scene) and returns the diagnostics in file, line, column order, with a
+/// report of what was measured on the way.
 public struct Linter {
-    /// The rules in the order their codes are numbered.
+    /// The rules, in the order of their code ranges (PT01 structure … PT08 pack).
     public static let rules: [any LintRule] = [
-        DocumentsDecodeRule(),
-        RouteRule(),
-        ReferencedFilesRule(),
+        StructureRule(), FilesRule(),
+        ViewRule(), RouteGeometryRule(), CropRule(),
+        ErasRule(), PlatesRule(),
+        ProvenanceRule(),
         SignoffRule(),
+        MaskRule(),
+        AudioRule(), TranscriptRule(), ChaptersRule(),
+        RouteRule(), PackRule(),
     ]
 
     /// Every code any rule can emit.
-    public static var allCodes: [RuleCode] { rules.flatMap { type(of: $0).codes } }
+    public static var allCodes: [RuleCode] { rules.flatMap { type(of: $0).codes }.sorted { $0.code < $1.code } }
 
-    public init() {}
+    /// What lint measured besides findings.
+    public struct Report: Codable, Equatable, Sendable {
+        public var stops: Int
+        /// Straight-line length of the route, metres.
+        public var routeLength: Double
+        /// Share of each era's frame hatched as conjecture, by stop and year.
+        public var conjectureCoverage: [String: [String: Double]]
+        /// Bytes the media probes read, and the size of the media files they probed.
+        public var mediaBytesRead: UInt64
+        public var mediaBytes: UInt64
+    }
 
-    public func lint(packAt root: URL) -> [Diagnostic] {
-        let context = LintContext(root: root)
-        return Self.rules.flatMap { $0.check(context) }.sorted {
+    public var currentYear: Int?
+
+    public init(currentYear: Int? = nil) { self.currentYear = currentYear }
+
+    public func lint(packAt path: URL) -> [Diagnostic] { run(path).diagnostics }
+
+    public func run(_ path: URL) -> (diagnostics: [Diagnostic], report: Report) {
+        let context = currentYear.map { LintContext(path: path, currentYear: $0) } ?? LintContext(path: path)
+        let diagnostics = Self.rules.flatMap { $0.check(context) }.sorted {
             ($0.location.file, $0.location.line, $0.location.column, $0.code) < ($1.location.file, $1.location.line, $1.location.column, $1.code)
         }
+        let report = Report(stops: context.scenes.count, routeLength: (RouteGeometryRule.routeLength(context) * 10).rounded() / 10,
+                            conjectureCoverage: MaskRule.coverage(context),
+                            mediaBytesRead: context.mediaBytesRead, mediaBytes: context.mediaBytesProbed)
+        return (diagnostics, report)
     }
 }

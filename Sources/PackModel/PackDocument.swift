@@ -17,6 +17,8 @@ public struct PackDocument: Codable, Equatable, Sendable {
     public var reviewers: [Reviewer]
     /// Upper bound for everything shipped, in bytes (default 250 MB).
     public var sizeBudget: Int?
+    /// Lint limits that override the defaults.
+    public var lint: LintLimits?
 
     public static let defaultSizeBudget = 250_000_000
 

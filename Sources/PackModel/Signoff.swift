@@ -19,8 +19,22 @@ public struct Signoff: Codable, Equatable, Sendable {
     /// What was reviewed, e.g. `content` (text, plates, masks and sources).
     public var scope: String
     public var note: String
+    /// The listing the digest was taken over, so a stale sign-off can name exactly the files that changed since.
+    /// Optional: the digest alone is what the signature binds.
+    public var files: [File]?
 
-    public init(scene: String, digest: String, reviewer: String, role: String, signedAt: String, scope: String, note: String) {
+    /// One covered file: its path in the scene and its SHA-256 (hex).
+    public struct File: Codable, Equatable, Sendable {
+        public var path: String
+        public var sha256: String
+
+        public init(path: String, sha256: String) {
+            self.path = path
+            self.sha256 = sha256
+        }
+    }
+
+    public init(scene: String, digest: String, reviewer: String, role: String, signedAt: String, scope: String, note: String, files: [File]? = nil) {
         self.scene = scene
         self.digest = digest
         self.reviewer = reviewer
@@ -28,6 +42,7 @@ public struct Signoff: Codable, Equatable, Sendable {
         self.signedAt = signedAt
         self.scope = scope
         self.note = note
+        self.files = files
     }
 
     /// Canonical payload bytes: sorted keys, no whitespace, so re-signing the same facts gives the same bytes.

@@ -10,6 +10,12 @@ public struct TreeDigest: Equatable, Sendable {
         public var path: String
         public var size: UInt64
         public var sha256: String
+
+        public init(path: String, size: UInt64, sha256: String) {
+            self.path = path
+            self.size = size
+            self.sha256 = sha256
+        }
     }
 
     /// Files in path-byte order.

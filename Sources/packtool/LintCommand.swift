@@ -1,18 +1,23 @@
 import Foundation
 import PackLint
+import PackVerify
 
-/// `packtool lint PACKDIR`: runs every lint rule and prints the findings.
+/// `packtool lint PATH…`: runs every lint rule over packs or single scenes and prints the findings.
 enum LintCommand: Command {
     static let name = "lint"
-    static let summary = "check an authored pack and explain every problem found"
+    static let summary = "check packs or scenes and explain every problem found"
     static let help = """
-        usage: packtool lint PACKDIR [--format text|json] [--strict]
+        usage: packtool lint PATH... [--format text|json|sarif] [--strict]
 
-        Checks the pack in PACKDIR (pack.json and stops/*/) and prints each finding as
-        `path:line:col: severity[CODE]: message` with a hint. Never writes into PACKDIR.
+        Checks each PATH: a pack folder (pack.json and stops/*/) or one stop folder (its scene.json; the pack
+        two levels up supplies reviewers and limits). Prints each finding as
+        `path:line:col: severity[CODE]: message` followed by a hint, then a summary line.
+        Never writes into the folders it checks. docs/lint-rules.md explains every code.
 
-          --format text|json   output format (default text; colour on a terminal unless NO_COLOR is set)
-          --strict             exit 1 on warnings and notes too
+          --format text    for people (default; colour on a terminal unless NO_COLOR is set)
+          --format json    {diagnostics, summary, reports} for scripts
+          --format sarif   SARIF 2.1.0 for code-scanning services
+          --strict         exit 1 on warnings and notes too
 
         Exit codes: 0 clean, 1 errors found (or any finding with --strict), 2 usage or I/O error.
 
@@ -20,22 +25,34 @@ enum LintCommand: Command {
 
     static func run(_ args: [String]) throws -> Int32 {
         let a = try Arguments(args, options: ["--format"], flags: ["--strict"])
-        guard a.positionals.count == 1 else { throw CommandLineError.usage("expected one PACKDIR") }
+        guard !a.positionals.isEmpty else { throw CommandLineError.usage("expected at least one PATH") }
         let format = a.value("--format") ?? "text"
-        guard ["text", "json"].contains(format) else { throw CommandLineError.usage("--format must be text or json") }
-        let root = URL(fileURLWithPath: a.positionals[0])
-        var isDir: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isDir), isDir.boolValue else {
-            throw CommandLineError.io("\(a.positionals[0]): no such folder")
+        guard ["text", "json", "sarif"].contains(format) else { throw CommandLineError.usage("--format must be text, json or sarif") }
+        for path in a.positionals {
+            var isDir: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue else {
+                throw CommandLineError.io("\(path): no such folder (give a pack folder or a stop folder)")
+            }
         }
-        let diagnostics = Linter().lint(packAt: root)
-        if format == "json" {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            Output.out(String(decoding: try encoder.encode(diagnostics), as: UTF8.self) + "\n")
-        } else {
-            let stops = (try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("stops").path))?.count ?? 0
-            Output.out("checked \(root.lastPathComponent): \(stops) stop\(stops == 1 ? "" : "s")\n")
+        var diagnostics: [Diagnostic] = []
+        var reports: [(path: String, report: Linter.Report)] = []
+        for path in a.positionals {
+            let (found, report) = Linter().run(URL(fileURLWithPath: path))
+            diagnostics += found
+            reports.append((path, report))
+        }
+        switch format {
+        case "json":
+            Output.out(JSONRenderer().render(diagnostics, reports: reports))
+        case "sarif":
+            Output.out(SARIFRenderer(toolVersion: PackVerifyVersion.string).render(diagnostics))
+        default:
+            for (path, report) in reports {
+                let coverage = report.conjectureCoverage.values.flatMap(\.values)
+                let maxCoverage = coverage.max().map { ", conjecture up to \(Int(($0 * 100).rounded()))% of a frame" } ?? ""
+                let route = report.routeLength > 0 ? ", route \(Int(report.routeLength.rounded())) m" : ""
+                Output.out("checked \(path): \(report.stops) stop\(report.stops == 1 ? "" : "s")\(route)\(maxCoverage)\n")
+            }
             Output.out(TextRenderer(color: Output.wantsColor).render(diagnostics))
         }
         let failing = a.flag("--strict") ? !diagnostics.isEmpty : diagnostics.contains { $0.severity == .error }

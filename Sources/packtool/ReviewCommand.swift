@@ -39,7 +39,8 @@ enum ReviewCommand: Command {
             let scene = try DocumentLoader.load(SceneDocument.self, from: sceneURL.appendingPathComponent(PackFolder.sceneFile))
             let digest = try PackFolder.contentDigest(ofScene: sceneURL)
             let signoff = Signoff(scene: scene.id, digest: digest.prefixed, reviewer: reviewer.id, role: reviewer.role,
-                                  signedAt: Timestamp.now(), scope: a.value("--scope") ?? "content", note: a.value("--note") ?? "")
+                                  signedAt: Timestamp.now(), scope: a.value("--scope") ?? "content", note: a.value("--note") ?? "",
+                                  files: digest.entries.map { Signoff.File(path: $0.path, sha256: $0.sha256) })
             let fileURL = sceneURL.appendingPathComponent(PackFolder.signoffFile)
             var envelopes = FileManager.default.fileExists(atPath: fileURL.path) ? try DocumentLoader.loadSignoffs(from: fileURL) : []
             envelopes.removeAll { (try? Signoff.decode(from: $0))?.reviewer == reviewer.id }

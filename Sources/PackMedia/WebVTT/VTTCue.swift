@@ -65,6 +65,13 @@ public struct WebVTTFile: Equatable, Sendable {
         public var line: Int
         public var column: Int
         public var message: String
+
+        public init(severity: Severity, line: Int, column: Int, message: String) {
+            self.severity = severity
+            self.line = line
+            self.column = column
+            self.message = message
+        }
     }
 
     /// False when the signature is missing: such a file is not WebVTT and has no cues.
@@ -74,4 +81,9 @@ public struct WebVTTFile: Equatable, Sendable {
     public var styles: [String] = []
     public var cues: [VTTCue] = []
     public var issues: [Issue] = []
+
+    public init(isWebVTT: Bool, issues: [Issue] = []) {
+        self.isWebVTT = isWebVTT
+        self.issues = issues
+    }
 }

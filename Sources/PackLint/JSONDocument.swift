@@ -1,0 +1,86 @@
+import Foundation
+import PackMedia
+
+/// One authored JSON file as lint sees it: its bytes, its positional tree, every structural problem found in it,
+/// and the decoded model when the structure is sound.
+public final class JSONDocument {
+    /// Problems that make the document unreadable or break its schema; StructureRule turns them into diagnostics.
+    public enum Problem: Equatable {
+        case tooLarge(bytes: Int)
+        case unreadable(String)
+        case parse(JSONParser.Issue)
+        case schema(SchemaValidator.Violation)
+    }
+
+    /// JSON documents above this size are refused before reading (no authored document is anywhere near it).
+    public static let maxBytes = 8 << 20
+
+    public let url: URL
+    /// The path diagnostics print.
+    public let path: String
+    public let schema: String
+    public let root: JSONNode?
+    public let data: Data?
+    public private(set) var problems: [Problem] = []
+
+    /// Loads, parses and validates `url` against `schema`; nil when the file does not exist.
+    public init?(url: URL, path: String, schema: String) {
+        self.url = url
+        self.path = path
+        self.schema = schema
+        var info = stat()
+        guard lstat(url.path, &info) == 0 else { return nil }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            problems = [.unreadable("not a regular file")]
+            root = nil
+            data = nil
+            return
+        }
+        guard Int(info.st_size) <= Self.maxBytes else {
+            problems = [.tooLarge(bytes: Int(info.st_size))]
+            root = nil
+            data = nil
+            return
+        }
+        guard let bytes = try? Data(contentsOf: url) else {
+            problems = [.unreadable(String(cString: strerror(errno)))]
+            root = nil
+            data = nil
+            return
+        }
+        data = bytes
+        let result = JSONParser().parse([UInt8](bytes))
+        problems = result.issues.map { .parse($0) }
+        root = result.root
+        if let root { problems += SchemaValidator.embedded.validate(root, against: schema).map { .schema($0) } }
+    }
+
+    /// True when the document parsed and met its schema, so its model can be trusted by other rules.
+    public var isSound: Bool {
+        root != nil && !problems.contains { if case .parse(let i) = $0 { return i.isFatal } else { return true } }
+    }
+
+    /// Decodes the model when the document is sound.
+    public func decode<T: Decodable>(_ type: T.Type) -> T? {
+        guard isSound, let data else { return nil }
+        return try? JSONDecoder().decode(T.self, from: data)
+    }
+
+    /// The location of the value at `pointer` (or of its nearest existing parent), for a diagnostic.
+    public func location(_ pointer: String) -> Diagnostic.Location {
+        guard let root else { return Diagnostic.Location(file: path, pointer: pointer) }
+        let node = root.nearestNode(to: pointer)
+        return Diagnostic.Location(file: path, line: node.position.line, column: node.position.column, pointer: pointer)
+    }
+
+    /// The location of an object member's key (for unknown or duplicate fields, the key is what is wrong).
+    public func keyLocation(_ pointer: String) -> Diagnostic.Location {
+        let tokens = JSONPointer.tokens(pointer)
+        guard let root, let last = tokens.last else { return location(pointer) }
+        let parentPointer = tokens.dropLast().reduce("") { JSONPointer.appending($0, $1) }
+        if let member = root.node(at: parentPointer)?.members?.first(where: { $0.key == last }) {
+            return Diagnostic.Location(file: path, line: member.keyPosition.line, column: member.keyPosition.column, pointer: pointer)
+        }
+        return location(pointer)
+    }
+}

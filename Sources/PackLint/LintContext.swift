@@ -1,0 +1,136 @@
+import Foundation
+import PackMedia
+import PackModel
+
+/// Everything rules look at, read once: the pack's documents with positions, decoded models, limits, and cached
+/// media probes (so a plate is probed once however many rules ask about it).
+public final class LintContext {
+    public let root: URL
+    /// False when linting a single scene: route and pack-wide rules then stay quiet.
+    public let isWholePack: Bool
+    public let pack: JSONDocument?
+    public let packModel: PackDocument?
+    public let limits: ResolvedLimits
+    public let scenes: [SceneSource]
+    /// The current year, for "not in the future" (injectable for tests).
+    public let currentYear: Int
+
+    private var heifCache: [String: HEIFInfo] = [:]
+    private var audioCache: [String: MP4AudioInfo] = [:]
+    private var vttCache: [String: WebVTTFile] = [:]
+    /// Bytes the media probes read, and the total size of the media they looked at.
+    public private(set) var mediaBytesRead: UInt64 = 0
+    public private(set) var mediaBytesProbed: UInt64 = 0
+
+    /// Lints the pack at `root`, or — when `root` holds a scene.json — that one scene of the pack two levels up.
+    public init(path: URL, currentYear: Int = Calendar(identifier: .gregorian).component(.year, from: Date())) {
+        self.currentYear = currentYear
+        let isScene = FileManager.default.fileExists(atPath: path.appendingPathComponent(PackFolder.sceneFile).path)
+        let packRoot = isScene ? path.deletingLastPathComponent().deletingLastPathComponent() : path
+        root = packRoot
+        isWholePack = !isScene
+        let packURL = packRoot.appendingPathComponent("pack.json")
+        pack = JSONDocument(url: packURL, path: Self.display(packURL), schema: "pack.schema.json")
+        packModel = pack?.decode(PackDocument.self)
+        limits = ResolvedLimits(packModel?.lint)
+        if isScene {
+            scenes = [SceneSource(stop: path.lastPathComponent, url: path)]
+        } else {
+            let stopsURL = packRoot.appendingPathComponent("stops")
+            let names = ((try? FileManager.default.contentsOfDirectory(atPath: stopsURL.path)) ?? []).sorted()
+            scenes = names.compactMap { name in
+                var isDir: ObjCBool = false
+                let url = stopsURL.appendingPathComponent(name)
+                guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDir), isDir.boolValue else { return nil }
+                return SceneSource(stop: name, url: url)
+            }
+        }
+    }
+
+    /// A path as diagnostics print it: relative to the working directory when inside it.
+    public static func display(_ url: URL) -> String {
+        let cwd = FileManager.default.currentDirectoryPath
+        let prefix = cwd.hasSuffix("/") ? cwd : cwd + "/"
+        let path = url.standardizedFileURL.path
+        return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path
+    }
+
+    public var packPath: String { pack?.path ?? Self.display(root.appendingPathComponent("pack.json")) }
+
+    // MARK: - Media, probed once
+
+    public func heif(_ url: URL) -> HEIFInfo? {
+        if let cached = heifCache[url.path] { return cached }
+        guard let source = try? ByteSource(fileAt: url) else { return nil }
+        let info = HEIFProbe().probe(source)
+        count(source)
+        heifCache[url.path] = info
+        return info
+    }
+
+    public func audio(_ url: URL) -> MP4AudioInfo? {
+        if let cached = audioCache[url.path] { return cached }
+        guard let source = try? ByteSource(fileAt: url) else { return nil }
+        let info = MP4AudioProbe().probe(source)
+        count(source)
+        audioCache[url.path] = info
+        return info
+    }
+
+    /// Parses a WebVTT file, refusing files above 4 MB (a two-minute transcript is a few kilobytes).
+    public func vtt(_ url: URL) -> WebVTTFile? {
+        if let cached = vttCache[url.path] { return cached }
+        var info = stat()
+        guard lstat(url.path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        let file: WebVTTFile
+        if info.st_size > 4 << 20 {
+            file = WebVTTFile(isWebVTT: false, issues: [.init(severity: .error, line: 1, column: 1,
+                                                              message: "the file is \(info.st_size) bytes; a transcript over 4 MB is not plausible")])
+        } else {
+            guard let data = try? Data(contentsOf: url) else { return nil }
+            file = WebVTTParser().parse([UInt8](data))
+        }
+        vttCache[url.path] = file
+        return file
+    }
+
+    private func count(_ source: ByteSource) {
+        mediaBytesRead += source.bytesRead
+        mediaBytesProbed += source.size
+    }
+}
+
+/// One stop folder and its documents.
+public final class SceneSource {
+    public let stop: String
+    public let url: URL
+    public let path: String
+    public let scene: JSONDocument?
+    public let model: SceneDocument?
+    public let mask: JSONDocument?
+    public let maskModel: UncertaintyDocument?
+    public let signoff: JSONDocument?
+
+    init(stop: String, url: URL) {
+        self.stop = stop
+        self.url = url
+        path = LintContext.display(url)
+        let sceneURL = url.appendingPathComponent(PackFolder.sceneFile)
+        scene = JSONDocument(url: sceneURL, path: LintContext.display(sceneURL), schema: "scene.schema.json")
+        model = scene?.decode(SceneDocument.self)
+        let maskURL = url.appendingPathComponent(PackFolder.uncertaintyFile)
+        mask = JSONDocument(url: maskURL, path: LintContext.display(maskURL), schema: "uncertainty.schema.json")
+        maskModel = mask?.decode(UncertaintyDocument.self)
+        let signoffURL = url.appendingPathComponent(PackFolder.signoffFile)
+        signoff = JSONDocument(url: signoffURL, path: LintContext.display(signoffURL), schema: "signoff.schema.json")
+    }
+
+    public func file(_ relative: String) -> URL { url.appendingPathComponent(relative) }
+
+    public func display(_ relative: String) -> String { LintContext.display(url.appendingPathComponent(relative)) }
+
+    /// The scene.json location of a pointer, or the folder when scene.json is missing.
+    public func location(_ pointer: String) -> Diagnostic.Location {
+        scene?.location(pointer) ?? Diagnostic.Location(file: path)
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import PackCrypto
+import PackModel
+
+/// Pack-wide promises: a free stop to try, well-formed products, reviewers whose keys work and include a historian,
+/// and everything shipped within the size budget.
+struct PackRule: LintRule {
+    static let noFreeStop = RuleCode("PT0805", .warning, "no stop is free to try")
+    static let productIDs = RuleCode("PT0806", .error, "the City Pack and Trip Pass use the same product id")
+    static let tripPassHours = RuleCode("PT0807", .warning, "the Trip Pass is not the 72-hour pass the app sells")
+    static let overBudget = RuleCode("PT0808", .error, "the pack's files exceed its size budget")
+    static let badReviewerKey = RuleCode("PT0809", .error, "a reviewer's public key is not a valid Ed25519 key")
+    static let duplicateReviewer = RuleCode("PT0810", .error, "two reviewers share an id or a key")
+    static let noHistorian = RuleCode("PT0811", .error, "no reviewer has the historian role")
+    static let codes = [noFreeStop, productIDs, tripPassHours, overBudget, badReviewerKey, duplicateReviewer, noHistorian]
+
+    func check(_ context: LintContext) -> [Diagnostic] {
+        guard let pack = context.packModel, let document = context.pack else { return [] }
+        var out: [Diagnostic] = []
+        if pack.access.freeStops.isEmpty {
+            out.append(Self.noFreeStop.diagnostic("access.freeStops is empty", at: document.location("/access/freeStops"),
+                                                  hint: "make the first stop free so visitors can try the pack before buying"))
+        }
+        if let trip = pack.access.products.tripPass {
+            if trip.productId == pack.access.products.cityPack.productId {
+                out.append(Self.productIDs.diagnostic("\"\(trip.productId)\" is both the City Pack and the Trip Pass", at: document.location("/access/products/tripPass/productId"),
+                                                      hint: "each store product needs its own id"))
+            }
+            if trip.hours != 72 {
+                out.append(Self.tripPassHours.diagnostic("the Trip Pass lasts \(trip.hours) hours", at: document.location("/access/products/tripPass/hours"),
+                                                         hint: "the app's Trip Pass is 72 hours; change it only together with the store listing"))
+            }
+        }
+        var ids = Set<String>(), keys = Set<String>()
+        for (i, reviewer) in pack.reviewers.enumerated() {
+            let at = document.location("/reviewers/\(i)/publicKey")
+            if Hex.decode(reviewer.publicKey).flatMap({ try? Ed25519PublicKey(rawRepresentation: $0) }) == nil {
+                out.append(Self.badReviewerKey.diagnostic("the key of \"\(reviewer.id)\" is not a valid Ed25519 public key", at: at,
+                                                          hint: "copy the 64 hex digits of the reviewer's raw public key"))
+            }
+            if !ids.insert(reviewer.id).inserted || !keys.insert(reviewer.publicKey.lowercased()).inserted {
+                out.append(Self.duplicateReviewer.diagnostic("reviewer \"\(reviewer.id)\" repeats an id or key", at: document.location("/reviewers/\(i)"),
+                                                             hint: "each reviewer has their own id and key"))
+            }
+        }
+        if !pack.reviewers.contains(where: { $0.role == "historian" }) {
+            out.append(Self.noHistorian.diagnostic("no reviewer is a historian", at: document.location("/reviewers"),
+                                                   hint: "scenes ship only with a historian's sign-off; add the historian's key"))
+        }
+        if context.isWholePack {
+            let budget = pack.sizeBudget ?? PackDocument.defaultSizeBudget
+            let total = Self.totalBytes(context.root)
+            if total > UInt64(budget) {
+                out.append(Self.overBudget.diagnostic("the pack is \(total) bytes, over its budget of \(budget)", at: document.location(pack.sizeBudget == nil ? "" : "/sizeBudget"),
+                                                      hint: "compress plates harder, shorten stories, or raise sizeBudget"))
+            }
+        }
+        return out
+    }
+
+    /// Bytes of every regular file under `root`, without following links.
+    static func totalBytes(_ root: URL) -> UInt64 {
+        var total: UInt64 = 0
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: root.path) else { return 0 }
+        for name in names {
+            var info = stat()
+            let path = root.appendingPathComponent(name)
+            guard lstat(path.path, &info) == 0 else { continue }
+            if info.st_mode & S_IFMT == S_IFREG { total += UInt64(info.st_size) } else if info.st_mode & S_IFMT == S_IFDIR { total += totalBytes(path) }
+        }
+        return total
+    }
+}

@@ -1,0 +1,43 @@
+import PackMedia
+import PackModel
+
+/// Each plate is a real HEIC whose displayed size has the aspect its crop declares (±1%) and at least phone
+/// resolution. Only the file's boxes are read, never its image data.
+struct PlatesRule: LintRule {
+    static let notHEIC = RuleCode("PT0305", .error, "a plate is not a readable HEIC image")
+    static let aspect = RuleCode("PT0306", .error, "a plate's size does not have its declared aspect (±1%)")
+    static let resolution = RuleCode("PT0307", .error, "a plate is below the minimum resolution")
+    static let codes = [notHEIC, aspect, resolution]
+
+    func check(_ context: LintContext) -> [Diagnostic] {
+        var out: [Diagnostic] = []
+        let limits = context.limits
+        for source in context.scenes {
+            guard let scene = source.model else { continue }
+            for (i, era) in scene.eras.enumerated() {
+                for (path, key, wanted, landscape) in [(era.layers.landscape, "16x9", 16.0 / 9.0, true), (era.layers.portrait, "9x16", 9.0 / 16.0, false)] {
+                    guard !path.hasPrefix("/"), !path.contains(".."), let info = context.heif(source.file(path)) else { continue }
+                    let at = source.location("/eras/\(i)/layers/\(key)")
+                    guard info.isHEIC, info.errors.isEmpty, let size = info.displaySize, size.width > 0, size.height > 0 else {
+                        let why = info.errors.first ?? (info.isHEIC ? "no image size" : "its brands (\(([info.majorBrand].compactMap { $0 } + info.compatibleBrands).joined(separator: ", "))) are not HEIC")
+                        out.append(Self.notHEIC.diagnostic("\(source.display(path)) is not a readable HEIC image: \(why)", at: at,
+                                                           hint: "export the plate as HEIC (e.g. heif-enc plate.png -o \(path))"))
+                        continue
+                    }
+                    let actual = Double(size.width) / Double(size.height)
+                    if abs(actual - wanted) / wanted > 0.01 {
+                        out.append(Self.aspect.diagnostic("\(source.display(path)) is \(size.width)×\(size.height) (\(format(actual, digits: 3)):1), not \(key.replacingOccurrences(of: "x", with: ":"))",
+                                                          at: at, hint: "re-export the plate with the \(key.replacingOccurrences(of: "x", with: ":")) crop"))
+                    }
+                    let long = max(size.width, size.height), short = min(size.width, size.height)
+                    if long < limits.minPlateLongSide || short < limits.minPlateShortSide {
+                        let needed = landscape ? "\(limits.minPlateLongSide)×\(limits.minPlateShortSide)" : "\(limits.minPlateShortSide)×\(limits.minPlateLongSide)"
+                        out.append(Self.resolution.diagnostic("\(source.display(path)) is \(size.width)×\(size.height), below \(needed)", at: at,
+                                                              hint: "export at phone resolution or larger"))
+                    }
+                }
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,57 @@
+import PackMedia
+import PackModel
+
+/// Stops along the route are within walking distance of each other, and their geofences do not overlap (the app
+/// could not tell which stop a visitor is at). The route's length is reported with the lint summary.
+struct RouteGeometryRule: LintRule {
+    static let legTooLong = RuleCode("PT0206", .warning, "consecutive stops are farther apart than a comfortable walk")
+    static let geofencesOverlap = RuleCode("PT0207", .warning, "two stops' geofences overlap")
+    static let areaInverted = RuleCode("PT0210", .error, "pack.json's area has south above north or west east of east")
+    static let codes = [legTooLong, geofencesOverlap, areaInverted]
+
+    func check(_ context: LintContext) -> [Diagnostic] {
+        guard let pack = context.packModel, let document = context.pack else { return [] }
+        var out: [Diagnostic] = []
+        if pack.area.south >= pack.area.north || pack.area.west >= pack.area.east {
+            out.append(Self.areaInverted.diagnostic("area south \(pack.area.south) / north \(pack.area.north), west \(pack.area.west) / east \(pack.area.east) is empty",
+                                                    at: document.location("/area"), hint: "south < north and west < east (degrees)"))
+        }
+        guard context.isWholePack else { return out }
+        let stops = Self.routeAnchors(context)
+        for (i, (stop, lat, lon)) in stops.enumerated() where i > 0 {
+            let (previous, plat, plon) = stops[i - 1]
+            let d = Geodesy.distance(fromLat: plat, lon: plon, toLat: lat, lon: lon)
+            if d > context.limits.maxLegDistance {
+                out.append(Self.legTooLong.diagnostic("\(previous) → \(stop) is \(Int(d.rounded())) m, over \(format(context.limits.maxLegDistance)) m",
+                                                      at: document.location("/route/\(i)"),
+                                                      hint: "add a stop between them, or raise lint.maxLegDistance in pack.json"))
+            }
+        }
+        for i in stops.indices {
+            for j in stops.indices where j > i {
+                let d = Geodesy.distance(fromLat: stops[i].1, lon: stops[i].2, toLat: stops[j].1, lon: stops[j].2)
+                if d < 2 * pack.geofenceRadius {
+                    out.append(Self.geofencesOverlap.diagnostic(
+                        "\(stops[i].0) and \(stops[j].0) are \(Int(d.rounded())) m apart, closer than two geofence radii (\(format(2 * pack.geofenceRadius)) m)",
+                        at: document.location("/route/\(j)"), hint: "move one anchor, merge the stops, or reduce geofenceRadius"))
+                }
+            }
+        }
+        return out
+    }
+
+    /// (stop, lat, lon) in route order, for stops whose scene.json could be read.
+    static func routeAnchors(_ context: LintContext) -> [(String, Double, Double)] {
+        guard let pack = context.packModel else { return [] }
+        return pack.route.compactMap { stop in
+            guard let scene = context.scenes.first(where: { $0.stop == stop })?.model else { return nil }
+            return (stop, scene.anchor.lat, scene.anchor.lon)
+        }
+    }
+
+    /// The walking length of the route along straight legs, in metres.
+    static func routeLength(_ context: LintContext) -> Double {
+        let stops = routeAnchors(context)
+        return zip(stops, stops.dropFirst()).reduce(0) { $0 + Geodesy.distance(fromLat: $1.0.1, lon: $1.0.2, toLat: $1.1.1, lon: $1.1.2) }
+    }
+}

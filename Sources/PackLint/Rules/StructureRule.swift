@@ -1,0 +1,68 @@
+import PackMedia
+import PackModel
+
+/// Every authored JSON document exists, is well-formed (no duplicate keys) and meets its schema in
+/// `schemas/` — the same rules editors apply for completion.
+struct StructureRule: LintRule {
+    static let syntax = RuleCode("PT0100", .error, "a JSON document is not well-formed (syntax, encoding, nesting or size)")
+    static let duplicateKey = RuleCode("PT0101", .error, "a JSON object has the same key twice")
+    static let unknownField = RuleCode("PT0102", .error, "a field is not part of the document's schema")
+    static let missingField = RuleCode("PT0103", .error, "a required field is missing")
+    static let wrongType = RuleCode("PT0104", .error, "a value has the wrong JSON type")
+    static let invalidValue = RuleCode("PT0105", .error, "a value breaks its schema (range, form, length, choices)")
+    static let missingDocument = RuleCode("PT0106", .error, "pack.json, scene.json or uncertainty.json is missing")
+    static let codes = [syntax, duplicateKey, unknownField, missingField, wrongType, invalidValue, missingDocument]
+
+    func check(_ context: LintContext) -> [Diagnostic] {
+        var out: [Diagnostic] = []
+        if let pack = context.pack { out += diagnostics(for: pack) } else {
+            out.append(Self.missingDocument.diagnostic("no pack.json in \(LintContext.display(context.root))",
+                                                       at: .init(file: context.packPath), hint: "every pack folder starts with a pack.json (docs/formats.md)"))
+        }
+        for scene in context.scenes {
+            for (document, name) in [(scene.scene, PackFolder.sceneFile), (scene.mask, PackFolder.uncertaintyFile)] {
+                if let document { out += diagnostics(for: document) } else {
+                    let hint = name == PackFolder.uncertaintyFile
+                        ? "add an uncertainty.json; a scene with nothing conjectural has {\"eras\": []}" : "add the stop's scene.json (docs/formats.md)"
+                    out.append(Self.missingDocument.diagnostic("\(scene.path) has no \(name)", at: .init(file: scene.path), hint: hint))
+                }
+            }
+            if let signoff = scene.signoff { out += diagnostics(for: signoff) }
+        }
+        return out
+    }
+
+    private func diagnostics(for document: JSONDocument) -> [Diagnostic] {
+        document.problems.map { problem in
+            switch problem {
+            case .tooLarge(let bytes):
+                return Self.syntax.diagnostic("the file is \(bytes) bytes, over the \(JSONDocument.maxBytes)-byte limit for JSON documents",
+                                              at: .init(file: document.path), hint: "authored documents are a few kilobytes; is this the right file?")
+            case .unreadable(let why):
+                return Self.syntax.diagnostic("cannot read the file: \(why)", at: .init(file: document.path))
+            case .parse(let issue):
+                let at = Diagnostic.Location(file: document.path, line: issue.position.line, column: issue.position.column)
+                if issue.kind == .duplicateKey {
+                    return Self.duplicateKey.diagnostic(issue.message, at: at, hint: "keep one of the two; JSON readers disagree on which wins")
+                }
+                let hint: String
+                switch issue.kind {
+                case .encoding: hint = "save the file as UTF-8"
+                case .depth: hint = "authored documents nest a few levels deep; check for runaway brackets"
+                default: hint = "fix the JSON syntax at this position"
+                }
+                return Self.syntax.diagnostic(issue.message, at: at, hint: hint)
+            case .schema(let v):
+                let code: RuleCode
+                let at: Diagnostic.Location
+                switch v.kind {
+                case .unknownField: code = Self.unknownField; at = document.keyLocation(v.pointer)
+                case .missingField: code = Self.missingField; at = document.location(v.pointer)
+                case .wrongType: code = Self.wrongType; at = document.location(v.pointer)
+                case .invalidValue: code = Self.invalidValue; at = document.location(v.pointer)
+                }
+                return code.diagnostic(v.message, at: at, hint: v.hint ?? "see schemas/\(document.schema)")
+            }
+        }
+    }
+}

@@ -1,0 +1,250 @@
+import Foundation
+import PackMedia
+
+/// Validates a JSON document against packtool's JSON Schema 2020-12 files, interpreting the subset they use:
+/// `$ref` (within a schema and to a sibling file), `type`, `properties`, `required`, `additionalProperties: false`,
+/// `items`, `prefixItems`, `minItems`/`maxItems`, `uniqueItems`, `enum`, `const`, `pattern`,
+/// `minimum`/`maximum`/`exclusiveMinimum`/`exclusiveMaximum`, `minLength`/`maxLength`, `anyOf` and `allOf`.
+///
+/// Lint and editors then apply the same rules: the schemas in `schemas/` are embedded at build time
+/// (`EmbeddedSchemas`), and a test keeps the embedded copies equal to the files.
+public struct SchemaValidator {
+    /// One way a document breaks its schema, at a JSON pointer.
+    public struct Violation: Equatable, Sendable {
+        public enum Kind: Sendable { case unknownField, missingField, wrongType, invalidValue }
+        public var kind: Kind
+        public var pointer: String
+        public var message: String
+        public var hint: String?
+    }
+
+    private let schemas: [String: JSONNode]
+
+    /// Parses the embedded schemas once; they are part of the program, so a parse failure is a build defect.
+    public static let embedded = SchemaValidator(texts: EmbeddedSchemas.files)
+
+    init(texts: [String: String]) {
+        var parsed: [String: JSONNode] = [:]
+        for (name, text) in texts {
+            guard let root = JSONParser().parse(Array(text.utf8)).root else { preconditionFailure("embedded schema \(name) is not JSON") }
+            parsed[name] = root
+        }
+        schemas = parsed
+    }
+
+    /// Validates `document` against the schema file `name` (e.g. `scene.schema.json`).
+    public func validate(_ document: JSONNode, against name: String) -> [Violation] {
+        guard let schema = schemas[name] else { return [] }
+        var out: [Violation] = []
+        check(document, pointer: "", schema: schema, file: name, into: &out)
+        return out
+    }
+
+    // MARK: - Keywords
+
+    private func resolve(_ ref: String, in file: String) -> (JSONNode, String)? {
+        let parts = ref.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+        let target = parts[0].isEmpty ? file : parts[0]
+        guard let root = schemas[target] else { return nil }
+        let pointer = parts.count > 1 ? parts[1] : ""
+        return root.node(at: pointer).map { ($0, target) }
+    }
+
+    private func check(_ value: JSONNode, pointer: String, schema: JSONNode, file: String, into out: inout [Violation]) {
+        if let ref = schema["$ref"]?.string, let (target, targetFile) = resolve(ref, in: file) {
+            check(value, pointer: pointer, schema: target, file: targetFile, into: &out)
+        }
+        for sub in schema["allOf"]?.array ?? [] { check(value, pointer: pointer, schema: sub, file: file, into: &out) }
+        if let options = schema["anyOf"]?.array {
+            let passing = options.contains { option in
+                var trial: [Violation] = []
+                check(value, pointer: pointer, schema: option, file: file, into: &trial)
+                return trial.isEmpty
+            }
+            if !passing {
+                let forms = (schema["description"]?.string).map { " (\($0))" } ?? ""
+                out.append(.init(kind: .invalidValue, pointer: pointer, message: "\(Self.show(value)) is not an allowed value\(forms)", hint: nil))
+            }
+        }
+        if let types = schema["type"].map({ $0.array?.compactMap(\.string) ?? [$0.string].compactMap { $0 } }), !types.isEmpty {
+            guard types.contains(where: { Self.matches(value, type: $0) }) else {
+                out.append(.init(kind: .wrongType, pointer: pointer,
+                                 message: "expected \(types.map(Self.article).joined(separator: " or ")), found \(Self.article(value.typeName))\(Self.preview(value))",
+                                 hint: schema["description"]?.string.map { "\(JSONPointer.tokens(pointer).last ?? "value"): \($0)" }))
+                return
+            }
+        }
+        if let allowed = schema["enum"]?.array, !allowed.contains(where: { Self.equal($0, value) }) {
+            let list = allowed.map(Self.show).joined(separator: ", ")
+            let close = allowed.compactMap(\.string).first { Suggest.isClose($0, value.string ?? "") }
+            out.append(.init(kind: .invalidValue, pointer: pointer, message: "\(Self.show(value)) is not one of: \(list)",
+                             hint: close.map { "did you mean \"\($0)\"?" }))
+        }
+        if let constant = schema["const"], !Self.equal(constant, value) {
+            out.append(.init(kind: .invalidValue, pointer: pointer, message: "must be \(Self.show(constant)), found \(Self.show(value))", hint: nil))
+        }
+        switch value.value {
+        case .object(let members): checkObject(members, value: value, pointer: pointer, schema: schema, file: file, into: &out)
+        case .array(let items): checkArray(items, pointer: pointer, schema: schema, file: file, into: &out)
+        case .string(let s): checkString(s, pointer: pointer, schema: schema, into: &out)
+        case .number(_, let d): checkNumber(d, value: value, pointer: pointer, schema: schema, into: &out)
+        default: break
+        }
+    }
+
+    private func checkObject(_ members: [JSONNode.Member], value: JSONNode, pointer: String, schema: JSONNode, file: String, into out: inout [Violation]) {
+        let properties = schema["properties"]?.members ?? []
+        for required in schema["required"]?.array?.compactMap(\.string) ?? [] where !members.contains(where: { $0.key == required }) {
+            let what = properties.first { $0.key == required }?.value["description"]?.string
+            out.append(.init(kind: .missingField, pointer: pointer,
+                             message: "missing required field \"\(required)\"" + (pointer.isEmpty ? "" : " in \(pointer)"),
+                             hint: what.map { "\"\(required)\": \($0)" }))
+        }
+        for member in members {
+            let childPointer = JSONPointer.appending(pointer, member.key)
+            if let property = properties.first(where: { $0.key == member.key }) {
+                check(member.value, pointer: childPointer, schema: property.value, file: file, into: &out)
+            } else if schema["additionalProperties"]?.bool == false {
+                let known = properties.map(\.key)
+                let suggestion = known.first { Suggest.isClose($0, member.key) }
+                out.append(.init(kind: .unknownField, pointer: childPointer,
+                                 message: "unknown field \"\(member.key)\"" + (pointer.isEmpty ? "" : " in \(pointer)"),
+                                 hint: (suggestion.map { "did you mean \"\($0)\"? " } ?? "") + "known fields: \(known.joined(separator: ", "))"))
+            }
+        }
+    }
+
+    private func checkArray(_ items: [JSONNode], pointer: String, schema: JSONNode, file: String, into out: inout [Violation]) {
+        if let min = schema["minItems"]?.double, Double(items.count) < min {
+            out.append(.init(kind: .invalidValue, pointer: pointer, message: "needs at least \(Int(min)) item\(min == 1 ? "" : "s"), found \(items.count)", hint: nil))
+        }
+        if let max = schema["maxItems"]?.double, Double(items.count) > max {
+            out.append(.init(kind: .invalidValue, pointer: pointer, message: "allows at most \(Int(max)) item\(max == 1 ? "" : "s"), found \(items.count)", hint: nil))
+        }
+        if schema["uniqueItems"]?.bool == true {
+            for (i, item) in items.enumerated() where items[..<i].contains(where: { Self.equal($0, item) }) {
+                out.append(.init(kind: .invalidValue, pointer: JSONPointer.appending(pointer, i), message: "\(Self.show(item)) is listed twice", hint: "remove the duplicate"))
+            }
+        }
+        let prefix = schema["prefixItems"]?.array ?? []
+        for (i, item) in items.enumerated() {
+            if i < prefix.count {
+                check(item, pointer: JSONPointer.appending(pointer, i), schema: prefix[i], file: file, into: &out)
+            } else if let itemSchema = schema["items"] {
+                check(item, pointer: JSONPointer.appending(pointer, i), schema: itemSchema, file: file, into: &out)
+            }
+        }
+    }
+
+    private func checkString(_ s: String, pointer: String, schema: JSONNode, into out: inout [Violation]) {
+        let length = s.unicodeScalars.count
+        if let min = schema["minLength"]?.double, Double(length) < min {
+            out.append(.init(kind: .invalidValue, pointer: pointer, message: min == 1 ? "must not be empty" : "must be at least \(Int(min)) characters", hint: nil))
+        }
+        if let max = schema["maxLength"]?.double, Double(length) > max {
+            out.append(.init(kind: .invalidValue, pointer: pointer, message: "must be at most \(Int(max)) characters, found \(length)", hint: nil))
+        }
+        if let pattern = schema["pattern"]?.string, !Self.matches(s, pattern: pattern) {
+            let form = schema["description"]?.string
+            out.append(.init(kind: .invalidValue, pointer: pointer,
+                             message: "\"\(s)\" does not have the required form" + (form.map { ": \($0)" } ?? " (\(pattern))"), hint: nil))
+        }
+    }
+
+    private func checkNumber(_ d: Double, value: JSONNode, pointer: String, schema: JSONNode, into out: inout [Violation]) {
+        let shown = Self.show(value)
+        if let min = schema["minimum"]?.double, d < min { out.append(.init(kind: .invalidValue, pointer: pointer, message: "\(shown) is below the minimum \(Self.number(min))", hint: nil)) }
+        if let max = schema["maximum"]?.double, d > max { out.append(.init(kind: .invalidValue, pointer: pointer, message: "\(shown) is above the maximum \(Self.number(max))", hint: nil)) }
+        if let min = schema["exclusiveMinimum"]?.double, d <= min { out.append(.init(kind: .invalidValue, pointer: pointer, message: "\(shown) must be greater than \(Self.number(min))", hint: nil)) }
+        if let max = schema["exclusiveMaximum"]?.double, d >= max { out.append(.init(kind: .invalidValue, pointer: pointer, message: "\(shown) must be less than \(Self.number(max))", hint: nil)) }
+    }
+
+    // MARK: - Helpers
+
+    static func matches(_ value: JSONNode, type: String) -> Bool {
+        switch (type, value.value) {
+        case ("object", .object), ("array", .array), ("string", .string), ("boolean", .bool), ("null", .null), ("number", .number): return true
+        case ("integer", .number(_, let d)): return d.rounded() == d
+        default: return false
+        }
+    }
+
+    static func equal(_ a: JSONNode, _ b: JSONNode) -> Bool {
+        switch (a.value, b.value) {
+        case (.number(_, let x), .number(_, let y)): return x == y
+        case (.string(let x), .string(let y)): return x == y
+        case (.bool(let x), .bool(let y)): return x == y
+        case (.null, .null): return true
+        case (.array(let x), .array(let y)): return x.count == y.count && zip(x, y).allSatisfy { equal($0, $1) }
+        case (.object(let x), .object(let y)):
+            return x.count == y.count && x.allSatisfy { m in y.contains { $0.key == m.key && equal($0.value, m.value) } }
+        default: return false
+        }
+    }
+
+    nonisolated(unsafe) private static var regexCache: [String: NSRegularExpression] = [:]
+    private static let regexLock = NSLock()
+
+    static func matches(_ s: String, pattern: String) -> Bool {
+        regexLock.lock()
+        defer { regexLock.unlock() }
+        let regex: NSRegularExpression
+        if let cached = regexCache[pattern] { regex = cached } else {
+            guard let made = try? NSRegularExpression(pattern: pattern) else { return true }
+            regexCache[pattern] = made
+            regex = made
+        }
+        return regex.firstMatch(in: s, range: NSRange(s.startIndex..., in: s)) != nil
+    }
+
+    static func article(_ type: String) -> String {
+        switch type {
+        case "object", "array", "integer": return "an \(type)"
+        default: return "a \(type)"
+        }
+    }
+
+    static func show(_ node: JSONNode) -> String {
+        switch node.value {
+        case .string(let s): return "\"\(s.count > 40 ? String(s.prefix(40)) + "…" : s)\""
+        case .number(let raw, _): return raw
+        case .bool(let b): return b ? "true" : "false"
+        case .null: return "null"
+        case .array: return "an array"
+        case .object: return "an object"
+        }
+    }
+
+    static func preview(_ node: JSONNode) -> String {
+        switch node.value {
+        case .string, .number, .bool: return " (\(show(node)))"
+        default: return ""
+        }
+    }
+
+    static func number(_ d: Double) -> String { d.rounded() == d && abs(d) < 1e15 ? String(Int(d)) : String(d) }
+}
+
+/// Near-miss suggestions for misspelt field names and values.
+enum Suggest {
+    /// True when `a` and `b` differ by at most two edits (or only by case), ignoring exact equality.
+    static func isClose(_ a: String, _ b: String) -> Bool {
+        guard a != b, !b.isEmpty else { return false }
+        if a.lowercased() == b.lowercased() { return true }
+        return distance(Array(a.lowercased()), Array(b.lowercased())) <= min(2, max(1, a.count / 4))
+    }
+
+    static func distance(_ a: [Character], _ b: [Character]) -> Int {
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var previous = Array(0...b.count)
+        for i in 1...a.count {
+            var current = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...b.count {
+                current[j] = Swift.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+}
