@@ -24,6 +24,21 @@ public struct Ed25519PublicKey: Equatable, Hashable, Sendable {
         (try? EVPKey.raw(rawRepresentation, isPrivate: false).pem(isPrivate: false)) ?? ""
     }
 
+    /// True for the encodings of the eight small-order points (the libsodium blocklist). No one holds a private key
+    /// for them and signatures under them can verify for unrelated messages, so a listed key must never be one.
+    public var isSmallOrder: Bool { Self.smallOrderEncodings.contains(Hex.encode(rawRepresentation)) }
+
+    static let smallOrderEncodings: Set<String> = [
+        "0000000000000000000000000000000000000000000000000000000000000000",
+        "0100000000000000000000000000000000000000000000000000000000000000",
+        "0000000000000000000000000000000000000000000000000000000000000080",
+        "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05",
+        "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc85",
+        "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a",
+        "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac03fa",
+        "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+    ]
+
     /// The key id: hex SHA-256 of the raw 32-byte public key (DESIGN.md §5).
     public var keyID: String { SHA256.hexHash(rawRepresentation) }
 

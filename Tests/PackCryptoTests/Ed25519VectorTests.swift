@@ -74,3 +74,18 @@ final class Ed25519VectorTests: XCTestCase {
         XCTAssertFalse(key.publicKey.isValidSignature([UInt8](), for: [1, 2, 3]))
     }
 }
+
+/// The small-order blocklist agrees with C2SP CCTV's flags: every canonical low-order key is listed, nothing else is.
+final class SmallOrderKeyTests: XCTestCase {
+    func testTheBlocklistMatchesCCTVLowOrderFlags() throws {
+        let vectors = try XCTUnwrap(Repository.testData("cctv-ed25519/ed25519vectors.json") as? [[String: Any]])
+        var checked = 0
+        for v in vectors {
+            let flags = Set(v["flags"] as? [String] ?? [])
+            guard !flags.contains("non_canonical_A"), let key = try? Ed25519PublicKey(rawRepresentation: hex(v["key"] as! String)) else { continue }
+            XCTAssertEqual(key.isSmallOrder, flags.contains("low_order_A"), "vector \(v["number"] ?? "?")")
+            checked += 1
+        }
+        XCTAssertGreaterThan(checked, 100)
+    }
+}

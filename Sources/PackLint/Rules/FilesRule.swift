@@ -66,7 +66,8 @@ struct FilesRule: LintRule {
             let rel = relative.isEmpty ? name : relative + "/" + name
             let shown = display + "/" + rel
             let at = Diagnostic.Location(file: shown)
-            if name != name.precomposedStringWithCanonicalMapping {
+            // Compare bytes: Swift string equality treats NFC and NFD as equal.
+            if Array(name.utf8) != Array(name.precomposedStringWithCanonicalMapping.utf8) {
                 out.append(Self.notNFC.diagnostic("\"\(rel)\" is not in NFC form (decomposed accents)", at: at,
                                                   hint: "rename it with precomposed characters; NFC and NFD twins install as two files on Linux and one on iOS"))
             }

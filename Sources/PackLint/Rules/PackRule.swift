@@ -34,8 +34,9 @@ struct PackRule: LintRule {
         var ids = Set<String>(), keys = Set<String>()
         for (i, reviewer) in pack.reviewers.enumerated() {
             let at = document.location("/reviewers/\(i)/publicKey")
-            if Hex.decode(reviewer.publicKey).flatMap({ try? Ed25519PublicKey(rawRepresentation: $0) }) == nil {
-                out.append(Self.badReviewerKey.diagnostic("the key of \"\(reviewer.id)\" is not a valid Ed25519 public key", at: at,
+            let key = Hex.decode(reviewer.publicKey).flatMap { try? Ed25519PublicKey(rawRepresentation: $0) }
+            if key == nil || key!.isSmallOrder {
+                out.append(Self.badReviewerKey.diagnostic("the key of \"\(reviewer.id)\" is not a usable Ed25519 public key\(key == nil ? "" : " (a small-order point nobody can hold)")", at: at,
                                                           hint: "copy the 64 hex digits of the reviewer's raw public key"))
             }
             if !ids.insert(reviewer.id).inserted || !keys.insert(reviewer.publicKey.lowercased()).inserted {

@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""Writes docs/lint-rules.md from the rule codes in Sources/PackLint/Rules and the explanations below.
+Run after adding or changing a rule; LintRulesDocumentTests fails while the two disagree."""
+import re, subprocess, glob
+# Collect codes, severities and summaries from the Swift sources.
+codes = {}
+for path in glob.glob('Sources/PackLint/Rules/*.swift'):
+    for m in re.finditer(r'RuleCode\("(PT\d{4})", \.(\w+), "([^"]+)"\)', open(path).read()):
+        codes[m.group(1)] = (m.group(2), m.group(3), path.split('/')[-1].replace('.swift',''))
+W = {
+"PT0100": ("The app and packtool cannot read the document at all; nothing else in it can be checked.", '`"city": "Edinburgh", ]` → `pack.json:4:24: error[PT0100]: expected a quoted key, found \']\'`'),
+"PT0101": ("JSON readers disagree on which of two equal keys wins, so the app might show a different value than the one you checked.", '`"city": "Edinburgh", "city": "Leith"`'),
+"PT0102": ("A misspelt field is silently ignored by the app; the value you meant to set never takes effect.", '`"elevation": 3` in `anchor` → hint: known fields: lat, lon, altitude, accuracy'),
+"PT0103": ("The app needs the field to show or place the stop.", 'scene.json without `"title"`'),
+"PT0104": ("A value of the wrong type cannot be used (a number written as text is not a number).", '`"fov": "64"`'),
+"PT0105": ("Out-of-range or malformed values mislead the app (a bearing of 360, an id with spaces, an unknown `use`).", '`"bearing": 360` → must be less than 360'),
+"PT0106": ("Every pack needs pack.json, every stop scene.json and uncertainty.json (which may list no regions).", 'a stop folder without uncertainty.json'),
+"PT0110": ("A missing plate or story is a blank screen or silence at the stop.", 'scene.json names `layers/1880-9x16.heic` but the file is gone'),
+"PT0111": ("Scenes install and update as self-contained folders; a path outside cannot be shipped or verified.", '`"audio": "../story.m4a"`'),
+"PT0112": ("Everything in the pack ships to every visitor and counts against the size budget.", '`stops/04-tron-kirk/notes.txt`, or a `.DS_Store`'),
+"PT0113": ("NFC and NFD spellings of one name are two files on Linux but one on the phone's file system.", '`Café.txt` saved with a combining accent'),
+"PT0114": ("Names with spaces, punctuation or reserved words break on some systems, URLs and CDNs.", '`notes copy.txt`, `CON.heic`'),
+"PT0115": ("On the phone (case-insensitive APFS) the two names are one file; one would overwrite the other.", '`Story.vtt` beside `story.vtt`'),
+"PT0116": ("Packs carry only regular files; links and devices are refused by the client's installer.", 'a symbolic link `link.heic`'),
+"PT0201": ("An anchor outside the pack's area is almost always swapped or mistyped coordinates; visitors would be sent elsewhere.", '`"lat": 56.94873` (one degree north)'),
+"PT0202": ("The target defines where the view points; a wrong target misaligns the plates.", 'target latitude mistyped by a degree'),
+"PT0203": ("The reconstruction is aligned through the camera by this bearing; 1.5° off is already visible at the edge of a building.", 'view.bearing 250.9° while the gatehouse lies at 258.9°'),
+"PT0204": ("The plates are drawn for the phone camera's view; an implausible field of view distorts the overlay.", '`"fov": 150`'),
+"PT0205": ("A target a metre away or kilometres off usually means the target's coordinates are wrong.", 'target equal to the anchor'),
+"PT0206": ("Long legs lose visitors between stops.", 'with `lint.maxLegDistance: 100`, the 239 m first leg'),
+"PT0207": ("Overlapping geofences make the app unsure which stop the visitor is at.", '`geofenceRadius: 120` with stops 237 m apart'),
+"PT0208": ("The portrait plate must be a crop of the composed frame, or portrait and landscape disagree.", '`"x": 0.8` with width 0.316'),
+"PT0209": ("A crop with the wrong shape would be stretched on a portrait screen.", '`"width": 0.4` with height 1'),
+"PT0210": ("An empty area makes every anchor \"outside\".", '`"south": 55.96` above north 55.955'),
+"PT0301": ("The era slider cannot offer one year twice.", 'two eras with year 1647'),
+"PT0302": ("The era slider runs oldest to newest in list order.", '1700 listed after 1824'),
+"PT0303": ("A reconstruction of the future is a typo.", '`"year": 2990`'),
+"PT0304": ("The app opens each scene on its default era; none or several is ambiguous.", 'no era has `"default": true`'),
+"PT0305": ("The app decodes plates as HEIC; anything else shows nothing.", 'a PNG renamed to .heic, a truncated file'),
+"PT0306": ("A plate of the wrong shape is stretched or letterboxed over the camera image.", 'the 9:16 file named as the 16:9 layer'),
+"PT0307": ("Plates below phone resolution look blurred on the device.", 'a 1280×854 image as the 16:9 plate'),
+"PT0308": ("Every reconstruction must name the sources it rests on, and those must be listed with their rights.", 'era cites `gordon-1648`'),
+"PT0309": ("Predictable names let people find the plate for an era and crop.", '`layers/1880-wide.heic`'),
+"PT0310": ("Each era and crop needs its own plate; reuse is usually a copy-paste slip.", 'the 16:9 file used for the 9:16 layer too'),
+"PT0401": ("Rights must be machine-readable so no unlicensed imagery ships.", '`"rights": "CC-BY-9.9"`'),
+"PT0402": ("Shipping an in-copyright or non-commercial source inside a paid app would infringe.", 'an `InC-EDU` source marked `embedded`'),
+"PT0403": ("CC-PDDC is deprecated by SPDX and Creative Commons.", '`"rights": "CC-PDDC"`'),
+"PT0404": ("A source nobody cites is either missing a citation or clutter in the credits.", 'grant-1880 listed but not cited'),
+"PT0405": ("Citations by id would be ambiguous.", 'two sources with id kirkwood-1817'),
+"PT0406": ("Visitors follow source links from the app; use the secure address.", '`http://www.rct.uk/collection`'),
+"PT0501": ("No reconstruction ships without a historian's review of exactly what ships.", 'a scene edited after review, or never signed'),
+"PT0502": ("The scene changed after it was reviewed; the message names the changed files.", 'story.vtt edited after sign-off'),
+"PT0503": ("A sign-off anyone could have written proves nothing.", 'a signature altered by hand'),
+"PT0504": ("signoff.json is written by `packtool review sign`; other entries were edited by hand.", 'an envelope whose payload is `{}`'),
+"PT0505": ("A sign-off copied from another scene does not review this one.", 'signoff.json copied from the previous stop'),
+"PT0601": ("The app draws masks as closed outlines; an open ring draws wrongly.", 'polygon without the repeated first point'),
+"PT0602": ("A region needs an area to hatch and to tap.", 'polygon with two distinct points'),
+"PT0603": ("A self-crossing outline hatches unpredictably.", 'a bow-tie polygon'),
+"PT0604": ("A region too small to tap hides its note.", 'a 0.0001-wide triangle'),
+"PT0605": ("Visitors tap hatching to read why we are unsure; a blank note tells them nothing.", '`"note": "   "`'),
+"PT0606": ("Every conjecture names its evidence.", 'region cites `nobody-1900`'),
+"PT0607": ("A mask for an era the scene does not have is never shown.", 'mask year 1700'),
+"PT0608": ("Region ids identify notes in the app; they must be unique per era.", 'two regions `r`'),
+"PT0609": ("A frame that is mostly conjecture may not be ready to ship.", 'a region covering 90% of the frame'),
+"PT0610": ("Two mask entries for one era would compete.", 'year 1647 listed twice'),
+"PT0701": ("The app plays stories with the system's MP4 player.", 'a WAV renamed story.m4a'),
+"PT0702": ("AAC is what every phone decodes in hardware.", 'an ALAC file in an .m4a'),
+"PT0703": ("Without a duration the transcript cannot be checked or the progress bar drawn.", 'an edit list of length zero'),
+"PT0704": ("Players refuse a transcript without the WEBVTT signature, so the text never shows.", 'a file starting with text'),
+"PT0705": ("Players drop malformed cues, so sentences silently vanish from the transcript.", '`00:00.000 --> 00:0x.000`'),
+"PT0706": ("Players ignore bad settings and late STYLE blocks; the author's intent is lost.", '`align:middle` (not a WebVTT value)'),
+"PT0707": ("Cues out of order flash past or never show.", 'a cue at 0.5 s after one at 2 s'),
+"PT0708": ("The transcript shows one sentence at a time; overlaps hide text.", 'cues 0–2 s and 1–3 s'),
+"PT0709": ("Text after the audio ends is never shown in sync.", 'a cue at 1:59 in a 96 s story'),
+"PT0710": ("Long silences between cues usually mean mistimed cues.", '8 s between two cues'),
+"PT0711": ("Very short cues flash; very long ones are walls of text.", 'a 20 s cue'),
+"PT0712": ("Visitors read while walking; more than about 20 characters a second cannot be followed.", '53 characters in 1 s'),
+"PT0713": ("People who cannot listen read the story; most of it must be transcribed.", 'one 2 s cue for a 96 s story'),
+"PT0714": ("Chapters drive the story's seek bar; they must be ordered and inside the audio.", 'a chapter starting inside the previous one'),
+"PT0715": ("A story in another language than the pack surprises visitors who bought it.", '`"language": "fr-FR"` in an en-GB pack'),
+"PT0801": ("A stop off the route is never shown, yet ships.", 'a copied folder `stops/08-extra`'),
+"PT0802": ("The app would lead visitors to a stop that does not exist.", 'route names `08-nowhere`'),
+"PT0803": ("Scene ids name scenes in manifests, deltas and access decisions; the folder name is the id.", '`"id": "04-tron-church"` in stops/04-tron-kirk'),
+"PT0804": ("The free stop is what visitors try before buying; it must exist.", 'freeStops names `00-gift-shop`'),
+"PT0805": ("Without a free stop visitors must buy before they can try.", '`"freeStops": []`'),
+"PT0806": ("The store tells purchases apart by product id.", 'the Trip Pass reusing the City Pack id'),
+"PT0807": ("The app and the store listing sell a 72-hour pass.", '`"hours": 48`'),
+"PT0808": ("Downloads over the budget are slow and costly on mobile data.", '`"sizeBudget": 1000`'),
+"PT0809": ("A key nobody can hold (or not a key at all) makes every sign-off by that reviewer worthless.", 'a public key of 64 zeros'),
+"PT0810": ("Sign-offs are matched to reviewers by id and key.", 'two reviewers with id example-historian'),
+"PT0811": ("Scenes ship only with a historian's sign-off.", 'the only reviewer has role editor'),
+}
+sections = [("01","Structure","Every JSON document is well-formed and meets its schema in `schemas/` (the same files editors use for completion); files on disk match what the documents name."),
+            ("02","Geometry","Where visitors stand and look."),("03","Eras and plates",""),("04","Provenance and rights",""),
+            ("05","Sign-off","A sign-off covers the scene's tree digest without signoff.json (docs/formats.md)."),("06","Conjecture masks",""),
+            ("07","Story","Audio is probed from its MP4 boxes; transcripts are parsed with the W3C WebVTT algorithm."),("08","Pack","")]
+missing = set(codes) - set(W)
+assert not missing, missing
+out = ["# Lint rules", "",
+"`packtool lint` checks everything below and prints each finding as `path:line:col: severity[CODE]: message` with a",
+"hint. Codes are stable: scripts and SARIF consumers may rely on them. Severities: **error** blocks publishing,",
+"**warning** is shown (and fails `--strict`). A test fails when a code here does not exist in `PackLint`, or a code",
+"in `PackLint` is missing here; another feeds every rule a minimal broken input and checks the line and column.", "",
+"## Configurable limits", "",
+"Limits that are matters of taste live in pack.json's optional `lint` object (schema: `schemas/pack.schema.json`):", "",
+"| field | default | used by |", "| --- | --- | --- |",
+"| `maxReadingSpeed` | 20 characters/second | PT0712 |", "| `maxGap` | 2.5 s | PT0710 |",
+"| `minCueDuration`, `maxCueDuration` | 0.8 s, 12 s | PT0711 |", "| `minCoverage` | 0.75 of the audio | PT0713 |",
+"| `minPlateLongSide`, `minPlateShortSide` | 1920, 1080 px | PT0307 |", "| `maxLegDistance` | 1000 m | PT0206 |",
+"| `minFov`, `maxFov` | 20°, 120° | PT0204 |", "| `minTargetDistance`, `maxTargetDistance` | 3 m, 2000 m | PT0205 |",
+"| `maxConjectureCoverage` | 0.6 of the frame | PT0609 |", "",
+"The 1.5° bearing tolerance of PT0203 is fixed by the design: the overlay must line up.", "",
+"Besides findings, lint reports the route length and each era's conjecture coverage (text summary, and `reports` in",
+"`--format json`).", ""]
+for prefix, title, intro in sections:
+    out += [f"## {title}", ""]
+    if intro: out += [intro, ""]
+    for code in sorted(c for c in codes if c[2:4] == prefix):
+        sev, summary, rule = codes[code]
+        why, ex = W[code]
+        out += [f"### {code} — {sev} — {summary}", f"Checked by `{rule}`. Why: {why}", f"Example: {ex}.", ""]
+open('docs/lint-rules.md','w').write("\n".join(out))
+print(len(codes))
