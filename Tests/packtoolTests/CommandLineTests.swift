@@ -50,7 +50,7 @@ final class CommandLineTests: XCTestCase {
         try FileManager.default.removeItem(at: copy.stop(2).appendingPathComponent("signoff.json"))
         let r = try CLI.run(["lint", "royal-mile"], in: copy.root.deletingLastPathComponent().path)
         XCTAssertEqual(r.status, 1)
-        XCTAssertTrue(r.stdout.contains("royal-mile/stops/\(copy.stop(2).lastPathComponent): error[PT0030]: "), r.stdout)
+        XCTAssertTrue(r.stdout.contains("royal-mile/stops/\(copy.stop(2).lastPathComponent): error[PT0501]: "), r.stdout)
         XCTAssertTrue(r.stdout.contains("  hint: "), r.stdout)
         XCTAssertTrue(r.stdout.contains("1 error, 0 warnings, 0 notes"), r.stdout)
     }
@@ -68,18 +68,33 @@ final class CommandLineTests: XCTestCase {
         // Rewriting signoff.json does not change the content digest, so the current sign-off still holds.
         let plain = try CLI.run(["lint", copy.root.path])
         XCTAssertEqual(plain.status, 0, plain.stdout)
-        XCTAssertTrue(plain.stdout.contains("warning[PT0031]"), plain.stdout)
+        XCTAssertTrue(plain.stdout.contains("warning[PT0502]"), plain.stdout)
         let strict = try CLI.run(["lint", "--strict", copy.root.path])
         XCTAssertEqual(strict.status, 1)
     }
 
-    func testLintJSONIsAnArrayOfDiagnostics() throws {
+    func testLintJSONHasDiagnosticsSummaryAndReports() throws {
         let copy = try PackCopy()
         try FileManager.default.removeItem(at: copy.stop(0).appendingPathComponent("story.vtt"))
         let r = try CLI.run(["lint", "--format", "json", copy.root.path])
         XCTAssertEqual(r.status, 1)
-        let array = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]])
-        XCTAssertTrue(array.contains { $0["code"] as? String == "PT0020" && $0["severity"] as? String == "error" }, r.stdout)
+        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let diagnostics = try XCTUnwrap(object["diagnostics"] as? [[String: Any]])
+        XCTAssertTrue(diagnostics.contains { $0["code"] as? String == "PT0110" && $0["severity"] as? String == "error" }, r.stdout)
+        XCTAssertGreaterThan((object["summary"] as? [String: Int])?["errors"] ?? 0, 0)
+        let report = try XCTUnwrap(((object["reports"] as? [[String: Any]])?.first)?["report"] as? [String: Any])
+        XCTAssertEqual(report["stops"] as? Int, 7)
+    }
+
+    func testLintSARIFIsSARIF210AndSeveralPathsAreLintedTogether() throws {
+        let copy = try PackCopy()
+        try copy.edit("stops/03-mercat-cross/scene.json", replacing: "\"fov\": 70", with: "\"fov\": 170")
+        let r = try CLI.run(["lint", "--format", "sarif", ExamplePack.root.path, copy.stop(2).path])
+        XCTAssertEqual(r.status, 1, "a stale sign-off after the edit is an error")
+        let log = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual(log["version"] as? String, "2.1.0")
+        let results = try XCTUnwrap(((log["runs"] as? [[String: Any]])?.first?["results"]) as? [[String: Any]])
+        XCTAssertTrue(results.contains { $0["ruleId"] as? String == "PT0204" && $0["level"] as? String == "warning" }, r.stdout)
     }
 
     func testDigestPrintsTheTreeDigest() throws {
