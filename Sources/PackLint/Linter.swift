@@ -32,6 +32,14 @@ public struct Linter {
 
     public var currentYear: Int?
 
+    /// A document's structural problems as `line:col: message` lines (for `packtool inspect`).
+    public static func describe(_ document: JSONDocument) -> [String] {
+        let context = document
+        return StructureRule().diagnostics(for: context).map { d in
+            (d.location.line > 0 ? "\(d.location.line):\(d.location.column): " : "") + "\(d.severity.rawValue)[\(d.code)]: \(d.message)"
+        }
+    }
+
     public init(currentYear: Int? = nil) { self.currentYear = currentYear }
 
     public func lint(packAt path: URL) -> [Diagnostic] { run(path).diagnostics }

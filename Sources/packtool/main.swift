@@ -3,7 +3,7 @@ import PackVerify
 
 /// packtool's entry point: dispatches to one subcommand and turns errors into messages and exit codes
 /// (0 success, 1 a check or operation failed, 2 usage or I/O error).
-let commands: [any Command.Type] = [LintCommand.self, DigestCommand.self, KeyCommand.self, ReviewCommand.self]
+let commands: [any Command.Type] = [LintCommand.self, InspectCommand.self, DigestCommand.self, KeyCommand.self, ReviewCommand.self]
 
 let usage = """
     usage: packtool <command> [options]

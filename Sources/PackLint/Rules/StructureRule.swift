@@ -32,7 +32,7 @@ struct StructureRule: LintRule {
         return out
     }
 
-    private func diagnostics(for document: JSONDocument) -> [Diagnostic] {
+    func diagnostics(for document: JSONDocument) -> [Diagnostic] {
         document.problems.map { problem in
             switch problem {
             case .tooLarge(let bytes):

@@ -1,0 +1,187 @@
+import Foundation
+import PackCrypto
+import PackLint
+import PackMedia
+import PackModel
+
+/// `packtool inspect FILE`: shows what packtool reads from a file, so support staff and authors see what the tool sees.
+enum InspectCommand: Command {
+    static let name = "inspect"
+    static let summary = "show what packtool reads from a WebVTT, HEIC, m4a, pack/scene JSON or signed file"
+    static let help = """
+        usage: packtool inspect FILE [--format text|json] [--key PUBLIC.pem]...
+
+        Prints what packtool reads from FILE:
+          .vtt              the cues (W3C VTTCue attribute names in JSON), regions, styles and parse errors
+          .heic .heif       brands, primary item, stored and displayed size, rotation and properties
+          .m4a .mp4         codec, channels, sample rate, timescales and duration
+          pack.json scene.json uncertainty.json
+                            the decoded document, or each problem at line:col
+          a DSSE envelope (or signoff.json, a list of them)
+                            payload type, key ids, the payload, and with --key whether it verifies
+
+        Exit codes: 0 read cleanly (and verified, with --key), 1 the file has errors or does not verify, 2 usage or I/O.
+
+        """
+
+    static func run(_ args: [String]) throws -> Int32 {
+        let a = try Arguments(args, options: ["--format", "--key"], flags: [])
+        guard a.positionals.count == 1 else { throw CommandLineError.usage("expected one FILE") }
+        let format = a.value("--format") ?? "text"
+        guard ["text", "json"].contains(format) else { throw CommandLineError.usage("--format must be text or json") }
+        let path = a.positionals[0]
+        // Messages use url.relativePath: the path as the user typed it.
+        let url = URL(fileURLWithPath: path)
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { throw CommandLineError.io("\(path): no such file") }
+        var keys: [Ed25519PublicKey] = []
+        if let keyPath = a.value("--key") {
+            do { keys.append(try KeyFile.loadPublicKey(at: keyPath)) } catch let e as CryptoError { throw CommandLineError.io(e.message) }
+        }
+        let inspection: Inspection
+        switch try kind(of: url) {
+        case .webvtt: inspection = try inspectVTT(url)
+        case .heif: inspection = try inspectHEIF(url)
+        case .mp4: inspection = try inspectMP4(url)
+        case .json: inspection = try inspectJSON(url, keys: keys)
+        }
+        if format == "json" {
+            Output.out(inspection.json)
+        } else {
+            Output.out(inspection.text.hasSuffix("\n") ? inspection.text : inspection.text + "\n")
+        }
+        return inspection.ok ? 0 : 1
+    }
+
+    private enum Kind { case webvtt, heif, mp4, json }
+
+    /// By extension, else by content: an `ftyp` box, a WEBVTT signature, or a JSON opening bracket.
+    private static func kind(of url: URL) throws -> Kind {
+        switch url.pathExtension.lowercased() {
+        case "vtt": return .webvtt
+        case "heic", "heif", "avif": return .heif
+        case "m4a", "mp4", "aac", "m4b": return .mp4
+        case "json": return .json
+        default: break
+        }
+        guard let handle = try? FileHandle(forReadingFrom: url) else { throw CommandLineError.io("\(url.relativePath): cannot read") }
+        defer { try? handle.close() }
+        let head = [UInt8]((try? handle.read(upToCount: 16)) ?? Data())
+        if head.count >= 12, Array(head[4..<8]) == Array("ftyp".utf8) {
+            let brand = String(decoding: head[8..<12], as: UTF8.self)
+            return ["heic", "heix", "mif1", "msf1", "avif", "heim", "heis"].contains(brand) ? .heif : .mp4
+        }
+        if head.starts(with: Array("WEBVTT".utf8)) || head.starts(with: [0xEF, 0xBB, 0xBF] + Array("WEBVTT".utf8)) { return .webvtt }
+        if let first = head.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }), first == UInt8(ascii: "{") || first == UInt8(ascii: "[") { return .json }
+        throw CommandLineError.io("\(url.relativePath): not a file packtool reads (WebVTT, HEIC, MP4 audio, or JSON)")
+    }
+
+    private static func read(_ url: URL, limit: Int) throws -> Data {
+        var info = stat()
+        guard stat(url.path, &info) == 0 else { throw CommandLineError.io("\(url.relativePath): cannot read") }
+        guard Int(info.st_size) <= limit else { throw CommandLineError.io("\(url.relativePath): \(info.st_size) bytes is too large to inspect as text (limit \(limit))") }
+        guard let data = try? Data(contentsOf: url) else { throw CommandLineError.io("\(url.relativePath): cannot read") }
+        return data
+    }
+
+    private static func inspectVTT(_ url: URL) throws -> Inspection {
+        let file = WebVTTParser().parse([UInt8](try read(url, limit: 4 << 20)))
+        var text = "\(url.relativePath): " + (file.isWebVTT ? "WebVTT, \(file.cues.count) cue\(file.cues.count == 1 ? "" : "s"), \(file.regions.count) region(s), \(file.styles.count) style block(s)\n" : "not WebVTT\n")
+        for cue in file.cues {
+            var settings: [String] = []
+            if cue.vertical != "" { settings.append("vertical:\(cue.vertical)") }
+            if case .number(let n) = cue.line { settings.append("line:\(n)\(cue.snapToLines ? "" : "%"),\(cue.lineAlign)") }
+            if case .number(let n) = cue.position { settings.append("position:\(n)%,\(cue.positionAlign)") }
+            if cue.size != 100 { settings.append("size:\(cue.size)%") }
+            if cue.align != "center" { settings.append("align:\(cue.align)") }
+            if let region = cue.region { settings.append("region:\(region.id)") }
+            let id = cue.id.isEmpty ? "" : "[\(cue.id)] "
+            text += "  \(cue.timingLine): \(id)\(WebVTTParser.format(cue.startTime)) --> \(WebVTTParser.format(cue.endTime))\(settings.isEmpty ? "" : "  " + settings.joined(separator: " "))\n"
+            text += cue.text.split(separator: "\n", omittingEmptySubsequences: false).map { "      \($0)\n" }.joined()
+        }
+        for issue in file.issues { text += "  \(issue.line):\(issue.column): \(issue.severity.rawValue): \(issue.message)\n" }
+        return Inspection(kind: "webvtt", file: url.path, ok: file.isWebVTT && !file.issues.contains { $0.severity == .error }, text: text, value: file)
+    }
+
+    private static func inspectHEIF(_ url: URL) throws -> Inspection {
+        let info = HEIFProbe().probe(try ByteSource(fileAt: url))
+        var text = "\(url.relativePath): \(info.isHEIC ? "HEIF image" : "not a HEIC image")\n"
+        text += "  brands: \(info.majorBrand ?? "?") [\(info.compatibleBrands.joined(separator: ", "))]; boxes: \(info.topLevel.joined(separator: " "))\n"
+        if let id = info.primaryItemID { text += "  primary item \(id) (\(info.primaryItemType ?? "?")): properties \(info.primaryProperties.joined(separator: ", "))\n" }
+        if let w = info.width, let h = info.height { text += "  stored \(w)×\(h)" + (info.displaySize.map { ", displayed \($0.width)×\($0.height)" } ?? "") + (info.rotation != 0 ? ", rotated \(info.rotation)°" : "") + "\n" }
+        for e in info.errors { text += "  error: \(e)\n" }
+        return Inspection(kind: "heif", file: url.path, ok: info.errors.isEmpty && info.isHEIC, text: text, value: info)
+    }
+
+    private static func inspectMP4(_ url: URL) throws -> Inspection {
+        let info = MP4AudioProbe().probe(try ByteSource(fileAt: url))
+        var text = "\(url.relativePath): \(info.handler == "soun" ? "MP4 audio, \(info.codecDescription)" : "no sound track")\n"
+        if let ch = info.channels, let rate = info.sampleRate { text += "  \(ch) channel\(ch == 1 ? "" : "s"), \(Int(rate)) Hz\n" }
+        if let d = info.duration { text += "  duration \(String(format: "%.3f", d)) s" + (info.editedDuration != nil ? " (from the edit list)" : "") + "\n" }
+        text += "  brands: \(info.majorBrand ?? "?") [\(info.compatibleBrands.joined(separator: ", "))]; boxes: \(info.topLevel.joined(separator: " "))\n"
+        for e in info.errors { text += "  error: \(e)\n" }
+        return Inspection(kind: "mp4-audio", file: url.path, ok: info.errors.isEmpty && info.isAAC, text: text, value: info)
+    }
+
+    private static func inspectJSON(_ url: URL, keys: [Ed25519PublicKey]) throws -> Inspection {
+        let data = try read(url, limit: JSONDocument.maxBytes)
+        let parsed = JSONParser().parse([UInt8](data))
+        guard let root = parsed.root else {
+            let lines = parsed.issues.map { "  \($0.position.line):\($0.position.column): \($0.message)" }.joined(separator: "\n")
+            return Inspection(kind: "json", file: url.path, ok: false, text: "\(url.relativePath): not well-formed JSON\n\(lines)\n",
+                              value: ["errors": parsed.issues.map { "\($0.position.line):\($0.position.column): \($0.message)" }])
+        }
+        if root["payloadType"] != nil || (root.array?.first?["payloadType"] != nil) {
+            return try EnvelopeInspection.inspect(url, data: data, isList: root.array != nil, keys: keys)
+        }
+        let name = url.lastPathComponent
+        let schema: String, kind: String
+        if name == "pack.json" || root["route"] != nil { (schema, kind) = ("pack.schema.json", "pack") }
+        else if name == "scene.json" || root["anchor"] != nil { (schema, kind) = ("scene.schema.json", "scene") }
+        else if name == "uncertainty.json" || root["eras"] != nil { (schema, kind) = ("uncertainty.schema.json", "uncertainty") }
+        else { throw CommandLineError.io("\(url.relativePath): not a pack.json, scene.json, uncertainty.json or signed envelope") }
+        guard let document = JSONDocument(url: url, path: url.path, schema: schema) else { throw CommandLineError.io("\(url.relativePath): cannot read") }
+        let problems = Linter.describe(document)
+        let model: Encodable?
+        switch kind {
+        case "pack": model = document.decode(PackDocument.self)
+        case "scene": model = document.decode(SceneDocument.self)
+        default: model = document.decode(UncertaintyDocument.self)
+        }
+        var text = "\(url.relativePath): \(kind) document\n"
+        text += problems.isEmpty ? (model.map { Inspection.encode($0) } ?? "") : problems.map { "  \($0)\n" }.joined()
+        return Inspection(kind: kind, file: url.path, ok: problems.isEmpty && model != nil, text: text,
+                          value: ModelInspection(model: model.map(AnyEncodable.init), problems: problems))
+    }
+}
+
+/// What inspect found, in both forms.
+struct Inspection {
+    var kind: String
+    var file: String
+    var ok: Bool
+    var text: String
+    var value: Encodable
+
+    var json: String {
+        "{\n  \"kind\": \(Self.encode(kind).trimmingCharacters(in: .newlines)),\n  \"file\": \(Self.encode(file).trimmingCharacters(in: .newlines)),\n  \"ok\": \(ok),\n  \"content\": "
+            + Self.encode(value).trimmingCharacters(in: .newlines).replacingOccurrences(of: "\n", with: "\n  ") + "\n}\n"
+    }
+
+    static func encode(_ value: Encodable) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: (try? encoder.encode(AnyEncodable(value))) ?? Data("null".utf8), as: UTF8.self) + "\n"
+    }
+}
+
+struct AnyEncodable: Encodable {
+    let value: Encodable
+    init(_ value: Encodable) { self.value = value }
+    func encode(to encoder: Encoder) throws { try value.encode(to: encoder) }
+}
+
+struct ModelInspection: Encodable {
+    var model: AnyEncodable?
+    var problems: [String]
+}
