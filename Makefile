@@ -12,7 +12,7 @@ PIP_TEST  := jsonschema
 PACK      := scenes/royal-mile
 PACKTOOL  := .build/release/packtool
 
-.PHONY: demo test build deps-build deps-test example-pack clean
+.PHONY: demo test build deps-build deps-test example-pack clean fuzz bench
 
 define ensure_apt
 	@missing=$$(for p in $(1); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q "ok installed" || echo $$p; done); \
@@ -68,3 +68,11 @@ example-pack: deps-build
 
 clean:
 	rm -rf .build
+
+# Runs every parser's libFuzzer target for FUZZ_SECONDS each (default 300); see scripts/fuzz.sh.
+fuzz: deps-build
+	scripts/fuzz.sh
+
+# Prints packtool's timings beside the standard tools on the same data (scripts/bench.py).
+bench: deps-build
+	python3 scripts/bench.py

@@ -108,11 +108,14 @@ public enum DSSE {
 
     /// Decodes standard or URL-safe base64, with or without padding (DSSE verifiers must accept both alphabets).
     public static func decodeBase64(_ text: String) -> Data? {
-        var s = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        let remainder = s.utf8.count % 4
+        var bytes = Array(text.utf8)
+        for i in bytes.indices {
+            if bytes[i] == UInt8(ascii: "-") { bytes[i] = UInt8(ascii: "+") } else if bytes[i] == UInt8(ascii: "_") { bytes[i] = UInt8(ascii: "/") }
+        }
+        let remainder = bytes.count % 4
         if remainder == 1 { return nil }
-        if remainder > 0 { s += String(repeating: "=", count: 4 - remainder) }
-        return Data(base64Encoded: s)
+        if remainder > 0 { bytes += Array(repeating: UInt8(ascii: "="), count: 4 - remainder) }
+        return Data(base64Encoded: Data(bytes))
     }
 
     /// A short, readable account of a JSON decoding error.

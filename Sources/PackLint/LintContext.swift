@@ -19,6 +19,8 @@ public final class LintContext {
     private var audioCache: [String: MP4AudioInfo] = [:]
     private var vttCache: [String: WebVTTFile] = [:]
     /// Bytes the media probes read, and the total size of the media they looked at.
+    /// Conjecture coverage by stop and era year, filled by MaskRule for the report.
+    public var conjectureCoverage: [String: [String: Double]] = [:]
     public private(set) var mediaBytesRead: UInt64 = 0
     public private(set) var mediaBytesProbed: UInt64 = 0
 

@@ -50,7 +50,7 @@ public struct Linter {
             ($0.location.file, $0.location.line, $0.location.column, $0.code) < ($1.location.file, $1.location.line, $1.location.column, $1.code)
         }
         let report = Report(stops: context.scenes.count, routeLength: (RouteGeometryRule.routeLength(context) * 10).rounded() / 10,
-                            conjectureCoverage: MaskRule.coverage(context),
+                            conjectureCoverage: context.conjectureCoverage,
                             mediaBytesRead: context.mediaBytesRead, mediaBytes: context.mediaBytesProbed)
         return (diagnostics, report)
     }

@@ -73,27 +73,12 @@ struct MaskRule: LintRule {
                     }
                 }
                 let coverage = Polygon.coverage(of: polygons)
+                context.conjectureCoverage[source.stop, default: [:]][String(era.year)] = (coverage * 1000).rounded() / 1000
                 if coverage > context.limits.maxConjectureCoverage {
                     out.append(Self.highCoverage.diagnostic("era \(era.year): \(Int((coverage * 100).rounded()))% of the frame is hatched", at: document.location("/eras/\(e)"),
                                                             hint: "the limit is \(Int(context.limits.maxConjectureCoverage * 100))% (lint.maxConjectureCoverage); is this era ready to ship?"))
                 }
             }
-        }
-        return out
-    }
-
-    /// Conjecture coverage per scene and era, for lint's report.
-    static func coverage(_ context: LintContext) -> [String: [String: Double]] {
-        var out: [String: [String: Double]] = [:]
-        for source in context.scenes {
-            guard let mask = source.maskModel else { continue }
-            var perEra: [String: Double] = [:]
-            for era in mask.eras {
-                let polygons = era.regions.map { Polygon(points: $0.polygon.compactMap { $0.count == 2 ? Polygon.Point($0[0], $0[1]) : nil }) }
-                    .filter { $0.distinctVertexCount >= 3 && $0.selfIntersection == nil }
-                perEra[String(era.year)] = (Polygon.coverage(of: polygons) * 1000).rounded() / 1000
-            }
-            out[source.stop] = perEra
         }
         return out
     }

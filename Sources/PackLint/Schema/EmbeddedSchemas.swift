@@ -282,9 +282,9 @@ public enum EmbeddedSchemas {
             },
             "stopId": {
               "type": "string",
-              "pattern": "^[0-9]{2}-[a-z0-9]+(-[a-z0-9]+)*$",
+              "pattern": "^[0-9]{2,3}-[a-z0-9]+(-[a-z0-9]+)*$",
               "maxLength": 64,
-              "description": "two digits, a hyphen and a slug, e.g. 03-mercat-cross"
+              "description": "two or three digits, a hyphen and a slug, e.g. 03-mercat-cross"
             },
             "bcp47": {
               "type": "string",
@@ -332,8 +332,8 @@ public enum EmbeddedSchemas {
           "properties": {
             "id": {
               "type": "string",
-              "pattern": "^[0-9]{2}-[a-z0-9]+(-[a-z0-9]+)*$",
-              "description": "two digits, a hyphen and a slug, equal to the stop folder name, e.g. 03-mercat-cross"
+              "pattern": "^[0-9]{2,3}-[a-z0-9]+(-[a-z0-9]+)*$",
+              "description": "two or three digits, a hyphen and a slug, equal to the stop folder name, e.g. 03-mercat-cross"
             },
             "title": {
               "type": "string",
@@ -669,7 +669,7 @@ public enum EmbeddedSchemas {
           "properties": {
             "scene": {
               "type": "string",
-              "pattern": "^[0-9]{2}-[a-z0-9]+(-[a-z0-9]+)*$"
+              "pattern": "^[0-9]{2,3}-[a-z0-9]+(-[a-z0-9]+)*$"
             },
             "digest": {
               "type": "string",

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Builds PackFuzz with libFuzzer and AddressSanitizer and runs each parser target for FUZZ_SECONDS (default 300).
+# Corpora start from the example pack and the third-party test data; crashes land in .build-fuzz/artifacts/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SECONDS_EACH=${FUZZ_SECONDS:-300}
+TARGETS=${FUZZ_TARGETS:-"json webvtt heif mp4 envelope"}
+OUT=.build-fuzz
+
+# gold cannot link the sanitized debug info (internal error in format_file_lineno); the toolchain's lld can.
+swift build -c release --product PackFuzz --build-path "$OUT" \
+  -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING -Xswiftc -use-ld=lld 2>&1 | grep -v "Cannot export local symbol" | tail -n 2
+
+seed() {
+  local target=$1; shift
+  mkdir -p "$OUT/corpus/$target"
+  for f in "$@"; do [ -f "$f" ] && cp "$f" "$OUT/corpus/$target/$(echo "$f" | tr '/' '_')"; done
+  return 0
+}
+seed json scenes/royal-mile/pack.json scenes/royal-mile/stops/*/scene.json scenes/royal-mile/stops/*/uncertainty.json schemas/*.json
+seed webvtt scenes/royal-mile/stops/*/story.vtt
+seed heif scenes/royal-mile/stops/01-castle-esplanade/layers/*.heic ../shared/testdata/isobmff/libheif/*
+seed mp4 scenes/royal-mile/stops/0[1-3]*/story.m4a
+mkdir -p "$OUT/corpus/envelope"
+python3 - "$OUT/corpus/envelope" scenes/royal-mile/stops/*/signoff.json <<'PY'
+import json, sys, os
+for i, path in enumerate(sys.argv[2:]):
+    for j, env in enumerate(json.load(open(path))):
+        open(os.path.join(sys.argv[1], f"signoff-{i}-{j}.json"), "w").write(json.dumps(env))
+PY
+
+mkdir -p "$OUT/artifacts"
+status=0
+summary=""
+for t in $TARGETS; do
+  echo "== fuzzing $t for ${SECONDS_EACH}s"
+  log="$OUT/fuzz-$t.log"
+  if PACKFUZZ_TARGET=$t SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=1 \
+     "$OUT/release/PackFuzz" "$OUT/corpus/$t" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 \
+     -artifact_prefix="$OUT/artifacts/$t-" -print_final_stats=1 >"$log" 2>&1; then
+    runs=$(grep -Eo 'Done [0-9]+ runs in [0-9]+ second' "$log" | tail -n 1)
+    summary+="$t: ok, ${runs:-see $log}"$'\n'
+  else
+    status=1
+    summary+="$t: FAILED, see $log and $OUT/artifacts/"$'\n'
+  fi
+done
+echo
+echo "$summary"
+exit $status
