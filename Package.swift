@@ -20,7 +20,7 @@ let package = Package(
         .target(name: "PackCrypto", dependencies: ["COpenSSL"]),
         .target(name: "PackModel", dependencies: ["PackCrypto"]),
         .target(name: "PackMedia"),
-        .target(name: "PackArchive", dependencies: ["CArchive"]),
+        .target(name: "PackArchive", dependencies: ["CArchive", "PackCrypto"]),
         .target(name: "PackLint", dependencies: ["PackModel", "PackMedia"]),
         .target(name: "PackPublish", dependencies: ["PackModel", "PackArchive", "CSQLite", "PackLint"]),
         .target(name: "PackVerify", dependencies: ["PackModel", "PackCrypto"]),

@@ -12,4 +12,7 @@ public enum PublishLayout {
     public static func delta(pack: String, scene: String, from: Int, to: Int) -> String {
         "packs/\(pack)/deltas/\(scene)/\(from)-\(to).tar"
     }
+
+    /// The name of the signed manifest inside a pack archive (its first entry).
+    public static let archiveManifestEntry = "manifest.json"
 }

@@ -112,3 +112,14 @@ final class WebVTTParserTests: XCTestCase {
         XCTAssertTrue(invalid.issues.contains { $0.message.contains("UTF-8") })
     }
 }
+
+/// Inputs the fuzzer found crashing, kept as regressions.
+final class WebVTTFuzzRegressionTests: XCTestCase {
+    func testAHugeHoursTimestampNeitherTrapsNorOverflowsMessages() {
+        let f = WebVTTParser().parse("WEBVTT\n\n99999999999999:00:00.500 --> 00:00:04.306\ntext\n")
+        XCTAssertEqual(f.cues.count, 1)
+        XCTAssertTrue(f.issues.contains { $0.message.contains("ends at or before") })
+        XCTAssertFalse(WebVTTParser.format(.infinity).isEmpty)
+        XCTAssertEqual(WebVTTParser.format(3602.25), "01:00:02.250")
+    }
+}

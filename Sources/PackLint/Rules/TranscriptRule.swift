@@ -72,7 +72,7 @@ struct TranscriptRule: LintRule {
                 }
             }
             if let audio, audio > 0, !vtt.cues.isEmpty, covered / audio < limits.minCoverage {
-                out.append(Self.coverage.diagnostic("cues cover \(Int((covered / audio * 100).rounded()))% of the \(format(audio, digits: 1)) s audio (at least \(Int(limits.minCoverage * 100))%)",
+                out.append(Self.coverage.diagnostic("cues cover \(Int((min(covered / audio, 1e6) * 100).rounded()))% of the \(format(audio, digits: 1)) s audio (at least \(Int(limits.minCoverage * 100))%)",
                                                     at: at(1), hint: "transcribe the whole story; people who cannot listen read it"))
             } else if vtt.cues.isEmpty {
                 out.append(Self.coverage.diagnostic("the transcript has no cues", at: at(1), hint: "transcribe the story"))

@@ -324,6 +324,8 @@ public struct WebVTTParser {
 
     /// hh:mm:ss.ttt for messages.
     public static func format(_ seconds: Double) -> String {
+        // Timestamps may name absurd hours (the spec sets no bound); never trap converting them.
+        guard seconds.isFinite, abs(seconds) < 1e12 else { return "\(seconds) s" }
         let ms = Int((seconds * 1000).rounded())
         return String(format: "%02d:%02d:%02d.%03d", ms / 3_600_000, ms / 60_000 % 60, ms / 1000 % 60, ms % 1000)
     }

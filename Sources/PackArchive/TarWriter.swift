@@ -1,0 +1,151 @@
+import CArchive
+import Foundation
+import PackCrypto
+
+/// Writes a deterministic tar (POSIX pax, restricted): entries in the order given, each a regular file with mode
+/// 0644, owner 0:0 with empty names, and one fixed mtime. The same inputs always give the same bytes, wherever the
+/// files live and whatever their on-disk times, owners and modes.
+///
+/// File contents are streamed in 1 MiB pieces, so memory stays flat however large the archive.
+public final class TarWriter {
+    private let handle: OpaquePointer
+    private let mtime: Int64
+    private var finished = false
+    public let path: String
+    /// Bytes of file content written so far.
+    public private(set) var contentBytes: UInt64 = 0
+
+    /// Creates `path` (which must not exist) and starts the archive.
+    public init(path: String, mtime: Int64) throws {
+        ArchiveLibrary.ensureUTF8Locale()
+        guard let h = archive_write_new() else { throw ArchiveError("cannot allocate a libarchive writer") }
+        handle = h
+        self.mtime = mtime
+        self.path = path
+        do {
+            try ArchiveError.check(archive_write_set_format_pax_restricted(h), h, path)
+            try ArchiveError.check(archive_write_add_filter_none(h), h, path)
+            // Refuse to overwrite: the caller writes to a fresh temporary name and renames.
+            let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            guard fd >= 0 else { throw ArchiveError("\(path): cannot create (\(String(cString: strerror(errno))))") }
+            sink = Sink(fd: fd)
+            // Every block libarchive emits passes through the sink, which hashes it on the way to the file, so the
+            // archive's SHA-256 costs no second read.
+            try ArchiveError.check(archive_write_open2(h, Unmanaged.passUnretained(sink!).toOpaque(), nil, { _, client, buffer, length in
+                Unmanaged<Sink>.fromOpaque(client!).takeUnretainedValue().write(buffer, length)
+            }, nil, nil), h, path)
+        } catch {
+            archive_write_free(h)
+            if let sink { close(sink.fd) }
+            sink = nil
+            throw error
+        }
+    }
+
+    /// Receives libarchive's output blocks: writes them to the file and hashes them.
+    final class Sink {
+        let fd: Int32
+        let hasher = SHA256()
+        var bytes: UInt64 = 0
+        var failure: String?
+
+        init(fd: Int32) { self.fd = fd }
+
+        func write(_ buffer: UnsafeRawPointer?, _ length: Int) -> Int {
+            guard let buffer else { return 0 }
+            var offset = 0
+            while offset < length {
+                let n = Foundation.write(fd, buffer + offset, length - offset)
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else {
+                    failure = String(cString: strerror(errno))
+                    return -1
+                }
+                offset += n
+            }
+            hasher.update(UnsafeRawBufferPointer(start: buffer, count: length))
+            bytes += UInt64(length)
+            return length
+        }
+    }
+
+    private var sink: Sink?
+    /// Size and SHA-256 (hex) of the archive, available after `finish`.
+    public private(set) var archiveSize: UInt64 = 0
+    public private(set) var archiveSHA256: String = ""
+
+    deinit {
+        if !finished { archive_write_free(handle) }
+        if let sink { close(sink.fd) }
+    }
+
+    private func header(_ name: String, size: UInt64) throws {
+        guard let entry = archive_entry_new() else { throw ArchiveError("cannot allocate an archive entry") }
+        defer { archive_entry_free(entry) }
+        archive_entry_set_pathname_utf8(entry, name)
+        archive_entry_set_size(entry, Int64(size))
+        archive_entry_set_filetype(entry, CArchive_AE_IFREG)
+        archive_entry_set_perm(entry, 0o644)
+        archive_entry_set_mtime(entry, time_t(mtime), 0)
+        archive_entry_set_uid(entry, 0)
+        archive_entry_set_gid(entry, 0)
+        archive_entry_set_uname(entry, "")
+        archive_entry_set_gname(entry, "")
+        try ArchiveError.check(archive_write_header(handle, entry), handle, "\(path): \(name)")
+    }
+
+    /// Adds an entry whose content is `bytes`.
+    public func add(_ name: String, bytes: [UInt8]) throws {
+        try header(name, size: UInt64(bytes.count))
+        try bytes.withUnsafeBytes { try write($0, name: name) }
+        contentBytes += UInt64(bytes.count)
+    }
+
+    /// Adds an entry streamed from `source`, which must be exactly `size` bytes long (a file that changed size since it
+    /// was hashed is an error, not a silently different archive). `onChunk` sees every piece written.
+    public func add(_ name: String, from source: URL, size: UInt64, onChunk: ((UnsafeRawBufferPointer) -> Void)? = nil) throws {
+        try header(name, size: size)
+        let fd = open(source.path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw ArchiveError("\(source.path): cannot open (\(String(cString: strerror(errno))))") }
+        defer { close(fd) }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+        var remaining = size
+        while remaining > 0 {
+            let n = read(fd, buffer.baseAddress, Int(min(UInt64(buffer.count), remaining)))
+            guard n > 0 else { throw ArchiveError("\(source.path): shorter than the \(size) bytes recorded; did it change during the build?") }
+            let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<n])
+            onChunk?(chunk)
+            try write(chunk, name: name)
+            remaining -= UInt64(n)
+        }
+        var probe: UInt8 = 0
+        if read(fd, &probe, 1) > 0 { throw ArchiveError("\(source.path): longer than the \(size) bytes recorded; did it change during the build?") }
+        contentBytes += size
+    }
+
+    private func write(_ data: UnsafeRawBufferPointer, name: String) throws {
+        var offset = 0
+        while offset < data.count {
+            let n = archive_write_data(handle, data.baseAddress! + offset, data.count - offset)
+            guard n > 0 else {
+                let detail = sink?.failure ?? archive_error_string(handle).map { String(cString: $0) } ?? "write failed"
+                throw ArchiveError("\(path): \(name): \(detail)")
+            }
+            offset += n
+        }
+    }
+
+    /// Writes the end-of-archive blocks, flushes and fsyncs. The writer cannot be used afterwards.
+    public func finish() throws {
+        guard !finished else { return }
+        finished = true
+        defer { archive_write_free(handle) }
+        let closed = archive_write_close(handle)
+        if let failure = sink?.failure { throw ArchiveError("\(path): \(failure)") }
+        try ArchiveError.check(closed, handle, path)
+        guard let sink, fsync(sink.fd) == 0 else { throw ArchiveError("\(path): fsync failed (\(String(cString: strerror(errno))))") }
+        archiveSize = sink.bytes
+        archiveSHA256 = Hex.encode(sink.hasher.finalize())
+    }
+}

@@ -1,0 +1,22 @@
+/// An access code's payload (grant role): which products it unlocks, between which times, for museums and gifts.
+public struct GrantDocument: Codable, Equatable, Sendable {
+    public var type: String = "grant"
+    /// A random id, so a code can be revoked.
+    public var id: String
+    /// Product ids (City Pack or Trip Pass ids from pack.json) the code unlocks.
+    public var products: [String]
+    /// RFC 3339 UTC; the code is valid in [notBefore, notAfter).
+    public var notBefore: String
+    public var notAfter: String
+    public var issued: String
+    public var note: String
+
+    public init(id: String, products: [String], notBefore: String, notAfter: String, issued: String, note: String) {
+        self.id = id
+        self.products = products
+        self.notBefore = notBefore
+        self.notAfter = notAfter
+        self.issued = issued
+        self.note = note
+    }
+}

@@ -1,0 +1,33 @@
+import Foundation
+import PackCrypto
+
+/// Copies a file in 1 MiB pieces while hashing it, creating the target exclusively and fsyncing it.
+enum FileCopy {
+    /// Returns the SHA-256 (hex) of the bytes copied.
+    static func copy(from source: URL, to target: URL) throws -> String {
+        let input = open(source.path, O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else { throw PublishError.io("\(source.path): cannot open (\(String(cString: strerror(errno))))") }
+        defer { close(input) }
+        let output = open(target.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard output >= 0 else { throw PublishError.io("\(target.path): cannot create (\(String(cString: strerror(errno))))") }
+        defer { close(output) }
+        let hasher = SHA256()
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            let n = read(input, buffer.baseAddress, buffer.count)
+            if n == 0 { break }
+            guard n > 0 else { throw PublishError.io("\(source.path): read failed (\(String(cString: strerror(errno))))") }
+            let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<n])
+            hasher.update(chunk)
+            var offset = 0
+            while offset < n {
+                let w = write(output, chunk.baseAddress! + offset, n - offset)
+                guard w > 0 else { throw PublishError.io("\(target.path): write failed (\(String(cString: strerror(errno))))") }
+                offset += w
+            }
+        }
+        guard fsync(output) == 0 else { throw PublishError.io("\(target.path): fsync failed (\(String(cString: strerror(errno))))") }
+        return Hex.encode(hasher.finalize())
+    }
+}

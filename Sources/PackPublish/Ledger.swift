@@ -1,0 +1,207 @@
+import Foundation
+import PackCrypto
+import PackModel
+
+/// The publisher's release ledger (SQLite, WAL) in the state folder: every signed release with its manifest, scene
+/// versions and file hashes, chained by hashes so history cannot be rewritten silently, plus content-addressed copies
+/// of every published file (`store/`) so deltas can later be made from any earlier version.
+public final class Ledger {
+    public static let fileName = "ledger.sqlite"
+
+    /// One release as recorded.
+    public struct Release: Equatable, Sendable {
+        public var sequence: Int64
+        public var pack: String
+        public var version: Int
+        public var created: String
+        public var manifestSHA256: String
+        public var archiveSHA256: String
+        public var archiveSize: Int64
+        public var previousHash: String
+        public var hash: String
+    }
+
+    let database: SQLiteDatabase
+    public let state: URL
+    public var store: URL { state.appendingPathComponent("store") }
+
+    public init(state: URL) throws {
+        self.state = state
+        try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
+        database = try SQLiteDatabase(path: state.appendingPathComponent(Self.fileName).path, create: true)
+        try database.execute("""
+            CREATE TABLE IF NOT EXISTS releases (
+              seq INTEGER PRIMARY KEY AUTOINCREMENT, pack TEXT NOT NULL, version INTEGER NOT NULL, created TEXT NOT NULL,
+              manifest BLOB NOT NULL, manifest_sha256 TEXT NOT NULL, archive_sha256 TEXT NOT NULL, archive_size INTEGER NOT NULL,
+              prev_hash TEXT NOT NULL, hash TEXT NOT NULL, UNIQUE (pack, version));
+            CREATE TABLE IF NOT EXISTS scenes (
+              pack TEXT NOT NULL, version INTEGER NOT NULL, scene TEXT NOT NULL, scene_version INTEGER NOT NULL, digest TEXT NOT NULL,
+              PRIMARY KEY (pack, version, scene));
+            CREATE TABLE IF NOT EXISTS files (
+              pack TEXT NOT NULL, version INTEGER NOT NULL, path TEXT NOT NULL, size INTEGER NOT NULL, sha256 TEXT NOT NULL,
+              PRIMARY KEY (pack, version, path));
+            CREATE TABLE IF NOT EXISTS indexes (
+              version INTEGER PRIMARY KEY, created TEXT NOT NULL, sha256 TEXT NOT NULL);
+            """)
+    }
+
+    // MARK: - Reading
+
+    public func releases(pack: String? = nil) throws -> [Release] {
+        let rows = try database.query(
+            "SELECT seq, pack, version, created, manifest_sha256, archive_sha256, archive_size, prev_hash, hash FROM releases"
+                + (pack == nil ? "" : " WHERE pack = ?") + " ORDER BY seq", pack.map { [.text($0)] } ?? [])
+        return rows.map { r in
+            Release(sequence: r[0].int ?? 0, pack: r[1].text ?? "", version: Int(r[2].int ?? 0), created: r[3].text ?? "",
+                    manifestSHA256: r[4].text ?? "", archiveSHA256: r[5].text ?? "", archiveSize: r[6].int ?? 0,
+                    previousHash: r[7].text ?? "", hash: r[8].text ?? "")
+        }
+    }
+
+    public func latest(pack: String) throws -> Release? { try releases(pack: pack).max { $0.version < $1.version } }
+
+    /// Scene id → (scene version, digest) of a recorded release.
+    public func scenes(pack: String, version: Int) throws -> [String: (version: Int, digest: String)] {
+        var out: [String: (Int, String)] = [:]
+        for r in try database.query("SELECT scene, scene_version, digest FROM scenes WHERE pack = ? AND version = ?", [.text(pack), .int(Int64(version))]) {
+            out[r[0].text ?? ""] = (Int(r[1].int ?? 0), r[2].text ?? "")
+        }
+        return out
+    }
+
+    /// The signed manifest envelope bytes of a recorded release.
+    public func manifestEnvelope(pack: String, version: Int) throws -> [UInt8]? {
+        try database.query("SELECT manifest FROM releases WHERE pack = ? AND version = ?", [.text(pack), .int(Int64(version))]).first?[0].blob
+    }
+
+    /// The latest release of every pack (what the index lists).
+    public func latestReleases() throws -> [Release] {
+        Dictionary(grouping: try releases(), by: \.pack).values.compactMap { $0.max { $0.version < $1.version } }.sorted { $0.pack < $1.pack }
+    }
+
+    public func nextIndexVersion() throws -> Int {
+        Int(try database.query("SELECT COALESCE(MAX(version), 0) FROM indexes").first?[0].int ?? 0) + 1
+    }
+
+    // MARK: - Writing
+
+    /// Records a release (and the index that publishes it) in one transaction, chaining it to the previous release.
+    /// Refuses a version not above the pack's last; `commit` runs inside the transaction after the rows are written
+    /// and before COMMIT, so a failure there leaves the ledger unchanged.
+    public func record(manifest: Manifest, envelope: [UInt8], archiveSHA256: String, archiveSize: Int64,
+                       index: (version: Int, created: String, sha256: String), commit: () throws -> Void) throws -> Release {
+        try database.transaction {
+            if let last = try latest(pack: manifest.pack), manifest.version <= last.version {
+                throw PublishError.versionNotIncreasing(pack: manifest.pack, version: manifest.version, last: last.version)
+            }
+            let previous = try database.query("SELECT hash FROM releases ORDER BY seq DESC LIMIT 1").first?[0].text ?? Self.genesis
+            let manifestSHA = SHA256.hexHash(envelope)
+            let hash = Self.chainHash(previous: previous, pack: manifest.pack, version: manifest.version, created: manifest.created,
+                                      manifestSHA256: manifestSHA, archiveSHA256: archiveSHA256, archiveSize: archiveSize)
+            try database.query("""
+                INSERT INTO releases (pack, version, created, manifest, manifest_sha256, archive_sha256, archive_size, prev_hash, hash)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, [.text(manifest.pack), .int(Int64(manifest.version)), .text(manifest.created), .blob(envelope), .text(manifestSHA),
+                      .text(archiveSHA256), .int(archiveSize), .text(previous), .text(hash)])
+            for scene in manifest.scenes {
+                try database.query("INSERT INTO scenes VALUES (?, ?, ?, ?, ?)",
+                                   [.text(manifest.pack), .int(Int64(manifest.version)), .text(scene.id), .int(Int64(scene.version)), .text(scene.digest)])
+            }
+            for (path, file) in manifest.archiveEntries {
+                try database.query("INSERT INTO files VALUES (?, ?, ?, ?, ?)",
+                                   [.text(manifest.pack), .int(Int64(manifest.version)), .text(path), .int(Int64(file.size)), .text(file.sha256)])
+            }
+            try database.query("INSERT INTO indexes VALUES (?, ?, ?)", [.int(Int64(index.version)), .text(index.created), .text(index.sha256)])
+            try commit()
+            return try latest(pack: manifest.pack)!
+        }
+    }
+
+    /// Copies a file into the content-addressed store under its SHA-256 unless it is already there. The copy is
+    /// written to a temporary name, checked against the hash, and renamed, so the store never holds a wrong blob.
+    public func storeBlob(from url: URL, sha256: String) throws {
+        let target = blobURL(sha256)
+        if FileManager.default.fileExists(atPath: target.path) { return }
+        try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let temporary = target.deletingLastPathComponent().appendingPathComponent(".\(sha256).tmp-\(getpid())")
+        unlink(temporary.path)
+        do {
+            let copied = try FileCopy.copy(from: url, to: temporary)
+            guard copied == sha256 else { throw PublishError.io("\(url.path) changed while it was being stored") }
+            guard rename(temporary.path, target.path) == 0 else { throw PublishError.io("\(target.path): \(String(cString: strerror(errno)))") }
+        } catch {
+            unlink(temporary.path)
+            throw error
+        }
+    }
+
+    public func blobURL(_ sha256: String) -> URL {
+        store.appendingPathComponent(String(sha256.prefix(2))).appendingPathComponent(sha256)
+    }
+
+    // MARK: - Verification
+
+    static let genesis = String(repeating: "0", count: 64)
+
+    static func chainHash(previous: String, pack: String, version: Int, created: String, manifestSHA256: String, archiveSHA256: String, archiveSize: Int64) -> String {
+        SHA256.hexHash(Array("packtool-ledger-v1\n\(previous)\n\(pack)\n\(version)\n\(created)\n\(manifestSHA256)\n\(archiveSHA256)\n\(archiveSize)\n".utf8))
+    }
+
+    /// Checks everything the ledger can check about itself: the hash chain, each stored manifest against its recorded
+    /// hash, the scene and file rows against the manifest, and the store's blobs (existence and size; content too when
+    /// `deep`). Returns one line per problem; empty means intact.
+    public func verify(deep: Bool = false) throws -> [String] {
+        var problems: [String] = []
+        var previous = Self.genesis
+        for r in try releases() {
+            let label = "\(r.pack) version \(r.version)"
+            if r.previousHash != previous { problems.append("\(label): chain link does not point at the previous release") }
+            let expected = Self.chainHash(previous: r.previousHash, pack: r.pack, version: r.version, created: r.created,
+                                          manifestSHA256: r.manifestSHA256, archiveSHA256: r.archiveSHA256, archiveSize: r.archiveSize)
+            if r.hash != expected { problems.append("\(label): release record does not match its chain hash (edited?)") }
+            previous = r.hash
+            guard let envelopeBytes = try manifestEnvelope(pack: r.pack, version: r.version) else { continue }
+            if SHA256.hexHash(envelopeBytes) != r.manifestSHA256 { problems.append("\(label): stored manifest does not match its recorded hash") }
+            guard let envelope = try? DSSEEnvelope.parse(Data(envelopeBytes)), let payload = try? envelope.payloadBytes(),
+                  let manifest = try? CanonicalJSON.decode(Manifest.self, from: payload, what: "manifest") else {
+                problems.append("\(label): stored manifest is unreadable")
+                continue
+            }
+            var expectedScenes: [String: (Int, String)] = [:]
+            for s in manifest.scenes { expectedScenes[s.id] = (s.version, s.digest) }
+            let recordedScenes = try scenes(pack: r.pack, version: r.version)
+            if Set(recordedScenes.keys) != Set(expectedScenes.keys)
+                || recordedScenes.contains(where: { expectedScenes[$0.key]?.0 != $0.value.version || expectedScenes[$0.key]?.1 != $0.value.digest }) {
+                problems.append("\(label): scene rows differ from the signed manifest")
+            }
+            let rows = try database.query("SELECT path, size, sha256 FROM files WHERE pack = ? AND version = ? ORDER BY path", [.text(r.pack), .int(Int64(r.version))])
+            let recorded = rows.map { "\($0[0].text ?? "") \($0[1].int ?? -1) \($0[2].text ?? "")" }.sorted()
+            let signed = manifest.archiveEntries.map { "\($0.path) \($0.file.size) \($0.file.sha256)" }.sorted()
+            if recorded != signed { problems.append("\(label): file rows differ from the signed manifest") }
+            for (path, file) in manifest.archiveEntries {
+                let blob = blobURL(file.sha256)
+                var info = stat()
+                if stat(blob.path, &info) != 0 {
+                    problems.append("\(label): stored copy of \(path) is missing")
+                } else if UInt64(info.st_size) != file.size {
+                    problems.append("\(label): stored copy of \(path) has the wrong size")
+                } else if deep, let (digest, _) = try? SHA256.hash(fileAt: blob), Hex.encode(digest) != file.sha256 {
+                    problems.append("\(label): stored copy of \(path) has the wrong content")
+                }
+            }
+        }
+        return problems
+    }
+}
+
+extension Ledger {
+    /// Takes a just-recorded release back out (used only when publishing fails after recording).
+    func remove(pack: String, version: Int, index: Int) throws {
+        try database.transaction {
+            for table in ["files", "scenes", "releases"] {
+                try database.query("DELETE FROM \(table) WHERE pack = ? AND version = ?", [.text(pack), .int(Int64(version))])
+            }
+            try database.query("DELETE FROM indexes WHERE version = ?", [.int(Int64(index))])
+        }
+    }
+}

@@ -1,0 +1,24 @@
+import PackLint
+
+/// Why a publish did not happen. Every case leaves the output tree and the state folder as they were.
+public enum PublishError: Error, CustomStringConvertible {
+    case lint([Diagnostic])
+    case versionNotIncreasing(pack: String, version: Int, last: Int)
+    case contentChanged(pack: String, version: Int)
+    case trust(String)
+    case io(String)
+
+    public var description: String {
+        switch self {
+        case .lint(let d):
+            let errors = d.filter { $0.severity == .error }.count
+            return "lint found \(errors) error\(errors == 1 ? "" : "s") and \(d.count - errors) other finding\(d.count - errors == 1 ? "" : "s"); nothing was published (run `packtool lint` for details\(errors == 0 ? ", or pass --allow-warnings" : ""))"
+        case .versionNotIncreasing(let pack, let version, let last):
+            return "\(pack) version \(version) is not greater than the last published version \(last)"
+        case .contentChanged(let pack, let version):
+            return "\(pack) version \(version) was already signed with different content; publish a new version instead"
+        case .trust(let m), .io(let m):
+            return m
+        }
+    }
+}

@@ -1,0 +1,273 @@
+import Foundation
+import PackArchive
+import PackCrypto
+import PackLint
+import PackModel
+
+/// Lints, versions, signs and publishes a pack into a CDN tree, recording the release in the ledger.
+///
+/// Everything new is written under fresh names (versioned folders, temporary files) and `index.json` — the only
+/// mutable file — is replaced last, by rename. Any failure removes what this run created, so the tree and the state
+/// folder are exactly as before.
+public final class Publisher {
+    public struct Options {
+        public var pack: URL
+        public var state: URL
+        public var output: URL
+        public var manifestKeys: [Ed25519PrivateKey]
+        public var indexKeys: [Ed25519PrivateKey]
+        public var allowWarnings = false
+        /// How long a manifest stays valid, and the index (short, so a frozen CDN is noticed).
+        public var manifestLifetime: TimeInterval = 365 * 86_400
+        public var indexLifetime: TimeInterval = 7 * 86_400
+        public var environment = ProcessInfo.processInfo.environment
+        /// Called with (bytes written, bytes to write) while the archive is written.
+        public var progress: ((UInt64, UInt64) -> Void)?
+
+        public init(pack: URL, state: URL, output: URL, manifestKeys: [Ed25519PrivateKey], indexKeys: [Ed25519PrivateKey]) {
+            self.pack = pack
+            self.state = state
+            self.output = output
+            self.manifestKeys = manifestKeys
+            self.indexKeys = indexKeys
+        }
+    }
+
+    /// What a publish will do.
+    public struct Plan {
+        public var manifest: Manifest
+        public var previousVersion: Int?
+        /// Scenes whose digest changed since the previous release (all of them for a first release).
+        public var changedScenes: [String]
+        /// True when nothing differs from the previous release; nothing is published then.
+        public var unchanged: Bool
+        public var warnings: [Diagnostic]
+        /// Where each archive entry's bytes come from.
+        var sources: [String: URL]
+        public var totalBytes: UInt64 { manifest.archiveEntries.reduce(0) { $0 + $1.file.size } }
+    }
+
+    public struct Result {
+        public var plan: Plan
+        public var archive: URL
+        public var archiveSize: UInt64
+        public var archiveSHA256: String
+        public var manifest: URL
+        public var indexVersion: Int
+        /// Seconds spent producing the manifest and index signatures (independent of pack size).
+        public var signingSeconds: Double
+        public var release: Ledger.Release
+    }
+
+    public let options: Options
+    let ledger: Ledger
+
+    public init(options: Options) throws {
+        self.options = options
+        ledger = try Ledger(state: options.state)
+    }
+
+    // MARK: - Plan
+
+    public func plan() throws -> Plan {
+        let (diagnostics, _) = Linter().run(options.pack)
+        if diagnostics.contains(where: { $0.severity == .error }) || (!options.allowWarnings && !diagnostics.isEmpty) {
+            throw PublishError.lint(diagnostics)
+        }
+        let pack = try DocumentLoader.load(PackDocument.self, from: options.pack.appendingPathComponent("pack.json"))
+        try checkKeys()
+        var sources: [String: URL] = [:]
+        let packJSON = options.pack.appendingPathComponent("pack.json")
+        let (packDigest, packSize) = try SHA256.hash(fileAt: packJSON)
+        let packFiles = [Manifest.File(path: "pack.json", size: packSize, sha256: Hex.encode(packDigest), mediaType: "application/json")]
+        sources["pack.json"] = packJSON
+        let last = try ledger.latest(pack: pack.id)
+        let previousScenes = try last.map { try ledger.scenes(pack: pack.id, version: $0.version) } ?? [:]
+        var scenes: [Manifest.Scene] = []
+        var changed: [String] = []
+        for stop in pack.route {
+            let folder = options.pack.appendingPathComponent("stops").appendingPathComponent(stop)
+            let digest = try TreeDigest(folder: folder)
+            let files = digest.entries.map { Manifest.File(path: $0.path, size: $0.size, sha256: $0.sha256, mediaType: Manifest.mediaType(for: $0.path)) }
+            for entry in digest.entries { sources["stops/\(stop)/\(entry.path)"] = folder.appendingPathComponent(entry.path) }
+            let previous = previousScenes[stop]
+            let version = previous?.digest == digest.prefixed ? previous!.version : (previous?.version ?? 0) + 1
+            if previous?.digest != digest.prefixed { changed.append(stop) }
+            scenes.append(Manifest.Scene(id: stop, version: version, digest: digest.prefixed, files: files))
+        }
+        let created = Timestamp.buildDate(environment: options.environment)
+        let manifest = Manifest(pack: pack.id, version: (last?.version ?? 0) + 1, created: Timestamp.format(created),
+                                expires: Timestamp.format(created.addingTimeInterval(options.manifestLifetime)),
+                                access: pack.access, files: packFiles, scenes: scenes)
+        var unchanged = false
+        if let last, let bytes = try ledger.manifestEnvelope(pack: pack.id, version: last.version),
+           let previous = try? CanonicalJSON.decode(Manifest.self, from: DSSEEnvelope.parse(Data(bytes)).payloadBytes(), what: "manifest") {
+            unchanged = previous.scenes == manifest.scenes.map { var s = $0; s.version = previousScenes[s.id]?.version ?? s.version; return s }
+                && previous.files == manifest.files && previous.access == manifest.access
+        }
+        return Plan(manifest: manifest, previousVersion: last?.version, changedScenes: changed, unchanged: unchanged,
+                    warnings: diagnostics, sources: sources)
+    }
+
+    /// The signing keys must be the ones the current root lists for their roles, or clients would refuse the tree.
+    private func checkKeys() throws {
+        guard let root = try RootStore(state: options.state).latest()?.document else {
+            throw PublishError.trust("no root in \(options.state.path)/root; run `packtool root init` first")
+        }
+        for (role, keys) in [("manifest", options.manifestKeys), ("index", options.indexKeys)] {
+            guard let spec = root.roles[role] else { throw PublishError.trust("root version \(root.version) has no \(role) role") }
+            for key in keys where !spec.keyids.contains(key.publicKey.keyID) {
+                throw PublishError.trust("key \(key.publicKey.keyID) is not a \(role) key in root version \(root.version)")
+            }
+            guard Set(keys.map(\.publicKey.keyID)).count >= spec.threshold else {
+                throw PublishError.trust("the \(role) role needs \(spec.threshold) distinct signing keys; \(keys.count) given")
+            }
+        }
+    }
+
+    // MARK: - Publish
+
+    public func publish(_ plan: Plan) throws -> Result {
+        var created = CreatedPaths()
+        do {
+            let result = try publish(plan, tracking: &created)
+            return result
+        } catch {
+            created.removeAll()
+            throw error
+        }
+    }
+
+    private func publish(_ plan: Plan, tracking created: inout CreatedPaths) throws -> Result {
+        let manifest = plan.manifest
+        let out = options.output
+        try created.makeDirectory(out)
+        // Sign the manifest: the only step that needs the key, and independent of the pack's size.
+        var signing = 0.0
+        let payload = try CanonicalJSON.encode(manifest)
+        let started = Date()
+        let envelope = try DSSEEnvelope(signing: payload, as: PayloadType.manifest, with: options.manifestKeys)
+        signing += Date().timeIntervalSince(started)
+        let envelopeBytes = [UInt8](try envelope.jsonData())
+
+        let versionDir = out.appendingPathComponent("packs/\(manifest.pack)/\(manifest.version)")
+        guard !FileManager.default.fileExists(atPath: versionDir.path) else {
+            throw PublishError.io("\(versionDir.path) already exists; this version was published from another state folder?")
+        }
+        try created.makeDirectory(versionDir)
+        let archiveURL = out.appendingPathComponent(PublishLayout.archive(pack: manifest.pack, version: manifest.version))
+        let temporary = versionDir.appendingPathComponent(".\(archiveURL.lastPathComponent).tmp")
+        created.file(temporary)
+        let writer = try TarWriter(path: temporary.path, mtime: Int64(Timestamp.parse(manifest.created)!.timeIntervalSince1970))
+        try writer.add(PublishLayout.archiveManifestEntry, bytes: envelopeBytes)
+        let total = plan.totalBytes
+        var done: UInt64 = 0
+        for (path, file) in manifest.archiveEntries {
+            let hasher = SHA256()
+            try writer.add(path, from: plan.sources[path]!, size: file.size) { chunk in
+                hasher.update(chunk)
+                done += UInt64(chunk.count)
+                self.options.progress?(done, total)
+            }
+            guard Hex.encode(hasher.finalize()) == file.sha256 else {
+                throw PublishError.io("\(plan.sources[path]!.path) changed during the build; publish again")
+            }
+        }
+        try writer.finish()
+        guard rename(temporary.path, archiveURL.path) == 0 else { throw PublishError.io("\(archiveURL.path): \(String(cString: strerror(errno)))") }
+        created.file(archiveURL)
+        let manifestURL = out.appendingPathComponent(PublishLayout.manifest(pack: manifest.pack, version: manifest.version))
+        created.file(manifestURL)
+        try AtomicFile.write(Data(envelopeBytes), to: manifestURL)
+
+        // Roots: every version the state holds, never rewriting a different one already in the tree.
+        let roots = try RootStore(state: options.state).all()
+        for root in roots {
+            let url = out.appendingPathComponent(PublishLayout.root(version: root.version))
+            if let existing = FileManager.default.contents(atPath: url.path) {
+                guard existing == root.bytes else { throw PublishError.io("\(url.path) differs from the state's root version \(root.version)") }
+                continue
+            }
+            try created.makeDirectory(url.deletingLastPathComponent())
+            created.file(url)
+            try AtomicFile.write(root.bytes, to: url)
+        }
+
+        // Content-addressed copies for later deltas.
+        for (path, file) in manifest.archiveEntries where !FileManager.default.fileExists(atPath: ledger.blobURL(file.sha256).path) {
+            created.file(ledger.blobURL(file.sha256))
+            try ledger.storeBlob(from: plan.sources[path]!, sha256: file.sha256)
+        }
+
+        // The index lists the newest release of every pack this state has published, this one included.
+        let indexVersion = try ledger.nextIndexVersion()
+        var entries: [String: IndexDocument.Entry] = [:]
+        for release in try ledger.latestReleases() where release.pack != manifest.pack {
+            entries[release.pack] = IndexDocument.Entry(
+                version: release.version,
+                manifest: .init(path: PublishLayout.manifest(pack: release.pack, version: release.version), size: UInt64(try ledger.manifestEnvelope(pack: release.pack, version: release.version)?.count ?? 0), sha256: release.manifestSHA256),
+                archive: .init(path: PublishLayout.archive(pack: release.pack, version: release.version), size: UInt64(release.archiveSize), sha256: release.archiveSHA256))
+        }
+        entries[manifest.pack] = IndexDocument.Entry(
+            version: manifest.version,
+            manifest: .init(path: PublishLayout.manifest(pack: manifest.pack, version: manifest.version), size: UInt64(envelopeBytes.count), sha256: SHA256.hexHash(envelopeBytes)),
+            archive: .init(path: PublishLayout.archive(pack: manifest.pack, version: manifest.version), size: writer.archiveSize, sha256: writer.archiveSHA256))
+        let now = Timestamp.buildDate(environment: options.environment)
+        let index = IndexDocument(version: indexVersion, created: Timestamp.format(now), expires: Timestamp.format(now.addingTimeInterval(options.indexLifetime)),
+                                  rootVersion: roots.last?.version ?? 1, packs: entries)
+        let indexStarted = Date()
+        let indexEnvelope = try DSSEEnvelope(signing: CanonicalJSON.encode(index), as: PayloadType.index, with: options.indexKeys)
+        signing += Date().timeIntervalSince(indexStarted)
+        let indexBytes = try indexEnvelope.jsonData()
+        let indexTemporary = out.appendingPathComponent(".index.json.tmp")
+        created.file(indexTemporary)
+        unlink(indexTemporary.path)
+        try AtomicFile.write(indexBytes, to: indexTemporary)
+
+        // Record, then swap the index in. If the swap fails, the release is taken back out of the ledger.
+        let release = try ledger.record(manifest: manifest, envelope: envelopeBytes, archiveSHA256: writer.archiveSHA256, archiveSize: Int64(writer.archiveSize),
+                                        index: (indexVersion, index.created, SHA256.hexHash(indexBytes))) {}
+        guard rename(indexTemporary.path, out.appendingPathComponent(PublishLayout.index).path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            try? ledger.remove(pack: manifest.pack, version: manifest.version, index: indexVersion)
+            throw PublishError.io("\(out.path)/index.json: \(reason)")
+        }
+        created.keepAll()
+        return Result(plan: plan, archive: archiveURL, archiveSize: writer.archiveSize, archiveSHA256: writer.archiveSHA256, manifest: manifestURL,
+                      indexVersion: indexVersion, signingSeconds: signing, release: release)
+    }
+}
+
+/// Paths a publish created, removed again (files first, then folders, deepest first) if it fails.
+struct CreatedPaths {
+    private var files: [URL] = []
+    private var directories: [URL] = []
+
+    mutating func file(_ url: URL) { files.append(url) }
+
+    /// Creates a folder and its missing parents, remembering each one it made.
+    mutating func makeDirectory(_ url: URL) throws {
+        var missing: [URL] = []
+        var current = url
+        while !FileManager.default.fileExists(atPath: current.path) {
+            missing.append(current)
+            current.deleteLastPathComponent()
+        }
+        for dir in missing.reversed() {
+            guard mkdir(dir.path, 0o755) == 0 || errno == EEXIST else {
+                throw PublishError.io("\(dir.path): cannot create (\(String(cString: strerror(errno))))")
+            }
+            directories.append(dir)
+        }
+    }
+
+    mutating func keepAll() {
+        files = []
+        directories = []
+    }
+
+    func removeAll() {
+        for f in files.reversed() { unlink(f.path) }
+        for d in directories.reversed() { rmdir(d.path) }
+    }
+}

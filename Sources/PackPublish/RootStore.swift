@@ -1,0 +1,51 @@
+import Foundation
+import PackCrypto
+import PackModel
+
+/// The publisher's signed root files, `state/root/N.root.json`: created by `root init`, extended by `root rotate`,
+/// and copied into every published tree.
+public struct RootStore {
+    public let folder: URL
+
+    public init(state: URL) { folder = state.appendingPathComponent("root") }
+
+    /// Every stored root, by version.
+    public func all() throws -> [(version: Int, envelope: DSSEEnvelope, bytes: Data, document: RootDocument)] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        return try names.compactMap { name -> (Int, DSSEEnvelope, Data, RootDocument)? in
+            guard name.hasSuffix(".root.json"), let v = Int(name.dropLast(".root.json".count)) else { return nil }
+            let data = try Data(contentsOf: folder.appendingPathComponent(name))
+            let envelope = try DSSEEnvelope.parse(data)
+            let document = try CanonicalJSON.decode(RootDocument.self, from: envelope.payloadBytes(), what: "root")
+            return (v, envelope, data, document)
+        }.sorted { $0.0 < $1.0 }
+    }
+
+    public func latest() throws -> (version: Int, envelope: DSSEEnvelope, bytes: Data, document: RootDocument)? { try all().last }
+
+    /// Builds a root document from role keys; key ids are the hashes of the keys.
+    public static func document(version: Int, expires: Date, roles: [String: (keys: [Ed25519PublicKey], threshold: Int)]) throws -> RootDocument {
+        var keys: [String: RootDocument.Key] = [:]
+        var roleSpecs: [String: RootDocument.Role] = [:]
+        for name in RootDocument.roles {
+            guard let role = roles[name], !role.keys.isEmpty else { throw PublishError.trust("the \(name) role needs at least one key") }
+            let ids = Array(Set(role.keys.map(\.keyID))).sorted()
+            guard role.threshold >= 1, role.threshold <= ids.count else {
+                throw PublishError.trust("the \(name) role's threshold \(role.threshold) must be between 1 and its \(ids.count) distinct key(s)")
+            }
+            for key in role.keys { keys[key.keyID] = RootDocument.Key(public: Hex.encode(key.rawRepresentation)) }
+            roleSpecs[name] = RootDocument.Role(keyids: ids, threshold: role.threshold)
+        }
+        return RootDocument(version: version, expires: Timestamp.format(expires), keys: keys, roles: roleSpecs)
+    }
+
+    /// Signs and stores a root version, refusing to overwrite one that exists.
+    public func write(_ document: RootDocument, signers: [Ed25519PrivateKey]) throws -> URL {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let envelope = try DSSEEnvelope(signing: CanonicalJSON.encode(document), as: PayloadType.root, with: signers)
+        let url = folder.appendingPathComponent("\(document.version).root.json")
+        guard !FileManager.default.fileExists(atPath: url.path) else { throw PublishError.io("\(url.path) already exists; root versions are never rewritten") }
+        try AtomicFile.write(try envelope.jsonData(), to: url)
+        return url
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+import PackCrypto
+import PackModel
+
+/// Walks root versions from a pinned root: root N+1 is accepted only when a threshold of root N's root keys and a
+/// threshold of its own root keys signed it, and its version is exactly N+1.
+public struct RootChain {
+    public let documents: SignedDocument
+
+    public init(documents: SignedDocument = SignedDocument()) { self.documents = documents }
+
+    /// Decodes a root envelope that must be signed by its own root role (how the first, pinned root is checked).
+    public func selfSigned(_ envelope: DSSEEnvelope) throws -> RootDocument {
+        let unverified = try decodeUnverified(envelope)
+        let payload = try documents.payload(of: envelope, type: PayloadType.root, role: "root", root: unverified)
+        return try CanonicalJSON.decode(RootDocument.self, from: payload, what: "root")
+    }
+
+    /// Accepts `envelope` as the successor of `trusted`.
+    public func next(after trusted: RootDocument, _ envelope: DSSEEnvelope) throws -> RootDocument {
+        _ = try documents.payload(of: envelope, type: PayloadType.root, role: "root", root: trusted)
+        let candidate = try decodeUnverified(envelope)
+        _ = try documents.payload(of: envelope, type: PayloadType.root, role: "root", root: candidate)
+        guard candidate.version == trusted.version + 1 else {
+            throw VerificationFailure("root-version", "root version \(candidate.version) cannot follow \(trusted.version); each root must be the next version")
+        }
+        return candidate
+    }
+
+    /// Checks that a root has not expired at `now`.
+    public static func checkExpiry(_ root: RootDocument, now: Date) throws {
+        guard let expires = Timestamp.parse(root.expires) else { throw VerificationFailure("root-expiry", "root version \(root.version) has no valid expiry") }
+        if now >= expires { throw VerificationFailure("root-expired", "root version \(root.version) expired at \(root.expires)") }
+    }
+
+    private func decodeUnverified(_ envelope: DSSEEnvelope) throws -> RootDocument {
+        guard envelope.payloadType == PayloadType.root else {
+            throw VerificationFailure("payload-type", "expected a root document, found \(envelope.payloadType)")
+        }
+        return try CanonicalJSON.decode(RootDocument.self, from: envelope.payloadBytes(), what: "root")
+    }
+}
