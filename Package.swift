@@ -22,7 +22,7 @@ let package = Package(
         .target(name: "PackMedia"),
         .target(name: "PackArchive", dependencies: ["CArchive", "PackCrypto"]),
         .target(name: "PackLint", dependencies: ["PackModel", "PackMedia"]),
-        .target(name: "PackPublish", dependencies: ["PackModel", "PackArchive", "CSQLite", "PackLint"]),
+        .target(name: "PackPublish", dependencies: ["PackModel", "PackArchive", "CSQLite", "PackLint", "PackVerify"]),
         .target(name: "PackVerify", dependencies: ["PackModel", "PackCrypto"]),
         .target(name: "CPackVerify", dependencies: ["PackVerify"]),
         .executableTarget(

@@ -24,9 +24,14 @@ public final class LintContext {
     public private(set) var mediaBytesRead: UInt64 = 0
     public private(set) var mediaBytesProbed: UInt64 = 0
 
+    /// Full tree digests already computed by the caller (a publish hashes every file once and shares it), by stop.
+    private let knownDigests: [String: TreeDigest]
+
     /// Lints the pack at `root`, or — when `root` holds a scene.json — that one scene of the pack two levels up.
-    public init(path: URL, currentYear: Int = Calendar(identifier: .gregorian).component(.year, from: Date())) {
+    public init(path: URL, currentYear: Int = Calendar(identifier: .gregorian).component(.year, from: Date()),
+                sceneDigests: [String: TreeDigest] = [:]) {
         self.currentYear = currentYear
+        knownDigests = sceneDigests
         let isScene = FileManager.default.fileExists(atPath: path.appendingPathComponent(PackFolder.sceneFile).path)
         let packRoot = isScene ? path.deletingLastPathComponent().deletingLastPathComponent() : path
         root = packRoot
@@ -58,6 +63,13 @@ public final class LintContext {
     }
 
     public var packPath: String { pack?.path ?? Self.display(root.appendingPathComponent("pack.json")) }
+
+    /// The digest a sign-off covers (the scene without signoff.json), derived from a known full digest when the
+    /// caller supplied one.
+    public func contentDigest(_ scene: SceneSource) throws -> TreeDigest {
+        if let full = knownDigests[scene.stop] { return full.excluding([PackFolder.signoffFile]) }
+        return try PackFolder.contentDigest(ofScene: scene.url)
+    }
 
     // MARK: - Media, probed once
 

@@ -1,4 +1,5 @@
 import Foundation
+import PackModel
 
 /// Runs every rule over a pack (or one scene) and returns the diagnostics in file, line, column order, with a
 /// report of what was measured on the way.
@@ -44,8 +45,10 @@ public struct Linter {
 
     public func lint(packAt path: URL) -> [Diagnostic] { run(path).diagnostics }
 
-    public func run(_ path: URL) -> (diagnostics: [Diagnostic], report: Report) {
-        let context = currentYear.map { LintContext(path: path, currentYear: $0) } ?? LintContext(path: path)
+    /// Lints `path`; `sceneDigests` (full tree digests by stop) spares re-hashing files the caller already hashed.
+    public func run(_ path: URL, sceneDigests: [String: TreeDigest] = [:]) -> (diagnostics: [Diagnostic], report: Report) {
+        let context = currentYear.map { LintContext(path: path, currentYear: $0, sceneDigests: sceneDigests) }
+            ?? LintContext(path: path, sceneDigests: sceneDigests)
         let diagnostics = Self.rules.flatMap { $0.check(context) }.sorted {
             ($0.location.file, $0.location.line, $0.location.column, $0.code) < ($1.location.file, $1.location.line, $1.location.column, $1.code)
         }

@@ -44,6 +44,14 @@ public struct TreeDigest: Equatable, Sendable {
         hex = SHA256.hexHash(Array(listing.utf8))
     }
 
+    /// The digest of the same folder without some files, derived from this listing (no file is read again).
+    public func excluding(_ paths: Set<String>) -> TreeDigest {
+        var copy = self
+        copy.entries = entries.filter { !paths.contains($0.path) }
+        copy.hex = SHA256.hexHash(Array(copy.listing.utf8))
+        return copy
+    }
+
     /// Paths of the files that differ between two listings (added, removed or changed), sorted.
     public func changedPaths(comparedTo other: [Entry]) -> [String] {
         var mine: [String: String] = [:]

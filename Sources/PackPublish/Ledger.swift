@@ -3,8 +3,12 @@ import PackCrypto
 import PackModel
 
 /// The publisher's release ledger (SQLite, WAL) in the state folder: every signed release with its manifest, scene
-/// versions and file hashes, chained by hashes so history cannot be rewritten silently, plus content-addressed copies
-/// of every published file (`store/`) so deltas can later be made from any earlier version.
+/// versions and file hashes, chained by hashes so history cannot be rewritten silently, plus a content-addressed
+/// index of every published file so deltas can later be made from any earlier version.
+///
+/// The copies themselves are the published archives, kept in `archives/` (the tree's archive is a hard link to the
+/// same bytes when both live on one file system): the `blobs` table maps each file's SHA-256 to its byte range in an
+/// archive. Publishing a 240 MB pack thus writes 240 MB once, not twice.
 public final class Ledger {
     public static let fileName = "ledger.sqlite"
 
@@ -23,7 +27,7 @@ public final class Ledger {
 
     let database: SQLiteDatabase
     public let state: URL
-    public var store: URL { state.appendingPathComponent("store") }
+    public var archives: URL { state.appendingPathComponent("archives") }
 
     public init(state: URL) throws {
         self.state = state
@@ -42,6 +46,8 @@ public final class Ledger {
               PRIMARY KEY (pack, version, path));
             CREATE TABLE IF NOT EXISTS indexes (
               version INTEGER PRIMARY KEY, created TEXT NOT NULL, sha256 TEXT NOT NULL);
+            CREATE TABLE IF NOT EXISTS blobs (
+              sha256 TEXT PRIMARY KEY, archive TEXT NOT NULL, offset INTEGER NOT NULL, size INTEGER NOT NULL);
             """)
     }
 
@@ -88,7 +94,8 @@ public final class Ledger {
     /// Records a release (and the index that publishes it) in one transaction, chaining it to the previous release.
     /// Refuses a version not above the pack's last; `commit` runs inside the transaction after the rows are written
     /// and before COMMIT, so a failure there leaves the ledger unchanged.
-    public func record(manifest: Manifest, envelope: [UInt8], archiveSHA256: String, archiveSize: Int64,
+    public func record(manifest: Manifest, envelope: [UInt8], archiveSHA256: String, archiveSize: Int64, archiveName: String,
+                       layout: [String: (offset: UInt64, size: UInt64)],
                        index: (version: Int, created: String, sha256: String), commit: () throws -> Void) throws -> Release {
         try database.transaction {
             if let last = try latest(pack: manifest.pack), manifest.version <= last.version {
@@ -110,6 +117,9 @@ public final class Ledger {
             for (path, file) in manifest.archiveEntries {
                 try database.query("INSERT INTO files VALUES (?, ?, ?, ?, ?)",
                                    [.text(manifest.pack), .int(Int64(manifest.version)), .text(path), .int(Int64(file.size)), .text(file.sha256)])
+                guard let range = layout[path], range.size == file.size else { throw PublishError.io("\(archiveName): \(path) is not where the archive index says") }
+                try database.query("INSERT OR IGNORE INTO blobs VALUES (?, ?, ?, ?)",
+                                   [.text(file.sha256), .text(archiveName), .int(Int64(range.offset)), .int(Int64(range.size))])
             }
             try database.query("INSERT INTO indexes VALUES (?, ?, ?)", [.int(Int64(index.version)), .text(index.created), .text(index.sha256)])
             try commit()
@@ -117,26 +127,22 @@ public final class Ledger {
         }
     }
 
-    /// Copies a file into the content-addressed store under its SHA-256 unless it is already there. The copy is
-    /// written to a temporary name, checked against the hash, and renamed, so the store never holds a wrong blob.
-    public func storeBlob(from url: URL, sha256: String) throws {
-        let target = blobURL(sha256)
-        if FileManager.default.fileExists(atPath: target.path) { return }
-        try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
-        let temporary = target.deletingLastPathComponent().appendingPathComponent(".\(sha256).tmp-\(getpid())")
-        unlink(temporary.path)
-        do {
-            let copied = try FileCopy.copy(from: url, to: temporary)
-            guard copied == sha256 else { throw PublishError.io("\(url.path) changed while it was being stored") }
-            guard rename(temporary.path, target.path) == 0 else { throw PublishError.io("\(target.path): \(String(cString: strerror(errno)))") }
-        } catch {
-            unlink(temporary.path)
-            throw error
-        }
+    /// Where the bytes of a published file with this SHA-256 are kept: an archive in the state folder and a range.
+    public func blob(_ sha256: String) throws -> (archive: URL, offset: UInt64, size: UInt64)? {
+        guard let r = try database.query("SELECT archive, offset, size FROM blobs WHERE sha256 = ?", [.text(sha256)]).first,
+              let name = r[0].text, let offset = r[1].int, let size = r[2].int else { return nil }
+        return (archives.appendingPathComponent(name), UInt64(offset), UInt64(size))
     }
 
-    public func blobURL(_ sha256: String) -> URL {
-        store.appendingPathComponent(String(sha256.prefix(2))).appendingPathComponent(sha256)
+    /// Reads a stored blob's bytes (for deltas and deep verification), checking them against the hash.
+    public func readBlob(_ sha256: String) throws -> [UInt8] {
+        guard let (url, offset, size) = try blob(sha256) else { throw PublishError.io("no stored copy of \(sha256)") }
+        guard let handle = try? FileHandle(forReadingFrom: url) else { throw PublishError.io("\(url.path): missing") }
+        defer { try? handle.close() }
+        try handle.seek(toOffset: offset)
+        let bytes = [UInt8]((try handle.read(upToCount: Int(size))) ?? Data())
+        guard bytes.count == Int(size), SHA256.hexHash(bytes) == sha256 else { throw PublishError.io("\(url.path): stored copy of \(sha256) is damaged") }
+        return bytes
     }
 
     // MARK: - Verification
@@ -179,13 +185,16 @@ public final class Ledger {
             let signed = manifest.archiveEntries.map { "\($0.path) \($0.file.size) \($0.file.sha256)" }.sorted()
             if recorded != signed { problems.append("\(label): file rows differ from the signed manifest") }
             for (path, file) in manifest.archiveEntries {
-                let blob = blobURL(file.sha256)
+                guard let (archive, offset, size) = try blob(file.sha256) else {
+                    problems.append("\(label): no stored copy of \(path)")
+                    continue
+                }
                 var info = stat()
-                if stat(blob.path, &info) != 0 {
-                    problems.append("\(label): stored copy of \(path) is missing")
-                } else if UInt64(info.st_size) != file.size {
+                if stat(archive.path, &info) != 0 {
+                    problems.append("\(label): \(archive.lastPathComponent), which holds \(path), is missing")
+                } else if size != file.size || offset + size > UInt64(info.st_size) {
                     problems.append("\(label): stored copy of \(path) has the wrong size")
-                } else if deep, let (digest, _) = try? SHA256.hash(fileAt: blob), Hex.encode(digest) != file.sha256 {
+                } else if deep, (try? readBlob(file.sha256)) == nil {
                     problems.append("\(label): stored copy of \(path) has the wrong content")
                 }
             }

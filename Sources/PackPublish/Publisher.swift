@@ -70,12 +70,21 @@ public final class Publisher {
     // MARK: - Plan
 
     public func plan() throws -> Plan {
-        let (diagnostics, _) = Linter().run(options.pack)
+        // Every file is read and hashed once here; lint's sign-off checks reuse these digests.
+        var digests: [String: TreeDigest] = [:]
+        let stopsURL = options.pack.appendingPathComponent("stops")
+        for stop in ((try? FileManager.default.contentsOfDirectory(atPath: stopsURL.path)) ?? []).sorted() {
+            var isDir: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: stopsURL.appendingPathComponent(stop).path, isDirectory: &isDir), isDir.boolValue else { continue }
+            digests[stop] = try TreeDigest(folder: stopsURL.appendingPathComponent(stop))
+        }
+        let (diagnostics, _) = Linter().run(options.pack, sceneDigests: digests)
         if diagnostics.contains(where: { $0.severity == .error }) || (!options.allowWarnings && !diagnostics.isEmpty) {
             throw PublishError.lint(diagnostics)
         }
         let pack = try DocumentLoader.load(PackDocument.self, from: options.pack.appendingPathComponent("pack.json"))
-        try checkKeys()
+        // `packtool build` plans without keys; signing needs keys the root lists.
+        if !options.manifestKeys.isEmpty || !options.indexKeys.isEmpty { try checkKeys() }
         var sources: [String: URL] = [:]
         let packJSON = options.pack.appendingPathComponent("pack.json")
         let (packDigest, packSize) = try SHA256.hash(fileAt: packJSON)
@@ -86,8 +95,8 @@ public final class Publisher {
         var scenes: [Manifest.Scene] = []
         var changed: [String] = []
         for stop in pack.route {
-            let folder = options.pack.appendingPathComponent("stops").appendingPathComponent(stop)
-            let digest = try TreeDigest(folder: folder)
+            let folder = stopsURL.appendingPathComponent(stop)
+            guard let digest = digests[stop] else { throw PublishError.io("\(folder.path): missing") }
             let files = digest.entries.map { Manifest.File(path: $0.path, size: $0.size, sha256: $0.sha256, mediaType: Manifest.mediaType(for: $0.path)) }
             for entry in digest.entries { sources["stops/\(stop)/\(entry.path)"] = folder.appendingPathComponent(entry.path) }
             let previous = previousScenes[stop]
@@ -102,8 +111,7 @@ public final class Publisher {
         var unchanged = false
         if let last, let bytes = try ledger.manifestEnvelope(pack: pack.id, version: last.version),
            let previous = try? CanonicalJSON.decode(Manifest.self, from: DSSEEnvelope.parse(Data(bytes)).payloadBytes(), what: "manifest") {
-            unchanged = previous.scenes == manifest.scenes.map { var s = $0; s.version = previousScenes[s.id]?.version ?? s.version; return s }
-                && previous.files == manifest.files && previous.access == manifest.access
+            unchanged = previous.scenes == manifest.scenes && previous.files == manifest.files && previous.access == manifest.access
         }
         return Plan(manifest: manifest, previousVersion: last?.version, changedScenes: changed, unchanged: unchanged,
                     warnings: diagnostics, sources: sources)
@@ -156,7 +164,13 @@ public final class Publisher {
         }
         try created.makeDirectory(versionDir)
         let archiveURL = out.appendingPathComponent(PublishLayout.archive(pack: manifest.pack, version: manifest.version))
-        let temporary = versionDir.appendingPathComponent(".\(archiveURL.lastPathComponent).tmp")
+        // The archive is written once, into the state folder, where the ledger keeps it as the store of published
+        // files; the tree gets a hard link to it (or a copy when the two are on different file systems).
+        let kept = ledger.archives.appendingPathComponent(archiveURL.lastPathComponent)
+        guard !FileManager.default.fileExists(atPath: kept.path) else { throw PublishError.io("\(kept.path) already exists") }
+        try created.makeDirectory(ledger.archives)
+        let temporary = ledger.archives.appendingPathComponent(".\(archiveURL.lastPathComponent).tmp")
+        unlink(temporary.path)
         created.file(temporary)
         let writer = try TarWriter(path: temporary.path, mtime: Int64(Timestamp.parse(manifest.created)!.timeIntervalSince1970))
         try writer.add(PublishLayout.archiveManifestEntry, bytes: envelopeBytes)
@@ -174,8 +188,18 @@ public final class Publisher {
             }
         }
         try writer.finish()
-        guard rename(temporary.path, archiveURL.path) == 0 else { throw PublishError.io("\(archiveURL.path): \(String(cString: strerror(errno)))") }
+        created.file(kept)
+        guard rename(temporary.path, kept.path) == 0 else { throw PublishError.io("\(kept.path): \(String(cString: strerror(errno)))") }
         created.file(archiveURL)
+        if link(kept.path, archiveURL.path) != 0 {
+            guard errno == EXDEV else { throw PublishError.io("\(archiveURL.path): \(String(cString: strerror(errno)))") }
+            let partial = versionDir.appendingPathComponent(".\(archiveURL.lastPathComponent).tmp")
+            created.file(partial)
+            guard try FileCopy.copy(from: kept, to: partial) == writer.archiveSHA256, rename(partial.path, archiveURL.path) == 0 else {
+                throw PublishError.io("\(archiveURL.path): copying the archive into the tree failed")
+            }
+        }
+        let layout = Dictionary(try TarLayout.scan(kept).map { ($0.path, (offset: $0.offset, size: $0.size)) }, uniquingKeysWith: { a, _ in a })
         let manifestURL = out.appendingPathComponent(PublishLayout.manifest(pack: manifest.pack, version: manifest.version))
         created.file(manifestURL)
         try AtomicFile.write(Data(envelopeBytes), to: manifestURL)
@@ -191,12 +215,6 @@ public final class Publisher {
             try created.makeDirectory(url.deletingLastPathComponent())
             created.file(url)
             try AtomicFile.write(root.bytes, to: url)
-        }
-
-        // Content-addressed copies for later deltas.
-        for (path, file) in manifest.archiveEntries where !FileManager.default.fileExists(atPath: ledger.blobURL(file.sha256).path) {
-            created.file(ledger.blobURL(file.sha256))
-            try ledger.storeBlob(from: plan.sources[path]!, sha256: file.sha256)
         }
 
         // The index lists the newest release of every pack this state has published, this one included.
@@ -226,6 +244,7 @@ public final class Publisher {
 
         // Record, then swap the index in. If the swap fails, the release is taken back out of the ledger.
         let release = try ledger.record(manifest: manifest, envelope: envelopeBytes, archiveSHA256: writer.archiveSHA256, archiveSize: Int64(writer.archiveSize),
+                                        archiveName: kept.lastPathComponent, layout: layout,
                                         index: (indexVersion, index.created, SHA256.hexHash(indexBytes))) {}
         guard rename(indexTemporary.path, out.appendingPathComponent(PublishLayout.index).path) == 0 else {
             let reason = String(cString: strerror(errno))

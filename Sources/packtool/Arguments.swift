@@ -1,7 +1,7 @@
 /// A small argument reader: `--name value`, `--name=value`, boolean flags and positionals, with clear usage errors.
 struct Arguments {
     private(set) var positionals: [String] = []
-    private var options: [String: String] = [:]
+    private var options: [String: [String]] = [:]
     private var flags: Set<String> = []
 
     /// Parses `args` given which options take a value and which are flags; anything else starting with `-` is an error.
@@ -19,9 +19,9 @@ struct Arguments {
                 inline = String(a[a.index(after: eq)...])
             }
             if valued.contains(name) {
-                if let inline { options[name] = inline; continue }
+                if let inline { options[name, default: []].append(inline); continue }
                 guard i < args.count else { throw CommandLineError.usage("option \(name) needs a value") }
-                options[name] = args[i]
+                options[name, default: []].append(args[i])
                 i += 1
             } else if known.contains(name), inline == nil {
                 flags.insert(name)
@@ -31,10 +31,21 @@ struct Arguments {
         }
     }
 
-    func value(_ name: String) -> String? { options[name] }
+    /// The option's value; the last one wins when it is given more than once.
+    func value(_ name: String) -> String? { options[name]?.last }
+
+    /// Every value of an option that may be repeated (e.g. several --key).
+    func values(_ name: String) -> [String] { options[name] ?? [] }
 
     func required(_ name: String) throws -> String {
-        guard let v = options[name] else { throw CommandLineError.usage("missing required option \(name)") }
+        guard let v = value(name) else { throw CommandLineError.usage("missing required option \(name)") }
+        return v
+    }
+
+    /// A number option, with a usage error naming the option when it is not one.
+    func number(_ name: String, default fallback: Double) throws -> Double {
+        guard let text = value(name) else { return fallback }
+        guard let v = Double(text), v.isFinite, v > 0 else { throw CommandLineError.usage("\(name) must be a positive number, got \(text)") }
         return v
     }
 

@@ -3,7 +3,10 @@ import PackVerify
 
 /// packtool's entry point: dispatches to one subcommand and turns errors into messages and exit codes
 /// (0 success, 1 a check or operation failed, 2 usage or I/O error).
-let commands: [any Command.Type] = [LintCommand.self, InspectCommand.self, DigestCommand.self, KeyCommand.self, ReviewCommand.self]
+let commands: [any Command.Type] = [
+    LintCommand.self, InspectCommand.self, DigestCommand.self, ReviewCommand.self,
+    KeyCommand.self, RootCommand.self, BuildCommand.self, SignCommand.self, VerifyCommand.self, LedgerCommand.self, GrantCommand.self,
+]
 
 let usage = """
     usage: packtool <command> [options]
@@ -17,6 +20,9 @@ let usage = """
     """
 
 setlocale(LC_ALL, "C.UTF-8")
+// A file-size limit (a full disk in tests via `ulimit -f`) must surface as a write error that packtool cleans up
+// after, not as a signal that kills it halfway.
+signal(SIGXFSZ, SIG_IGN)
 var argv = Array(CommandLine.arguments.dropFirst())
 guard let first = argv.first else {
     Output.err(usage)

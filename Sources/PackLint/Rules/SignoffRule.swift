@@ -28,7 +28,7 @@ struct SignoffRule: LintRule {
             }
             guard let envelopes = document.decode([DSSEEnvelope].self) else { continue }  // StructureRule reported why.
             let digest: TreeDigest
-            do { digest = try PackFolder.contentDigest(ofScene: source.url) } catch {
+            do { digest = try context.contentDigest(source) } catch {
                 out.append(Self.missing.diagnostic("cannot compute the content digest: \(error)", at: .init(file: source.path), hint: "make every file readable"))
                 continue
             }

@@ -1,0 +1,117 @@
+import Foundation
+import PackArchive
+import PackCrypto
+import PackModel
+import PackVerify
+
+/// Publisher-side verification of what `sign` wrote — a whole CDN tree, one archive or one manifest — against a
+/// pinned root: root chain, signatures and thresholds, expiry, the index naming each manifest and archive by hash,
+/// and every file in every archive. Reads archives with libarchive; clients use PackVerify's strict reader.
+public struct TreeVerifier {
+    public let pinned: RootDocument
+    public let now: Date
+    let documents = SignedDocument()
+
+    /// Accepts the pinned root only if it is validly self-signed.
+    public init(pinnedRoot: Data, now: Date) throws {
+        let envelope = try DSSEEnvelope.parse(pinnedRoot)
+        pinned = try RootChain().selfSigned(envelope)
+        self.now = now
+    }
+
+    /// Lines describing what was verified; throws `VerificationFailure` with the reason at the first failure.
+    public func verifyTree(_ out: URL) throws -> [String] {
+        var lines: [String] = []
+        var root = pinned
+        var version = pinned.version + 1
+        while let data = FileManager.default.contents(atPath: out.appendingPathComponent(PublishLayout.root(version: version)).path) {
+            root = try RootChain().next(after: root, DSSEEnvelope.parse(data))
+            version += 1
+        }
+        try RootChain.checkExpiry(root, now: now)
+        lines.append("root: version \(root.version) (pinned \(pinned.version)), expires \(root.expires)")
+        guard let indexData = FileManager.default.contents(atPath: out.appendingPathComponent(PublishLayout.index).path) else {
+            throw VerificationFailure("missing", "\(out.path)/index.json is missing")
+        }
+        let index = try CanonicalJSON.decode(IndexDocument.self,
+                                             from: documents.payload(of: DSSEEnvelope.parse(indexData), type: PayloadType.index, role: "index", root: root), what: "index")
+        try checkExpiry(index.expires, what: "index version \(index.version)")
+        if index.rootVersion > root.version { throw VerificationFailure("root-missing", "the index names root version \(index.rootVersion) but the tree stops at \(root.version)") }
+        lines.append("index: version \(index.version), \(index.packs.count) pack(s), expires \(index.expires)")
+        for (pack, entry) in index.packs.sorted(by: { $0.key < $1.key }) {
+            let manifestURL = out.appendingPathComponent(entry.manifest.path)
+            let manifestData = try checkedFile(manifestURL, size: entry.manifest.size, sha256: entry.manifest.sha256, what: "manifest of \(pack)")
+            let manifest = try verifyManifest(manifestData, root: root)
+            guard manifest.pack == pack, manifest.version == entry.version else {
+                throw VerificationFailure("mix-and-match", "the index names \(pack) version \(entry.version) but the manifest is \(manifest.pack) version \(manifest.version)")
+            }
+            let archiveURL = out.appendingPathComponent(entry.archive.path)
+            _ = try checkedFile(archiveURL, size: entry.archive.size, sha256: entry.archive.sha256, what: "archive of \(pack)", read: false)
+            let files = try verifyArchiveContents(archiveURL, manifestBytes: manifestData, manifest: manifest)
+            lines.append("\(pack): version \(manifest.version), \(manifest.scenes.count) scenes, \(files) files verified, manifest expires \(manifest.expires)")
+        }
+        return lines
+    }
+
+    /// Verifies a manifest envelope: type, threshold of the manifest role, expiry. Returns the manifest.
+    public func verifyManifest(_ data: Data, root: RootDocument? = nil) throws -> Manifest {
+        let manifest = try CanonicalJSON.decode(Manifest.self, from: documents.payload(of: DSSEEnvelope.parse(data), type: PayloadType.manifest, role: "manifest", root: root ?? pinned), what: "manifest")
+        try checkExpiry(manifest.expires, what: "manifest of \(manifest.pack) version \(manifest.version)")
+        return manifest
+    }
+
+    /// Verifies a pack archive on its own: its first entry is a manifest signed under the pinned root, and every
+    /// other entry is exactly one of the manifest's files.
+    public func verifyArchive(_ url: URL) throws -> [String] {
+        let reader = try TarReader(path: url.path)
+        guard let first = try reader.next(), first.path == PublishLayout.archiveManifestEntry, first.kind == "file" else {
+            throw VerificationFailure("archive-manifest", "\(url.path): the first entry is not manifest.json")
+        }
+        let bytes = Data(try reader.readAll(limit: 64 << 20))
+        let manifest = try verifyManifest(bytes)
+        let files = try verifyArchiveContents(url, manifestBytes: bytes, manifest: manifest)
+        return ["\(manifest.pack) version \(manifest.version): manifest signed by the manifest role, \(files) files verified"]
+    }
+
+    private func verifyArchiveContents(_ url: URL, manifestBytes: Data, manifest: Manifest) throws -> Int {
+        let reader = try TarReader(path: url.path)
+        guard let first = try reader.next(), first.path == PublishLayout.archiveManifestEntry, Data(try reader.readAll(limit: 64 << 20)) == manifestBytes else {
+            throw VerificationFailure("archive-manifest", "\(url.path): the first entry is not the signed manifest")
+        }
+        var expected = Dictionary(manifest.archiveEntries.map { ($0.path, $0.file) }, uniquingKeysWith: { a, _ in a })
+        var count = 0
+        while let entry = try reader.next() {
+            guard entry.kind == "file" else { throw VerificationFailure("archive-entry", "\(url.path): \(entry.path) is a \(entry.kind), not a regular file") }
+            guard let file = expected.removeValue(forKey: entry.path) else {
+                throw VerificationFailure("archive-entry", "\(url.path): \(entry.path) is not in the manifest (or appears twice)")
+            }
+            let hasher = SHA256()
+            let size = try reader.readData { hasher.update($0) }
+            guard UInt64(size) == file.size, Hex.encode(hasher.finalize()) == file.sha256 else {
+                throw VerificationFailure("archive-file", "\(url.path): \(entry.path) does not match the manifest's size and SHA-256")
+            }
+            count += 1
+        }
+        if let missing = expected.keys.sorted().first { throw VerificationFailure("archive-missing", "\(url.path): \(missing) is missing") }
+        return count
+    }
+
+    private func checkExpiry(_ text: String, what: String) throws {
+        guard let date = Timestamp.parse(text) else { throw VerificationFailure("expiry", "\(what) has no valid expiry") }
+        if now >= date { throw VerificationFailure("expired", "\(what) expired at \(text)") }
+    }
+
+    private func checkedFile(_ url: URL, size: UInt64, sha256: String, what: String, read: Bool = true) throws -> Data {
+        var info = stat()
+        guard stat(url.path, &info) == 0 else { throw VerificationFailure("missing", "\(what): \(url.path) is missing") }
+        guard UInt64(info.st_size) == size else { throw VerificationFailure("size", "\(what): \(url.path) is \(info.st_size) bytes, the index says \(size)") }
+        if read {
+            let data = try Data(contentsOf: url)
+            guard SHA256.hexHash(data) == sha256 else { throw VerificationFailure("hash", "\(what): \(url.path) does not match the index's SHA-256") }
+            return data
+        }
+        let (digest, _) = try SHA256.hash(fileAt: url)
+        guard Hex.encode(digest) == sha256 else { throw VerificationFailure("hash", "\(what): \(url.path) does not match the index's SHA-256") }
+        return Data()
+    }
+}

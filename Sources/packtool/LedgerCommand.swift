@@ -1,0 +1,46 @@
+import Foundation
+import PackPublish
+
+/// `packtool ledger list | verify`: the publisher's release history and its integrity.
+enum LedgerCommand: Command {
+    static let name = "ledger"
+    static let summary = "list releases or verify the release ledger's hash chain and stored copies"
+    static let help = """
+        usage: packtool ledger list --state DIR
+               packtool ledger verify --state DIR [--deep]
+
+        list prints every release in order with its chain hash. verify recomputes the hash chain, checks each stored
+        manifest against its recorded hash and the scene and file rows against the signed manifest, and checks the
+        stored copies of published files (sizes; contents too with --deep). Exit 1 when anything was edited.
+
+        """
+
+    static func run(_ args: [String]) throws -> Int32 {
+        let a = try Arguments(args, options: ["--state"], flags: ["--deep"])
+        let state = URL(fileURLWithPath: try a.required("--state"))
+        guard FileManager.default.fileExists(atPath: state.appendingPathComponent(Ledger.fileName).path) else {
+            throw CommandLineError.io("\(state.path): no ledger (\(Ledger.fileName)) here")
+        }
+        let ledger: Ledger
+        do { ledger = try Ledger(state: state) } catch { throw CommandLineError.io("\(error)") }
+        switch a.positionals.first {
+        case "list":
+            let releases = try ledger.releases()
+            if releases.isEmpty { Output.out("no releases\n") }
+            for r in releases {
+                Output.out("\(r.sequence)  \(r.pack) version \(r.version)  \(r.created)  archive \(r.archiveSize) bytes  chain \(r.hash.prefix(16))…\n")
+            }
+            return 0
+        case "verify":
+            let problems = try ledger.verify(deep: a.flag("--deep"))
+            if problems.isEmpty {
+                Output.out("ledger intact: \(try ledger.releases().count) release(s), hash chain and stored copies check out\n")
+                return 0
+            }
+            Output.out(problems.map { "problem: \($0)\n" }.joined())
+            return 1
+        default:
+            throw CommandLineError.usage("expected `ledger list` or `ledger verify`")
+        }
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import PackCrypto
+import PackModel
+import PackPublish
+import PackVerify
+
+/// `packtool root init | rotate | show`: the trust root clients pin.
+enum RootCommand: Command {
+    static let name = "root"
+    static let summary = "create, rotate or show the signed trust root (root.json)"
+    static let help = """
+        usage: packtool root init --state DIR --root-key K.pem... --manifest-key K... --index-key K... --grant-key K...
+                                  [--root-threshold N] [--manifest-threshold N] [--index-threshold N] [--grant-threshold N]
+                                  [--expires-days 365]
+               packtool root rotate --state DIR --sign-with OLDROOT.pem... [--root-key NEWROOT.pem...]
+                                  [--manifest-key K...] [--index-key K...] [--grant-key K...] [--*-threshold N] [--expires-days 365]
+               packtool root show [FILE | --state DIR]
+
+        init writes DIR/root/1.root.json, signed by the root keys. Role keys may be given as public (.pub) or
+        private (.pem) files; thresholds default to 1. rotate writes version N+1: it must be signed by a threshold of
+        version N's root keys (--sign-with) and a threshold of its own root keys (--root-key, private; default: the
+        same keys). Roles not named keep their keys. show prints a root and checks its signatures.
+
+        """
+
+    static func run(_ args: [String]) throws -> Int32 {
+        let roleOptions = RootDocument.roles.flatMap { ["--\($0)-key", "--\($0)-threshold"] }
+        let a = try Arguments(args, options: Set(["--state", "--sign-with", "--expires-days"] + roleOptions), flags: [])
+        switch a.positionals.first {
+        case "init": return try initRoot(a)
+        case "rotate": return try rotate(a)
+        case "show": return try show(a)
+        default: throw CommandLineError.usage("expected `root init`, `root rotate` or `root show`")
+        }
+    }
+
+    private static func roles(_ a: Arguments, previous: RootDocument?) throws -> [String: (keys: [Ed25519PublicKey], threshold: Int)] {
+        var out: [String: (keys: [Ed25519PublicKey], threshold: Int)] = [:]
+        for role in RootDocument.roles {
+            var keys = try a.values("--\(role)-key").map(SigningKeys.publicKey)
+            if keys.isEmpty, let spec = previous?.roles[role] {
+                keys = try spec.keyids.compactMap { id in try previous?.keys[id].flatMap { Hex.decode($0.public) }.map { try Ed25519PublicKey(rawRepresentation: $0) } }
+            }
+            guard !keys.isEmpty else { throw CommandLineError.usage("give at least one --\(role)-key") }
+            let threshold = try a.value("--\(role)-threshold").map { text -> Int in
+                guard let n = Int(text), n >= 1 else { throw CommandLineError.usage("--\(role)-threshold must be a whole number ≥ 1") }
+                return n
+            } ?? (a.values("--\(role)-key").isEmpty ? previous?.roles[role]?.threshold ?? 1 : 1)
+            out[role] = (keys, threshold)
+        }
+        return out
+    }
+
+    private static func state(_ a: Arguments) throws -> URL { URL(fileURLWithPath: try a.required("--state")) }
+
+    /// Roots expire relative to the real clock (not SOURCE_DATE_EPOCH): they are made once, not rebuilt.
+    private static func expiry(_ a: Arguments) throws -> Date {
+        Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)).addingTimeInterval(try a.number("--expires-days", default: 365) * 86_400)
+    }
+
+    private static func initRoot(_ a: Arguments) throws -> Int32 {
+        let store = RootStore(state: try state(a))
+        if try store.latest() != nil { throw CommandLineError.failure("\(store.folder.path) already holds a root; use `packtool root rotate`") }
+        let rootKeys = try SigningKeys.privateKeys(a.values("--root-key"), role: "root")
+        guard !rootKeys.isEmpty else { throw CommandLineError.usage("give at least one --root-key (private key file)") }
+        do {
+            let document = try RootStore.document(version: 1, expires: try expiry(a), roles: try roles(a, previous: nil))
+            let url = try store.write(document, signers: rootKeys)
+            Output.out("wrote \(url.path): root version 1, expires \(document.expires)\n")
+            return 0
+        } catch let e as PublishError { throw CommandLineError.failure(e.description) }
+    }
+
+    private static func rotate(_ a: Arguments) throws -> Int32 {
+        let store = RootStore(state: try state(a))
+        guard let current = try store.latest() else { throw CommandLineError.failure("no root in \(store.folder.path); run `packtool root init`") }
+        let oldSigners = try SigningKeys.privateKeys(a.values("--sign-with"), role: "root")
+        guard !oldSigners.isEmpty else { throw CommandLineError.usage("give the current root keys with --sign-with") }
+        let newRootKeys = a.values("--root-key").isEmpty ? oldSigners : try SigningKeys.privateKeys(a.values("--root-key"), role: "root")
+        var roleArgs = try roles(a, previous: current.document)
+        if !a.values("--root-key").isEmpty { roleArgs["root"] = (newRootKeys.map(\.publicKey), roleArgs["root"]!.threshold) }
+        do {
+            let document = try RootStore.document(version: current.version + 1, expires: try expiry(a), roles: roleArgs)
+            // Check before writing that clients will accept it: old threshold and new threshold both met.
+            let signers = Dictionary(oldSigners.map { ($0.publicKey.keyID, $0) } + newRootKeys.map { ($0.publicKey.keyID, $0) }, uniquingKeysWith: { a, _ in a })
+            let envelope = try DSSEEnvelope(signing: CanonicalJSON.encode(document), as: PayloadType.root, with: Array(signers.values).sorted { $0.publicKey.keyID < $1.publicKey.keyID })
+            do { _ = try RootChain().next(after: current.document, envelope) } catch let f as VerificationFailure {
+                throw CommandLineError.failure("the new root would not be accepted by clients: \(f.message)")
+            }
+            let url = try store.write(document, signers: Array(signers.values).sorted { $0.publicKey.keyID < $1.publicKey.keyID })
+            Output.out("wrote \(url.path): root version \(document.version), expires \(document.expires)\n")
+            return 0
+        } catch let e as PublishError { throw CommandLineError.failure(e.description) }
+    }
+
+    private static func show(_ a: Arguments) throws -> Int32 {
+        let data: Data, path: String
+        if a.positionals.count == 2 {
+            path = a.positionals[1]
+            guard let d = FileManager.default.contents(atPath: path) else { throw CommandLineError.io("\(path): cannot read") }
+            data = d
+        } else if let latest = try RootStore(state: try state(a)).latest() {
+            path = latest.envelope.payloadType == "" ? "" : "\(try state(a).path)/root/\(latest.version).root.json"
+            data = latest.bytes
+        } else {
+            throw CommandLineError.failure("no root found")
+        }
+        let envelope: DSSEEnvelope
+        do { envelope = try DSSEEnvelope.parse(data) } catch { throw CommandLineError.failure("\(path): \(error)") }
+        let document: RootDocument
+        do { document = try RootChain().selfSigned(envelope) } catch let f as VerificationFailure {
+            throw CommandLineError.failure("\(path): \(f.message)")
+        } catch { throw CommandLineError.failure("\(path): \(error)") }
+        var text = "\(path): root version \(document.version), expires \(document.expires), signatures verify\n"
+        for role in RootDocument.roles {
+            guard let spec = document.roles[role] else { continue }
+            text += "  \(role): \(spec.threshold) of \(spec.keyids.count)\n" + spec.keyids.map { "    \($0)\(ExampleKeys.keyIDs.contains($0) ? "  (public example key)" : "")\n" }.joined()
+        }
+        Output.out(text)
+        return 0
+    }
+}

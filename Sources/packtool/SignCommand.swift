@@ -1,0 +1,127 @@
+import Foundation
+import PackCrypto
+import PackLint
+import PackPublish
+
+/// `packtool sign`: lint, version, sign and publish in one step (and `packtool build`: the same plan, nothing written).
+enum SignCommand: Command {
+    static let name = "sign"
+    static let summary = "lint, version, sign and publish a pack into a CDN tree"
+    static let help = """
+        usage: packtool sign PACKDIR --state DIR --key MANIFEST.pem... --index-key INDEX.pem... --publish OUT
+                             [--allow-warnings] [--manifest-days 365] [--index-days 7]
+
+        Lints PACKDIR (errors always stop the publish; warnings do unless --allow-warnings), takes versions from the
+        ledger in DIR (pack version +1; a scene's version changes only when its digest does), signs the manifest and
+        writes OUT/packs/<id>/<version>/manifest.json and <id>-<version>.tar (manifest first, files in path order,
+        mtime from SOURCE_DATE_EPOCH, owner 0:0, mode 0644, uncompressed), copies DIR/root/*.root.json to OUT/root/,
+        and finally replaces OUT/index.json (signed by the index key) by rename. Nothing else in OUT changes; any
+        failure leaves OUT and DIR as they were. A pack whose content has not changed is not published again.
+
+        """
+
+    static func run(_ args: [String]) throws -> Int32 {
+        let a = try Arguments(args, options: ["--state", "--key", "--index-key", "--publish", "--manifest-days", "--index-days"], flags: ["--allow-warnings"])
+        guard a.positionals.count == 1 else { throw CommandLineError.usage("expected one PACKDIR") }
+        let pack = URL(fileURLWithPath: a.positionals[0])
+        guard FileManager.default.fileExists(atPath: pack.appendingPathComponent("pack.json").path) else {
+            throw CommandLineError.io("\(a.positionals[0]): no pack.json (give a pack folder)")
+        }
+        let manifestPaths = a.values("--key"), indexPaths = a.values("--index-key")
+        guard !manifestPaths.isEmpty else { throw CommandLineError.usage("give the manifest key with --key") }
+        guard !indexPaths.isEmpty else { throw CommandLineError.usage("give the index key with --index-key") }
+        let output = URL(fileURLWithPath: try a.required("--publish"))
+        var options = Publisher.Options(pack: pack, state: URL(fileURLWithPath: try a.required("--state")), output: output,
+                                        manifestKeys: try SigningKeys.privateKeys(manifestPaths, role: "manifest"),
+                                        indexKeys: try SigningKeys.privateKeys(indexPaths, role: "index"))
+        options.allowWarnings = a.flag("--allow-warnings")
+        options.manifestLifetime = try a.number("--manifest-days", default: 365) * 86_400
+        options.indexLifetime = try a.number("--index-days", default: 7) * 86_400
+        let progress = ProgressLine(label: "writing archive")
+        options.progress = progress.map { p in { p.update($0, of: $1) } }
+        do {
+            let publisher = try Publisher(options: options)
+            let plan = try publisher.plan()
+            if plan.unchanged {
+                Output.out("\(plan.manifest.pack): nothing changed since version \(plan.previousVersion ?? 0); nothing published\n")
+                return 0
+            }
+            let result = try publisher.publish(plan)
+            progress?.finish()
+            let m = plan.manifest
+            Output.out("""
+                published \(m.pack) version \(m.version)\(plan.previousVersion.map { " (previous \($0))" } ?? "")
+                  scenes: \(m.scenes.count), changed: \(plan.changedScenes.isEmpty ? "none" : plan.changedScenes.joined(separator: ", "))
+                  archive: \(result.archive.path) (\(result.archiveSize) bytes, sha256 \(result.archiveSHA256))
+                  manifest: \(result.manifest.path)
+                  index: \(output.path)/index.json version \(result.indexVersion)
+                  signing took \(String(format: "%.2f", result.signingSeconds * 1000)) ms
+
+                """)
+            return 0
+        } catch let e as PublishError {
+            progress?.finish()
+            if case .lint(let diagnostics) = e {
+                Output.err(TextRenderer(color: false).render(diagnostics.filter { $0.severity == .error || !options.allowWarnings }))
+            }
+            throw CommandLineError.failure(e.description)
+        } catch {
+            progress?.finish()
+            throw CommandLineError.io("\(error)")
+        }
+    }
+}
+
+/// `packtool build`: what `sign` would publish, without keys and without writing anything.
+enum BuildCommand: Command {
+    static let name = "build"
+    static let summary = "show what sign would publish: lint gate, versions, changed scenes, sizes (writes nothing)"
+    static let help = """
+        usage: packtool build PACKDIR --state DIR [--allow-warnings]
+
+        Runs the same lint gate and versioning as `packtool sign` against the ledger in DIR and prints the plan:
+        the next pack version, each scene's version and whether it changed, and the archive's content size.
+
+        """
+
+    static func run(_ args: [String]) throws -> Int32 {
+        let a = try Arguments(args, options: ["--state"], flags: ["--allow-warnings"])
+        guard a.positionals.count == 1 else { throw CommandLineError.usage("expected one PACKDIR") }
+        var options = Publisher.Options(pack: URL(fileURLWithPath: a.positionals[0]), state: URL(fileURLWithPath: try a.required("--state")),
+                                        output: URL(fileURLWithPath: "/nonexistent"), manifestKeys: [], indexKeys: [])
+        options.allowWarnings = a.flag("--allow-warnings")
+        do {
+            let plan = try Publisher(options: options).plan()
+            let m = plan.manifest
+            var text = "\(m.pack): version \(m.version)\(plan.previousVersion.map { " (previous \($0))" } ?? " (first release)")\(plan.unchanged ? ", unchanged: nothing to publish" : "")\n"
+            for s in m.scenes { text += "  \(s.id) version \(s.version)\(plan.changedScenes.contains(s.id) ? " (changed)" : "")  \(s.files.count) files\n" }
+            text += "  \(m.archiveEntries.count) files, \(plan.totalBytes) bytes\n"
+            if !plan.warnings.isEmpty { text += "  \(plan.warnings.count) lint warning(s) allowed\n" }
+            Output.out(text)
+            return 0
+        } catch let e as PublishError {
+            if case .lint(let d) = e { Output.err(TextRenderer(color: false).render(d)) }
+            throw CommandLineError.failure(e.description)
+        }
+    }
+}
+
+/// A one-line progress display on standard error; `init` returns nil (stay silent) when that is not a terminal.
+final class ProgressLine {
+    let label: String
+    private var lastPercent = -1
+
+    init?(label: String) {
+        guard isatty(2) == 1 else { return nil }
+        self.label = label
+    }
+
+    func update(_ done: UInt64, of total: UInt64) {
+        let percent = total == 0 ? 100 : Int(done * 100 / total)
+        guard percent != lastPercent else { return }
+        lastPercent = percent
+        Output.err("\r\(label): \(percent)% (\(done >> 20) of \(total >> 20) MiB)")
+    }
+
+    func finish() { if lastPercent >= 0 { Output.err("\n") } }
+}

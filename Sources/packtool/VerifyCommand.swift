@@ -1,0 +1,52 @@
+import Foundation
+import PackModel
+import PackPublish
+import PackVerify
+
+/// `packtool verify PATH --root ROOT`: checks a published tree, an archive or a manifest against a pinned root.
+enum VerifyCommand: Command {
+    static let name = "verify"
+    static let summary = "verify a published tree, pack archive or manifest against a pinned root"
+    static let help = """
+        usage: packtool verify PATH --root ROOT.json [--at RFC3339-TIME]
+
+        PATH is a published tree (a folder with index.json), a pack archive (.tar) or a manifest (.json).
+        Checks the root chain from the pinned ROOT, signatures and thresholds per role, expiry (at --at, default
+        now), that the index names each manifest and archive by size and SHA-256, and every file of every archive.
+        Prints what it verified; exit 1 with the reason when anything fails.
+
+        """
+
+    static func run(_ args: [String]) throws -> Int32 {
+        let a = try Arguments(args, options: ["--root", "--at"], flags: [])
+        guard a.positionals.count == 1 else { throw CommandLineError.usage("expected one PATH") }
+        let rootPath = try a.required("--root")
+        guard let rootData = FileManager.default.contents(atPath: rootPath) else { throw CommandLineError.io("\(rootPath): cannot read") }
+        var now = Date()
+        if let at = a.value("--at") {
+            guard let parsed = Timestamp.parse(at) else { throw CommandLineError.usage("--at must be an RFC 3339 time such as 2026-01-01T00:00:00Z") }
+            now = parsed
+        }
+        let path = a.positionals[0]
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else { throw CommandLineError.io("\(path): no such file or folder") }
+        do {
+            let verifier = try TreeVerifier(pinnedRoot: rootData, now: now)
+            let lines: [String]
+            if isDir.boolValue {
+                lines = try verifier.verifyTree(URL(fileURLWithPath: path))
+            } else if path.hasSuffix(".tar") {
+                lines = try verifier.verifyArchive(URL(fileURLWithPath: path))
+            } else {
+                let manifest = try verifier.verifyManifest(try Data(contentsOf: URL(fileURLWithPath: path)))
+                lines = ["\(manifest.pack) version \(manifest.version): manifest signed by the manifest role, expires \(manifest.expires), \(manifest.archiveEntries.count) files listed"]
+            }
+            Output.out("verified \(path)\n" + lines.map { "  \($0)\n" }.joined())
+            return 0
+        } catch let f as VerificationFailure {
+            throw CommandLineError.failure("\(path): verification failed: \(f.message)")
+        } catch {
+            throw CommandLineError.failure("\(path): verification failed: \(error)")
+        }
+    }
+}
