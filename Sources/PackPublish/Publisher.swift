@@ -21,6 +21,8 @@ public final class Publisher {
         public var manifestLifetime: TimeInterval = 365 * 86_400
         public var indexLifetime: TimeInterval = 7 * 86_400
         public var environment = ProcessInfo.processInfo.environment
+        /// An explicit pack version; by default the ledger's last version + 1.
+        public var version: Int?
         /// Called with (bytes written, bytes to write) while the archive is written.
         public var progress: ((UInt64, UInt64) -> Void)?
 
@@ -105,13 +107,19 @@ public final class Publisher {
             scenes.append(Manifest.Scene(id: stop, version: version, digest: digest.prefixed, files: files))
         }
         let created = Timestamp.buildDate(environment: options.environment)
-        let manifest = Manifest(pack: pack.id, version: (last?.version ?? 0) + 1, created: Timestamp.format(created),
+        let version = options.version ?? (last?.version ?? 0) + 1
+        if let last, version < last.version {
+            throw PublishError.versionNotIncreasing(pack: pack.id, version: version, last: last.version)
+        }
+        let manifest = Manifest(pack: pack.id, version: version, created: Timestamp.format(created),
                                 expires: Timestamp.format(created.addingTimeInterval(options.manifestLifetime)),
                                 access: pack.access, files: packFiles, scenes: scenes)
         var unchanged = false
         if let last, let bytes = try ledger.manifestEnvelope(pack: pack.id, version: last.version),
            let previous = try? CanonicalJSON.decode(Manifest.self, from: DSSEEnvelope.parse(Data(bytes)).payloadBytes(), what: "manifest") {
             unchanged = previous.scenes == manifest.scenes && previous.files == manifest.files && previous.access == manifest.access
+            // Asking for the last version again is fine only for the very same content.
+            if version == last.version && !unchanged { throw PublishError.contentChanged(pack: pack.id, version: version) }
         }
         return Plan(manifest: manifest, previousVersion: last?.version, changedScenes: changed, unchanged: unchanged,
                     warnings: diagnostics, sources: sources)

@@ -9,7 +9,7 @@ enum SignCommand: Command {
     static let summary = "lint, version, sign and publish a pack into a CDN tree"
     static let help = """
         usage: packtool sign PACKDIR --state DIR --key MANIFEST.pem... --index-key INDEX.pem... --publish OUT
-                             [--allow-warnings] [--manifest-days 365] [--index-days 7]
+                             [--allow-warnings] [--manifest-days 365] [--index-days 7] [--version N]
 
         Lints PACKDIR (errors always stop the publish; warnings do unless --allow-warnings), takes versions from the
         ledger in DIR (pack version +1; a scene's version changes only when its digest does), signs the manifest and
@@ -17,11 +17,13 @@ enum SignCommand: Command {
         mtime from SOURCE_DATE_EPOCH, owner 0:0, mode 0644, uncompressed), copies DIR/root/*.root.json to OUT/root/,
         and finally replaces OUT/index.json (signed by the index key) by rename. Nothing else in OUT changes; any
         failure leaves OUT and DIR as they were. A pack whose content has not changed is not published again.
+        --version N publishes as version N: refused when N is below the last version, or equal to it with different
+        content. Exit codes: 0 published (or nothing to do), 1 refused (lint, keys, versions), 2 usage or I/O error.
 
         """
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, options: ["--state", "--key", "--index-key", "--publish", "--manifest-days", "--index-days"], flags: ["--allow-warnings"])
+        let a = try Arguments(args, options: ["--state", "--key", "--index-key", "--publish", "--manifest-days", "--index-days", "--version"], flags: ["--allow-warnings"])
         guard a.positionals.count == 1 else { throw CommandLineError.usage("expected one PACKDIR") }
         let pack = URL(fileURLWithPath: a.positionals[0])
         guard FileManager.default.fileExists(atPath: pack.appendingPathComponent("pack.json").path) else {
@@ -35,6 +37,10 @@ enum SignCommand: Command {
                                         manifestKeys: try SigningKeys.privateKeys(manifestPaths, role: "manifest"),
                                         indexKeys: try SigningKeys.privateKeys(indexPaths, role: "index"))
         options.allowWarnings = a.flag("--allow-warnings")
+        if let v = a.value("--version") {
+            guard let n = Int(v), n >= 1 else { throw CommandLineError.usage("--version must be a whole number ≥ 1") }
+            options.version = n
+        }
         options.manifestLifetime = try a.number("--manifest-days", default: 365) * 86_400
         options.indexLifetime = try a.number("--index-days", default: 7) * 86_400
         let progress = ProgressLine(label: "writing archive")
@@ -64,10 +70,11 @@ enum SignCommand: Command {
             if case .lint(let diagnostics) = e {
                 Output.err(TextRenderer(color: false).render(diagnostics.filter { $0.severity == .error || !options.allowWarnings }))
             }
+            if case .io(let message) = e { throw CommandLineError.io(message + "; nothing was published") }
             throw CommandLineError.failure(e.description)
         } catch {
             progress?.finish()
-            throw CommandLineError.io("\(error)")
+            throw CommandLineError.io("\(error); nothing was published")
         }
     }
 }

@@ -20,9 +20,9 @@ enum CLI {
         return Repository.root.appendingPathComponent(".build/debug/packtool")
     }()
 
-    static func run(_ args: [String], environment: [String: String] = [:], in directory: String? = nil) throws -> Result {
+    static func run(_ args: [String], environment: [String: String] = [:], in directory: String? = nil, executable: String? = nil) throws -> Result {
         let p = Process()
-        p.executableURL = binary
+        p.executableURL = executable.map { URL(fileURLWithPath: $0) } ?? binary
         p.arguments = args
         p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         if let directory { p.currentDirectoryURL = URL(fileURLWithPath: directory) }

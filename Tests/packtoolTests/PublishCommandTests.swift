@@ -1,0 +1,180 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// End-to-end publishing through the CLI: root, sign, verify, ledger, grant — and every failure leaving OUT and the
+/// state folder exactly as they were.
+final class PublishCommandTests: XCTestCase {
+    private var dir = "", keys = "", state = "", out = ""
+    private let epoch = ["SOURCE_DATE_EPOCH": String(Int(Date().timeIntervalSince1970) / 86_400 * 86_400)]
+
+    override func setUpWithError() throws {
+        dir = try temporaryDirectory()
+        keys = dir + "/keys"
+        state = dir + "/state"
+        out = dir + "/out"
+        try FileManager.default.createDirectory(atPath: keys, withIntermediateDirectories: true)
+        for name in ["root", "manifest", "index", "grant", "historian"] {
+            for ext in ["pem", "pub"] {
+                try FileManager.default.copyItem(atPath: Repository.root.appendingPathComponent("keys-example/\(name).\(ext)").path, toPath: "\(keys)/\(name).\(ext)")
+                chmod("\(keys)/\(name).\(ext)", ext == "pem" ? 0o600 : 0o644)
+            }
+        }
+        let r = try CLI.run(["root", "init", "--state", state, "--root-key", "\(keys)/root.pem", "--manifest-key", "\(keys)/manifest.pub",
+                             "--index-key", "\(keys)/index.pub", "--grant-key", "\(keys)/grant.pub"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+    }
+
+    private func sign(_ pack: String, _ extra: [String] = [], wrap: String? = nil) throws -> CLI.Result {
+        let args = ["sign", pack, "--state", state, "--key", "\(keys)/manifest.pem", "--index-key", "\(keys)/index.pem", "--publish", out] + extra
+        if let wrap {
+            // Run under a shell that sets a resource limit first (e.g. a file-size limit standing in for a full disk).
+            let quoted = ([CLI.binary.path] + args).map { "'\($0)'" }.joined(separator: " ")
+            return try CLI.run(["-c", "\(wrap); exec \(quoted)"], environment: epoch, executable: "/bin/bash")
+        }
+        return try CLI.run(args, environment: epoch)
+    }
+
+    private func snapshot() -> [String: Data] {
+        var all: [String: Data] = [:]
+        for root in [state, out] {
+            guard let e = FileManager.default.enumerator(atPath: root) else { continue }
+            while let rel = e.nextObject() as? String {
+                var isDir: ObjCBool = false
+                let path = root + "/" + rel
+                if FileManager.default.fileExists(atPath: path, isDirectory: &isDir), !isDir.boolValue, !rel.hasSuffix("-shm") {
+                    all[path] = FileManager.default.contents(atPath: path)
+                }
+            }
+        }
+        return all
+    }
+
+    /// Publishes v1 of a copy, changes one scene (re-signed), and returns the copy ready for a v2 publish.
+    private func publishedCopyWithAChange() throws -> PackCopy {
+        let copy = try PackCopy()
+        XCTAssertEqual(try sign(copy.root.path).status, 0)
+        try copy.edit("stops/02-gladstones-land/story.vtt", replacing: "Gladstone's Land", with: "Gladstone’s Land")
+        let r = try CLI.run(["review", "sign", copy.stop(1).path, "--key", "\(keys)/historian.pem", "--reviewer", "example-historian"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        return copy
+    }
+
+    func testSignPublishesATreeThatVerifiesAndTheLedgerAgrees() throws {
+        let r = try sign(ExamplePack.root.path)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("published royal-mile version 1"), r.stdout)
+        XCTAssertTrue(r.stderr.contains("public example key"), "signing with an example key warns")
+        let v = try CLI.run(["verify", out, "--root", state + "/root/1.root.json"])
+        XCTAssertEqual(v.status, 0, v.stderr)
+        XCTAssertTrue(v.stdout.contains("76 files verified"), v.stdout)
+        XCTAssertEqual(try CLI.run(["verify", out + "/packs/royal-mile/1/royal-mile-1.tar", "--root", state + "/root/1.root.json"]).status, 0)
+        let l = try CLI.run(["ledger", "verify", "--state", state, "--deep"])
+        XCTAssertEqual(l.status, 0, l.stdout)
+        XCTAssertTrue(try CLI.run(["ledger", "list", "--state", state]).stdout.contains("royal-mile version 1"))
+        let again = try sign(ExamplePack.root.path)
+        XCTAssertEqual(again.status, 0)
+        XCTAssertTrue(again.stdout.contains("nothing changed"), again.stdout)
+    }
+
+    func testALintErrorPublishesNothing() throws {
+        let copy = try publishedCopyWithAChange()
+        try copy.edit("stops/03-mercat-cross/scene.json", replacing: "\"bearing\": 234.7", with: "\"bearing\": 200")
+        let before = snapshot()
+        let r = try sign(copy.root.path)
+        XCTAssertEqual(r.status, 1)
+        XCTAssertTrue(r.stderr.contains("PT0203"), r.stderr)
+        XCTAssertEqual(snapshot(), before)
+    }
+
+    func testAKeyTheRootDoesNotListPublishesNothing() throws {
+        let copy = try publishedCopyWithAChange()
+        let before = snapshot()
+        let r = try CLI.run(["sign", copy.root.path, "--state", state, "--key", "\(keys)/grant.pem", "--index-key", "\(keys)/index.pem", "--publish", out], environment: epoch)
+        XCTAssertEqual(r.status, 1)
+        XCTAssertTrue(r.stderr.contains("is not a manifest key"), r.stderr)
+        XCTAssertEqual(snapshot(), before)
+    }
+
+    func testAGroupReadableKeyIsRefusedAndPublishesNothing() throws {
+        let copy = try publishedCopyWithAChange()
+        chmod("\(keys)/manifest.pem", 0o640)
+        let before = snapshot()
+        let r = try sign(copy.root.path)
+        XCTAssertEqual(r.status, 2)
+        XCTAssertTrue(r.stderr.contains("chmod 600"), r.stderr)
+        XCTAssertEqual(snapshot(), before)
+    }
+
+    func testAFullDiskLeavesNoPartialFileAndThePreviousTreeUnchanged() throws {
+        let copy = try publishedCopyWithAChange()
+        let before = snapshot()
+        // A 1 MiB file-size limit: the 5 MB archive cannot be written.
+        let r = try sign(copy.root.path, wrap: "ulimit -f 1024")
+        XCTAssertEqual(r.status, 2, r.stdout + r.stderr)
+        XCTAssertTrue(r.stderr.contains("nothing was published"), r.stderr)
+        XCTAssertEqual(snapshot(), before)
+        // And once there is room, the same publish succeeds.
+        XCTAssertEqual(try sign(copy.root.path).status, 0)
+        XCTAssertEqual(try CLI.run(["verify", out, "--root", state + "/root/1.root.json"]).status, 0)
+    }
+
+    func testAVersionThatDoesNotIncreaseIsRefused() throws {
+        let copy = try publishedCopyWithAChange()
+        let before = snapshot()
+        let same = try sign(copy.root.path, ["--version", "1"])
+        XCTAssertEqual(same.status, 1)
+        XCTAssertTrue(same.stderr.contains("already signed with different content"), same.stderr)
+        XCTAssertEqual(snapshot(), before)
+    }
+
+    func testRootRotationNeedsTheOldKeysAndVerifiersFollowTheChain() throws {
+        XCTAssertEqual(try sign(ExamplePack.root.path).status, 0)
+        let fresh = dir + "/newroot"
+        XCTAssertEqual(try CLI.run(["key", "generate", "--role", "root", "--out", fresh]).status, 0)
+        // Without the current root key the new root would not be accepted.
+        let refused = try CLI.run(["root", "rotate", "--state", state, "--sign-with", "\(fresh)/root.pem", "--root-key", "\(fresh)/root.pem"])
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertTrue(refused.stderr.contains("would not be accepted"), refused.stderr)
+        let rotated = try CLI.run(["root", "rotate", "--state", state, "--sign-with", "\(keys)/root.pem", "--root-key", "\(fresh)/root.pem"])
+        XCTAssertEqual(rotated.status, 0, rotated.stderr)
+        let copy = try publishedCopyWithAChange()
+        XCTAssertEqual(try sign(copy.root.path).status, 0)
+        let v = try CLI.run(["verify", out, "--root", state + "/root/1.root.json"])
+        XCTAssertEqual(v.status, 0, v.stderr)
+        XCTAssertTrue(v.stdout.contains("root: version 2 (pinned 1)"), v.stdout)
+        XCTAssertTrue(try CLI.run(["root", "show", "--state", state]).stdout.contains("root version 2"))
+    }
+
+    func testATamperedTreeFailsVerificationWithTheReason() throws {
+        XCTAssertEqual(try sign(ExamplePack.root.path).status, 0)
+        let archive = out + "/packs/royal-mile/1/royal-mile-1.tar"
+        let handle = try XCTUnwrap(FileHandle(forUpdatingAtPath: archive))
+        try handle.seek(toOffset: 40_000)
+        try handle.write(contentsOf: Data([0x42]))
+        try handle.close()
+        let v = try CLI.run(["verify", out, "--root", state + "/root/1.root.json"])
+        XCTAssertEqual(v.status, 1)
+        XCTAssertTrue(v.stderr.contains("does not match the index's SHA-256"), v.stderr)
+        let expired = try CLI.run(["verify", out + "/packs/royal-mile/1/manifest.json", "--root", state + "/root/1.root.json", "--at", "2100-01-01T00:00:00Z"])
+        XCTAssertEqual(expired.status, 1)
+        XCTAssertTrue(expired.stderr.contains("expired"), expired.stderr)
+        let wrongRoot = try CLI.run(["verify", out, "--root", out + "/packs/royal-mile/1/manifest.json"])
+        XCTAssertEqual(wrongRoot.status, 1)
+    }
+
+    func testGrantCodesAreSignedTextThatVerifiesWithTheGrantKey() throws {
+        let file = dir + "/grant.json"
+        let r = try CLI.run(["grant", "issue", "--key", "\(keys)/grant.pem", "--products", "uk.example.walks.royalmile.citypack",
+                             "--not-before", "2026-06-01T00:00:00Z", "--not-after", "2026-06-08T00:00:00Z", "--note", "museum", "--out", file])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.hasPrefix("PTG1."))
+        XCTAssertEqual(r.stdout.split(separator: "\n").count, 1, "one printable line")
+        let inspect = try CLI.run(["inspect", file, "--key", "\(keys)/grant.pub"])
+        XCTAssertEqual(inspect.status, 0, inspect.stdout)
+        XCTAssertTrue(inspect.stdout.contains("application/vnd.packtool.grant+json"))
+        XCTAssertTrue(inspect.stdout.contains("uk.example.walks.royalmile.citypack"))
+        let backwards = try CLI.run(["grant", "issue", "--key", "\(keys)/grant.pem", "--products", "x", "--not-before", "2026-06-08T00:00:00Z", "--not-after", "2026-06-01T00:00:00Z"])
+        XCTAssertEqual(backwards.status, 2)
+    }
+}
