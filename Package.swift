@@ -38,6 +38,7 @@ let package = Package(
         .testTarget(name: "PackModelTests", dependencies: ["PackModel", "PackCrypto", "TestSupport"]),
         .testTarget(name: "PackMediaTests", dependencies: ["PackMedia", "TestSupport"]),
         .testTarget(name: "PackLintTests", dependencies: ["PackLint", "PackModel", "TestSupport"]),
+        .testTarget(name: "PackArchiveTests", dependencies: ["PackArchive", "PackCrypto", "TestSupport"]),
         .testTarget(name: "PackPublishTests", dependencies: ["PackPublish", "PackArchive", "PackModel", "PackCrypto", "PackVerify", "TestSupport"]),
         .testTarget(name: "PackVerifyTests", dependencies: ["PackVerify", "PackModel", "PackCrypto"]),
         .testTarget(name: "packtoolTests", dependencies: ["packtool", "PackModel", "PackCrypto", "TestSupport"]),

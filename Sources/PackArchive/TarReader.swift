@@ -24,7 +24,7 @@ public final class TarReader {
             try ArchiveError.check(archive_read_support_filter_none(h), h, path)
             try ArchiveError.check(archive_read_open_filename(h, path, 1 << 16), h, path)
         } catch {
-            archive_read_free(h)
+            // deinit frees the handle: every stored property is set, so Swift runs it even though init throws.
             throw error
         }
     }

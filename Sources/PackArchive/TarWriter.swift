@@ -35,9 +35,7 @@ public final class TarWriter {
                 Unmanaged<Sink>.fromOpaque(client!).takeUnretainedValue().write(buffer, length)
             }, nil, nil), h, path)
         } catch {
-            archive_write_free(h)
-            if let sink { close(sink.fd) }
-            sink = nil
+            // deinit runs for a class whose stored properties are all set, and frees the handle and the descriptor.
             throw error
         }
     }
@@ -102,12 +100,17 @@ public final class TarWriter {
     }
 
     /// Adds an entry streamed from `source`, which must be exactly `size` bytes long (a file that changed size since it
-    /// was hashed is an error, not a silently different archive). `onChunk` sees every piece written.
-    public func add(_ name: String, from source: URL, size: UInt64, onChunk: ((UnsafeRawBufferPointer) -> Void)? = nil) throws {
+    /// was hashed is an error, not a silently different archive). With `identity`, the file must also still be the one
+    /// that was hashed — same inode and unchanged times before and after copying — which proves the bytes written are
+    /// the hashed ones without hashing them again. `onChunk` sees every piece written.
+    public func add(_ name: String, from source: URL, size: UInt64, identity: FileIdentity? = nil,
+                    onChunk: ((UnsafeRawBufferPointer) -> Void)? = nil) throws {
         try header(name, size: size)
         let fd = open(source.path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw ArchiveError("\(source.path): cannot open (\(String(cString: strerror(errno))))") }
         defer { close(fd) }
+        let changed = ArchiveError("\(source.path) changed after it was hashed; publish again")
+        if let identity, FileIdentity(descriptor: fd) != identity { throw changed }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
         defer { buffer.deallocate() }
         var remaining = size
@@ -121,6 +124,7 @@ public final class TarWriter {
         }
         var probe: UInt8 = 0
         if read(fd, &probe, 1) > 0 { throw ArchiveError("\(source.path): longer than the \(size) bytes recorded; did it change during the build?") }
+        if let identity, FileIdentity(descriptor: fd) != identity { throw changed }
         contentBytes += size
     }
 

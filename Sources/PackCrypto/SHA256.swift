@@ -54,19 +54,58 @@ public final class SHA256 {
         Hex.encode(hash(bytes))
     }
 
-    /// Hashes a file in 1 MiB reads, so memory stays flat whatever the file's size. Returns the digest and the
-    /// number of bytes read.
+    /// Hashes a file in 1 MiB reads into one reused buffer, so memory stays flat whatever the file's size. Returns the
+    /// digest and the number of bytes read.
     public static func hash(fileAt url: URL) throws -> (digest: [UInt8], size: UInt64) {
-        let handle = try FileHandle(forReadingFrom: url)
-        defer { try? handle.close() }
+        let (digest, size, _) = try hashWithIdentity(fileAt: url)
+        return (digest, size)
+    }
+
+    /// Like `hash(fileAt:)`, and also returns the file's identity (device, inode, size, modification and change
+    /// times) read from the open descriptor before hashing, so a later reader can tell whether it is still the same
+    /// bytes without hashing them again.
+    public static func hashWithIdentity(fileAt url: URL) throws -> (digest: [UInt8], size: UInt64, identity: FileIdentity) {
+        let fd = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: url.path, NSLocalizedDescriptionKey: "\(url.path): \(String(cString: strerror(errno)))"])
+        }
+        defer { close(fd) }
+        guard let identity = FileIdentity(descriptor: fd) else {
+            throw CocoaError(.fileReadUnknown, userInfo: [NSFilePathErrorKey: url.path, NSLocalizedDescriptionKey: "\(url.path): cannot stat"])
+        }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
         let h = SHA256()
         var size: UInt64 = 0
         while true {
-            let chunk = try handle.read(upToCount: 1 << 20) ?? Data()
-            if chunk.isEmpty { break }
-            size += UInt64(chunk.count)
-            h.update(chunk)
+            let n = read(fd, buffer.baseAddress, buffer.count)
+            if n == 0 { break }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw CocoaError(.fileReadUnknown, userInfo: [NSFilePathErrorKey: url.path, NSLocalizedDescriptionKey: "\(url.path): \(String(cString: strerror(errno)))"])
+            }
+            h.update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+            size += UInt64(n)
         }
-        return (h.finalize(), size)
+        return (h.finalize(), size, identity)
+    }
+}
+
+/// What identifies a file's content without reading it: any write changes the modification and change times.
+public struct FileIdentity: Equatable, Sendable {
+    public var device: UInt64
+    public var inode: UInt64
+    public var size: Int64
+    public var modified: Int64
+    public var changed: Int64
+
+    public init?(descriptor fd: Int32) {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return nil }
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+        size = Int64(info.st_size)
+        modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+        changed = Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec)
     }
 }

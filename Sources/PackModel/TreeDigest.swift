@@ -10,12 +10,17 @@ public struct TreeDigest: Equatable, Sendable {
         public var path: String
         public var size: UInt64
         public var sha256: String
+        /// The file's identity when it was hashed (not part of equality: two copies of a tree are equal).
+        public var identity: FileIdentity?
 
-        public init(path: String, size: UInt64, sha256: String) {
+        public init(path: String, size: UInt64, sha256: String, identity: FileIdentity? = nil) {
             self.path = path
             self.size = size
             self.sha256 = sha256
+            self.identity = identity
         }
+
+        public static func == (a: Entry, b: Entry) -> Bool { a.path == b.path && a.size == b.size && a.sha256 == b.sha256 }
     }
 
     /// Files in path-byte order.
@@ -36,8 +41,8 @@ public struct TreeDigest: Equatable, Sendable {
         let paths = try Self.regularFiles(under: folder).filter { !excluding.contains($0) }
         var entries: [Entry] = []
         for path in paths.sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }) {
-            let (digest, size) = try SHA256.hash(fileAt: folder.appendingPathComponent(path))
-            entries.append(Entry(path: path, size: size, sha256: Hex.encode(digest)))
+            let (digest, size, identity) = try SHA256.hashWithIdentity(fileAt: folder.appendingPathComponent(path))
+            entries.append(Entry(path: path, size: size, sha256: Hex.encode(digest), identity: identity))
         }
         self.entries = entries
         let listing = entries.map { "\($0.sha256)  \($0.path)\n" }.joined()

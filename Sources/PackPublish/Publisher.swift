@@ -44,8 +44,9 @@ public final class Publisher {
         /// True when nothing differs from the previous release; nothing is published then.
         public var unchanged: Bool
         public var warnings: [Diagnostic]
-        /// Where each archive entry's bytes come from.
+        /// Where each archive entry's bytes come from, and what those files were when hashed.
         var sources: [String: URL]
+        var identities: [String: FileIdentity]
         public var totalBytes: UInt64 { manifest.archiveEntries.reduce(0) { $0 + $1.file.size } }
     }
 
@@ -73,13 +74,22 @@ public final class Publisher {
 
     public func plan() throws -> Plan {
         // Every file is read and hashed once here; lint's sign-off checks reuse these digests.
-        var digests: [String: TreeDigest] = [:]
         let stopsURL = options.pack.appendingPathComponent("stops")
-        for stop in ((try? FileManager.default.contentsOfDirectory(atPath: stopsURL.path)) ?? []).sorted() {
+        let stops = ((try? FileManager.default.contentsOfDirectory(atPath: stopsURL.path)) ?? []).sorted().filter { stop in
             var isDir: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: stopsURL.appendingPathComponent(stop).path, isDirectory: &isDir), isDir.boolValue else { continue }
-            digests[stop] = try TreeDigest(folder: stopsURL.appendingPathComponent(stop))
+            return FileManager.default.fileExists(atPath: stopsURL.appendingPathComponent(stop).path, isDirectory: &isDir) && isDir.boolValue
         }
+        // Scenes are hashed in parallel, one per core.
+        var results = [Swift.Result<TreeDigest, Error>?](repeating: nil, count: stops.count)
+        let lock = NSLock()
+        DispatchQueue.concurrentPerform(iterations: stops.count) { i in
+            let r = Swift.Result { try TreeDigest(folder: stopsURL.appendingPathComponent(stops[i])) }
+            lock.lock()
+            results[i] = r
+            lock.unlock()
+        }
+        var digests: [String: TreeDigest] = [:]
+        for (i, stop) in stops.enumerated() { digests[stop] = try results[i]!.get() }
         let (diagnostics, _) = Linter().run(options.pack, sceneDigests: digests)
         if diagnostics.contains(where: { $0.severity == .error }) || (!options.allowWarnings && !diagnostics.isEmpty) {
             throw PublishError.lint(diagnostics)
@@ -88,6 +98,7 @@ public final class Publisher {
         // `packtool build` plans without keys; signing needs keys the root lists.
         if !options.manifestKeys.isEmpty || !options.indexKeys.isEmpty { try checkKeys() }
         var sources: [String: URL] = [:]
+        var identities: [String: FileIdentity] = [:]
         let packJSON = options.pack.appendingPathComponent("pack.json")
         let (packDigest, packSize) = try SHA256.hash(fileAt: packJSON)
         let packFiles = [Manifest.File(path: "pack.json", size: packSize, sha256: Hex.encode(packDigest), mediaType: "application/json")]
@@ -100,7 +111,10 @@ public final class Publisher {
             let folder = stopsURL.appendingPathComponent(stop)
             guard let digest = digests[stop] else { throw PublishError.io("\(folder.path): missing") }
             let files = digest.entries.map { Manifest.File(path: $0.path, size: $0.size, sha256: $0.sha256, mediaType: Manifest.mediaType(for: $0.path)) }
-            for entry in digest.entries { sources["stops/\(stop)/\(entry.path)"] = folder.appendingPathComponent(entry.path) }
+            for entry in digest.entries {
+                sources["stops/\(stop)/\(entry.path)"] = folder.appendingPathComponent(entry.path)
+                identities["stops/\(stop)/\(entry.path)"] = entry.identity
+            }
             let previous = previousScenes[stop]
             let version = previous?.digest == digest.prefixed ? previous!.version : (previous?.version ?? 0) + 1
             if previous?.digest != digest.prefixed { changed.append(stop) }
@@ -122,7 +136,7 @@ public final class Publisher {
             if version == last.version && !unchanged { throw PublishError.contentChanged(pack: pack.id, version: version) }
         }
         return Plan(manifest: manifest, previousVersion: last?.version, changedScenes: changed, unchanged: unchanged,
-                    warnings: diagnostics, sources: sources)
+                    warnings: diagnostics, sources: sources, identities: identities)
     }
 
     /// The signing keys must be the ones the current root lists for their roles, or clients would refuse the tree.
@@ -185,14 +199,23 @@ public final class Publisher {
         let total = plan.totalBytes
         var done: UInt64 = 0
         for (path, file) in manifest.archiveEntries {
-            let hasher = SHA256()
-            try writer.add(path, from: plan.sources[path]!, size: file.size) { chunk in
-                hasher.update(chunk)
-                done += UInt64(chunk.count)
-                self.options.progress?(done, total)
-            }
-            guard Hex.encode(hasher.finalize()) == file.sha256 else {
-                throw PublishError.io("\(plan.sources[path]!.path) changed during the build; publish again")
+            // Files hashed with their identity are checked by identity (same inode, unchanged times); others are
+            // hashed again as they are copied.
+            if let identity = plan.identities[path] {
+                try writer.add(path, from: plan.sources[path]!, size: file.size, identity: identity) { chunk in
+                    done += UInt64(chunk.count)
+                    self.options.progress?(done, total)
+                }
+            } else {
+                let hasher = SHA256()
+                try writer.add(path, from: plan.sources[path]!, size: file.size) { chunk in
+                    hasher.update(chunk)
+                    done += UInt64(chunk.count)
+                    self.options.progress?(done, total)
+                }
+                guard Hex.encode(hasher.finalize()) == file.sha256 else {
+                    throw PublishError.io("\(plan.sources[path]!.path) changed during the build; publish again")
+                }
             }
         }
         try writer.finish()

@@ -35,6 +35,8 @@ final class SQLiteDatabase {
         try execute("PRAGMA journal_mode=WAL")
         try execute("PRAGMA foreign_keys=ON")
         try execute("PRAGMA synchronous=FULL")
+        // The ledger is small; a 1 MiB page cache keeps packtool's memory flat.
+        try execute("PRAGMA cache_size=-1024")
     }
 
     deinit { sqlite3_close(handle) }

@@ -1,0 +1,71 @@
+import Foundation
+import PackArchive
+import PackCrypto
+import TestSupport
+import XCTest
+
+final class TarWriterTests: XCTestCase {
+    private func write(_ entries: [(String, [UInt8])], to path: String, mtime: Int64 = 1_764_460_800) throws -> TarWriter {
+        let w = try TarWriter(path: path, mtime: mtime)
+        for (name, bytes) in entries { try w.add(name, bytes: bytes) }
+        try w.finish()
+        return w
+    }
+
+    func testTheSameEntriesGiveTheSameBytesAndTheHashIsOfThoseBytes() throws {
+        let dir = try temporaryDirectory()
+        let entries: [(String, [UInt8])] = [("manifest.json", Array("{}".utf8)), ("stops/a/é-long-" + String(repeating: "x", count: 120) + ".vtt", Array("WEBVTT\n".utf8))]
+        let a = try write(entries, to: dir + "/a.tar"), b = try write(entries, to: dir + "/b.tar")
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: dir + "/a.tar"))
+        XCTAssertEqual(bytes, try Data(contentsOf: URL(fileURLWithPath: dir + "/b.tar")))
+        XCTAssertEqual(a.archiveSHA256, SHA256.hexHash(bytes))
+        XCTAssertEqual(a.archiveSize, UInt64(bytes.count))
+        XCTAssertEqual(b.archiveSHA256, a.archiveSHA256)
+        // A different mtime is a different archive: the time is really recorded.
+        _ = try write(entries, to: dir + "/c.tar", mtime: 0)
+        XCTAssertNotEqual(try Data(contentsOf: URL(fileURLWithPath: dir + "/c.tar")), bytes)
+    }
+
+    func testTheLayoutScanFindsEveryEntrysBytesIncludingPaxNamedOnes() throws {
+        let dir = try temporaryDirectory()
+        let long = "stops/01-x/" + String(repeating: "n", count: 150) + ".heic"
+        let entries: [(String, [UInt8])] = [("manifest.json", Array("{\"a\":1}".utf8)), (long, (0..<3000).map { UInt8($0 % 251) }), ("Café.vtt", [1, 2, 3])]
+        _ = try write(entries, to: dir + "/t.tar")
+        let layout = try TarLayout.scan(URL(fileURLWithPath: dir + "/t.tar"))
+        XCTAssertEqual(layout.map(\.path), entries.map(\.0))
+        let data = [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir + "/t.tar")))
+        for (entry, (_, bytes)) in zip(layout, entries) {
+            XCTAssertEqual(Array(data[Int(entry.offset)..<Int(entry.offset + entry.size)]), bytes, entry.path)
+        }
+        // GNU tar agrees on the names.
+        let listing = String(decoding: try runTool("/usr/bin/tar", ["-tf", dir + "/t.tar"]), as: UTF8.self)
+        XCTAssertEqual(listing.split(separator: "\n").map(String.init), entries.map(\.0))
+    }
+
+    func testAFileThatChangedAfterHashingIsRefused() throws {
+        let dir = try temporaryDirectory()
+        let file = URL(fileURLWithPath: dir + "/plate.heic")
+        try Data(repeating: 7, count: 5000).write(to: file)
+        let (_, size, identity) = try SHA256.hashWithIdentity(fileAt: file)
+        let w = try TarWriter(path: dir + "/ok.tar", mtime: 0)
+        try w.add("plate.heic", from: file, size: size, identity: identity)
+        try w.finish()
+        // Same length, different bytes, written in place: the times change, so the identity no longer matches.
+        usleep(10_000)
+        let handle = try FileHandle(forWritingTo: file)
+        try handle.write(contentsOf: Data(repeating: 8, count: 5000))
+        try handle.close()
+        let w2 = try TarWriter(path: dir + "/bad.tar", mtime: 0)
+        XCTAssertThrowsError(try w2.add("plate.heic", from: file, size: size, identity: identity)) { error in
+            XCTAssertTrue("\(error)".contains("changed after it was hashed"), "\(error)")
+        }
+        XCTAssertThrowsError(try w2.add("short", from: file, size: size + 1))
+    }
+
+    func testTheWriterNeverOverwritesAnExistingFile() throws {
+        let dir = try temporaryDirectory()
+        try Data("keep".utf8).write(to: URL(fileURLWithPath: dir + "/x.tar"))
+        XCTAssertThrowsError(try TarWriter(path: dir + "/x.tar", mtime: 0))
+        XCTAssertEqual(try String(contentsOfFile: dir + "/x.tar"), "keep")
+    }
+}
