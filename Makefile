@@ -37,19 +37,41 @@ deps-test: deps-build
 build: deps-build
 	swift build -c release --product packtool
 
+DEMO      := demo-out
+KEYS      := keys-example
+# Archives and manifests take their time from SOURCE_DATE_EPOCH (reproducible builds); the demo uses now, so the
+# manifest's expiry is a year from today.
+EPOCH     := $(shell date +%s)
+
 demo: build
-	@chmod 600 keys-example/*.pem
+	@chmod 600 $(KEYS)/*.pem
+	@rm -rf $(DEMO) && mkdir -p $(DEMO)
 	@echo
-	@echo "== packtool lint $(PACK)"
-	@$(PACKTOOL) lint $(PACK); status=$$?; \
-	echo; echo "== scene content digests (what each historian sign-off covers)"; \
-	for s in $(PACK)/stops/*/; do printf '%-24s %s\n' "$$(basename $$s)" "$$($(PACKTOOL) digest --content $$s)"; done; \
-	echo; echo "== summary"; \
-	echo "pack:   $$(basename $(PACK)), $$(ls $(PACK)/stops | wc -l) stops, $$(ls $(PACK)/stops/*/layers/*.heic | wc -l) HEIC plates, $$(du -sh $(PACK) | cut -f1)"; \
-	echo "digest: $$($(PACKTOOL) digest $(PACK))"; \
-	if [ $$status = 0 ]; then echo "lint:   clean"; else echo "lint:   FAILED (exit $$status)"; fi; \
-	echo "next:   build, sign and verify land with the publishing issue (docs/architecture.md)"; \
-	exit $$status
+	@echo "== 1. lint: packtool lint $(PACK)"
+	@$(PACKTOOL) lint $(PACK)
+	@echo
+	@echo "== 2. trust root (example keys; packtool warns that they are public)"
+	@$(PACKTOOL) root init --state $(DEMO)/state --root-key $(KEYS)/root.pem --manifest-key $(KEYS)/manifest.pub \
+	  --index-key $(KEYS)/index.pub --grant-key $(KEYS)/grant.pub 2>/dev/null
+	@echo
+	@echo "== 3. build, sign and publish: packtool sign $(PACK) --publish $(DEMO)/cdn"
+	@SOURCE_DATE_EPOCH=$(EPOCH) $(PACKTOOL) sign $(PACK) --state $(DEMO)/state --key $(KEYS)/manifest.pem \
+	  --index-key $(KEYS)/index.pem --publish $(DEMO)/cdn
+	@echo
+	@echo "== 4. verify the published tree against the pinned root"
+	@$(PACKTOOL) verify $(DEMO)/cdn --root $(DEMO)/state/root/1.root.json
+	@$(PACKTOOL) ledger verify --state $(DEMO)/state
+	@echo
+	@echo "== 5. an access code for a museum (grant role)"
+	@$(PACKTOOL) grant issue --key $(KEYS)/grant.pem --products uk.example.walks.royalmile.citypack \
+	  --not-before 2026-01-01T00:00:00Z --not-after 2027-01-01T00:00:00Z --note "demo" --out $(DEMO)/grant.json 2>/dev/null | cut -c1-60 | sed 's/$$/…/'
+	@echo
+	@echo "== summary"
+	@echo "pack:      $$(basename $(PACK)), $$(ls $(PACK)/stops | wc -l) stops, $$(ls $(PACK)/stops/*/layers/*.heic | wc -l) HEIC plates, $$(du -sh $(PACK) | cut -f1)"
+	@echo "lint:      clean"
+	@echo "published: $$(cd $(DEMO)/cdn && find . -type f | sort | tr '\n' ' ')"
+	@echo "verified:  signatures, root chain, index, manifest and every file"
+	@echo "next:      client install, hot updates and access decisions land with the PackVerify issue"
 
 test: deps-test
 	@chmod 600 keys-example/*.pem

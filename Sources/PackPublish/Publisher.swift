@@ -261,7 +261,8 @@ public final class Publisher {
             version: manifest.version,
             manifest: .init(path: PublishLayout.manifest(pack: manifest.pack, version: manifest.version), size: UInt64(envelopeBytes.count), sha256: SHA256.hexHash(envelopeBytes)),
             archive: .init(path: PublishLayout.archive(pack: manifest.pack, version: manifest.version), size: writer.archiveSize, sha256: writer.archiveSHA256))
-        let now = Timestamp.buildDate(environment: options.environment)
+        // The index is the one fresh document (short expiry), so its times come from the clock, not SOURCE_DATE_EPOCH.
+        let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
         let index = IndexDocument(version: indexVersion, created: Timestamp.format(now), expires: Timestamp.format(now.addingTimeInterval(options.indexLifetime)),
                                   rootVersion: roots.last?.version ?? 1, packs: entries)
         let indexStarted = Date()
