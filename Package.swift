@@ -24,7 +24,7 @@ let package = Package(
         .target(name: "PackLint", dependencies: ["PackModel", "PackMedia"]),
         .target(name: "PackPublish", dependencies: ["PackModel", "PackArchive", "CSQLite", "PackLint", "PackVerify"]),
         .target(name: "PackVerify", dependencies: ["PackModel", "PackCrypto"]),
-        .target(name: "CPackVerify", dependencies: ["PackVerify"]),
+        .target(name: "CPackVerify", dependencies: ["PackVerify", "PackModel"]),
         .executableTarget(
             name: "packtool",
             dependencies: ["PackCrypto", "PackModel", "PackMedia", "PackLint", "PackPublish", "PackVerify"]),

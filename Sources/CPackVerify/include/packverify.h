@@ -1,8 +1,20 @@
-/* packverify.h: the C ABI over PackVerify for runtimes that are not Swift.
+/* packverify.h: the C ABI over PackVerify, for runtimes that are not Swift.
  *
- * The full surface (trust setup, verify, install, verify-installed, access decisions, JSON in and out) lands with the
- * client-library issue. Ownership rule for every function that returns char*: the caller frees it with
- * packverify_free(). */
+ * Every operation takes one JSON request (a NUL-terminated UTF-8 string) and returns one JSON result, newly
+ * allocated: the caller owns it and must release it with packverify_free(). The library keeps no pointer the caller
+ * passed in. Results are {"ok": true, ...} or {"ok": false, "error": {"code": "...", "message": "..."}}.
+ * Requests may carry "clock": {"wall": <unix seconds>, "boot": <seconds since boot>} to inject the time.
+ *
+ *   packverify_pin_root         {"state": DIR, "root": FILE}                      -> {"rootVersion", "expires"}
+ *   packverify_update_roots     {"state": DIR, "roots": [FILE, ...]}              -> {"rootVersion"}
+ *   packverify_accept_index     {"state": DIR, "index": FILE}                     -> {"indexVersion", "packs"}
+ *   packverify_install          {"state": DIR, "archive": FILE, "into": DIR}      -> {"pack", "version", "files", "bytes"}
+ *   packverify_verify_installed {"state": DIR, "into": DIR, "pack": ID}           -> {"intact", "missing", "changed", "extra"}
+ *   packverify_access           {"state": DIR, "into": DIR, "pack": ID,
+ *                                "request": {"scene": ID, "purchases": [{"productId", "purchaseDate", "revocationDate"?}],
+ *                                            "codes": ["PTG1...."], "revokedCodes": [ID]}}
+ *                                                                                 -> {"allowed", "code", "reason", "entitlement"?, "until"?}
+ */
 #ifndef PACKVERIFY_H
 #define PACKVERIFY_H
 #ifdef __cplusplus
@@ -11,6 +23,13 @@ extern "C" {
 
 /* The library version as a static string; do not free. */
 const char *packverify_version(void);
+
+char *packverify_pin_root(const char *request_json);
+char *packverify_update_roots(const char *request_json);
+char *packverify_accept_index(const char *request_json);
+char *packverify_install(const char *request_json);
+char *packverify_verify_installed(const char *request_json);
+char *packverify_access(const char *request_json);
 
 /* Frees a string returned by this library. Passing NULL is allowed. */
 void packverify_free(char *p);

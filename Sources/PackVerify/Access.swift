@@ -1,0 +1,111 @@
+import Foundation
+import PackCrypto
+import PackModel
+
+/// What the app passes in: StoreKit purchases and the access codes the visitor entered.
+public struct AccessRequest: Codable, Sendable {
+    public struct Purchase: Codable, Equatable, Sendable {
+        public var productId: String
+        /// RFC 3339.
+        public var purchaseDate: String
+        /// Set when the purchase was refunded or revoked.
+        public var revocationDate: String?
+
+        public init(productId: String, purchaseDate: String, revocationDate: String? = nil) {
+            self.productId = productId
+            self.purchaseDate = purchaseDate
+            self.revocationDate = revocationDate
+        }
+    }
+
+    public var scene: String
+    public var purchases: [Purchase]
+    /// Access codes as printed (`PTG1.…`).
+    public var codes: [String]
+    /// Grant ids the publisher revoked.
+    public var revokedCodes: [String]
+
+    public init(scene: String, purchases: [Purchase] = [], codes: [String] = [], revokedCodes: [String] = []) {
+        self.scene = scene
+        self.purchases = purchases
+        self.codes = codes
+        self.revokedCodes = revokedCodes
+    }
+}
+
+/// The answer, with its reason: allowed or not, the entitlement used, and until when (nil = no end).
+public struct AccessDecision: Codable, Equatable, Sendable {
+    public var allowed: Bool
+    /// Stable: free, city-pack, trip-pass, access-code, clock-rollback, offline-too-long, no-entitlement.
+    public var code: String
+    public var reason: String
+    public var entitlement: String?
+    public var until: String?
+}
+
+/// Decides access to a scene from the verified manifest's access policy, the request, and the guarded clock.
+public struct AccessDecider {
+    public let policy: PackDocument.Access
+    public let root: RootDocument
+
+    public init(policy: PackDocument.Access, root: RootDocument) {
+        self.policy = policy
+        self.root = root
+    }
+
+    public func decide(_ request: AccessRequest, clock: ClockGuard.Verdict) -> AccessDecision {
+        if policy.freeStops.contains(request.scene) {
+            return AccessDecision(allowed: true, code: "free", reason: "\(request.scene) is a free stop", entitlement: "free", until: nil)
+        }
+        let now = clock.now
+        let valid = request.purchases.filter { p in
+            guard let revoked = p.revocationDate.flatMap(Timestamp.parse) else { return true }
+            return revoked.timeIntervalSince1970 > now
+        }
+        // City Pack: permanent, and independent of the clock (a set-back clock cannot take it away).
+        if valid.contains(where: { $0.productId == policy.products.cityPack.productId }) {
+            return AccessDecision(allowed: true, code: "city-pack", reason: "City Pack purchased", entitlement: policy.products.cityPack.productId, until: nil)
+        }
+        let refunded = request.purchases.contains { $0.productId == policy.products.cityPack.productId && !valid.contains($0) }
+        if clock.rollbackDetected {
+            return AccessDecision(allowed: false, code: "clock-rollback", reason: "the device clock was set back; timed passes and codes are paused until the app is next online",
+                                  entitlement: nil, until: nil)
+        }
+        if clock.offlineTooLong {
+            return AccessDecision(allowed: false, code: "offline-too-long", reason: "the app has been offline too long; connect once to confirm the time",
+                                  entitlement: nil, until: nil)
+        }
+        var lastEnded: Double?
+        if let trip = policy.products.tripPass {
+            // Trip Pass windows [start, start + hours); a pass bought during an active one starts when it ends.
+            let starts = valid.filter { $0.productId == trip.productId }.compactMap { Timestamp.parse($0.purchaseDate)?.timeIntervalSince1970 }.sorted()
+            var windowEnd = -Double.infinity
+            for purchase in starts {
+                let start = max(purchase, windowEnd)
+                windowEnd = start + Double(trip.hours) * 3600
+                if now >= start && now < windowEnd {
+                    return AccessDecision(allowed: true, code: "trip-pass", reason: "Trip Pass active", entitlement: trip.productId,
+                                          until: Timestamp.format(Date(timeIntervalSince1970: windowEnd)))
+                }
+                if now >= windowEnd { lastEnded = windowEnd }
+            }
+        }
+        let products = Set([policy.products.cityPack.productId] + (policy.products.tripPass.map { [$0.productId] } ?? []))
+        for code in request.codes {
+            guard let grant = verifiedGrant(code), !request.revokedCodes.contains(grant.id), !products.isDisjoint(with: grant.products),
+                  let from = Timestamp.parse(grant.notBefore)?.timeIntervalSince1970, let to = Timestamp.parse(grant.notAfter)?.timeIntervalSince1970,
+                  now >= from, now < to else { continue }
+            return AccessDecision(allowed: true, code: "access-code", reason: "access code \(grant.id.prefix(8)) valid", entitlement: "code:\(grant.id)", until: grant.notAfter)
+        }
+        let why = refunded ? "the City Pack purchase was refunded" : lastEnded.map { "the Trip Pass ended at \(Timestamp.format(Date(timeIntervalSince1970: $0)))" } ?? "no purchase or valid access code unlocks this stop"
+        return AccessDecision(allowed: false, code: "no-entitlement", reason: why, entitlement: nil, until: nil)
+    }
+
+    /// A `PTG1.` code whose envelope is a grant signed by a threshold of the root's grant keys, or nil.
+    public func verifiedGrant(_ code: String) -> GrantDocument? {
+        guard code.hasPrefix("PTG1."), code.utf8.count < 8192, let data = DSSE.decodeBase64(String(code.dropFirst(5))),
+              let envelope = try? DSSEEnvelope.parse(data, maxBytes: 8192),
+              let payload = try? SignedDocument().payload(of: envelope, type: PayloadType.grant, role: "grant", root: root) else { return nil }
+        return try? CanonicalJSON.decode(GrantDocument.self, from: payload, what: "grant")
+    }
+}

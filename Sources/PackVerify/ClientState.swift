@@ -1,0 +1,41 @@
+import Foundation
+import PackModel
+
+/// What a client remembers between runs, in one JSON file written atomically: the trusted root, the highest version
+/// seen of every signed document (rollback protection, which survives a local copy expiring), and the clock guard.
+public struct ClientState: Codable, Equatable, Sendable {
+    /// The newest root accepted, as its envelope bytes (base64) and decoded document.
+    public var rootEnvelope: String
+    public var root: RootDocument
+    public var indexVersion: Int = 0
+    /// Pack id → highest manifest version installed or seen.
+    public var manifestVersions: [String: Int] = [:]
+    /// "pack/scene" → highest scene version installed.
+    public var sceneVersions: [String: Int] = [:]
+    public var clock = ClockGuard.State()
+
+    public init(rootEnvelope: String, root: RootDocument) {
+        self.rootEnvelope = rootEnvelope
+        self.root = root
+    }
+
+    public static let fileName = "client-state.json"
+
+    /// Loads the state in `folder`, refusing a file over 1 MB (it is a few kilobytes).
+    public static func load(from folder: URL) throws -> ClientState {
+        let url = folder.appendingPathComponent(fileName)
+        var info = stat()
+        guard stat(url.path, &info) == 0 else { throw VerificationFailure("state-missing", "\(url.path): no client state; pin a root first") }
+        guard info.st_size <= 1 << 20 else { throw VerificationFailure("state-size", "\(url.path) is implausibly large") }
+        do { return try JSONDecoder().decode(ClientState.self, from: Data(contentsOf: url)) } catch {
+            throw VerificationFailure("state-corrupt", "\(url.path): unreadable client state (\(error))")
+        }
+    }
+
+    public func save(to folder: URL) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try AtomicFile.write(try encoder.encode(self), to: folder.appendingPathComponent(Self.fileName))
+    }
+}

@@ -1,0 +1,23 @@
+import Foundation
+import PackCrypto
+import PackModel
+
+/// Access decisions for an installed pack: the policy comes from the installed, signature-checked manifest, and the
+/// time from the clock guard, whose state is persisted so a clock set back is noticed on the next decision.
+public struct InstalledAccess {
+    public let state: URL
+    public var clock = ClockGuard()
+    public var reading: () -> ClockGuard.Reading = ClockGuard.Reading.system
+
+    public init(state: URL) { self.state = state }
+
+    public func decide(into: URL, pack: String, request: AccessRequest) throws -> AccessDecision {
+        var client = try ClientState.load(from: state)
+        let folder = into.appendingPathComponent(pack).appendingPathComponent("current").resolvingSymlinksInPath()
+        let data = try Trust.read(folder.appendingPathComponent(Installer.manifestFileName), cap: Installer.maxManifestBytes)
+        let manifest = try CanonicalJSON.decode(Manifest.self, from: SignedDocument().payload(of: DSSEEnvelope.parse(data), type: PayloadType.manifest, role: "manifest", root: client.root), what: "manifest")
+        let verdict = clock.observe(reading(), state: &client.clock)
+        try client.save(to: state)
+        return AccessDecider(policy: manifest.access, root: client.root).decide(request, clock: verdict)
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import PackCrypto
+import PackModel
+
+/// Verifies an installed pack at rest: its manifest still carries a valid signature, and every file is present with
+/// the signed hash; every missing, changed or extra file is reported by path.
+public struct InstalledPack {
+    public struct Report: Equatable, Sendable {
+        public var pack: String
+        public var version: Int
+        public var missing: [String] = []
+        public var changed: [String] = []
+        public var extra: [String] = []
+        public var checkedFiles = 0
+        public var isIntact: Bool { missing.isEmpty && changed.isEmpty && extra.isEmpty }
+    }
+
+    public let state: URL
+    /// Threads hashing files (the bench compares one and two).
+    public var threads = ProcessInfo.processInfo.activeProcessorCount
+
+    public init(state: URL) { self.state = state }
+
+    public func verify(into: URL, pack: String) throws -> Report {
+        let client = try ClientState.load(from: state)
+        let folder = into.appendingPathComponent(pack).appendingPathComponent("current").resolvingSymlinksInPath()
+        let manifestURL = folder.appendingPathComponent(Installer.manifestFileName)
+        var info = stat()
+        guard stat(manifestURL.path, &info) == 0, UInt64(info.st_size) <= Installer.maxManifestBytes, let data = FileManager.default.contents(atPath: manifestURL.path) else {
+            throw VerificationFailure("installed-missing", "\(pack) is not installed in \(into.path)")
+        }
+        let envelope = try DSSEEnvelope.parse(data)
+        let manifest = try CanonicalJSON.decode(Manifest.self, from: SignedDocument().payload(of: envelope, type: PayloadType.manifest, role: "manifest", root: client.root), what: "manifest")
+        var report = Report(pack: manifest.pack, version: manifest.version)
+        let entries = manifest.archiveEntries
+        var outcomes = [UInt8](repeating: 0, count: entries.count)  // 0 ok, 1 missing, 2 changed
+        let lock = NSLock()
+        let workers = max(1, min(threads, entries.count))
+        DispatchQueue.concurrentPerform(iterations: workers) { w in
+            var i = w
+            while i < entries.count {
+                let (path, file) = entries[i]
+                let outcome: UInt8
+                if let (digest, size) = try? SHA256.hash(fileAt: folder.appendingPathComponent(path)) {
+                    outcome = size == file.size && Hex.encode(digest) == file.sha256 ? 0 : 2
+                } else {
+                    outcome = 1
+                }
+                lock.lock()
+                outcomes[i] = outcome
+                lock.unlock()
+                i += workers
+            }
+        }
+        for (i, (path, _)) in entries.enumerated() {
+            if outcomes[i] == 1 { report.missing.append(path) } else if outcomes[i] == 2 { report.changed.append(path) }
+        }
+        report.checkedFiles = entries.count
+        let known = Set(entries.map(\.path) + [Installer.manifestFileName])
+        report.extra = Self.files(under: folder).filter { !known.contains($0) }.sorted()
+        return report
+    }
+
+    /// Relative paths of everything under `folder` that is not a directory (links and devices count as extra).
+    static func files(under folder: URL) -> [String] {
+        var out: [String] = []
+        func walk(_ dir: URL, _ prefix: String) {
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? [] {
+                var info = stat()
+                let url = dir.appendingPathComponent(name)
+                guard lstat(url.path, &info) == 0 else { continue }
+                if info.st_mode & S_IFMT == S_IFDIR { walk(url, prefix + name + "/") } else { out.append(prefix + name) }
+            }
+        }
+        walk(folder, "")
+        return out
+    }
+}

@@ -1,0 +1,151 @@
+import Foundation
+import PackCrypto
+import PackModel
+
+/// Installs a pack archive: verifies the manifest (signature, expiry, rollback, and optionally that it is the one the
+/// index names), then writes every file into a fresh staging folder — hashed as it is written, checked against the
+/// manifest — and switches the install over atomically. Any failure leaves the previous install and the client state
+/// exactly as they were.
+///
+/// Layout: `<into>/<pack>/current` is a symbolic link to the version folder in use; switching it is one rename.
+public struct Installer {
+    /// The largest signed manifest accepted (checked before it is read).
+    public static let maxManifestBytes: UInt64 = 16 << 20
+    public static let manifestFileName = ".manifest.json"
+
+    public let state: URL
+    public var clock = ClockGuard()
+    public var reading: () -> ClockGuard.Reading = ClockGuard.Reading.system
+    let documents = SignedDocument()
+
+    public init(state: URL) { self.state = state }
+
+    public struct Result: Equatable, Sendable {
+        public var pack: String
+        public var version: Int
+        public var files: Int
+        public var bytes: UInt64
+        public var folder: URL
+    }
+
+    /// Installs `archive`. `indexEntry` (from a verified index) pins the manifest's SHA-256 against mix-and-match.
+    public func install(archive: URL, into: URL, indexEntry: IndexDocument.Entry? = nil) throws -> Result {
+        var client = try ClientState.load(from: state)
+        let verdict = clock.observe(reading(), state: &client.clock)
+        var reader = try StrictTarReader(url: archive)
+        guard let first = try reader.next(), first.path == "manifest.json" else {
+            throw VerificationFailure("archive-manifest", "\(archive.path): the first entry is not manifest.json")
+        }
+        guard first.size <= Self.maxManifestBytes else { throw VerificationFailure("size", "the manifest is \(first.size) bytes, over the \(Self.maxManifestBytes)-byte cap") }
+        var manifestBytes: [UInt8] = []
+        try reader.read { manifestBytes += $0 }
+        if let indexEntry, SHA256.hexHash(manifestBytes) != indexEntry.manifest.sha256 {
+            throw VerificationFailure("mix-and-match", "this manifest is not the one the index names")
+        }
+        let manifest = try verifyManifest(manifestBytes, client: client, now: verdict.now)
+        if let indexEntry, indexEntry.version != manifest.version {
+            throw VerificationFailure("mix-and-match", "the index names version \(indexEntry.version), the archive holds \(manifest.version)")
+        }
+
+        let packFolder = into.appendingPathComponent(manifest.pack)
+        try FileManager.default.createDirectory(at: packFolder, withIntermediateDirectories: true)
+        let staging = packFolder.appendingPathComponent(".staging-\(UUID().uuidString)")
+        do {
+            try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: false)
+            var expected = Dictionary(manifest.archiveEntries.map { ($0.path, $0.file) }, uniquingKeysWith: { a, _ in a })
+            let declared = expected.values.reduce(UInt64(0)) { $0 + $1.size }
+            var safety = PathSafety()
+            var written: UInt64 = 0
+            var count = 0
+            while let header = try reader.next() {
+                try safety.admit(header.path)
+                guard let file = expected.removeValue(forKey: header.path) else {
+                    throw VerificationFailure("archive-extra", "\(header.path) is not in the manifest")
+                }
+                guard header.size == file.size else {
+                    throw VerificationFailure("archive-size", "\(header.path) is \(header.size) bytes in the archive, the manifest says \(file.size)")
+                }
+                written += header.size
+                guard written <= declared else { throw VerificationFailure("archive-size", "the archive holds more data than the manifest declares") }
+                try writeFile(&reader, to: staging, path: header.path, expected: file)
+                count += 1
+            }
+            if let missing = expected.keys.sorted().first { throw VerificationFailure("archive-missing", "\(missing) is listed in the manifest but not in the archive") }
+            try writeSynced(Data(manifestBytes), to: staging.appendingPathComponent(Self.manifestFileName))
+            let folder = try switchOver(packFolder, to: staging, version: manifest.version)
+            // Only now, with the new version in place, does the client remember it.
+            client.manifestVersions[manifest.pack] = manifest.version
+            for scene in manifest.scenes { client.sceneVersions["\(manifest.pack)/\(scene.id)"] = scene.version }
+            try client.save(to: state)
+            return Result(pack: manifest.pack, version: manifest.version, files: count, bytes: written, folder: folder)
+        } catch {
+            try? FileManager.default.removeItem(at: staging)
+            throw error
+        }
+    }
+
+    /// Signature (manifest role), expiry against the guarded clock, and rollback of pack and scene versions.
+    func verifyManifest(_ bytes: [UInt8], client: ClientState, now: Double) throws -> Manifest {
+        let envelope = try DSSEEnvelope.parse(Data(bytes), maxBytes: Int(Self.maxManifestBytes))
+        let manifest = try CanonicalJSON.decode(Manifest.self, from: documents.payload(of: envelope, type: PayloadType.manifest, role: "manifest", root: client.root), what: "manifest")
+        guard let expires = Timestamp.parse(manifest.expires) else { throw VerificationFailure("expiry", "the manifest has no valid expiry") }
+        if now >= expires.timeIntervalSince1970 { throw VerificationFailure("expired", "the manifest of \(manifest.pack) version \(manifest.version) expired at \(manifest.expires)") }
+        if let seen = client.manifestVersions[manifest.pack], manifest.version < seen {
+            throw VerificationFailure("rollback", "\(manifest.pack) version \(manifest.version) is older than version \(seen) already installed")
+        }
+        for scene in manifest.scenes {
+            if let seen = client.sceneVersions["\(manifest.pack)/\(scene.id)"], scene.version < seen {
+                throw VerificationFailure("rollback", "scene \(scene.id) version \(scene.version) is older than version \(seen) already installed")
+            }
+        }
+        return manifest
+    }
+
+    private func writeFile(_ reader: inout StrictTarReader, to staging: URL, path: String, expected: Manifest.File) throws {
+        let target = staging.appendingPathComponent(path)
+        try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+        // O_EXCL|O_NOFOLLOW: staging is fresh and holds only what this install made, so nothing can redirect a write.
+        let fd = open(target.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw VerificationFailure("write", "\(path): cannot create (\(String(cString: strerror(errno))))") }
+        defer { close(fd) }
+        let hasher = SHA256()
+        try reader.read { chunk in
+            hasher.update(chunk)
+            var offset = 0
+            while offset < chunk.count {
+                let n = write(fd, chunk.baseAddress! + offset, chunk.count - offset)
+                guard n > 0 else { throw VerificationFailure("write", "\(path): \(String(cString: strerror(errno)))") }
+                offset += n
+            }
+        }
+        guard Hex.encode(hasher.finalize()) == expected.sha256 else { throw VerificationFailure("hash", "\(path) does not match the manifest's SHA-256") }
+        guard fsync(fd) == 0 else { throw VerificationFailure("write", "\(path): fsync failed") }
+    }
+
+    private func writeSynced(_ data: Data, to url: URL) throws {
+        try AtomicFile.write(data, to: url)
+    }
+
+    /// Renames staging to a version folder, then atomically points `current` at it, then removes the old version.
+    private func switchOver(_ packFolder: URL, to staging: URL, version: Int) throws -> URL {
+        let name = "v\(version)-\(UUID().uuidString.prefix(8))"
+        let folder = packFolder.appendingPathComponent(name)
+        guard rename(staging.path, folder.path) == 0 else { throw VerificationFailure("install", "cannot move the staged pack into place") }
+        let current = packFolder.appendingPathComponent("current")
+        let previous = (try? FileManager.default.destinationOfSymbolicLink(atPath: current.path)).map { packFolder.appendingPathComponent($0) }
+        let link = packFolder.appendingPathComponent(".current-\(UUID().uuidString.prefix(8))")
+        guard symlink(name, link.path) == 0 else {
+            try? FileManager.default.removeItem(at: folder)
+            throw VerificationFailure("install", "cannot create the switch-over link")
+        }
+        guard rename(link.path, current.path) == 0 else {
+            unlink(link.path)
+            try? FileManager.default.removeItem(at: folder)
+            throw VerificationFailure("install", "cannot switch to the new version")
+        }
+        let dir = open(packFolder.path, O_RDONLY)
+        if dir >= 0 { fsync(dir); close(dir) }
+        if let previous, previous.lastPathComponent != name { try? FileManager.default.removeItem(at: previous) }
+        return folder
+    }
+}

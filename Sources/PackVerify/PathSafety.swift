@@ -1,0 +1,36 @@
+import Foundation
+
+/// Which archive paths may be written into an install: relative, `/`-separated, no `.`/`..`/empty components, no
+/// control characters or backslashes, and unique even on a case-insensitive, normalisation-insensitive file system.
+public struct PathSafety {
+    private var seen: [String: String] = [:]
+
+    public init() {}
+
+    /// The folding under which two names are the same file on the phone (APFS): Unicode NFC, then case-folded.
+    static func fold(_ path: String) -> String { path.precomposedStringWithCanonicalMapping.lowercased() }
+
+    /// Accepts `path` or explains why not; records it so a later twin is refused.
+    public mutating func admit(_ path: String) throws {
+        guard !path.isEmpty, path.utf8.count <= 1024 else { throw VerificationFailure("path", "an empty or overlong path") }
+        guard !path.hasPrefix("/") else { throw VerificationFailure("path-absolute", "\(path) is an absolute path") }
+        let components = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard !components.contains(where: { $0 == ".." }) else { throw VerificationFailure("path-traversal", "\(path) climbs out with ..") }
+        guard !components.contains(where: { $0.isEmpty || $0 == "." }) else { throw VerificationFailure("path", "\(path) has an empty or '.' component") }
+        guard !path.unicodeScalars.contains(where: { $0.value < 0x20 || $0 == "\\" || $0.value == 0x7F }) else {
+            throw VerificationFailure("path", "\(path) contains control characters or a backslash")
+        }
+        let key = Self.fold(path)
+        if let other = seen[key] {
+            throw VerificationFailure("path-collision", other == path ? "\(path) appears twice" : "\(path) and \(other) are the same file on a case- and normalisation-insensitive file system")
+        }
+        // A file may not also be used as a folder of another path (or the reverse).
+        var prefix = ""
+        for c in components.dropLast() {
+            prefix += (prefix.isEmpty ? "" : "/") + c
+            if let other = seen[Self.fold(prefix)] { throw VerificationFailure("path-collision", "\(path) would be inside the file \(other)") }
+        }
+        if seen.keys.contains(where: { $0.hasPrefix(key + "/") }) { throw VerificationFailure("path-collision", "\(path) is also a folder of another entry") }
+        seen[key] = path
+    }
+}

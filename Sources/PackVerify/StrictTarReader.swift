@@ -1,0 +1,165 @@
+import Foundation
+
+/// The client's tar reader: pure Swift, accepting only what packtool writes — ustar headers, pax `x` headers with
+/// path/size/time/owner records, and regular files — and refusing everything else (links, devices, directories,
+/// GNU and global headers, bad checksums, sizes that disagree, data after the end). libarchive is not public API on
+/// iOS and its many formats are attack surface a client does not need (DESIGN.md §2).
+public struct StrictTarReader {
+    public struct Header: Equatable, Sendable {
+        public var path: String
+        public var size: UInt64
+    }
+
+    private let handle: FileHandle
+    private let fileSize: UInt64
+    private var position: UInt64 = 0
+    private var pendingData: UInt64 = 0
+    private var pendingPadding: UInt64 = 0
+    private var finished = false
+    public let path: String
+
+    public init(url: URL) throws {
+        guard let h = try? FileHandle(forReadingFrom: url) else { throw VerificationFailure("archive-open", "\(url.path): cannot open") }
+        handle = h
+        fileSize = (try? h.seekToEnd()) ?? 0
+        try? h.seek(toOffset: 0)
+        path = url.path
+    }
+
+    private func fail(_ code: String, _ message: String) -> VerificationFailure { VerificationFailure(code, "\(path): \(message)") }
+
+    private mutating func block() throws -> [UInt8] {
+        guard position + 512 <= fileSize, let data = try? handle.read(upToCount: 512), data.count == 512 else {
+            throw fail("archive-truncated", "the archive ends in the middle of a header")
+        }
+        position += 512
+        return [UInt8](data)
+    }
+
+    /// The next file's header, or nil after the end-of-archive marker. Skips any unread data of the previous file.
+    public mutating func next() throws -> Header? {
+        guard !finished else { return nil }
+        if pendingData + pendingPadding > 0 {
+            position += pendingData + pendingPadding
+            try handle.seek(toOffset: position)
+            pendingData = 0
+            pendingPadding = 0
+        }
+        var paxPath: String?
+        var paxSize: UInt64?
+        while true {
+            let h = try block()
+            if h.allSatisfy({ $0 == 0 }) {
+                // End of archive: a second zero block, then nothing but zero padding.
+                let second = try block()
+                guard second.allSatisfy({ $0 == 0 }) else { throw fail("archive-trailer", "data after the end-of-archive marker") }
+                while position < fileSize {
+                    let n = Int(min(65_536, fileSize - position))
+                    guard let rest = try handle.read(upToCount: n), rest.count == n else { break }
+                    guard rest.allSatisfy({ $0 == 0 }) else { throw fail("archive-trailer", "data after the end-of-archive marker") }
+                    position += UInt64(n)
+                }
+                finished = true
+                return nil
+            }
+            guard Array(h[257..<263]) == Array("ustar\0".utf8), Array(h[263..<265]) == Array("00".utf8) else {
+                throw fail("archive-format", "not a POSIX ustar header at offset \(position - 512)")
+            }
+            guard let checksum = Self.octal(h[148..<156]) else { throw fail("archive-header", "unreadable header checksum") }
+            let sum = h.enumerated().reduce(UInt64(0)) { $0 + UInt64((148..<156).contains($1.offset) ? 0x20 : $1.element) }
+            guard sum == checksum else { throw fail("archive-header", "header checksum mismatch at offset \(position - 512)") }
+            guard let headerSize = Self.octal(h[124..<136]) else { throw fail("archive-header", "unreadable size field") }
+            let type = h[156]
+            switch type {
+            case UInt8(ascii: "x"):
+                guard headerSize <= 64 * 1024, position + headerSize <= fileSize, let data = try handle.read(upToCount: Int(headerSize)), data.count == Int(headerSize) else {
+                    throw fail("archive-pax", "pax header too large or truncated")
+                }
+                position += headerSize
+                let padding = (512 - headerSize % 512) % 512
+                position += padding
+                try handle.seek(toOffset: position)
+                for (key, value) in try paxRecords([UInt8](data)) {
+                    switch key {
+                    case "path": paxPath = value
+                    case "size":
+                        guard let s = UInt64(value) else { throw fail("archive-pax", "pax size \"\(value)\" is not a number") }
+                        paxSize = s
+                    case "mtime", "atime", "ctime", "uid", "gid", "uname", "gname": continue
+                    default: throw fail("archive-pax", "pax record \"\(key)\" is not accepted")
+                    }
+                }
+                continue
+            case UInt8(ascii: "0"), 0:
+                var size = headerSize
+                if let paxSize {
+                    // pax may carry the size only when it differs from the header's octal field because it cannot fit.
+                    guard headerSize == 0 || headerSize == paxSize else {
+                        throw fail("archive-pax", "pax size \(paxSize) disagrees with the header size \(headerSize)")
+                    }
+                    size = paxSize
+                }
+                let name = paxPath ?? Self.joinedName(h)
+                guard size <= fileSize - position else { throw fail("archive-truncated", "\(name) claims \(size) bytes, more than the archive holds") }
+                pendingData = size
+                pendingPadding = (512 - size % 512) % 512
+                return Header(path: name, size: size)
+            case UInt8(ascii: "1"): throw fail("archive-link", "\(Self.joinedName(h)) is a hard link")
+            case UInt8(ascii: "2"): throw fail("archive-link", "\(Self.joinedName(h)) is a symbolic link")
+            case UInt8(ascii: "3"), UInt8(ascii: "4"): throw fail("archive-device", "\(Self.joinedName(h)) is a device node")
+            case UInt8(ascii: "5"): throw fail("archive-directory", "\(Self.joinedName(h)) is a directory entry")
+            default: throw fail("archive-type", "entry type '\(Character(UnicodeScalar(type)))' is not accepted")
+            }
+        }
+    }
+
+    /// Streams the current file's data in pieces of at most 1 MiB, exactly its declared size.
+    public mutating func read(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        while pendingData > 0 {
+            let n = Int(min(pendingData, 1 << 20))
+            guard let data = try handle.read(upToCount: n), data.count == n else { throw fail("archive-truncated", "the archive ends inside a file") }
+            try data.withUnsafeBytes { try body($0) }
+            pendingData -= UInt64(n)
+            position += UInt64(n)
+        }
+        if pendingPadding > 0 {
+            position += pendingPadding
+            try handle.seek(toOffset: position)
+            pendingPadding = 0
+        }
+    }
+
+    static func octal(_ field: ArraySlice<UInt8>) -> UInt64? {
+        var value: UInt64 = 0
+        var seen = false
+        for b in field {
+            if b == 0 || b == 0x20 { if seen { break } else { continue } }
+            guard b >= 0x30 && b <= 0x37, value < UInt64.max >> 3 else { return nil }
+            value = value << 3 | UInt64(b - 0x30)
+            seen = true
+        }
+        return seen ? value : 0
+    }
+
+    static func joinedName(_ h: [UInt8]) -> String {
+        func string(_ r: Range<Int>) -> String { String(decoding: h[r].prefix { $0 != 0 }, as: UTF8.self) }
+        let name = string(0..<100), prefix = string(345..<500)
+        return prefix.isEmpty ? name : prefix + "/" + name
+    }
+
+    private func paxRecords(_ data: [UInt8]) throws -> [(String, String)] {
+        var out: [(String, String)] = []
+        var i = 0
+        while i < data.count {
+            var j = i
+            while j < data.count && data[j] != 0x20 { j += 1 }
+            guard j < data.count, j - i <= 8, let length = Int(String(decoding: data[i..<j], as: UTF8.self)), length > j - i + 2, i + length <= data.count,
+                  data[i + length - 1] == 0x0A else { throw fail("archive-pax", "malformed pax record") }
+            let record = data[(j + 1)..<(i + length - 1)]
+            guard let eq = record.firstIndex(of: UInt8(ascii: "=")) else { throw fail("archive-pax", "malformed pax record") }
+            out.append((String(decoding: record[record.startIndex..<eq], as: UTF8.self), String(decoding: record[(eq + 1)...], as: UTF8.self)))
+            i += length
+        }
+        return out
+    }
+}

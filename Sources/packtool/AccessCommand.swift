@@ -1,0 +1,54 @@
+import Foundation
+import PackCrypto
+import PackModel
+import PackVerify
+
+/// `packtool access`: the app's access decision for one scene, from a manifest, purchases, codes and a time.
+enum AccessCommand: Command {
+    static let name = "access"
+    static let summary = "show the access decision for a scene given purchases, codes and a time"
+    static let help = """
+        usage: packtool access MANIFEST --root ROOT.json --scene ID [--purchase PRODUCT@TIME[@REFUNDED-TIME]]...
+                               [--code PTG1...]... [--revoked GRANT-ID]... [--at TIME] [--format text|json]
+
+        MANIFEST is a signed manifest (a published manifest.json or an install's .manifest.json), verified under
+        ROOT. Prints whether the scene is open, why, with which entitlement and until when. TIME is RFC 3339 UTC;
+        --at defaults to now. Support staff use this to answer "why can I not open this stop?".
+
+        """
+
+    static func run(_ args: [String]) throws -> Int32 {
+        let a = try Arguments(args, options: ["--root", "--scene", "--purchase", "--code", "--revoked", "--at", "--format"], flags: [])
+        guard a.positionals.count == 1 else { throw CommandLineError.usage("expected one MANIFEST") }
+        var now = Date().timeIntervalSince1970
+        if let at = a.value("--at") {
+            guard let d = Timestamp.parse(at) else { throw CommandLineError.usage("--at must be RFC 3339, e.g. 2026-06-01T12:00:00Z") }
+            now = d.timeIntervalSince1970
+        }
+        let purchases = try a.values("--purchase").map { spec -> AccessRequest.Purchase in
+            let parts = spec.split(separator: "@").map(String.init)
+            guard (2...3).contains(parts.count), Timestamp.parse(parts[1]) != nil, parts.count == 2 || Timestamp.parse(parts[2]) != nil else {
+                throw CommandLineError.usage("--purchase is PRODUCT@TIME or PRODUCT@TIME@REFUNDED-TIME with RFC 3339 times")
+            }
+            return .init(productId: parts[0], purchaseDate: parts[1], revocationDate: parts.count == 3 ? parts[2] : nil)
+        }
+        do {
+            let root = try RootChain().selfSigned(DSSEEnvelope.parse(Trust.read(URL(fileURLWithPath: try a.required("--root")), cap: Trust.maxRootBytes)))
+            let data = try Trust.read(URL(fileURLWithPath: a.positionals[0]), cap: 16 << 20)
+            let manifest = try CanonicalJSON.decode(Manifest.self, from: SignedDocument().payload(of: DSSEEnvelope.parse(data), type: PayloadType.manifest, role: "manifest", root: root), what: "manifest")
+            let request = AccessRequest(scene: try a.required("--scene"), purchases: purchases, codes: a.values("--code"), revokedCodes: a.values("--revoked"))
+            let decision = AccessDecider(policy: manifest.access, root: root).decide(request, clock: .init(now: now, rollbackDetected: false, offlineTooLong: false))
+            if a.value("--format") == "json" {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+                Output.out(String(decoding: try encoder.encode(decision), as: UTF8.self) + "\n")
+            } else {
+                Output.out("\(request.scene): \(decision.allowed ? "OPEN" : "CLOSED") — \(decision.reason)"
+                    + (decision.entitlement.map { " (entitlement \($0))" } ?? "") + (decision.until.map { ", until \($0)" } ?? "") + "\n")
+            }
+            return decision.allowed ? 0 : 1
+        } catch let f as VerificationFailure {
+            throw CommandLineError.failure(f.message)
+        }
+    }
+}

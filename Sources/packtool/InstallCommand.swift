@@ -1,0 +1,44 @@
+import Foundation
+import PackVerify
+
+/// `packtool install`: what the app does with a downloaded pack archive, for support and testing.
+enum InstallCommand: Command {
+    static let name = "install"
+    static let summary = "verify and install a pack archive the way the app does (atomic; refuses unsafe archives)"
+    static let help = """
+        usage: packtool install ARCHIVE --into DIR --root ROOT.json [--state STATEDIR]
+               packtool install --verify --into DIR --pack ID [--state STATEDIR]
+
+        Verifies ARCHIVE with PackVerify — manifest signature under the pinned root, expiry, rollback, and every
+        entry (regular files only; no .., absolute paths, links, devices, duplicates or case/Unicode twins; exact
+        sizes and hashes) — into a staging folder, then switches DIR/<pack>/current to it atomically. STATEDIR
+        (default DIR/.packtool-client) holds the client state; the first install pins ROOT there.
+        --verify checks an installed pack at rest and lists every missing, changed or extra file.
+        Exit codes: 0 installed / intact, 1 refused / damaged (the previous install is untouched), 2 usage or I/O.
+
+        """
+
+    static func run(_ args: [String]) throws -> Int32 {
+        let a = try Arguments(args, options: ["--into", "--root", "--state", "--pack"], flags: ["--verify"])
+        let into = URL(fileURLWithPath: try a.required("--into"))
+        let state = a.value("--state").map { URL(fileURLWithPath: $0) } ?? into.appendingPathComponent(".packtool-client")
+        do {
+            if a.flag("--verify") {
+                let report = try InstalledPack(state: state).verify(into: into, pack: try a.required("--pack"))
+                var text = "\(report.pack) version \(report.version): \(report.checkedFiles) files checked, \(report.isIntact ? "intact" : "DAMAGED")\n"
+                text += report.missing.map { "  missing: \($0)\n" }.joined() + report.changed.map { "  changed: \($0)\n" }.joined() + report.extra.map { "  extra: \($0)\n" }.joined()
+                Output.out(text)
+                return report.isIntact ? 0 : 1
+            }
+            guard a.positionals.count == 1 else { throw CommandLineError.usage("expected one ARCHIVE") }
+            if !FileManager.default.fileExists(atPath: state.appendingPathComponent(ClientState.fileName).path) {
+                try Trust(state: state).pin(rootFile: URL(fileURLWithPath: try a.required("--root")))
+            }
+            let result = try Installer(state: state).install(archive: URL(fileURLWithPath: a.positionals[0]), into: into)
+            Output.out("installed \(result.pack) version \(result.version): \(result.files) files, \(result.bytes) bytes, verified\n")
+            return 0
+        } catch let f as VerificationFailure {
+            throw CommandLineError.failure("refused: \(f.message) [\(f.code)]")
+        }
+    }
+}
