@@ -6,7 +6,7 @@ SHELL := /bin/bash
 .SHELLFLAGS := -o pipefail -c
 # Build and link needs; test needs (independent validators and media probes); example-pack generation needs.
 APT_BUILD := libssl-dev libsqlite3-dev libarchive-dev pkg-config
-APT_TEST  := ffmpeg libheif-examples
+APT_TEST  := ffmpeg libheif-examples libarchive-tools sqlite3
 APT_MEDIA := imagemagick espeak-ng
 PIP_TEST  := jsonschema
 PACK      := scenes/royal-mile
@@ -80,6 +80,7 @@ test: deps-test
 	@swift test --skip-build > .build/test.log 2>&1; status=$$?; \
 	  grep -E "error:|' failed \(" .build/test.log; grep -E "Executed [0-9]+ tests?, with" .build/test.log | tail -n 1; \
 	  exit $$status
+	Tests/c/run.sh
 	python3 -m unittest discover -s Tests/python -v
 
 # Regenerates scenes/royal-mile from scripts/royal_mile_content.py (needs the media tools; takes about two minutes).

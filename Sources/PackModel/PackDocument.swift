@@ -37,6 +37,11 @@ public struct PackDocument: Codable, Equatable, Sendable {
         /// Stops anyone may open without buying anything (the free first stop).
         public var freeStops: [String]
         public var products: Products
+
+        public init(freeStops: [String], products: Products) {
+            self.freeStops = freeStops
+            self.products = products
+        }
     }
 
     public struct Products: Codable, Equatable, Sendable {
@@ -44,15 +49,27 @@ public struct PackDocument: Codable, Equatable, Sendable {
         public var cityPack: CityPack
         /// Unlocks every pack of the publisher for a window of `hours` from purchase.
         public var tripPass: TripPass?
+
+        public init(cityPack: CityPack, tripPass: TripPass?) {
+            self.cityPack = cityPack
+            self.tripPass = tripPass
+        }
     }
 
     public struct CityPack: Codable, Equatable, Sendable {
         public var productId: String
+
+        public init(productId: String) { self.productId = productId }
     }
 
     public struct TripPass: Codable, Equatable, Sendable {
         public var productId: String
         public var hours: Int
+
+        public init(productId: String, hours: Int) {
+            self.productId = productId
+            self.hours = hours
+        }
     }
 
     /// A person whose key may sign scene reviews.

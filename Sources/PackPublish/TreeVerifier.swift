@@ -78,11 +78,12 @@ public struct TreeVerifier {
         guard let first = try reader.next(), first.path == PublishLayout.archiveManifestEntry, Data(try reader.readAll(limit: 64 << 20)) == manifestBytes else {
             throw VerificationFailure("archive-manifest", "\(url.path): the first entry is not the signed manifest")
         }
-        var expected = Dictionary(manifest.archiveEntries.map { ($0.path, $0.file) }, uniquingKeysWith: { a, _ in a })
+        // Keyed by bytes: Swift strings would equate NFC and NFD spellings of a name.
+        var expected = Dictionary(manifest.archiveEntries.map { (Array($0.path.utf8), $0.file) }, uniquingKeysWith: { a, _ in a })
         var count = 0
         while let entry = try reader.next() {
             guard entry.kind == "file" else { throw VerificationFailure("archive-entry", "\(url.path): \(entry.path) is a \(entry.kind), not a regular file") }
-            guard let file = expected.removeValue(forKey: entry.path) else {
+            guard let file = expected.removeValue(forKey: Array(entry.path.utf8)) else {
                 throw VerificationFailure("archive-entry", "\(url.path): \(entry.path) is not in the manifest (or appears twice)")
             }
             let hasher = SHA256()
@@ -92,7 +93,9 @@ public struct TreeVerifier {
             }
             count += 1
         }
-        if let missing = expected.keys.sorted().first { throw VerificationFailure("archive-missing", "\(url.path): \(missing) is missing") }
+        if let missing = expected.keys.map({ String(decoding: $0, as: UTF8.self) }).sorted().first {
+            throw VerificationFailure("archive-missing", "\(url.path): \(missing) is missing")
+        }
         return count
     }
 

@@ -92,8 +92,16 @@ public struct ClockGuard: Sendable {
     /// past rollback (the time is confirmed by the publisher's signature).
     public func confirmOnline(indexCreated: Double, reading: Reading, state: inout State) {
         state.indexTime = max(state.indexTime, indexCreated)
-        if reading.wall >= indexCreated - 300 { state.rollbackDetected = false }
-        state.lastOnline = max(reading.wall, indexCreated)
-        state.trustedTime = max(state.trustedTime, indexCreated)
+        // A wall clock that agrees with the publisher's signed time is trusted again, and becomes the new baseline
+        // for the boot clock.
+        if reading.wall >= indexCreated - 300 {
+            state.rollbackDetected = false
+            state.trustedTime = max(indexCreated, reading.wall)
+            state.lastWall = reading.wall
+            state.lastBoot = reading.boot ?? 0
+        } else {
+            state.trustedTime = max(state.trustedTime, indexCreated)
+        }
+        state.lastOnline = max(min(reading.wall, state.trustedTime), indexCreated)
     }
 }

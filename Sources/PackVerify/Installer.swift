@@ -52,14 +52,18 @@ public struct Installer {
         let staging = packFolder.appendingPathComponent(".staging-\(UUID().uuidString)")
         do {
             try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: false)
-            var expected = Dictionary(manifest.archiveEntries.map { ($0.path, $0.file) }, uniquingKeysWith: { a, _ in a })
+            // The manifest's own list must be safe to write (no traversal, no case or Unicode twins) before any entry
+            // is read; entries then match it byte for byte (Swift strings would equate NFC and NFD spellings).
+            var listed = PathSafety()
+            for (path, _) in manifest.archiveEntries { try listed.admit(path) }
+            var expected = Dictionary(manifest.archiveEntries.map { (Array($0.path.utf8), $0.file) }, uniquingKeysWith: { a, _ in a })
             let declared = expected.values.reduce(UInt64(0)) { $0 + $1.size }
             var safety = PathSafety()
             var written: UInt64 = 0
             var count = 0
             while let header = try reader.next() {
                 try safety.admit(header.path)
-                guard let file = expected.removeValue(forKey: header.path) else {
+                guard let file = expected.removeValue(forKey: Array(header.path.utf8)) else {
                     throw VerificationFailure("archive-extra", "\(header.path) is not in the manifest")
                 }
                 guard header.size == file.size else {
@@ -70,7 +74,9 @@ public struct Installer {
                 try writeFile(&reader, to: staging, path: header.path, expected: file)
                 count += 1
             }
-            if let missing = expected.keys.sorted().first { throw VerificationFailure("archive-missing", "\(missing) is listed in the manifest but not in the archive") }
+            if let missing = expected.keys.map({ String(decoding: $0, as: UTF8.self) }).sorted().first {
+                throw VerificationFailure("archive-missing", "\(missing) is listed in the manifest but not in the archive")
+            }
             try writeSynced(Data(manifestBytes), to: staging.appendingPathComponent(Self.manifestFileName))
             let folder = try switchOver(packFolder, to: staging, version: manifest.version)
             // Only now, with the new version in place, does the client remember it.

@@ -1,0 +1,129 @@
+import Foundation
+import PackCrypto
+import PackModel
+import PackVerify
+import TestSupport
+import XCTest
+
+/// Access decisions with injected clocks: free stops, City Pack, Trip Pass windows, access codes, refunds, and a
+/// clock guard that a user cannot cheat by setting the clock back or freezing it.
+final class AccessTests: XCTestCase {
+    private var f: ClientFixture!
+    private let t0 = 1_780_000_000.0  // 2026-05-28
+    private let hour = 3600.0
+
+    override func setUpWithError() throws { f = try ClientFixture() }
+
+    private var decider: AccessDecider { AccessDecider(policy: ClientFixture.access, root: f.root) }
+
+    private func at(_ t: Double, rollback: Bool = false, offline: Bool = false) -> ClockGuard.Verdict { .init(now: t, rollbackDetected: rollback, offlineTooLong: offline) }
+
+    private func iso(_ t: Double) -> String { Timestamp.format(Date(timeIntervalSince1970: t)) }
+
+    private func trip(_ t: Double, refunded: Double? = nil) -> AccessRequest.Purchase { .init(productId: "trip", purchaseDate: iso(t), revocationDate: refunded.map(iso)) }
+
+    private func code(products: [String] = ["city"], from: Double, to: Double, key: Ed25519PrivateKey? = nil, id: String = "g1") throws -> String {
+        let grant = GrantDocument(id: id, products: products, notBefore: iso(from), notAfter: iso(to), issued: iso(from), note: "")
+        let envelope = try DSSEEnvelope(signing: CanonicalJSON.encode(grant), as: PayloadType.grant, with: [key ?? f.grantKey])
+        return "PTG1." + Data(try CanonicalJSON.encode(envelope)).base64EncodedString()
+    }
+
+    func testAFreeStopIsOpenWithoutAnything() {
+        let d = decider.decide(.init(scene: "01-a"), clock: at(t0, rollback: true, offline: true))
+        XCTAssertEqual(d.code, "free")
+        XCTAssertTrue(d.allowed)
+    }
+
+    func testACityPackOpensEverythingWithNoEndEvenWithTheClockSetBack() {
+        let d = decider.decide(.init(scene: "02-b", purchases: [.init(productId: "city", purchaseDate: iso(t0))]), clock: at(t0 + 1, rollback: true))
+        XCTAssertEqual(d.code, "city-pack")
+        XCTAssertNil(d.until)
+    }
+
+    func testARefundedCityPackClosesAccess() {
+        let d = decider.decide(.init(scene: "02-b", purchases: [.init(productId: "city", purchaseDate: iso(t0), revocationDate: iso(t0 + hour))]), clock: at(t0 + 2 * hour))
+        XCTAssertFalse(d.allowed)
+        XCTAssertTrue(d.reason.contains("refunded"), d.reason)
+    }
+
+    func testATripPassIsOpenFor72HoursAndSaysUntilWhen() {
+        let d = decider.decide(.init(scene: "02-b", purchases: [trip(t0)]), clock: at(t0 + 5 * hour))
+        XCTAssertEqual(d.code, "trip-pass")
+        XCTAssertEqual(d.until, iso(t0 + 72 * hour))
+    }
+
+    func testExactlyAtThe72HourBoundaryThePassHasEnded() {
+        XCTAssertTrue(decider.decide(.init(scene: "02-b", purchases: [trip(t0)]), clock: at(t0 + 72 * hour - 1)).allowed)
+        let d = decider.decide(.init(scene: "02-b", purchases: [trip(t0)]), clock: at(t0 + 72 * hour))
+        XCTAssertFalse(d.allowed)
+        XCTAssertTrue(d.reason.contains("Trip Pass ended"), d.reason)
+    }
+
+    func testAPassBoughtDuringAPassStartsWhenTheFirstEnds() {
+        let req = AccessRequest(scene: "02-b", purchases: [trip(t0), trip(t0 + 10 * hour)])
+        let d = decider.decide(req, clock: at(t0 + 100 * hour))
+        XCTAssertTrue(d.allowed)
+        XCTAssertEqual(d.until, iso(t0 + 144 * hour))
+        XCTAssertFalse(decider.decide(req, clock: at(t0 + 144 * hour)).allowed)
+    }
+
+    func testTheClockSetBackDuringATripPassClosesTimedAccessOnly() throws {
+        var clock = ClockGuard.State()
+        let guardian = ClockGuard()
+        _ = guardian.observe(.init(wall: t0 + 10 * hour, boot: 1000), state: &clock)
+        // The user sets the wall clock back a day, hoping to stretch the pass.
+        let v = guardian.observe(.init(wall: t0 - 14 * hour, boot: 1060), state: &clock)
+        XCTAssertTrue(v.rollbackDetected)
+        XCTAssertGreaterThanOrEqual(v.now, t0 + 10 * hour)
+        XCTAssertEqual(decider.decide(.init(scene: "02-b", purchases: [trip(t0)]), clock: v).code, "clock-rollback")
+        XCTAssertTrue(decider.decide(.init(scene: "01-a"), clock: v).allowed, "free stops keep working")
+        XCTAssertTrue(decider.decide(.init(scene: "02-b", purchases: [.init(productId: "city", purchaseDate: iso(t0))]), clock: v).allowed, "City Packs keep working")
+        // A fresh signed index confirms the time and clears it.
+        guardian.confirmOnline(indexCreated: t0 + 11 * hour, reading: .init(wall: t0 + 11 * hour, boot: 4600), state: &clock)
+        XCTAssertFalse(guardian.observe(.init(wall: t0 + 11 * hour + 10, boot: 4610), state: &clock).rollbackDetected)
+    }
+
+    func testTheBootClockPast72HoursEndsThePassWithTheWallClockFrozen() {
+        var clock = ClockGuard.State()
+        let guardian = ClockGuard()
+        _ = guardian.observe(.init(wall: t0 + hour, boot: 500), state: &clock)
+        let v = guardian.observe(.init(wall: t0 + hour, boot: 500 + 73 * hour), state: &clock)
+        XCTAssertGreaterThanOrEqual(v.now, t0 + 74 * hour)
+        XCTAssertFalse(decider.decide(.init(scene: "02-b", purchases: [trip(t0)]), clock: v).allowed)
+    }
+
+    func testBeingOfflineTooLongClosesTimedAccess() {
+        var clock = ClockGuard.State()
+        let guardian = ClockGuard(offlineLimit: 7 * 86_400)
+        guardian.confirmOnline(indexCreated: t0, reading: .init(wall: t0, boot: 10), state: &clock)
+        let v = guardian.observe(.init(wall: t0 + 8 * 86_400, boot: nil), state: &clock)
+        XCTAssertTrue(v.offlineTooLong)
+        XCTAssertEqual(decider.decide(.init(scene: "02-b", purchases: [trip(t0 + 8 * 86_400 - hour)]), clock: v).code, "offline-too-long")
+    }
+
+    func testAccessCodesOpenInsideTheirWindowOnly() throws {
+        let c = try code(from: t0, to: t0 + 7 * 86_400)
+        XCTAssertEqual(decider.decide(.init(scene: "02-b", codes: [c]), clock: at(t0 + hour)).code, "access-code")
+        XCTAssertEqual(decider.decide(.init(scene: "02-b", codes: [c]), clock: at(t0 + hour)).until, iso(t0 + 7 * 86_400))
+        XCTAssertFalse(decider.decide(.init(scene: "02-b", codes: [c]), clock: at(t0 - hour)).allowed, "not yet valid")
+        XCTAssertFalse(decider.decide(.init(scene: "02-b", codes: [c]), clock: at(t0 + 7 * 86_400)).allowed, "expired")
+        XCTAssertFalse(decider.decide(.init(scene: "02-b", codes: [c], revokedCodes: ["g1"]), clock: at(t0 + hour)).allowed, "revoked")
+    }
+
+    func testCodesSignedByAnotherKeyOrForOtherProductsDoNotOpen() throws {
+        let forged = try code(from: t0, to: t0 + 86_400, key: f.manifestKey)
+        XCTAssertFalse(decider.decide(.init(scene: "02-b", codes: [forged, "PTG1.garbage", "nonsense"]), clock: at(t0 + hour)).allowed)
+        let other = try code(products: ["another-city"], from: t0, to: t0 + 86_400)
+        XCTAssertFalse(decider.decide(.init(scene: "02-b", codes: [other]), clock: at(t0 + hour)).allowed)
+    }
+
+    func testInstalledAccessPersistsTheClockGuardBetweenDecisions() throws {
+        _ = try f.installer(wall: t0, boot: 100).install(archive: try f.archive(expires: Date(timeIntervalSince1970: t0 + 86_400 * 30)), into: f.into)
+        var access = InstalledAccess(state: f.state)
+        access.reading = { .init(wall: self.t0 + self.hour, boot: 100 + self.hour) }
+        XCTAssertTrue(try access.decide(into: f.into, pack: "test-pack", request: .init(scene: "02-b", purchases: [trip(t0)])).allowed)
+        // A new process, the wall clock set back two days: the persisted guard notices.
+        access.reading = { .init(wall: self.t0 - 48 * self.hour, boot: 100 + 2 * self.hour) }
+        XCTAssertEqual(try access.decide(into: f.into, pack: "test-pack", request: .init(scene: "02-b", purchases: [trip(t0)])).code, "clock-rollback")
+    }
+}

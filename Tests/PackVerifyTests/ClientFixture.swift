@@ -1,0 +1,118 @@
+import Foundation
+import PackCrypto
+import PackModel
+import PackVerify
+import TestSupport
+
+/// A client with a pinned root made from the example keys, and helpers to sign manifests, indexes, roots and
+/// grants the way the publisher does, and to build archives (honest or not) around them.
+struct ClientFixture {
+    let dir: URL
+    let state: URL
+    let into: URL
+    let rootKey: Ed25519PrivateKey
+    let manifestKey: Ed25519PrivateKey
+    let indexKey: Ed25519PrivateKey
+    let grantKey: Ed25519PrivateKey
+    var root: RootDocument
+
+    static func exampleKey(_ name: String) throws -> Ed25519PrivateKey {
+        try Ed25519PrivateKey(pemRepresentation: String(contentsOf: Repository.root.appendingPathComponent("keys-example/\(name).pem"), encoding: .utf8))
+    }
+
+    init() throws {
+        dir = URL(fileURLWithPath: try temporaryDirectory())
+        state = dir.appendingPathComponent("state")
+        into = dir.appendingPathComponent("install")
+        rootKey = try Self.exampleKey("root")
+        manifestKey = try Self.exampleKey("manifest")
+        indexKey = try Self.exampleKey("index")
+        grantKey = try Self.exampleKey("grant")
+        root = Self.rootDocument(version: 1, root: [rootKey], manifest: manifestKey, index: indexKey, grant: grantKey)
+        let file = dir.appendingPathComponent("1.root.json")
+        try Data(try CanonicalJSON.encode(try DSSEEnvelope(signing: CanonicalJSON.encode(root), as: PayloadType.root, with: [rootKey]))).write(to: file)
+        try Trust(state: state).pin(rootFile: file)
+    }
+
+    static func rootDocument(version: Int, root: [Ed25519PrivateKey], threshold: Int = 1, manifest: Ed25519PrivateKey, index: Ed25519PrivateKey, grant: Ed25519PrivateKey) -> RootDocument {
+        var keys: [String: RootDocument.Key] = [:]
+        for k in root + [manifest, index, grant] { keys[k.publicKey.keyID] = .init(public: Hex.encode(k.publicKey.rawRepresentation)) }
+        return RootDocument(version: version, expires: Timestamp.format(Date().addingTimeInterval(365 * 86_400)), keys: keys, roles: [
+            "root": .init(keyids: root.map(\.publicKey.keyID), threshold: threshold),
+            "manifest": .init(keyids: [manifest.publicKey.keyID], threshold: 1),
+            "index": .init(keyids: [index.publicKey.keyID], threshold: 1),
+            "grant": .init(keyids: [grant.publicKey.keyID], threshold: 1),
+        ])
+    }
+
+    /// Writes a signed document to a file and returns its URL.
+    func write<T: Encodable>(_ value: T, type: String, signers: [Ed25519PrivateKey], name: String) throws -> URL {
+        let url = dir.appendingPathComponent(name)
+        try Data(try CanonicalJSON.encode(try DSSEEnvelope(signing: CanonicalJSON.encode(value), as: type, with: signers))).write(to: url)
+        return url
+    }
+
+    static let access = PackDocument.Access(freeStops: ["01-a"], products: .init(cityPack: .init(productId: "city"), tripPass: .init(productId: "trip", hours: 72)))
+
+    /// A manifest for `files` (paths under stops/01-a/ or pack.json) and its signed envelope bytes.
+    func manifest(_ files: [(String, [UInt8])], version: Int = 1, sceneVersion: Int = 1, expires: Date = Date().addingTimeInterval(86_400 * 30),
+                  signers: [Ed25519PrivateKey]? = nil, type: String = PayloadType.manifest) throws -> (Manifest, [UInt8]) {
+        var packFiles: [Manifest.File] = [], sceneFiles: [Manifest.File] = []
+        for (path, bytes) in files {
+            let f = Manifest.File(path: path, size: UInt64(bytes.count), sha256: SHA256.hexHash(bytes), mediaType: Manifest.mediaType(for: path))
+            if path.hasPrefix("stops/01-a/") {
+                var g = f
+                g.path = String(path.dropFirst("stops/01-a/".count))
+                sceneFiles.append(g)
+            } else {
+                packFiles.append(f)
+            }
+        }
+        let m = Manifest(pack: "test-pack", version: version, created: Timestamp.format(Date()), expires: Timestamp.format(expires), access: Self.access,
+                         files: packFiles, scenes: [.init(id: "01-a", version: sceneVersion, digest: "sha256:" + String(repeating: "0", count: 64), files: sceneFiles)])
+        let envelope = try DSSEEnvelope(signing: CanonicalJSON.encode(m), as: type, with: signers ?? [manifestKey])
+        return (m, try CanonicalJSON.encode(envelope))
+    }
+
+    static let files: [(String, [UInt8])] = [("pack.json", Array("{}".utf8)), ("stops/01-a/story.vtt", Array("WEBVTT\n".utf8)),
+                                             ("stops/01-a/layers/1824-16x9.heic", (0..<4000).map { UInt8($0 % 253) })]
+
+    /// An honest archive of `files` with a manifest, written to `name`.
+    func archive(_ files: [(String, [UInt8])] = ClientFixture.files, version: Int = 1, sceneVersion: Int = 1, expires: Date = Date().addingTimeInterval(86_400 * 30),
+                 name: String = "pack.tar") throws -> URL {
+        let (_, envelope) = try manifest(files, version: version, sceneVersion: sceneVersion, expires: expires)
+        var t = TarBuilder()
+        t.file("manifest.json", envelope)
+        for (path, bytes) in files.sorted(by: { $0.0 < $1.0 }) { t.file(path, bytes) }
+        t.end()
+        return try save(t, name)
+    }
+
+    func save(_ t: TarBuilder, _ name: String) throws -> URL {
+        let url = dir.appendingPathComponent(name)
+        try Data(t.bytes).write(to: url)
+        return url
+    }
+
+    func installer(wall: Double = Date().timeIntervalSince1970, boot: Double? = nil) -> Installer {
+        var i = Installer(state: state)
+        i.reading = { .init(wall: wall, boot: boot) }
+        return i
+    }
+
+    /// Every file under the install and the client state, for "unchanged" checks.
+    func snapshot() -> [String: Data] {
+        var out: [String: Data] = [:]
+        for base in [into, state] {
+            guard let e = FileManager.default.enumerator(atPath: base.path) else { continue }
+            while let rel = e.nextObject() as? String {
+                let path = base.appendingPathComponent(rel).path
+                var info = stat()
+                guard lstat(path, &info) == 0 else { continue }
+                if info.st_mode & S_IFMT == S_IFLNK { out[path] = Data((try? FileManager.default.destinationOfSymbolicLink(atPath: path))?.utf8 ?? "".utf8) }
+                else if info.st_mode & S_IFMT == S_IFREG { out[path] = FileManager.default.contents(atPath: path) }
+            }
+        }
+        return out
+    }
+}

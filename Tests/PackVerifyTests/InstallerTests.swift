@@ -1,0 +1,176 @@
+import Foundation
+import PackCrypto
+import PackModel
+import PackVerify
+import TestSupport
+import XCTest
+
+/// Every hostile archive is refused with the previous install and the client state unchanged.
+final class InstallerTests: XCTestCase {
+    private var f: ClientFixture!
+
+    override func setUpWithError() throws {
+        f = try ClientFixture()
+        _ = try f.installer().install(archive: try f.archive(), into: f.into)
+    }
+
+    /// Installs `archive` expecting refusal with `code`, and checks nothing changed.
+    private func assertRefused(_ archive: URL, _ code: String, file: StaticString = #filePath, line: UInt = #line) {
+        let before = f.snapshot()
+        XCTAssertThrowsError(try f.installer().install(archive: archive, into: f.into), file: file, line: line) { error in
+            XCTAssertEqual((error as? VerificationFailure)?.code, code, "\(error)", file: file, line: line)
+        }
+        XCTAssertEqual(f.snapshot(), before, "the previous install and the client state must be unchanged", file: file, line: line)
+        XCTAssertFalse((try? FileManager.default.contentsOfDirectory(atPath: f.into.appendingPathComponent("test-pack").path))?.contains { $0.hasPrefix(".staging") } ?? false,
+                       "no staging folder is left behind", file: file, line: line)
+    }
+
+    /// An archive whose manifest lists `files`, followed by whatever `entries` writes.
+    private func hostile(_ name: String, files: [(String, [UInt8])] = ClientFixture.files, _ entries: (inout TarBuilder) -> Void) throws -> URL {
+        let (_, envelope) = try f.manifest(files, version: 2)
+        var t = TarBuilder()
+        t.file("manifest.json", envelope)
+        entries(&t)
+        return try f.save(t, name)
+    }
+
+    func testAnHonestArchiveInstallsAndVerifiesAtRest() throws {
+        let report = try InstalledPack(state: f.state).verify(into: f.into, pack: "test-pack")
+        XCTAssertTrue(report.isIntact)
+        XCTAssertEqual(report.checkedFiles, 3)
+        let v2 = try f.installer().install(archive: try f.archive(version: 2, name: "v2.tar"), into: f.into)
+        XCTAssertEqual(v2.version, 2)
+        let folders = try FileManager.default.contentsOfDirectory(atPath: f.into.appendingPathComponent("test-pack").path)
+        XCTAssertEqual(folders.filter { $0.hasPrefix("v") }.count, 1, "the old version is removed after the switch")
+    }
+
+    func testVerifyAtRestReportsMissingChangedAndExtraFilesByPath() throws {
+        let current = f.into.appendingPathComponent("test-pack/current")
+        try FileManager.default.removeItem(at: current.appendingPathComponent("pack.json"))
+        try Data("WEBVTT\nchanged".utf8).write(to: current.appendingPathComponent("stops/01-a/story.vtt"))
+        try Data("x".utf8).write(to: current.appendingPathComponent("stops/01-a/extra.txt"))
+        let report = try InstalledPack(state: f.state).verify(into: f.into, pack: "test-pack")
+        XCTAssertEqual(report.missing, ["pack.json"])
+        XCTAssertEqual(report.changed, ["stops/01-a/story.vtt"])
+        XCTAssertEqual(report.extra, ["stops/01-a/extra.txt"])
+    }
+
+    func testDotDotEntriesAreRefused() throws {
+        assertRefused(try hostile("dotdot.tar") { $0.file("stops/../../escape.txt", [1]) }, "path-traversal")
+    }
+
+    func testAbsolutePathsAreRefused() throws {
+        assertRefused(try hostile("absolute.tar") { $0.file("/etc/passwd", [1]) }, "path-absolute")
+    }
+
+    func testASymlinkThenAFileThroughItIsRefused() throws {
+        assertRefused(try hostile("symlink.tar") {
+            $0.header("stops/01-a/layers", size: 0, type: UInt8(ascii: "2"), link: "/tmp")
+            $0.file("stops/01-a/layers/1824-16x9.heic", [1])
+        }, "archive-link")
+    }
+
+    func testHardlinksAreRefused() throws {
+        assertRefused(try hostile("hardlink.tar") { $0.header("pack.json", size: 0, type: UInt8(ascii: "1"), link: "manifest.json") }, "archive-link")
+    }
+
+    func testDeviceNodesAreRefused() throws {
+        assertRefused(try hostile("device.tar") { $0.header("pack.json", size: 0, type: UInt8(ascii: "3")) }, "archive-device")
+    }
+
+    func testDuplicateEntriesAreRefused() throws {
+        let files = ClientFixture.files
+        assertRefused(try hostile("duplicate.tar") { t in
+            for (p, b) in files.sorted(by: { $0.0 < $1.0 }) { t.file(p, b) }
+            t.file("pack.json", files[0].1)
+        }, "path-collision")
+    }
+
+    func testNamesDifferingOnlyByCaseAreRefused() throws {
+        let files: [(String, [UInt8])] = [("stops/01-a/Logo.heic", [1]), ("stops/01-a/logo.heic", [2])]
+        assertRefused(try hostile("case.tar", files: files) { t in for (p, b) in files { t.file(p, b) } }, "path-collision")
+    }
+
+    func testNFCAndNFDTwinsAreRefused() throws {
+        let files: [(String, [UInt8])] = [("stops/01-a/caf\u{E9}.vtt", [1]), ("stops/01-a/cafe\u{301}.vtt", [2])]
+        assertRefused(try hostile("nfd.tar", files: files) { t in for (p, b) in files { t.file(p, b) } }, "path-collision")
+    }
+
+    func testEntriesNotInTheManifestAreRefused() throws {
+        assertRefused(try hostile("extra.tar") { $0.file("stops/01-a/unlisted.txt", [1]) }, "archive-extra")
+    }
+
+    func testAFileLongerThanDeclaredIsRefused() throws {
+        assertRefused(try hostile("longer.tar") { $0.file("pack.json", Array("{}  ".utf8)) }, "archive-size")
+    }
+
+    func testAPaxSizeThatDisagreesWithTheHeaderIsRefused() throws {
+        assertRefused(try hostile("paxsize.tar") { t in
+            t.pax(["size": "2"])
+            t.header("pack.json", size: 900)
+            t.data([UInt8](repeating: 0x41, count: 900))
+        }, "archive-pax")
+    }
+
+    func testExtraDataAfterTheLastEntryIsRefused() throws {
+        let files = ClientFixture.files
+        assertRefused(try hostile("trailing.tar") { t in
+            for (p, b) in files.sorted(by: { $0.0 < $1.0 }) { t.file(p, b) }
+            t.end()
+            t.data(Array("appended after the end".utf8))
+        }, "archive-trailer")
+    }
+
+    func testAnArchiveClaimingEndlessDataIsRefusedBeforeReadingIt() throws {
+        assertRefused(try hostile("endless.tar") { t in
+            t.header("pack.json", size: 0o77777777777)
+            t.data([1, 2, 3])
+        }, "archive-truncated")
+    }
+
+    func testATinyArchiveCannotExpandPastItsCap() throws {
+        // Headers that each claim more than the manifest declares are refused before any byte is written:
+        // the running total is checked against the manifest's declared size.
+        let files = ClientFixture.files
+        assertRefused(try hostile("expand.tar") { t in
+            t.header("pack.json", size: 2)
+            t.data(Array("{}".utf8))
+            t.header("stops/01-a/layers/1824-16x9.heic", size: 1_000_000)
+            t.data([UInt8](repeating: 0, count: 1_000_000))
+            _ = files
+        }, "archive-size")
+    }
+
+    func testABadHeaderChecksumIsRefused() throws {
+        assertRefused(try hostile("checksum.tar") { $0.header("pack.json", size: 2, corruptChecksum: true); $0.data(Array("{}".utf8)) }, "archive-header")
+    }
+
+    func testAFlippedByteInAFileIsRefused() throws {
+        let files = ClientFixture.files
+        assertRefused(try hostile("flipped.tar") { t in
+            for (p, b) in files.sorted(by: { $0.0 < $1.0 }) { t.file(p, p == "pack.json" ? Array("{]".utf8) : b) }
+            t.end()
+        }, "hash")
+    }
+
+    func testTheThirdPartyTarCorpusIsReadOrRefusedWithoutCrashing() throws {
+        let inventory = Repository.shared.appendingPathComponent("testdata/tar")
+        var checked = 0
+        let e = FileManager.default.enumerator(at: inventory, includingPropertiesForKeys: nil)
+        while let url = e?.nextObject() as? URL {
+            guard url.pathExtension == "tar" else { continue }
+            var reader = try StrictTarReader(url: url)
+            do {
+                while let _ = try reader.next() { try reader.read { _ in } }
+            } catch is VerificationFailure {
+                // Refusing is fine; crashing or hanging is not.
+            }
+            if url.lastPathComponent.hasSuffix("-fail.tar") {
+                var strict = try StrictTarReader(url: url)
+                XCTAssertThrowsError(try { while let _ = try strict.next() { try strict.read { _ in } } }(), url.lastPathComponent)
+            }
+            checked += 1
+        }
+        XCTAssertGreaterThan(checked, 10)
+    }
+}

@@ -1,0 +1,54 @@
+/* Uses libpackverify through its C header, as a non-Swift runtime would: pin a root, install a published archive,
+ * verify it at rest, and ask for access decisions. Exits non-zero with a message on the first wrong answer.
+ * usage: packverify_test ROOT.json ARCHIVE WORKDIR */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "packverify.h"
+
+static int failures = 0;
+
+static void expect(const char *what, char *result, const char *needle) {
+    if (result == NULL || strstr(result, needle) == NULL) {
+        fprintf(stderr, "FAIL %s: expected %s in %s\n", what, needle, result ? result : "(null)");
+        failures++;
+    } else {
+        printf("ok   %s\n", what);
+    }
+    packverify_free(result);
+}
+
+int main(int argc, char **argv) {
+    if (argc != 4) { fprintf(stderr, "usage: %s ROOT ARCHIVE WORKDIR\n", argv[0]); return 2; }
+    char req[4096];
+    printf("libpackverify %s\n", packverify_version());
+
+    snprintf(req, sizeof req, "{\"state\": \"%s/state\", \"root\": \"%s\"}", argv[3], argv[1]);
+    expect("pin the root", packverify_pin_root(req), "\"rootVersion\":1");
+
+    snprintf(req, sizeof req, "{\"state\": \"%s/state\", \"archive\": \"%s\", \"into\": \"%s/install\"}", argv[3], argv[2], argv[3]);
+    expect("install the pack", packverify_install(req), "\"ok\":true");
+
+    snprintf(req, sizeof req, "{\"state\": \"%s/state\", \"into\": \"%s/install\", \"pack\": \"royal-mile\"}", argv[3], argv[3]);
+    expect("verify at rest", packverify_verify_installed(req), "\"intact\":true");
+
+    snprintf(req, sizeof req, "{\"state\": \"%s/state\", \"into\": \"%s/install\", \"pack\": \"royal-mile\", "
+             "\"request\": {\"scene\": \"01-castle-esplanade\", \"purchases\": [], \"codes\": [], \"revokedCodes\": []}}", argv[3], argv[3]);
+    expect("the first stop is free", packverify_access(req), "\"code\":\"free\"");
+
+    snprintf(req, sizeof req, "{\"state\": \"%s/state\", \"into\": \"%s/install\", \"pack\": \"royal-mile\", "
+             "\"request\": {\"scene\": \"04-tron-kirk\", \"purchases\": [], \"codes\": [], \"revokedCodes\": []}}", argv[3], argv[3]);
+    expect("other stops need a purchase", packverify_access(req), "\"allowed\":false");
+
+    snprintf(req, sizeof req, "{\"state\": \"%s/state\", \"into\": \"%s/install\", \"pack\": \"royal-mile\", "
+             "\"request\": {\"scene\": \"04-tron-kirk\", \"purchases\": [{\"productId\": \"uk.example.walks.royalmile.citypack\", "
+             "\"purchaseDate\": \"2026-01-01T00:00:00Z\"}], \"codes\": [], \"revokedCodes\": []}}", argv[3], argv[3]);
+    expect("a City Pack opens them", packverify_access(req), "\"code\":\"city-pack\"");
+
+    expect("malformed requests are errors, not crashes", packverify_install("{not json"), "\"ok\":false");
+    expect("NULL requests are errors, not crashes", packverify_access(NULL), "\"ok\":false");
+    snprintf(req, sizeof req, "{\"state\": \"%s/state\", \"archive\": \"%s\", \"into\": \"%s/install\"}", argv[3], argv[1], argv[3]);
+    expect("a root file is not an archive", packverify_install(req), "\"ok\":false");
+    packverify_free(NULL);
+    return failures == 0 ? 0 : 1;
+}

@@ -1,0 +1,106 @@
+"""libpackverify through Python ctypes, as a non-Swift runtime uses it: JSON in, JSON out, every result freed with
+packverify_free. The pack is published with fresh keys by the built packtool."""
+import ctypes
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+import unittest
+from datetime import datetime, timedelta, timezone
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def bin_path():
+    return subprocess.run(["swift", "build", "--show-bin-path"], cwd=REPO, check=True, capture_output=True, text=True).stdout.strip()
+
+
+class CABI(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        subprocess.run(["swift", "build", "--product", "packverify"], cwd=REPO, check=True, capture_output=True)
+        subprocess.run(["swift", "build", "--product", "packtool"], cwd=REPO, check=True, capture_output=True)
+        cls.build = bin_path()
+        cls.work = tempfile.mkdtemp(prefix="packverify-ctypes-")
+        packtool = os.path.join(cls.build, "packtool")
+        keys = os.path.join(cls.work, "keys")
+        for role in ["root", "manifest", "index", "grant"]:
+            subprocess.run([packtool, "key", "generate", "--role", role, "--out", keys], check=True, capture_output=True)
+        cls.pub = os.path.join(cls.work, "pub")
+        subprocess.run([packtool, "root", "init", "--state", cls.pub, "--root-key", f"{keys}/root.pem", "--manifest-key", f"{keys}/manifest.pub",
+                        "--index-key", f"{keys}/index.pub", "--grant-key", f"{keys}/grant.pub"], check=True, capture_output=True)
+        cls.cdn = os.path.join(cls.work, "cdn")
+        subprocess.run([packtool, "sign", os.path.join(REPO, "scenes", "royal-mile"), "--state", cls.pub, "--key", f"{keys}/manifest.pem",
+                        "--index-key", f"{keys}/index.pem", "--publish", cls.cdn], check=True, capture_output=True)
+        subprocess.run([packtool, "grant", "issue", "--key", f"{keys}/grant.pem", "--products", "uk.example.walks.royalmile.citypack",
+                        "--not-before", "2026-01-01T00:00:00Z", "--not-after", "2026-01-08T00:00:00Z"], check=True, capture_output=True)
+        today = datetime.now(timezone.utc).replace(hour=0, minute=0, second=0, microsecond=0)
+        cls.code_end = (today + timedelta(days=7)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        cls.code = subprocess.run([packtool, "grant", "issue", "--key", f"{keys}/grant.pem", "--products", "uk.example.walks.trippass72",
+                                   "--not-before", today.strftime("%Y-%m-%dT%H:%M:%SZ"), "--not-after", cls.code_end],
+                                  check=True, capture_output=True, text=True).stdout.strip()
+        lib = ctypes.CDLL(os.path.join(cls.build, "libpackverify.so"))
+        for name in ["packverify_pin_root", "packverify_install", "packverify_verify_installed", "packverify_access", "packverify_accept_index"]:
+            fn = getattr(lib, name)
+            fn.argtypes = [ctypes.c_char_p]
+            fn.restype = ctypes.c_void_p  # a pointer we must free, so not c_char_p (which would copy and lose it)
+        lib.packverify_free.argtypes = [ctypes.c_void_p]
+        lib.packverify_version.restype = ctypes.c_char_p
+        cls.lib = lib
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.work, ignore_errors=True)
+
+    def call(self, name, request):
+        raw = getattr(self.lib, name)(json.dumps(request).encode())
+        try:
+            return json.loads(ctypes.string_at(raw).decode())
+        finally:
+            self.lib.packverify_free(raw)
+
+    def test_install_verify_and_decide(self):
+        client = tempfile.mkdtemp(dir=self.work)
+        state, into = os.path.join(client, "state"), os.path.join(client, "install")
+        self.assertEqual(self.lib.packverify_version().decode(), "0.1.0")
+        self.assertTrue(self.call("packverify_pin_root", {"state": state, "root": os.path.join(self.pub, "root", "1.root.json")})["ok"])
+        clock = {"wall": time.time(), "boot": 100}
+        index = self.call("packverify_accept_index", {"state": state, "index": os.path.join(self.cdn, "index.json")})
+        self.assertTrue(index["ok"], index)
+        result = self.call("packverify_install", {"state": state, "into": into, "clock": clock,
+                                                   "archive": os.path.join(self.cdn, "packs", "royal-mile", "1", "royal-mile-1.tar")})
+        self.assertTrue(result["ok"], result)
+        self.assertEqual(result["files"], 76)
+        report = self.call("packverify_verify_installed", {"state": state, "into": into, "pack": "royal-mile"})
+        self.assertTrue(report["intact"], report)
+
+        def access(scene, **request):
+            body = {"scene": scene, "purchases": [], "codes": [], "revokedCodes": []}
+            body.update(request)
+            return self.call("packverify_access", {"state": state, "into": into, "pack": "royal-mile", "request": body, "clock": clock})
+
+        self.assertEqual(access("01-castle-esplanade")["code"], "free")
+        closed = access("05-netherbow")
+        self.assertFalse(closed["allowed"])
+        self.assertIn("no purchase", closed["reason"])
+        opened = access("05-netherbow", codes=[self.code])
+        self.assertEqual(opened["code"], "access-code", opened)
+        self.assertEqual(opened["until"], self.code_end)
+        # The same process with the clock set back a week: timed access closes, the free stop stays open.
+        clock["wall"] = time.time() - 7 * 86400
+        self.assertEqual(access("05-netherbow", codes=[self.code])["code"], "clock-rollback")
+        self.assertEqual(access("01-castle-esplanade")["code"], "free")
+
+    def test_bad_requests_are_errors(self):
+        bad = self.call("packverify_install", {"state": "/nonexistent", "archive": "/nonexistent.tar", "into": "/tmp/x"})
+        self.assertFalse(bad["ok"])
+        self.assertIn("code", bad["error"])
+        raw = self.lib.packverify_access(b"\xff\xfe not json")
+        self.assertFalse(json.loads(ctypes.string_at(raw).decode())["ok"])
+        self.lib.packverify_free(raw)
+
+
+if __name__ == "__main__":
+    unittest.main()
