@@ -6,7 +6,9 @@ media bytes the probes read), beside sha256sum over the same files (lint hashes 
 ffprobe / heif-info over the same media (what an author would otherwise run).
 Publish: build+sign of a generated 12-scene ~240 MB pack (and a ~2.4 GB one for memory) beside GNU tar alone and
 tar + sha256sum + openssl pkeyutl -sign; signing time alone; peak RSS. Timings are medians of repeated runs.
-Set BENCH=lint or BENCH=publish to run one part.
+Client: install of that pack's archive beside bsdtar -xf; verify-installed on one and two threads beside
+openssl dgst -sha256 and sha256sum -c over the same files; peak RSS at 240 MB and 2.4 GB; one access decision.
+Set BENCH=lint, BENCH=publish or BENCH=client to run one part.
 """
 import json
 import os
@@ -239,6 +241,56 @@ def bench_publish(label, pack, repeat):
     return med, max(results["rss"])
 
 
+def bench_client(label, pack, repeat):
+    """Publishes `pack` once, then times the client side against the standard tools on the same files."""
+    keys, state, out = fresh_state("client")
+    env = dict(os.environ, SOURCE_DATE_EPOCH=str(int(time.time())))
+    subprocess.run([PACKTOOL, "sign", pack, "--state", state, "--key", f"{keys}/manifest.pem", "--index-key", f"{keys}/index.pem",
+                    "--publish", out], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    archive = os.path.join(out, "packs", "royal-mile", "1", "royal-mile-1.tar")
+    root = os.path.join(state, "root", "1.root.json")
+    size = os.path.getsize(archive)
+    print(f"\n{label}: archive {size / 1e6:.0f} MB")
+    inst, bsd, rss_install = [], [], 0
+    for i in range(repeat):
+        target = os.path.join(WORK, "client-install")
+        shutil.rmtree(target, ignore_errors=True)
+        t0 = time.perf_counter()
+        p = subprocess.run(["/usr/bin/time", "-f", "%M", PACKTOOL, "install", archive, "--into", target, "--root", root], capture_output=True, text=True)
+        inst.append(time.perf_counter() - t0)
+        if p.returncode != 0:
+            raise SystemExit(p.stderr)
+        rss_install = max(rss_install, int(p.stderr.strip().splitlines()[-1]))
+        extract = os.path.join(WORK, "bsdtar-extract")
+        shutil.rmtree(extract, ignore_errors=True)
+        os.makedirs(extract)
+        t0 = time.perf_counter()
+        subprocess.run(["bsdtar", "-xf", archive, "-C", extract], check=True)
+        bsd.append(time.perf_counter() - t0)
+    current = os.path.realpath(os.path.join(target, "royal-mile", "current"))
+    files = [f for f in files_under(current) if not f.endswith(".manifest.json")]
+    listing = subprocess.run(["sha256sum"] + files, check=True, capture_output=True).stdout
+    sums = os.path.join(WORK, "sums.txt")
+    open(sums, "wb").write(listing)
+    one, _ = timed([PACKTOOL, "install", "--verify", "--into", target, "--pack", "royal-mile", "--threads", "1"], repeat=repeat)
+    two, rss_verify = timed([PACKTOOL, "install", "--verify", "--into", target, "--pack", "royal-mile", "--threads", "2"], repeat=repeat)
+    dgst, _ = timed(["openssl", "dgst", "-sha256"] + files, repeat=repeat)
+    check, _ = timed(["sha256sum", "-c", "--quiet", sums], repeat=repeat)
+    m_inst, m_bsd = statistics.median(inst), statistics.median(bsd)
+    row("packtool install (verify while writing, fsync, switch)", m_inst, rss_install, f"install/bsdtar = {m_inst / m_bsd:.2f}x (target <= 1.3x)")
+    row("bsdtar -xf", m_bsd)
+    row("verify-installed, 1 thread", one, None, f"/openssl dgst = {one / dgst:.2f}x (target <= 1.15x)")
+    row("verify-installed, 2 threads", two, rss_verify, f"/1 thread = {two / one:.2f}x (target <= 0.65x); /sha256sum -c = {two / check:.2f}x (target <= 0.35x)")
+    row("openssl dgst -sha256 over the same files", dgst)
+    row("sha256sum -c over the same files", check)
+    print(f"  peak RSS: install {rss_install / 1024:.1f} MiB, verify-installed {rss_verify / 1024:.1f} MiB (target <= 16 MiB)")
+    manifest = os.path.join(out, "packs", "royal-mile", "1", "manifest.json")
+    p = subprocess.run([PACKTOOL, "access", manifest, "--root", root, "--scene", "03-mercat-cross",
+                        "--purchase", "uk.example.walks.trippass72@" + time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - 3600)),
+                        "--repeat", "200000"], capture_output=True, text=True)
+    print(f"  one access decision: {p.stderr.strip()} (target <= 50 µs)")
+
+
 def main():
     subprocess.run(["swift", "build", "-c", "release", "--product", "packtool"], cwd=REPO, check=True, stdout=subprocess.DEVNULL)
     os.makedirs(WORK, exist_ok=True)
@@ -255,6 +307,10 @@ def main():
         bench_publish("publish: generated 12-scene pack", small, repeat=3)
         large = padded_pack("pack-12x2400MB", 12, 35_000_000)
         bench_publish("publish: generated 12-scene pack, 10x larger plates (memory)", large, repeat=1)
+    if part in ("all", "client"):
+        fresh_state("warmup")
+        bench_client("client: generated 12-scene pack", padded_pack("pack-12x240MB", 12, 3_500_000), repeat=3)
+        bench_client("client: generated 12-scene pack, 10x larger plates (memory)", padded_pack("pack-12x2400MB", 12, 35_000_000), repeat=1)
 
 
 if __name__ == "__main__":

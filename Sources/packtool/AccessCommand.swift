@@ -9,16 +9,17 @@ enum AccessCommand: Command {
     static let summary = "show the access decision for a scene given purchases, codes and a time"
     static let help = """
         usage: packtool access MANIFEST --root ROOT.json --scene ID [--purchase PRODUCT@TIME[@REFUNDED-TIME]]...
-                               [--code PTG1...]... [--revoked GRANT-ID]... [--at TIME] [--format text|json]
+                               [--code PTG1...]... [--revoked GRANT-ID]... [--at TIME] [--format text|json] [--repeat N]
 
         MANIFEST is a signed manifest (a published manifest.json or an install's .manifest.json), verified under
         ROOT. Prints whether the scene is open, why, with which entitlement and until when. TIME is RFC 3339 UTC;
         --at defaults to now. Support staff use this to answer "why can I not open this stop?".
+        --repeat N times N decisions and prints the time per decision on standard error (for benchmarks).
 
         """
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, options: ["--root", "--scene", "--purchase", "--code", "--revoked", "--at", "--format"], flags: [])
+        let a = try Arguments(args, options: ["--root", "--scene", "--purchase", "--code", "--revoked", "--at", "--format", "--repeat"], flags: [])
         guard a.positionals.count == 1 else { throw CommandLineError.usage("expected one MANIFEST") }
         var now = Date().timeIntervalSince1970
         if let at = a.value("--at") {
@@ -37,7 +38,18 @@ enum AccessCommand: Command {
             let data = try Trust.read(URL(fileURLWithPath: a.positionals[0]), cap: 16 << 20)
             let manifest = try CanonicalJSON.decode(Manifest.self, from: SignedDocument().payload(of: DSSEEnvelope.parse(data), type: PayloadType.manifest, role: "manifest", root: root), what: "manifest")
             let request = AccessRequest(scene: try a.required("--scene"), purchases: purchases, codes: a.values("--code"), revokedCodes: a.values("--revoked"))
-            let decision = AccessDecider(policy: manifest.access, root: root).decide(request, clock: .init(now: now, rollbackDetected: false, offlineTooLong: false))
+            let decider = AccessDecider(policy: manifest.access, root: root)
+            let verdict = ClockGuard.Verdict(now: now, rollbackDetected: false, offlineTooLong: false)
+            let decision = decider.decide(request, clock: verdict)
+            if let r = a.value("--repeat") {
+                // Timing for `make bench`: the decision alone, repeated, after the manifest is verified.
+                guard let n = Int(r), n >= 1 else { throw CommandLineError.usage("--repeat must be a whole number ≥ 1") }
+                let started = DispatchTime.now().uptimeNanoseconds
+                var allowed = 0
+                for _ in 0..<n where decider.decide(request, clock: verdict).allowed { allowed += 1 }
+                let micros = Double(DispatchTime.now().uptimeNanoseconds - started) / 1000 / Double(n)
+                Output.err(String(format: "%d decisions, %.2f µs each (%d allowed)\n", n, micros, allowed))
+            }
             if a.value("--format") == "json" {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.prettyPrinted, .sortedKeys]

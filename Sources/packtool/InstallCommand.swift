@@ -7,7 +7,7 @@ enum InstallCommand: Command {
     static let summary = "verify and install a pack archive the way the app does (atomic; refuses unsafe archives)"
     static let help = """
         usage: packtool install ARCHIVE --into DIR --root ROOT.json [--state STATEDIR]
-               packtool install --verify --into DIR --pack ID [--state STATEDIR]
+               packtool install --verify --into DIR --pack ID [--state STATEDIR] [--threads N]
 
         Verifies ARCHIVE with PackVerify — manifest signature under the pinned root, expiry, rollback, and every
         entry (regular files only; no .., absolute paths, links, devices, duplicates or case/Unicode twins; exact
@@ -19,12 +19,17 @@ enum InstallCommand: Command {
         """
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, options: ["--into", "--root", "--state", "--pack"], flags: ["--verify"])
+        let a = try Arguments(args, options: ["--into", "--root", "--state", "--pack", "--threads"], flags: ["--verify"])
         let into = URL(fileURLWithPath: try a.required("--into"))
         let state = a.value("--state").map { URL(fileURLWithPath: $0) } ?? into.appendingPathComponent(".packtool-client")
         do {
             if a.flag("--verify") {
-                let report = try InstalledPack(state: state).verify(into: into, pack: try a.required("--pack"))
+                var checker = InstalledPack(state: state)
+                if let t = a.value("--threads") {
+                    guard let n = Int(t), n >= 1 else { throw CommandLineError.usage("--threads must be a whole number ≥ 1") }
+                    checker.threads = n
+                }
+                let report = try checker.verify(into: into, pack: try a.required("--pack"))
                 var text = "\(report.pack) version \(report.version): \(report.checkedFiles) files checked, \(report.isIntact ? "intact" : "DAMAGED")\n"
                 text += report.missing.map { "  missing: \($0)\n" }.joined() + report.changed.map { "  changed: \($0)\n" }.joined() + report.extra.map { "  extra: \($0)\n" }.joined()
                 Output.out(text)

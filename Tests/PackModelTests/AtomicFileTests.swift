@@ -30,3 +30,22 @@ final class AtomicFileTests: XCTestCase {
         XCTAssertEqual(Timestamp.now(environment: ["SOURCE_DATE_EPOCH": "1764460800"]), "2025-11-30T00:00:00Z")
     }
 }
+
+/// The fast RFC 3339 path agrees with Foundation's ISO 8601 formatter.
+final class TimestampTests: XCTestCase {
+    func testFormattingAndParsingAgreeWithFoundation() {
+        let f = ISO8601DateFormatter()
+        f.formatOptions = [.withInternetDateTime]
+        f.timeZone = TimeZone(identifier: "UTC")
+        var generator = SystemRandomNumberGenerator()
+        for t in [0.0, 951_782_400, 1_709_164_800, 4_107_542_399] + (0..<500).map({ _ in Double(Int.random(in: -2_000_000_000...8_000_000_000, using: &generator)) }) {
+            let date = Date(timeIntervalSince1970: t)
+            XCTAssertEqual(Timestamp.format(date), f.string(from: date), "\(t)")
+            XCTAssertEqual(Timestamp.parse(Timestamp.format(date))?.timeIntervalSince1970, t)
+        }
+        XCTAssertNil(Timestamp.parse("2026-02-30T00:00:00Z"))
+        XCTAssertNil(Timestamp.parse("2026-13-01T00:00:00Z"))
+        XCTAssertNil(Timestamp.parse("not a time"))
+        XCTAssertEqual(Timestamp.parse("2026-06-01T02:00:00+02:00")?.timeIntervalSince1970, Timestamp.parse("2026-06-01T00:00:00Z")?.timeIntervalSince1970)
+    }
+}
