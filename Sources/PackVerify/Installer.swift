@@ -61,6 +61,7 @@ public struct Installer {
             var safety = PathSafety()
             var written: UInt64 = 0
             var count = 0
+            let syncer = BackgroundSync()
             while let header = try reader.next() {
                 try safety.admit(header.path)
                 guard let file = expected.removeValue(forKey: Array(header.path.utf8)) else {
@@ -71,9 +72,11 @@ public struct Installer {
                 }
                 written += header.size
                 guard written <= declared else { throw VerificationFailure("archive-size", "the archive holds more data than the manifest declares") }
-                try writeFile(&reader, to: staging, path: header.path, expected: file)
+                try writeFile(&reader, to: staging, path: header.path, expected: file, syncer: syncer)
                 count += 1
             }
+            // Every file must be on disk before the switch-over can point at it.
+            try syncer.finish()
             if let missing = expected.keys.map({ String(decoding: $0, as: UTF8.self) }).sorted().first {
                 throw VerificationFailure("archive-missing", "\(missing) is listed in the manifest but not in the archive")
             }
@@ -107,13 +110,14 @@ public struct Installer {
         return manifest
     }
 
-    private func writeFile(_ reader: inout StrictTarReader, to staging: URL, path: String, expected: Manifest.File) throws {
+    private func writeFile(_ reader: inout StrictTarReader, to staging: URL, path: String, expected: Manifest.File, syncer: BackgroundSync) throws {
         let target = staging.appendingPathComponent(path)
         try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
         // O_EXCL|O_NOFOLLOW: staging is fresh and holds only what this install made, so nothing can redirect a write.
         let fd = open(target.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw VerificationFailure("write", "\(path): cannot create (\(String(cString: strerror(errno))))") }
-        defer { close(fd) }
+        var handedOver = false
+        defer { if !handedOver { close(fd) } }
         let hasher = SHA256()
         try reader.read { chunk in
             hasher.update(chunk)
@@ -125,7 +129,9 @@ public struct Installer {
             }
         }
         guard Hex.encode(hasher.finalize()) == expected.sha256 else { throw VerificationFailure("hash", "\(path) does not match the manifest's SHA-256") }
-        guard fsync(fd) == 0 else { throw VerificationFailure("write", "\(path): fsync failed") }
+        // Flushing runs in the background while the next file is extracted; `finish` waits for all of them.
+        handedOver = true
+        syncer.sync(fd, path: path)
     }
 
     private func writeSynced(_ data: Data, to url: URL) throws {
@@ -154,4 +160,38 @@ public struct Installer {
         if let previous, previous.lastPathComponent != name { try? FileManager.default.removeItem(at: previous) }
         return folder
     }
+}
+
+/// fsyncs descriptors on background threads (a few at a time) and closes them, so disk flushes overlap extraction.
+final class BackgroundSync {
+    private let group = DispatchGroup()
+    private let slots = DispatchSemaphore(value: 4)
+    private let lock = NSLock()
+    private var failure: String?
+
+    func sync(_ fd: Int32, path: String) {
+        slots.wait()
+        group.enter()
+        DispatchQueue.global(qos: .userInitiated).async {
+            let ok = fsync(fd) == 0
+            close(fd)
+            if !ok {
+                self.lock.lock()
+                self.failure = self.failure ?? path
+                self.lock.unlock()
+            }
+            self.slots.signal()
+            self.group.leave()
+        }
+    }
+
+    /// Waits for every flush; throws if any failed.
+    func finish() throws {
+        group.wait()
+        lock.lock()
+        defer { lock.unlock() }
+        if let failure { throw VerificationFailure("write", "\(failure): fsync failed") }
+    }
+
+    deinit { group.wait() }
 }
