@@ -66,12 +66,21 @@ demo: build
 	@$(PACKTOOL) grant issue --key $(KEYS)/grant.pem --products uk.example.walks.royalmile.citypack \
 	  --not-before 2026-01-01T00:00:00Z --not-after 2027-01-01T00:00:00Z --note "demo" --out $(DEMO)/grant.json 2>/dev/null | cut -c1-60 | sed 's/$$/…/'
 	@echo
+	@echo "== 6. install it as the app does (PackVerify), verify it at rest, and decide access"
+	@$(PACKTOOL) install $(DEMO)/cdn/packs/royal-mile/1/royal-mile-1.tar --into $(DEMO)/app --root $(DEMO)/state/root/1.root.json
+	@$(PACKTOOL) install --verify --into $(DEMO)/app --pack royal-mile
+	@$(PACKTOOL) access $(DEMO)/cdn/packs/royal-mile/1/manifest.json --root $(DEMO)/state/root/1.root.json --scene 01-castle-esplanade
+	@$(PACKTOOL) access $(DEMO)/cdn/packs/royal-mile/1/manifest.json --root $(DEMO)/state/root/1.root.json --scene 04-tron-kirk || true
+	@$(PACKTOOL) access $(DEMO)/cdn/packs/royal-mile/1/manifest.json --root $(DEMO)/state/root/1.root.json --scene 04-tron-kirk \
+	  --purchase uk.example.walks.trippass72@$$(date -u -d '-67 hours' +%Y-%m-%dT%H:%M:%SZ)
+	@echo
 	@echo "== summary"
 	@echo "pack:      $$(basename $(PACK)), $$(ls $(PACK)/stops | wc -l) stops, $$(ls $(PACK)/stops/*/layers/*.heic | wc -l) HEIC plates, $$(du -sh $(PACK) | cut -f1)"
 	@echo "lint:      clean"
 	@echo "published: $$(cd $(DEMO)/cdn && find . -type f | sort | tr '\n' ' ')"
 	@echo "verified:  signatures, root chain, index, manifest and every file"
-	@echo "next:      client install, hot updates and access decisions land with the PackVerify issue"
+	@echo "installed: $(DEMO)/app/royal-mile (verified while written, switched atomically, intact at rest)"
+	@echo "access:    free first stop open; others closed until a City Pack, Trip Pass or access code"
 
 test: deps-test
 	@chmod 600 keys-example/*.pem

@@ -1,0 +1,61 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// `packtool install` and `packtool access`: the client library driven from the command line, as support staff do.
+final class ClientCommandTests: XCTestCase {
+    private var dir = "", keys = "", archive = "", manifest = "", root = ""
+
+    override func setUpWithError() throws {
+        dir = try temporaryDirectory()
+        keys = dir + "/keys"
+        for role in ["root", "manifest", "index", "grant"] { XCTAssertEqual(try CLI.run(["key", "generate", "--role", role, "--out", keys]).status, 0) }
+        XCTAssertEqual(try CLI.run(["root", "init", "--state", dir + "/pub", "--root-key", keys + "/root.pem", "--manifest-key", keys + "/manifest.pub",
+                                    "--index-key", keys + "/index.pub", "--grant-key", keys + "/grant.pub"]).status, 0)
+        let r = try CLI.run(["sign", ExamplePack.root.path, "--state", dir + "/pub", "--key", keys + "/manifest.pem", "--index-key", keys + "/index.pem",
+                             "--publish", dir + "/cdn"], environment: ["SOURCE_DATE_EPOCH": String(Int(Date().timeIntervalSince1970))])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        archive = dir + "/cdn/packs/royal-mile/1/royal-mile-1.tar"
+        manifest = dir + "/cdn/packs/royal-mile/1/manifest.json"
+        root = dir + "/pub/root/1.root.json"
+    }
+
+    func testInstallThenVerifyAtRestThenDetectDamage() throws {
+        let r = try CLI.run(["install", archive, "--into", dir + "/app", "--root", root])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("installed royal-mile version 1: 76 files"), r.stdout)
+        XCTAssertEqual(try CLI.run(["install", "--verify", "--into", dir + "/app", "--pack", "royal-mile"]).status, 0)
+        try "tampered".write(toFile: dir + "/app/royal-mile/current/stops/01-castle-esplanade/story.vtt", atomically: false, encoding: .utf8)
+        let v = try CLI.run(["install", "--verify", "--into", dir + "/app", "--pack", "royal-mile"])
+        XCTAssertEqual(v.status, 1)
+        XCTAssertTrue(v.stdout.contains("changed: stops/01-castle-esplanade/story.vtt"), v.stdout)
+    }
+
+    func testATamperedArchiveIsRefusedWithTheReason() throws {
+        let copy = dir + "/tampered.tar"
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: archive)))
+        bytes[bytes.count / 2] ^= 0xFF
+        try Data(bytes).write(to: URL(fileURLWithPath: copy))
+        let r = try CLI.run(["install", copy, "--into", dir + "/app", "--root", root])
+        XCTAssertEqual(r.status, 1)
+        XCTAssertTrue(r.stderr.contains("refused:"), r.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/app/royal-mile/current"))
+    }
+
+    func testAccessExplainsTheDecision() throws {
+        let free = try CLI.run(["access", manifest, "--root", root, "--scene", "01-castle-esplanade"])
+        XCTAssertEqual(free.status, 0)
+        XCTAssertTrue(free.stdout.contains("OPEN — 01-castle-esplanade is a free stop"), free.stdout)
+        let closed = try CLI.run(["access", manifest, "--root", root, "--scene", "05-netherbow"])
+        XCTAssertEqual(closed.status, 1)
+        XCTAssertTrue(closed.stdout.contains("CLOSED"), closed.stdout)
+        let pass = try CLI.run(["access", manifest, "--root", root, "--scene", "05-netherbow", "--purchase", "uk.example.walks.trippass72@2026-06-01T10:00:00Z",
+                                "--at", "2026-06-02T10:00:00Z", "--format", "json"])
+        XCTAssertEqual(pass.status, 0, pass.stdout + pass.stderr)
+        let decision = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(pass.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual(decision["until"] as? String, "2026-06-04T10:00:00Z")
+        XCTAssertEqual(decision["code"] as? String, "trip-pass")
+        let bad = try CLI.run(["access", manifest, "--root", root, "--scene", "05-netherbow", "--purchase", "nonsense"])
+        XCTAssertEqual(bad.status, 2)
+    }
+}
