@@ -19,14 +19,10 @@ public final class TarReader {
         guard let h = archive_read_new() else { throw ArchiveError("cannot allocate a libarchive reader") }
         handle = h
         self.path = path
-        do {
-            try ArchiveError.check(archive_read_support_format_tar(h), h, path)
-            try ArchiveError.check(archive_read_support_filter_none(h), h, path)
-            try ArchiveError.check(archive_read_open_filename(h, path, 1 << 16), h, path)
-        } catch {
-            // deinit frees the handle: every stored property is set, so Swift runs it even though init throws.
-            throw error
-        }
+        // On failure deinit frees the handle: every stored property is set, so Swift runs it even though init throws.
+        try ArchiveError.check(archive_read_support_format_tar(h), h, path)
+        try ArchiveError.check(archive_read_support_filter_none(h), h, path)
+        try ArchiveError.check(archive_read_open_filename(h, path, 1 << 16), h, path)
     }
 
     deinit { archive_read_free(handle) }

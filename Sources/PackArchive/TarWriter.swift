@@ -22,22 +22,19 @@ public final class TarWriter {
         handle = h
         self.mtime = mtime
         self.path = path
-        do {
-            try ArchiveError.check(archive_write_set_format_pax_restricted(h), h, path)
-            try ArchiveError.check(archive_write_add_filter_none(h), h, path)
-            // Refuse to overwrite: the caller writes to a fresh temporary name and renames.
-            let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-            guard fd >= 0 else { throw ArchiveError("\(path): cannot create (\(String(cString: strerror(errno))))") }
-            sink = Sink(fd: fd)
-            // Every block libarchive emits passes through the sink, which hashes it on the way to the file, so the
-            // archive's SHA-256 costs no second read.
-            try ArchiveError.check(archive_write_open2(h, Unmanaged.passUnretained(sink!).toOpaque(), nil, { _, client, buffer, length in
-                Unmanaged<Sink>.fromOpaque(client!).takeUnretainedValue().write(buffer, length)
-            }, nil, nil), h, path)
-        } catch {
-            // deinit runs for a class whose stored properties are all set, and frees the handle and the descriptor.
-            throw error
-        }
+        // On any failure below, deinit frees the handle and closes the file: every stored property is set, so Swift
+        // runs deinit even though init throws.
+        try ArchiveError.check(archive_write_set_format_pax_restricted(h), h, path)
+        try ArchiveError.check(archive_write_add_filter_none(h), h, path)
+        // Refuse to overwrite: the caller writes to a fresh temporary name and renames.
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw ArchiveError("\(path): cannot create (\(String(cString: strerror(errno))))") }
+        sink = Sink(fd: fd)
+        // Every block libarchive emits passes through the sink, which hashes it on the way to the file, so the
+        // archive's SHA-256 costs no second read.
+        try ArchiveError.check(archive_write_open2(h, Unmanaged.passUnretained(sink!).toOpaque(), nil, { _, client, buffer, length in
+            Unmanaged<Sink>.fromOpaque(client!).takeUnretainedValue().write(buffer, length)
+        }, nil, nil), h, path)
     }
 
     /// Receives libarchive's output blocks: writes them to the file and hashes them.

@@ -92,11 +92,10 @@ public final class Ledger {
     // MARK: - Writing
 
     /// Records a release (and the index that publishes it) in one transaction, chaining it to the previous release.
-    /// Refuses a version not above the pack's last; `commit` runs inside the transaction after the rows are written
-    /// and before COMMIT, so a failure there leaves the ledger unchanged.
+    /// Refuses a version not above the pack's last; any failure rolls the whole transaction back.
     public func record(manifest: Manifest, envelope: [UInt8], archiveSHA256: String, archiveSize: Int64, archiveName: String,
                        layout: [String: (offset: UInt64, size: UInt64)],
-                       index: (version: Int, created: String, sha256: String), commit: () throws -> Void) throws -> Release {
+                       index: (version: Int, created: String, sha256: String)) throws -> Release {
         try database.transaction {
             if let last = try latest(pack: manifest.pack), manifest.version <= last.version {
                 throw PublishError.versionNotIncreasing(pack: manifest.pack, version: manifest.version, last: last.version)
@@ -122,7 +121,6 @@ public final class Ledger {
                                    [.text(file.sha256), .text(archiveName), .int(Int64(range.offset)), .int(Int64(range.size))])
             }
             try database.query("INSERT INTO indexes VALUES (?, ?, ?)", [.int(Int64(index.version)), .text(index.created), .text(index.sha256)])
-            try commit()
             return try latest(pack: manifest.pack)!
         }
     }

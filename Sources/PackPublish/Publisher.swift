@@ -277,7 +277,7 @@ public final class Publisher {
         // Record, then swap the index in. If the swap fails, the release is taken back out of the ledger.
         let release = try ledger.record(manifest: manifest, envelope: envelopeBytes, archiveSHA256: writer.archiveSHA256, archiveSize: Int64(writer.archiveSize),
                                         archiveName: kept.lastPathComponent, layout: layout,
-                                        index: (indexVersion, index.created, SHA256.hexHash(indexBytes))) {}
+                                        index: (indexVersion, index.created, SHA256.hexHash(indexBytes)))
         guard rename(indexTemporary.path, out.appendingPathComponent(PublishLayout.index).path) == 0 else {
             let reason = String(cString: strerror(errno))
             try? ledger.remove(pack: manifest.pack, version: manifest.version, index: indexVersion)

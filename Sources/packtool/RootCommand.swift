@@ -100,7 +100,7 @@ enum RootCommand: Command {
             guard let d = FileManager.default.contents(atPath: path) else { throw CommandLineError.io("\(path): cannot read") }
             data = d
         } else if let latest = try RootStore(state: try state(a)).latest() {
-            path = latest.envelope.payloadType == "" ? "" : "\(try state(a).path)/root/\(latest.version).root.json"
+            path = "\(try state(a).path)/root/\(latest.version).root.json"
             data = latest.bytes
         } else {
             throw CommandLineError.failure("no root found")
