@@ -26,6 +26,9 @@ public final class TarWriter {
         // runs deinit even though init throws.
         try ArchiveError.check(archive_write_set_format_pax_restricted(h), h, path)
         try ArchiveError.check(archive_write_add_filter_none(h), h, path)
+        // End at the last 512-byte block instead of padding to a 10 KiB record: tar readers do not need the padding,
+        // and a small delta should not grow by up to 10 KiB.
+        try ArchiveError.check(archive_write_set_bytes_in_last_block(h, 1), h, path)
         // Refuse to overwrite: the caller writes to a fresh temporary name and renames.
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw ArchiveError("\(path): cannot create (\(String(cString: strerror(errno))))") }

@@ -212,3 +212,22 @@ extension Ledger {
         }
     }
 }
+
+extension Ledger {
+    /// Every distinct earlier state of a scene: its scene version, digest, and one pack version that shipped it.
+    public func sceneHistory(pack: String, scene: String) throws -> [(sceneVersion: Int, digest: String, packVersion: Int)] {
+        try database.query("""
+            SELECT scene_version, digest, MIN(version) FROM scenes WHERE pack = ? AND scene = ? GROUP BY scene_version, digest ORDER BY scene_version
+            """, [.text(pack), .text(scene)]).map { (Int($0[0].int ?? 0), $0[1].text ?? "", Int($0[2].int ?? 0)) }
+    }
+
+    /// The files of a scene as a recorded pack version shipped them (paths relative to the scene folder).
+    public func sceneFiles(pack: String, version: Int, scene: String) throws -> [Manifest.File] {
+        let prefix = "stops/\(scene)/"
+        return try database.query("SELECT path, size, sha256 FROM files WHERE pack = ? AND version = ? AND substr(path, 1, ?) = ? ORDER BY path",
+                                  [.text(pack), .int(Int64(version)), .int(Int64(prefix.utf8.count)), .text(prefix)]).map { r in
+            let path = String((r[0].text ?? "").dropFirst(prefix.count))
+            return Manifest.File(path: path, size: UInt64(r[1].int ?? 0), sha256: r[2].text ?? "", mediaType: Manifest.mediaType(for: path))
+        }
+    }
+}

@@ -15,4 +15,7 @@ public enum PublishLayout {
 
     /// The name of the signed manifest inside a pack archive (its first entry).
     public static let archiveManifestEntry = "manifest.json"
+
+    /// The name of the signed delta document inside a delta archive (its first entry).
+    public static let deltaDocumentEntry = "delta.json"
 }

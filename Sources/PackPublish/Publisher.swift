@@ -23,6 +23,8 @@ public final class Publisher {
         public var environment = ProcessInfo.processInfo.environment
         /// An explicit pack version; by default the ledger's last version + 1.
         public var version: Int?
+        /// How many earlier versions of a changed scene get a delta (besides the full delta from version 0).
+        public var deltaDepth = 3
         /// Called with (bytes written, bytes to write) while the archive is written.
         public var progress: ((UInt64, UInt64) -> Void)?
 
@@ -234,6 +236,9 @@ public final class Publisher {
         let manifestURL = out.appendingPathComponent(PublishLayout.manifest(pack: manifest.pack, version: manifest.version))
         created.file(manifestURL)
         try AtomicFile.write(Data(envelopeBytes), to: manifestURL)
+
+        // Hot-update deltas for every scene that changed.
+        _ = try writeDeltas(plan, mtime: Int64(Timestamp.parse(manifest.created)!.timeIntervalSince1970), tracking: &created)
 
         // Roots: every version the state holds, never rewriting a different one already in the tree.
         let roots = try RootStore(state: options.state).all()

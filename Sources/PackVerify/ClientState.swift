@@ -36,6 +36,8 @@ public struct ClientState: Codable, Equatable, Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        CrashPoints.reach("before state save")
         try AtomicFile.write(try encoder.encode(self), to: folder.appendingPathComponent(Self.fileName))
+        CrashPoints.reach("after state save")
     }
 }

@@ -110,7 +110,7 @@ public struct Installer {
         return manifest
     }
 
-    private func writeFile(_ reader: inout StrictTarReader, to staging: URL, path: String, expected: Manifest.File, syncer: BackgroundSync) throws {
+    func writeFile(_ reader: inout StrictTarReader, to staging: URL, path: String, expected: Manifest.File, syncer: BackgroundSync) throws {
         let target = staging.appendingPathComponent(path)
         try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
         // O_EXCL|O_NOFOLLOW: staging is fresh and holds only what this install made, so nothing can redirect a write.
@@ -134,15 +134,17 @@ public struct Installer {
         syncer.sync(fd, path: path)
     }
 
-    private func writeSynced(_ data: Data, to url: URL) throws {
+    func writeSynced(_ data: Data, to url: URL) throws {
         try AtomicFile.write(data, to: url)
     }
 
     /// Renames staging to a version folder, then atomically points `current` at it, then removes the old version.
-    private func switchOver(_ packFolder: URL, to staging: URL, version: Int) throws -> URL {
+    func switchOver(_ packFolder: URL, to staging: URL, version: Int) throws -> URL {
         let name = "v\(version)-\(UUID().uuidString.prefix(8))"
         let folder = packFolder.appendingPathComponent(name)
+        CrashPoints.reach("before staging rename")
         guard rename(staging.path, folder.path) == 0 else { throw VerificationFailure("install", "cannot move the staged pack into place") }
+        CrashPoints.reach("after staging rename")
         let current = packFolder.appendingPathComponent("current")
         let previous = (try? FileManager.default.destinationOfSymbolicLink(atPath: current.path)).map { packFolder.appendingPathComponent($0) }
         let link = packFolder.appendingPathComponent(".current-\(UUID().uuidString.prefix(8))")
@@ -150,14 +152,22 @@ public struct Installer {
             try? FileManager.default.removeItem(at: folder)
             throw VerificationFailure("install", "cannot create the switch-over link")
         }
+        CrashPoints.reach("before switch")
         guard rename(link.path, current.path) == 0 else {
             unlink(link.path)
             try? FileManager.default.removeItem(at: folder)
             throw VerificationFailure("install", "cannot switch to the new version")
         }
+        CrashPoints.reach("after switch")
         let dir = open(packFolder.path, O_RDONLY)
         if dir >= 0 { fsync(dir); close(dir) }
+        CrashPoints.reach("after directory fsync")
         if let previous, previous.lastPathComponent != name { try? FileManager.default.removeItem(at: previous) }
+        // Leftovers of runs that were killed before their switch (staging folders, versions never switched to).
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: packFolder.path)) ?? []
+        where entry != name && entry != "current" && (entry.hasPrefix(".staging-") || entry.hasPrefix(".current-") || entry.hasPrefix("v")) {
+            try? FileManager.default.removeItem(at: packFolder.appendingPathComponent(entry))
+        }
         return folder
     }
 }
@@ -175,6 +185,7 @@ final class BackgroundSync {
         DispatchQueue.global(qos: .userInitiated).async {
             let ok = fsync(fd) == 0
             close(fd)
+            CrashPoints.reach("file fsync")
             if !ok {
                 self.lock.lock()
                 self.failure = self.failure ?? path

@@ -1,0 +1,125 @@
+import Foundation
+import PackCrypto
+import PackModel
+
+/// Applies per-scene deltas to an installed pack: checks each delta's signature and that its base is exactly the
+/// installed scene, builds the new version in staging from the unchanged installed files (hard links, not copies)
+/// plus the delta's files (hashed as written), checks every file against the new signed manifest, and switches over
+/// atomically — so a crash or a bad byte at any moment leaves either the old version or the new one, never a mix.
+public struct DeltaApplier {
+    public let installer: Installer
+    let documents = SignedDocument()
+
+    public init(installer: Installer) { self.installer = installer }
+
+    public struct Result: Equatable, Sendable {
+        public var pack: String
+        public var version: Int
+        public var changedScenes: [String]
+        public var bytesFromDeltas: UInt64
+    }
+
+    /// The signed manifest currently installed for `pack`, checked under the client's root.
+    public func installedManifest(into: URL, pack: String) throws -> Manifest? {
+        let url = into.appendingPathComponent(pack).appendingPathComponent("current").appendingPathComponent(Installer.manifestFileName)
+        guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+        let client = try ClientState.load(from: installer.state)
+        let data = try Trust.read(url, cap: Installer.maxManifestBytes)
+        return try CanonicalJSON.decode(Manifest.self, from: documents.payload(of: DSSEEnvelope.parse(data), type: PayloadType.manifest, role: "manifest", root: client.root), what: "manifest")
+    }
+
+    /// Reads and verifies a delta archive's signed document (the first entry).
+    public func deltaDocument(_ url: URL, root: RootDocument) throws -> (DeltaDocument, StrictTarReader) {
+        var reader = try StrictTarReader(url: url)
+        guard let first = try reader.next(), first.path == "delta.json", first.size <= 16 << 20 else {
+            throw VerificationFailure("delta", "\(url.lastPathComponent): the first entry is not delta.json")
+        }
+        var bytes: [UInt8] = []
+        try reader.read { bytes += $0 }
+        let payload = try documents.payload(of: DSSEEnvelope.parse(Data(bytes)), type: PayloadType.delta, role: "manifest", root: root)
+        return (try CanonicalJSON.decode(DeltaDocument.self, from: payload, what: "delta"), reader)
+    }
+
+    /// Applies `deltas` (scene id → delta archive) to move the install to `manifestBytes`.
+    public func apply(manifestBytes: [UInt8], deltas: [String: URL], into: URL) throws -> Result {
+        var client = try ClientState.load(from: installer.state)
+        let verdict = installer.clock.observe(installer.reading(), state: &client.clock)
+        let manifest = try installer.verifyManifest(manifestBytes, client: client, now: verdict.now)
+        guard let installed = try installedManifest(into: into, pack: manifest.pack) else {
+            throw VerificationFailure("delta-base", "\(manifest.pack) is not installed; install the full archive")
+        }
+        guard installed.files == manifest.files else {
+            throw VerificationFailure("delta-base", "pack-level files changed; install the full archive")
+        }
+        var listed = PathSafety()
+        for (path, _) in manifest.archiveEntries { try listed.admit(path) }
+        let current = into.appendingPathComponent(manifest.pack).appendingPathComponent("current").resolvingSymlinksInPath()
+        let packFolder = into.appendingPathComponent(manifest.pack)
+        let staging = packFolder.appendingPathComponent(".staging-\(UUID().uuidString)")
+        let installedScenes = Dictionary(installed.scenes.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        var changed: [String] = []
+        var fromDeltas: UInt64 = 0
+        do {
+            try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: false)
+            let syncer = BackgroundSync()
+            for file in manifest.files { try link(from: current, to: staging, path: file.path) }
+            for scene in manifest.scenes {
+                let base = installedScenes[scene.id]
+                if let base, base.digest == scene.digest {
+                    for file in scene.files { try link(from: current, to: staging, path: "stops/\(scene.id)/\(file.path)") }
+                    continue
+                }
+                guard let deltaURL = deltas[scene.id] else {
+                    throw VerificationFailure("delta-missing", "scene \(scene.id) changed but no delta was supplied")
+                }
+                var (delta, reader) = try deltaDocument(deltaURL, root: client.root)
+                guard delta.pack == manifest.pack, delta.scene == scene.id, delta.to.version == scene.version, delta.to.digest == scene.digest, delta.files == scene.files else {
+                    throw VerificationFailure("delta-target", "the delta for \(scene.id) does not lead to the version the manifest names")
+                }
+                if delta.from.version != 0 {
+                    guard let base, base.digest == delta.from.digest, base.version == delta.from.version else {
+                        throw VerificationFailure("delta-base", "the delta for \(scene.id) starts from a version other than the one installed")
+                    }
+                }
+                let byPath = Dictionary(scene.files.map { (Array($0.path.utf8), $0) }, uniquingKeysWith: { a, _ in a })
+                var pending = Set(delta.added.map { Array($0.utf8) })
+                while let header = try reader.next() {
+                    guard pending.remove(Array(header.path.utf8)) != nil, let file = byPath[Array(header.path.utf8)], header.size == file.size else {
+                        throw VerificationFailure("delta-entry", "\(header.path) in the delta for \(scene.id) is not one of its added files")
+                    }
+                    try installer.writeFile(&reader, to: staging, path: "stops/\(scene.id)/\(header.path)", expected: file, syncer: syncer)
+                    fromDeltas += header.size
+                }
+                guard pending.isEmpty else { throw VerificationFailure("delta-entry", "the delta for \(scene.id) is missing some of its files") }
+                // Files the delta does not carry must be unchanged from the installed base (or it is a version-0 delta).
+                let baseFiles = Dictionary((base?.files ?? []).map { (Array($0.path.utf8), $0.sha256) }, uniquingKeysWith: { a, _ in a })
+                for file in scene.files where !delta.added.contains(file.path) {
+                    guard delta.from.version != 0, baseFiles[Array(file.path.utf8)] == file.sha256 else {
+                        throw VerificationFailure("delta-base", "\(file.path) in \(scene.id) is neither in the delta nor unchanged in the installed version")
+                    }
+                    try link(from: current, to: staging, path: "stops/\(scene.id)/\(file.path)")
+                }
+                changed.append(scene.id)
+            }
+            try syncer.finish()
+            try installer.writeSynced(Data(manifestBytes), to: staging.appendingPathComponent(Installer.manifestFileName))
+            _ = try installer.switchOver(packFolder, to: staging, version: manifest.version)
+        } catch {
+            try? FileManager.default.removeItem(at: staging)
+            throw error
+        }
+        client.manifestVersions[manifest.pack] = manifest.version
+        for scene in manifest.scenes { client.sceneVersions["\(manifest.pack)/\(scene.id)"] = scene.version }
+        try client.save(to: installer.state)
+        return Result(pack: manifest.pack, version: manifest.version, changedScenes: changed, bytesFromDeltas: fromDeltas)
+    }
+
+    /// Hard-links an unchanged installed file into staging (installs are never modified in place, so sharing is safe).
+    private func link(from current: URL, to staging: URL, path: String) throws {
+        let target = staging.appendingPathComponent(path)
+        try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+        guard Foundation.link(current.appendingPathComponent(path).path, target.path) == 0 else {
+            throw VerificationFailure("delta-base", "\(path) is missing from the installed version (\(String(cString: strerror(errno))))")
+        }
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import PackCrypto
+import PackModel
+
+/// Brings an installed pack up to date from a published tree: fetches and verifies the index, the manifest it names,
+/// and per changed scene the delta from the installed version (falling back to the version-0 delta, and to the full
+/// archive when pack-level files changed or nothing is installed), then applies them atomically.
+public struct Updater {
+    public let state: URL
+    public let into: URL
+    public let fetcher: Fetcher
+    public var installer: Installer
+    public var progress: ((String, UInt64) -> Void)?
+
+    public init(state: URL, into: URL, fetcher: Fetcher) {
+        self.state = state
+        self.into = into
+        self.fetcher = fetcher
+        installer = Installer(state: state)
+    }
+
+    public struct Result: Equatable, Sendable {
+        public var pack: String
+        public var fromVersion: Int?
+        public var toVersion: Int
+        /// "up to date", "deltas" or "full archive".
+        public var method: String
+        public var changedScenes: [String]
+    }
+
+    public func update(pack: String) throws -> Result {
+        let downloads = state.appendingPathComponent("downloads")
+        try FileManager.default.createDirectory(at: downloads, withIntermediateDirectories: true)
+        defer { Self.clean(downloads) }
+        let indexFile = downloads.appendingPathComponent("index.json")
+        try fetcher.fetch("index.json", to: indexFile, maxBytes: Trust.maxIndexBytes) { progress?("index.json", $0) }
+        var trust = Trust(state: state)
+        trust.clock = installer.clock
+        trust.reading = installer.reading
+        let index = try trust.accept(index: indexFile)
+        guard let entry = index.packs[pack] else { throw VerificationFailure("missing", "the index does not list \(pack)") }
+        let applier = DeltaApplier(installer: installer)
+        let installed = try? applier.installedManifest(into: into, pack: pack)
+        if let installed, installed.version == entry.version {
+            // A run killed after switching over but before saving state leaves the state behind: catch it up.
+            var client = try ClientState.load(from: state)
+            if (client.manifestVersions[pack] ?? 0) < installed.version {
+                client.manifestVersions[pack] = installed.version
+                for scene in installed.scenes { client.sceneVersions["\(pack)/\(scene.id)"] = max(client.sceneVersions["\(pack)/\(scene.id)"] ?? 0, scene.version) }
+                try client.save(to: state)
+            }
+            return Result(pack: pack, fromVersion: installed.version, toVersion: entry.version, method: "up to date", changedScenes: [])
+        }
+        let manifestFile = downloads.appendingPathComponent("manifest.json")
+        try fetcher.fetch(entry.manifest.path, to: manifestFile, maxBytes: entry.manifest.size) { progress?("manifest", $0) }
+        let manifestBytes = [UInt8](try Trust.read(manifestFile, cap: entry.manifest.size))
+        guard SHA256.hexHash(manifestBytes) == entry.manifest.sha256 else {
+            throw VerificationFailure("mix-and-match", "the manifest is not the one the index names")
+        }
+        let manifest = try CanonicalJSON.decode(Manifest.self, from: DSSEEnvelope.parse(Data(manifestBytes)).payloadBytes(), what: "manifest")
+        if let installed, installed.files == manifest.files {
+            let installedScenes = Dictionary(installed.scenes.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+            let changed = manifest.scenes.filter { installedScenes[$0.id]?.digest != $0.digest }
+            var deltas: [String: URL] = [:]
+            for scene in changed { deltas[scene.id] = try fetchDelta(pack: pack, scene: scene, from: installedScenes[scene.id], downloads: downloads) }
+            let result: DeltaApplier.Result
+            do {
+                result = try applier.apply(manifestBytes: manifestBytes, deltas: deltas, into: into)
+            } catch let failure as VerificationFailure where changed.contains(where: { installedScenes[$0.id] != nil }) {
+                // A delta from the installed version was unusable (a bad byte, a wrong base): try the self-contained
+                // version-0 deltas once before giving up. The install is untouched either way.
+                var full: [String: URL] = [:]
+                for scene in changed { full[scene.id] = try fetchDelta(pack: pack, scene: scene, from: nil, downloads: downloads) }
+                do { result = try applier.apply(manifestBytes: manifestBytes, deltas: full, into: into) } catch { throw failure }
+            }
+            return Result(pack: pack, fromVersion: installed.version, toVersion: result.version, method: "deltas", changedScenes: result.changedScenes.sorted())
+        }
+        let archive = downloads.appendingPathComponent("pack.tar")
+        try fetcher.fetch(entry.archive.path, to: archive, maxBytes: entry.archive.size) { progress?("archive", $0) }
+        let result = try installer.install(archive: archive, into: into, indexEntry: entry)
+        return Result(pack: pack, fromVersion: installed?.version, toVersion: result.version, method: "full archive", changedScenes: manifest.scenes.map(\.id))
+    }
+
+    /// The delta from the installed version, or — when that one is missing or unusable — from version 0.
+    private func fetchDelta(pack: String, scene: Manifest.Scene, from base: Manifest.Scene?, downloads: URL) throws -> URL {
+        let cap = scene.files.reduce(UInt64(0)) { $0 + $1.size + 1536 } + (16 << 20)
+        let root = try ClientState.load(from: state).root
+        for from in [base?.version, 0].compactMap({ $0 }) {
+            let file = downloads.appendingPathComponent("\(scene.id)-\(from)-\(scene.version).tar")
+            do {
+                try fetcher.fetch("packs/\(pack)/deltas/\(scene.id)/\(from)-\(scene.version).tar", to: file, maxBytes: cap) { progress?(scene.id, $0) }
+                let (delta, _) = try DeltaApplier(installer: installer).deltaDocument(file, root: root)
+                if delta.from.version == 0 || delta.from.digest == base?.digest { return file }
+            } catch let f as VerificationFailure where f.code == "fetch-missing" || from != 0 {
+                continue
+            }
+        }
+        throw VerificationFailure("delta-missing", "no usable delta for scene \(scene.id)")
+    }
+
+    static func clean(_ downloads: URL) {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: downloads.path)) ?? [] where !name.hasSuffix(".part") {
+            try? FileManager.default.removeItem(at: downloads.appendingPathComponent(name))
+        }
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+import PackVerify
+
+/// `packtool update`: what the app does to stay current, from an HTTP(S) server or a folder.
+enum UpdateCommand: Command {
+    static let name = "update"
+    static let summary = "update an installed pack from a published tree over HTTP(S) or file://, by per-scene deltas"
+    static let help = """
+        usage: packtool update --from URL --into DIR --pack ID --root ROOT.json [--state STATEDIR] [--timeout 15]
+
+        Fetches URL/index.json and the manifest it names, then for each changed scene the delta from the installed
+        version (or from version 0 when that is missing or unusable; the full archive when pack-level files changed
+        or nothing is installed). Downloads resume with Range requests, never exceed the signed sizes, time out on a
+        stalled server and are retried. The new version is built in staging and switched in atomically; any failure
+        leaves the installed version intact. URL is http://, https:// or file://.
+
+        """
+
+    static func run(_ args: [String]) throws -> Int32 {
+        let a = try Arguments(args, options: ["--from", "--into", "--pack", "--root", "--state", "--timeout"], flags: [])
+        guard a.positionals.isEmpty else { throw CommandLineError.usage("unexpected \(a.positionals[0])") }
+        let into = URL(fileURLWithPath: try a.required("--into"))
+        let state = a.value("--state").map { URL(fileURLWithPath: $0) } ?? into.appendingPathComponent(".packtool-client")
+        guard let base = URL(string: try a.required("--from")), ["http", "https", "file"].contains(base.scheme ?? "") else {
+            throw CommandLineError.usage("--from must be an http://, https:// or file:// URL")
+        }
+        let fetcher: Fetcher = base.isFileURL ? FileFetcher(base: URL(fileURLWithPath: base.path)) : HTTPFetcher(base: base, timeout: try a.number("--timeout", default: 15))
+        do {
+            if !FileManager.default.fileExists(atPath: state.appendingPathComponent(ClientState.fileName).path) {
+                try Trust(state: state).pin(rootFile: URL(fileURLWithPath: try a.required("--root")))
+            }
+            var updater = Updater(state: state, into: into, fetcher: fetcher)
+            let line = ProgressLine(label: "downloading")
+            updater.progress = line.map { p in { name, bytes in p.update(bytes, of: 0) ; _ = name } }
+            let result = try updater.update(pack: try a.required("--pack"))
+            line?.finish()
+            let from = result.fromVersion.map { "version \($0)" } ?? "nothing installed"
+            Output.out("\(result.pack): \(from) → version \(result.toVersion) (\(result.method))"
+                + (result.changedScenes.isEmpty ? "" : "; changed: \(result.changedScenes.joined(separator: ", "))") + "\n")
+            return 0
+        } catch let f as VerificationFailure {
+            throw CommandLineError.failure("refused: \(f.message) [\(f.code)]; the installed version is unchanged")
+        }
+    }
+}

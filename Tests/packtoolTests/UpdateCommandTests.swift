@@ -1,0 +1,144 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// Hot updates end to end over file://: deltas carry only what changed, bad deltas leave v2 intact, and an update
+/// killed at any moment leaves exactly the old or the new version.
+final class UpdateCommandTests: XCTestCase {
+    private var dir = "", keys = "", cdn = "", root = ""
+    private var copy: PackCopy!
+
+    private func publish(_ extra: [String] = []) throws {
+        let r = try CLI.run(["sign", copy.root.path, "--state", dir + "/pub", "--key", keys + "/manifest.pem", "--index-key", keys + "/index.pem",
+                             "--publish", cdn] + extra, environment: ["SOURCE_DATE_EPOCH": String(Int(Date().timeIntervalSince1970))])
+        XCTAssertEqual(r.status, 0, r.stderr)
+    }
+
+    private func update(into: String, environment: [String: String] = [:]) throws -> CLI.Result {
+        try CLI.run(["update", "--from", "file://" + cdn, "--into", into, "--pack", "royal-mile", "--root", root], environment: environment)
+    }
+
+    private func installedVersion(_ into: String) throws -> (Int32, String) {
+        let r = try CLI.run(["install", "--verify", "--into", into, "--pack", "royal-mile"])
+        return (r.status, r.stdout)
+    }
+
+    override func setUpWithError() throws {
+        dir = try temporaryDirectory()
+        keys = dir + "/keys"
+        cdn = dir + "/cdn"
+        for role in ["root", "manifest", "index", "grant"] { XCTAssertEqual(try CLI.run(["key", "generate", "--role", role, "--out", keys]).status, 0) }
+        try FileManager.default.copyItem(atPath: Repository.root.appendingPathComponent("keys-example/historian.pem").path, toPath: keys + "/historian.pem")
+        chmod(keys + "/historian.pem", 0o600)
+        XCTAssertEqual(try CLI.run(["root", "init", "--state", dir + "/pub", "--root-key", keys + "/root.pem", "--manifest-key", keys + "/manifest.pub",
+                                    "--index-key", keys + "/index.pub", "--grant-key", keys + "/grant.pub"]).status, 0)
+        root = dir + "/pub/root/1.root.json"
+        copy = try PackCopy()
+        try publish()
+        XCTAssertEqual(try update(into: dir + "/app").status, 0)
+        // v2: one plate replaced and one transcript edited in scene 03, re-signed by the historian.
+        let scene = copy.stop(2)
+        try FileManager.default.removeItem(at: scene.appendingPathComponent("layers/1824-16x9.heic"))
+        try FileManager.default.copyItem(at: copy.stop(1).appendingPathComponent("layers/1647-16x9.heic"), to: scene.appendingPathComponent("layers/1824-16x9.heic"))
+        try copy.edit("stops/03-mercat-cross/story.vtt", replacing: "Stand here", with: "Please stand here")
+        XCTAssertEqual(try CLI.run(["review", "sign", scene.path, "--key", keys + "/historian.pem", "--reviewer", "example-historian"]).status, 0)
+        try publish()
+    }
+
+    func testAnUpdateAppliesOnlyTheChangedSceneAndTheDeltaCarriesOnlyChangedFiles() throws {
+        let r = try update(into: dir + "/app")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("version 1 → version 2 (deltas); changed: 03-mercat-cross"), r.stdout)
+        let (status, report) = try installedVersion(dir + "/app")
+        XCTAssertEqual(status, 0)
+        XCTAssertTrue(report.contains("version 2"), report)
+        let delta = cdn + "/packs/royal-mile/deltas/03-mercat-cross/1-2.tar"
+        let listing = String(decoding: try runTool("/usr/bin/tar", ["-tf", delta]), as: UTF8.self).split(separator: "\n").map(String.init)
+        XCTAssertEqual(listing, ["delta.json", "layers/1824-16x9.heic", "signoff.json", "story.vtt"])
+        let changedBytes = ["layers/1824-16x9.heic", "signoff.json", "story.vtt"].reduce(0) { total, path in
+            total + ((try? FileManager.default.attributesOfItem(atPath: copy.stop(2).appendingPathComponent(path).path)[.size] as? Int) ?? 0)
+        }
+        let deltaSize = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: delta)[.size] as? Int)
+        XCTAssertLessThanOrEqual(deltaSize, changedBytes + 8 * 1024 + 4096, "delta \(deltaSize) for \(changedBytes) changed bytes")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: cdn + "/packs/royal-mile/deltas/03-mercat-cross/0-2.tar"), "the full-scene delta exists")
+    }
+
+    func testAFlippedByteInTheDeltaLeavesVersion1Intact() throws {
+        let delta = cdn + "/packs/royal-mile/deltas/03-mercat-cross/1-2.tar"
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: delta)))
+        bytes[bytes.count - 2000] ^= 0x01
+        try Data(bytes).write(to: URL(fileURLWithPath: delta))
+        // The 1→2 delta is unusable; with the full-scene delta damaged too, the update fails and v1 stays.
+        let app2 = dir + "/app2"
+        try FileManager.default.copyItem(atPath: dir + "/app", toPath: app2)
+        let full = cdn + "/packs/royal-mile/deltas/03-mercat-cross/0-2.tar"
+        let fullOriginal = try Data(contentsOf: URL(fileURLWithPath: full))
+        var fullBytes = [UInt8](fullOriginal)
+        fullBytes[fullBytes.count - 3000] ^= 0x01
+        try Data(fullBytes).write(to: URL(fileURLWithPath: full))
+        let failed = try update(into: app2)
+        XCTAssertEqual(failed.status, 1)
+        XCTAssertTrue(failed.stderr.contains("does not match"), failed.stderr)
+        XCTAssertTrue(try installedVersion(app2).1.contains("version 1"))
+        XCTAssertEqual(try installedVersion(app2).0, 0)
+        // With the full-scene delta intact, the updater falls back to it and succeeds.
+        try fullOriginal.write(to: URL(fileURLWithPath: full))
+        XCTAssertEqual(try update(into: dir + "/app").status, 0)
+        XCTAssertTrue(try installedVersion(dir + "/app").1.contains("version 2"))
+    }
+
+    func testADeltaForTheWrongBaseIsRefusedAndVersion1StaysIntact() throws {
+        // Serve the 0→2 full delta also under 1→2's name, then remove 0→2: the base digest check must refuse it…
+        // …unless it is a version-0 delta (which is self-contained), so instead serve a delta built for another scene.
+        let wrong = cdn + "/packs/royal-mile/deltas/03-mercat-cross/1-2.tar"
+        try FileManager.default.removeItem(atPath: wrong)
+        try FileManager.default.copyItem(atPath: cdn + "/packs/royal-mile/deltas/02-gladstones-land/0-1.tar", toPath: wrong)
+        try FileManager.default.removeItem(atPath: cdn + "/packs/royal-mile/deltas/03-mercat-cross/0-2.tar")
+        let r = try update(into: dir + "/app")
+        XCTAssertEqual(r.status, 1)
+        XCTAssertTrue(r.stderr.contains("refused") && r.stderr.contains("unchanged"), r.stderr)
+        let (status, report) = try installedVersion(dir + "/app")
+        XCTAssertEqual(status, 0)
+        XCTAssertTrue(report.contains("version 1"), report)
+    }
+
+    /// Kills the update at every durability boundary, then at random moments: each time the install is exactly
+    /// version 1 or version 2 and intact, and running the update again completes.
+    func testAnUpdateKilledAtAnyMomentLeavesTheOldOrTheNewVersion() throws {
+        let pristine = dir + "/app"
+        var boundaries = 0
+        for n in 1...60 {
+            let app = dir + "/crash-\(n)"
+            try FileManager.default.copyItem(atPath: pristine, toPath: app)
+            let r = try update(into: app, environment: ["PACKVERIFY_CRASH_AT": String(n)])
+            if r.status == 0 { break }
+            boundaries += 1
+            let (status, report) = try installedVersion(app)
+            XCTAssertEqual(status, 0, "after a kill at boundary \(n): \(report)")
+            XCTAssertTrue(report.contains("version 1") || report.contains("version 2"), report)
+            XCTAssertEqual(try update(into: app).status, 0, "rerun after boundary \(n)")
+            XCTAssertTrue(try installedVersion(app).1.contains("version 2"))
+            try FileManager.default.removeItem(atPath: app)
+        }
+        XCTAssertGreaterThan(boundaries, 5, "the update passes through several fsync/rename boundaries")
+        var generator = SystemRandomNumberGenerator()
+        for i in 0..<100 {
+            let app = dir + "/random-\(i)"
+            try FileManager.default.copyItem(atPath: pristine, toPath: app)
+            let p = Process()
+            p.executableURL = CLI.binary
+            p.arguments = ["update", "--from", "file://" + cdn, "--into", app, "--pack", "royal-mile", "--root", root]
+            p.standardOutput = FileHandle.nullDevice
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            usleep(UInt32.random(in: 0...150_000, using: &generator))
+            kill(p.processIdentifier, SIGKILL)
+            p.waitUntilExit()
+            let (status, report) = try installedVersion(app)
+            XCTAssertEqual(status, 0, "random kill \(i): \(report)")
+            XCTAssertTrue(report.contains("version 1") || report.contains("version 2"), report)
+            XCTAssertEqual(try update(into: app).status, 0)
+            try FileManager.default.removeItem(atPath: app)
+        }
+    }
+}
