@@ -6,7 +6,7 @@ SHELL := /bin/bash
 .SHELLFLAGS := -o pipefail -c
 # Build and link needs; test needs (independent validators and media probes); example-pack generation needs.
 APT_BUILD := libssl-dev libsqlite3-dev libarchive-dev pkg-config
-APT_TEST  := ffmpeg libheif-examples libarchive-tools sqlite3
+APT_TEST  := ffmpeg libheif-examples libarchive-tools sqlite3 nginx curl
 APT_MEDIA := imagemagick espeak-ng
 PIP_TEST  := jsonschema
 PACK      := scenes/royal-mile
@@ -90,6 +90,7 @@ test: deps-test
 	  grep -E "error:|' failed \(" .build/test.log; grep -E "Executed [0-9]+ tests?, with" .build/test.log | tail -n 1; \
 	  exit $$status
 	Tests/c/run.sh
+	Tests/http/run.sh
 	python3 -m unittest discover -s Tests/python -v
 
 # Regenerates scenes/royal-mile from scripts/royal_mile_content.py (needs the media tools; takes about two minutes).
@@ -106,5 +107,6 @@ fuzz: deps-build
 	scripts/fuzz.sh
 
 # Prints packtool's timings beside the standard tools on the same data (scripts/bench.py).
-bench: deps-build
+bench: deps-test
+	$(call ensure_apt,xdelta3 zstd)
 	python3 scripts/bench.py

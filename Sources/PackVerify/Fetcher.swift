@@ -64,7 +64,10 @@ public final class HTTPFetcher: NSObject, Fetcher, URLSessionDataDelegate {
         let config = URLSessionConfiguration.ephemeral
         config.timeoutIntervalForRequest = timeout
         config.requestCachePolicy = .reloadIgnoringLocalCacheData
-        session = URLSession(configuration: config, delegate: self, delegateQueue: OperationQueue())
+        // One delegate callback at a time, in order: data must be appended in the order it arrives.
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        session = URLSession(configuration: config, delegate: self, delegateQueue: queue)
     }
 
     deinit { session.invalidateAndCancel() }

@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# End-to-end hot updates over HTTP with a real nginx on 127.0.0.1, started and stopped here: publish v1 and install
+# it; change one plate and one transcript, publish v2, update — the installed tree equals v2 and nginx's access log
+# shows the delta's bytes, not the pack's. Then a truncated response, a flipped byte, an old index served again, an
+# expired index, a server that stops sending and a delta for the wrong base: each fails clearly and v2 stays intact.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+BUILD=$(swift build --show-bin-path)
+swift build --product packtool >/dev/null
+P="$BUILD/packtool"
+work=$(mktemp -d)
+chmod 755 "$work"
+nginx_pid=""
+py_pid=""
+cleanup() {
+  [ -n "$nginx_pid" ] && kill "$nginx_pid" 2>/dev/null || true
+  [ -n "$py_pid" ] && kill "$py_pid" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+pass() { echo "ok   $*"; }
+fail() { echo "FAIL $*" >&2; exit 1; }
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
+
+for r in root manifest index grant; do "$P" key generate --role $r --out "$work/keys" >/dev/null; done
+cp keys-example/historian.pem "$work/keys/historian.pem"; chmod 600 "$work/keys/historian.pem"
+"$P" root init --state "$work/pub" --root-key "$work/keys/root.pem" --manifest-key "$work/keys/manifest.pub" \
+  --index-key "$work/keys/index.pub" --grant-key "$work/keys/grant.pub" >/dev/null
+cp -r scenes/royal-mile "$work/pack"
+publish() { SOURCE_DATE_EPOCH=$(date +%s) "$P" sign "$work/pack" --state "$work/pub" --key "$work/keys/manifest.pem" \
+  --index-key "$work/keys/index.pem" --publish "$work/cdn" "$@" >/dev/null 2>&1; }
+publish
+cp "$work/cdn/index.json" "$work/index-v1.json"
+
+port=$(free_port)
+mkdir -p "$work/nginx/logs"
+cat > "$work/nginx/nginx.conf" <<CONF
+daemon off;
+user root root;
+worker_processes 1;
+pid $work/nginx/nginx.pid;
+error_log $work/nginx/logs/error.log;
+events { worker_connections 64; }
+http {
+  log_format bytes '\$uri \$status \$body_bytes_sent';
+  access_log $work/nginx/logs/access.log bytes;
+  server { listen 127.0.0.1:$port; root $work/cdn; }
+}
+CONF
+nginx -p "$work/nginx" -c "$work/nginx/nginx.conf" 2>/dev/null &
+nginx_pid=$!
+for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$port/index.json" 2>/dev/null && break; python3 -c 'import time; time.sleep(0.1)'; done
+
+update() { "$P" update --from "$1" --into "$work/app" --pack royal-mile --root "$work/pub/root/1.root.json" --timeout 2; }
+installed() { "$P" install --verify --into "$work/app" --pack royal-mile; }
+
+update "http://127.0.0.1:$port" | grep -q "version 1 (full archive)" || fail "v1 did not install over HTTP"
+pass "v1 installed over HTTP from nginx"
+
+# v2: one plate replaced, one transcript edited, the scene re-signed.
+cp "$work/pack/stops/02-gladstones-land/layers/1647-16x9.heic" "$work/pack/stops/03-mercat-cross/layers/1824-16x9.heic"
+sed -i 's/Stand here/Please stand here/' "$work/pack/stops/03-mercat-cross/story.vtt"
+"$P" review sign "$work/pack/stops/03-mercat-cross" --key "$work/keys/historian.pem" --reviewer example-historian >/dev/null 2>&1
+publish
+: > "$work/nginx/logs/access.log"
+update "http://127.0.0.1:$port" | grep -q "version 1 → version 2 (deltas); changed: 03-mercat-cross" || fail "v2 did not arrive by delta"
+installed | grep -q "version 2: 76 files checked, intact" || fail "the installed tree is not v2"
+# The installed scene equals the authored v2 scene file for file.
+diff -r --exclude=.manifest.json "$work/app/royal-mile/current/stops" "$work/pack/stops" >/dev/null || fail "installed files differ from v2"
+delta_size=$(stat -c %s "$work/cdn/packs/royal-mile/deltas/03-mercat-cross/1-2.tar")
+archive_size=$(stat -c %s "$work/cdn/packs/royal-mile/2/royal-mile-2.tar")
+grep -q "/deltas/03-mercat-cross/1-2.tar 200 $delta_size" "$work/nginx/logs/access.log" || fail "nginx did not serve the delta"
+grep -q "royal-mile-2.tar" "$work/nginx/logs/access.log" && fail "the full archive was downloaded"
+total=$(awk '{s += $3} END {print s}' "$work/nginx/logs/access.log")
+[ "$total" -lt $((archive_size / 10)) ] || fail "transferred $total bytes, the archive is $archive_size"
+pass "v2 by delta: nginx sent $total bytes in all (delta $delta_size), the pack archive is $archive_size"
+
+# v3, to attempt with broken servers and trees; every attempt must leave v2 intact.
+sed -i 's/Please stand here/Do stand here/' "$work/pack/stops/03-mercat-cross/story.vtt"
+"$P" review sign "$work/pack/stops/03-mercat-cross" --key "$work/keys/historian.pem" --reviewer example-historian >/dev/null 2>&1
+cp -r "$work/cdn" "$work/cdn-v2"
+publish
+cp -r "$work/cdn" "$work/cdn-v3"
+expect_refused() {  # NAME PATTERN URL
+  out=$(update "$3" 2>&1) && fail "$1: the update succeeded"
+  echo "$out" | grep -q "$2" || fail "$1: unexpected error: $out"
+  installed | grep -q "version 2: 76 files checked, intact" || fail "$1: v2 is not intact"
+  pass "$1 refused ($2), v2 intact"
+}
+restore() { rm -rf "$work/cdn"; cp -r "$work/cdn-v3" "$work/cdn"; }
+
+# A flipped byte in both deltas (so the fallback fails too).
+for d in 2-3 0-3; do
+  f="$work/cdn/packs/royal-mile/deltas/03-mercat-cross/$d.tar"
+  python3 -c "import sys; p=sys.argv[1]; b=bytearray(open(p,'rb').read()); b[len(b)//2+100]^=1; open(p,'wb').write(b)" "$f"
+done
+expect_refused "a flipped byte" "does not match" "http://127.0.0.1:$port"
+restore
+
+# An old index served again (the v1 index, after the client has seen v2's).
+cp "$work/index-v1.json" "$work/cdn/index.json"
+expect_refused "an old index served again" "older than version" "http://127.0.0.1:$port"
+restore
+
+# An expired index (a mirror that stopped updating): publish v4 with an index that expires in a second.
+sed -i 's/Do stand here/Now stand here/' "$work/pack/stops/03-mercat-cross/story.vtt"
+"$P" review sign "$work/pack/stops/03-mercat-cross" --key "$work/keys/historian.pem" --reviewer example-historian >/dev/null 2>&1
+publish --index-days 0.00001
+sleep 2
+expect_refused "an expired index" "expired" "http://127.0.0.1:$port"
+restore
+
+# A delta for the wrong base: another scene's delta under 2→3's name, and no full-scene fallback.
+cp "$work/cdn/packs/royal-mile/deltas/02-gladstones-land/0-1.tar" "$work/cdn/packs/royal-mile/deltas/03-mercat-cross/2-3.tar"
+rm "$work/cdn/packs/royal-mile/deltas/03-mercat-cross/0-3.tar"
+expect_refused "a delta for the wrong base" "no usable delta\|does not lead\|starts from" "http://127.0.0.1:$port"
+restore
+
+# A truncated response and a server that stops sending (a small Python server that misbehaves on purpose).
+for mode in truncate stall; do
+  pyport=$(free_port)
+  python3 Tests/http/misbehaving_server.py "$pyport" "$work/cdn" "$mode" &
+  py_pid=$!
+  for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$pyport/index.json" 2>/dev/null && break; python3 -c 'import time; time.sleep(0.1)'; done
+  expect_refused "a $mode response" "interrupted\|timed out\|no usable delta" "http://127.0.0.1:$pyport"
+  kill "$py_pid"; wait "$py_pid" 2>/dev/null || true; py_pid=""
+done
+
+# Finally the good tree again: the update completes.
+update "http://127.0.0.1:$port" | grep -q "version 2 → version" || fail "the update did not complete after the failures"
+pass "after every failure, the update from a good server completes"
