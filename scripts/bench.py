@@ -8,7 +8,10 @@ Publish: build+sign of a generated 12-scene ~240 MB pack (and a ~2.4 GB one for 
 tar + sha256sum + openssl pkeyutl -sign; signing time alone; peak RSS. Timings are medians of repeated runs.
 Client: install of that pack's archive beside bsdtar -xf; verify-installed on one and two threads beside
 openssl dgst -sha256 and sha256sum -c over the same files; peak RSS at 240 MB and 2.4 GB; one access decision.
-Set BENCH=lint, BENCH=publish or BENCH=client to run one part.
+Deltas: one 4.5 MB plate replaced and a transcript edited in the 240 MB pack: delta size against the changed bytes,
+delta build time, apply time (packtool update) against tar -xf of only the changed files plus sha256sum of them,
+beside xdelta3 and zstd --patch-from on the same scene.
+Set BENCH=lint, BENCH=publish, BENCH=client or BENCH=delta to run one part.
 """
 import json
 import os
@@ -305,6 +308,67 @@ def bench_client(label, pack, repeat):
     print(f"  one access decision: {p.stderr.strip()} (target <= 50 µs)")
 
 
+def bench_delta(pack_template):
+    """v1 published and installed; then one plate replaced by a 4.5 MB one and a transcript edited; v2 by delta."""
+    work = os.path.join(WORK, "delta")
+    shutil.rmtree(work, ignore_errors=True)
+    pack = os.path.join(work, "pack")
+    shutil.copytree(pack_template, pack)
+    keys, state, out = fresh_state("delta")
+    env = dict(os.environ, SOURCE_DATE_EPOCH=str(int(time.time())))
+    sign = [PACKTOOL, "sign", pack, "--state", state, "--key", f"{keys}/manifest.pem", "--index-key", f"{keys}/index.pem", "--publish", out]
+    subprocess.run(sign, check=True, capture_output=True, env=env)
+    root = os.path.join(state, "root", "1.root.json")
+    app = os.path.join(work, "app")
+    update = [PACKTOOL, "update", "--from", "file://" + out, "--into", app, "--pack", "royal-mile", "--root", root]
+    subprocess.run(update, check=True, capture_output=True)
+    scene = os.path.join(pack, "stops", "03-mercat-cross")
+    old_scene = os.path.join(work, "old-scene")
+    shutil.copytree(scene, old_scene)
+    plate = os.path.join(scene, "layers", "1824-16x9.heic")
+    base = open(os.path.join(pack, "stops", "02-gladstones-land", "layers", "1647-16x9.heic"), "rb").read()
+    box = base[:base.find(b"free") - 4] if b"free" in base else base
+    filler = 4_500_000 - len(box) - 8
+    open(plate, "wb").write(box + (filler + 8).to_bytes(4, "big") + b"free" + os.urandom(filler))
+    vtt = os.path.join(scene, "story.vtt")
+    text = open(vtt).read()
+    open(vtt, "w").write(text.replace("Stand here", "Please stand here"))
+    subprocess.run([PACKTOOL, "review", "sign", scene, "--key", KEY, "--reviewer", "example-historian"], check=True, capture_output=True, env=env)
+    p = subprocess.run(sign, check=True, capture_output=True, text=True, env=env)
+    build_ms = float(p.stdout.split(" written in ")[1].split(" ms")[0])
+    delta = os.path.join(out, "packs", "royal-mile", "deltas", "03-mercat-cross", "1-2.tar")
+    changed = ["layers/1824-16x9.heic", "story.vtt", "signoff.json"]
+    changed_bytes = sum(os.path.getsize(os.path.join(scene, c)) for c in changed)
+    print(f"\ndelta: one 4.5 MB plate replaced and a transcript edited (scene 03-mercat-cross)")
+    size = os.path.getsize(delta)
+    print(f"  delta size: {size:,} bytes for {changed_bytes:,} changed bytes = changed + {size - changed_bytes:,} (target <= changed + 8,192)")
+    print(f"  delta build time (inside sign): {build_ms:.1f} ms")
+    t0 = time.perf_counter()
+    r = subprocess.run(update, capture_output=True, text=True)
+    apply = time.perf_counter() - t0
+    if "deltas" not in r.stdout:
+        raise SystemExit(f"update did not use deltas: {r.stdout} {r.stderr}")
+    extract = os.path.join(work, "extract")
+    os.makedirs(extract)
+    t0 = time.perf_counter()
+    subprocess.run(["tar", "-xf", delta, "-C", extract] + changed, check=True)
+    subprocess.run(["sha256sum"] + [os.path.join(extract, c) for c in changed], check=True, capture_output=True)
+    baseline = time.perf_counter() - t0
+    row("apply (packtool update from file://, verify, link, switch)", apply, None, f"/(tar -xf changed + sha256sum) = {apply / baseline:.2f}x (target <= 1.5x)")
+    row("tar -xf of the changed files + sha256sum of them", baseline)
+    old_tar, new_tar = os.path.join(work, "old.tar"), os.path.join(work, "new.tar")
+    subprocess.run(["tar", "--sort=name", "-cf", old_tar, "-C", old_scene, "."], check=True)
+    subprocess.run(["tar", "--sort=name", "-cf", new_tar, "-C", scene, "."], check=True)
+    for name, cmd, patch in [("xdelta3", ["xdelta3", "-e", "-f", "-s", old_tar, new_tar], os.path.join(work, "x.patch")),
+                             ("zstd --patch-from", ["zstd", "-q", "-f", "--patch-from=" + old_tar, new_tar, "-o"], os.path.join(work, "z.patch"))]:
+        if not shutil.which(cmd[0]):
+            print(f"  {name}: not installed")
+            continue
+        t0 = time.perf_counter()
+        subprocess.run(cmd + [patch], check=True, capture_output=True)
+        row(f"{name} (scene tar, same change)", time.perf_counter() - t0, None, f"patch {os.path.getsize(patch):,} bytes")
+
+
 def main():
     subprocess.run(["swift", "build", "-c", "release", "--product", "packtool"], cwd=REPO, check=True, stdout=subprocess.DEVNULL)
     os.makedirs(WORK, exist_ok=True)
@@ -321,6 +385,8 @@ def main():
         bench_publish("publish: generated 12-scene pack", small, repeat=3)
         large = padded_pack("pack-12x2400MB", 12, 35_000_000)
         bench_publish("publish: generated 12-scene pack, 10x larger plates (memory)", large, repeat=1)
+    if part in ("all", "delta"):
+        bench_delta(padded_pack("pack-12x240MB", 12, 3_500_000))
     if part in ("all", "client"):
         fresh_state("warmup")
         bench_client("client: generated 12-scene pack", padded_pack("pack-12x240MB", 12, 3_500_000), repeat=3)

@@ -62,6 +62,9 @@ public final class Publisher {
         /// Seconds spent producing the manifest and index signatures (independent of pack size).
         public var signingSeconds: Double
         public var release: Ledger.Release
+        /// Delta archives written for changed scenes, and the time that took.
+        public var deltas: [URL]
+        public var deltaSeconds: Double
     }
 
     public let options: Options
@@ -238,7 +241,9 @@ public final class Publisher {
         try AtomicFile.write(Data(envelopeBytes), to: manifestURL)
 
         // Hot-update deltas for every scene that changed.
-        _ = try writeDeltas(plan, mtime: Int64(Timestamp.parse(manifest.created)!.timeIntervalSince1970), tracking: &created)
+        let deltaStarted = Date()
+        let deltas = try writeDeltas(plan, mtime: Int64(Timestamp.parse(manifest.created)!.timeIntervalSince1970), tracking: &created)
+        let deltaSeconds = Date().timeIntervalSince(deltaStarted)
 
         // Roots: every version the state holds, never rewriting a different one already in the tree.
         let roots = try RootStore(state: options.state).all()
@@ -290,7 +295,7 @@ public final class Publisher {
         }
         created.keepAll()
         return Result(plan: plan, archive: archiveURL, archiveSize: writer.archiveSize, archiveSHA256: writer.archiveSHA256, manifest: manifestURL,
-                      indexVersion: indexVersion, signingSeconds: signing, release: release)
+                      indexVersion: indexVersion, signingSeconds: signing, release: release, deltas: deltas, deltaSeconds: deltaSeconds)
     }
 }
 

@@ -61,6 +61,7 @@ enum SignCommand: Command {
                   archive: \(result.archive.path) (\(result.archiveSize) bytes, sha256 \(result.archiveSHA256))
                   manifest: \(result.manifest.path)
                   index: \(output.path)/index.json version \(result.indexVersion)
+                  deltas: \(result.deltas.count) written in \(String(format: "%.1f", result.deltaSeconds * 1000)) ms
                   signing took \(String(format: "%.2f", result.signingSeconds * 1000)) ms
 
                 """)
