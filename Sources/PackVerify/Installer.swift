@@ -93,10 +93,27 @@ public struct Installer {
         }
     }
 
+    /// Lower-case letters, digits and single hyphens, at most 64 characters.
+    static func isSlug(_ id: String) -> Bool {
+        let u = Array(id.utf8)
+        guard !u.isEmpty, u.count <= 64, u.first != UInt8(ascii: "-"), u.last != UInt8(ascii: "-") else { return false }
+        var previousHyphen = false
+        for b in u {
+            let hyphen = b == UInt8(ascii: "-")
+            guard hyphen || (b >= 0x30 && b <= 0x39) || (b >= 0x61 && b <= 0x7A), !(hyphen && previousHyphen) else { return false }
+            previousHyphen = hyphen
+        }
+        return true
+    }
+
     /// Signature (manifest role), expiry against the guarded clock, and rollback of pack and scene versions.
     func verifyManifest(_ bytes: [UInt8], client: ClientState, now: Double) throws -> Manifest {
         let envelope = try DSSEEnvelope.parse(Data(bytes), maxBytes: Int(Self.maxManifestBytes))
         let manifest = try CanonicalJSON.decode(Manifest.self, from: documents.payload(of: envelope, type: PayloadType.manifest, role: "manifest", root: client.root), what: "manifest")
+        // Pack and scene ids become folder and file names: even a signed manifest may only use plain slugs.
+        guard Self.isSlug(manifest.pack), manifest.scenes.allSatisfy({ Self.isSlug($0.id) }) else {
+            throw VerificationFailure("identifier", "the manifest uses a pack or scene id that is not a plain slug")
+        }
         guard let expires = Timestamp.parse(manifest.expires) else { throw VerificationFailure("expiry", "the manifest has no valid expiry") }
         if now >= expires.timeIntervalSince1970 { throw VerificationFailure("expired", "the manifest of \(manifest.pack) version \(manifest.version) expired at \(manifest.expires)") }
         if let seen = client.manifestVersions[manifest.pack], manifest.version < seen {

@@ -156,3 +156,18 @@ final class TrustTests: XCTestCase {
         assertRefused("size") { _ = try f.installer().install(archive: try f.save(t, "bigmanifest.tar"), into: f.into) }
     }
 }
+
+final class IdentifierTests: XCTestCase {
+    func testASignedManifestWithAPathLikePackIdIsRefused() throws {
+        let f = try ClientFixture()
+        var (m, _) = try f.manifest(ClientFixture.files)
+        m.pack = "../../etc"
+        let envelope = try DSSEEnvelope(signing: CanonicalJSON.encode(m), as: PayloadType.manifest, with: [f.manifestKey])
+        var t = TarBuilder()
+        t.file("manifest.json", try CanonicalJSON.encode(envelope))
+        XCTAssertThrowsError(try f.installer().install(archive: try f.save(t, "id.tar"), into: f.into)) { error in
+            XCTAssertEqual((error as? VerificationFailure)?.code, "identifier")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: f.dir.appendingPathComponent("etc").path))
+    }
+}
