@@ -48,7 +48,8 @@ public struct TreeVerifier {
             let archiveURL = out.appendingPathComponent(entry.archive.path)
             _ = try checkedFile(archiveURL, size: entry.archive.size, sha256: entry.archive.sha256, what: "archive of \(pack)", read: false)
             let files = try verifyArchiveContents(archiveURL, manifestBytes: manifestData, manifest: manifest)
-            lines.append("\(pack): version \(manifest.version), \(manifest.scenes.count) scenes, \(files) files verified, manifest expires \(manifest.expires)")
+            let deltas = try verifyDeltas(out.appendingPathComponent("packs/\(pack)/deltas"), pack: pack, root: root)
+            lines.append("\(pack): version \(manifest.version), \(manifest.scenes.count) scenes, \(files) files verified, \(deltas) deltas verified, manifest expires \(manifest.expires)")
         }
         return lines
     }
@@ -95,6 +96,40 @@ public struct TreeVerifier {
         }
         if let missing = expected.keys.map({ String(decoding: $0, as: UTF8.self) }).sorted().first {
             throw VerificationFailure("archive-missing", "\(url.path): \(missing) is missing")
+        }
+        return count
+    }
+
+    /// Every delta archive under `folder`: signed by the manifest role, for this pack and the scene its folder names,
+    /// and carrying exactly its added files with the sizes and hashes of its target list.
+    private func verifyDeltas(_ folder: URL, pack: String, root: RootDocument) throws -> Int {
+        var count = 0
+        for scene in ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).sorted() {
+            for name in ((try? FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent(scene).path)) ?? []).sorted() where name.hasSuffix(".tar") {
+                let url = folder.appendingPathComponent(scene).appendingPathComponent(name)
+                let reader = try TarReader(path: url.path)
+                guard let first = try reader.next(), first.path == PublishLayout.deltaDocumentEntry else {
+                    throw VerificationFailure("delta", "\(url.path): the first entry is not delta.json")
+                }
+                let payload = try documents.payload(of: DSSEEnvelope.parse(Data(try reader.readAll(limit: 16 << 20))), type: PayloadType.delta, role: "manifest", root: root)
+                let delta = try CanonicalJSON.decode(DeltaDocument.self, from: payload, what: "delta")
+                guard delta.pack == pack, delta.scene == scene, name == "\(delta.from.version)-\(delta.to.version).tar" else {
+                    throw VerificationFailure("delta", "\(url.path) is signed for \(delta.pack)/\(delta.scene) \(delta.from.version)-\(delta.to.version)")
+                }
+                var expected = Dictionary(delta.files.filter { delta.added.contains($0.path) }.map { (Array($0.path.utf8), $0) }, uniquingKeysWith: { a, _ in a })
+                while let entry = try reader.next() {
+                    guard entry.kind == "file", let file = expected.removeValue(forKey: Array(entry.path.utf8)) else {
+                        throw VerificationFailure("delta", "\(url.path): \(entry.path) is not one of the delta's added files")
+                    }
+                    let hasher = SHA256()
+                    let size = try reader.readData { hasher.update($0) }
+                    guard UInt64(size) == file.size, Hex.encode(hasher.finalize()) == file.sha256 else {
+                        throw VerificationFailure("delta", "\(url.path): \(entry.path) does not match its size and SHA-256")
+                    }
+                }
+                guard expected.isEmpty else { throw VerificationFailure("delta", "\(url.path) is missing some of its added files") }
+                count += 1
+            }
         }
         return count
     }

@@ -64,10 +64,16 @@ final class UpdateCommandTests: XCTestCase {
     }
 
     func testAFlippedByteInTheDeltaLeavesVersion1Intact() throws {
+        let good = try CLI.run(["verify", cdn, "--root", root])
+        XCTAssertEqual(good.status, 0, good.stderr)
+        XCTAssertTrue(good.stdout.contains("deltas verified"), good.stdout)
         let delta = cdn + "/packs/royal-mile/deltas/03-mercat-cross/1-2.tar"
         var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: delta)))
         bytes[bytes.count - 2000] ^= 0x01
         try Data(bytes).write(to: URL(fileURLWithPath: delta))
+        let bad = try CLI.run(["verify", cdn, "--root", root])
+        XCTAssertEqual(bad.status, 1)
+        XCTAssertTrue(bad.stderr.contains("1-2.tar"), "the publisher's verify names the damaged delta: \(bad.stderr)")
         // The 1→2 delta is unusable; with the full-scene delta damaged too, the update fails and v1 stays.
         let app2 = dir + "/app2"
         try FileManager.default.copyItem(atPath: dir + "/app", toPath: app2)
