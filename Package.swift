@@ -41,6 +41,6 @@ let package = Package(
         .testTarget(name: "PackArchiveTests", dependencies: ["PackArchive", "PackCrypto", "TestSupport"]),
         .testTarget(name: "PackPublishTests", dependencies: ["PackPublish", "PackArchive", "PackModel", "PackCrypto", "PackVerify", "TestSupport"]),
         .testTarget(name: "PackVerifyTests", dependencies: ["PackVerify", "PackModel", "PackCrypto"]),
-        .testTarget(name: "packtoolTests", dependencies: ["packtool", "PackModel", "PackCrypto", "TestSupport"]),
+        .testTarget(name: "packtoolTests", dependencies: ["packtool", "PackModel", "PackCrypto", "PackArchive", "TestSupport"]),
     ]
 )

@@ -4,10 +4,12 @@ import PackCrypto
 import PackModel
 
 extension Publisher {
-    /// Writes, for every scene whose version changed, a signed delta from each of its `deltaDepth` most recent earlier
+    /// From the second release on, writes for every scene whose version changed a signed delta from each of its `deltaDepth` most recent earlier
     /// versions and from version 0 (the full scene), under `packs/<id>/deltas/<scene>/<from>-<to>.tar`. Deltas carry
     /// only added or changed files; their bytes come from the pack being published, checked by file identity.
     func writeDeltas(_ plan: Plan, mtime: Int64, tracking created: inout CreatedPaths) throws -> [URL] {
+        // A first release has nothing to update from: every client installs its archive.
+        guard plan.previousVersion != nil else { return [] }
         let manifest = plan.manifest
         var written: [URL] = []
         for scene in manifest.scenes where plan.changedScenes.contains(scene.id) {

@@ -111,10 +111,10 @@ sleep 2
 expect_refused "an expired index" "expired" "http://127.0.0.1:$port"
 restore
 
-# A delta for the wrong base: another scene's delta under 2→3's name, and no full-scene fallback.
-cp "$work/cdn/packs/royal-mile/deltas/02-gladstones-land/0-1.tar" "$work/cdn/packs/royal-mile/deltas/03-mercat-cross/2-3.tar"
+# A delta for the wrong target: the 1→2 delta under 2→3's name, and no full-scene fallback.
+cp "$work/cdn/packs/royal-mile/deltas/03-mercat-cross/1-2.tar" "$work/cdn/packs/royal-mile/deltas/03-mercat-cross/2-3.tar"
 rm "$work/cdn/packs/royal-mile/deltas/03-mercat-cross/0-3.tar"
-expect_refused "a delta for the wrong base" "no usable delta\|does not lead\|starts from" "http://127.0.0.1:$port"
+expect_refused "a delta for the wrong base or target" "no usable delta\|does not lead\|starts from" "http://127.0.0.1:$port"
 restore
 
 # A truncated response and a server that stops sending (a small Python server that misbehaves on purpose).

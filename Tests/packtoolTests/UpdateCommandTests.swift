@@ -1,4 +1,7 @@
 import Foundation
+import PackArchive
+import PackCrypto
+import PackModel
 import TestSupport
 import XCTest
 
@@ -94,15 +97,26 @@ final class UpdateCommandTests: XCTestCase {
     }
 
     func testADeltaForTheWrongBaseIsRefusedAndVersion1StaysIntact() throws {
-        // Serve the 0→2 full delta also under 1→2's name, then remove 0→2: the base digest check must refuse it…
-        // …unless it is a version-0 delta (which is self-contained), so instead serve a delta built for another scene.
-        let wrong = cdn + "/packs/royal-mile/deltas/03-mercat-cross/1-2.tar"
-        try FileManager.default.removeItem(atPath: wrong)
-        try FileManager.default.copyItem(atPath: cdn + "/packs/royal-mile/deltas/02-gladstones-land/0-1.tar", toPath: wrong)
+        // Re-sign the real 1→2 delta with a base digest that is not the installed scene's, keep its files, and take
+        // away the full-scene fallback.
+        let path = cdn + "/packs/royal-mile/deltas/03-mercat-cross/1-2.tar"
+        let reader = try TarReader(path: path)
+        _ = try reader.next()
+        let envelope = try DSSEEnvelope.parse(Data(try reader.readAll(limit: 1 << 20)))
+        var delta = try CanonicalJSON.decode(DeltaDocument.self, from: envelope.payloadBytes(), what: "delta")
+        delta.from.digest = "sha256:" + String(repeating: "1", count: 64)
+        let key = try KeyFile.loadPrivateKey(at: keys + "/manifest.pem")
+        let forged = dir + "/forged.tar"
+        let writer = try TarWriter(path: forged, mtime: 0)
+        try writer.add("delta.json", bytes: try CanonicalJSON.encode(try DSSEEnvelope(signing: CanonicalJSON.encode(delta), as: PayloadType.delta, with: [key])))
+        while let entry = try reader.next() { try writer.add(entry.path, bytes: try reader.readAll(limit: 64 << 20)) }
+        try writer.finish()
+        try FileManager.default.removeItem(atPath: path)
+        try FileManager.default.moveItem(atPath: forged, toPath: path)
         try FileManager.default.removeItem(atPath: cdn + "/packs/royal-mile/deltas/03-mercat-cross/0-2.tar")
         let r = try update(into: dir + "/app")
         XCTAssertEqual(r.status, 1)
-        XCTAssertTrue(r.stderr.contains("refused") && r.stderr.contains("unchanged"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("no usable delta") && r.stderr.contains("unchanged"), r.stderr)
         let (status, report) = try installedVersion(dir + "/app")
         XCTAssertEqual(status, 0)
         XCTAssertTrue(report.contains("version 1"), report)
