@@ -29,6 +29,9 @@ public final class TarWriter {
         // End at the last 512-byte block instead of padding to a 10 KiB record: tar readers do not need the padding,
         // and a small delta should not grow by up to 10 KiB.
         try ArchiveError.check(archive_write_set_bytes_in_last_block(h, 1), h, path)
+        // Hand the file 256 KiB at a time rather than tar's traditional 10 KiB records: the bytes are the same, the
+        // write calls 25 times fewer (24,000 calls for a 240 MB pack cost a third of the publish).
+        try ArchiveError.check(archive_write_set_bytes_per_block(h, 256 << 10), h, path)
         // Refuse to overwrite: the caller writes to a fresh temporary name and renames.
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw ArchiveError("\(path): cannot create (\(String(cString: strerror(errno))))") }
