@@ -113,18 +113,29 @@ public struct StrictTarReader {
         }
     }
 
-    /// Streams the current file's data in pieces of at most 1 MiB, exactly its declared size.
+    /// Streams the current file's data in pieces of at most 1 MiB, exactly its declared size, through one reused
+    /// buffer (no allocation per piece).
     public mutating func read(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        guard pendingData > 0 else { return skipPadding() }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Int(min(pendingData, 1 << 20)), alignment: 16)
+        defer { buffer.deallocate() }
+        let fd = handle.fileDescriptor
         while pendingData > 0 {
-            let n = Int(min(pendingData, 1 << 20))
-            guard let data = try handle.read(upToCount: n), data.count == n else { throw fail("archive-truncated", "the archive ends inside a file") }
-            try data.withUnsafeBytes { try body($0) }
+            let want = Int(min(pendingData, UInt64(buffer.count)))
+            let n = Foundation.read(fd, buffer.baseAddress, want)
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { throw fail("archive-truncated", "the archive ends inside a file") }
+            try body(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
             pendingData -= UInt64(n)
             position += UInt64(n)
         }
+        skipPadding()
+    }
+
+    private mutating func skipPadding() {
         if pendingPadding > 0 {
             position += pendingPadding
-            try handle.seek(toOffset: position)
+            try? handle.seek(toOffset: position)
             pendingPadding = 0
         }
     }
