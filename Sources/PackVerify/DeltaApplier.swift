@@ -61,7 +61,7 @@ public struct DeltaApplier {
         var fromDeltas: UInt64 = 0
         do {
             try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: false)
-            let syncer = BackgroundSync()
+            let syncer = BackgroundSync(staging: staging)
             for file in manifest.files { try link(from: current, to: staging, path: file.path) }
             for scene in manifest.scenes {
                 let base = installedScenes[scene.id]
@@ -101,8 +101,8 @@ public struct DeltaApplier {
                 }
                 changed.append(scene.id)
             }
+            try Data(manifestBytes).write(to: staging.appendingPathComponent(Installer.manifestFileName))
             try syncer.finish()
-            try installer.writeSynced(Data(manifestBytes), to: staging.appendingPathComponent(Installer.manifestFileName))
             _ = try installer.switchOver(packFolder, to: staging, version: manifest.version)
         } catch {
             try? FileManager.default.removeItem(at: staging)

@@ -61,6 +61,17 @@ public struct InstalledPack {
         return report
     }
 
+    /// Every folder under `folder` (not following links).
+    static func folders(under folder: URL) -> [URL] {
+        var out: [URL] = []
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] {
+            var info = stat()
+            let url = folder.appendingPathComponent(name)
+            if lstat(url.path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR { out.append(url); out += folders(under: url) }
+        }
+        return out
+    }
+
     /// Relative paths of everything under `folder` that is not a directory (links and devices count as extra).
     static func files(under folder: URL) -> [String] {
         var out: [String] = []
