@@ -31,7 +31,7 @@ enum UpdateCommand: Command {
             }
             var updater = Updater(state: state, into: into, fetcher: fetcher)
             let line = ProgressLine(label: "downloading")
-            updater.progress = line.map { p in { name, bytes in p.update(bytes, of: 0) ; _ = name } }
+            updater.progress = line.map { p in { _, bytes in p.update(bytes, of: 0) } }
             let result = try updater.update(pack: try a.required("--pack"))
             line?.finish()
             let from = result.fromVersion.map { "version \($0)" } ?? "nothing installed"
