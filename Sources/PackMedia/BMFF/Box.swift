@@ -62,3 +62,32 @@ struct BoxWalker {
         return source.read(at: box.payloadOffset, count: Int(box.payloadSize))
     }
 }
+
+/// The start every probe shares: the top-level boxes, and the brands of the `ftyp` box that must come first.
+struct FileType {
+    var top: [Box] = []
+    var majorBrand: String?
+    var compatibleBrands: [String] = []
+    var errors: [String] = []
+    /// False when there is no leading `ftyp` (the file is not ISO-BMFF); `errors` says why.
+    var found = false
+
+    init(_ walker: BoxWalker, kind: String) {
+        let (boxes, topError) = walker.children(from: 0, to: walker.source.size)
+        top = boxes
+        if let topError { errors.append(topError) }
+        guard let ftyp = boxes.first, ftyp.type == "ftyp" else {
+            if topError == nil { errors.append("no 'ftyp' box at the start: not \(kind)") }
+            return
+        }
+        found = true
+        guard let payload = walker.payload(ftyp, limit: 4096) else {
+            errors.append("unreadable 'ftyp' box")
+            return
+        }
+        var r = FieldReader(payload)
+        majorBrand = r.fourCC()
+        _ = r.u32()
+        while let brand = r.fourCC() { compatibleBrands.append(brand) }
+    }
+}

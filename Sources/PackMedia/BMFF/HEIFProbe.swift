@@ -49,21 +49,14 @@ public struct HEIFProbe {
     public func probe(_ source: ByteSource) -> HEIFInfo {
         var info = HEIFInfo()
         let walker = BoxWalker(source: source)
-        let (top, topError) = walker.children(from: 0, to: source.size)
+        let fileType = FileType(walker, kind: "an ISO-BMFF file")
+        let top = fileType.top
+        let topError = fileType.errors.first
         info.topLevel = top.map(\.type)
-        if let topError { info.errors.append(topError) }
-        guard let ftyp = top.first, ftyp.type == "ftyp" else {
-            if topError == nil { info.errors.append("no 'ftyp' box at the start: not an ISO-BMFF file") }
-            return info
-        }
-        if let payload = walker.payload(ftyp, limit: 4096) {
-            var r = FieldReader(payload)
-            info.majorBrand = r.fourCC()
-            _ = r.u32()
-            while let brand = r.fourCC() { info.compatibleBrands.append(brand) }
-        } else {
-            info.errors.append("unreadable 'ftyp' box")
-        }
+        info.majorBrand = fileType.majorBrand
+        info.compatibleBrands = fileType.compatibleBrands
+        info.errors = fileType.errors
+        guard fileType.found else { return info }
         guard let meta = top.first(where: { $0.type == "meta" }) else {
             if top.contains(where: { $0.type == "mini" }) {
                 info.errors.append("unsupported: low-overhead HEIF ('mini' box, brand mif3) has no 'meta' box")

@@ -53,19 +53,14 @@ public struct MP4AudioProbe {
     public func probe(_ source: ByteSource) -> MP4AudioInfo {
         var info = MP4AudioInfo()
         let walker = BoxWalker(source: source)
-        let (top, topError) = walker.children(from: 0, to: source.size)
+        let fileType = FileType(walker, kind: "an MP4 file")
+        let top = fileType.top
+        let topError = fileType.errors.first
         info.topLevel = top.map(\.type)
-        if let topError { info.errors.append(topError) }
-        guard let ftyp = top.first, ftyp.type == "ftyp" else {
-            if topError == nil { info.errors.append("no 'ftyp' box at the start: not an MP4 file") }
-            return info
-        }
-        if let p = walker.payload(ftyp, limit: 4096) {
-            var r = FieldReader(p)
-            info.majorBrand = r.fourCC()
-            _ = r.u32()
-            while let b = r.fourCC() { info.compatibleBrands.append(b) }
-        }
+        info.majorBrand = fileType.majorBrand
+        info.compatibleBrands = fileType.compatibleBrands
+        info.errors = fileType.errors
+        guard fileType.found else { return info }
         guard let moov = top.first(where: { $0.type == "moov" }) else {
             if topError == nil { info.errors.append("no 'moov' box: the file has no movie header") }
             return info
