@@ -48,10 +48,11 @@ def files_under(root, suffixes=None):
     return sorted(out)
 
 
-def generate_pack(scenes):
-    """A pack of `scenes` stops, copied round-robin from the example, with their own ids, shifted anchors and fresh
-    sign-offs, so it lints as a real pack would."""
-    target = os.path.join(WORK, f"pack-{scenes}")
+def generated_pack(name, scenes, plate_bytes=None):
+    """A pack of `scenes` stops copied round-robin from the example, each with its own id, a shifted anchor and a
+    fresh sign-off, so it lints clean. With `plate_bytes`, every plate carries a top-level `free` box of random
+    filler (still valid HEIC: readers skip the box) so it is that long."""
+    target = os.path.join(WORK, name)
     marker = target + ".complete"
     if os.path.exists(marker):
         return target
@@ -59,29 +60,42 @@ def generate_pack(scenes):
     os.makedirs(os.path.join(target, "stops"))
     pack = json.load(open(os.path.join(EXAMPLE, "pack.json")))
     sources = sorted(os.listdir(os.path.join(EXAMPLE, "stops")))
+    width = 2 if scenes < 100 else 3
     route = []
     for i in range(scenes):
         src = sources[i % len(sources)]
-        name = f"{i + 1:03d}-{src.split('-', 1)[1]}"
-        dst = os.path.join(target, "stops", name)
+        stop = f"{i + 1:0{width}d}-{src.split('-', 1)[1]}"
+        dst = os.path.join(target, "stops", stop)
         shutil.copytree(os.path.join(EXAMPLE, "stops", src), dst)
         os.remove(os.path.join(dst, "signoff.json"))
         scene = json.load(open(os.path.join(dst, "scene.json")))
         shift = 0.001 * (i // len(sources))
-        scene["id"] = name
+        scene["id"] = stop
         scene["anchor"]["lat"] = round(scene["anchor"]["lat"] + shift, 6)
         scene["view"]["target"]["lat"] = round(scene["view"]["target"]["lat"] + shift, 6)
         json.dump(scene, open(os.path.join(dst, "scene.json"), "w"), indent=2)
-        route.append(name)
+        for plate in os.listdir(os.path.join(dst, "layers")) if plate_bytes else []:
+            path = os.path.join(dst, "layers", plate)
+            extra = plate_bytes - os.path.getsize(path) - 8
+            if extra > 0:
+                # A top-level `free` box: size (4 bytes, big-endian, header included), type, filler.
+                with open(path, "ab") as f:
+                    f.write((extra + 8).to_bytes(4, "big") + b"free")
+                    chunk = os.urandom(1 << 20)
+                    left = extra
+                    while left > 0:
+                        f.write(chunk[:min(left, len(chunk))])
+                        left -= len(chunk)
+        route.append(stop)
     pack["route"] = route
     pack["access"]["freeStops"] = [route[0]]
     pack["area"]["north"] = 56.2
-    pack["sizeBudget"] = 2_000_000_000
+    pack["sizeBudget"] = 20_000_000_000
     pack["lint"] = {"maxLegDistance": 5000}
     json.dump(pack, open(os.path.join(target, "pack.json"), "w"), indent=2)
     env = dict(os.environ, SOURCE_DATE_EPOCH="1764460800")
-    for name in route:
-        subprocess.run([PACKTOOL, "review", "sign", os.path.join(target, "stops", name), "--key", KEY, "--reviewer", "example-historian"],
+    for stop in route:
+        subprocess.run([PACKTOOL, "review", "sign", os.path.join(target, "stops", stop), "--key", KEY, "--reviewer", "example-historian"],
                        check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     open(marker, "w").close()
     return target
@@ -122,61 +136,6 @@ def bench_lint(label, pack, repeat):
     read, total = report["mediaBytesRead"], report["mediaBytes"]
     print(f"  media bytes read by the probes: {read:,} of {total:,} = {100 * read / total:.3f}% (target < 2%)")
     return wall, rss
-
-
-def padded_pack(name, scenes, plate_bytes):
-    """A pack of `scenes` stops whose plates carry a `free` box of filler so each is `plate_bytes` long: still valid
-    HEIC (the filler is a top-level box readers skip), signed, and lint-clean."""
-    target = os.path.join(WORK, name)
-    marker = target + ".complete"
-    if os.path.exists(marker):
-        return target
-    shutil.rmtree(target, ignore_errors=True)
-    shutil.copytree(EXAMPLE, target)
-    stops = sorted(os.listdir(os.path.join(target, "stops")))
-    pack = json.load(open(os.path.join(target, "pack.json")))
-    route = []
-    for i in range(scenes):
-        src = os.path.join(target, "stops", stops[i % len(stops)])
-        dst_name = f"{i + 1:02d}-{stops[i % len(stops)].split('-', 1)[1]}"
-        dst = os.path.join(target, "stops", dst_name + ".new")
-        shutil.copytree(src, dst)
-        route.append(dst_name)
-    for s in stops:
-        shutil.rmtree(os.path.join(target, "stops", s))
-    for i, dst_name in enumerate(route):
-        dst = os.path.join(target, "stops", dst_name)
-        os.rename(dst + ".new", dst)
-        scene = json.load(open(os.path.join(dst, "scene.json")))
-        shift = 0.001 * (i // len(stops))
-        scene["id"] = dst_name
-        scene["anchor"]["lat"] = round(scene["anchor"]["lat"] + shift, 6)
-        scene["view"]["target"]["lat"] = round(scene["view"]["target"]["lat"] + shift, 6)
-        json.dump(scene, open(os.path.join(dst, "scene.json"), "w"), indent=2)
-        for plate in os.listdir(os.path.join(dst, "layers")):
-            path = os.path.join(dst, "layers", plate)
-            extra = plate_bytes - os.path.getsize(path) - 8
-            if extra > 0:
-                # A top-level `free` box: size (4 bytes, big-endian, header included), type, filler.
-                with open(path, "ab") as f:
-                    f.write((extra + 8).to_bytes(4, "big") + b"free")
-                    chunk = os.urandom(1 << 20)
-                    left = extra
-                    while left > 0:
-                        f.write(chunk[:min(left, len(chunk))])
-                        left -= len(chunk)
-    pack["route"] = route
-    pack["access"]["freeStops"] = [route[0]]
-    pack["area"]["north"] = 56.2
-    pack["sizeBudget"] = 20_000_000_000
-    pack["lint"] = {"maxLegDistance": 5000}
-    json.dump(pack, open(os.path.join(target, "pack.json"), "w"), indent=2)
-    env = dict(os.environ, SOURCE_DATE_EPOCH="1764460800")
-    for name in route:
-        subprocess.run([PACKTOOL, "review", "sign", os.path.join(target, "stops", name), "--key", KEY, "--reviewer", "example-historian"],
-                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-    open(marker, "w").close()
-    return target
 
 
 def fresh_state(label):
@@ -377,20 +336,20 @@ def main():
     part = os.environ.get("BENCH", "all")
     if part in ("all", "lint"):
         bench_lint("example pack (scenes/royal-mile)", EXAMPLE, repeat=7)
-        big = generate_pack(200)
+        big = generated_pack("pack-200", 200)
         bench_lint("generated pack (200 scenes)", big, repeat=3)
     if part in ("all", "publish"):
         fresh_state("warmup")
-        small = padded_pack("pack-12x240MB", 12, 3_500_000)
+        small = generated_pack("pack-12x240MB", 12, 3_500_000)
         bench_publish("publish: generated 12-scene pack", small, repeat=3)
-        large = padded_pack("pack-12x2400MB", 12, 35_000_000)
+        large = generated_pack("pack-12x2400MB", 12, 35_000_000)
         bench_publish("publish: generated 12-scene pack, 10x larger plates (memory)", large, repeat=1)
     if part in ("all", "delta"):
-        bench_delta(padded_pack("pack-12x240MB", 12, 3_500_000))
+        bench_delta(generated_pack("pack-12x240MB", 12, 3_500_000))
     if part in ("all", "client"):
         fresh_state("warmup")
-        bench_client("client: generated 12-scene pack", padded_pack("pack-12x240MB", 12, 3_500_000), repeat=3)
-        bench_client("client: generated 12-scene pack, 10x larger plates (memory)", padded_pack("pack-12x2400MB", 12, 35_000_000), repeat=1)
+        bench_client("client: generated 12-scene pack", generated_pack("pack-12x240MB", 12, 3_500_000), repeat=3)
+        bench_client("client: generated 12-scene pack, 10x larger plates (memory)", generated_pack("pack-12x2400MB", 12, 35_000_000), repeat=1)
 
 
 if __name__ == "__main__":

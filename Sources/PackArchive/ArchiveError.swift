@@ -17,11 +17,8 @@ public struct ArchiveError: Error, CustomStringConvertible, Equatable {
     }
 }
 
-/// Facts about the linked libarchive.
-public enum ArchiveLibrary {
-    /// libarchive's version string, e.g. "libarchive 3.6.2 zlib/1.2.13 ...".
-    public static var versionString: String { String(cString: archive_version_details()) }
-
+/// Process-wide setup libarchive needs.
+enum ArchiveLibrary {
     /// libarchive needs a UTF-8 LC_CTYPE to write non-ASCII names (it crashes in archive_write_header otherwise).
     static func ensureUTF8Locale() {
         let current = setlocale(LC_CTYPE, nil).map { String(cString: $0) } ?? ""
