@@ -9,6 +9,7 @@ let package = Package(
     products: [
         .executable(name: "packtool", targets: ["packtool"]),
         .library(name: "PackVerify", targets: ["PackVerify"]),
+        .library(name: "PackHTTP", targets: ["PackHTTP"]),
         .library(name: "packverify", type: .dynamic, targets: ["CPackVerify"]),
     ],
     targets: [
@@ -16,6 +17,7 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"])]),
+        .systemLibrary(name: "CTLS", pkgConfig: "libssl", providers: [.apt(["libssl-dev"])]),
 
         .target(name: "PackCrypto", dependencies: ["COpenSSL"]),
         .target(name: "PackModel", dependencies: ["PackCrypto"]),
@@ -25,9 +27,11 @@ let package = Package(
         .target(name: "PackPublish", dependencies: ["PackModel", "PackArchive", "CSQLite", "PackLint", "PackVerify"]),
         .target(name: "PackVerify", dependencies: ["PackModel", "PackCrypto"]),
         .target(name: "CPackVerify", dependencies: ["PackVerify", "PackModel"]),
+        // The updater's HTTP(S) transport (sockets and libssl), apart from the verifier so an app can bring its own.
+        .target(name: "PackHTTP", dependencies: ["PackVerify", "PackModel", "CTLS"]),
         .executableTarget(
             name: "packtool",
-            dependencies: ["PackCrypto", "PackModel", "PackMedia", "PackLint", "PackPublish", "PackVerify"]),
+            dependencies: ["PackCrypto", "PackModel", "PackMedia", "PackLint", "PackPublish", "PackVerify", "PackHTTP"]),
 
         // Shared test helpers: repository paths, the example pack, scratch copies, running tools.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
@@ -41,6 +45,7 @@ let package = Package(
         .testTarget(name: "PackArchiveTests", dependencies: ["PackArchive", "PackCrypto", "TestSupport"]),
         .testTarget(name: "PackPublishTests", dependencies: ["PackPublish", "PackArchive", "PackModel", "PackCrypto", "PackVerify", "TestSupport"]),
         .testTarget(name: "PackVerifyTests", dependencies: ["PackVerify", "PackModel", "PackCrypto"]),
+        .testTarget(name: "PackHTTPTests", dependencies: ["PackHTTP", "PackVerify"]),
         .testTarget(name: "packtoolTests", dependencies: ["packtool", "PackModel", "PackCrypto", "PackArchive", "TestSupport"]),
     ]
 )

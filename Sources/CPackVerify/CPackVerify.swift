@@ -1,4 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import PackModel
 import PackVerify
 
@@ -19,16 +26,16 @@ public func packverify_free(_ p: UnsafeMutablePointer<CChar>?) { free(p) }
 public func packverify_pin_root(_ request: UnsafePointer<CChar>?) -> UnsafeMutablePointer<CChar>? {
     respond(request) { r in
         let root = try Trust(state: try r.url("state")).pin(rootFile: try r.url("root"))
-        return ["rootVersion": root.version, "expires": root.expires]
+        return ["rootVersion": JSONValue(root.version), "expires": JSONValue(root.expires)]
     }
 }
 
 @_cdecl("packverify_update_roots")
 public func packverify_update_roots(_ request: UnsafePointer<CChar>?) -> UnsafeMutablePointer<CChar>? {
     respond(request) { r in
-        let files = (r.object["roots"] as? [String] ?? []).map { URL(fileURLWithPath: $0) }
+        let files = (r.object["roots"]?.array ?? []).compactMap(\.string).map { URL(fileURLWithPath: $0) }
         let root = try Trust(state: try r.url("state")).update(roots: files)
-        return ["rootVersion": root.version]
+        return ["rootVersion": JSONValue(root.version)]
     }
 }
 
@@ -38,7 +45,8 @@ public func packverify_accept_index(_ request: UnsafePointer<CChar>?) -> UnsafeM
         var trust = Trust(state: try r.url("state"))
         if let clock = r.clock { trust.reading = { clock } }
         let index = try trust.accept(index: try r.url("index"))
-        return ["indexVersion": index.version, "packs": index.packs.mapValues { ["version": $0.version, "archive": $0.archive.path] }]
+        return ["indexVersion": JSONValue(index.version),
+                "packs": JSONValue(index.packs.mapValues { JSONValue(["version": JSONValue($0.version), "archive": JSONValue($0.archive.path)]) })]
     }
 }
 
@@ -48,7 +56,7 @@ public func packverify_install(_ request: UnsafePointer<CChar>?) -> UnsafeMutabl
         var installer = Installer(state: try r.url("state"))
         if let clock = r.clock { installer.reading = { clock } }
         let result = try installer.install(archive: try r.url("archive"), into: try r.url("into"))
-        return ["pack": result.pack, "version": result.version, "files": result.files, "bytes": result.bytes]
+        return ["pack": JSONValue(result.pack), "version": JSONValue(result.version), "files": JSONValue(result.files), "bytes": JSONValue(result.bytes)]
     }
 }
 
@@ -56,8 +64,9 @@ public func packverify_install(_ request: UnsafePointer<CChar>?) -> UnsafeMutabl
 public func packverify_verify_installed(_ request: UnsafePointer<CChar>?) -> UnsafeMutablePointer<CChar>? {
     respond(request) { r in
         let report = try InstalledPack(state: try r.url("state")).verify(into: try r.url("into"), pack: try r.string("pack"))
-        return ["pack": report.pack, "version": report.version, "intact": report.isIntact, "missing": report.missing,
-                "changed": report.changed, "extra": report.extra, "checkedFiles": report.checkedFiles]
+        return ["pack": JSONValue(report.pack), "version": JSONValue(report.version), "intact": JSONValue(report.isIntact),
+                "missing": JSONValue(report.missing), "changed": JSONValue(report.changed), "extra": JSONValue(report.extra),
+                "checkedFiles": JSONValue(report.checkedFiles)]
     }
 }
 
@@ -66,21 +75,21 @@ public func packverify_access(_ request: UnsafePointer<CChar>?) -> UnsafeMutable
     respond(request) { r in
         var access = InstalledAccess(state: try r.url("state"))
         if let clock = r.clock { access.reading = { clock } }
-        let body = try JSONSerialization.data(withJSONObject: r.object["request"] ?? [:])
+        let body = try JSONEncoder().encode(r.object["request"] ?? .object([:]))
         let decision = try access.decide(into: try r.url("into"), pack: try r.string("pack"), request: JSONDecoder().decode(AccessRequest.self, from: body))
-        var out: [String: Any] = ["allowed": decision.allowed, "code": decision.code, "reason": decision.reason]
-        if let e = decision.entitlement { out["entitlement"] = e }
-        if let u = decision.until { out["until"] = u }
+        var out: [String: JSONValue] = ["allowed": JSONValue(decision.allowed), "code": JSONValue(decision.code), "reason": JSONValue(decision.reason)]
+        if let e = decision.entitlement { out["entitlement"] = JSONValue(e) }
+        if let u = decision.until { out["until"] = JSONValue(u) }
         return out
     }
 }
 
 /// A parsed request with typed accessors that fail with clear messages.
 private struct Request {
-    let object: [String: Any]
+    let object: [String: JSONValue]
 
     func string(_ key: String) throws -> String {
-        guard let v = object[key] as? String, !v.isEmpty else { throw VerificationFailure("request", "the request needs \"\(key)\" (a string)") }
+        guard let v = object[key]?.string, !v.isEmpty else { throw VerificationFailure("request", "the request needs \"\(key)\" (a string)") }
         return v
     }
 
@@ -88,26 +97,28 @@ private struct Request {
 
     /// Optional injected clock {"wall": seconds, "boot": seconds} for tests and for apps with their own time source.
     var clock: ClockGuard.Reading? {
-        guard let c = object["clock"] as? [String: Any], let wall = (c["wall"] as? NSNumber)?.doubleValue else { return nil }
-        return ClockGuard.Reading(wall: wall, boot: (c["boot"] as? NSNumber)?.doubleValue)
+        guard let c = object["clock"]?.object, let wall = c["wall"]?.number else { return nil }
+        return ClockGuard.Reading(wall: wall, boot: c["boot"]?.number)
     }
 }
 
-private func respond(_ request: UnsafePointer<CChar>?, _ body: (Request) throws -> [String: Any]) -> UnsafeMutablePointer<CChar>? {
-    var result: [String: Any]
+private func respond(_ request: UnsafePointer<CChar>?, _ body: (Request) throws -> [String: JSONValue]) -> UnsafeMutablePointer<CChar>? {
+    var result: [String: JSONValue]
     do {
         guard let request else { throw VerificationFailure("request", "the request is NULL") }
         let text = String(cString: request)
-        guard text.utf8.count <= 1 << 20, let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
+        guard text.utf8.count <= 1 << 20, let object = (try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)))?.object else {
             throw VerificationFailure("request", "the request is not a JSON object")
         }
         result = try body(Request(object: object))
-        result["ok"] = true
+        result["ok"] = .bool(true)
     } catch let f as VerificationFailure {
-        result = ["ok": false, "error": ["code": f.code, "message": f.message]]
+        result = ["ok": .bool(false), "error": .object(["code": JSONValue(f.code), "message": JSONValue(f.message)])]
     } catch {
-        result = ["ok": false, "error": ["code": "error", "message": "\(error)"]]
+        result = ["ok": .bool(false), "error": .object(["code": .string("error"), "message": JSONValue("\(error)")])]
     }
-    let data = (try? JSONSerialization.data(withJSONObject: result, options: [.sortedKeys])) ?? Data("{\"ok\":false}".utf8)
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    let data = (try? encoder.encode(result)) ?? Data("{\"ok\":false}".utf8)
     return strdup(String(decoding: data, as: UTF8.self))
 }

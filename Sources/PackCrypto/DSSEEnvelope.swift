@@ -1,4 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A DSSE envelope (Dead Simple Signing Envelope v1): every signed document packtool writes takes this form.
 ///

@@ -1,5 +1,12 @@
 import COpenSSL
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// An Ed25519 public key: verifies signatures and names itself by its key id.
 public struct Ed25519PublicKey: Equatable, Hashable, Sendable {

@@ -1,4 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Reads and writes key files with the permission rules of DESIGN.md §5: private keys are written 0600 and refused
 /// when group or others can read them.

@@ -1,5 +1,12 @@
 import COpenSSL
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Streaming SHA-256 over OpenSSL's EVP interface (which uses the CPU's SHA extensions where present).
 ///
@@ -67,11 +74,11 @@ public final class SHA256 {
     public static func hashWithIdentity(fileAt url: URL) throws -> (digest: [UInt8], size: UInt64, identity: FileIdentity) {
         let fd = open(url.path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
-            throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: url.path, NSLocalizedDescriptionKey: "\(url.path): \(String(cString: strerror(errno)))"])
+            throw CryptoError(code: "file.read", message: "\(url.path): \(String(cString: strerror(errno)))")
         }
         defer { close(fd) }
         guard let identity = FileIdentity(descriptor: fd) else {
-            throw CocoaError(.fileReadUnknown, userInfo: [NSFilePathErrorKey: url.path, NSLocalizedDescriptionKey: "\(url.path): cannot stat"])
+            throw CryptoError(code: "file.read", message: "\(url.path): cannot stat")
         }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
         defer { buffer.deallocate() }
@@ -82,7 +89,7 @@ public final class SHA256 {
             if n == 0 { break }
             if n < 0 {
                 if errno == EINTR { continue }
-                throw CocoaError(.fileReadUnknown, userInfo: [NSFilePathErrorKey: url.path, NSLocalizedDescriptionKey: "\(url.path): \(String(cString: strerror(errno)))"])
+                throw CryptoError(code: "file.read", message: "\(url.path): \(String(cString: strerror(errno)))")
             }
             h.update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
             size += UInt64(n)

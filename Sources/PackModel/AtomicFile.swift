@@ -1,4 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Writes a file so readers see either the old bytes or the new, never a mix: a temporary file in the same folder,
 /// fsync, then rename over the target. On failure the temporary file is removed and the target is untouched.
@@ -10,15 +17,7 @@ public enum AtomicFile {
         guard fd >= 0 else { throw ModelError(file: url.path, message: "cannot create a temporary file: \(String(cString: strerror(errno)))") }
         let tmp = String(cString: template)
         var ok = fchmod(fd, mode) == 0
-        ok = ok && data.withUnsafeBytes { buf in
-            var offset = 0
-            while offset < buf.count {
-                let n = Foundation.write(fd, buf.baseAddress! + offset, buf.count - offset)
-                if n <= 0 { return false }
-                offset += n
-            }
-            return true
-        }
+        ok = ok && data.withUnsafeBytes { FileSystem.writeAll(fd, $0) }
         ok = ok && fsync(fd) == 0
         let closed = close(fd) == 0
         guard ok, closed, rename(tmp, url.path) == 0 else {

@@ -1,4 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The one JSON encoding packtool signs: sorted keys, no insignificant whitespace, slashes unescaped. The same
 /// value always gives the same bytes, so builds are reproducible and signatures are stable.

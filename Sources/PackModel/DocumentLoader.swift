@@ -1,4 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import PackCrypto
 
 /// Reads authored JSON documents into model values, with errors that name the file and the field.
@@ -28,9 +35,7 @@ public enum DocumentLoader {
         guard Int(info.st_size) <= maxDocumentBytes else {
             throw ModelError(file: url.path, message: "file is \(info.st_size) bytes, over the \(maxDocumentBytes)-byte limit for JSON documents")
         }
-        do { return try Data(contentsOf: url) } catch {
-            throw ModelError(file: url.path, message: "cannot read: \(error.localizedDescription)")
-        }
+        return try FileSystem.read(url.path, cap: maxDocumentBytes)
     }
 
     /// A plain-words account of a decoding error: which field, what was wrong.
@@ -47,7 +52,7 @@ public enum DocumentLoader {
             return "\(path(ctx.codingPath)): expected \(type), found null"
         case DecodingError.dataCorrupted(let ctx):
             let at = path(ctx.codingPath)
-            let underlying = (ctx.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String
+            let underlying = ctx.underlyingError.map { String(describing: $0) }
             return (at.isEmpty ? "" : at + ": ") + (underlying ?? ctx.debugDescription)
         default:
             return "\(error)"

@@ -1,4 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// An authored pack on disk: `pack.json` plus `stops/<NN-slug>/` scene folders (DESIGN.md §3).
 public struct PackFolder {
@@ -20,14 +27,7 @@ public struct PackFolder {
     /// Stop folder names present on disk, sorted.
     public func stopFolders() throws -> [String] {
         let stops = url.appendingPathComponent("stops")
-        do {
-            return try FileManager.default.contentsOfDirectory(atPath: stops.path).filter { name in
-                var isDir: ObjCBool = false
-                return FileManager.default.fileExists(atPath: stops.appendingPathComponent(name).path, isDirectory: &isDir) && isDir.boolValue
-            }.sorted()
-        } catch {
-            throw ModelError(file: stops.path, message: "cannot list stops: \(error.localizedDescription)")
-        }
+        return try FileSystem.list(stops.path).filter { FileSystem.isDirectory(stops.path + "/" + $0) }.sorted()
     }
 
     /// The digest a sign-off covers: the scene folder without signoff.json.

@@ -1,4 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// RFC 3339 UTC timestamps, taken from `SOURCE_DATE_EPOCH` when it is set so that builds are reproducible.
 public enum Timestamp {
@@ -15,26 +22,47 @@ public enum Timestamp {
         return Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
     }
 
-    /// Parses an RFC 3339 timestamp. The form packtool writes (`YYYY-MM-DDTHH:MM:SSZ`) is parsed directly — access
-    /// decisions parse several per call and must take microseconds — and any other offset form through Foundation.
+    /// Parses an RFC 3339 `date-time`: `YYYY-MM-DDTHH:MM:SS`, optional fraction, then `Z` or `±HH:MM`. Parsed by hand
+    /// rather than through a date formatter: access decisions parse several per call and must take microseconds, and
+    /// the client library carries no locale machinery.
     public static func parse(_ text: String) -> Date? {
         let u = Array(text.utf8)
-        if u.count == 20, u[4] == 0x2D, u[7] == 0x2D, u[10] == 0x54 || u[10] == 0x74, u[13] == 0x3A, u[16] == 0x3A, u[19] == 0x5A || u[19] == 0x7A {
-            func number(_ r: Range<Int>) -> Int? {
-                var v = 0
-                for i in r {
-                    guard u[i] >= 0x30 && u[i] <= 0x39 else { return nil }
-                    v = v * 10 + Int(u[i] - 0x30)
-                }
-                return v
+        guard u.count >= 20, u[4] == 0x2D, u[7] == 0x2D, u[10] == 0x54 || u[10] == 0x74, u[13] == 0x3A, u[16] == 0x3A else { return nil }
+        func number(_ r: Range<Int>) -> Int? {
+            var v = 0
+            for i in r {
+                guard u[i] >= 0x30 && u[i] <= 0x39 else { return nil }
+                v = v * 10 + Int(u[i] - 0x30)
             }
-            guard let y = number(0..<4), let mo = number(5..<7), let d = number(8..<10), let h = number(11..<13), let mi = number(14..<16), let s = number(17..<19),
-                  (1...12).contains(mo), d >= 1, d <= daysInMonth(y, mo), h < 24, mi < 60, s < 61 else { return nil }
-            return Date(timeIntervalSince1970: Double(daysFromCivil(y, mo, d) * 86_400 + h * 3600 + mi * 60 + s))
+            return v
         }
-        let f = ISO8601DateFormatter()
-        f.formatOptions = [.withInternetDateTime]
-        return f.date(from: text)
+        guard let y = number(0..<4), let mo = number(5..<7), let d = number(8..<10), let h = number(11..<13), let mi = number(14..<16), let s = number(17..<19),
+              (1...12).contains(mo), d >= 1, d <= daysInMonth(y, mo), h < 24, mi < 60, s < 61 else { return nil }
+        var i = 19
+        var fraction = 0.0
+        if u[i] == 0x2E {
+            var scale = 0.1
+            i += 1
+            let first = i
+            while i < u.count, u[i] >= 0x30 && u[i] <= 0x39 {
+                fraction += Double(u[i] - 0x30) * scale
+                scale /= 10
+                i += 1
+            }
+            guard i > first else { return nil }
+        }
+        var offset = 0
+        guard i < u.count else { return nil }
+        switch u[i] {
+        case 0x5A, 0x7A:
+            guard i + 1 == u.count else { return nil }
+        case 0x2B, 0x2D:
+            guard i + 6 == u.count, u[i + 3] == 0x3A, let oh = number(i + 1..<i + 3), let om = number(i + 4..<i + 6), oh < 24, om < 60 else { return nil }
+            offset = (oh * 3600 + om * 60) * (u[i] == 0x2D ? -1 : 1)
+        default:
+            return nil
+        }
+        return Date(timeIntervalSince1970: Double(daysFromCivil(y, mo, d) * 86_400 + h * 3600 + mi * 60 + s - offset) + fraction)
     }
 
     /// `YYYY-MM-DDTHH:MM:SSZ`, whole seconds (rounded down), UTC.
@@ -43,7 +71,11 @@ public enum Timestamp {
         let days = t >= 0 ? t / 86_400 : (t - 86_399) / 86_400
         let secs = t - days * 86_400
         let (y, m, d) = civilFromDays(days)
-        return String(format: "%04d-%02d-%02dT%02d:%02d:%02dZ", y, m, d, secs / 3600, secs / 60 % 60, secs % 60)
+        func pad(_ v: Int, _ width: Int) -> String {
+            let digits = String(v)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(secs / 3600, 2)):\(pad(secs / 60 % 60, 2)):\(pad(secs % 60, 2))Z"
     }
 
     static func daysInMonth(_ y: Int, _ m: Int) -> Int {

@@ -1,4 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import PackCrypto
 
 /// The one tree digest used everywhere (DESIGN.md §3): SHA-256 over the lines `"<sha256 hex>  <path>\n"` of every
@@ -68,8 +75,7 @@ public struct TreeDigest: Equatable, Sendable {
 
     /// Relative paths of the regular files under `folder`, found without following symbolic links.
     static func regularFiles(under folder: URL) throws -> [String] {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+        guard FileSystem.isDirectory(folder.path) else {
             throw ModelError(file: folder.path, message: "not a folder")
         }
         var out: [String] = []
@@ -78,10 +84,7 @@ public struct TreeDigest: Equatable, Sendable {
     }
 
     private static func walk(_ directory: String, prefix: String, into out: inout [String]) throws {
-        let names: [String]
-        do { names = try FileManager.default.contentsOfDirectory(atPath: directory) } catch {
-            throw ModelError(file: directory, message: "cannot list the folder: \(error.localizedDescription)")
-        }
+        let names = try FileSystem.list(directory)
         for name in names {
             let full = directory + "/" + name
             var info = stat()

@@ -1,4 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import PackModel
 
 /// What a client remembers between runs, in one JSON file written atomically: the trusted root, the highest version

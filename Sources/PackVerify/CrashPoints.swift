@@ -1,4 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Fault injection for crash-consistency tests: when PACKVERIFY_CRASH_AT=n is set, the process kills itself with
 /// SIGKILL on reaching the n-th durability boundary (each fsync, rename, link switch and state save). Without the
@@ -6,14 +13,14 @@ import Foundation
 enum CrashPoints {
     private static let target: Int? = ProcessInfo.processInfo.environment["PACKVERIFY_CRASH_AT"].flatMap(Int.init)
     nonisolated(unsafe) private static var reached = 0
-    private static let lock = NSLock()
+    private static let lock = Lock()
 
     static func reach(_ name: String) {
         guard let target else { return }
-        lock.lock()
-        reached += 1
-        let now = reached
-        lock.unlock()
+        let now = lock.withLock {
+            reached += 1
+            return reached
+        }
         if now == target { kill(getpid(), SIGKILL) }
     }
 }

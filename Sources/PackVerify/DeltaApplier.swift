@@ -1,4 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import PackCrypto
 import PackModel
 
@@ -61,12 +68,12 @@ public struct DeltaApplier {
         var fromDeltas: UInt64 = 0
         do {
             try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: false)
-            let syncer = BackgroundSync(staging: staging)
-            for file in manifest.files { try link(from: current, to: staging, path: file.path) }
+            let writer = StagingWriter(staging: staging)
+            for file in manifest.files { try link(from: current, to: writer, path: file.path) }
             for scene in manifest.scenes {
                 let base = installedScenes[scene.id]
                 if let base, base.digest == scene.digest {
-                    for file in scene.files { try link(from: current, to: staging, path: "stops/\(scene.id)/\(file.path)") }
+                    for file in scene.files { try link(from: current, to: writer, path: "stops/\(scene.id)/\(file.path)") }
                     continue
                 }
                 guard let deltaURL = deltas[scene.id] else {
@@ -87,7 +94,7 @@ public struct DeltaApplier {
                     guard pending.remove(Array(header.path.utf8)) != nil, let file = byPath[Array(header.path.utf8)], header.size == file.size else {
                         throw VerificationFailure("delta-entry", "\(header.path) in the delta for \(scene.id) is not one of its added files")
                     }
-                    try installer.writeFile(&reader, to: staging, path: "stops/\(scene.id)/\(header.path)", expected: file, syncer: syncer)
+                    try writer.write(&reader, path: "stops/\(scene.id)/\(header.path)", expected: file)
                     fromDeltas += header.size
                 }
                 guard pending.isEmpty else { throw VerificationFailure("delta-entry", "the delta for \(scene.id) is missing some of its files") }
@@ -97,12 +104,12 @@ public struct DeltaApplier {
                     guard delta.from.version != 0, baseFiles[Array(file.path.utf8)] == file.sha256 else {
                         throw VerificationFailure("delta-base", "\(file.path) in \(scene.id) is neither in the delta nor unchanged in the installed version")
                     }
-                    try link(from: current, to: staging, path: "stops/\(scene.id)/\(file.path)")
+                    try link(from: current, to: writer, path: "stops/\(scene.id)/\(file.path)")
                 }
                 changed.append(scene.id)
             }
-            try Data(manifestBytes).write(to: staging.appendingPathComponent(Installer.manifestFileName))
-            try syncer.finish()
+            try writer.write(manifestBytes, path: Installer.manifestFileName)
+            try writer.finish()
             _ = try installer.switchOver(packFolder, to: staging, version: manifest.version)
         } catch {
             try? FileManager.default.removeItem(at: staging)
@@ -115,10 +122,9 @@ public struct DeltaApplier {
     }
 
     /// Hard-links an unchanged installed file into staging (installs are never modified in place, so sharing is safe).
-    private func link(from current: URL, to staging: URL, path: String) throws {
-        let target = staging.appendingPathComponent(path)
-        try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
-        guard Foundation.link(current.appendingPathComponent(path).path, target.path) == 0 else {
+    private func link(from current: URL, to writer: StagingWriter, path: String) throws {
+        try writer.prepareFolder(for: path)
+        guard Glibc.link(current.appendingPathComponent(path).path, writer.staging.path + "/" + path) == 0 else {
             throw VerificationFailure("delta-base", "\(path) is missing from the installed version (\(String(cString: strerror(errno))))")
         }
     }

@@ -1,4 +1,12 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
 import PackCrypto
 import PackModel
 
@@ -34,7 +42,7 @@ public struct InstalledPack {
         var report = Report(pack: manifest.pack, version: manifest.version)
         let entries = manifest.archiveEntries
         var outcomes = [UInt8](repeating: 0, count: entries.count)  // 0 ok, 1 missing, 2 changed
-        let lock = NSLock()
+        let lock = Lock()
         let workers = max(1, min(threads, entries.count))
         DispatchQueue.concurrentPerform(iterations: workers) { w in
             var i = w
@@ -46,9 +54,7 @@ public struct InstalledPack {
                 } else {
                     outcome = 1
                 }
-                lock.lock()
-                outcomes[i] = outcome
-                lock.unlock()
+                lock.withLock { outcomes[i] = outcome }
                 i += workers
             }
         }

@@ -1,4 +1,12 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
 import PackCrypto
 import PackModel
 
@@ -61,7 +69,7 @@ public struct Installer {
             var safety = PathSafety()
             var written: UInt64 = 0
             var count = 0
-            let syncer = BackgroundSync(staging: staging)
+            let writer = StagingWriter(staging: staging)
             while let header = try reader.next() {
                 try safety.admit(header.path)
                 guard let file = expected.removeValue(forKey: Array(header.path.utf8)) else {
@@ -72,15 +80,15 @@ public struct Installer {
                 }
                 written += header.size
                 guard written <= declared else { throw VerificationFailure("archive-size", "the archive holds more data than the manifest declares") }
-                try writeFile(&reader, to: staging, path: header.path, expected: file, syncer: syncer)
+                try writer.write(&reader, path: header.path, expected: file)
                 count += 1
             }
             if let missing = expected.keys.map({ String(decoding: $0, as: UTF8.self) }).sorted().first {
                 throw VerificationFailure("archive-missing", "\(missing) is listed in the manifest but not in the archive")
             }
             // The signed manifest goes in with the files, and everything must be on disk before the switch-over.
-            try Data(manifestBytes).write(to: staging.appendingPathComponent(Self.manifestFileName))
-            try syncer.finish()
+            try writer.write(manifestBytes, path: Self.manifestFileName)
+            try writer.finish()
             let folder = try switchOver(packFolder, to: staging, version: manifest.version)
             // Only now, with the new version in place, does the client remember it.
             client.manifestVersions[manifest.pack] = manifest.version
@@ -127,30 +135,6 @@ public struct Installer {
         return manifest
     }
 
-    func writeFile(_ reader: inout StrictTarReader, to staging: URL, path: String, expected: Manifest.File, syncer: BackgroundSync) throws {
-        let target = staging.appendingPathComponent(path)
-        try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
-        // O_EXCL|O_NOFOLLOW: staging is fresh and holds only what this install made, so nothing can redirect a write.
-        let fd = open(target.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw VerificationFailure("write", "\(path): cannot create (\(String(cString: strerror(errno))))") }
-        var handedOver = false
-        defer { if !handedOver { close(fd) } }
-        let hasher = SHA256()
-        try reader.read { chunk in
-            hasher.update(chunk)
-            var offset = 0
-            while offset < chunk.count {
-                let n = write(fd, chunk.baseAddress! + offset, chunk.count - offset)
-                guard n > 0 else { throw VerificationFailure("write", "\(path): \(String(cString: strerror(errno)))") }
-                offset += n
-            }
-        }
-        guard Hex.encode(hasher.finalize()) == expected.sha256 else { throw VerificationFailure("hash", "\(path) does not match the manifest's SHA-256") }
-        // BackgroundSync makes the file durable (one syncfs at the end on Linux, a background fsync elsewhere).
-        handedOver = true
-        syncer.sync(fd, path: path)
-    }
-
     /// Renames staging to a version folder, then atomically points `current` at it, then removes the old version.
     func switchOver(_ packFolder: URL, to staging: URL, version: Int) throws -> URL {
         let name = "v\(version)-\(UUID().uuidString.prefix(8))"
@@ -183,66 +167,4 @@ public struct Installer {
         }
         return folder
     }
-}
-
-#if os(Linux)
-@_silgen_name("syncfs") private func c_syncfs(_ fd: Int32) -> Int32
-#endif
-
-/// Makes a staging folder's files durable before the switch-over. On Linux one `syncfs` at the end flushes every file
-/// and directory entry of the file system at once (cheaper than an fsync per file and per folder, and it covers the
-/// new folders too); elsewhere each file is fsynced on a background thread while the next is extracted, and the
-/// folders are fsynced at the end.
-final class BackgroundSync {
-    private let staging: URL
-    private let group = DispatchGroup()
-    private let slots = DispatchSemaphore(value: 4)
-    private let lock = NSLock()
-    private var failure: String?
-
-    init(staging: URL) { self.staging = staging }
-
-    func sync(_ fd: Int32, path: String) {
-        #if os(Linux)
-        close(fd)
-        #else
-        slots.wait()
-        group.enter()
-        DispatchQueue.global(qos: .userInitiated).async {
-            let ok = fsync(fd) == 0
-            close(fd)
-            CrashPoints.reach("file fsync")
-            if !ok {
-                self.lock.lock()
-                self.failure = self.failure ?? path
-                self.lock.unlock()
-            }
-            self.slots.signal()
-            self.group.leave()
-        }
-        #endif
-    }
-
-    /// Waits until everything written under staging is on disk; throws if any flush failed.
-    func finish() throws {
-        group.wait()
-        lock.lock()
-        let failed = failure
-        lock.unlock()
-        if let failed { throw VerificationFailure("write", "\(failed): fsync failed") }
-        #if os(Linux)
-        let fd = open(staging.path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw VerificationFailure("write", "\(staging.path): cannot open to flush") }
-        defer { close(fd) }
-        guard c_syncfs(fd) == 0 else { throw VerificationFailure("write", "flushing the staged files failed (\(String(cString: strerror(errno))))") }
-        CrashPoints.reach("after syncfs")
-        #else
-        for dir in [staging] + InstalledPack.folders(under: staging) {
-            let fd = open(dir.path, O_RDONLY)
-            if fd >= 0 { fsync(fd); close(fd) }
-        }
-        #endif
-    }
-
-    deinit { group.wait() }
 }

@@ -1,4 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Which archive paths may be written into an install: relative, `/`-separated, no `.`/`..`/empty components, no
 /// control characters or backslashes, and unique even on a case-insensitive, normalisation-insensitive file system.
@@ -7,8 +14,10 @@ public struct PathSafety {
 
     public init() {}
 
-    /// The folding under which two names are the same file on the phone (APFS): Unicode NFC, then case-folded.
-    static func fold(_ path: String) -> String { path.precomposedStringWithCanonicalMapping.lowercased() }
+    /// The folding under which two names are the same file on the phone (APFS): case-folded, and compared as Swift
+    /// Strings — whose equality and hashing are Unicode canonical equivalence — so NFC and NFD spellings of one name
+    /// are the same key (this is exactly the conflation manifest lookups must avoid, and path checks need).
+    static func fold(_ path: String) -> String { path.lowercased() }
 
     /// Accepts `path` or explains why not; records it so a later twin is refused.
     public mutating func admit(_ path: String) throws {

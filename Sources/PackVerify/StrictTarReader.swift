@@ -1,4 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The client's tar reader: pure Swift, accepting only what packtool writes — ustar headers, pax `x` headers with
 /// path/size/time/owner records, and regular files — and refusing everything else (links, devices, directories,
@@ -10,7 +17,7 @@ public struct StrictTarReader {
         public var size: UInt64
     }
 
-    private let handle: FileHandle
+    private let file: ReadOnlyFile
     private let fileSize: UInt64
     private var position: UInt64 = 0
     private var pendingData: UInt64 = 0
@@ -19,21 +26,20 @@ public struct StrictTarReader {
     public let path: String
 
     public init(url: URL) throws {
-        guard let h = try? FileHandle(forReadingFrom: url) else { throw VerificationFailure("archive-open", "\(url.path): cannot open") }
-        handle = h
-        fileSize = (try? h.seekToEnd()) ?? 0
-        try? h.seek(toOffset: 0)
+        guard let f = ReadOnlyFile(path: url.path) else { throw VerificationFailure("archive-open", "\(url.path): cannot open as a regular file") }
+        file = f
+        fileSize = f.size
         path = url.path
     }
 
     private func fail(_ code: String, _ message: String) -> VerificationFailure { VerificationFailure(code, "\(path): \(message)") }
 
     private mutating func block() throws -> [UInt8] {
-        guard position + 512 <= fileSize, let data = try? handle.read(upToCount: 512), data.count == 512 else {
+        guard position + 512 <= fileSize, let data = file.bytes(at: position, count: 512) else {
             throw fail("archive-truncated", "the archive ends in the middle of a header")
         }
         position += 512
-        return [UInt8](data)
+        return data
     }
 
     /// The next file's header, or nil after the end-of-archive marker. Skips any unread data of the previous file.
@@ -41,7 +47,6 @@ public struct StrictTarReader {
         guard !finished else { return nil }
         if pendingData + pendingPadding > 0 {
             position += pendingData + pendingPadding
-            try handle.seek(toOffset: position)
             pendingData = 0
             pendingPadding = 0
         }
@@ -55,7 +60,7 @@ public struct StrictTarReader {
                 guard second.allSatisfy({ $0 == 0 }) else { throw fail("archive-trailer", "data after the end-of-archive marker") }
                 while position < fileSize {
                     let n = Int(min(65_536, fileSize - position))
-                    guard let rest = try handle.read(upToCount: n), rest.count == n else { break }
+                    guard let rest = file.bytes(at: position, count: n) else { break }
                     guard rest.allSatisfy({ $0 == 0 }) else { throw fail("archive-trailer", "data after the end-of-archive marker") }
                     position += UInt64(n)
                 }
@@ -72,14 +77,13 @@ public struct StrictTarReader {
             let type = h[156]
             switch type {
             case UInt8(ascii: "x"):
-                guard headerSize <= 64 * 1024, position + headerSize <= fileSize, let data = try handle.read(upToCount: Int(headerSize)), data.count == Int(headerSize) else {
+                guard headerSize <= 64 * 1024, position + headerSize <= fileSize, let data = file.bytes(at: position, count: Int(headerSize)) else {
                     throw fail("archive-pax", "pax header too large or truncated")
                 }
                 position += headerSize
                 let padding = (512 - headerSize % 512) % 512
                 position += padding
-                try handle.seek(toOffset: position)
-                for (key, value) in try paxRecords([UInt8](data)) {
+                for (key, value) in try paxRecords(data) {
                     switch key {
                     case "path": paxPath = value
                     case "size":
@@ -117,13 +121,10 @@ public struct StrictTarReader {
     /// buffer (no allocation per piece).
     public mutating func read(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
         guard pendingData > 0 else { return skipPadding() }
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Int(min(pendingData, 1 << 20)), alignment: 16)
-        defer { buffer.deallocate() }
-        let fd = handle.fileDescriptor
+        let buffer = file.streamingBuffer()
         while pendingData > 0 {
             let want = Int(min(pendingData, UInt64(buffer.count)))
-            let n = Foundation.read(fd, buffer.baseAddress, want)
-            if n < 0 && errno == EINTR { continue }
+            let n = file.read(at: position, into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]))
             guard n > 0 else { throw fail("archive-truncated", "the archive ends inside a file") }
             try body(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
             pendingData -= UInt64(n)
@@ -132,10 +133,23 @@ public struct StrictTarReader {
         skipPadding()
     }
 
+    /// Reads the next piece of the current file into `buffer` (at most its size); 0 once the file is fully read.
+    public mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        guard pendingData > 0 else {
+            skipPadding()
+            return 0
+        }
+        let want = Int(min(pendingData, UInt64(buffer.count)))
+        let n = file.read(at: position, into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]))
+        guard n > 0 else { throw fail("archive-truncated", "the archive ends inside a file") }
+        pendingData -= UInt64(n)
+        position += UInt64(n)
+        return n
+    }
+
     private mutating func skipPadding() {
         if pendingPadding > 0 {
             position += pendingPadding
-            try? handle.seek(toOffset: position)
             pendingPadding = 0
         }
     }

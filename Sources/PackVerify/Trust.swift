@@ -1,4 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import PackCrypto
 import PackModel
 
@@ -79,11 +86,8 @@ public struct Trust {
         var info = stat()
         guard stat(url.path, &info) == 0 else { throw VerificationFailure("missing", "\(url.path) is missing") }
         guard UInt64(info.st_size) <= cap else { throw VerificationFailure("size", "\(url.path) is \(info.st_size) bytes, over the \(cap)-byte cap") }
-        guard let handle = try? FileHandle(forReadingFrom: url) else { throw VerificationFailure("missing", "\(url.path) cannot be read") }
-        defer { try? handle.close() }
-        // Read at most cap + 1 bytes, so a file that grows while being read is still caught.
-        let data = (try? handle.read(upToCount: Int(cap) + 1)) ?? Data()
-        guard UInt64(data.count) <= cap else { throw VerificationFailure("size", "\(url.path) is over the \(cap)-byte cap") }
-        return data
+        do { return try FileSystem.read(url.path, cap: Int(cap)) } catch let error as ModelError {
+            throw VerificationFailure("size", error.description)
+        }
     }
 }

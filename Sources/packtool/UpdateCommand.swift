@@ -1,4 +1,5 @@
 import Foundation
+import PackHTTP
 import PackVerify
 
 /// `packtool update`: what the app does to stay current, from an HTTP(S) server or a folder.
@@ -21,10 +22,15 @@ enum UpdateCommand: Command {
         guard a.positionals.isEmpty else { throw CommandLineError.usage("unexpected \(a.positionals[0])") }
         let into = URL(fileURLWithPath: try a.required("--into"))
         let state = a.value("--state").map { URL(fileURLWithPath: $0) } ?? into.appendingPathComponent(".packtool-client")
-        guard let base = URL(string: try a.required("--from")), ["http", "https", "file"].contains(base.scheme ?? "") else {
-            throw CommandLineError.usage("--from must be an http://, https:// or file:// URL")
+        let from = try a.required("--from")
+        let fetcher: Fetcher
+        if let http = HTTPLocation(from) {
+            fetcher = HTTPFetcher(base: http, timeout: try a.number("--timeout", default: 15))
+        } else if let base = URL(string: from), base.isFileURL {
+            fetcher = FileFetcher(base: URL(fileURLWithPath: base.path))
+        } else {
+            throw CommandLineError.usage("--from must be an http://, https:// or file:// URL (without credentials)")
         }
-        let fetcher: Fetcher = base.isFileURL ? FileFetcher(base: URL(fileURLWithPath: base.path)) : HTTPFetcher(base: base, timeout: try a.number("--timeout", default: 15))
         do {
             if !FileManager.default.fileExists(atPath: state.appendingPathComponent(ClientState.fileName).path) {
                 try Trust(state: state).pin(rootFile: URL(fileURLWithPath: try a.required("--root")))

@@ -47,5 +47,11 @@ final class TimestampTests: XCTestCase {
         XCTAssertNil(Timestamp.parse("2026-13-01T00:00:00Z"))
         XCTAssertNil(Timestamp.parse("not a time"))
         XCTAssertEqual(Timestamp.parse("2026-06-01T02:00:00+02:00")?.timeIntervalSince1970, Timestamp.parse("2026-06-01T00:00:00Z")?.timeIntervalSince1970)
+        XCTAssertEqual(Timestamp.parse("2026-05-31T21:30:00-02:30")?.timeIntervalSince1970, Timestamp.parse("2026-06-01T00:00:00Z")?.timeIntervalSince1970)
+        XCTAssertEqual(Timestamp.parse("2026-06-01T00:00:00.25z")?.timeIntervalSince1970, Timestamp.parse("2026-06-01T00:00:00Z")!.timeIntervalSince1970 + 0.25)
+        XCTAssertNil(Timestamp.parse("2026-06-01T00:00:00"), "an offset is required")
+        XCTAssertNil(Timestamp.parse("2026-06-01T00:00:00.Z"), "a fraction needs digits")
+        XCTAssertNil(Timestamp.parse("2026-06-01T00:00:00Zjunk"))
+        XCTAssertNil(Timestamp.parse("2026-06-01T00:00:00+2:00"))
     }
 }

@@ -1,0 +1,221 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import PackModel
+import PackVerify
+
+/// The updater's HTTP/1.1 transport, written on sockets and libssl rather than URLSession: on Linux,
+/// FoundationNetworking brings libcurl, libxml2 and ICU into every process that links it (10 MiB of resident memory
+/// before the first byte), and a client that only needs GET with Range does not need them. On Apple platforms an app
+/// can equally pass its own URLSession-backed `Fetcher`.
+///
+/// Downloads resume: a `.part` file grows across attempts with `Range: bytes=N-`, and a 206 must start exactly at N.
+/// A stalled server times out; dropped connections, stalls and 5xx answers are retried with backoff; redirects are
+/// followed (at most 5, never from https to http); never more bytes than the cap are accepted.
+public final class HTTPFetcher: Fetcher {
+    public let base: HTTPLocation
+    public var timeout: Double
+    public var retries: Int
+    public var userAgent = "packverify/\(PackVerifyVersion.string)"
+
+    public init(base: HTTPLocation, timeout: Double = 15, retries: Int = 3) {
+        self.base = base
+        self.timeout = timeout
+        self.retries = retries
+    }
+
+    public func fetch(_ path: String, to file: URL, maxBytes: UInt64, progress: ((UInt64) -> Void)?) throws {
+        let partial = file.path + ".part"
+        var lastFailure = VerificationFailure("fetch", "\(path): no attempt made")
+        for attempt in 0...retries {
+            if attempt > 0 { usleep(useconds_t(min(4, 1 << (attempt - 1)) * 250_000)) }
+            let fd = open(partial, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+            guard fd >= 0 else { throw VerificationFailure("fetch", "\(partial): cannot write (\(FileSystem.reason()))") }
+            var sink = PartialFile(fd: fd, maxBytes: maxBytes, progress: progress)
+            do {
+                defer { Glibc.close(fd) }
+                if sink.have > maxBytes { try sink.restart() }
+                try get(base.appending(path), into: &sink, name: path)
+                guard fsync(fd) == 0 else { throw VerificationFailure("fetch", "\(partial): cannot flush (\(FileSystem.reason()))") }
+            } catch let error as HTTPError {
+                var code = "fetch"
+                if case .tls = error { code = "fetch-tls" }
+                lastFailure = VerificationFailure(code, "\(path): \(error.message)")
+                if error.retryable { continue }
+                unlink(partial)
+                throw lastFailure
+            } catch let failure as VerificationFailure {
+                if failure.code == "fetch-retry" {
+                    lastFailure = VerificationFailure("fetch", failure.message)
+                    continue
+                }
+                unlink(partial)
+                throw failure
+            }
+            unlink(file.path)
+            guard rename(partial, file.path) == 0 else { throw VerificationFailure("fetch", "\(file.path): cannot move the download into place") }
+            return
+        }
+        throw lastFailure
+    }
+
+    /// One GET (following redirects) whose body is appended to `sink`.
+    private func get(_ start: HTTPLocation, into sink: inout PartialFile, name: String) throws {
+        var location = start
+        for _ in 0...5 {
+            let connection = try Connection(host: location.host, port: location.port, secure: location.secure, timeout: timeout)
+            defer { connection.close() }
+            var request = "GET \(location.target) HTTP/1.1\r\nHost: \(location.hostHeader)\r\nUser-Agent: \(userAgent)\r\n"
+            request += "Accept-Encoding: identity\r\nConnection: close\r\n"
+            if sink.have > 0 { request += "Range: bytes=\(sink.have)-\r\n" }
+            request += "\r\n"
+            try connection.send(Array(request.utf8))
+            var reader = ResponseReader(connection: connection)
+            let head = try reader.readHead()
+            switch head.status {
+            case 301, 302, 303, 307, 308:
+                guard let target = head.value("location").flatMap(location.resolving) else {
+                    throw HTTPError.protocolError("a redirect without a usable Location")
+                }
+                guard location.secure == false || target.secure else {
+                    throw VerificationFailure("fetch", "\(name): refused a redirect from https to http (\(target.description))")
+                }
+                location = target
+                continue
+            case 200:
+                try sink.restart()  // the server ignored the Range (or there was none): start from zero
+            case 206:
+                guard head.rangeStart == sink.have else {
+                    try sink.restart()
+                    throw VerificationFailure("fetch-retry", "\(name): the server resumed at the wrong offset")
+                }
+            case 404, 410:
+                throw VerificationFailure("fetch-missing", "\(name) is not on the server")
+            case 416:
+                // Asked for bytes past the end: the partial file is stale or complete; start again from zero.
+                try sink.restart()
+                throw VerificationFailure("fetch-retry", "\(name): the server refused the resume range")
+            case 500...599:
+                throw HTTPError.interrupted("HTTP \(head.status) for \(location.target)")
+            default:
+                throw VerificationFailure("fetch", "HTTP \(head.status) for \(location.target)")
+            }
+            if let length = head.contentLength, sink.have + length > sink.maxBytes {
+                throw VerificationFailure("fetch-size", "\(name): the server offers more bytes than the signed size")
+            }
+            try reader.readBody(head: head) { try sink.append($0, name: name) }
+            return
+        }
+        throw VerificationFailure("fetch", "\(name): too many redirects")
+    }
+}
+
+/// The `.part` file a download grows: how much it already has, the cap, and appending with progress.
+private struct PartialFile {
+    let fd: Int32
+    let maxBytes: UInt64
+    let progress: ((UInt64) -> Void)?
+    var have: UInt64
+
+    init(fd: Int32, maxBytes: UInt64, progress: ((UInt64) -> Void)?) {
+        self.fd = fd
+        self.maxBytes = maxBytes
+        self.progress = progress
+        have = UInt64(max(0, lseek(fd, 0, SEEK_END)))
+    }
+
+    mutating func restart() throws {
+        guard ftruncate(fd, 0) == 0, lseek(fd, 0, SEEK_SET) == 0 else { throw VerificationFailure("fetch", "cannot truncate the partial download") }
+        have = 0
+    }
+
+    mutating func append(_ bytes: UnsafeRawBufferPointer, name: String) throws {
+        guard have + UInt64(bytes.count) <= maxBytes else {
+            throw VerificationFailure("fetch-size", "\(name): the server sent more bytes than the signed size")
+        }
+        guard FileSystem.writeAll(fd, bytes) else { throw VerificationFailure("fetch", "\(name): cannot write the download (\(FileSystem.reason()))") }
+        have += UInt64(bytes.count)
+        progress?(have)
+    }
+}
+
+/// Reads a response off a connection through one 64 KiB buffer: the head (at most 64 KiB), then the body framed by
+/// Content-Length, chunked encoding, or the connection's end.
+private struct ResponseReader {
+    let connection: Connection
+    private var buffer = [UInt8](repeating: 0, count: 1 << 16)
+    private var start = 0
+    private var end = 0
+
+    init(connection: Connection) { self.connection = connection }
+
+    private mutating func fill() throws -> Bool {
+        if start == end { start = 0; end = 0 }
+        let n = try buffer.withUnsafeMutableBytes { try connection.receive(into: UnsafeMutableRawBufferPointer(rebasing: $0[end...])) }
+        end += n
+        return n > 0
+    }
+
+    mutating func readHead() throws -> ResponseHead {
+        // 1xx interim responses (100 Continue, 103 Early Hints) precede the real one.
+        while true {
+            let head = try headOnce()
+            if head.status >= 200 { return head }
+        }
+    }
+
+    private mutating func headOnce() throws -> ResponseHead {
+        var scanned = start
+        while true {
+            var i = max(start, scanned - 3)
+            while i + 3 < end {
+                if buffer[i] == 0x0D && buffer[i + 1] == 0x0A && buffer[i + 2] == 0x0D && buffer[i + 3] == 0x0A {
+                    let head = try ResponseHead.parse(Array(buffer[start..<i + 4]))
+                    start = i + 4
+                    return head
+                }
+                i += 1
+            }
+            scanned = end
+            guard end < buffer.count else { throw HTTPError.protocolError("the response head is larger than 64 KiB") }
+            guard try fill() else { throw HTTPError.interrupted("the server closed the connection before answering") }
+        }
+    }
+
+    mutating func readBody(head: ResponseHead, _ sink: (UnsafeRawBufferPointer) throws -> Void) throws {
+        if head.isChunked {
+            var decoder = ChunkedDecoder()
+            while true {
+                if start < end {
+                    let (s, e) = (start, end)
+                    try buffer.withUnsafeBytes { try decoder.feed(UnsafeRawBufferPointer(rebasing: $0[s..<e]), emit: sink) }
+                    start = end
+                }
+                if decoder.isDone { return }
+                guard try fill() else { throw HTTPError.interrupted("the connection closed inside a chunked body") }
+            }
+        }
+        var remaining = head.contentLength
+        while true {
+            if start < end {
+                let n = remaining.map { Int(min($0, UInt64(end - start))) } ?? (end - start)
+                let s = start
+                try buffer.withUnsafeBytes { try sink(UnsafeRawBufferPointer(rebasing: $0[s..<s + n])) }
+                start += n
+                if let r = remaining { remaining = r - UInt64(n) }
+            }
+            if remaining == 0 { return }
+            guard try fill() else {
+                if remaining == nil { return }  // no length: the connection's end is the body's end
+                throw HTTPError.interrupted("the server closed the connection \(remaining!) bytes before the end")
+            }
+        }
+    }
+}

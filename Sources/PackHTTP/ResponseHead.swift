@@ -1,0 +1,87 @@
+/// The status line and headers of an HTTP/1.x response, and what the fetcher needs from them.
+public struct ResponseHead: Equatable, Sendable {
+    public var status: Int
+    /// Header names lowercased, in order; repeated headers stay separate.
+    public var headers: [(name: String, value: String)]
+
+    public static func == (a: ResponseHead, b: ResponseHead) -> Bool {
+        a.status == b.status && a.headers.elementsEqual(b.headers, by: { $0.name == $1.name && $0.value == $1.value })
+    }
+
+    public func value(_ name: String) -> String? { headers.first { $0.name == name }?.value }
+
+    /// The body length, when the response declares one (and is not chunked).
+    public var contentLength: UInt64? { isChunked ? nil : value("content-length").flatMap { UInt64($0.trimmingSpaces) } }
+
+    public var isChunked: Bool {
+        headers.contains { $0.name == "transfer-encoding" && $0.value.lowercased().contains("chunked") }
+    }
+
+    /// The first byte offset of a 206 response (`Content-Range: bytes FIRST-LAST/TOTAL`).
+    public var rangeStart: UInt64? {
+        guard let v = value("content-range")?.trimmingSpaces, v.lowercased().hasPrefix("bytes ") else { return nil }
+        let spec = v.dropFirst(6)
+        guard let dash = spec.firstIndex(of: "-") else { return nil }
+        return UInt64(spec[..<dash])
+    }
+
+    /// Parses the bytes up to and including the blank line that ends the head.
+    public static func parse(_ bytes: [UInt8]) throws -> ResponseHead {
+        // Split on bytes: as Swift Characters, "\r\n" is one grapheme and would never equal "\n".
+        var lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false).map { line in
+            String(decoding: line.last == 0x0D ? line.dropLast() : line, as: UTF8.self)
+        }
+        while lines.last?.isEmpty == true { lines.removeLast() }
+        guard let first = lines.first else { throw HTTPError.protocolError("an empty response") }
+        let parts = first.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true)
+        guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), parts[1].count == 3, let status = Int(parts[1]), status >= 100 else {
+            throw HTTPError.protocolError("not an HTTP/1.x status line: \(first.prefix(80))")
+        }
+        var headers: [(name: String, value: String)] = []
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":"), colon != line.startIndex else {
+                throw HTTPError.protocolError("a malformed header line: \(line.prefix(80))")
+            }
+            headers.append((String(line[..<colon]).lowercased(), String(line[line.index(after: colon)...]).trimmingSpaces))
+        }
+        return ResponseHead(status: status, headers: headers)
+    }
+}
+
+/// Why a transfer failed, before the fetcher turns it into a VerificationFailure. `retryable` failures (a dropped
+/// connection, a stall, a 5xx) are attempted again and resume where they stopped.
+public enum HTTPError: Error, Equatable {
+    case protocolError(String)
+    case interrupted(String)
+    case timedOut(String)
+    case connect(String)
+    case tls(String)
+
+    public var retryable: Bool {
+        switch self {
+        case .interrupted, .timedOut, .connect: return true
+        case .protocolError, .tls: return false
+        }
+    }
+
+    public var message: String {
+        switch self {
+        case .protocolError(let m): return "the server's response is malformed: \(m)"
+        case .interrupted(let m): return "download interrupted: \(m)"
+        case .timedOut(let m): return "timed out: \(m)"
+        case .connect(let m): return "cannot connect: \(m)"
+        case .tls(let m): return "TLS: \(m)"
+        }
+    }
+}
+
+extension StringProtocol {
+    var trimmingSpaces: String {
+        let scalars = Array(unicodeScalars)
+        guard let start = scalars.firstIndex(where: { $0 != " " && $0 != "\t" }) else { return "" }
+        let end = scalars.lastIndex(where: { $0 != " " && $0 != "\t" })!
+        var out = ""
+        out.unicodeScalars.append(contentsOf: scalars[start...end])
+        return out
+    }
+}

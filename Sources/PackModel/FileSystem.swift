@@ -1,0 +1,82 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The few file-system calls the model and the client library need, made directly on POSIX. The client library
+/// links only FoundationEssentials (no FileHandle, no localized error text), and these calls report failures with
+/// the system's own reason (`strerror`) and the path, which is what a user needs to act on.
+public enum FileSystem {
+    /// Names in `directory` (without `.` and `..`), unsorted.
+    public static func list(_ directory: String) throws -> [String] {
+        guard let dir = opendir(directory) else { throw ModelError(file: directory, message: "cannot list the folder: \(reason())") }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// Whether `path` is a folder (following a final symbolic link, as `FileManager.fileExists` does).
+    public static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+    }
+
+    /// Whether anything exists at `path` (without following a final symbolic link).
+    public static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0
+    }
+
+    /// The whole of a regular file of at most `cap` bytes. Reads at most `cap + 1` bytes, so a file that grows
+    /// while it is read is still refused.
+    public static func read(_ path: String, cap: Int) throws -> Data {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw ModelError(file: path, message: "cannot read: \(reason())") }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw ModelError(file: path, message: "cannot read: \(reason())") }
+        guard info.st_mode & S_IFMT == S_IFREG else { throw ModelError(file: path, message: "not a regular file") }
+        guard Int(info.st_size) <= cap else { throw ModelError(file: path, message: "file is \(info.st_size) bytes, over the \(cap)-byte limit") }
+        var bytes = [UInt8](repeating: 0, count: Int(info.st_size) + 1)
+        var count = 0
+        while count < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + count, $0.count - count) }
+            if n == 0 { break }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw ModelError(file: path, message: "cannot read: \(reason())")
+            }
+            count += n
+            if count == bytes.count, count <= cap { bytes.append(contentsOf: repeatElement(0, count: min(cap + 1 - count, 1 << 16))) }
+        }
+        guard count <= cap else { throw ModelError(file: path, message: "file is over the \(cap)-byte limit") }
+        return Data(bytes[0..<count])
+    }
+
+    /// Writes all of `bytes` to `fd`, retrying short writes and EINTR; false on any other failure.
+    public static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { return false }
+            offset += n
+        }
+        return true
+    }
+
+    /// The current `errno` in words.
+    public static func reason() -> String { String(cString: strerror(errno)) }
+}
