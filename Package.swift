@@ -22,7 +22,7 @@ let package = Package(
         .target(name: "PackCrypto", dependencies: ["COpenSSL"]),
         .target(name: "PackModel", dependencies: ["PackCrypto"]),
         .target(name: "PackMedia"),
-        .target(name: "PackArchive", dependencies: ["CArchive", "PackCrypto"]),
+        .target(name: "PackArchive", dependencies: ["CArchive", "PackCrypto", "PackModel"]),
         .target(name: "PackLint", dependencies: ["PackModel", "PackMedia"]),
         .target(name: "PackPublish", dependencies: ["PackModel", "PackArchive", "CSQLite", "PackLint", "PackVerify"]),
         .target(name: "PackVerify", dependencies: ["PackModel", "PackCrypto"]),

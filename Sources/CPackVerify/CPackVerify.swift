@@ -117,8 +117,6 @@ private func respond(_ request: UnsafePointer<CChar>?, _ body: (Request) throws 
     } catch {
         result = ["ok": .bool(false), "error": .object(["code": .string("error"), "message": JSONValue("\(error)")])]
     }
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    let data = (try? encoder.encode(result)) ?? Data("{\"ok\":false}".utf8)
+    let data = JSONValue.object(result).encoded()
     return strdup(String(decoding: data, as: UTF8.self))
 }

@@ -1,5 +1,12 @@
 import CArchive
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A libarchive failure, with libarchive's own message and the archive it concerns.
 public struct ArchiveError: Error, CustomStringConvertible, Equatable {

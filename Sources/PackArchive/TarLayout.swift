@@ -1,4 +1,12 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import PackModel
 
 /// Where each entry's data lies in a tar that packtool wrote (ustar headers, with pax `x` headers for long or
 /// non-ASCII names). Reads only the 512-byte headers, seeking over the data, so indexing a large archive is cheap.
@@ -10,17 +18,14 @@ public enum TarLayout {
     }
 
     public static func scan(_ url: URL) throws -> [Entry] {
-        guard let handle = try? FileHandle(forReadingFrom: url) else { throw ArchiveError("\(url.path): cannot open") }
-        defer { try? handle.close() }
-        let fileSize = try handle.seekToEnd()
+        guard let file = ReadOnlyFile(path: url.path) else { throw ArchiveError("\(url.path): cannot open as a regular file") }
+        let fileSize = file.size
         var entries: [Entry] = []
         var position: UInt64 = 0
         var paxPath: String?
         var paxSize: UInt64?
         while position + 512 <= fileSize {
-            try handle.seek(toOffset: position)
-            guard let header = try handle.read(upToCount: 512), header.count == 512 else { throw ArchiveError("\(url.path): truncated header at \(position)") }
-            let h = [UInt8](header)
+            guard let h = file.bytes(at: position, count: 512) else { throw ArchiveError("\(url.path): truncated header at \(position)") }
             if h.allSatisfy({ $0 == 0 }) { break }
             guard let size = paxSize ?? octal(h[124..<136]) else { throw ArchiveError("\(url.path): bad size field at \(position)") }
             let type = h[156]
@@ -30,7 +35,7 @@ public enum TarLayout {
             switch type {
             case UInt8(ascii: "x"):
                 guard size <= 1 << 20 else { throw ArchiveError("\(url.path): pax header too large") }
-                let data = [UInt8]((try handle.read(upToCount: Int(size))) ?? Data())
+                guard let data = file.bytes(at: dataOffset, count: Int(size)) else { throw ArchiveError("\(url.path): truncated pax header at \(position)") }
                 let records = paxRecords(data)
                 paxPath = records["path"]
                 paxSize = records["size"].flatMap { UInt64($0) }

@@ -1,5 +1,12 @@
 import CArchive
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Reads any tar libarchive understands, entry by entry, for publisher-side checks (`packtool verify`) and to
 /// cross-check the client's strict reader in tests. Clients never use this (DESIGN.md §2).

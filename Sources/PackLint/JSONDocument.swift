@@ -1,4 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import PackMedia
 
 /// One authored JSON file as lint sees it: its bytes, its positional tree, every structural problem found in it,

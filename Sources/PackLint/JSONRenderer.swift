@@ -1,4 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Renders findings for programs: `{"diagnostics": [...], "summary": {...}, "reports": [...]}` with sorted keys.
 public struct JSONRenderer {

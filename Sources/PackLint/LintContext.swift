@@ -1,4 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import PackMedia
 import PackModel
 
@@ -46,10 +53,8 @@ public final class LintContext {
             let stopsURL = packRoot.appendingPathComponent("stops")
             let names = ((try? FileManager.default.contentsOfDirectory(atPath: stopsURL.path)) ?? []).sorted()
             scenes = names.compactMap { name in
-                var isDir: ObjCBool = false
                 let url = stopsURL.appendingPathComponent(name)
-                guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDir), isDir.boolValue else { return nil }
-                return SceneSource(stop: name, url: url)
+                return FileSystem.isDirectory(url.path) ? SceneSource(stop: name, url: url) : nil
             }
         }
     }

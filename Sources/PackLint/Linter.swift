@@ -1,4 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import PackModel
 
 /// Runs every rule over a pack (or one scene) and returns the diagnostics in file, line, column order, with a

@@ -1,4 +1,13 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import PackMedia
+import PackModel
 
 /// Renders findings as SARIF 2.1.0 (OASIS), the format code-scanning services ingest: one run whose tool lists every
 /// rule, and one result per finding with ruleId, level and a physical location relative to `%SRCROOT%`.
@@ -10,45 +19,46 @@ public struct SARIFRenderer {
     public func render(_ diagnostics: [Diagnostic]) -> String {
         let rules = Linter.allCodes
         let index = Dictionary(uniqueKeysWithValues: rules.enumerated().map { ($1.code, $0) })
-        let ruleObjects: [[String: Any]] = rules.map { rule in
-            [
-                "id": rule.code,
-                "shortDescription": ["text": rule.summary],
-                "helpUri": "https://packtool.example/docs/lint-rules#\(rule.code.lowercased())",
-                "defaultConfiguration": ["level": Self.level(rule.severity)],
-            ]
+        let ruleObjects: [JSONValue] = rules.map { rule in
+            JSONValue([
+                "id": JSONValue(rule.code),
+                "shortDescription": JSONValue(["text": JSONValue(rule.summary)]),
+                "helpUri": JSONValue("https://packtool.example/docs/lint-rules#\(rule.code.lowercased())"),
+                "defaultConfiguration": JSONValue(["level": JSONValue(Self.level(rule.severity))]),
+            ])
         }
-        let results: [[String: Any]] = diagnostics.map { d in
-            var region: [String: Any] = [:]
+        let results: [JSONValue] = diagnostics.map { d in
+            var region: [String: JSONValue] = [:]
             if d.location.line > 0 {
-                region["startLine"] = d.location.line
-                region["startColumn"] = max(1, d.location.column)
+                region["startLine"] = JSONValue(d.location.line)
+                region["startColumn"] = JSONValue(max(1, d.location.column))
             }
             // Paths under the working directory are relative to %SRCROOT%; others are absolute file URIs.
-            let artifact: [String: Any] = d.location.file.hasPrefix("/")
-                ? ["uri": "file://" + Self.uri(d.location.file)] : ["uri": Self.uri(d.location.file), "uriBaseId": "%SRCROOT%"]
-            var physical: [String: Any] = ["artifactLocation": artifact]
-            if !region.isEmpty { physical["region"] = region }
-            var result: [String: Any] = [
-                "ruleId": d.code,
-                "level": Self.level(d.severity),
-                "message": ["text": d.message + (d.hint.map { " Hint: \($0)" } ?? "")],
-                "locations": [["physicalLocation": physical]],
+            let artifact: [String: JSONValue] = d.location.file.hasPrefix("/")
+                ? ["uri": JSONValue("file://" + Self.uri(d.location.file))]
+                : ["uri": JSONValue(Self.uri(d.location.file)), "uriBaseId": JSONValue("%SRCROOT%")]
+            var physical: [String: JSONValue] = ["artifactLocation": JSONValue(artifact)]
+            if !region.isEmpty { physical["region"] = JSONValue(region) }
+            var result: [String: JSONValue] = [
+                "ruleId": JSONValue(d.code),
+                "level": JSONValue(Self.level(d.severity)),
+                "message": JSONValue(["text": JSONValue(d.message + (d.hint.map { " Hint: \($0)" } ?? ""))]),
+                "locations": JSONValue([JSONValue(["physicalLocation": JSONValue(physical)])]),
             ]
-            if let i = index[d.code] { result["ruleIndex"] = i }
-            if let pointer = d.location.pointer { result["properties"] = ["jsonPointer": pointer] }
-            return result
+            if let i = index[d.code] { result["ruleIndex"] = JSONValue(i) }
+            if let pointer = d.location.pointer { result["properties"] = JSONValue(["jsonPointer": JSONValue(pointer)]) }
+            return JSONValue(result)
         }
-        let log: [String: Any] = [
-            "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-            "version": "2.1.0",
-            "runs": [[
-                "tool": ["driver": ["name": "packtool", "version": toolVersion, "informationUri": "https://packtool.example/", "rules": ruleObjects]],
-                "results": results,
-            ]],
+        let driver: [String: JSONValue] = [
+            "name": JSONValue("packtool"), "version": JSONValue(toolVersion),
+            "informationUri": JSONValue("https://packtool.example/"), "rules": JSONValue(ruleObjects),
         ]
-        let data = (try? JSONSerialization.data(withJSONObject: log, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])) ?? Data()
-        return String(decoding: data, as: UTF8.self) + "\n"
+        let log: [String: JSONValue] = [
+            "$schema": JSONValue("https://json.schemastore.org/sarif-2.1.0.json"),
+            "version": JSONValue("2.1.0"),
+            "runs": JSONValue([JSONValue(["tool": JSONValue(["driver": JSONValue(driver)]), "results": JSONValue(results)])]),
+        ]
+        return String(decoding: JSONValue(log).encoded(pretty: true), as: UTF8.self) + "\n"
     }
 
     static func level(_ s: Diagnostic.Severity) -> String {
@@ -59,10 +69,18 @@ public struct SARIFRenderer {
         }
     }
 
-    /// A relative URI reference: path segments percent-encoded, `/` kept.
+    /// A relative URI reference: every byte outside RFC 3986's unreserved set percent-encoded, `/` kept.
     static func uri(_ path: String) -> String {
-        var allowed = CharacterSet.urlPathAllowed
-        allowed.remove(charactersIn: "?#[]@!$&'()*+,;=")
-        return path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path
+        var out = ""
+        for byte in path.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "/"):
+                out.unicodeScalars.append(UnicodeScalar(byte))
+            default:
+                out += "%" + NumberText.hexByte(byte)
+            }
+        }
+        return out
     }
 }

@@ -1,4 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Great-circle geometry on a spherical Earth, accurate to well under a metre and a tenth of a degree over the few
 /// hundred metres between a stop and what it looks at.

@@ -1,4 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import PackCrypto
 
 /// Copies a file in 1 MiB pieces while hashing it, creating the target exclusively and fsyncing it.

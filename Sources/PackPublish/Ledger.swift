@@ -1,4 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import PackCrypto
 import PackModel
 
@@ -135,11 +142,8 @@ public final class Ledger {
     /// Reads a stored blob's bytes (for deltas and deep verification), checking them against the hash.
     public func readBlob(_ sha256: String) throws -> [UInt8] {
         guard let (url, offset, size) = try blob(sha256) else { throw PublishError.io("no stored copy of \(sha256)") }
-        guard let handle = try? FileHandle(forReadingFrom: url) else { throw PublishError.io("\(url.path): missing") }
-        defer { try? handle.close() }
-        try handle.seek(toOffset: offset)
-        let bytes = [UInt8]((try handle.read(upToCount: Int(size))) ?? Data())
-        guard bytes.count == Int(size), SHA256.hexHash(bytes) == sha256 else { throw PublishError.io("\(url.path): stored copy of \(sha256) is damaged") }
+        guard let file = ReadOnlyFile(path: url.path) else { throw PublishError.io("\(url.path): missing") }
+        guard let bytes = file.bytes(at: offset, count: Int(size)), SHA256.hexHash(bytes) == sha256 else { throw PublishError.io("\(url.path): stored copy of \(sha256) is damaged") }
         return bytes
     }
 

@@ -1,4 +1,12 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
 import PackArchive
 import PackCrypto
 import PackLint
@@ -80,18 +88,13 @@ public final class Publisher {
     public func plan() throws -> Plan {
         // Every file is read and hashed once here; lint's sign-off checks reuse these digests.
         let stopsURL = options.pack.appendingPathComponent("stops")
-        let stops = ((try? FileManager.default.contentsOfDirectory(atPath: stopsURL.path)) ?? []).sorted().filter { stop in
-            var isDir: ObjCBool = false
-            return FileManager.default.fileExists(atPath: stopsURL.appendingPathComponent(stop).path, isDirectory: &isDir) && isDir.boolValue
-        }
+        let stops = ((try? FileSystem.list(stopsURL.path)) ?? []).sorted().filter { FileSystem.isDirectory(stopsURL.path + "/" + $0) }
         // Scenes are hashed in parallel, one per core.
         var results = [Swift.Result<TreeDigest, Error>?](repeating: nil, count: stops.count)
-        let lock = NSLock()
+        let lock = Lock()
         DispatchQueue.concurrentPerform(iterations: stops.count) { i in
             let r = Swift.Result { try TreeDigest(folder: stopsURL.appendingPathComponent(stops[i])) }
-            lock.lock()
-            results[i] = r
-            lock.unlock()
+            lock.withLock { results[i] = r }
         }
         var digests: [String: TreeDigest] = [:]
         for (i, stop) in stops.enumerated() { digests[stop] = try results[i]!.get() }

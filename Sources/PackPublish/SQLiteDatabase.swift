@@ -1,5 +1,12 @@
 import CSQLite
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A SQLite connection: owns the `sqlite3*` handle, turns return codes into errors in one place, and binds values
 /// only through prepared statements.

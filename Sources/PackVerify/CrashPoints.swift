@@ -6,6 +6,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import PackModel
 
 /// Fault injection for crash-consistency tests: when PACKVERIFY_CRASH_AT=n is set, the process kills itself with
 /// SIGKILL on reaching the n-th durability boundary (each fsync, rename, link switch and state save). Without the

@@ -14,10 +14,8 @@ public struct PathSafety {
 
     public init() {}
 
-    /// The folding under which two names are the same file on the phone (APFS): case-folded, and compared as Swift
-    /// Strings — whose equality and hashing are Unicode canonical equivalence — so NFC and NFD spellings of one name
-    /// are the same key (this is exactly the conflation manifest lookups must avoid, and path checks need).
-    static func fold(_ path: String) -> String { path.lowercased() }
+    /// The folding under which two names are the same file on the phone (APFS): Unicode NFC, then case-folded.
+    static func fold(_ path: String) -> String { path.nfc.lowercased() }
 
     /// Accepts `path` or explains why not; records it so a later twin is refused.
     public mutating func admit(_ path: String) throws {

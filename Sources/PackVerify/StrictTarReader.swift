@@ -6,6 +6,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import PackModel
 
 /// The client's tar reader: pure Swift, accepting only what packtool writes — ustar headers, pax `x` headers with
 /// path/size/time/owner records, and regular files — and refusing everything else (links, devices, directories,

@@ -1,4 +1,12 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import PackMedia
 import PackCrypto
 import PackModel
 import PackVerify
@@ -44,11 +52,12 @@ enum AccessCommand: Command {
             if let r = a.value("--repeat") {
                 // Timing for `make bench`: the decision alone, repeated, after the manifest is verified.
                 guard let n = Int(r), n >= 1 else { throw CommandLineError.usage("--repeat must be a whole number ≥ 1") }
-                let started = DispatchTime.now().uptimeNanoseconds
+                let started = ContinuousClock.now
                 var allowed = 0
                 for _ in 0..<n where decider.decide(request, clock: verdict).allowed { allowed += 1 }
-                let micros = Double(DispatchTime.now().uptimeNanoseconds - started) / 1000 / Double(n)
-                Output.err(String(format: "%d decisions, %.2f µs each (%d allowed)\n", n, micros, allowed))
+                let elapsed = (ContinuousClock.now - started).components
+                let micros = (Double(elapsed.seconds) * 1e6 + Double(elapsed.attoseconds) / 1e12) / Double(n)
+                Output.err("\(n) decisions, \(NumberText.fixed(micros, 2)) µs each (\(allowed) allowed)\n")
             }
             if a.value("--format") == "json" {
                 let encoder = JSONEncoder()

@@ -1,4 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import PackModel
 
 /// `packtool digest FOLDER`: prints the tree digest of DESIGN.md §3, optionally with its listing.

@@ -1,4 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import PackCrypto
 import PackModel
 
@@ -22,7 +29,7 @@ enum GrantCommand: Command {
         let a = try Arguments(args, options: ["--key", "--products", "--not-before", "--not-after", "--note", "--out"], flags: [])
         guard a.positionals == ["issue"] else { throw CommandLineError.usage("expected `grant issue`") }
         let key = try SigningKeys.privateKeys([try a.required("--key")], role: "grant")[0]
-        let products = try a.required("--products").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        let products = try a.required("--products").split(separator: ",").map { String($0.filter { !$0.isWhitespace }) }.filter { !$0.isEmpty }
         guard !products.isEmpty else { throw CommandLineError.usage("--products needs at least one product id") }
         guard let notBefore = Timestamp.parse(try a.required("--not-before")) else { throw CommandLineError.usage("--not-before must be RFC 3339, e.g. 2026-06-01T00:00:00Z") }
         guard let notAfter = Timestamp.parse(try a.required("--not-after")) else { throw CommandLineError.usage("--not-after must be RFC 3339, e.g. 2026-06-08T00:00:00Z") }
@@ -34,8 +41,8 @@ enum GrantCommand: Command {
                                   issued: Timestamp.now(), note: a.value("--note") ?? "")
         let envelope = try DSSEEnvelope(signing: CanonicalJSON.encode(grant), as: PayloadType.grant, with: [key])
         let compact = try CanonicalJSON.encode(envelope)
-        let code = textPrefix + Data(compact).base64EncodedString().replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        let code = textPrefix + Data(compact).base64EncodedString().replacing("+", with: "-")
+            .replacing("/", with: "_").replacing("=", with: "")
         if let out = a.value("--out") {
             do { try AtomicFile.write(try envelope.jsonData(), to: URL(fileURLWithPath: out)) } catch { throw CommandLineError.io("\(error)") }
         }

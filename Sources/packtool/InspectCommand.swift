@@ -1,4 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import PackCrypto
 import PackLint
 import PackMedia
@@ -64,9 +71,8 @@ enum InspectCommand: Command {
         case "json": return .json
         default: break
         }
-        guard let handle = try? FileHandle(forReadingFrom: url) else { throw CommandLineError.io("\(url.relativePath): cannot read") }
-        defer { try? handle.close() }
-        let head = [UInt8]((try? handle.read(upToCount: 16)) ?? Data())
+        guard let file = ReadOnlyFile(path: url.path) else { throw CommandLineError.io("\(url.relativePath): cannot read") }
+        let head = file.bytes(at: 0, count: Int(min(16, file.size))) ?? []
         if head.count >= 12, Array(head[4..<8]) == Array("ftyp".utf8) {
             let brand = String(decoding: head[8..<12], as: UTF8.self)
             return ["heic", "heix", "mif1", "msf1", "avif", "heim", "heis"].contains(brand) ? .heif : .mp4
@@ -117,7 +123,7 @@ enum InspectCommand: Command {
         let info = MP4AudioProbe().probe(try ByteSource(fileAt: url))
         var text = "\(url.relativePath): \(info.handler == "soun" ? "MP4 audio, \(info.codecDescription)" : "no sound track")\n"
         if let ch = info.channels, let rate = info.sampleRate { text += "  \(ch) channel\(ch == 1 ? "" : "s"), \(Int(rate)) Hz\n" }
-        if let d = info.duration { text += "  duration \(String(format: "%.3f", d)) s" + (info.editedDuration != nil ? " (from the edit list)" : "") + "\n" }
+        if let d = info.duration { text += "  duration \(NumberText.fixed(d, 3)) s" + (info.editedDuration != nil ? " (from the edit list)" : "") + "\n" }
         text += "  brands: \(info.majorBrand ?? "?") [\(info.compatibleBrands.joined(separator: ", "))]; boxes: \(info.topLevel.joined(separator: " "))\n"
         for e in info.errors { text += "  error: \(e)\n" }
         return Inspection(kind: "mp4-audio", file: url.path, ok: info.errors.isEmpty && info.isAAC, text: text, value: info)
@@ -164,8 +170,9 @@ struct Inspection {
     var value: Encodable
 
     var json: String {
-        "{\n  \"kind\": \(Self.encode(kind).trimmingCharacters(in: .newlines)),\n  \"file\": \(Self.encode(file).trimmingCharacters(in: .newlines)),\n  \"ok\": \(ok),\n  \"content\": "
-            + Self.encode(value).trimmingCharacters(in: .newlines).replacingOccurrences(of: "\n", with: "\n  ") + "\n}\n"
+        func trimmed(_ s: String) -> String { String(s.drop(while: \.isNewline).reversed().drop(while: \.isNewline).reversed()) }
+        return "{\n  \"kind\": \(trimmed(Self.encode(kind))),\n  \"file\": \(trimmed(Self.encode(file))),\n  \"ok\": \(ok),\n  \"content\": "
+            + trimmed(Self.encode(value)).replacing("\n", with: "\n  ") + "\n}\n"
     }
 
     static func encode(_ value: Encodable) -> String {

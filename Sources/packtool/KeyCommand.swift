@@ -1,4 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import PackCrypto
 import PackModel
 
@@ -25,7 +32,7 @@ enum KeyCommand: Command {
         let name = a.value("--name") ?? role
         guard !name.isEmpty, !name.contains("/") else { throw CommandLineError.usage("--name must be a plain file name") }
         do { try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) } catch {
-            throw CommandLineError.io("\(dir): cannot create the folder: \(error.localizedDescription)")
+            throw CommandLineError.io("\(dir): cannot create the folder (\(FileSystem.exists(dir) ? "it is a file" : "check the parent folder's permissions"))")
         }
         let privatePath = dir + "/" + name + ".pem", publicPath = dir + "/" + name + ".pub"
         guard !FileManager.default.fileExists(atPath: privatePath), !FileManager.default.fileExists(atPath: publicPath) else {

@@ -1,4 +1,12 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import PackModel
 import PackLint
 import PackVerify
 
@@ -29,8 +37,7 @@ enum LintCommand: Command {
         let format = a.value("--format") ?? "text"
         guard ["text", "json", "sarif"].contains(format) else { throw CommandLineError.usage("--format must be text, json or sarif") }
         for path in a.positionals {
-            var isDir: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue else {
+            guard FileSystem.isDirectory(path) else {
                 throw CommandLineError.io("\(path): no such folder (give a pack folder or a stop folder)")
             }
         }

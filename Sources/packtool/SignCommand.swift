@@ -1,4 +1,12 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import PackMedia
 import PackCrypto
 import PackLint
 import PackPublish
@@ -61,8 +69,8 @@ enum SignCommand: Command {
                   archive: \(result.archive.path) (\(result.archiveSize) bytes, sha256 \(result.archiveSHA256))
                   manifest: \(result.manifest.path)
                   index: \(output.path)/index.json version \(result.indexVersion)
-                  deltas: \(result.deltas.count) written in \(String(format: "%.1f", result.deltaSeconds * 1000)) ms
-                  signing took \(String(format: "%.2f", result.signingSeconds * 1000)) ms
+                  deltas: \(result.deltas.count) written in \(NumberText.fixed(result.deltaSeconds * 1000, 1)) ms
+                  signing took \(NumberText.fixed(result.signingSeconds * 1000, 2)) ms
 
                 """)
             return 0

@@ -1,4 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import PackModel
 import PackPublish
 import PackVerify
@@ -28,12 +35,11 @@ enum VerifyCommand: Command {
             now = parsed
         }
         let path = a.positionals[0]
-        var isDir: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else { throw CommandLineError.io("\(path): no such file or folder") }
+        guard FileSystem.exists(path) else { throw CommandLineError.io("\(path): no such file or folder") }
         do {
             let verifier = try TreeVerifier(pinnedRoot: rootData, now: now)
             let lines: [String]
-            if isDir.boolValue {
+            if FileSystem.isDirectory(path) {
                 lines = try verifier.verifyTree(URL(fileURLWithPath: path))
             } else if path.hasSuffix(".tar") {
                 lines = try verifier.verifyArchive(URL(fileURLWithPath: path))

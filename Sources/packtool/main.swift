@@ -1,4 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import PackVerify
 
 /// packtool's entry point: dispatches to one subcommand and turns errors into messages and exit codes
@@ -13,7 +20,7 @@ let usage = """
     usage: packtool <command> [options]
 
     commands:
-    \(commands.map { "  " + $0.name.padding(toLength: 10, withPad: " ", startingAt: 0) + $0.summary }.joined(separator: "\n"))
+    \(commands.map { "  " + $0.name + String(repeating: " ", count: max(1, 10 - $0.name.count)) + $0.summary }.joined(separator: "\n"))
 
     Run `packtool <command> --help` for a command's options.
     Exit codes: 0 success, 1 findings or a failed check, 2 usage or I/O error.

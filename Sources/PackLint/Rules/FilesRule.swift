@@ -1,4 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import PackModel
 
 /// Files on disk match what the documents name: every referenced file exists inside its scene, nothing stray ships,
@@ -67,7 +74,7 @@ struct FilesRule: LintRule {
             let shown = display + "/" + rel
             let at = Diagnostic.Location(file: shown)
             // Compare bytes: Swift string equality treats NFC and NFD as equal.
-            if Array(name.utf8) != Array(name.precomposedStringWithCanonicalMapping.utf8) {
+            if Array(name.utf8) != Array(name.nfc.utf8) {
                 out.append(Self.notNFC.diagnostic("\"\(rel)\" is not in NFC form (decomposed accents)", at: at,
                                                   hint: "rename it with precomposed characters; NFC and NFD twins install as two files on Linux and one on iOS"))
             }

@@ -1,4 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import PackMedia
 import PackModel
 
@@ -42,7 +49,7 @@ struct MaskRule: LintRule {
                     if !ids.insert(region.id).inserted {
                         out.append(Self.duplicateRegion.diagnostic("region id \"\(region.id)\" is used twice in era \(era.year)", at: document.location(base + "/id"), hint: "rename one"))
                     }
-                    if region.note.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+                    if region.note.allSatisfy(\.isWhitespace) {
                         out.append(Self.emptyNote.diagnostic("region \"\(region.id)\" has a blank note", at: document.location(base + "/note"),
                                                              hint: "say why we are unsure; visitors read this when they tap the hatching"))
                     }

@@ -26,8 +26,8 @@ struct PlatesRule: LintRule {
                     }
                     let actual = Double(size.width) / Double(size.height)
                     if abs(actual - wanted) / wanted > 0.01 {
-                        out.append(Self.aspect.diagnostic("\(source.display(path)) is \(size.width)×\(size.height) (\(format(actual, digits: 3)):1), not \(key.replacingOccurrences(of: "x", with: ":"))",
-                                                          at: at, hint: "re-export the plate with the \(key.replacingOccurrences(of: "x", with: ":")) crop"))
+                        out.append(Self.aspect.diagnostic("\(source.display(path)) is \(size.width)×\(size.height) (\(format(actual, digits: 3)):1), not \(key.replacing("x", with: ":"))",
+                                                          at: at, hint: "re-export the plate with the \(key.replacing("x", with: ":")) crop"))
                     }
                     let long = max(size.width, size.height), short = min(size.width, size.height)
                     if long < limits.minPlateLongSide || short < limits.minPlateShortSide {

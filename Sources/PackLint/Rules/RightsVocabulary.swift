@@ -1,4 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The rights vocabularies a source's `rights` may use — SPDX ids, Creative Commons URIs and rightsstatements.org
 /// URIs — and which of them permit shipping the source's own pixels or words (`use: embedded`).

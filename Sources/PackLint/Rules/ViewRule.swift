@@ -53,6 +53,6 @@ struct ViewRule: LintRule {
 
 /// Numbers in messages: no trailing ".0", a fixed number of digits when asked.
 func format(_ value: Double, digits: Int? = nil) -> String {
-    if let digits { return String(format: "%.\(digits)f", value) }
+    if let digits { return NumberText.fixed(value, digits) }
     return value.rounded() == value && abs(value) < 1e12 ? String(Int(value)) : String(value)
 }

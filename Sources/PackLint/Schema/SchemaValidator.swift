@@ -1,5 +1,13 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import PackMedia
+import PackModel
 
 /// Validates a JSON document against packtool's JSON Schema 2020-12 files, interpreting the subset they use:
 /// `$ref` (within a schema and to a sibling file), `type`, `properties`, `required`, `additionalProperties: false`,
@@ -182,19 +190,21 @@ public struct SchemaValidator {
         }
     }
 
-    nonisolated(unsafe) private static var regexCache: [String: NSRegularExpression] = [:]
-    private static let regexLock = NSLock()
+    nonisolated(unsafe) private static var regexCache: [String: Regex<AnyRegexOutput>] = [:]
+    private static let regexLock = Lock()
 
+    /// JSON Schema `pattern`: an unanchored search (the schemas anchor their own patterns), with Swift's Regex,
+    /// whose syntax covers what the schemas use (classes, quantifiers, groups, anchors). A pattern that does not
+    /// compile matches everything, as the schema test suite checks every pattern compiles.
     static func matches(_ s: String, pattern: String) -> Bool {
-        regexLock.lock()
-        defer { regexLock.unlock() }
-        let regex: NSRegularExpression
-        if let cached = regexCache[pattern] { regex = cached } else {
-            guard let made = try? NSRegularExpression(pattern: pattern) else { return true }
+        let regex: Regex<AnyRegexOutput>? = regexLock.withLock {
+            if let cached = regexCache[pattern] { return cached }
+            guard let made = try? Regex(pattern) else { return nil }
             regexCache[pattern] = made
-            regex = made
+            return made
         }
-        return regex.firstMatch(in: s, range: NSRange(s.startIndex..., in: s)) != nil
+        guard let regex else { return true }
+        return (try? regex.firstMatch(in: s)) != nil
     }
 
     static func article(_ type: String) -> String {

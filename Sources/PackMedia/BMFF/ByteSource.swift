@@ -1,4 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Random-access reads from a file or from memory, counting every byte read so lint can show it reads only the
 /// boxes it needs (never a whole plate or story).
@@ -6,32 +13,44 @@ public final class ByteSource {
     public let size: UInt64
     /// Bytes returned by `read` so far.
     public private(set) var bytesRead: UInt64 = 0
-    private let handle: FileHandle?
+    private let fd: Int32
     private let memory: [UInt8]
 
     public init(fileAt url: URL) throws {
-        handle = try FileHandle(forReadingFrom: url)
+        fd = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw ByteSourceError(message: "\(url.path): \(String(cString: strerror(errno)))") }
         memory = []
-        size = try handle!.seekToEnd()
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            close(fd)
+            throw ByteSourceError(message: "\(url.path): not a regular file")
+        }
+        size = UInt64(info.st_size)
     }
 
     public init(bytes: [UInt8]) {
-        handle = nil
+        fd = -1
         memory = bytes
         size = UInt64(bytes.count)
     }
 
-    deinit { try? handle?.close() }
+    deinit { if fd >= 0 { close(fd) } }
 
     /// Reads exactly `count` bytes at `offset`, or nil when the range is outside the source or the read fails.
     public func read(at offset: UInt64, count: Int) -> [UInt8]? {
         guard count >= 0, offset <= size, UInt64(count) <= size - offset else { return nil }
         if count == 0 { return [] }
-        if let handle {
-            guard (try? handle.seek(toOffset: offset)) != nil,
-                  let data = try? handle.read(upToCount: count), data.count == count else { return nil }
+        if fd >= 0 {
+            var data = [UInt8](repeating: 0, count: count)
+            var done = 0
+            while done < count {
+                let n = data.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, count - done, off_t(offset) + off_t(done)) }
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { return nil }
+                done += n
+            }
             bytesRead += UInt64(count)
-            return [UInt8](data)
+            return data
         }
         bytesRead += UInt64(count)
         return Array(memory[Int(offset)..<Int(offset) + count])
@@ -91,6 +110,12 @@ enum FourCC {
     /// Box types are four bytes; printable ones read as text, others as escaped hex so messages stay readable.
     static func string<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
         if bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return String(decoding: bytes, as: UTF8.self) }
-        return bytes.map { $0 >= 0x20 && $0 < 0x7F ? String(UnicodeScalar($0)) : String(format: "\\x%02X", $0) }.joined()
+        return bytes.map { $0 >= 0x20 && $0 < 0x7F ? String(UnicodeScalar($0)) : "\\x\(NumberText.hexByte($0))" }.joined()
     }
+}
+
+/// A media file that cannot be opened for probing.
+public struct ByteSourceError: Error, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
 }

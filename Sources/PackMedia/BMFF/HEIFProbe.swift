@@ -1,4 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What a HEIC/HEIF file says about its primary image, read from `ftyp` and `meta` only (never the coded data).
 public struct HEIFInfo: Equatable, Sendable {

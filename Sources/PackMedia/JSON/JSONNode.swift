@@ -96,12 +96,12 @@ public enum JSONPointer {
     public static func tokens(_ pointer: String) -> [String] {
         guard !pointer.isEmpty else { return [] }
         return pointer.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map {
-            $0.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
+            String($0).replacing("~1", with: "/").replacing("~0", with: "~")
         }
     }
 
     public static func appending(_ pointer: String, _ token: String) -> String {
-        pointer + "/" + token.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
+        pointer + "/" + token.replacing("~", with: "~0").replacing("/", with: "~1")
     }
 
     public static func appending(_ pointer: String, _ index: Int) -> String { pointer + "/\(index)" }

@@ -82,7 +82,7 @@ private struct State {
         guard index < bytes.count else { return "end of file" }
         let b = bytes[index]
         if b >= 0x21 && b < 0x7F { return "'\(Character(UnicodeScalar(b)))'" }
-        return String(format: "byte 0x%02X", b)
+        return "byte 0x\(NumberText.hexByte(b))"
     }
 
     mutating func skipWhitespace() {
@@ -215,11 +215,11 @@ private struct State {
     mutating func checkUTF8Sequence() throws -> Int {
         let b0 = bytes[index]
         let (length, minimum): (Int, UInt32) = b0 < 0x80 ? (1, 0) : b0 & 0xE0 == 0xC0 ? (2, 0x80) : b0 & 0xF0 == 0xE0 ? (3, 0x800) : b0 & 0xF8 == 0xF0 ? (4, 0x10000) : (0, 0)
-        guard length > 0, index + length <= bytes.count else { throw issue(.encoding, String(format: "invalid UTF-8 (byte 0x%02X)", b0)) }
+        guard length > 0, index + length <= bytes.count else { throw issue(.encoding, "invalid UTF-8 (byte 0x\(NumberText.hexByte(b0)))") }
         var scalar = UInt32(b0) & (length == 2 ? 0x1F : length == 3 ? 0x0F : 0x07)
         for k in 1..<length {
             let b = bytes[index + k]
-            guard b & 0xC0 == 0x80 else { throw issue(.encoding, String(format: "invalid UTF-8 (byte 0x%02X)", b0)) }
+            guard b & 0xC0 == 0x80 else { throw issue(.encoding, "invalid UTF-8 (byte 0x\(NumberText.hexByte(b0)))") }
             scalar = scalar << 6 | UInt32(b & 0x3F)
         }
         guard scalar >= minimum, scalar <= 0x10FFFF, !(0xD800...0xDFFF).contains(scalar) else {
@@ -270,7 +270,7 @@ private struct State {
                     throw issue(.syntax, "invalid escape '\\\(Character(UnicodeScalar(e)))' in a string", at: index - 2)
                 }
             case 0x00..<0x20:
-                throw issue(.syntax, b == 0x0A ? "unterminated string (strings cannot span lines)" : String(format: "control character 0x%02X must be escaped in a string", b))
+                throw issue(.syntax, b == 0x0A ? "unterminated string (strings cannot span lines)" : "control character 0x\(NumberText.hexByte(b)) must be escaped in a string")
             case 0x20..<0x80:
                 out.append(b)
                 index += 1

@@ -20,7 +20,7 @@ public struct WebVTTParser {
     }
 
     public func parse(_ text: String) -> WebVTTFile {
-        var lines = Self.splitLines(text.replacingOccurrences(of: "\u{0}", with: "\u{FFFD}"))
+        var lines = Self.splitLines(text.replacing("\u{0}", with: "\u{FFFD}"))
         var file = WebVTTFile(isWebVTT: false)
         // Signature: "WEBVTT" then end of line, space or tab.
         let first = lines.first ?? ""
@@ -141,7 +141,7 @@ public struct WebVTTParser {
         }
         if var cue {
             cue.text = buffer
-            if buffer.trimmingCharacters(in: .whitespaces).isEmpty {
+            if buffer.allSatisfy({ $0 == " " || $0 == "\t" }) {
                 file.issues.append(.init(severity: .warning, line: cue.timingLine, column: 1, message: "cue has no text"))
             }
             kind = .cue(cue)
@@ -327,7 +327,8 @@ public struct WebVTTParser {
         // Timestamps may name absurd hours (the spec sets no bound); never trap converting them.
         guard seconds.isFinite, abs(seconds) < 1e12 else { return "\(seconds) s" }
         let ms = Int((seconds * 1000).rounded())
-        return String(format: "%02d:%02d:%02d.%03d", ms / 3_600_000, ms / 60_000 % 60, ms / 1000 % 60, ms % 1000)
+        let p = NumberText.padded
+        return "\(p(ms / 3_600_000, 2)):\(p(ms / 60_000 % 60, 2)):\(p(ms / 1000 % 60, 2)).\(p(ms % 1000, 3))"
     }
 }
 

@@ -9,16 +9,16 @@ import Glibc
 import Darwin
 #endif
 
-/// An open file read by offset (`pread`), closed when the last reference goes. The client library reads archives
-/// and documents through this instead of FileHandle, which is not in FoundationEssentials, and positional reads
-/// need no seeking state to keep in step.
-final class ReadOnlyFile {
-    let fd: Int32
-    let size: UInt64
+/// An open regular file read by offset (`pread`), closed when the last reference goes. Archives are read through
+/// this instead of FileHandle, which is not in FoundationEssentials, and positional reads need no seeking state to
+/// keep in step.
+public final class ReadOnlyFile {
+    public let fd: Int32
+    public let size: UInt64
     /// One reused 1 MiB buffer for streaming file data, so reading an archive allocates once.
     private var buffer: UnsafeMutableRawBufferPointer?
 
-    init?(path: String) {
+    public init?(path: String) {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         var info = stat()
@@ -36,7 +36,7 @@ final class ReadOnlyFile {
     }
 
     /// The streaming buffer, allocated on first use.
-    func streamingBuffer() -> UnsafeMutableRawBufferPointer {
+    public func streamingBuffer() -> UnsafeMutableRawBufferPointer {
         if let buffer { return buffer }
         let fresh = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
         buffer = fresh
@@ -44,7 +44,7 @@ final class ReadOnlyFile {
     }
 
     /// Up to `count` bytes at `offset` into `destination`; returns how many were read (0 at the end), -1 on error.
-    func read(at offset: UInt64, into destination: UnsafeMutableRawBufferPointer) -> Int {
+    public func read(at offset: UInt64, into destination: UnsafeMutableRawBufferPointer) -> Int {
         while true {
             let n = pread(fd, destination.baseAddress, destination.count, off_t(offset))
             if n < 0 && errno == EINTR { continue }
@@ -53,7 +53,7 @@ final class ReadOnlyFile {
     }
 
     /// Exactly `count` bytes at `offset`, or nil if the file ends first or cannot be read.
-    func bytes(at offset: UInt64, count: Int) -> [UInt8]? {
+    public func bytes(at offset: UInt64, count: Int) -> [UInt8]? {
         var out = [UInt8](repeating: 0, count: count)
         var done = 0
         while done < count {

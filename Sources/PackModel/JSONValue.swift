@@ -1,0 +1,62 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// A JSON value built or read without a schema: the C ABI's requests and replies, the SARIF log. JSONSerialization
+/// is not in FoundationEssentials (packtool and the client library link nothing heavier), so free-form JSON goes
+/// through this and JSONEncoder (sorted keys for stable output).
+public enum JSONValue: Codable, Equatable, Sendable {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    public init(_ value: String) { self = .string(value) }
+    public init(_ value: Int) { self = .number(Double(value)) }
+    public init(_ value: UInt64) { self = .number(Double(value)) }
+    public init(_ value: Bool) { self = .bool(value) }
+    public init(_ value: [String]) { self = .array(value.map(JSONValue.init)) }
+    public init(_ value: [String: JSONValue]) { self = .object(value) }
+    public init(_ value: Double) { self = .number(value) }
+    public init(_ value: [JSONValue]) { self = .array(value) }
+
+    /// Encoded with sorted keys and unescaped slashes; pretty-printed when asked.
+    public func encoded(pretty: Bool = false) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = pretty ? [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted] : [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(self)) ?? Data("null".utf8)
+    }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        if c.decodeNil() { self = .null }
+        else if let b = try? c.decode(Bool.self) { self = .bool(b) }
+        else if let n = try? c.decode(Double.self) { self = .number(n) }
+        else if let s = try? c.decode(String.self) { self = .string(s) }
+        else if let a = try? c.decode([JSONValue].self) { self = .array(a) }
+        else { self = .object(try c.decode([String: JSONValue].self)) }
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.singleValueContainer()
+        switch self {
+        case .null: try c.encodeNil()
+        case .bool(let b): try c.encode(b)
+        case .number(let n):
+            // Whole numbers as integers (versions, sizes), so C and Python readers see 3, not 3.0.
+            if n.rounded() == n, abs(n) < 9.007_199_254_740_992e15 { try c.encode(Int64(n)) } else { try c.encode(n) }
+        case .string(let s): try c.encode(s)
+        case .array(let a): try c.encode(a)
+        case .object(let o): try c.encode(o)
+        }
+    }
+
+    public var string: String? { if case .string(let s) = self { return s }; return nil }
+    public var number: Double? { if case .number(let n) = self { return n }; return nil }
+    public var object: [String: JSONValue]? { if case .object(let o) = self { return o }; return nil }
+    public var array: [JSONValue]? { if case .array(let a) = self { return a }; return nil }
+}
