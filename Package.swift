@@ -26,7 +26,13 @@ let package = Package(
         .target(name: "PackLint", dependencies: ["PackModel", "PackMedia"]),
         .target(name: "PackPublish", dependencies: ["PackModel", "PackArchive", "CSQLite", "PackLint", "PackVerify"]),
         .target(name: "PackVerify", dependencies: ["PackModel", "PackCrypto"]),
-        .target(name: "CPackVerify", dependencies: ["PackVerify", "PackModel"]),
+        // The release C library carries its own copy of the Swift runtime and FoundationEssentials (static stdlib,
+        // linked with lld, no undefined symbols left): a C or Java app needs no Swift installed, and only the parts
+        // of the runtime it uses are resident (16 MiB peak instead of 20.5 installing a 245 MB pack).
+        .target(name: "CPackVerify", dependencies: ["PackVerify", "PackModel", "PackHTTP"], linkerSettings: [.unsafeFlags([
+            "-static-stdlib", "-use-ld=lld", "-Xlinker", "--no-undefined",
+            "-l_FoundationCollections", "-l_FoundationCShims", "-lswiftSynchronization",
+        ], .when(configuration: .release))]),
         // The updater's HTTP(S) transport (sockets and libssl), apart from the verifier so an app can bring its own.
         .target(name: "PackHTTP", dependencies: ["PackVerify", "PackModel", "CTLS"]),
         .executableTarget(

@@ -6,6 +6,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import PackHTTP
 import PackModel
 import PackVerify
 
@@ -63,10 +64,39 @@ public func packverify_install(_ request: UnsafePointer<CChar>?) -> UnsafeMutabl
 @_cdecl("packverify_verify_installed")
 public func packverify_verify_installed(_ request: UnsafePointer<CChar>?) -> UnsafeMutablePointer<CChar>? {
     respond(request) { r in
-        let report = try InstalledPack(state: try r.url("state")).verify(into: try r.url("into"), pack: try r.string("pack"))
+        var checker = InstalledPack(state: try r.url("state"))
+        if let threads = r.object["threads"]?.number {
+            guard threads >= 1, threads <= 64, threads.rounded() == threads else { throw VerificationFailure("request", "\"threads\" must be a whole number from 1 to 64") }
+            checker.threads = Int(threads)
+        }
+        let report = try checker.verify(into: try r.url("into"), pack: try r.string("pack"))
         return ["pack": JSONValue(report.pack), "version": JSONValue(report.version), "intact": JSONValue(report.isIntact),
                 "missing": JSONValue(report.missing), "changed": JSONValue(report.changed), "extra": JSONValue(report.extra),
                 "checkedFiles": JSONValue(report.checkedFiles)]
+    }
+}
+
+@_cdecl("packverify_update")
+public func packverify_update(_ request: UnsafePointer<CChar>?) -> UnsafeMutablePointer<CChar>? {
+    respond(request) { r in
+        let from = try r.string("from")
+        let fetcher: Fetcher
+        if let http = HTTPLocation(from) {
+            let timeout = r.object["timeout"]?.number ?? 15
+            guard timeout > 0, timeout <= 600 else { throw VerificationFailure("request", "\"timeout\" must be between 0 and 600 seconds") }
+            fetcher = HTTPFetcher(base: http, timeout: timeout)
+        } else if from.hasPrefix("file://") {
+            fetcher = FileFetcher(base: URL(fileURLWithPath: String(from.dropFirst(7))))
+        } else {
+            throw VerificationFailure("request", "\"from\" must be an http://, https:// or file:// URL without credentials")
+        }
+        var updater = Updater(state: try r.url("state"), into: try r.url("into"), fetcher: fetcher)
+        if let clock = r.clock { updater.installer.reading = { clock } }
+        let result = try updater.update(pack: try r.string("pack"))
+        var out: [String: JSONValue] = ["pack": JSONValue(result.pack), "toVersion": JSONValue(result.toVersion),
+                                        "method": JSONValue(result.method), "changedScenes": JSONValue(result.changedScenes)]
+        if let from = result.fromVersion { out["fromVersion"] = JSONValue(from) }
+        return out
     }
 }
 

@@ -19,6 +19,7 @@ public final class SHA256 {
     private var finished = false
 
     public init() {
+        OpenSSLLibrary.prepare()
         // EVP_MD_CTX_new only fails when memory is exhausted; there is nothing sensible to continue with then.
         guard let ctx = EVP_MD_CTX_new() else { fatalError("EVP_MD_CTX_new: out of memory") }
         context = ctx
@@ -61,7 +62,7 @@ public final class SHA256 {
         Hex.encode(hash(bytes))
     }
 
-    /// Hashes a file in 1 MiB reads into one reused buffer, so memory stays flat whatever the file's size. Returns the
+    /// Hashes a file in 256 KiB reads into one reused buffer, so memory stays flat whatever the file's size. Returns the
     /// digest and the number of bytes read.
     public static func hash(fileAt url: URL) throws -> (digest: [UInt8], size: UInt64) {
         let (digest, size, _) = try hashWithIdentity(fileAt: url)
@@ -72,6 +73,14 @@ public final class SHA256 {
     /// times) read from the open descriptor before hashing, so a later reader can tell whether it is still the same
     /// bytes without hashing them again.
     public static func hashWithIdentity(fileAt url: URL) throws -> (digest: [UInt8], size: UInt64, identity: FileIdentity) {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 64)
+        defer { buffer.deallocate() }
+        return try hashWithIdentity(fileAt: url, buffer: buffer)
+    }
+
+    /// Like `hashWithIdentity(fileAt:)`, reading through the caller's `buffer` — for workers that hash many files
+    /// and should not allocate (and leave behind in their malloc arena) a buffer per file.
+    public static func hashWithIdentity(fileAt url: URL, buffer: UnsafeMutableRawBufferPointer) throws -> (digest: [UInt8], size: UInt64, identity: FileIdentity) {
         let fd = open(url.path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             throw CryptoError(code: "file.read", message: "\(url.path): \(String(cString: strerror(errno)))")
@@ -80,8 +89,6 @@ public final class SHA256 {
         guard let identity = FileIdentity(descriptor: fd) else {
             throw CryptoError(code: "file.read", message: "\(url.path): cannot stat")
         }
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
-        defer { buffer.deallocate() }
         let h = SHA256()
         var size: UInt64 = 0
         while true {

@@ -15,9 +15,6 @@ import Darwin
 public final class ReadOnlyFile {
     public let fd: Int32
     public let size: UInt64
-    /// One reused 1 MiB buffer for streaming file data, so reading an archive allocates once.
-    private var buffer: UnsafeMutableRawBufferPointer?
-
     public init?(path: String) {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
@@ -30,18 +27,7 @@ public final class ReadOnlyFile {
         size = UInt64(info.st_size)
     }
 
-    deinit {
-        buffer?.deallocate()
-        close(fd)
-    }
-
-    /// The streaming buffer, allocated on first use.
-    public func streamingBuffer() -> UnsafeMutableRawBufferPointer {
-        if let buffer { return buffer }
-        let fresh = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
-        buffer = fresh
-        return fresh
-    }
+    deinit { close(fd) }
 
     /// Up to `count` bytes at `offset` into `destination`; returns how many were read (0 at the end), -1 on error.
     public func read(at offset: UInt64, into destination: UnsafeMutableRawBufferPointer) -> Int {

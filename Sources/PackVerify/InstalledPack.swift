@@ -45,11 +45,13 @@ public struct InstalledPack {
         let lock = Lock()
         let workers = max(1, min(threads, entries.count))
         DispatchQueue.concurrentPerform(iterations: workers) { w in
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 64)
+            defer { buffer.deallocate() }
             var i = w
             while i < entries.count {
                 let (path, file) = entries[i]
                 let outcome: UInt8
-                if let (digest, size) = try? SHA256.hash(fileAt: folder.appendingPathComponent(path)) {
+                if let (digest, size, _) = try? SHA256.hashWithIdentity(fileAt: folder.appendingPathComponent(path), buffer: buffer) {
                     outcome = size == file.size && Hex.encode(digest) == file.sha256 ? 0 : 2
                 } else {
                     outcome = 1

@@ -24,7 +24,7 @@ private struct Piece: @unchecked Sendable { let bytes: UnsafeRawBufferPointer }
 /// Writes an install's files into its staging folder, verified and durable, at close to the speed of a plain
 /// extraction:
 /// - the calling thread reads the archive and writes each piece; a second thread hashes the same piece meanwhile
-///   (a ring of buffers, so reading never overwrites a piece still being hashed);
+///   (a ring of four 128 KiB buffers, so reading never overwrites a piece still being hashed);
 /// - each file's writeback is started as soon as it is written (`sync_file_range` on Linux), so the disk works
 ///   while extraction goes on and the flush in `finish` mostly waits for I/O already under way;
 /// - `finish` waits for the hashes, fails on the first file that does not match the manifest, then flushes every
@@ -32,7 +32,7 @@ private struct Piece: @unchecked Sendable { let bytes: UnsafeRawBufferPointer }
 /// Nothing is switched in before `finish` returns, so a failure at any point leaves only a staging folder to delete.
 final class StagingWriter {
     let staging: URL
-    private static let pieceBytes = 512 << 10
+    private static let pieceBytes = 128 << 10
     private static let kickBytes: Int64 = 8 << 20
     private let buffers: [UnsafeMutableRawBufferPointer]
     private var next = 0

@@ -118,11 +118,12 @@ public struct StrictTarReader {
         }
     }
 
-    /// Streams the current file's data in pieces of at most 1 MiB, exactly its declared size, through one reused
-    /// buffer (no allocation per piece).
+    /// Streams the current file's data in pieces of at most 256 KiB, exactly its declared size, through one buffer
+    /// no larger than the file (signed documents are small; bulk data goes through `read(into:)`).
     public mutating func read(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
         guard pendingData > 0 else { return skipPadding() }
-        let buffer = file.streamingBuffer()
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Int(min(pendingData, 256 << 10)), alignment: 64)
+        defer { buffer.deallocate() }
         while pendingData > 0 {
             let want = Int(min(pendingData, UInt64(buffer.count)))
             let n = file.read(at: position, into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]))

@@ -1,6 +1,6 @@
 /* Uses libpackverify through its C header, as a non-Swift runtime would: pin a root, install a published archive,
  * verify it at rest, and ask for access decisions. Exits non-zero with a message on the first wrong answer.
- * usage: packverify_test ROOT.json ARCHIVE WORKDIR */
+ * usage: packverify_test ROOT.json ARCHIVE WORKDIR TREE (TREE: the published folder, for a file:// update) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +19,7 @@ static void expect(const char *what, char *result, const char *needle) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 4) { fprintf(stderr, "usage: %s ROOT ARCHIVE WORKDIR\n", argv[0]); return 2; }
+    if (argc != 5) { fprintf(stderr, "usage: %s ROOT ARCHIVE WORKDIR TREE\n", argv[0]); return 2; }
     char req[4096];
     printf("libpackverify %s\n", packverify_version());
 
@@ -31,6 +31,18 @@ int main(int argc, char **argv) {
 
     snprintf(req, sizeof req, "{\"state\": \"%s/state\", \"into\": \"%s/install\", \"pack\": \"royal-mile\"}", argv[3], argv[3]);
     expect("verify at rest", packverify_verify_installed(req), "\"intact\":true");
+
+    snprintf(req, sizeof req, "{\"state\": \"%s/state\", \"into\": \"%s/install\", \"pack\": \"royal-mile\", \"threads\": 1}", argv[3], argv[3]);
+    expect("verify at rest on one thread", packverify_verify_installed(req), "\"checkedFiles\":");
+    snprintf(req, sizeof req, "{\"state\": \"%s/state\", \"into\": \"%s/install\", \"pack\": \"royal-mile\", \"threads\": 0}", argv[3], argv[3]);
+    expect("zero threads is refused", packverify_verify_installed(req), "\"code\":\"request\"");
+
+    snprintf(req, sizeof req, "{\"state\": \"%s/state\", \"into\": \"%s/install\", \"pack\": \"royal-mile\", \"from\": \"file://%s\"}", argv[3], argv[3], argv[4]);
+    expect("an update from the same tree finds nothing to do", packverify_update(req), "\"method\":\"up to date\"");
+    snprintf(req, sizeof req, "{\"state\": \"%s/state\", \"into\": \"%s/install\", \"pack\": \"royal-mile\", \"from\": \"ftp://example.org/\"}", argv[3], argv[3]);
+    expect("an update from an unsupported URL is refused", packverify_update(req), "\"code\":\"request\"");
+    snprintf(req, sizeof req, "{\"state\": \"%s/state\", \"into\": \"%s/install\", \"pack\": \"royal-mile\", \"from\": \"http://127.0.0.1:9/\", \"timeout\": 1}", argv[3], argv[3]);
+    expect("an update from a closed port fails cleanly", packverify_update(req), "\"ok\":false");
 
     snprintf(req, sizeof req, "{\"state\": \"%s/state\", \"into\": \"%s/install\", \"pack\": \"royal-mile\", "
              "\"request\": {\"scene\": \"01-castle-esplanade\", \"purchases\": [], \"codes\": [], \"revokedCodes\": []}}", argv[3], argv[3]);

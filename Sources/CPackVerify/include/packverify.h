@@ -9,7 +9,11 @@
  *   packverify_update_roots     {"state": DIR, "roots": [FILE, ...]}              -> {"rootVersion"}
  *   packverify_accept_index     {"state": DIR, "index": FILE}                     -> {"indexVersion", "packs"}
  *   packverify_install          {"state": DIR, "archive": FILE, "into": DIR}      -> {"pack", "version", "files", "bytes"}
- *   packverify_verify_installed {"state": DIR, "into": DIR, "pack": ID}           -> {"intact", "missing", "changed", "extra"}
+ *   packverify_verify_installed {"state": DIR, "into": DIR, "pack": ID, "threads"?: N}
+ *                                                                                 -> {"intact", "missing", "changed", "extra"}
+ *   packverify_update           {"state": DIR, "into": DIR, "pack": ID, "from": URL, "timeout"?: SECONDS}
+ *                                                                                 -> {"fromVersion"?, "toVersion", "method",
+ *                                                                                     "changedScenes"}
  *   packverify_access           {"state": DIR, "into": DIR, "pack": ID,
  *                                "request": {"scene": ID, "purchases": [{"productId", "purchaseDate", "revocationDate"?}],
  *                                            "codes": ["PTG1...."], "revokedCodes": [ID]}}
@@ -29,6 +33,9 @@ char *packverify_update_roots(const char *request_json);
 char *packverify_accept_index(const char *request_json);
 char *packverify_install(const char *request_json);
 char *packverify_verify_installed(const char *request_json);
+/* Brings an installed pack up to date from a published tree (http://, https:// or file://): per-scene deltas where
+ * possible, the full archive otherwise; downloads resume and never exceed the signed sizes. Blocks until done. */
+char *packverify_update(const char *request_json);
 char *packverify_access(const char *request_json);
 
 /* Frees a string returned by this library. Passing NULL is allowed. */
