@@ -23,9 +23,11 @@ import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKTOOL = os.path.join(REPO, ".build", "release", "packtool")
+LIBRARY_DIR = os.path.join(REPO, ".build", "release")
 EXAMPLE = os.path.join(REPO, "scenes", "royal-mile")
 WORK = os.path.join(REPO, ".build", "bench")
 KEY = os.path.join(REPO, "keys-example", "historian.pem")
+PACKVERIFY_RUN = os.path.join(WORK, "packverify-run")
 
 
 def timed(cmd, repeat=5, **kw):
@@ -210,8 +212,25 @@ def bench_publish(label, pack, repeat):
     return med, max(results["rss"])
 
 
+def library(function, request):
+    """packverify-run FUNCTION REQUEST: one libpackverify call in a process of its own (the library as an app embeds
+    it). Returns (wall seconds, peak RSS KiB, reply)."""
+    t0 = time.perf_counter()
+    p = subprocess.run(["/usr/bin/time", "-f", "%M", PACKVERIFY_RUN, function, json.dumps(request)], capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    if p.returncode != 0:
+        raise SystemExit(f"packverify {function} failed: {p.stdout} {p.stderr}")
+    return wall, int(p.stderr.strip().splitlines()[-1]), json.loads(p.stdout)
+
+
+def settle():
+    """Flushes other writes before a timed run, so no command pays for the previous one's dirty pages."""
+    subprocess.run(["sync"], check=True)
+
+
 def bench_client(label, pack, repeat):
-    """Publishes `pack` once, then times the client side against the standard tools on the same files."""
+    """Publishes `pack` once, then times the client side against the standard tools on the same files. Client figures
+    come from libpackverify (through packverify-run); packtool install is shown beside it."""
     keys, state, out = fresh_state("client")
     env = dict(os.environ, SOURCE_DATE_EPOCH=str(int(time.time())))
     subprocess.run([PACKTOOL, "sign", pack, "--state", state, "--key", f"{keys}/manifest.pem", "--index-key", f"{keys}/index.pem",
@@ -220,46 +239,67 @@ def bench_client(label, pack, repeat):
     root = os.path.join(state, "root", "1.root.json")
     size = os.path.getsize(archive)
     print(f"\n{label}: archive {size / 1e6:.0f} MB")
-    inst, bsd, bsd_sync, rss_install = [], [], [], 0
-    for i in range(repeat):
-        target = os.path.join(WORK, "client-install")
+    client_state = os.path.join(WORK, "client-app-state")
+    target = os.path.join(WORK, "client-install")
+    extract = os.path.join(WORK, "bsdtar-extract")
+    results = {"lib": [], "packtool": [], "bsdtar": [], "bsdtar+sync": []}
+    rss_lib = rss_packtool = 0
+    for _ in range(repeat):
+        shutil.rmtree(client_state, ignore_errors=True)
+        library("pin_root", {"state": client_state, "root": root})
         shutil.rmtree(target, ignore_errors=True)
+        settle()
+        wall, rss, _ = library("install", {"state": client_state, "archive": archive, "into": target})
+        results["lib"].append(wall)
+        rss_lib = max(rss_lib, rss)
+        packtool_target = target + "-packtool"
+        shutil.rmtree(packtool_target, ignore_errors=True)
+        settle()
         t0 = time.perf_counter()
-        p = subprocess.run(["/usr/bin/time", "-f", "%M", PACKTOOL, "install", archive, "--into", target, "--root", root], capture_output=True, text=True)
-        inst.append(time.perf_counter() - t0)
+        p = subprocess.run(["/usr/bin/time", "-f", "%M", PACKTOOL, "install", archive, "--into", packtool_target, "--root", root], capture_output=True, text=True)
+        results["packtool"].append(time.perf_counter() - t0)
         if p.returncode != 0:
             raise SystemExit(p.stderr)
-        rss_install = max(rss_install, int(p.stderr.strip().splitlines()[-1]))
-        extract = os.path.join(WORK, "bsdtar-extract")
-        shutil.rmtree(extract, ignore_errors=True)
-        os.makedirs(extract)
-        t0 = time.perf_counter()
-        subprocess.run(["bsdtar", "-xf", archive, "-C", extract], check=True)
-        bsd.append(time.perf_counter() - t0)
-        shutil.rmtree(extract)
-        os.makedirs(extract)
-        t0 = time.perf_counter()
-        subprocess.run(["bsdtar", "-xf", archive, "-C", extract], check=True)
-        subprocess.run(["sync", "-f", extract], check=True)
-        bsd_sync.append(time.perf_counter() - t0)
+        rss_packtool = max(rss_packtool, int(p.stderr.strip().splitlines()[-1]))
+        shutil.rmtree(packtool_target)
+        for key, durable in (("bsdtar", False), ("bsdtar+sync", True)):
+            shutil.rmtree(extract, ignore_errors=True)
+            os.makedirs(extract)
+            settle()
+            t0 = time.perf_counter()
+            subprocess.run(["bsdtar", "-xf", archive, "-C", extract], check=True)
+            if durable:
+                subprocess.run(["sync", "-f", extract], check=True)
+            results[key].append(time.perf_counter() - t0)
+    shutil.rmtree(extract, ignore_errors=True)
     current = os.path.realpath(os.path.join(target, "royal-mile", "current"))
     files = [f for f in files_under(current) if not f.endswith(".manifest.json")]
     listing = subprocess.run(["sha256sum"] + files, check=True, capture_output=True).stdout
     sums = os.path.join(WORK, "sums.txt")
     open(sums, "wb").write(listing)
-    one, _ = timed([PACKTOOL, "install", "--verify", "--into", target, "--pack", "royal-mile", "--threads", "1"], repeat=repeat)
-    two, rss_verify = timed([PACKTOOL, "install", "--verify", "--into", target, "--pack", "royal-mile", "--threads", "2"], repeat=repeat)
+    verify = {1: [], 2: []}
+    rss_verify = 0
+    for _ in range(repeat):
+        for threads in (1, 2):
+            wall, rss, reply = library("verify_installed", {"state": client_state, "into": target, "pack": "royal-mile", "threads": threads})
+            if not reply.get("intact"):
+                raise SystemExit(f"verify-installed: {reply}")
+            verify[threads].append(wall)
+            rss_verify = max(rss_verify, rss)
     dgst, _ = timed(["openssl", "dgst", "-sha256"] + files, repeat=repeat)
     check, _ = timed(["sha256sum", "-c", "--quiet", sums], repeat=repeat)
-    m_inst, m_bsd = statistics.median(inst), statistics.median(bsd)
-    row("packtool install (verify while writing, fsync, switch)", m_inst, rss_install, f"install/bsdtar = {m_inst / m_bsd:.2f}x (target <= 1.3x)")
-    row("bsdtar -xf", m_bsd)
-    row("bsdtar -xf, then sync (durable, as install is)", statistics.median(bsd_sync), None, f"install/(bsdtar+sync) = {m_inst / statistics.median(bsd_sync):.2f}x")
-    row("verify-installed, 1 thread", one, None, f"/openssl dgst = {one / dgst:.2f}x (target <= 1.15x)")
-    row("verify-installed, 2 threads", two, rss_verify, f"/1 thread = {two / one:.2f}x (target <= 0.65x); /sha256sum -c = {two / check:.2f}x (target <= 0.35x)")
+    med = {k: statistics.median(v) for k, v in results.items()}
+    one, two = statistics.median(verify[1]), statistics.median(verify[2])
+    row("install, libpackverify (verify while writing, flush, switch)", med["lib"], rss_lib, f"install/bsdtar = {med['lib'] / med['bsdtar']:.2f}x (target <= 1.3x)")
+    row("install, packtool install", med["packtool"], rss_packtool, f"/bsdtar = {med['packtool'] / med['bsdtar']:.2f}x")
+    row("bsdtar -xf", med["bsdtar"])
+    row("bsdtar -xf, then sync (durable, as install is)", med["bsdtar+sync"], None, f"install/(bsdtar+sync) = {med['lib'] / med['bsdtar+sync']:.2f}x")
+    row("verify-installed, libpackverify, 1 thread", one, None, f"/openssl dgst = {one / dgst:.2f}x (target <= 1.15x)")
+    row("verify-installed, libpackverify, 2 threads", two, rss_verify, f"/1 thread = {two / one:.2f}x (target <= 0.65x); /sha256sum -c = {two / check:.2f}x (target <= 0.35x)")
     row("openssl dgst -sha256 over the same files", dgst)
     row("sha256sum -c over the same files", check)
-    print(f"  peak RSS: install {rss_install / 1024:.1f} MiB, verify-installed {rss_verify / 1024:.1f} MiB (target <= 16 MiB)")
+    print(f"  peak RSS, libpackverify: install {rss_lib / 1024:.1f} MiB, verify-installed {rss_verify / 1024:.1f} MiB (target <= 16 MiB); "
+          f"packtool install {rss_packtool / 1024:.1f} MiB")
     manifest = os.path.join(out, "packs", "royal-mile", "1", "manifest.json")
     p = subprocess.run([PACKTOOL, "access", manifest, "--root", root, "--scene", "03-mercat-cross",
                         "--purchase", "uk.example.walks.trippass72@" + time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - 3600)),
@@ -279,7 +319,13 @@ def bench_delta(pack_template):
     subprocess.run(sign, check=True, capture_output=True, env=env)
     root = os.path.join(state, "root", "1.root.json")
     app = os.path.join(work, "app")
-    update = [PACKTOOL, "update", "--from", "file://" + out, "--into", app, "--pack", "royal-mile", "--root", root]
+    app_state = os.path.join(work, "app-state")
+    library("pin_root", {"state": app_state, "root": root})
+    update_request = {"state": app_state, "into": app, "pack": "royal-mile", "from": "file://" + out}
+    library("update", update_request)
+    # The same through packtool, into a second install, for comparison.
+    cli_app = os.path.join(work, "cli-app")
+    update = [PACKTOOL, "update", "--from", "file://" + out, "--into", cli_app, "--pack", "royal-mile", "--root", root]
     subprocess.run(update, check=True, capture_output=True)
     scene = os.path.join(pack, "stops", "03-mercat-cross")
     old_scene = os.path.join(work, "old-scene")
@@ -302,18 +348,25 @@ def bench_delta(pack_template):
     size = os.path.getsize(delta)
     print(f"  delta size: {size:,} bytes for {changed_bytes:,} changed bytes = changed + {size - changed_bytes:,} (target <= changed + 8,192)")
     print(f"  delta build time (inside sign): {build_ms:.1f} ms")
+    settle()
+    apply, apply_rss, reply = library("update", update_request)
+    if reply.get("method") != "deltas":
+        raise SystemExit(f"update did not use deltas: {reply}")
+    settle()
     t0 = time.perf_counter()
     r = subprocess.run(update, capture_output=True, text=True)
-    apply = time.perf_counter() - t0
+    cli_apply = time.perf_counter() - t0
     if "deltas" not in r.stdout:
-        raise SystemExit(f"update did not use deltas: {r.stdout} {r.stderr}")
+        raise SystemExit(f"packtool update did not use deltas: {r.stdout} {r.stderr}")
     extract = os.path.join(work, "extract")
     os.makedirs(extract)
+    settle()
     t0 = time.perf_counter()
     subprocess.run(["tar", "-xf", delta, "-C", extract] + changed, check=True)
     subprocess.run(["sha256sum"] + [os.path.join(extract, c) for c in changed], check=True, capture_output=True)
     baseline = time.perf_counter() - t0
-    row("apply (packtool update from file://, verify, link, switch)", apply, None, f"/(tar -xf changed + sha256sum) = {apply / baseline:.2f}x (target <= 1.5x)")
+    row("apply, libpackverify update from file:// (verify, link, flush, switch)", apply, apply_rss, f"/(tar -xf changed + sha256sum) = {apply / baseline:.2f}x (target <= 1.5x)")
+    row("apply, packtool update from file://", cli_apply, None, f"/(tar -xf changed + sha256sum) = {cli_apply / baseline:.2f}x")
     row("tar -xf of the changed files + sha256sum of them", baseline)
     old_tar, new_tar = os.path.join(work, "old.tar"), os.path.join(work, "new.tar")
     subprocess.run(["tar", "--sort=name", "-cf", old_tar, "-C", old_scene, "."], check=True)
@@ -330,7 +383,10 @@ def bench_delta(pack_template):
 
 def main():
     subprocess.run(["swift", "build", "-c", "release", "--product", "packtool"], cwd=REPO, check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(["swift", "build", "-c", "release", "--product", "packverify"], cwd=REPO, check=True, stdout=subprocess.DEVNULL)
     os.makedirs(WORK, exist_ok=True)
+    subprocess.run(["gcc", "-O2", "-Wall", "-Werror", "-I", os.path.join(REPO, "Sources", "CPackVerify", "include"), os.path.join(REPO, "scripts", "packverify-run.c"),
+                    "-L", LIBRARY_DIR, "-lpackverify", f"-Wl,-rpath,{LIBRARY_DIR}", "-o", PACKVERIFY_RUN], check=True)
     os.chmod(KEY, 0o600)
     print(f"packtool bench  ({os.cpu_count()} cores; medians of repeated runs; peak RSS from GNU time)")
     part = os.environ.get("BENCH", "all")

@@ -10,7 +10,6 @@ final class EVPKey {
 
     /// Wraps `EVP_PKEY_new_raw_private_key` / `EVP_PKEY_new_raw_public_key` for Ed25519.
     static func raw(_ bytes: [UInt8], isPrivate: Bool) throws -> EVPKey {
-        OpenSSLLibrary.prepare()
         guard bytes.count == 32 else {
             throw CryptoError(code: "key.raw-length", message: "an Ed25519 \(isPrivate ? "private" : "public") key is 32 bytes, got \(bytes.count)")
         }
@@ -25,7 +24,6 @@ final class EVPKey {
 
     /// Wraps `EVP_PKEY_keygen` for a fresh Ed25519 key from OpenSSL's CSPRNG.
     static func generate() throws -> EVPKey {
-        OpenSSLLibrary.prepare()
         guard let ctx = EVP_PKEY_CTX_new_id(EVP_PKEY_ED25519, nil) else { throw CryptoError.openSSL("key.generate", "cannot create a key context") }
         defer { EVP_PKEY_CTX_free(ctx) }
         guard EVP_PKEY_keygen_init(ctx) == 1 else { throw CryptoError.openSSL("key.generate", "cannot initialise key generation") }
@@ -36,7 +34,6 @@ final class EVPKey {
 
     /// Reads a PEM private (PKCS#8) or public (SPKI) key and insists it is Ed25519.
     static func pem(_ text: String, isPrivate: Bool) throws -> EVPKey {
-        OpenSSLLibrary.prepare()
         let bytes = Array(text.utf8)
         guard bytes.count < 64 * 1024 else { throw CryptoError(code: "key.pem", message: "PEM key file is implausibly large (\(bytes.count) bytes)") }
         guard let bio = bytes.withUnsafeBufferPointer({ BIO_new_mem_buf($0.baseAddress, Int32($0.count)) }) else {

@@ -19,7 +19,6 @@ public final class SHA256 {
     private var finished = false
 
     public init() {
-        OpenSSLLibrary.prepare()
         // EVP_MD_CTX_new only fails when memory is exhausted; there is nothing sensible to continue with then.
         guard let ctx = EVP_MD_CTX_new() else { fatalError("EVP_MD_CTX_new: out of memory") }
         context = ctx
