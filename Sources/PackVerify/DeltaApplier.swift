@@ -49,10 +49,16 @@ public struct DeltaApplier {
 
     /// Applies `deltas` (scene id → delta archive) to move the install to `manifestBytes`.
     public func apply(manifestBytes: [UInt8], deltas: [String: URL], into: URL) throws -> Result {
+        try apply(manifestBytes: manifestBytes, deltas: deltas, into: into, installed: nil)
+    }
+
+    /// `installed`, when given, is the installed manifest the caller has just verified with `installedManifest`
+    /// under the same client state (the updater reads it to plan), so it is not read and checked twice.
+    func apply(manifestBytes: [UInt8], deltas: [String: URL], into: URL, installed verified: Manifest?) throws -> Result {
         var client = try ClientState.load(from: installer.state)
         let verdict = installer.clock.observe(installer.reading(), state: &client.clock)
         let manifest = try installer.verifyManifest(manifestBytes, client: client, now: verdict.now)
-        guard let installed = try installedManifest(into: into, pack: manifest.pack) else {
+        guard let installed = try verified ?? installedManifest(into: into, pack: manifest.pack) else {
             throw VerificationFailure("delta-base", "\(manifest.pack) is not installed; install the full archive")
         }
         guard installed.files == manifest.files else {
@@ -60,7 +66,7 @@ public struct DeltaApplier {
         }
         var listed = PathSafety()
         for (path, _) in manifest.archiveEntries { try listed.admit(path) }
-        let current = into.appendingPathComponent(manifest.pack).appendingPathComponent("current").resolvingSymlinksInPath()
+        let current = into.appendingPathComponent(manifest.pack).appendingPathComponent("current").resolvingSymlinksInPath().path
         let packFolder = into.appendingPathComponent(manifest.pack)
         let staging = packFolder.appendingPathComponent(".staging-\(UUID().uuidString)")
         let installedScenes = Dictionary(installed.scenes.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
@@ -110,21 +116,22 @@ public struct DeltaApplier {
             }
             try writer.write(manifestBytes, path: Installer.manifestFileName)
             try writer.finish()
-            _ = try installer.switchOver(packFolder, to: staging, version: manifest.version)
+            _ = try installer.switchOver(packFolder, to: staging, version: manifest.version) {
+                client.manifestVersions[manifest.pack] = manifest.version
+                for scene in manifest.scenes { client.sceneVersions["\(manifest.pack)/\(scene.id)"] = scene.version }
+                try client.save(to: installer.state)
+            }
         } catch {
-            try? FileManager.default.removeItem(at: staging)
+            FileSystem.removeTree(staging.path)
             throw error
         }
-        client.manifestVersions[manifest.pack] = manifest.version
-        for scene in manifest.scenes { client.sceneVersions["\(manifest.pack)/\(scene.id)"] = scene.version }
-        try client.save(to: installer.state)
         return Result(pack: manifest.pack, version: manifest.version, changedScenes: changed, bytesFromDeltas: fromDeltas)
     }
 
     /// Hard-links an unchanged installed file into staging (installs are never modified in place, so sharing is safe).
-    private func link(from current: URL, to writer: StagingWriter, path: String) throws {
+    private func link(from current: String, to writer: StagingWriter, path: String) throws {
         try writer.prepareFolder(for: path)
-        guard Glibc.link(current.appendingPathComponent(path).path, writer.staging.path + "/" + path) == 0 else {
+        guard Glibc.link(current + "/" + path, writer.stagingPath + "/" + path) == 0 else {
             throw VerificationFailure("delta-base", "\(path) is missing from the installed version (\(String(cString: strerror(errno))))")
         }
     }

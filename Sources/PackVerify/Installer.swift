@@ -89,14 +89,15 @@ public struct Installer {
             // The signed manifest goes in with the files, and everything must be on disk before the switch-over.
             try writer.write(manifestBytes, path: Self.manifestFileName)
             try writer.finish()
-            let folder = try switchOver(packFolder, to: staging, version: manifest.version)
-            // Only now, with the new version in place, does the client remember it.
-            client.manifestVersions[manifest.pack] = manifest.version
-            for scene in manifest.scenes { client.sceneVersions["\(manifest.pack)/\(scene.id)"] = scene.version }
-            try client.save(to: state)
+            let folder = try switchOver(packFolder, to: staging, version: manifest.version) {
+                // Only now, with the new version in place, does the client remember it.
+                client.manifestVersions[manifest.pack] = manifest.version
+                for scene in manifest.scenes { client.sceneVersions["\(manifest.pack)/\(scene.id)"] = scene.version }
+                try client.save(to: state)
+            }
             return Result(pack: manifest.pack, version: manifest.version, files: count, bytes: written, folder: folder)
         } catch {
-            try? FileManager.default.removeItem(at: staging)
+            FileSystem.removeTree(staging.path)
             throw error
         }
     }
@@ -135,8 +136,10 @@ public struct Installer {
         return manifest
     }
 
-    /// Renames staging to a version folder, then atomically points `current` at it, then removes the old version.
-    func switchOver(_ packFolder: URL, to staging: URL, version: Int) throws -> URL {
+    /// Renames staging to a version folder, then atomically points `current` at it, then removes the old version —
+    /// on another thread while `alongside` (recording the new version in client state) runs on this one, so the
+    /// caller waits for the longer of the two rather than both.
+    func switchOver(_ packFolder: URL, to staging: URL, version: Int, alongside: () throws -> Void) throws -> URL {
         let name = "v\(version)-\(UUID().uuidString.prefix(8))"
         let folder = packFolder.appendingPathComponent(name)
         CrashPoints.reach("before staging rename")
@@ -146,25 +149,32 @@ public struct Installer {
         let previous = (try? FileManager.default.destinationOfSymbolicLink(atPath: current.path)).map { packFolder.appendingPathComponent($0) }
         let link = packFolder.appendingPathComponent(".current-\(UUID().uuidString.prefix(8))")
         guard symlink(name, link.path) == 0 else {
-            try? FileManager.default.removeItem(at: folder)
+            FileSystem.removeTree(folder.path)
             throw VerificationFailure("install", "cannot create the switch-over link")
         }
         CrashPoints.reach("before switch")
         guard rename(link.path, current.path) == 0 else {
             unlink(link.path)
-            try? FileManager.default.removeItem(at: folder)
+            FileSystem.removeTree(folder.path)
             throw VerificationFailure("install", "cannot switch to the new version")
         }
         CrashPoints.reach("after switch")
         let dir = open(packFolder.path, O_RDONLY)
         if dir >= 0 { fsync(dir); close(dir) }
         CrashPoints.reach("after directory fsync")
-        if let previous, previous.lastPathComponent != name { try? FileManager.default.removeItem(at: previous) }
-        // Leftovers of runs that were killed before their switch (staging folders, versions never switched to).
-        for entry in (try? FileManager.default.contentsOfDirectory(atPath: packFolder.path)) ?? []
-        where entry != name && entry != "current" && (entry.hasPrefix(".staging-") || entry.hasPrefix(".current-") || entry.hasPrefix("v")) {
-            try? FileManager.default.removeItem(at: packFolder.appendingPathComponent(entry))
+        // What goes: the previous version, and leftovers of runs killed before their switch (staging folders,
+        // versions never switched to). Removing some 130 entries is the slowest step of a small hot update, so it
+        // runs beside `alongside`.
+        let removal = DispatchWorkItem {
+            if let previous, previous.lastPathComponent != name { FileSystem.removeTree(previous.path) }
+            for entry in (try? FileSystem.list(packFolder.path)) ?? []
+            where entry != name && entry != "current" && (entry.hasPrefix(".staging-") || entry.hasPrefix(".current-") || entry.hasPrefix("v")) {
+                FileSystem.removeTree(packFolder.path + "/" + entry)
+            }
         }
+        DispatchQueue.global(qos: .utility).async(execute: removal)
+        defer { removal.wait() }
+        try alongside()
         return folder
     }
 }

@@ -11,6 +11,8 @@ import Glibc
 /// control characters or backslashes, and unique even on a case-insensitive, normalisation-insensitive file system.
 public struct PathSafety {
     private var seen: [String: String] = [:]
+    /// Folded folder paths that admitted paths run through.
+    private var folders: Set<String> = []
 
     public init() {}
 
@@ -37,7 +39,12 @@ public struct PathSafety {
             prefix += (prefix.isEmpty ? "" : "/") + c
             if let other = seen[Self.fold(prefix)] { throw VerificationFailure("path-collision", "\(path) would be inside the file \(other)") }
         }
-        if seen.keys.contains(where: { $0.hasPrefix(key + "/") }) { throw VerificationFailure("path-collision", "\(path) is also a folder of another entry") }
+        if folders.contains(key) { throw VerificationFailure("path-collision", "\(path) is also a folder of another entry") }
         seen[key] = path
+        var folder = ""
+        for c in key.split(separator: "/", omittingEmptySubsequences: false).dropLast() {
+            folder += (folder.isEmpty ? "" : "/") + c
+            folders.insert(folder)
+        }
     }
 }

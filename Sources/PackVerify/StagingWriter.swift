@@ -32,6 +32,8 @@ private struct Piece: @unchecked Sendable { let bytes: UnsafeRawBufferPointer }
 /// Nothing is switched in before `finish` returns, so a failure at any point leaves only a staging folder to delete.
 final class StagingWriter {
     let staging: URL
+    /// `staging.path`, computed once: every file's path is built from it.
+    let stagingPath: String
     private static let pieceBytes = 128 << 10
     private static let kickBytes: Int64 = 8 << 20
     private let buffers: [UnsafeMutableRawBufferPointer]
@@ -46,6 +48,7 @@ final class StagingWriter {
 
     init(staging: URL) {
         self.staging = staging
+        stagingPath = staging.path
         buffers = (0..<4).map { _ in UnsafeMutableRawBufferPointer.allocate(byteCount: Self.pieceBytes, alignment: 64) }
         free = DispatchSemaphore(value: buffers.count)
     }
@@ -66,7 +69,7 @@ final class StagingWriter {
             components = components.dropLast()
         }
         for folder in missing.reversed() {
-            let full = staging.path + "/" + folder
+            let full = stagingPath + "/" + folder
             if mkdir(full, 0o755) != 0 && errno != EEXIST {
                 throw VerificationFailure("write", "\(folder): cannot create the folder (\(FileSystem.reason()))")
             }
@@ -78,7 +81,7 @@ final class StagingWriter {
     func write(_ reader: inout StrictTarReader, path: String, expected: Manifest.File) throws {
         try prepareFolder(for: path)
         // O_EXCL|O_NOFOLLOW: staging is fresh and holds only what this install made, so nothing can redirect a write.
-        let fd = open(staging.path + "/" + path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        let fd = open(stagingPath + "/" + path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw VerificationFailure("write", "\(path): cannot create (\(FileSystem.reason()))") }
         defer { close(fd) }
         let hasher = SHA256()
@@ -126,7 +129,7 @@ final class StagingWriter {
     /// Writes a small file whose bytes are already verified (the signed manifest).
     func write(_ bytes: [UInt8], path: String) throws {
         try prepareFolder(for: path)
-        let fd = open(staging.path + "/" + path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        let fd = open(stagingPath + "/" + path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw VerificationFailure("write", "\(path): cannot create (\(FileSystem.reason()))") }
         defer { close(fd) }
         guard bytes.withUnsafeBytes({ FileSystem.writeAll(fd, $0) }) else { throw VerificationFailure("write", "\(path): \(FileSystem.reason())") }
@@ -143,7 +146,7 @@ final class StagingWriter {
         }
         #if os(Linux)
         for path in files {
-            let fd = open(staging.path + "/" + path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+            let fd = open(stagingPath + "/" + path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
             guard fd >= 0, fdatasync(fd) == 0 else {
                 if fd >= 0 { close(fd) }
                 throw VerificationFailure("write", "\(path): flushing to disk failed (\(FileSystem.reason()))")
@@ -152,12 +155,12 @@ final class StagingWriter {
         }
         #endif
         CrashPoints.reach("after file flush")
-        // Deepest folders first does not matter for durability; every folder's entries must be on disk.
+        // Every folder's entries must be on disk (new folders, new files and hard links in them).
         for folder in [""] + folders.sorted() {
-            let fd = open(folder.isEmpty ? staging.path : staging.path + "/" + folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            let fd = open(folder.isEmpty ? stagingPath : stagingPath + "/" + folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
             guard fd >= 0, fsync(fd) == 0 else {
                 if fd >= 0 { close(fd) }
-                throw VerificationFailure("write", "\(folder): flushing the folder failed (\(FileSystem.reason()))")
+                throw VerificationFailure("write", "\(folder.isEmpty ? "staging" : folder): flushing the folder failed (\(FileSystem.reason()))")
             }
             close(fd)
         }

@@ -72,13 +72,13 @@ public struct Updater {
             for scene in changed { deltas[scene.id] = try fetchDelta(pack: pack, scene: scene, from: installedScenes[scene.id], downloads: downloads) }
             let result: DeltaApplier.Result
             do {
-                result = try applier.apply(manifestBytes: manifestBytes, deltas: deltas, into: into)
+                result = try applier.apply(manifestBytes: manifestBytes, deltas: deltas, into: into, installed: installed)
             } catch let failure as VerificationFailure where changed.contains(where: { installedScenes[$0.id] != nil }) {
                 // A delta from the installed version was unusable (a bad byte, a wrong base): try the self-contained
                 // version-0 deltas once before giving up. The install is untouched either way.
                 var full: [String: URL] = [:]
                 for scene in changed { full[scene.id] = try fetchDelta(pack: pack, scene: scene, from: nil, downloads: downloads) }
-                do { result = try applier.apply(manifestBytes: manifestBytes, deltas: full, into: into) } catch { throw failure }
+                do { result = try applier.apply(manifestBytes: manifestBytes, deltas: full, into: into, installed: installed) } catch { throw failure }
             }
             return Result(pack: pack, fromVersion: installed.version, toVersion: result.version, method: "deltas", changedScenes: result.changedScenes.sorted())
         }
@@ -107,7 +107,7 @@ public struct Updater {
 
     static func clean(_ downloads: URL) {
         for name in (try? FileManager.default.contentsOfDirectory(atPath: downloads.path)) ?? [] where !name.hasSuffix(".part") {
-            try? FileManager.default.removeItem(at: downloads.appendingPathComponent(name))
+            FileSystem.removeTree(downloads.appendingPathComponent(name).path)
         }
     }
 }
