@@ -1,32 +1,77 @@
 #!/usr/bin/env python3
-"""A deliberately bad HTTP server for updater tests: serves a tree, but for paths containing /deltas/ it either sends
-half the body and closes (MODE=truncate) or sends half and then stalls (MODE=stall). usage: PORT ROOT MODE"""
+"""An HTTP server for updater tests that serves a tree in a chosen way. usage: PORT ROOT MODE [LOG]
+  truncate  paths containing /deltas/ or ending .tar: half the body, then the connection closes
+  stall     the same, then no more bytes for a minute
+  resume    archives and deltas: the first request gets half and a closed connection; requests with a Range header
+            get 206 and the rest (each Range start is appended to LOG)
+  chunked   every body with Transfer-Encoding: chunked (64 KiB chunks), no Content-Length"""
 import http.server
 import os
 import sys
 import time
 
 PORT, ROOT, MODE = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+LOG = sys.argv[4] if len(sys.argv) > 4 else None
+cut_once = set()
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
     def do_GET(self):
         path = os.path.join(ROOT, self.path.lstrip("/"))
         if not os.path.isfile(path):
-            self.send_error(404)
+            self.send_response(404)
+            self.send_header("Content-Length", "0")
+            self.send_header("Connection", "close")
+            self.end_headers()
             return
         data = open(path, "rb").read()
+        bulky = "/deltas/" in self.path or self.path.endswith(".tar")
+        self.close_connection = True
+        if MODE == "chunked":
+            self.send_response(200)
+            self.send_header("Transfer-Encoding", "chunked")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            for i in range(0, len(data), 65536):
+                piece = data[i:i + 65536]
+                self.wfile.write(b"%x\r\n" % len(piece) + piece + b"\r\n")
+            self.wfile.write(b"0\r\n\r\n")
+            return
+        if MODE == "resume" and bulky:
+            wanted = self.headers.get("Range")
+            if wanted and wanted.startswith("bytes=") and wanted.endswith("-"):
+                start = int(wanted[6:-1])
+                if LOG:
+                    with open(LOG, "a") as log:
+                        log.write(f"{self.path} {start}\n")
+                self.send_response(206)
+                self.send_header("Content-Range", f"bytes {start}-{len(data) - 1}/{len(data)}")
+                self.send_header("Content-Length", str(len(data) - start))
+                self.send_header("Connection", "close")
+                self.end_headers()
+                self.wfile.write(data[start:])
+                return
+            if self.path not in cut_once:
+                cut_once.add(self.path)
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(data)))
+                self.send_header("Connection", "close")
+                self.end_headers()
+                self.wfile.write(data[: len(data) // 2])
+                return
         self.send_response(200)
         self.send_header("Content-Length", str(len(data)))
+        self.send_header("Connection", "close")
         self.end_headers()
-        if "/deltas/" not in self.path and not self.path.endswith(".tar"):
-            self.wfile.write(data)
+        if MODE in ("truncate", "stall") and bulky:
+            self.wfile.write(data[: len(data) // 2])
+            self.wfile.flush()
+            if MODE == "stall":
+                time.sleep(60)
             return
-        self.wfile.write(data[: len(data) // 2])
-        self.wfile.flush()
-        if MODE == "stall":
-            time.sleep(60)
-        self.close_connection = True
+        self.wfile.write(data)
 
     def log_message(self, *args):
         pass

@@ -34,6 +34,14 @@ publish
 cp "$work/cdn/index.json" "$work/index-v1.json"
 
 port=$(free_port)
+tls_port=$(free_port)
+# A private CA and a certificate for "localhost" only (not 127.0.0.1), for the https tests.
+mkdir -p "$work/tls"
+openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=packtool test CA" -keyout "$work/tls/ca.key" -out "$work/tls/ca.pem" 2>/dev/null
+openssl req -newkey rsa:2048 -nodes -subj "/CN=localhost" -keyout "$work/tls/server.key" -out "$work/tls/server.csr" 2>/dev/null
+printf 'subjectAltName=DNS:localhost\n' > "$work/tls/san.ext"
+openssl x509 -req -in "$work/tls/server.csr" -CA "$work/tls/ca.pem" -CAkey "$work/tls/ca.key" -CAcreateserial -days 2 \
+  -extfile "$work/tls/san.ext" -out "$work/tls/server.pem" 2>/dev/null
 mkdir -p "$work/nginx/logs"
 cat > "$work/nginx/nginx.conf" <<CONF
 daemon off;
@@ -45,7 +53,18 @@ events { worker_connections 64; }
 http {
   log_format bytes '\$uri \$status \$body_bytes_sent';
   access_log $work/nginx/logs/access.log bytes;
-  server { listen 127.0.0.1:$port; root $work/cdn; }
+  server {
+    listen 127.0.0.1:$port;
+    root $work/cdn;
+    # A mirror that moved: everything under /old/ redirects to the same path at the root.
+    location /old/ { rewrite ^/old/(.*)\$ /\$1 permanent; }
+  }
+  server {
+    listen 127.0.0.1:$tls_port ssl;
+    ssl_certificate $work/tls/server.pem;
+    ssl_certificate_key $work/tls/server.key;
+    root $work/cdn;
+  }
 }
 CONF
 nginx -p "$work/nginx" -c "$work/nginx/nginx.conf" 2>/dev/null &
@@ -126,6 +145,44 @@ for mode in truncate stall; do
   expect_refused "a $mode response" "interrupted\|timed out\|no usable delta" "http://127.0.0.1:$pyport"
   kill "$py_pid"; wait "$py_pid" 2>/dev/null || true; py_pid=""
 done
+
+# Transports, each a fresh install of v3 into its own folder: https with the private CA (and refused without it, or
+# for a name the certificate does not carry), a moved mirror (redirects), a chunked server, and a download cut in
+# half that resumes with a Range request.
+fresh() {  # NAME URL [ENV...] — installs into $work/fresh-NAME
+  local name=$1 url=$2; shift 2
+  env "$@" "$P" update --from "$url" --into "$work/fresh-$name" --pack royal-mile --root "$work/pub/root/1.root.json" --timeout 5
+}
+fresh_ok() {  # NAME URL [ENV...]
+  out=$(fresh "$@" 2>&1) || fail "$1: $out"
+  echo "$out" | grep -q "full archive" || fail "$1: unexpected result: $out"
+  "$P" install --verify --into "$work/fresh-$1" --pack royal-mile | grep -q "intact" || fail "$1: the install is not intact"
+}
+fresh_ok https "https://localhost:$tls_port" SSL_CERT_FILE="$work/tls/ca.pem"
+pass "https with a trusted certificate installs v3"
+out=$(fresh https-untrusted "https://localhost:$tls_port" SSL_CERT_FILE=/nonexistent 2>&1) && fail "an untrusted certificate was accepted"
+echo "$out" | grep -q "not trusted" || fail "untrusted certificate: unexpected error: $out"
+[ ! -e "$work/fresh-https-untrusted/royal-mile" ] || fail "an untrusted server left an install behind"
+pass "https with a certificate from an unknown CA is refused ($(echo "$out" | grep -o 'not trusted[^;]*' | head -1))"
+out=$(fresh https-name "https://127.0.0.1:$tls_port" SSL_CERT_FILE="$work/tls/ca.pem" 2>&1) && fail "a certificate for another name was accepted"
+echo "$out" | grep -q "not trusted" || fail "wrong name: unexpected error: $out"
+pass "https to a name the certificate does not carry is refused"
+fresh_ok redirect "http://127.0.0.1:$port/old"
+grep -q "^/old/index.json 301" "$work/nginx/logs/access.log" || fail "the redirect was not exercised"
+pass "a moved mirror: redirects are followed (301 in nginx's log) and v3 installs"
+for mode in chunked resume; do
+  pyport=$(free_port)
+  python3 Tests/http/misbehaving_server.py "$pyport" "$work/cdn" "$mode" "$work/$mode.log" &
+  py_pid=$!
+  for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$pyport/index.json" 2>/dev/null && break; python3 -c 'import time; time.sleep(0.1)'; done
+  fresh_ok "$mode" "http://127.0.0.1:$pyport"
+  kill "$py_pid"; wait "$py_pid" 2>/dev/null || true; py_pid=""
+done
+pass "a chunked server: v3 installs"
+archive_v3=$(ls "$work"/cdn/packs/royal-mile/*/royal-mile-*.tar | sort -V | tail -1)
+half=$(( $(stat -c %s "$archive_v3") / 2 ))
+grep -q "royal-mile-.*\.tar $half\$" "$work/resume.log" || fail "the archive download did not resume at byte $half: $(cat "$work/resume.log")"
+pass "a download cut in half resumes with Range: bytes=$half- and v3 installs"
 
 # Finally the good tree again: the update completes.
 update "http://127.0.0.1:$port" | grep -q "version 2 → version" || fail "the update did not complete after the failures"
