@@ -97,7 +97,7 @@ public final class TarWriter {
             var offset = 0
             while offset < block.count {
                 free.wait()
-                if ring.count < 4 { ring.append(UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 64)) }
+                if ring.count < 4 { ring.append(UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 16)) }
                 let slot = ring[next]
                 next = (next + 1) % 4
                 let n = min(slot.count, block.count - offset)

@@ -72,7 +72,7 @@ public final class SHA256 {
     /// times) read from the open descriptor before hashing, so a later reader can tell whether it is still the same
     /// bytes without hashing them again.
     public static func hashWithIdentity(fileAt url: URL) throws -> (digest: [UInt8], size: UInt64, identity: FileIdentity) {
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 64)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 16)
         defer { buffer.deallocate() }
         return try hashWithIdentity(fileAt: url, buffer: buffer)
     }

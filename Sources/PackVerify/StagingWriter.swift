@@ -49,7 +49,7 @@ final class StagingWriter {
     init(staging: URL) {
         self.staging = staging
         stagingPath = staging.path
-        buffers = (0..<4).map { _ in UnsafeMutableRawBufferPointer.allocate(byteCount: Self.pieceBytes, alignment: 64) }
+        buffers = (0..<4).map { _ in UnsafeMutableRawBufferPointer.allocate(byteCount: Self.pieceBytes, alignment: 16) }
         free = DispatchSemaphore(value: buffers.count)
     }
 

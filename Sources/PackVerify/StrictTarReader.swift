@@ -122,7 +122,7 @@ public struct StrictTarReader {
     /// no larger than the file (signed documents are small; bulk data goes through `read(into:)`).
     public mutating func read(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
         guard pendingData > 0 else { return skipPadding() }
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Int(min(pendingData, 256 << 10)), alignment: 64)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Int(min(pendingData, 256 << 10)), alignment: 16)
         defer { buffer.deallocate() }
         while pendingData > 0 {
             let want = Int(min(pendingData, UInt64(buffer.count)))
