@@ -41,8 +41,14 @@ final class StagingWriter {
     /// Counts buffers not in use by the hashing thread.
     private let free: DispatchSemaphore
     private let hashing = DispatchQueue(label: "packverify.hash")
-    private let lock = Lock()
-    private var mismatch: String?
+    /// The first file whose hash did not match, written by the hashing thread. A box of its own, so no block on the
+    /// hashing queue holds the writer itself: if one did and outlived the writer's last other reference, the
+    /// writer's deinit would run on that queue and `hashing.sync` there is a libdispatch crash.
+    private final class Mismatch: @unchecked Sendable {
+        let lock = Lock()
+        var path: String?
+    }
+    private let mismatch = Mismatch()
     private var files: [String] = []
     private var folders: Set<String> = []
 
@@ -121,8 +127,8 @@ final class StagingWriter {
         guard fsync(fd) == 0 else { throw VerificationFailure("write", "\(path): fsync failed (\(FileSystem.reason()))") }
         #endif
         files.append(path)
-        hashing.async { [lock] in
-            if Hex.encode(hasher.finalize()) != expected.sha256 { lock.withLock { self.mismatch = self.mismatch ?? path } }
+        hashing.async { [mismatch] in
+            if Hex.encode(hasher.finalize()) != expected.sha256 { mismatch.lock.withLock { mismatch.path = mismatch.path ?? path } }
         }
     }
 
@@ -141,8 +147,8 @@ final class StagingWriter {
     /// failed flush.
     func finish() throws {
         hashing.sync {}
-        if let mismatch = lock.withLock({ mismatch }) {
-            throw VerificationFailure("hash", "\(mismatch) does not match the manifest's SHA-256")
+        if let path = mismatch.lock.withLock({ mismatch.path }) {
+            throw VerificationFailure("hash", "\(path) does not match the manifest's SHA-256")
         }
         #if os(Linux)
         for path in files {

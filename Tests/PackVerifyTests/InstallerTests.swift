@@ -55,6 +55,21 @@ final class InstallerTests: XCTestCase {
         XCTAssertEqual(report.extra, ["stops/01-a/extra.txt"])
     }
 
+    /// A refusal while a large file's hash is still being computed on the hashing thread: the install must fail
+    /// cleanly every time. (A block on that thread once kept the staging writer alive, so the writer's teardown ran
+    /// on the hashing queue itself and libdispatch stopped the process.)
+    func testARefusalWhileAFileIsStillBeingHashedFailsCleanlyEveryTime() throws {
+        let big = (0..<(3 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        let files = [("pack.json", Array("{}".utf8)), ("stops/01-a/layers/1824-16x9.heic", big)]
+        let archive = try hostile("refused-mid-hash.tar", files: files) { t in
+            t.file("pack.json", Array("{}".utf8))
+            t.file("stops/01-a/layers/1824-16x9.heic", big)
+            t.file("stops/01-a/unlisted.txt", [1])
+            t.end()
+        }
+        for _ in 0..<100 { assertRefused(archive, "archive-extra") }
+    }
+
     func testDotDotEntriesAreRefused() throws {
         assertRefused(try hostile("dotdot.tar") { $0.file("stops/../../escape.txt", [1]) }, "path-traversal")
     }
