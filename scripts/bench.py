@@ -34,6 +34,7 @@ def timed(cmd, repeat=5, **kw):
     """Median wall seconds and max peak RSS (KiB, from GNU time) over `repeat` runs; output discarded."""
     walls, rss = [], []
     for _ in range(repeat):
+        settle()
         t0 = time.perf_counter()
         p = subprocess.run(["/usr/bin/time", "-f", "%M"] + cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, **kw)
         walls.append(time.perf_counter() - t0)
@@ -159,6 +160,7 @@ def sign_once(pack, label):
     keys, state, out = fresh_state(label)
     cmd = [PACKTOOL, "sign", pack, "--state", state, "--key", f"{keys}/manifest.pem", "--index-key", f"{keys}/index.pem", "--publish", out]
     env = dict(os.environ, SOURCE_DATE_EPOCH="1764460800")
+    settle()
     t0 = time.perf_counter()
     p = subprocess.run(["/usr/bin/time", "-f", "%M"] + cmd, capture_output=True, text=True, env=env)
     wall = time.perf_counter() - t0
@@ -179,16 +181,19 @@ def bench_publish(label, pack, repeat):
     for _ in range(repeat):
         if os.path.exists(tar_out):
             os.remove(tar_out)
+        settle()
         t0 = time.perf_counter()
         subprocess.run(tar, check=True)
         results["tar"].append(time.perf_counter() - t0)
         os.remove(tar_out)
         # The same tar made durable (packtool fsyncs before it publishes, so a crash never leaves a half archive).
+        settle()
         t0 = time.perf_counter()
         subprocess.run(tar, check=True)
         subprocess.run(["sync", tar_out], check=True)
         results["tar+sync"].append(time.perf_counter() - t0)
         os.remove(tar_out)
+        settle()
         t0 = time.perf_counter()
         subprocess.run(tar, check=True)
         listing = subprocess.run(["sha256sum"] + files, check=True, capture_output=True).stdout
@@ -277,17 +282,21 @@ def bench_client(label, pack, repeat):
     listing = subprocess.run(["sha256sum"] + files, check=True, capture_output=True).stdout
     sums = os.path.join(WORK, "sums.txt")
     open(sums, "wb").write(listing)
+    # Interleaved, each after a sync, so background writeback from the installs above weighs on none of them.
     verify = {1: [], 2: []}
+    dgsts, checks = [], []
     rss_verify = 0
     for _ in range(repeat):
         for threads in (1, 2):
+            settle()
             wall, rss, reply = library("verify_installed", {"state": client_state, "into": target, "pack": "royal-mile", "threads": threads})
             if not reply.get("intact"):
                 raise SystemExit(f"verify-installed: {reply}")
             verify[threads].append(wall)
             rss_verify = max(rss_verify, rss)
-    dgst, _ = timed(["openssl", "dgst", "-sha256"] + files, repeat=repeat)
-    check, _ = timed(["sha256sum", "-c", "--quiet", sums], repeat=repeat)
+        dgsts.append(timed(["openssl", "dgst", "-sha256"] + files, repeat=1)[0])
+        checks.append(timed(["sha256sum", "-c", "--quiet", sums], repeat=1)[0])
+    dgst, check = statistics.median(dgsts), statistics.median(checks)
     med = {k: statistics.median(v) for k, v in results.items()}
     one, two = statistics.median(verify[1]), statistics.median(verify[2])
     row("install, libpackverify (verify while writing, flush, switch)", med["lib"], rss_lib, f"install/bsdtar = {med['lib'] / med['bsdtar']:.2f}x (target <= 1.3x)")
@@ -397,14 +406,14 @@ def main():
     if part in ("all", "publish"):
         fresh_state("warmup")
         small = generated_pack("pack-12x240MB", 12, 3_500_000)
-        bench_publish("publish: generated 12-scene pack", small, repeat=3)
+        bench_publish("publish: generated 12-scene pack", small, repeat=5)
         large = generated_pack("pack-12x2400MB", 12, 35_000_000)
         bench_publish("publish: generated 12-scene pack, 10x larger plates (memory)", large, repeat=1)
     if part in ("all", "delta"):
         bench_delta(generated_pack("pack-12x240MB", 12, 3_500_000))
     if part in ("all", "client"):
         fresh_state("warmup")
-        bench_client("client: generated 12-scene pack", generated_pack("pack-12x240MB", 12, 3_500_000), repeat=3)
+        bench_client("client: generated 12-scene pack", generated_pack("pack-12x240MB", 12, 3_500_000), repeat=5)
         bench_client("client: generated 12-scene pack, 10x larger plates (memory)", generated_pack("pack-12x2400MB", 12, 35_000_000), repeat=1)
 
 
