@@ -14,7 +14,8 @@ import PackCrypto
 /// 0644, owner 0:0 with empty names, and one fixed mtime. The same inputs always give the same bytes, wherever the
 /// files live and whatever their on-disk times, owners and modes.
 ///
-/// File contents are streamed in 1 MiB pieces, so memory stays flat however large the archive.
+/// File contents are streamed in 64 KiB pieces (small enough to stay in cache), so memory stays flat however large
+/// the archive.
 public final class TarWriter {
     private let handle: OpaquePointer
     private let mtime: Int64
@@ -162,7 +163,7 @@ public final class TarWriter {
         defer { close(fd) }
         let changed = ArchiveError("\(source.path) changed after it was hashed; publish again")
         if let identity, FileIdentity(descriptor: fd) != identity { throw changed }
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 16)
         defer { buffer.deallocate() }
         var remaining = size
         while remaining > 0 {

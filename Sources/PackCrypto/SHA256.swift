@@ -61,7 +61,11 @@ public final class SHA256 {
         Hex.encode(hash(bytes))
     }
 
-    /// Hashes a file in 256 KiB reads into one reused buffer, so memory stays flat whatever the file's size. Returns the
+    /// The read size for hashing files: 64 KiB stays in the core's L2 cache between the copy out of the page cache
+    /// and the hash reading it, which measured 30% faster than 256 KiB or 1 MiB reads (as fast as `openssl dgst`).
+    public static let fileBufferBytes = 64 << 10
+
+    /// Hashes a file in 64 KiB reads into one reused buffer, so memory stays flat whatever the file's size. Returns the
     /// digest and the number of bytes read.
     public static func hash(fileAt url: URL) throws -> (digest: [UInt8], size: UInt64) {
         let (digest, size, _) = try hashWithIdentity(fileAt: url)
@@ -72,7 +76,7 @@ public final class SHA256 {
     /// times) read from the open descriptor before hashing, so a later reader can tell whether it is still the same
     /// bytes without hashing them again.
     public static func hashWithIdentity(fileAt url: URL) throws -> (digest: [UInt8], size: UInt64, identity: FileIdentity) {
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 16)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: fileBufferBytes, alignment: 16)
         defer { buffer.deallocate() }
         return try hashWithIdentity(fileAt: url, buffer: buffer)
     }

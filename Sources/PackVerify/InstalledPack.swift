@@ -45,7 +45,7 @@ public struct InstalledPack {
         let lock = Lock()
         let workers = max(1, min(threads, entries.count))
         DispatchQueue.concurrentPerform(iterations: workers) { w in
-            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 16)
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: SHA256.fileBufferBytes, alignment: 16)
             defer { buffer.deallocate() }
             var i = w
             while i < entries.count {
