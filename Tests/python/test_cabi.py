@@ -42,7 +42,8 @@ class CABI(unittest.TestCase):
                                    "--not-before", today.strftime("%Y-%m-%dT%H:%M:%SZ"), "--not-after", cls.code_end],
                                   check=True, capture_output=True, text=True).stdout.strip()
         lib = ctypes.CDLL(os.path.join(cls.build, "libpackverify.so"))
-        for name in ["packverify_pin_root", "packverify_install", "packverify_verify_installed", "packverify_access", "packverify_accept_index"]:
+        for name in ["packverify_pin_root", "packverify_install", "packverify_verify_installed", "packverify_access", "packverify_accept_index",
+                     "packverify_update"]:
             fn = getattr(lib, name)
             fn.argtypes = [ctypes.c_char_p]
             fn.restype = ctypes.c_void_p  # a pointer we must free, so not c_char_p (which would copy and lose it)
@@ -92,6 +93,23 @@ class CABI(unittest.TestCase):
         clock["wall"] = time.time() - 7 * 86400
         self.assertEqual(access("05-netherbow", codes=[self.code])["code"], "clock-rollback")
         self.assertEqual(access("01-castle-esplanade")["code"], "free")
+
+    def test_update_installs_from_a_published_folder(self):
+        client = tempfile.mkdtemp(dir=self.work)
+        state, into = os.path.join(client, "state"), os.path.join(client, "install")
+        self.assertTrue(self.call("packverify_pin_root", {"state": state, "root": os.path.join(self.pub, "root", "1.root.json")})["ok"])
+        request = {"state": state, "into": into, "pack": "royal-mile", "from": "file://" + self.cdn}
+        first = self.call("packverify_update", request)
+        self.assertTrue(first["ok"], first)
+        self.assertEqual((first["method"], first["toVersion"]), ("full archive", 1))
+        self.assertNotIn("fromVersion", first, "nothing was installed before")
+        again = self.call("packverify_update", request)
+        self.assertEqual((again["method"], again["fromVersion"]), ("up to date", 1))
+        report = self.call("packverify_verify_installed", {"state": state, "into": into, "pack": "royal-mile", "threads": 1})
+        self.assertTrue(report["intact"], report)
+        missing = self.call("packverify_update", dict(request, **{"from": "file://" + os.path.join(client, "nowhere")}))
+        self.assertFalse(missing["ok"])
+        self.assertEqual(missing["error"]["code"], "fetch-missing", missing)
 
     def test_bad_requests_are_errors(self):
         bad = self.call("packverify_install", {"state": "/nonexistent", "archive": "/nonexistent.tar", "into": "/tmp/x"})
