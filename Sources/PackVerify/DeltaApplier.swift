@@ -72,14 +72,22 @@ public struct DeltaApplier {
         let installedScenes = Dictionary(installed.scenes.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         var changed: [String] = []
         var fromDeltas: UInt64 = 0
+        let writer = StagingWriter(staging: staging)
+        let scenes = packFolder.path + "/" + InstallLayout.scenesFolder
         do {
             try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: false)
-            let writer = StagingWriter(staging: staging)
             for file in manifest.files { try link(from: current, to: writer, path: file.path) }
             for scene in manifest.scenes {
                 let base = installedScenes[scene.id]
                 if let base, base.digest == scene.digest {
-                    for file in scene.files { try link(from: current, to: writer, path: "stops/\(scene.id)/\(file.path)") }
+                    // Unchanged: the new version links to the same scene folder. (An install from before scene
+                    // folders has none; its files are linked into a new one.)
+                    if let name = InstallLayout.sceneFolder(of: scene.id, in: current) {
+                        writer.linkScene(scene.id, name: name)
+                    } else {
+                        try writer.addScene(scene.id, in: scenes, name: InstallLayout.sceneFolderName(scene.id, digest: scene.digest))
+                        for file in scene.files { try link(from: current, to: writer, path: "stops/\(scene.id)/\(file.path)") }
+                    }
                     continue
                 }
                 guard let deltaURL = deltas[scene.id] else {
@@ -94,6 +102,7 @@ public struct DeltaApplier {
                         throw VerificationFailure("delta-base", "the delta for \(scene.id) starts from a version other than the one installed")
                     }
                 }
+                try writer.addScene(scene.id, in: scenes, name: InstallLayout.sceneFolderName(scene.id, digest: scene.digest))
                 let byPath = Dictionary(scene.files.map { (Array($0.path.utf8), $0) }, uniquingKeysWith: { a, _ in a })
                 var pending = Set(delta.added.map { Array($0.utf8) })
                 while let header = try reader.next() {
@@ -117,12 +126,13 @@ public struct DeltaApplier {
             try writer.write(manifestBytes, path: Installer.manifestFileName)
             try writer.finish()
             _ = try installer.switchOver(packFolder, to: staging, version: manifest.version) {
+                writer.markSwitched()
                 client.manifestVersions[manifest.pack] = manifest.version
                 for scene in manifest.scenes { client.sceneVersions["\(manifest.pack)/\(scene.id)"] = scene.version }
                 try client.save(to: installer.state)
             }
         } catch {
-            FileSystem.removeTree(staging.path)
+            writer.discard()
             throw error
         }
         return Result(pack: manifest.pack, version: manifest.version, changedScenes: changed, bytesFromDeltas: fromDeltas)
@@ -131,7 +141,7 @@ public struct DeltaApplier {
     /// Hard-links an unchanged installed file into staging (installs are never modified in place, so sharing is safe).
     private func link(from current: String, to writer: StagingWriter, path: String) throws {
         try writer.prepareFolder(for: path)
-        guard Glibc.link(current + "/" + path, writer.stagingPath + "/" + path) == 0 else {
+        guard Glibc.link(current + "/" + path, writer.absolute(path)) == 0 else {
             throw VerificationFailure("delta-base", "\(path) is missing from the installed version (\(String(cString: strerror(errno))))")
         }
     }

@@ -41,6 +41,14 @@ public struct InstalledPack {
         let manifest = try CanonicalJSON.decode(Manifest.self, from: SignedDocument().payload(of: envelope, type: PayloadType.manifest, role: "manifest", root: client.root), what: "manifest")
         var report = Report(pack: manifest.pack, version: manifest.version)
         let entries = manifest.archiveEntries
+        // Scene files are read through stops/<id> only when that is a well-formed link to a scene folder; any other
+        // entry there is reported (as extra) and its scene's files as missing, never followed.
+        let linked = Set(manifest.scenes.map(\.id).filter { InstallLayout.sceneFolder(of: $0, in: folder.path) != nil })
+        func readable(_ path: String) -> Bool {
+            guard path.hasPrefix("stops/") else { return true }
+            let rest = path.dropFirst(6)
+            return rest.firstIndex(of: "/").map { linked.contains(String(rest[..<$0])) } ?? false
+        }
         var outcomes = [UInt8](repeating: 0, count: entries.count)  // 0 ok, 1 missing, 2 changed
         let lock = Lock()
         let workers = max(1, min(threads, entries.count))
@@ -51,7 +59,7 @@ public struct InstalledPack {
             while i < entries.count {
                 let (path, file) = entries[i]
                 let outcome: UInt8
-                if let (digest, size, _) = try? SHA256.hashWithIdentity(fileAt: folder.appendingPathComponent(path), buffer: buffer) {
+                if readable(path), let (digest, size, _) = try? SHA256.hashWithIdentity(fileAt: folder.appendingPathComponent(path), buffer: buffer) {
                     outcome = size == file.size && Hex.encode(digest) == file.sha256 ? 0 : 2
                 } else {
                     outcome = 1
@@ -65,7 +73,7 @@ public struct InstalledPack {
         }
         report.checkedFiles = entries.count
         let known = Set(entries.map(\.path) + [Installer.manifestFileName])
-        report.extra = Self.files(under: folder).filter { !known.contains($0) }.sorted()
+        report.extra = Self.files(under: folder, following: Set(linked.map { "stops/" + $0 })).filter { !known.contains($0) }.sorted()
         return report
     }
 
@@ -80,15 +88,17 @@ public struct InstalledPack {
         return out
     }
 
-    /// Relative paths of everything under `folder` that is not a directory (links and devices count as extra).
-    static func files(under folder: URL) -> [String] {
+    /// Relative paths of everything under `folder` that is not a directory (links and devices count as extra),
+    /// going through the symbolic links named in `following` (the verified scene links) as if they were folders.
+    static func files(under folder: URL, following: Set<String> = []) -> [String] {
         var out: [String] = []
         func walk(_ dir: URL, _ prefix: String) {
             for name in (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? [] {
                 var info = stat()
                 let url = dir.appendingPathComponent(name)
                 guard lstat(url.path, &info) == 0 else { continue }
-                if info.st_mode & S_IFMT == S_IFDIR { walk(url, prefix + name + "/") } else { out.append(prefix + name) }
+                let isFolder = info.st_mode & S_IFMT == S_IFDIR
+                if isFolder || following.contains(prefix + name) { walk(url, prefix + name + "/") } else { out.append(prefix + name) }
             }
         }
         walk(folder, "")

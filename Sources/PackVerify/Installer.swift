@@ -58,8 +58,14 @@ public struct Installer {
         let packFolder = into.appendingPathComponent(manifest.pack)
         try FileManager.default.createDirectory(at: packFolder, withIntermediateDirectories: true)
         let staging = packFolder.appendingPathComponent(".staging-\(UUID().uuidString)")
+        let writer = StagingWriter(staging: staging)
         do {
             try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: false)
+            // Every scene gets a fresh folder of its own (see InstallLayout).
+            let scenes = packFolder.path + "/" + InstallLayout.scenesFolder
+            for scene in manifest.scenes {
+                try writer.addScene(scene.id, in: scenes, name: InstallLayout.sceneFolderName(scene.id, digest: scene.digest))
+            }
             // The manifest's own list must be safe to write (no traversal, no case or Unicode twins) before any entry
             // is read; entries then match it byte for byte (Swift strings would equate NFC and NFD spellings).
             var listed = PathSafety()
@@ -69,7 +75,6 @@ public struct Installer {
             var safety = PathSafety()
             var written: UInt64 = 0
             var count = 0
-            let writer = StagingWriter(staging: staging)
             while let header = try reader.next() {
                 try safety.admit(header.path)
                 guard let file = expected.removeValue(forKey: Array(header.path.utf8)) else {
@@ -90,6 +95,7 @@ public struct Installer {
             try writer.write(manifestBytes, path: Self.manifestFileName)
             try writer.finish()
             let folder = try switchOver(packFolder, to: staging, version: manifest.version) {
+                writer.markSwitched()
                 // Only now, with the new version in place, does the client remember it.
                 client.manifestVersions[manifest.pack] = manifest.version
                 for scene in manifest.scenes { client.sceneVersions["\(manifest.pack)/\(scene.id)"] = scene.version }
@@ -97,7 +103,7 @@ public struct Installer {
             }
             return Result(pack: manifest.pack, version: manifest.version, files: count, bytes: written, folder: folder)
         } catch {
-            FileSystem.removeTree(staging.path)
+            writer.discard()
             throw error
         }
     }
@@ -122,6 +128,10 @@ public struct Installer {
         // Pack and scene ids become folder and file names: even a signed manifest may only use plain slugs.
         guard Self.isSlug(manifest.pack), manifest.scenes.allSatisfy({ Self.isSlug($0.id) }) else {
             throw VerificationFailure("identifier", "the manifest uses a pack or scene id that is not a plain slug")
+        }
+        // stops/ holds the links to scene folders; a pack-level file there would collide with them.
+        guard !manifest.files.contains(where: { $0.path == "stops" || $0.path.hasPrefix("stops/") }) else {
+            throw VerificationFailure("identifier", "the manifest lists a pack-level file under stops/")
         }
         guard let expires = Timestamp.parse(manifest.expires) else { throw VerificationFailure("expiry", "the manifest has no valid expiry") }
         if now >= expires.timeIntervalSince1970 { throw VerificationFailure("expired", "the manifest of \(manifest.pack) version \(manifest.version) expired at \(manifest.expires)") }
@@ -170,6 +180,12 @@ public struct Installer {
             for entry in (try? FileSystem.list(packFolder.path)) ?? []
             where entry != name && entry != "current" && (entry.hasPrefix(".staging-") || entry.hasPrefix(".current-") || entry.hasPrefix("v")) {
                 FileSystem.removeTree(packFolder.path + "/" + entry)
+            }
+            // Scene folders the new version does not link to (the old version's changed scenes, leftovers).
+            let scenes = packFolder.path + "/" + InstallLayout.scenesFolder
+            let used = Set(((try? FileSystem.list(folder.path + "/stops")) ?? []).compactMap { InstallLayout.sceneFolder(of: $0, in: folder.path) })
+            for entry in (try? FileSystem.list(scenes)) ?? [] where !used.contains(entry) {
+                FileSystem.removeTree(scenes + "/" + entry)
             }
         }
         DispatchQueue.global(qos: .utility).async(execute: removal)

@@ -29,7 +29,13 @@ private struct Piece: @unchecked Sendable { let bytes: UnsafeRawBufferPointer }
 ///   while extraction goes on and the flush in `finish` mostly waits for I/O already under way;
 /// - `finish` waits for the hashes, fails on the first file that does not match the manifest, then flushes every
 ///   file (`fdatasync`) and every folder it made — only this install's data, not the whole file system's.
-/// Nothing is switched in before `finish` returns, so a failure at any point leaves only a staging folder to delete.
+/// Nothing is switched in before `finish` returns, so a failure at any point leaves only new folders to delete
+/// (`discard`).
+///
+/// Layout (see `InstallLayout`): a version folder holds the pack-level files and, under `stops/`, one symbolic link
+/// per scene to that scene's folder in `<pack>/scenes/`. Scene files (`stops/<id>/…`) are written into the scene
+/// folder registered with `addScene`; a scene unchanged since the installed version just gets a link to the existing
+/// folder (`linkScene`), which is what makes a hot update cost the changed scenes only.
 final class StagingWriter {
     let staging: URL
     /// `staging.path`, computed once: every file's path is built from it.
@@ -49,8 +55,14 @@ final class StagingWriter {
         var path: String?
     }
     private let mismatch = Mismatch()
+    /// Absolute paths of the files written and the folders made, for the final flush.
     private var files: [String] = []
     private var folders: Set<String> = []
+    /// Folders whose entries changed without this writer making them (the pack's `scenes/` folder).
+    private var touched: Set<String> = []
+    /// New scene folders by scene id (absolute), and every scene's link target.
+    private var sceneRoots: [String: String] = [:]
+    private var sceneLinks: [(id: String, name: String)] = []
 
     init(staging: URL) {
         self.staging = staging
@@ -64,19 +76,62 @@ final class StagingWriter {
         for b in buffers { b.deallocate() }
     }
 
-    /// Makes the folders above `path` (relative to staging), remembering them for the final flush.
+    /// Where `path` (an archive path) is written: scene files into their scene's folder, the rest into staging.
+    func absolute(_ path: String) -> String {
+        if path.hasPrefix("stops/") {
+            let rest = path.dropFirst(6)
+            if let slash = rest.firstIndex(of: "/"), let root = sceneRoots[String(rest[..<slash])] {
+                return root + "/" + rest[rest.index(after: slash)...]
+            }
+        }
+        return stagingPath + "/" + path
+    }
+
+    /// Starts a fresh folder for scene `id` under `scenes` (the pack's scene store), named `name`.
+    func addScene(_ id: String, in scenes: String, name: String) throws {
+        if mkdir(scenes, 0o755) != 0 && errno != EEXIST {
+            throw VerificationFailure("write", "\(scenes): cannot create the folder (\(FileSystem.reason()))")
+        }
+        touched.insert(scenes)
+        let root = scenes + "/" + name
+        guard mkdir(root, 0o755) == 0 else { throw VerificationFailure("write", "\(root): cannot create the folder (\(FileSystem.reason()))") }
+        folders.insert(root)
+        sceneRoots[id] = root
+        sceneLinks.append((id, name))
+    }
+
+    /// Points scene `id` at an existing scene folder `name` (unchanged since the installed version).
+    func linkScene(_ id: String, name: String) { sceneLinks.append((id, name)) }
+
+    /// The new scene folders, removed by `discard` when the install fails.
+    var newSceneFolders: [String] { Array(sceneRoots.values) }
+
+    /// Set once `current` points at the new version: its scene folders are live and `discard` must leave them.
+    private var switched = false
+
+    /// Records that the new version is live (call first thing after the switch).
+    func markSwitched() { switched = true }
+
+    /// Removes everything this writer created (staging and new scene folders) — unless the switch has happened.
+    func discard() {
+        guard !switched else { return }
+        FileSystem.removeTree(stagingPath)
+        for root in sceneRoots.values { FileSystem.removeTree(root) }
+    }
+
+    /// Makes the folders above `path` (an archive path), remembering them for the final flush.
     func prepareFolder(for path: String) throws {
-        var components = path.split(separator: "/").dropLast()
+        let full = absolute(path)
+        var components = full.split(separator: "/", omittingEmptySubsequences: false).dropLast()
         var missing: [String] = []
         while !components.isEmpty {
             let folder = components.joined(separator: "/")
-            if folders.contains(folder) { break }
+            if folder == stagingPath || folders.contains(folder) || sceneRoots.values.contains(folder) { break }
             missing.append(folder)
             components = components.dropLast()
         }
         for folder in missing.reversed() {
-            let full = stagingPath + "/" + folder
-            if mkdir(full, 0o755) != 0 && errno != EEXIST {
+            if mkdir(folder, 0o755) != 0 && errno != EEXIST {
                 throw VerificationFailure("write", "\(folder): cannot create the folder (\(FileSystem.reason()))")
             }
             folders.insert(folder)
@@ -87,7 +142,8 @@ final class StagingWriter {
     func write(_ reader: inout StrictTarReader, path: String, expected: Manifest.File) throws {
         try prepareFolder(for: path)
         // O_EXCL|O_NOFOLLOW: staging is fresh and holds only what this install made, so nothing can redirect a write.
-        let fd = open(stagingPath + "/" + path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        let target = absolute(path)
+        let fd = open(target, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw VerificationFailure("write", "\(path): cannot create (\(FileSystem.reason()))") }
         defer { close(fd) }
         let hasher = SHA256()
@@ -126,7 +182,7 @@ final class StagingWriter {
         #if !os(Linux)
         guard fsync(fd) == 0 else { throw VerificationFailure("write", "\(path): fsync failed (\(FileSystem.reason()))") }
         #endif
-        files.append(path)
+        files.append(target)
         hashing.async { [mismatch] in
             if Hex.encode(hasher.finalize()) != expected.sha256 { mismatch.lock.withLock { mismatch.path = mismatch.path ?? path } }
         }
@@ -135,12 +191,13 @@ final class StagingWriter {
     /// Writes a small file whose bytes are already verified (the signed manifest).
     func write(_ bytes: [UInt8], path: String) throws {
         try prepareFolder(for: path)
-        let fd = open(stagingPath + "/" + path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        let target = absolute(path)
+        let fd = open(target, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw VerificationFailure("write", "\(path): cannot create (\(FileSystem.reason()))") }
         defer { close(fd) }
         guard bytes.withUnsafeBytes({ FileSystem.writeAll(fd, $0) }) else { throw VerificationFailure("write", "\(path): \(FileSystem.reason())") }
         Self.startWriteback(fd, from: 0, count: Int64(bytes.count))
-        files.append(path)
+        files.append(target)
     }
 
     /// Waits for every hash, then makes every written file and every folder durable. Throws on a hash mismatch or a
@@ -150,9 +207,20 @@ final class StagingWriter {
         if let path = mismatch.lock.withLock({ mismatch.path }) {
             throw VerificationFailure("hash", "\(path) does not match the manifest's SHA-256")
         }
+        // The version's links to its scene folders.
+        if !sceneLinks.isEmpty {
+            let stops = stagingPath + "/stops"
+            if mkdir(stops, 0o755) != 0 && errno != EEXIST { throw VerificationFailure("write", "stops: cannot create the folder (\(FileSystem.reason()))") }
+            folders.insert(stops)
+            for (id, name) in sceneLinks {
+                guard symlink(InstallLayout.linkTarget(name), stops + "/" + id) == 0 else {
+                    throw VerificationFailure("write", "stops/\(id): cannot link the scene (\(FileSystem.reason()))")
+                }
+            }
+        }
         #if os(Linux)
         for path in files {
-            let fd = open(stagingPath + "/" + path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+            let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
             guard fd >= 0, fdatasync(fd) == 0 else {
                 if fd >= 0 { close(fd) }
                 throw VerificationFailure("write", "\(path): flushing to disk failed (\(FileSystem.reason()))")
@@ -161,12 +229,12 @@ final class StagingWriter {
         }
         #endif
         CrashPoints.reach("after file flush")
-        // Every folder's entries must be on disk (new folders, new files and hard links in them).
-        for folder in [""] + folders.sorted() {
-            let fd = open(folder.isEmpty ? stagingPath : stagingPath + "/" + folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        // Every folder's entries must be on disk (new folders, new files, hard and symbolic links in them).
+        for folder in [stagingPath] + folders.sorted() + touched.sorted() {
+            let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
             guard fd >= 0, fsync(fd) == 0 else {
                 if fd >= 0 { close(fd) }
-                throw VerificationFailure("write", "\(folder.isEmpty ? "staging" : folder): flushing the folder failed (\(FileSystem.reason()))")
+                throw VerificationFailure("write", "\(folder): flushing the folder failed (\(FileSystem.reason()))")
             }
             close(fd)
         }

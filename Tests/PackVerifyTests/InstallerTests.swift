@@ -70,6 +70,35 @@ final class InstallerTests: XCTestCase {
         for _ in 0..<100 { assertRefused(archive, "archive-extra") }
     }
 
+    func testVerifyAtRestReportsASceneLinkThatWasReplacedOrRedirected() throws {
+        let stops = f.into.appendingPathComponent("test-pack/current/stops").path
+        let link = stops + "/01-a"
+        let target = try FileManager.default.destinationOfSymbolicLink(atPath: link)
+        XCTAssertTrue(target.hasPrefix("../../scenes/01-a@"), target)
+        // Pointed somewhere else: never followed; the link is extra and the scene's files are missing.
+        let elsewhere = try temporaryDirectory()
+        try FileManager.default.createDirectory(atPath: elsewhere + "/layers", withIntermediateDirectories: true)
+        for (path, bytes) in ClientFixture.files where path.hasPrefix("stops/01-a/") {
+            try Data(bytes).write(to: URL(fileURLWithPath: elsewhere + "/" + path.dropFirst("stops/01-a/".count)))
+        }
+        try FileManager.default.removeItem(atPath: link)
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: elsewhere)
+        var report = try InstalledPack(state: f.state).verify(into: f.into, pack: "test-pack")
+        XCTAssertFalse(report.isIntact)
+        XCTAssertEqual(report.extra, ["stops/01-a"])
+        XCTAssertEqual(report.missing, ["stops/01-a/layers/1824-16x9.heic", "stops/01-a/story.vtt"])
+        // Replaced by a real folder with the same files: still not the install's own scene folder.
+        try FileManager.default.removeItem(atPath: link)
+        try FileManager.default.copyItem(atPath: elsewhere, toPath: link)
+        report = try InstalledPack(state: f.state).verify(into: f.into, pack: "test-pack")
+        XCTAssertFalse(report.isIntact)
+        XCTAssertEqual(report.missing.count, 2)
+        // Put back: intact again.
+        try FileManager.default.removeItem(atPath: link)
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
+        XCTAssertTrue(try InstalledPack(state: f.state).verify(into: f.into, pack: "test-pack").isIntact)
+    }
+
     func testDotDotEntriesAreRefused() throws {
         assertRefused(try hostile("dotdot.tar") { $0.file("stops/../../escape.txt", [1]) }, "path-traversal")
     }

@@ -66,6 +66,28 @@ final class UpdateCommandTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: cdn + "/packs/royal-mile/deltas/03-mercat-cross/0-2.tar"), "the full-scene delta exists")
     }
 
+    func testAnUpdateSharesTheUnchangedSceneFoldersAndDropsTheReplacedOne() throws {
+        let pack = dir + "/app/royal-mile"
+        func sceneLinks() throws -> [String: String] {
+            let stops = pack + "/current/stops"
+            return Dictionary(uniqueKeysWithValues: try FileManager.default.contentsOfDirectory(atPath: stops).map {
+                ($0, try FileManager.default.destinationOfSymbolicLink(atPath: stops + "/" + $0))
+            })
+        }
+        let before = try sceneLinks()
+        XCTAssertEqual(before.count, 7)
+        XCTAssertTrue(before.values.allSatisfy { $0.hasPrefix("../../scenes/") }, "\(before)")
+        XCTAssertEqual(try update(into: dir + "/app").status, 0)
+        let after = try sceneLinks()
+        for (scene, target) in before where scene != "03-mercat-cross" {
+            XCTAssertEqual(after[scene], target, "\(scene): an unchanged scene keeps its folder")
+        }
+        XCTAssertNotEqual(after["03-mercat-cross"], before["03-mercat-cross"], "the changed scene has a new folder")
+        let folders = Set(try FileManager.default.contentsOfDirectory(atPath: pack + "/scenes"))
+        XCTAssertEqual(folders, Set(after.values.map { String($0.dropFirst("../../scenes/".count)) }),
+                       "the replaced scene folder is removed after the switch, and nothing else is left")
+    }
+
     func testAFlippedByteInTheDeltaLeavesVersion1Intact() throws {
         let good = try CLI.run(["verify", cdn, "--root", root])
         XCTAssertEqual(good.status, 0, good.stderr)
