@@ -42,9 +42,10 @@ def timed(cmd, repeat=5, **kw):
     return statistics.median(walls), max(rss)
 
 
-def files_under(root, suffixes=None):
+def files_under(root, suffixes=None, follow=False):
+    """Files under `root`, sorted; with `follow`, through symbolic links to folders (an install's scene links)."""
     out = []
-    for d, _, names in os.walk(root):
+    for d, _, names in os.walk(root, followlinks=follow):
         for n in names:
             if suffixes is None or n.endswith(suffixes):
                 out.append(os.path.join(d, n))
@@ -278,7 +279,9 @@ def bench_client(label, pack, repeat):
             results[key].append(time.perf_counter() - t0)
     shutil.rmtree(extract, ignore_errors=True)
     current = os.path.realpath(os.path.join(target, "royal-mile", "current"))
-    files = [f for f in files_under(current) if not f.endswith(".manifest.json")]
+    files = [f for f in files_under(current, follow=True) if not f.endswith(".manifest.json")]
+    if len(files) < 100:
+        raise SystemExit(f"expected the installed pack's files under {current}, found {len(files)}")
     listing = subprocess.run(["sha256sum"] + files, check=True, capture_output=True).stdout
     sums = os.path.join(WORK, "sums.txt")
     open(sums, "wb").write(listing)
