@@ -41,9 +41,14 @@ public struct InstalledPack {
         let manifest = try CanonicalJSON.decode(Manifest.self, from: SignedDocument().payload(of: envelope, type: PayloadType.manifest, role: "manifest", root: client.root), what: "manifest")
         var report = Report(pack: manifest.pack, version: manifest.version)
         let entries = manifest.archiveEntries
-        // Scene files are read through stops/<id> only when that is a well-formed link to a scene folder; any other
-        // entry there is reported (as extra) and its scene's files as missing, never followed.
-        let linked = Set(manifest.scenes.map(\.id).filter { InstallLayout.sceneFolder(of: $0, in: folder.path) != nil })
+        // Scene files are read through stops/<id> only when that is a well-formed link to a scene folder (or a plain
+        // folder, as installs made before scene folders have); any other entry there is reported (as extra) and its
+        // scene's files as missing, never followed.
+        let links = Set(manifest.scenes.map(\.id).filter { InstallLayout.sceneFolder(of: $0, in: folder.path) != nil })
+        let linked = links.union(manifest.scenes.map(\.id).filter { id in
+            var info = stat()
+            return lstat(folder.path + "/stops/" + id, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+        })
         func readable(_ path: String) -> Bool {
             guard path.hasPrefix("stops/") else { return true }
             let rest = path.dropFirst(6)
@@ -73,7 +78,7 @@ public struct InstalledPack {
         }
         report.checkedFiles = entries.count
         let known = Set(entries.map(\.path) + [Installer.manifestFileName])
-        report.extra = Self.files(under: folder, following: Set(linked.map { "stops/" + $0 })).filter { !known.contains($0) }.sorted()
+        report.extra = Self.files(under: folder, following: Set(links.map { "stops/" + $0 })).filter { !known.contains($0) }.sorted()
         return report
     }
 

@@ -181,12 +181,13 @@ public struct Installer {
             where entry != name && entry != "current" && (entry.hasPrefix(".staging-") || entry.hasPrefix(".current-") || entry.hasPrefix("v")) {
                 FileSystem.removeTree(packFolder.path + "/" + entry)
             }
-            // Scene folders the new version does not link to (the old version's changed scenes, leftovers).
+            // Scene folders the new version does not link to (the old version's changed scenes, leftovers) — only when
+            // every link of the new version reads back well-formed, so a failed listing can never cost a live scene.
             let scenes = packFolder.path + "/" + InstallLayout.scenesFolder
-            let used = Set(((try? FileSystem.list(folder.path + "/stops")) ?? []).compactMap { InstallLayout.sceneFolder(of: $0, in: folder.path) })
-            for entry in (try? FileSystem.list(scenes)) ?? [] where !used.contains(entry) {
-                FileSystem.removeTree(scenes + "/" + entry)
-            }
+            guard let stops = try? FileSystem.list(folder.path + "/stops") else { return }
+            let used = stops.compactMap { InstallLayout.sceneFolder(of: $0, in: folder.path) }
+            guard used.count == stops.count, let stored = try? FileSystem.list(scenes) else { return }
+            for entry in stored where !used.contains(entry) { FileSystem.removeTree(scenes + "/" + entry) }
         }
         DispatchQueue.global(qos: .utility).async(execute: removal)
         defer { removal.wait() }

@@ -70,7 +70,7 @@ final class InstallerTests: XCTestCase {
         for _ in 0..<100 { assertRefused(archive, "archive-extra") }
     }
 
-    func testVerifyAtRestReportsASceneLinkThatWasReplacedOrRedirected() throws {
+    func testVerifyAtRestReportsASceneLinkThatWasRedirectedAndReadsAPlainSceneFolder() throws {
         let stops = f.into.appendingPathComponent("test-pack/current/stops").path
         let link = stops + "/01-a"
         let target = try FileManager.default.destinationOfSymbolicLink(atPath: link)
@@ -87,14 +87,15 @@ final class InstallerTests: XCTestCase {
         XCTAssertFalse(report.isIntact)
         XCTAssertEqual(report.extra, ["stops/01-a"])
         XCTAssertEqual(report.missing, ["stops/01-a/layers/1824-16x9.heic", "stops/01-a/story.vtt"])
-        // Replaced by a real folder with the same files: still not the install's own scene folder.
+        // A plain folder there (as installs made before scene folders have) is read like a link: its files count.
         try FileManager.default.removeItem(atPath: link)
         try FileManager.default.copyItem(atPath: elsewhere, toPath: link)
+        XCTAssertTrue(try InstalledPack(state: f.state).verify(into: f.into, pack: "test-pack").isIntact)
+        try Data("WEBVTT\nedited".utf8).write(to: URL(fileURLWithPath: link + "/story.vtt"))
         report = try InstalledPack(state: f.state).verify(into: f.into, pack: "test-pack")
-        XCTAssertFalse(report.isIntact)
-        XCTAssertEqual(report.missing.count, 2)
-        // Put back: intact again.
+        XCTAssertEqual(report.changed, ["stops/01-a/story.vtt"])
         try FileManager.default.removeItem(atPath: link)
+        // Put back: intact again.
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
         XCTAssertTrue(try InstalledPack(state: f.state).verify(into: f.into, pack: "test-pack").isIntact)
     }
