@@ -88,6 +88,28 @@ final class UpdateCommandTests: XCTestCase {
                        "the replaced scene folder is removed after the switch, and nothing else is left")
     }
 
+    func testAnInstallFromBeforeSceneFoldersIsUpdatedToo() throws {
+        // Turn version 1 into the older layout: plain scene folders under stops/ instead of links.
+        let stops = dir + "/app/royal-mile/current/stops"
+        for scene in try FileManager.default.contentsOfDirectory(atPath: stops) {
+            let link = stops + "/" + scene
+            let target = URL(fileURLWithPath: stops).appendingPathComponent(try FileManager.default.destinationOfSymbolicLink(atPath: link)).standardizedFileURL.path
+            try FileManager.default.removeItem(atPath: link)
+            try FileManager.default.copyItem(atPath: target, toPath: link)
+            try FileManager.default.removeItem(atPath: target)
+        }
+        XCTAssertTrue(try installedVersion(dir + "/app").1.contains("version 1: 76 files checked, intact"))
+        let r = try update(into: dir + "/app")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("(deltas)"), r.stdout)
+        let (status, report) = try installedVersion(dir + "/app")
+        XCTAssertEqual(status, 0, report)
+        XCTAssertTrue(report.contains("version 2: 76 files checked, intact"), report)
+        XCTAssertTrue(try FileManager.default.contentsOfDirectory(atPath: stops).allSatisfy {
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: stops + "/" + $0))?.hasPrefix("../../scenes/") ?? false
+        }, "version 2 links every scene to a scene folder")
+    }
+
     func testAFlippedByteInTheDeltaLeavesVersion1Intact() throws {
         let good = try CLI.run(["verify", cdn, "--root", root])
         XCTAssertEqual(good.status, 0, good.stderr)
