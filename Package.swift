@@ -36,7 +36,7 @@ let package = Package(
             "-l_FoundationCollections", "-l_FoundationCShims", "-lswiftSynchronization",
         ], .when(configuration: .release))]),
         // The updater's HTTP(S) transport (sockets and libssl), apart from the verifier so an app can bring its own.
-        .target(name: "PackHTTP", dependencies: ["PackVerify", "PackModel", "CTLS"]),
+        .target(name: "PackHTTP", dependencies: ["PackVerify", "PackModel", "PackCrypto", "CTLS"]),
         .executableTarget(
             name: "packtool",
             dependencies: ["PackCrypto", "PackModel", "PackMedia", "PackLint", "PackPublish", "PackVerify", "PackHTTP"]),

@@ -19,6 +19,12 @@ public struct CryptoError: Error, Equatable, CustomStringConvertible {
     /// Builds an error for a failed libcrypto call, draining OpenSSL's thread-local error queue into the message.
     /// This is the one place libcrypto return codes become Swift errors.
     static func openSSL(_ code: String, _ what: String) -> CryptoError {
+        CryptoError(code: code, message: withOpenSSLReasons(what))
+    }
+
+    /// `what`, followed by the reasons on OpenSSL's thread-local error queue (which this empties) in parentheses.
+    /// libssl reports through the same queue, so the HTTPS transport words its failures with this too.
+    public static func withOpenSSLReasons(_ what: String) -> String {
         var reasons: [String] = []
         while true {
             let e = ERR_get_error()
@@ -27,8 +33,7 @@ public struct CryptoError: Error, Equatable, CustomStringConvertible {
             ERR_error_string_n(e, &buffer, buffer.count)
             reasons.append(String(cString: buffer))
         }
-        let detail = reasons.isEmpty ? "" : " (" + reasons.joined(separator: "; ") + ")"
-        return CryptoError(code: code, message: what + detail)
+        return reasons.isEmpty ? what : what + " (" + reasons.joined(separator: "; ") + ")"
     }
 
     /// Clears stale entries from OpenSSL's error queue so an expected failure (a bad signature) leaves no residue.

@@ -1,4 +1,5 @@
 import CTLS
+import PackCrypto
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -16,32 +17,32 @@ final class Connection {
 
     init(host: String, port: UInt16, secure: Bool, timeout: Double) throws {
         self.host = host
-        fd = try Self.connect(host: host, port: port, timeout: timeout)
+        fd = try Self.dial(host: host, port: port, timeout: timeout)
         var tv = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - timeout.rounded(.down)) * 1_000_000))
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
         if secure {
             do { try startTLS() } catch {
-                close()
+                disconnect()
                 throw error
             }
         }
     }
 
-    deinit { close() }
+    deinit { disconnect() }
 
     private var closed = false
 
-    func close() {
+    func disconnect() {
         guard !closed else { return }
         closed = true
         if let ssl { SSL_free(ssl) }
         if let context { SSL_CTX_free(context) }
-        Glibc.close(fd)
+        close(fd)
     }
 
     /// Resolves `host` and connects to the first address that answers within `timeout`.
-    private static func connect(host: String, port: UInt16, timeout: Double) throws -> Int32 {
+    private static func dial(host: String, port: UInt16, timeout: Double) throws -> Int32 {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -58,7 +59,7 @@ final class Connection {
             // Non-blocking connect, so the wait is bounded by poll's timeout rather than the kernel's minutes.
             let flags = fcntl(fd, F_GETFL)
             _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
-            var result = Glibc.connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen)
+            var result = connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen)
             if result != 0 && errno == EINPROGRESS {
                 var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
                 let ready = poll(&p, 1, Int32(timeout * 1000))
@@ -78,19 +79,19 @@ final class Connection {
                 return fd
             }
             reason = String(cString: strerror(errno))
-            Glibc.close(fd)
+            close(fd)
         }
         throw HTTPError.connect("\(host):\(port): \(reason)")
     }
 
     private func startTLS() throws {
-        guard let ctx = SSL_CTX_new(TLS_client_method()) else { throw HTTPError.tls(Self.drainErrors("cannot create a TLS context")) }
+        guard let ctx = SSL_CTX_new(TLS_client_method()) else { throw HTTPError.tls(CryptoError.withOpenSSLReasons("cannot create a TLS context")) }
         context = ctx
         SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nil)
         guard SSL_CTX_set_default_verify_paths(ctx) == 1, CTLS_require_tls12(ctx) == 1 else {
-            throw HTTPError.tls(Self.drainErrors("cannot load the trust store"))
+            throw HTTPError.tls(CryptoError.withOpenSSLReasons("cannot load the trust store"))
         }
-        guard let ssl = SSL_new(ctx) else { throw HTTPError.tls(Self.drainErrors("cannot create a TLS session")) }
+        guard let ssl = SSL_new(ctx) else { throw HTTPError.tls(CryptoError.withOpenSSLReasons("cannot create a TLS session")) }
         self.ssl = ssl
         SSL_set_fd(ssl, fd)
         var address = in6_addr()
@@ -107,18 +108,18 @@ final class Connection {
                 throw HTTPError.tls("the certificate of \(host) is not trusted: \(String(cString: X509_verify_cert_error_string(verify)))")
             }
             if errno == EAGAIN || errno == EWOULDBLOCK { throw HTTPError.timedOut("the TLS handshake with \(host) stalled") }
-            throw HTTPError.tls(Self.drainErrors("the handshake with \(host) failed"))
+            throw HTTPError.tls(CryptoError.withOpenSSLReasons("the handshake with \(host) failed"))
         }
     }
 
     /// Sends all of `bytes`.
-    func send(_ bytes: [UInt8]) throws {
+    func transmit(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
             let n: Int = bytes.withUnsafeBytes { raw in
                 let start = raw.baseAddress! + offset, count = raw.count - offset
                 if let ssl { return Int(withoutSIGPIPE { SSL_write(ssl, start, Int32(count)) }) }
-                return Glibc.send(fd, start, count, Int32(MSG_NOSIGNAL))
+                return withoutSIGPIPE { send(fd, start, count, noSIGPIPE) }
             }
             if n > 0 { offset += n; continue }
             if n < 0 && errno == EINTR { continue }
@@ -140,7 +141,7 @@ final class Connection {
                 if error == SSL_ERROR_SYSCALL && errno == 0 { return 0 }  // closed without close_notify: the length check decides
                 n = -1
                 if error != SSL_ERROR_SYSCALL && error != SSL_ERROR_WANT_READ {
-                    throw HTTPError.tls(Self.drainErrors("reading from \(host) failed"))
+                    throw HTTPError.tls(CryptoError.withOpenSSLReasons("reading from \(host) failed"))
                 }
             } else {
                 n = recv(fd, buffer.baseAddress, buffer.count, 0)
@@ -151,17 +152,15 @@ final class Connection {
             throw HTTPError.interrupted("reading from \(host) failed: \(String(cString: strerror(errno)))")
         }
     }
-
-    private static func drainErrors(_ what: String) -> String {
-        var reasons: [String] = []
-        while case let e = ERR_get_error(), e != 0 {
-            var buffer = [CChar](repeating: 0, count: 256)
-            ERR_error_string_n(e, &buffer, buffer.count)
-            reasons.append(String(cString: buffer))
-        }
-        return reasons.isEmpty ? what : what + " (" + reasons.joined(separator: "; ") + ")"
-    }
 }
+
+/// `send` flags: on Linux, MSG_NOSIGNAL keeps a closed connection from raising SIGPIPE; Apple systems have no such
+/// flag, and `withoutSIGPIPE` around the call covers them.
+#if os(Linux)
+private let noSIGPIPE = Int32(MSG_NOSIGNAL)
+#else
+private let noSIGPIPE: Int32 = 0
+#endif
 
 /// Runs `body` with SIGPIPE blocked on this thread and discards one raised meanwhile, so a server that closes the
 /// connection mid-write makes libssl's write fail with EPIPE instead of killing the app.

@@ -40,7 +40,7 @@ public final class HTTPFetcher: Fetcher {
             guard fd >= 0 else { throw VerificationFailure("fetch", "\(partial): cannot write (\(FileSystem.reason()))") }
             var sink = PartialFile(fd: fd, maxBytes: maxBytes, progress: progress)
             do {
-                defer { Glibc.close(fd) }
+                defer { close(fd) }
                 if sink.have > maxBytes { try sink.restart() }
                 try get(base.appending(path), into: &sink, name: path)
                 guard fsync(fd) == 0 else { throw VerificationFailure("fetch", "\(partial): cannot flush (\(FileSystem.reason()))") }
@@ -71,12 +71,12 @@ public final class HTTPFetcher: Fetcher {
         var location = start
         for _ in 0...5 {
             let connection = try Connection(host: location.host, port: location.port, secure: location.secure, timeout: timeout)
-            defer { connection.close() }
+            defer { connection.disconnect() }
             var request = "GET \(location.target) HTTP/1.1\r\nHost: \(location.hostHeader)\r\nUser-Agent: \(userAgent)\r\n"
             request += "Accept-Encoding: identity\r\nConnection: close\r\n"
             if sink.have > 0 { request += "Range: bytes=\(sink.have)-\r\n" }
             request += "\r\n"
-            try connection.send(Array(request.utf8))
+            try connection.transmit(Array(request.utf8))
             var reader = ResponseReader(connection: connection)
             let head = try reader.readHead()
             switch head.status {

@@ -76,7 +76,7 @@ public struct DeltaApplier {
         let scenes = packFolder.path + "/" + InstallLayout.scenesFolder
         do {
             try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: false)
-            for file in manifest.files { try link(from: current, to: writer, path: file.path) }
+            for file in manifest.files { try linkUnchanged(from: current, to: writer, path: file.path) }
             for scene in manifest.scenes {
                 let base = installedScenes[scene.id]
                 if let base, base.digest == scene.digest {
@@ -86,7 +86,7 @@ public struct DeltaApplier {
                         writer.linkScene(scene.id, name: name)
                     } else {
                         try writer.addScene(scene.id, in: scenes, name: InstallLayout.sceneFolderName(scene.id, digest: scene.digest))
-                        for file in scene.files { try link(from: current, to: writer, path: "stops/\(scene.id)/\(file.path)") }
+                        for file in scene.files { try linkUnchanged(from: current, to: writer, path: "stops/\(scene.id)/\(file.path)") }
                     }
                     continue
                 }
@@ -119,7 +119,7 @@ public struct DeltaApplier {
                     guard delta.from.version != 0, baseFiles[Array(file.path.utf8)] == file.sha256 else {
                         throw VerificationFailure("delta-base", "\(file.path) in \(scene.id) is neither in the delta nor unchanged in the installed version")
                     }
-                    try link(from: current, to: writer, path: "stops/\(scene.id)/\(file.path)")
+                    try linkUnchanged(from: current, to: writer, path: "stops/\(scene.id)/\(file.path)")
                 }
                 changed.append(scene.id)
             }
@@ -139,9 +139,9 @@ public struct DeltaApplier {
     }
 
     /// Hard-links an unchanged installed file into staging (installs are never modified in place, so sharing is safe).
-    private func link(from current: String, to writer: StagingWriter, path: String) throws {
+    private func linkUnchanged(from current: String, to writer: StagingWriter, path: String) throws {
         try writer.prepareFolder(for: path)
-        guard Glibc.link(current + "/" + path, writer.absolute(path)) == 0 else {
+        guard link(current + "/" + path, writer.absolute(path)) == 0 else {
             throw VerificationFailure("delta-base", "\(path) is missing from the installed version (\(String(cString: strerror(errno))))")
         }
     }

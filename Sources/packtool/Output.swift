@@ -6,6 +6,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import PackModel
 
 /// Writes to standard output and standard error without Foundation's shared mutable `FileHandle` globals.
 enum Output {
@@ -18,12 +19,6 @@ enum Output {
     }
 
     private static func write(_ fd: Int32, _ text: String) {
-        var bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n <= 0 { return }
-            offset += n
-        }
+        _ = Array(text.utf8).withUnsafeBytes { FileSystem.writeAll(fd, $0) }
     }
 }
