@@ -7,8 +7,8 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-import Dispatch
 import PackCrypto
+import PackModel
 
 /// Writes a deterministic tar (POSIX pax, restricted): entries in the order given, each a regular file with mode
 /// 0644, owner 0:0 with empty names, and one fixed mtime. The same inputs always give the same bytes, wherever the
@@ -48,73 +48,48 @@ public final class TarWriter {
         // Every block libarchive emits passes through the sink, which hashes it on the way to the file, so the
         // archive's SHA-256 costs no second read.
         try ArchiveError.check(archive_write_open2(h, Unmanaged.passUnretained(sink!).toOpaque(), nil, { _, client, buffer, length in
-            Unmanaged<Sink>.fromOpaque(client!).takeUnretainedValue().write(buffer, length)
+            Unmanaged<Sink>.fromOpaque(client!).takeUnretainedValue().emit(buffer, length)
         }, nil, nil), h, path)
     }
 
     /// Receives libarchive's output blocks: writes them to the file, and hashes a copy of each on a second thread
-    /// (a ring of four block buffers, so hashing overlaps the next block's reading and writing instead of adding to
-    /// it). Writeback to disk is started every 8 MiB, so the fsync at the end waits for little.
+    /// (PipelinedHasher, so hashing overlaps the next block's reading and writing instead of adding to it).
+    /// Writeback to disk is started every 8 MiB, so the fsync at the end waits for little.
     final class Sink {
         let fd: Int32
         let hasher = SHA256()
         var bytes: UInt64 = 0
         var failure: String?
         private var kicked: UInt64 = 0
-        private var ring: [UnsafeMutableRawBufferPointer] = []
-        private var next = 0
-        private let free = DispatchSemaphore(value: 4)
-        private let hashing = DispatchQueue(label: "packtool.archive-hash")
+        private let pipeline = PipelinedHasher(slots: 4, slotBytes: 256 << 10, label: "packtool.archive-hash")
 
         init(fd: Int32) { self.fd = fd }
 
-        deinit {
-            hashing.sync {}
-            for b in ring { b.deallocate() }
-        }
-
-        func write(_ buffer: UnsafeRawPointer?, _ length: Int) -> Int {
+        func emit(_ buffer: UnsafeRawPointer?, _ length: Int) -> Int {
             guard let buffer else { return 0 }
-            var offset = 0
-            while offset < length {
-                let n = Glibc.write(fd, buffer + offset, length - offset)
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else {
-                    failure = String(cString: strerror(errno))
-                    return -1
-                }
-                offset += n
+            guard FileSystem.writeAll(fd, UnsafeRawBufferPointer(start: buffer, count: length)) else {
+                failure = FileSystem.reason()
+                return -1
             }
-            hashCopy(UnsafeRawBufferPointer(start: buffer, count: length))
+            var copied = 0
+            while copied < length {
+                let slot = pipeline.buffer()
+                let n = min(slot.count, length - copied)
+                slot.baseAddress!.copyMemory(from: buffer + copied, byteCount: n)
+                pipeline.hash(n, of: slot, into: hasher)
+                copied += n
+            }
             bytes += UInt64(length)
             if bytes - kicked >= 8 << 20 {
-                startWriteback(fd, Int64(kicked), Int64(bytes - kicked))
+                FileSystem.startWriteback(fd, from: Int64(kicked), count: Int64(bytes - kicked))
                 kicked = bytes
             }
             return length
         }
 
-        private func hashCopy(_ block: UnsafeRawBufferPointer) {
-            var offset = 0
-            while offset < block.count {
-                free.wait()
-                if ring.count < 4 { ring.append(UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 16)) }
-                let slot = ring[next]
-                next = (next + 1) % 4
-                let n = min(slot.count, block.count - offset)
-                slot.baseAddress!.copyMemory(from: block.baseAddress! + offset, byteCount: n)
-                let piece = Piece(bytes: UnsafeRawBufferPointer(rebasing: slot[0..<n]))
-                hashing.async { [hasher, free] in
-                    hasher.update(piece.bytes)
-                    free.signal()
-                }
-                offset += n
-            }
-        }
-
         /// The archive's SHA-256, once every block has been hashed.
         func digest() -> [UInt8] {
-            hashing.sync {}
+            pipeline.wait()
             return hasher.finalize()
         }
     }
@@ -204,19 +179,4 @@ public final class TarWriter {
         archiveSize = sink.bytes
         archiveSHA256 = Hex.encode(sink.digest())
     }
-}
-
-/// A ring slot handed to the hashing thread; the ring's semaphore guarantees no one writes it meanwhile.
-private struct Piece: @unchecked Sendable { let bytes: UnsafeRawBufferPointer }
-
-#if os(Linux)
-/// `sync_file_range` is behind _GNU_SOURCE, which the Glibc module does not define.
-@_silgen_name("sync_file_range") private func c_sync_file_range(_ fd: Int32, _ offset: Int64, _ count: Int64, _ flags: UInt32) -> Int32
-#endif
-
-/// Starts writing a range to disk without waiting for it (Linux: SYNC_FILE_RANGE_WRITE); a no-op elsewhere.
-private func startWriteback(_ fd: Int32, _ offset: Int64, _ count: Int64) {
-    #if os(Linux)
-    _ = c_sync_file_range(fd, offset, count, 2)
-    #endif
 }

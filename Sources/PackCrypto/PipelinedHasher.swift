@@ -1,0 +1,61 @@
+import Dispatch
+
+/// SHA-256 on a second thread, fed through a small ring of buffers: the caller fills a buffer (reads a file piece
+/// into it, or copies a block), hands it over with `hash`, and goes on filling the next while the hash runs. The
+/// archive writer and the installer both use it, so two cores share "move every byte and hash it".
+///
+/// No block on the hashing queue holds this object (they capture the semaphore, the piece and the digest being
+/// fed), so its deinit — which waits for the queue — can never run on that queue itself.
+public final class PipelinedHasher {
+    private let buffers: [UnsafeMutableRawBufferPointer]
+    private var next = 0
+    /// Counts buffers that are neither handed out nor waiting to be hashed.
+    private let free: DispatchSemaphore
+    private let queue: DispatchQueue
+
+    public init(slots: Int, slotBytes: Int, label: String) {
+        buffers = (0..<slots).map { _ in UnsafeMutableRawBufferPointer.allocate(byteCount: slotBytes, alignment: 16) }
+        free = DispatchSemaphore(value: slots)
+        queue = DispatchQueue(label: label)
+    }
+
+    deinit {
+        queue.sync {}
+        for b in buffers { b.deallocate() }
+    }
+
+    /// The next buffer to fill, waiting while all of them are still being hashed. Give it back with `hash` or
+    /// `release`. Buffers are hashed in the order handed out, so the oldest is always the next to come free.
+    public func buffer() -> UnsafeMutableRawBufferPointer {
+        free.wait()
+        let b = buffers[next]
+        next = (next + 1) % buffers.count
+        return b
+    }
+
+    /// Feeds the first `count` bytes of `buffer` (the one last handed out) to `hasher` on the hashing thread.
+    public func hash(_ count: Int, of buffer: UnsafeMutableRawBufferPointer, into hasher: SHA256) {
+        let piece = Piece(bytes: UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+        queue.async { [free] in
+            hasher.update(piece.bytes)
+            free.signal()
+        }
+    }
+
+    /// Gives the buffer last handed out back unhashed (nothing was read into it, or reading failed). It becomes the
+    /// next one handed out again, so the ring keeps its order: the buffer after it may still be being hashed.
+    public func release() {
+        next = (next + buffers.count - 1) % buffers.count
+        free.signal()
+    }
+
+    /// Runs `body` on the hashing thread after everything handed over so far (to finish a digest in order).
+    public func then(_ body: @escaping @Sendable () -> Void) { queue.async(execute: body) }
+
+    /// Waits until everything handed over has been hashed.
+    public func wait() { queue.sync {} }
+}
+
+/// A ring buffer's piece on its way to the hashing thread; the ring's semaphore keeps anyone from refilling it
+/// meanwhile.
+private struct Piece: @unchecked Sendable { let bytes: UnsafeRawBufferPointer }
