@@ -18,7 +18,8 @@ public enum TarLayout {
     }
 
     public static func scan(_ url: URL) throws -> [Entry] {
-        guard let file = ReadOnlyFile(path: url.path) else { throw ArchiveError("\(url.path): cannot open as a regular file") }
+        let file: ReadOnlyFile
+        do { file = try ReadOnlyFile(opening: url.path) } catch { throw ArchiveError("\(error)") }
         let fileSize = file.size
         var entries: [Entry] = []
         var position: UInt64 = 0

@@ -39,30 +39,14 @@ public enum FileSystem {
         return lstat(path, &info) == 0
     }
 
-    /// The whole of a regular file of at most `cap` bytes. Reads at most `cap + 1` bytes, so a file that grows
-    /// while it is read is still refused.
+    /// The whole of a regular file of at most `cap` bytes, checked against the cap before anything is read. A file
+    /// that is not the size it was when opened (growing while read) is refused rather than read past its size.
     public static func read(_ path: String, cap: Int) throws -> Data {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw ModelError(file: path, message: "cannot read: \(reason())") }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw ModelError(file: path, message: "cannot read: \(reason())") }
-        guard info.st_mode & S_IFMT == S_IFREG else { throw ModelError(file: path, message: "not a regular file") }
-        guard Int(info.st_size) <= cap else { throw ModelError(file: path, message: "file is \(info.st_size) bytes, over the \(cap)-byte limit") }
-        var bytes = [UInt8](repeating: 0, count: Int(info.st_size) + 1)
-        var count = 0
-        while count < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + count, $0.count - count, off_t(count)) }
-            if n == 0 { break }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw ModelError(file: path, message: "cannot read: \(reason())")
-            }
-            count += n
-            if count == bytes.count, count <= cap { bytes.append(contentsOf: repeatElement(0, count: min(cap + 1 - count, 1 << 16))) }
-        }
-        guard count <= cap else { throw ModelError(file: path, message: "file is over the \(cap)-byte limit") }
-        return Data(bytes[0..<count])
+        let file = try ReadOnlyFile(opening: path)
+        guard file.size <= UInt64(cap) else { throw ModelError(file: path, message: "file is \(file.size) bytes, over the \(cap)-byte limit") }
+        guard let bytes = file.bytes(at: 0, count: Int(file.size)) else { throw ModelError(file: path, message: "cannot read: \(reason())") }
+        guard file.bytes(at: file.size, count: 1) == nil else { throw ModelError(file: path, message: "changed size while it was read") }
+        return Data(bytes)
     }
 
     /// Writes all of `bytes` to `fd`, retrying short writes and EINTR; false on any other failure.

@@ -15,13 +15,15 @@ import Darwin
 public final class ReadOnlyFile {
     public let fd: Int32
     public let size: UInt64
-    public init?(path: String) {
+    /// Opens `path`, which must be a regular file; the error names the path and the system's reason.
+    public init(opening path: String) throws {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
+        guard fd >= 0 else { throw ModelError(file: path, message: "cannot read: \(FileSystem.reason())") }
         var info = stat()
         guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            let reason = info.st_mode & S_IFMT == S_IFREG ? "cannot read: \(FileSystem.reason())" : "not a regular file"
             close(fd)
-            return nil
+            throw ModelError(file: path, message: reason)
         }
         self.fd = fd
         size = UInt64(info.st_size)

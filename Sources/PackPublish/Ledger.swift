@@ -142,7 +142,8 @@ public final class Ledger {
     /// Reads a stored blob's bytes (for deltas and deep verification), checking them against the hash.
     public func readBlob(_ sha256: String) throws -> [UInt8] {
         guard let (url, offset, size) = try blob(sha256) else { throw PublishError.io("no stored copy of \(sha256)") }
-        guard let file = ReadOnlyFile(path: url.path) else { throw PublishError.io("\(url.path): missing") }
+        let file: ReadOnlyFile
+        do { file = try ReadOnlyFile(opening: url.path) } catch { throw PublishError.io("\(error)") }
         guard let bytes = file.bytes(at: offset, count: Int(size)), SHA256.hexHash(bytes) == sha256 else { throw PublishError.io("\(url.path): stored copy of \(sha256) is damaged") }
         return bytes
     }

@@ -27,7 +27,8 @@ public struct StrictTarReader {
     public let path: String
 
     public init(url: URL) throws {
-        guard let f = ReadOnlyFile(path: url.path) else { throw VerificationFailure("archive-open", "\(url.path): cannot open as a regular file") }
+        let f: ReadOnlyFile
+        do { f = try ReadOnlyFile(opening: url.path) } catch { throw VerificationFailure("archive-open", "\(error)") }
         file = f
         fileSize = f.size
         path = url.path

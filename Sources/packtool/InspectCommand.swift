@@ -71,7 +71,8 @@ enum InspectCommand: Command {
         case "json": return .json
         default: break
         }
-        guard let file = ReadOnlyFile(path: url.path) else { throw CommandLineError.io("\(url.relativePath): cannot read") }
+        let file: ReadOnlyFile
+        do { file = try ReadOnlyFile(opening: url.path) } catch { throw CommandLineError.io("\(error)") }
         let head = file.bytes(at: 0, count: Int(min(16, file.size))) ?? []
         if head.count >= 12, Array(head[4..<8]) == Array("ftyp".utf8) {
             let brand = String(decoding: head[8..<12], as: UTF8.self)
