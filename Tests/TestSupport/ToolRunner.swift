@@ -26,9 +26,33 @@ public func runTool(_ tool: String, _ args: [String], stdin: Data? = nil) throws
     return data
 }
 
-/// A fresh directory removed when the process ends.
+/// A fresh directory, removed with everything in it when the test process exits (a test may still be looking at
+/// it when it fails, so removal waits for the end of the run).
 public func temporaryDirectory() throws -> String {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("packtool-test-" + UUID().uuidString)
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    TemporaryFolders.shared.add(url.path)
     return url.path
+}
+
+/// The folders `temporaryDirectory` made, removed by an exit handler registered with the first one.
+final class TemporaryFolders: @unchecked Sendable {
+    static let shared = TemporaryFolders()
+    private let lock = NSLock()
+    private var paths: [String] = []
+
+    private init() {
+        atexit { TemporaryFolders.shared.removeAll() }
+    }
+
+    func add(_ path: String) { lock.withLock { paths.append(path) } }
+
+    func removeAll() {
+        let all = lock.withLock { () -> [String] in
+            defer { paths = [] }
+            return paths
+        }
+        // No test takes write permission away from a folder, so a plain recursive removal suffices.
+        for path in all { try? FileManager.default.removeItem(atPath: path) }
+    }
 }
