@@ -109,7 +109,7 @@ public struct DeltaApplier {
                     guard pending.remove(Array(header.path.utf8)) != nil, let file = byPath[Array(header.path.utf8)], header.size == file.size else {
                         throw VerificationFailure("delta-entry", "\(header.path) in the delta for \(scene.id) is not one of its added files")
                     }
-                    try writer.write(&reader, path: "stops/\(scene.id)/\(header.path)", expected: file)
+                    try writer.add(header, of: reader, path: "stops/\(scene.id)/\(header.path)", expected: file)
                     fromDeltas += header.size
                 }
                 guard pending.isEmpty else { throw VerificationFailure("delta-entry", "the delta for \(scene.id) is missing some of its files") }

@@ -85,7 +85,7 @@ public struct Installer {
                 }
                 written += header.size
                 guard written <= declared else { throw VerificationFailure("archive-size", "the archive holds more data than the manifest declares") }
-                try writer.write(&reader, path: header.path, expected: file)
+                try writer.add(header, of: reader, path: header.path, expected: file)
                 count += 1
             }
             if let missing = expected.keys.map({ String(decoding: $0, as: UTF8.self) }).sorted().first {

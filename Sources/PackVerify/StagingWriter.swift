@@ -8,17 +8,21 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Dispatch
 import PackCrypto
 import PackModel
 
 /// Writes an install's files into its staging folder, verified and durable, at close to the speed of a plain
 /// extraction:
-/// - the calling thread reads the archive and writes each piece; a second thread hashes the same piece meanwhile
-///   (PipelinedHasher with four 128 KiB buffers, so reading never overwrites a piece still being hashed);
-/// - each file's writeback is started as soon as it is written (`sync_file_range` on Linux), so the disk works
+/// - the caller first reads every header and queues each entry (`add`), so a malformed or mismatched archive is
+///   refused before a byte is written; `finish` then extracts the queued files on one worker per core (up to four),
+///   each worker reading, writing and hashing whole files in 64 KiB pieces — the piece it hashes is the one it has
+///   just written, still in the core's cache. (One thread moving bytes while another hashed them was bound by the
+///   hashing thread: 1.5–2× a plain `bsdtar -xf`; files in parallel measured 1.1–1.3×.)
+/// - each file's writeback is started every 8 MiB as it is written (`sync_file_range` on Linux), so the disk works
 ///   while extraction goes on and the flush in `finish` mostly waits for I/O already under way;
-/// - `finish` waits for the hashes, fails on the first file that does not match the manifest, then flushes every
-///   file (`fdatasync`) and every folder it made — only this install's data, not the whole file system's.
+/// - a file whose bytes do not hash to the manifest's SHA-256 stops the install; then every file is flushed
+///   (`fdatasync`) and every folder it made — only this install's data, not the whole file system's.
 /// Nothing is switched in before `finish` returns, so a failure at any point leaves only new folders to delete
 /// (`discard`).
 ///
@@ -30,16 +34,19 @@ final class StagingWriter {
     let staging: URL
     /// `staging.path`, computed once: every file's path is built from it.
     let stagingPath: String
-    private static let kickBytes: Int64 = 8 << 20
-    private let pipeline = PipelinedHasher(slots: 4, slotBytes: 128 << 10, label: "packverify.hash")
-    /// The first file whose hash did not match, written by the hashing thread. A box of its own, so no block on the
-    /// hashing queue holds the writer itself: if one did and outlived the writer's last other reference, the
-    /// writer's teardown would run on that queue and wait for itself (a libdispatch crash).
-    private final class Mismatch: @unchecked Sendable {
-        let lock = Lock()
-        var path: String?
+    private static let kickBytes: UInt64 = 8 << 20
+    /// Extraction workers: one per core, at most four (past that, a phone's storage is the limit, not hashing).
+    static let workers = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
+    /// A queued file: where its bytes lie in which archive, where they go, and what they must hash to.
+    private struct Entry {
+        let archive: ReadOnlyFile
+        let offset: UInt64
+        let size: UInt64
+        let path: String
+        let target: String
+        let sha256: String
     }
-    private let mismatch = Mismatch()
+    private var queued: [Entry] = []
     /// Absolute paths of the files written and the folders made, for the final flush.
     private var files: [String] = []
     private var folders: Set<String> = []
@@ -116,48 +123,70 @@ final class StagingWriter {
         }
     }
 
-    /// Streams the reader's current entry into `path`, hashed against `expected`.
-    func write(_ reader: inout StrictTarReader, path: String, expected: Manifest.File) throws {
+    /// Queues the reader's current entry to be written to `path` (an archive path) by `finish` and checked against
+    /// `expected`, whose size the caller has matched with the header's. Makes its folders now, in archive order.
+    func add(_ header: StrictTarReader.Header, of reader: StrictTarReader, path: String, expected: Manifest.File) throws {
         try prepareFolder(for: path)
-        // O_EXCL|O_NOFOLLOW: staging is fresh and holds only what this install made, so nothing can redirect a write.
         let target = absolute(path)
-        let fd = open(target, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw VerificationFailure("write", "\(path): cannot create (\(FileSystem.reason()))") }
+        queued.append(Entry(archive: reader.file, offset: header.offset, size: header.size, path: path, target: target, sha256: expected.sha256))
+        files.append(target)
+    }
+
+    /// Writes every queued file, `workers` at a time, taking the next file as each finishes (sizes vary 1000-fold).
+    /// Throws the first failure (in queue order when several workers fail); the others stop at their next file.
+    private func extractQueued() throws {
+        let entries = queued
+        queued = []
+        guard !entries.isEmpty else { return }
+        let lock = Lock()
+        var next = 0
+        let failures = Failures()
+        DispatchQueue.concurrentPerform(iterations: min(Self.workers, entries.count)) { _ in
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: SHA256.fileBufferBytes, alignment: 16)
+            defer { buffer.deallocate() }
+            while true {
+                let i: Int? = lock.withLock {
+                    guard next < entries.count, failures.isEmpty else { return nil }
+                    next += 1
+                    return next - 1
+                }
+                guard let i else { return }
+                do { try Self.extract(entries[i], through: buffer) } catch { failures.record(i, error) }
+            }
+        }
+        try failures.throwFirst()
+    }
+
+    /// Copies one file out of its archive into its target, hashing each piece right after writing it.
+    private static func extract(_ entry: Entry, through buffer: UnsafeMutableRawBufferPointer) throws {
+        // O_EXCL|O_NOFOLLOW: staging is fresh and holds only what this install made, so nothing can redirect a write.
+        let fd = open(entry.target, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw VerificationFailure("write", "\(entry.path): cannot create (\(FileSystem.reason()))") }
         defer { close(fd) }
         let hasher = SHA256()
-        var written: Int64 = 0
-        var kicked: Int64 = 0
-        while true {
-            let buffer = pipeline.buffer()
-            let n: Int
-            do {
-                n = try reader.read(into: buffer)
-                if n > 0, !FileSystem.writeAll(fd, UnsafeRawBufferPointer(rebasing: buffer[0..<n])) {
-                    throw VerificationFailure("write", "\(path): \(FileSystem.reason())")
-                }
-            } catch {
-                pipeline.release()
-                throw error
-            }
-            if n == 0 {
-                pipeline.release()
-                break
-            }
-            pipeline.hash(n, of: buffer, into: hasher)
-            written += Int64(n)
-            if written - kicked >= Self.kickBytes {
-                FileSystem.startWriteback(fd, from: kicked, count: written - kicked)
-                kicked = written
+        var done: UInt64 = 0
+        var kicked: UInt64 = 0
+        while done < entry.size {
+            let want = Int(min(entry.size - done, UInt64(buffer.count)))
+            let piece = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want])
+            let n = entry.archive.read(at: entry.offset + done, into: piece)
+            guard n > 0 else { throw VerificationFailure("archive-truncated", "\(entry.path): the archive ends inside the file") }
+            let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<n])
+            guard FileSystem.writeAll(fd, bytes) else { throw VerificationFailure("write", "\(entry.path): \(FileSystem.reason())") }
+            hasher.update(bytes)
+            done += UInt64(n)
+            if done - kicked >= kickBytes {
+                FileSystem.startWriteback(fd, from: Int64(kicked), count: Int64(done - kicked))
+                kicked = done
             }
         }
-        FileSystem.startWriteback(fd, from: kicked, count: written - kicked)
+        FileSystem.startWriteback(fd, from: Int64(kicked), count: Int64(done - kicked))
+        guard Hex.encode(hasher.finalize()) == entry.sha256 else {
+            throw VerificationFailure("hash", "\(entry.path) does not match the manifest's SHA-256")
+        }
         #if !os(Linux)
-        guard fsync(fd) == 0 else { throw VerificationFailure("write", "\(path): fsync failed (\(FileSystem.reason()))") }
+        guard fsync(fd) == 0 else { throw VerificationFailure("write", "\(entry.path): fsync failed (\(FileSystem.reason()))") }
         #endif
-        files.append(target)
-        pipeline.then { [mismatch] in
-            if Hex.encode(hasher.finalize()) != expected.sha256 { mismatch.lock.withLock { mismatch.path = mismatch.path ?? path } }
-        }
     }
 
     /// Writes a small file whose bytes are already verified (the signed manifest).
@@ -172,13 +201,10 @@ final class StagingWriter {
         files.append(target)
     }
 
-    /// Waits for every hash, then makes every written file and every folder durable. Throws on a hash mismatch or a
-    /// failed flush.
+    /// Extracts the queued files, then makes every written file and every folder durable. Throws on a hash mismatch,
+    /// a failed write or a failed flush.
     func finish() throws {
-        pipeline.wait()
-        if let path = mismatch.lock.withLock({ mismatch.path }) {
-            throw VerificationFailure("hash", "\(path) does not match the manifest's SHA-256")
-        }
+        try extractQueued()
         // The version's links to its scene folders.
         if !sceneLinks.isEmpty {
             let stops = stagingPath + "/stops"
@@ -191,25 +217,49 @@ final class StagingWriter {
             }
         }
         #if os(Linux)
-        for path in files {
-            let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-            guard fd >= 0, fdatasync(fd) == 0 else {
-                if fd >= 0 { close(fd) }
-                throw VerificationFailure("write", "\(path): flushing to disk failed (\(FileSystem.reason()))")
-            }
-            close(fd)
-        }
+        try Self.flush(files, what: "flushing to disk failed") { fdatasync($0) }
         #endif
         CrashPoints.reach("after file flush")
         // Every folder's entries must be on disk (new folders, new files, hard and symbolic links in them).
-        for folder in [stagingPath] + folders.sorted() + touched.sorted() {
-            let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-            guard fd >= 0, fsync(fd) == 0 else {
-                if fd >= 0 { close(fd) }
-                throw VerificationFailure("write", "\(folder): flushing the folder failed (\(FileSystem.reason()))")
-            }
-            close(fd)
-        }
+        try Self.flush([stagingPath] + folders.sorted() + touched.sorted(), what: "flushing the folder failed") { fsync($0) }
         CrashPoints.reach("after folder flush")
+    }
+
+    /// Calls `sync` (fdatasync or fsync) on every path from eight threads at once: each call mostly waits for the
+    /// device, and waiting together lets the block layer merge their cache flushes (a 240 MB install's ~160 flushes
+    /// took ~25 ms one after another and ~10 ms eight at a time). Throws the first failure in `paths` order.
+    private static func flush(_ paths: [String], what: String, _ sync: @escaping @Sendable (Int32) -> Int32) throws {
+        let threads = min(8, paths.count)
+        let failures = Failures()
+        BlockingThreads.run(threads) { t in
+            for i in stride(from: t, to: paths.count, by: threads) {
+                let fd = open(paths[i], O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+                if fd >= 0, sync(fd) == 0 {
+                    close(fd)
+                    continue
+                }
+                failures.record(i, VerificationFailure("write", "\(paths[i]): \(what) (\(FileSystem.reason()))"))
+                if fd >= 0 { close(fd) }
+                return
+            }
+        }
+        try failures.throwFirst()
+    }
+}
+
+/// The failures of parallel workers, by the index of the item that failed: the lowest is reported, so the error a
+/// caller sees does not depend on thread timing.
+final class Failures: @unchecked Sendable {
+    private let lock = Lock()
+    private var first: (index: Int, error: Error)?
+
+    func record(_ index: Int, _ error: Error) {
+        lock.withLock { if first == nil || index < first!.index { first = (index, error) } }
+    }
+
+    var isEmpty: Bool { lock.withLock { first == nil } }
+
+    func throwFirst() throws {
+        if let error = lock.withLock({ first?.error }) { throw error }
     }
 }

@@ -16,9 +16,12 @@ public struct StrictTarReader {
     public struct Header: Equatable, Sendable {
         public var path: String
         public var size: UInt64
+        /// Where the file's data starts in the archive (its end, `offset + size`, is checked to lie inside it).
+        public var offset: UInt64
     }
 
-    private let file: ReadOnlyFile
+    /// The archive, read by offset; the installer's workers read entries' data from it in parallel.
+    let file: ReadOnlyFile
     private let fileSize: UInt64
     private var position: UInt64 = 0
     private var pendingData: UInt64 = 0
@@ -109,7 +112,7 @@ public struct StrictTarReader {
                 guard size <= fileSize - position else { throw fail("archive-truncated", "\(name) claims \(size) bytes, more than the archive holds") }
                 pendingData = size
                 pendingPadding = (512 - size % 512) % 512
-                return Header(path: name, size: size)
+                return Header(path: name, size: size, offset: position)
             case UInt8(ascii: "1"): throw fail("archive-link", "\(Self.joinedName(h)) is a hard link")
             case UInt8(ascii: "2"): throw fail("archive-link", "\(Self.joinedName(h)) is a symbolic link")
             case UInt8(ascii: "3"), UInt8(ascii: "4"): throw fail("archive-device", "\(Self.joinedName(h)) is a device node")
@@ -120,7 +123,8 @@ public struct StrictTarReader {
     }
 
     /// Streams the current file's data in pieces of at most 256 KiB, exactly its declared size, through one buffer
-    /// no larger than the file (signed documents are small; bulk data goes through `read(into:)`).
+    /// no larger than the file (signed documents are small; the installer reads bulk data by offset, see
+    /// `StagingWriter`).
     public mutating func read(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
         guard pendingData > 0 else { return skipPadding() }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Int(min(pendingData, 256 << 10)), alignment: 16)
@@ -134,20 +138,6 @@ public struct StrictTarReader {
             position += UInt64(n)
         }
         skipPadding()
-    }
-
-    /// Reads the next piece of the current file into `buffer` (at most its size); 0 once the file is fully read.
-    public mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
-        guard pendingData > 0 else {
-            skipPadding()
-            return 0
-        }
-        let want = Int(min(pendingData, UInt64(buffer.count)))
-        let n = file.read(at: position, into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]))
-        guard n > 0 else { throw fail("archive-truncated", "the archive ends inside a file") }
-        pendingData -= UInt64(n)
-        position += UInt64(n)
-        return n
     }
 
     private mutating func skipPadding() {

@@ -14,15 +14,19 @@ final class InstallerTests: XCTestCase {
         _ = try f.installer().install(archive: try f.archive(), into: f.into)
     }
 
-    /// Installs `archive` expecting refusal with `code`, and checks nothing changed.
-    private func assertRefused(_ archive: URL, _ code: String, file: StaticString = #filePath, line: UInt = #line) {
+    /// Installs `archive` expecting refusal with `code`, checks nothing changed, and returns the refusal's message.
+    @discardableResult
+    private func assertRefused(_ archive: URL, _ code: String, file: StaticString = #filePath, line: UInt = #line) -> String {
         let before = f.snapshot()
+        var message = ""
         XCTAssertThrowsError(try f.installer().install(archive: archive, into: f.into), file: file, line: line) { error in
             XCTAssertEqual((error as? VerificationFailure)?.code, code, "\(error)", file: file, line: line)
+            message = "\(error)"
         }
         XCTAssertEqual(f.snapshot(), before, "the previous install and the client state must be unchanged", file: file, line: line)
         XCTAssertFalse((try? FileManager.default.contentsOfDirectory(atPath: f.into.appendingPathComponent("test-pack").path))?.contains { $0.hasPrefix(".staging") } ?? false,
                        "no staging folder is left behind", file: file, line: line)
+        return message
     }
 
     /// An archive whose manifest lists `files`, followed by whatever `entries` writes.
@@ -55,19 +59,34 @@ final class InstallerTests: XCTestCase {
         XCTAssertEqual(report.extra, ["stops/01-a/extra.txt"])
     }
 
-    /// A refusal while a large file's hash is still being computed on the hashing thread: the install must fail
-    /// cleanly every time. (A block on that thread once kept the staging writer alive, so the writer's teardown ran
-    /// on the hashing queue itself and libdispatch stopped the process.)
-    func testARefusalWhileAFileIsStillBeingHashedFailsCleanlyEveryTime() throws {
-        let big = (0..<(3 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
-        let files = [("pack.json", Array("{}".utf8)), ("stops/01-a/layers/1824-16x9.heic", big)]
-        let archive = try hostile("refused-mid-hash.tar", files: files) { t in
-            t.file("pack.json", Array("{}".utf8))
-            t.file("stops/01-a/layers/1824-16x9.heic", big)
+    /// Files are written by parallel workers once every header has been checked; when one worker finds a bad file
+    /// while another is mid-file, the install must fail cleanly every time and always name the same, first bad file.
+    func testABadFileAmongManyIsRefusedTheSameWayEveryTime() throws {
+        var files = [("pack.json", Array("{}".utf8))]
+        for i in 0..<8 { files.append(("stops/01-a/layers/\(i)-16x9.heic", (0..<(512 << 10)).map { UInt8(truncatingIfNeeded: $0 &* (31 + i)) })) }
+        let archive = try hostile("bad-among-many.tar", files: files) { t in
+            for (p, b) in files.sorted(by: { $0.0 < $1.0 }) {
+                let bad = p.hasSuffix("/3-16x9.heic") || p.hasSuffix("/6-16x9.heic")
+                t.file(p, bad ? b.enumerated().map { $0.offset == 300_000 ? ~$0.element : $0.element } : b)
+            }
+            t.end()
+        }
+        for _ in 0..<25 {
+            let message = assertRefused(archive, "hash")
+            XCTAssertTrue(message.contains("stops/01-a/layers/3-16x9.heic"), message)
+        }
+    }
+
+    /// Every header is checked before any file is written, so a malformed archive costs no writes: an archive with a
+    /// wrong byte in its first file and an unlisted entry at the end is refused for the unlisted entry.
+    func testEveryHeaderIsCheckedBeforeAnyFileIsWritten() throws {
+        let files = ClientFixture.files
+        let archive = try hostile("bad-then-extra.tar") { t in
+            for (p, b) in files.sorted(by: { $0.0 < $1.0 }) { t.file(p, p == "pack.json" ? Array("{]".utf8) : b) }
             t.file("stops/01-a/unlisted.txt", [1])
             t.end()
         }
-        for _ in 0..<100 { assertRefused(archive, "archive-extra") }
+        assertRefused(archive, "archive-extra")
     }
 
     func testVerifyAtRestReportsASceneLinkThatWasRedirectedAndReadsAPlainSceneFolder() throws {
