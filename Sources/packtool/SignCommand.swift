@@ -54,14 +54,16 @@ enum SignCommand: Command {
         let progress = ProgressLine(label: "writing archive")
         options.progress = progress.map { p in { p.update($0, of: $1) } }
         do {
-            let publisher = try Publisher(options: options)
-            let plan = try publisher.plan()
-            if plan.unchanged {
+            let result: Publisher.Result
+            switch try Publisher(options: options).sign() {
+            case .unchanged(let plan):
                 Output.out("\(plan.manifest.pack): nothing changed since version \(plan.previousVersion ?? 0); nothing published\n")
                 return 0
+            case .published(let published):
+                result = published
             }
-            let result = try publisher.publish(plan)
             progress?.finish()
+            let plan = result.plan
             let m = plan.manifest
             Output.out("""
                 published \(m.pack) version \(m.version)\(plan.previousVersion.map { " (previous \($0))" } ?? "")

@@ -92,6 +92,32 @@ final class PublisherTests: XCTestCase {
         XCTAssertEqual(try verifier.verifyTree(f.out).count, 3)
     }
 
+    /// `sign` lints beside the archive write; lint's verdict still comes before anything is published: with a lint
+    /// error OUT is not even created, and the state folder keeps no temporary archive.
+    func testSignWithALintErrorPublishesNothingThoughTheArchiveWasWrittenMeanwhile() throws {
+        let f = try PublishFixture()
+        let copy = try PackCopy()
+        try copy.edit("stops/03-mercat-cross/scene.json", replacing: "\"bearing\": 234.7", with: "\"bearing\": 200")
+        XCTAssertThrowsError(try Publisher(options: try f.options(pack: copy.root)).sign()) { error in
+            guard case PublishError.lint(let diagnostics) = error else { return XCTFail("\(error)") }
+            XCTAssertTrue(diagnostics.contains { $0.code == "PT0203" }, "\(diagnostics)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: f.out.path), "OUT is not created")
+        let archives = (try? FileManager.default.contentsOfDirectory(atPath: f.state.appendingPathComponent("archives").path)) ?? []
+        XCTAssertEqual(archives, [], "no temporary archive is left in the state folder")
+    }
+
+    /// `sign` publishes what `plan` then `publish` would, byte for byte, and reports an unchanged pack as such.
+    func testSignPublishesTheSameBytesAsPlanThenPublish() throws {
+        let f = try PublishFixture(), g = try PublishFixture()
+        guard case .published(let signed) = try Publisher(options: try f.options(pack: ExamplePack.root)).sign() else { return XCTFail("nothing published") }
+        let planned = try g.publish(ExamplePack.root)
+        XCTAssertEqual(signed.archiveSHA256, planned.archiveSHA256)
+        XCTAssertEqual(try Data(contentsOf: signed.manifest), try Data(contentsOf: planned.manifest))
+        guard case .unchanged(let plan) = try Publisher(options: try f.options(pack: ExamplePack.root)).sign() else { return XCTFail("published again") }
+        XCTAssertEqual(plan.previousVersion, 1)
+    }
+
     func testVersionsThatDoNotIncreaseOrReuseAVersionForNewContentAreRefused() throws {
         let f = try PublishFixture()
         let copy = try PackCopy()
