@@ -2,7 +2,9 @@ import Dispatch
 
 /// SHA-256 on a second thread, fed through a small ring of buffers: the caller fills a buffer (reads a file piece
 /// into it, or copies a block), hands it over with `hash`, and goes on filling the next while the hash runs. The
-/// archive writer and the installer both use it, so two cores share "move every byte and hash it".
+/// archive writer uses it for the archive's own hash, which must run in order over one stream, so two cores share
+/// "move every byte and hash it". (The installer hashes many independent files, so it hashes each on the worker
+/// that writes it instead; see StagingWriter.)
 ///
 /// No block on the hashing queue holds this object (they capture the semaphore, the piece and the digest being
 /// fed), so its deinit — which waits for the queue — can never run on that queue itself.
