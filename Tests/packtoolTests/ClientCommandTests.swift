@@ -42,6 +42,25 @@ final class ClientCommandTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/app/royal-mile/current"))
     }
 
+    /// A disk that fills up while the files are being extracted in parallel (a file-size limit smaller than a plate
+    /// stands in for it): the install is refused naming the file, and the previous version stays exactly as it was,
+    /// with no staging or half-written scene folder left beside it.
+    func testAFullDiskDuringExtractionLeavesThePreviousInstallAsItWas() throws {
+        XCTAssertEqual(try CLI.run(["install", archive, "--into", dir + "/app", "--root", root]).status, 0)
+        let pack = dir + "/app/royal-mile"
+        let before = try FileManager.default.subpathsOfDirectory(atPath: pack).sorted()
+        let current = try FileManager.default.destinationOfSymbolicLink(atPath: pack + "/current")
+        // The same archive again over a fresh client state, so it is installed anew rather than refused as a replay.
+        let args = ["install", archive, "--into", dir + "/app", "--root", root, "--state", dir + "/other-state"]
+        let quoted = ([CLI.binary.path] + args).map { "'\($0)'" }.joined(separator: " ")
+        let r = try CLI.run(["-c", "ulimit -f 16; exec \(quoted)"], executable: "/bin/bash")
+        XCTAssertNotEqual(r.status, 0, r.stdout)
+        XCTAssertTrue(r.stderr.contains("File too large"), r.stderr)
+        XCTAssertEqual(try FileManager.default.subpathsOfDirectory(atPath: pack).sorted(), before)
+        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: pack + "/current"), current)
+        XCTAssertEqual(try CLI.run(["install", "--verify", "--into", dir + "/app", "--pack", "royal-mile"]).status, 0)
+    }
+
     func testAccessExplainsTheDecision() throws {
         let free = try CLI.run(["access", manifest, "--root", root, "--scene", "01-castle-esplanade"])
         XCTAssertEqual(free.status, 0)
