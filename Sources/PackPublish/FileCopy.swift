@@ -7,6 +7,7 @@ import Foundation
 import Glibc
 #endif
 import PackCrypto
+import PackModel
 
 /// Copies a file in 1 MiB pieces while hashing it, creating the target exclusively and fsyncing it.
 enum FileCopy {
@@ -27,12 +28,7 @@ enum FileCopy {
             guard n > 0 else { throw PublishError.io("\(source.path): read failed (\(String(cString: strerror(errno))))") }
             let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<n])
             hasher.update(chunk)
-            var offset = 0
-            while offset < n {
-                let w = write(output, chunk.baseAddress! + offset, n - offset)
-                guard w > 0 else { throw PublishError.io("\(target.path): write failed (\(String(cString: strerror(errno))))") }
-                offset += w
-            }
+            guard FileSystem.writeAll(output, chunk) else { throw PublishError.io("\(target.path): write failed (\(FileSystem.reason()))") }
         }
         guard fsync(output) == 0 else { throw PublishError.io("\(target.path): fsync failed (\(String(cString: strerror(errno))))") }
         return Hex.encode(hasher.finalize())

@@ -28,6 +28,16 @@ public struct ClientState: Codable, Equatable, Sendable {
 
     public static let fileName = "client-state.json"
 
+    /// Remembers `manifest` as installed: its pack and scene versions become the highest seen. Never lowers one (an
+    /// install cannot be older than what was seen: `Installer.verifyManifest` refuses rollbacks first).
+    public mutating func recordInstalled(_ manifest: Manifest) {
+        manifestVersions[manifest.pack] = max(manifestVersions[manifest.pack] ?? 0, manifest.version)
+        for scene in manifest.scenes {
+            let key = "\(manifest.pack)/\(scene.id)"
+            sceneVersions[key] = max(sceneVersions[key] ?? 0, scene.version)
+        }
+    }
+
     /// Loads the state in `folder`, refusing a file over 1 MB (it is a few kilobytes).
     public static func load(from folder: URL) throws -> ClientState {
         let url = folder.appendingPathComponent(fileName)

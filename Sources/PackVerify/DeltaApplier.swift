@@ -127,8 +127,7 @@ public struct DeltaApplier {
             try writer.finish()
             _ = try installer.switchOver(packFolder, to: staging, version: manifest.version) {
                 writer.markSwitched()
-                client.manifestVersions[manifest.pack] = manifest.version
-                for scene in manifest.scenes { client.sceneVersions["\(manifest.pack)/\(scene.id)"] = scene.version }
+                client.recordInstalled(manifest)
                 try client.save(to: installer.state)
             }
         } catch {

@@ -97,8 +97,7 @@ public struct Installer {
             let folder = try switchOver(packFolder, to: staging, version: manifest.version) {
                 writer.markSwitched()
                 // Only now, with the new version in place, does the client remember it.
-                client.manifestVersions[manifest.pack] = manifest.version
-                for scene in manifest.scenes { client.sceneVersions["\(manifest.pack)/\(scene.id)"] = scene.version }
+                client.recordInstalled(manifest)
                 try client.save(to: state)
             }
             return Result(pack: manifest.pack, version: manifest.version, files: count, bytes: written, folder: folder)

@@ -86,8 +86,9 @@ public struct Trust {
         var info = stat()
         guard stat(url.path, &info) == 0 else { throw VerificationFailure("missing", "\(url.path) is missing") }
         guard UInt64(info.st_size) <= cap else { throw VerificationFailure("size", "\(url.path) is \(info.st_size) bytes, over the \(cap)-byte cap") }
+        // What is left is a file that cannot be read (not a regular file, no permission) or grew while being read.
         do { return try FileSystem.read(url.path, cap: Int(cap)) } catch let error as ModelError {
-            throw VerificationFailure("size", error.description)
+            throw VerificationFailure("unreadable", error.description)
         }
     }
 }

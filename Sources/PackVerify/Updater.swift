@@ -52,8 +52,7 @@ public struct Updater {
             // A run killed after switching over but before saving state leaves the state behind: catch it up.
             var client = try ClientState.load(from: state)
             if (client.manifestVersions[pack] ?? 0) < installed.version {
-                client.manifestVersions[pack] = installed.version
-                for scene in installed.scenes { client.sceneVersions["\(pack)/\(scene.id)"] = max(client.sceneVersions["\(pack)/\(scene.id)"] ?? 0, scene.version) }
+                client.recordInstalled(installed)
                 try client.save(to: state)
             }
             return Result(pack: pack, fromVersion: installed.version, toVersion: entry.version, method: "up to date", changedScenes: [])
