@@ -6,8 +6,10 @@ media bytes the probes read), beside sha256sum over the same files (lint hashes 
 ffprobe / heif-info over the same media (what an author would otherwise run).
 Publish: build+sign of a generated 12-scene ~240 MB pack (and a ~2.4 GB one for memory) beside GNU tar alone and
 tar + sha256sum + openssl pkeyutl -sign, and the time the disk takes to flush that many bytes (the floor for anything
-durable); signing time alone; peak RSS. Timings are medians of repeated runs.
-Client: install of that pack's archive beside bsdtar -xf (and the disk's time to flush the same bytes: the floor);
+durable) and of scripts/format-floor.c doing only the hashing, copying and flushing the format requires (the floor for
+any implementation on this machine); signing time alone; peak RSS. Timings are medians of repeated runs.
+Client: install of that pack's archive beside bsdtar -xf (and the disk's time to flush the same bytes, and format-floor's
+copy, hash and flush of every file);
 verify-installed on one and two threads beside openssl dgst -sha256 and sha256sum -c over the same files; peak RSS
 at 240 MB and 2.4 GB; one access decision.
 Deltas: one 4.5 MB plate replaced and a transcript edited in the 240 MB pack: delta size against the changed bytes,
@@ -21,6 +23,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tarfile
 import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -30,6 +33,7 @@ EXAMPLE = os.path.join(REPO, "scenes", "royal-mile")
 WORK = os.path.join(REPO, ".build", "bench")
 KEY = os.path.join(REPO, "keys-example", "historian.pem")
 PACKVERIFY_RUN = os.path.join(WORK, "packverify-run")
+FORMAT_FLOOR = os.path.join(WORK, "format-floor")
 
 
 def timed(cmd, repeat=5, **kw):
@@ -180,7 +184,11 @@ def bench_publish(label, pack, repeat):
     tar_out = os.path.join(WORK, "tar-out.tar")
     tar = ["tar", "--sort=name", "--mtime=@0", "--owner=0", "--group=0", "-cf", tar_out, "-C", pack, "."]
     sign_key = os.path.join(WORK, "keys", "manifest.pem")
-    results = {"sign": [], "tar": [], "tar+sync": [], "tar+sha+openssl": [], "signing": [], "rss": [], "disk": []}
+    results = {"sign": [], "tar": [], "tar+sync": [], "tar+sha+openssl": [], "signing": [], "rss": [], "disk": [], "floor": []}
+    floor_list = os.path.join(WORK, "floor-sign.txt")
+    with open(floor_list, "w") as f:
+        for path in sorted(files, key=lambda p: os.path.relpath(p, pack)):
+            f.write(f"{os.path.getsize(path)} {path}\n")
     for _ in range(repeat):
         if os.path.exists(tar_out):
             os.remove(tar_out)
@@ -206,6 +214,11 @@ def bench_publish(label, pack, repeat):
         results["tar+sha+openssl"].append(time.perf_counter() - t0)
         results["disk"].append(disk_write(tar_out))
         os.remove(tar_out)
+        settle()
+        t0 = time.perf_counter()
+        subprocess.run([FORMAT_FLOOR, "sign", floor_list, tar_out], check=True)
+        results["floor"].append(time.perf_counter() - t0)
+        os.remove(tar_out)
         wall, rss, signing = sign_once(pack, "publish")
         results["sign"].append(wall)
         results["signing"].append(signing)
@@ -215,6 +228,8 @@ def bench_publish(label, pack, repeat):
     row("GNU tar --sort=name --mtime=@0 --owner=0 --group=0", med["tar"], None, f"sign/tar = {med['sign'] / med['tar']:.2f}x (target <= 1.3x)")
     row("GNU tar, then sync of the archive", med["tar+sync"], None, f"sign/(tar+sync) = {med['sign'] / med['tar+sync']:.2f}x")
     row("flushing the tar's bytes alone (the disk's time)", med["disk"], None, f"sign/flush = {med['sign'] / med['disk']:.2f}x")
+    row("format-floor sign (hash files, then copy + hash + fsync)", med["floor"], None,
+        f"sign/floor = {med['sign'] / med['floor']:.2f}x; floor/tar = {med['floor'] / med['tar']:.2f}x")
     row("tar + sha256sum + openssl pkeyutl -sign", med["tar+sha+openssl"], None,
         f"sign/(tar+sha+openssl) = {med['sign'] / med['tar+sha+openssl']:.2f}x (target <= 0.4x)")
     print(f"  signing alone (manifest + index): {med['signing']:.2f} ms (target <= 5 ms)")
@@ -267,7 +282,11 @@ def bench_client(label, pack, repeat):
     client_state = os.path.join(WORK, "client-app-state")
     target = os.path.join(WORK, "client-install")
     extract = os.path.join(WORK, "bsdtar-extract")
-    results = {"lib": [], "packtool": [], "bsdtar": [], "bsdtar+sync": [], "disk": []}
+    results = {"lib": [], "packtool": [], "bsdtar": [], "bsdtar+sync": [], "disk": [], "floor": []}
+    floor_list = os.path.join(WORK, "floor-install.txt")
+    with tarfile.open(archive) as t, open(floor_list, "w") as f:
+        for member in t.getmembers()[1:]:
+            f.write(f"{member.offset_data} {member.size} {member.name}\n")
     rss_lib = rss_packtool = 0
     for _ in range(repeat):
         shutil.rmtree(client_state, ignore_errors=True)
@@ -296,6 +315,12 @@ def bench_client(label, pack, repeat):
             if durable:
                 subprocess.run(["sync", "-f", extract], check=True)
             results[key].append(time.perf_counter() - t0)
+        shutil.rmtree(extract)
+        os.makedirs(extract)
+        settle()
+        t0 = time.perf_counter()
+        subprocess.run([FORMAT_FLOOR, "install", archive, floor_list, extract], check=True)
+        results["floor"].append(time.perf_counter() - t0)
         results["disk"].append(disk_write(archive))
     shutil.rmtree(extract, ignore_errors=True)
     current = os.path.realpath(os.path.join(target, "royal-mile", "current"))
@@ -327,6 +352,8 @@ def bench_client(label, pack, repeat):
     row("bsdtar -xf", med["bsdtar"])
     row("bsdtar -xf, then sync (durable, as install is)", med["bsdtar+sync"], None, f"install/(bsdtar+sync) = {med['lib'] / med['bsdtar+sync']:.2f}x")
     row("flushing the archive's bytes alone (the disk's time)", med["disk"], None, f"install/flush = {med['lib'] / med['disk']:.2f}x")
+    row("format-floor install (copy + hash each file, fdatasync)", med["floor"], None,
+        f"install/floor = {med['lib'] / med['floor']:.2f}x; floor/bsdtar = {med['floor'] / med['bsdtar']:.2f}x")
     row("verify-installed, libpackverify, 1 thread", one, None, f"/openssl dgst = {one / dgst:.2f}x (target <= 1.15x)")
     row("verify-installed, libpackverify, 2 threads", two, rss_verify, f"/1 thread = {two / one:.2f}x (target <= 0.65x); /sha256sum -c = {two / check:.2f}x (target <= 0.35x)")
     row("openssl dgst -sha256 over the same files", dgst)
@@ -434,6 +461,7 @@ def main():
     os.makedirs(WORK, exist_ok=True)
     subprocess.run(["gcc", "-O2", "-Wall", "-Werror", "-I", os.path.join(REPO, "Sources", "CPackVerify", "include"), os.path.join(REPO, "scripts", "packverify-run.c"),
                     "-L", LIBRARY_DIR, "-lpackverify", f"-Wl,-rpath,{LIBRARY_DIR}", "-o", PACKVERIFY_RUN], check=True)
+    subprocess.run(["gcc", "-O2", "-Wall", "-Werror", os.path.join(REPO, "scripts", "format-floor.c"), "-lcrypto", "-lpthread", "-o", FORMAT_FLOOR], check=True)
     os.chmod(KEY, 0o600)
     print(f"packtool bench  ({os.cpu_count()} cores; medians of repeated runs; peak RSS from GNU time)")
     part = os.environ.get("BENCH", "all")

@@ -33,6 +33,8 @@ public final class LintContext {
 
     /// Full tree digests already computed by the caller (a publish hashes every file once and shares it), by stop.
     private let knownDigests: [String: TreeDigest]
+    /// Content digests lint computed itself (see `contentDigest`), by stop.
+    private var computedDigests: [String: Result<TreeDigest, Error>]?
 
     /// Lints the pack at `root`, or — when `root` holds a scene.json — that one scene of the pack two levels up.
     public init(path: URL, currentYear: Int = Calendar(identifier: .gregorian).component(.year, from: Date()),
@@ -71,8 +73,15 @@ public final class LintContext {
 
     /// The digest a sign-off covers (the scene without signoff.json), derived from a known full digest when the
     /// caller supplied one.
+    /// Otherwise the first request hashes every signed-off scene at once, on every core, and keeps the results.
     public func contentDigest(_ scene: SceneSource) throws -> TreeDigest {
         if let full = knownDigests[scene.stop] { return full.excluding([PackFolder.signoffFile]) }
+        if computedDigests == nil {
+            let signed = scenes.filter { $0.signoff != nil && knownDigests[$0.stop] == nil }
+            let results = TreeDigest.of(folders: signed.map(\.url), excluding: [PackFolder.signoffFile])
+            computedDigests = Dictionary(zip(signed.map(\.stop), results), uniquingKeysWith: { first, _ in first })
+        }
+        if let computed = computedDigests?[scene.stop] { return try computed.get() }
         return try PackFolder.contentDigest(ofScene: scene.url)
     }
 

@@ -6,6 +6,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import Dispatch
 import PackCrypto
 
 /// The one tree digest used everywhere (DESIGN.md §3): SHA-256 over the lines `"<sha256 hex>  <path>\n"` of every
@@ -43,19 +44,49 @@ public struct TreeDigest: Equatable, Sendable {
 
     /// Computes the digest of every regular file under `folder`, leaving out the relative paths in `excluding`.
     /// Symbolic links, sockets and other non-regular entries are skipped, as `find -type f` skips them; lint reports
-    /// them separately.
+    /// them separately. The files are hashed on every core (see `of(folders:excluding:)`).
     public init(folder: URL, excluding: Set<String> = []) throws {
-        let paths = try Self.regularFiles(under: folder).filter { !excluding.contains($0) }
-        var entries: [Entry] = []
-        for path in paths.sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }) {
-            let (digest, size, identity) = try SHA256.hashWithIdentity(fileAt: folder.appendingPathComponent(path))
-            entries.append(Entry(path: path, size: size, sha256: Hex.encode(digest), identity: identity))
-        }
-        self.entries = entries
-        let listing = entries.map { "\($0.sha256)  \($0.path)\n" }.joined()
-        hex = SHA256.hexHash(Array(listing.utf8))
+        self = try Self.of(folders: [folder], excluding: excluding)[0].get()
     }
 
+    private init(entries: [Entry]) {
+        self.entries = entries
+        hex = SHA256.hexHash(Array(entries.map { "\($0.sha256)  \($0.path)\n" }.joined().utf8))
+    }
+
+    /// The digests of several folders, computed together: their files are hashed on every core, largest first, so
+    /// the cores finish together however the bytes are spread over folders and files (a pack's scenes differ in
+    /// size; hashing a scene per core left one core idle at the end). Each folder's result is its digest or the
+    /// error of its first unreadable file in path order, the same error whatever the threads' timing.
+    public static func of(folders: [URL], excluding: Set<String> = []) -> [Result<TreeDigest, Error>] {
+        let listings = folders.map { folder in
+            Result { try regularFiles(under: folder).filter { !excluding.contains($0.path) }.sorted { Array($0.path.utf8).lexicographicallyPrecedes(Array($1.path.utf8)) } }
+        }
+        var jobs: [(folder: Int, file: Int, size: UInt64)] = []
+        var hashed: [[Result<Entry, Error>?]] = []
+        for (i, listing) in listings.enumerated() {
+            let files = (try? listing.get()) ?? []
+            hashed.append(Array(repeating: nil, count: files.count))
+            for (j, file) in files.enumerated() { jobs.append((i, j, file.size)) }
+        }
+        jobs.sort { ($0.size, $1.folder, $1.file) > ($1.size, $0.folder, $0.file) }
+        let lock = Lock()
+        DispatchQueue.concurrentPerform(iterations: jobs.count) { k in
+            let job = jobs[k]
+            let path = (try? listings[job.folder].get())![job.file].path
+            let result = Result { () throws -> Entry in
+                let (digest, size, identity) = try SHA256.hashWithIdentity(fileAt: folders[job.folder].appendingPathComponent(path))
+                return Entry(path: path, size: size, sha256: Hex.encode(digest), identity: identity)
+            }
+            lock.withLock { hashed[job.folder][job.file] = result }
+        }
+        return listings.indices.map { i in
+            Result { () throws -> TreeDigest in
+                _ = try listings[i].get()
+                return TreeDigest(entries: try hashed[i].map { try $0!.get() })
+            }
+        }
+    }
     /// The digest of the same folder without some files, derived from this listing (no file is read again).
     public func excluding(_ paths: Set<String>) -> TreeDigest {
         var copy = self
@@ -73,24 +104,24 @@ public struct TreeDigest: Equatable, Sendable {
         return Set(mine.keys).union(theirs.keys).filter { mine[$0] != theirs[$0] }.sorted()
     }
 
-    /// Relative paths of the regular files under `folder`, found without following symbolic links.
-    static func regularFiles(under folder: URL) throws -> [String] {
+    /// Relative paths and sizes of the regular files under `folder`, found without following symbolic links.
+    static func regularFiles(under folder: URL) throws -> [(path: String, size: UInt64)] {
         guard FileSystem.isDirectory(folder.path) else {
             throw ModelError(file: folder.path, message: "not a folder")
         }
-        var out: [String] = []
+        var out: [(path: String, size: UInt64)] = []
         try walk(folder.path, prefix: "", into: &out)
         return out
     }
 
-    private static func walk(_ directory: String, prefix: String, into out: inout [String]) throws {
+    private static func walk(_ directory: String, prefix: String, into out: inout [(path: String, size: UInt64)]) throws {
         let names = try FileSystem.list(directory)
         for name in names {
             let full = directory + "/" + name
             var info = stat()
             guard lstat(full, &info) == 0 else { throw ModelError(file: full, message: "cannot stat: \(String(cString: strerror(errno)))") }
             switch info.st_mode & S_IFMT {
-            case S_IFREG: out.append(prefix + name)
+            case S_IFREG: out.append((prefix + name, UInt64(info.st_size)))
             case S_IFDIR: try walk(full, prefix: prefix + name + "/", into: &out)
             default: continue
             }

@@ -131,15 +131,10 @@ public final class Publisher {
         // Every file is read and hashed once here; lint's sign-off checks reuse these digests.
         let stopsURL = options.pack.appendingPathComponent("stops")
         let stops = ((try? FileSystem.list(stopsURL.path)) ?? []).sorted().filter { FileSystem.isDirectory(stopsURL.path + "/" + $0) }
-        // Scenes are hashed in parallel, one per core.
-        var results = [Swift.Result<TreeDigest, Error>?](repeating: nil, count: stops.count)
-        let lock = Lock()
-        DispatchQueue.concurrentPerform(iterations: stops.count) { i in
-            let r = Swift.Result { try TreeDigest(folder: stopsURL.appendingPathComponent(stops[i])) }
-            lock.withLock { results[i] = r }
-        }
+        // All scenes' files are hashed together, on every core.
+        let results = TreeDigest.of(folders: stops.map { stopsURL.appendingPathComponent($0) })
         var digests: [String: TreeDigest] = [:]
-        for (i, stop) in stops.enumerated() { digests[stop] = try results[i]!.get() }
+        for (i, stop) in stops.enumerated() { digests[stop] = try results[i].get() }
         let lint = LintRun(pack: options.pack, digests: digests)
         var diagnostics: [Diagnostic] = []
         if !lintingBeside { diagnostics = try awaitLint(lint) }

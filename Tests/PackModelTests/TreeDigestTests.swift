@@ -51,6 +51,25 @@ final class TreeDigestTests: XCTestCase {
         XCTAssertEqual(after.changedPaths(comparedTo: before.entries), ["a.txt", "b.txt"])
     }
 
+    func testFoldersHashedTogetherGiveEachFoldersOwnDigest() throws {
+        let results = TreeDigest.of(folders: ExamplePack.stops, excluding: ["signoff.json"])
+        XCTAssertEqual(results.count, ExamplePack.stops.count)
+        for (stop, result) in zip(ExamplePack.stops, results) {
+            let digest = try result.get()
+            XCTAssertEqual(digest.hex, try coreutilsDigest(of: stop, excluding: "signoff.json"), stop.lastPathComponent)
+            XCTAssertEqual(digest, try PackFolder.contentDigest(ofScene: stop), stop.lastPathComponent)
+            XCTAssertEqual(digest.entries.map(\.path), digest.entries.map(\.path).sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) })
+        }
+    }
+
+    func testAMissingFolderAmongOthersFailsAloneAndIsNamed() throws {
+        let results = TreeDigest.of(folders: [ExamplePack.stops[0], URL(fileURLWithPath: "/nonexistent/folder"), ExamplePack.stops[1]])
+        XCTAssertEqual(try results[0].get(), try TreeDigest(folder: ExamplePack.stops[0]))
+        XCTAssertThrowsError(try results[1].get()) { XCTAssertTrue("\($0)".contains("/nonexistent/folder")) }
+        XCTAssertEqual(try results[2].get(), try TreeDigest(folder: ExamplePack.stops[1]))
+        XCTAssertTrue(TreeDigest.of(folders: []).isEmpty)
+    }
+
     func testAMissingFolderIsAnErrorNamingIt() {
         XCTAssertThrowsError(try TreeDigest(folder: URL(fileURLWithPath: "/nonexistent/folder"))) { error in
             XCTAssertTrue("\(error)".contains("/nonexistent/folder"))

@@ -96,12 +96,14 @@ public enum JSONPointer {
     public static func tokens(_ pointer: String) -> [String] {
         guard !pointer.isEmpty else { return [] }
         return pointer.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map {
-            String($0).replacing("~1", with: "/").replacing("~0", with: "~")
+            // Most tokens have nothing escaped; `replacing` costs a search either way (lint builds a pointer per value).
+            $0.utf8.contains(UInt8(ascii: "~")) ? String($0).replacing("~1", with: "/").replacing("~0", with: "~") : String($0)
         }
     }
 
     public static func appending(_ pointer: String, _ token: String) -> String {
-        pointer + "/" + token.replacing("~", with: "~0").replacing("/", with: "~1")
+        guard token.utf8.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") }) else { return pointer + "/" + token }
+        return pointer + "/" + token.replacing("~", with: "~0").replacing("/", with: "~1")
     }
 
     public static func appending(_ pointer: String, _ index: Int) -> String { pointer + "/\(index)" }
