@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_EACH=${FUZZ_SECONDS:-300}
-TARGETS=${FUZZ_TARGETS:-"json webvtt heif mp4 envelope"}
+TARGETS=${FUZZ_TARGETS:-"json webvtt heif mp4 envelope tar"}
 OUT=.build-fuzz
 
 # gold cannot link the sanitized debug info (internal error in format_file_lineno); the toolchain's lld can.
@@ -28,6 +28,13 @@ for i, path in enumerate(sys.argv[2:]):
     for j, env in enumerate(json.load(open(path))):
         open(os.path.join(sys.argv[1], f"signoff-{i}-{j}.json"), "w").write(json.dumps(env))
 PY
+
+# Archives: the example pack's files and a few small published-style tars, written by libarchive (as packtool
+# writes them) and by GNU tar (pax headers, long names).
+mkdir -p "$OUT/corpus/tar"
+tar --format=pax -cf "$OUT/corpus/tar/pax.tar" -C scenes/royal-mile pack.json stops/01-castle-esplanade/scene.json
+tar --format=ustar -cf "$OUT/corpus/tar/ustar.tar" -C scenes/royal-mile pack.json
+bsdtar --format=pax -cf "$OUT/corpus/tar/bsdtar.tar" -C scenes/royal-mile pack.json stops/02-gladstones-land/story.vtt
 
 mkdir -p "$OUT/artifacts"
 status=0

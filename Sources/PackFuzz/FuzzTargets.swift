@@ -1,6 +1,7 @@
 import Foundation
 import PackCrypto
 import PackMedia
+import PackVerify
 
 /// The parsers a hostile file reaches, each as a libFuzzer target: one input in, no crash, no hang, no leak.
 enum FuzzTargets {
@@ -14,7 +15,24 @@ enum FuzzTargets {
             guard let envelope = try? DSSEEnvelope.parse(Data(bytes)) else { return }
             _ = envelope.verifiedKeyIDs(trusting: [fixedKey])
         },
+        "tar": { bytes in
+            // The client's archive reader on junk: every header, every path through the install's path rules, every
+            // file's data read to the end. Errors are the expected outcome; a crash, hang or leak is the finding.
+            guard let url = archiveFile(holding: bytes), var reader = try? StrictTarReader(url: url) else { return }
+            var paths = PathSafety()
+            while let header = try? reader.next() {
+                try? paths.admit(header.path)
+                guard (try? reader.read { _ in }) != nil else { return }
+            }
+        },
     ]
+
+    /// The reader works on a file (the installer reads entries' data by offset, in parallel), so each input is
+    /// written to one scratch file, replaced every time.
+    static func archiveFile(holding bytes: [UInt8]) -> URL? {
+        let url = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("packfuzz-\(getpid()).tar")
+        return (try? Data(bytes).write(to: url)) == nil ? nil : url
+    }
 
     /// RFC 8032 TEST 1's public key.
     static let fixedKey = try! Ed25519PublicKey(rawRepresentation: Hex.decode("d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a")!)

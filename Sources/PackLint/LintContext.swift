@@ -72,8 +72,8 @@ public final class LintContext {
     public var packPath: String { pack?.path ?? Self.display(root.appendingPathComponent("pack.json")) }
 
     /// The digest a sign-off covers (the scene without signoff.json), derived from a known full digest when the
-    /// caller supplied one.
-    /// Otherwise the first request hashes every signed-off scene at once, on every core, and keeps the results.
+    /// caller supplied one. Otherwise the first request hashes every signed-off scene at once, on every core, and
+    /// keeps the results for the others.
     public func contentDigest(_ scene: SceneSource) throws -> TreeDigest {
         if let full = knownDigests[scene.stop] { return full.excluding([PackFolder.signoffFile]) }
         if computedDigests == nil {

@@ -62,18 +62,17 @@ public struct TreeDigest: Equatable, Sendable {
         let listings = folders.map { folder in
             Result { try regularFiles(under: folder).filter { !excluding.contains($0.path) }.sorted { Array($0.path.utf8).lexicographicallyPrecedes(Array($1.path.utf8)) } }
         }
+        let files = listings.map { (try? $0.get()) ?? [] }
+        var hashed: [[Result<Entry, Error>?]] = files.map { Array(repeating: nil, count: $0.count) }
         var jobs: [(folder: Int, file: Int, size: UInt64)] = []
-        var hashed: [[Result<Entry, Error>?]] = []
-        for (i, listing) in listings.enumerated() {
-            let files = (try? listing.get()) ?? []
-            hashed.append(Array(repeating: nil, count: files.count))
-            for (j, file) in files.enumerated() { jobs.append((i, j, file.size)) }
+        for (i, list) in files.enumerated() {
+            for (j, file) in list.enumerated() { jobs.append((i, j, file.size)) }
         }
         jobs.sort { ($0.size, $1.folder, $1.file) > ($1.size, $0.folder, $0.file) }
         let lock = Lock()
         DispatchQueue.concurrentPerform(iterations: jobs.count) { k in
             let job = jobs[k]
-            let path = (try? listings[job.folder].get())![job.file].path
+            let path = files[job.folder][job.file].path
             let result = Result { () throws -> Entry in
                 let (digest, size, identity) = try SHA256.hashWithIdentity(fileAt: folders[job.folder].appendingPathComponent(path))
                 return Entry(path: path, size: size, sha256: Hex.encode(digest), identity: identity)
@@ -87,6 +86,7 @@ public struct TreeDigest: Equatable, Sendable {
             }
         }
     }
+
     /// The digest of the same folder without some files, derived from this listing (no file is read again).
     public func excluding(_ paths: Set<String>) -> TreeDigest {
         var copy = self
