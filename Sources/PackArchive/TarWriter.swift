@@ -133,7 +133,7 @@ public final class TarWriter {
     public func add(_ name: String, from source: URL, size: UInt64, identity: FileIdentity? = nil,
                     onChunk: ((UnsafeRawBufferPointer) -> Void)? = nil) throws {
         try header(name, size: size)
-        let fd = open(source.path, O_RDONLY | O_CLOEXEC)
+        let fd = open(source.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)  // a FIFO swapped in must not block the open
         guard fd >= 0 else { throw ArchiveError("\(source.path): cannot open (\(String(cString: strerror(errno))))") }
         defer { close(fd) }
         let changed = ArchiveError("\(source.path) changed after it was hashed; publish again")

@@ -84,7 +84,8 @@ public final class SHA256 {
     /// Like `hashWithIdentity(fileAt:)`, reading through the caller's `buffer` — for workers that hash many files
     /// and should not allocate (and leave behind in their malloc arena) a buffer per file.
     public static func hashWithIdentity(fileAt url: URL, buffer: UnsafeMutableRawBufferPointer) throws -> (digest: [UInt8], size: UInt64, identity: FileIdentity) {
-        let fd = open(url.path, O_RDONLY | O_CLOEXEC)
+        // O_NONBLOCK so that a FIFO (which would block the open until a writer appears) is refused below instead.
+        let fd = open(url.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else {
             throw CryptoError(code: "file.read", message: "\(url.path): \(String(cString: strerror(errno)))")
         }
@@ -92,6 +93,7 @@ public final class SHA256 {
         guard let identity = FileIdentity(descriptor: fd) else {
             throw CryptoError(code: "file.read", message: "\(url.path): cannot stat")
         }
+        guard identity.isRegularFile else { throw CryptoError(code: "file.read", message: "\(url.path): not a regular file") }
         let h = SHA256()
         var size: UInt64 = 0
         while true {
@@ -115,6 +117,8 @@ public struct FileIdentity: Equatable, Sendable {
     public var size: Int64
     public var modified: Int64
     public var changed: Int64
+    /// False for a FIFO, device or socket: nothing to hash (and reading one could wait forever).
+    public var isRegularFile: Bool
 
     public init?(descriptor fd: Int32) {
         var info = stat()
@@ -124,5 +128,6 @@ public struct FileIdentity: Equatable, Sendable {
         size = Int64(info.st_size)
         modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
         changed = Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec)
+        isRegularFile = info.st_mode & S_IFMT == S_IFREG
     }
 }

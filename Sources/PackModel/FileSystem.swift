@@ -33,6 +33,12 @@ public enum FileSystem {
         return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
     }
 
+    /// Whether `path` is a regular file (following symbolic links, as opening it would).
+    public static func isRegularFile(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
+    }
+
     /// Whether anything exists at `path` (without following a final symbolic link).
     public static func exists(_ path: String) -> Bool {
         var info = stat()

@@ -15,9 +15,11 @@ import Darwin
 public final class ReadOnlyFile {
     public let fd: Int32
     public let size: UInt64
-    /// Opens `path`, which must be a regular file; the error names the path and the system's reason.
+    /// Opens `path`, which must be a regular file; the error names the path and the system's reason. The open does
+    /// not wait (O_NONBLOCK): opening a FIFO for reading would otherwise block until a writer appears, and a FIFO is
+    /// refused as not a regular file anyway. On regular files the flag changes nothing.
     public init(opening path: String) throws {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw ModelError(file: path, message: "cannot read: \(FileSystem.reason())") }
         var info = stat()
         guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {

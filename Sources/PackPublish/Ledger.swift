@@ -36,10 +36,17 @@ public final class Ledger {
     public let state: URL
     public var archives: URL { state.appendingPathComponent("archives") }
 
-    public init(state: URL) throws {
+    /// Opens the ledger in `state`, creating the folder and the ledger when missing — unless `createIfMissing` is
+    /// false (`packtool build`, which writes nothing): then a missing ledger is an empty history held in memory.
+    public init(state: URL, createIfMissing: Bool = true) throws {
         self.state = state
-        try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
-        database = try SQLiteDatabase(path: state.appendingPathComponent(Self.fileName).path, create: true)
+        let file = state.appendingPathComponent(Self.fileName).path
+        if !createIfMissing && !FileSystem.exists(file) {
+            database = try SQLiteDatabase(path: ":memory:", create: true)
+        } else {
+            try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
+            database = try SQLiteDatabase(path: file, create: true)
+        }
         let schema = """
             CREATE TABLE IF NOT EXISTS releases (
               seq INTEGER PRIMARY KEY AUTOINCREMENT, pack TEXT NOT NULL, version INTEGER NOT NULL, created TEXT NOT NULL,

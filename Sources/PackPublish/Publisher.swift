@@ -80,9 +80,11 @@ public final class Publisher {
     public let options: Options
     let ledger: Ledger
 
-    public init(options: Options) throws {
+    /// With `createState` false (`packtool build`: plan only), a state folder without a ledger is read as an empty
+    /// history and nothing is created.
+    public init(options: Options, createState: Bool = true) throws {
         self.options = options
-        ledger = try Ledger(state: options.state)
+        ledger = try Ledger(state: options.state, createIfMissing: createState)
     }
 
     // MARK: - Plan

@@ -26,7 +26,7 @@ public struct Trust {
     @discardableResult
     public func pin(rootFile: URL) throws -> RootDocument {
         let data = try Self.read(rootFile, cap: Self.maxRootBytes)
-        let root = try RootChain().selfSigned(DSSEEnvelope.parse(data))
+        let root = try VerificationFailure.about(rootFile, "root") { try RootChain().selfSigned(DSSEEnvelope.parse(data)) }
         let client = ClientState(rootEnvelope: data.base64EncodedString(), root: root)
         try client.save(to: state)
         return root
@@ -39,8 +39,8 @@ public struct Trust {
         var client = try ClientState.load(from: state)
         for file in files {
             let data = try Self.read(file, cap: Self.maxRootBytes)
-            let envelope = try DSSEEnvelope.parse(data)
-            let candidate = try CanonicalJSON.decode(RootDocument.self, from: envelope.payloadBytes(), what: "root")
+            let envelope = try VerificationFailure.about(file, "root") { try DSSEEnvelope.parse(data) }
+            let candidate = try VerificationFailure.about(file, "root") { try CanonicalJSON.decode(RootDocument.self, from: envelope.payloadBytes(), what: "root") }
             if candidate.version <= client.root.version {
                 throw VerificationFailure("rollback", "root version \(candidate.version) is not newer than the trusted version \(client.root.version)")
             }

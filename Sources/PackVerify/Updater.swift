@@ -35,8 +35,11 @@ public struct Updater {
         public var changedScenes: [String]
     }
 
+    /// The folder inside the state folder that holds downloads while an update runs (emptied when it ends).
+    public static let downloadsFolder = "downloads"
+
     public func update(pack: String) throws -> Result {
-        let downloads = state.appendingPathComponent("downloads")
+        let downloads = state.appendingPathComponent(Self.downloadsFolder)
         try FileManager.default.createDirectory(at: downloads, withIntermediateDirectories: true)
         defer { Self.clean(downloads) }
         let indexFile = downloads.appendingPathComponent("index.json")

@@ -42,9 +42,13 @@ enum AccessCommand: Command {
             return .init(productId: parts[0], purchaseDate: parts[1], revocationDate: parts.count == 3 ? parts[2] : nil)
         }
         do {
-            let root = try RootChain().selfSigned(DSSEEnvelope.parse(Trust.read(URL(fileURLWithPath: try a.required("--root")), cap: Trust.maxRootBytes)))
-            let data = try Trust.read(URL(fileURLWithPath: a.positionals[0]), cap: 16 << 20)
-            let manifest = try CanonicalJSON.decode(Manifest.self, from: SignedDocument().payload(of: DSSEEnvelope.parse(data), type: PayloadType.manifest, role: "manifest", root: root), what: "manifest")
+            let rootFile = URL(fileURLWithPath: try a.required("--root")), manifestFile = URL(fileURLWithPath: a.positionals[0])
+            let rootData = try Trust.read(rootFile, cap: Trust.maxRootBytes)
+            let root = try VerificationFailure.about(rootFile, "root") { try RootChain().selfSigned(DSSEEnvelope.parse(rootData)) }
+            let data = try Trust.read(manifestFile, cap: Installer.maxManifestBytes)
+            let manifest = try VerificationFailure.about(manifestFile, "manifest") {
+                try CanonicalJSON.decode(Manifest.self, from: SignedDocument().payload(of: DSSEEnvelope.parse(data), type: PayloadType.manifest, role: "manifest", root: root), what: "manifest")
+            }
             let request = AccessRequest(scene: try a.required("--scene"), purchases: purchases, codes: a.values("--code"), revokedCodes: a.values("--revoked"))
             let decider = AccessDecider(policy: manifest.access, root: root)
             let verdict = ClockGuard.Verdict(now: now, rollbackDetected: false, offlineTooLong: false)

@@ -43,10 +43,15 @@ enum InstallCommand: Command {
                 return report.isIntact ? 0 : 1
             }
             guard a.positionals.count == 1 else { throw CommandLineError.usage("expected one ARCHIVE") }
-            if !FileManager.default.fileExists(atPath: state.appendingPathComponent(ClientState.fileName).path) {
-                try Trust(state: state).pin(rootFile: URL(fileURLWithPath: try a.required("--root")))
+            var pin = FirstPin(state: state, into: into)
+            let result: Installer.Result
+            do {
+                try pin.pinIfNeeded { try a.required("--root") }
+                result = try Installer(state: state).install(archive: URL(fileURLWithPath: a.positionals[0]), into: into)
+            } catch {
+                pin.rollBack()
+                throw error
             }
-            let result = try Installer(state: state).install(archive: URL(fileURLWithPath: a.positionals[0]), into: into)
             Output.out("installed \(result.pack) version \(result.version): \(result.files) files, \(result.bytes) bytes, verified\n")
             return 0
         } catch let f as VerificationFailure {

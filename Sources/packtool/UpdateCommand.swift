@@ -38,14 +38,20 @@ enum UpdateCommand: Command {
         } else {
             throw CommandLineError.usage("--from must be an http://, https:// or file:// URL (without credentials)")
         }
+        var pin = FirstPin(state: state, into: into)
         do {
-            if !FileManager.default.fileExists(atPath: state.appendingPathComponent(ClientState.fileName).path) {
-                try Trust(state: state).pin(rootFile: URL(fileURLWithPath: try a.required("--root")))
-            }
-            var updater = Updater(state: state, into: into, fetcher: fetcher)
+            let result: Updater.Result
             let line = ProgressLine(label: "downloading")
-            updater.progress = line.map { p in { _, bytes in p.update(bytes, of: 0) } }
-            let result = try updater.update(pack: try a.required("--pack"))
+            do {
+                try pin.pinIfNeeded { try a.required("--root") }
+                var updater = Updater(state: state, into: into, fetcher: fetcher)
+                updater.progress = line.map { p in { _, bytes in p.update(bytes, of: 0) } }
+                result = try updater.update(pack: try a.required("--pack"))
+            } catch {
+                line?.finish()
+                pin.rollBack()
+                throw error
+            }
             line?.finish()
             let from = result.fromVersion.map { "version \($0)" } ?? "nothing installed"
             Output.out("\(result.pack): \(from) → version \(result.toVersion) (\(result.method))"

@@ -28,7 +28,8 @@ enum VerifyCommand: Command {
         let a = try Arguments(args, options: ["--root", "--at"], flags: [])
         guard a.positionals.count == 1 else { throw CommandLineError.usage("expected one PATH") }
         let rootPath = try a.required("--root")
-        guard let rootData = FileManager.default.contents(atPath: rootPath) else { throw CommandLineError.io("\(rootPath): cannot read") }
+        let rootData: Data
+        do { rootData = try Trust.read(URL(fileURLWithPath: rootPath), cap: Trust.maxRootBytes) } catch { throw CommandLineError.io("\(error)") }
         var now = Date()
         if let at = a.value("--at") {
             guard let parsed = Timestamp.parse(at) else { throw CommandLineError.usage("--at must be an RFC 3339 time such as 2026-01-01T00:00:00Z") }
@@ -36,15 +37,20 @@ enum VerifyCommand: Command {
         }
         let path = a.positionals[0]
         guard FileSystem.exists(path) else { throw CommandLineError.io("\(path): no such file or folder") }
+        // A FIFO or device would block the reads below (or feed them forever): only folders and regular files.
+        guard FileSystem.isDirectory(path) || FileSystem.isRegularFile(path) else { throw CommandLineError.io("\(path): not a regular file or folder") }
+        let verifier: TreeVerifier
+        do { verifier = try TreeVerifier(pinnedRoot: rootData, now: now) } catch {
+            throw CommandLineError.failure("\(rootPath): not a usable root: \(error)")
+        }
         do {
-            let verifier = try TreeVerifier(pinnedRoot: rootData, now: now)
             let lines: [String]
             if FileSystem.isDirectory(path) {
                 lines = try verifier.verifyTree(URL(fileURLWithPath: path))
             } else if path.hasSuffix(".tar") {
                 lines = try verifier.verifyArchive(URL(fileURLWithPath: path))
             } else {
-                let manifest = try verifier.verifyManifest(try Data(contentsOf: URL(fileURLWithPath: path)))
+                let manifest = try verifier.verifyManifest(try Trust.read(URL(fileURLWithPath: path), cap: Installer.maxManifestBytes))
                 lines = ["\(manifest.pack) version \(manifest.version): manifest signed by the manifest role, expires \(manifest.expires), \(manifest.archiveEntries.count) files listed"]
             }
             Output.out("verified \(path)\n" + lines.map { "  \($0)\n" }.joined())

@@ -61,6 +61,60 @@ final class ClientCommandTests: XCTestCase {
         XCTAssertEqual(try CLI.run(["install", "--verify", "--into", dir + "/app", "--pack", "royal-mile"]).status, 0)
     }
 
+    /// A refused first install (here: an archive that is not a tar) leaves no folder and no pinned root behind, and
+    /// a wrong --root is not kept: the next install, with the right root, succeeds.
+    func testARefusedFirstInstallLeavesNothingAndKeepsNoWrongRoot() throws {
+        let junk = dir + "/junk.tar"
+        try Data(repeating: 0x41, count: 4096).write(to: URL(fileURLWithPath: junk))
+        let refused = try CLI.run(["install", junk, "--into", dir + "/app", "--root", root])
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertTrue(refused.stderr.contains("junk.tar: not a POSIX ustar header"), refused.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/app"))
+
+        // Pin a different, valid root by mistake: the archive's signatures do not verify under it.
+        let other = dir + "/other"
+        for role in ["root", "manifest", "index", "grant"] { XCTAssertEqual(try CLI.run(["key", "generate", "--role", role, "--out", other + "/keys"]).status, 0) }
+        XCTAssertEqual(try CLI.run(["root", "init", "--state", other + "/pub", "--root-key", other + "/keys/root.pem", "--manifest-key", other + "/keys/manifest.pub",
+                                    "--index-key", other + "/keys/index.pub", "--grant-key", other + "/keys/grant.pub"]).status, 0)
+        let wrong = try CLI.run(["install", archive, "--into", dir + "/app", "--root", other + "/pub/root/1.root.json"])
+        XCTAssertEqual(wrong.status, 1, wrong.stdout)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/app"))
+        let right = try CLI.run(["install", archive, "--into", dir + "/app", "--root", root])
+        XCTAssertEqual(right.status, 0, right.stderr)
+    }
+
+    /// A root or manifest that is not a signed document is reported as that file's problem.
+    func testABadRootOrManifestIsNamed() throws {
+        let bad = dir + "/bad.json"
+        try "{\"payloadType\":".write(toFile: bad, atomically: true, encoding: .utf8)
+        let install = try CLI.run(["install", archive, "--into", dir + "/app", "--root", bad])
+        XCTAssertEqual(install.status, 1)
+        XCTAssertTrue(install.stderr.contains("bad.json: not a DSSE envelope"), install.stderr)
+        let accessRoot = try CLI.run(["access", manifest, "--root", bad, "--scene", "01-castle-esplanade"])
+        XCTAssertTrue(accessRoot.stderr.contains("bad.json: not a DSSE envelope"), accessRoot.stderr)
+        let accessManifest = try CLI.run(["access", bad, "--root", root, "--scene", "01-castle-esplanade"])
+        XCTAssertTrue(accessManifest.stderr.contains("bad.json: not a DSSE envelope"), accessManifest.stderr)
+        let verify = try CLI.run(["verify", archive, "--root", bad])
+        XCTAssertEqual(verify.status, 1)
+        XCTAssertTrue(verify.stderr.contains("bad.json: not a usable root"), verify.stderr)
+    }
+
+    /// A FIFO given where a file is expected is refused at once: opening one for reading would otherwise wait for a
+    /// writer forever. Each run is bounded by `timeout`, so a regression fails (status 124) instead of hanging.
+    func testAFIFOInsteadOfAFileIsRefusedNotWaitedOn() throws {
+        let fifo = dir + "/fifo"
+        XCTAssertEqual(mkfifo(fifo, 0o644), 0)
+        for args in [["install", fifo, "--into", dir + "/app", "--root", root], ["install", archive, "--into", dir + "/app2", "--root", fifo],
+                     ["access", fifo, "--root", root, "--scene", "01-castle-esplanade"], ["access", manifest, "--root", fifo, "--scene", "01-castle-esplanade"],
+                     ["verify", fifo, "--root", root], ["verify", archive, "--root", fifo]] {
+            let r = try CLI.run(["20", CLI.binary.path] + args, executable: "/usr/bin/timeout")
+            XCTAssertTrue(r.status == 1 || r.status == 2, "\(args): status \(r.status)")
+            XCTAssertTrue(r.stderr.contains("fifo: not a regular file"), "\(args): \(r.stderr)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/app"))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/app2"))
+    }
+
     func testAccessExplainsTheDecision() throws {
         let free = try CLI.run(["access", manifest, "--root", root, "--scene", "01-castle-esplanade"])
         XCTAssertEqual(free.status, 0)

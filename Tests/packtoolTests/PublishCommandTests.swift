@@ -77,6 +77,24 @@ final class PublishCommandTests: XCTestCase {
         XCTAssertTrue(again.stdout.contains("nothing changed"), again.stdout)
     }
 
+    /// `build` prints the plan and writes nothing: not into a state folder that does not exist yet, and not into
+    /// one that holds a ledger (it reads the versions from there).
+    func testBuildShowsThePlanAndWritesNothing() throws {
+        let fresh = dir + "/no-state-yet"
+        let first = try CLI.run(["build", ExamplePack.root.path, "--state", fresh])
+        XCTAssertEqual(first.status, 0, first.stderr)
+        XCTAssertTrue(first.stdout.contains("royal-mile: version 1 (first release)"), first.stdout)
+        XCTAssertTrue(first.stdout.contains("76 files"), first.stdout)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: fresh))
+
+        XCTAssertEqual(try sign(ExamplePack.root.path).status, 0)
+        let before = snapshot()
+        let again = try CLI.run(["build", ExamplePack.root.path, "--state", state])
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertTrue(again.stdout.contains("version 2 (previous 1), unchanged: nothing to publish"), again.stdout)
+        XCTAssertEqual(snapshot(), before)
+    }
+
     func testALintErrorPublishesNothing() throws {
         let copy = try publishedCopyWithAChange()
         try copy.edit("stops/03-mercat-cross/scene.json", replacing: "\"bearing\": 234.7", with: "\"bearing\": 200")

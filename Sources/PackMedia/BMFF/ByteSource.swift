@@ -17,7 +17,8 @@ public final class ByteSource {
     private let memory: [UInt8]
 
     public init(fileAt url: URL) throws {
-        fd = open(url.path, O_RDONLY | O_CLOEXEC)
+        // O_NONBLOCK: a FIFO named like a plate must be refused below, not waited on at open.
+        fd = open(url.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw ByteSourceError(message: "\(url.path): \(String(cString: strerror(errno)))") }
         memory = []
         var info = stat()
