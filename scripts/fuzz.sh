@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_EACH=${FUZZ_SECONDS:-300}
-TARGETS=${FUZZ_TARGETS:-"json webvtt heif mp4 envelope tar"}
+TARGETS=${FUZZ_TARGETS:-"json webvtt heif mp4 envelope tar code"}
 OUT=.build-fuzz
 
 # gold cannot link the sanitized debug info (internal error in format_file_lineno); the toolchain's lld can.
@@ -35,6 +35,12 @@ mkdir -p "$OUT/corpus/tar"
 tar --format=pax -cf "$OUT/corpus/tar/pax.tar" -C scenes/royal-mile pack.json stops/01-castle-esplanade/scene.json
 tar --format=ustar -cf "$OUT/corpus/tar/ustar.tar" -C scenes/royal-mile pack.json
 bsdtar --format=pax -cf "$OUT/corpus/tar/bsdtar.tar" -C scenes/royal-mile pack.json stops/02-gladstones-land/story.vtt
+
+# Access codes and times: a real grant code from the example keys' format, and RFC 3339 forms.
+mkdir -p "$OUT/corpus/code"
+printf '2026-06-01T10:00:00Z' > "$OUT/corpus/code/time-z"
+printf '2026-06-01T10:00:00.123+01:30' > "$OUT/corpus/code/time-offset"
+printf 'eyJwYXlsb2FkIjoiZXlKcFpDSTZJbWNpZlEiLCJwYXlsb2FkVHlwZSI6ImEiLCJzaWduYXR1cmVzIjpbXX0' > "$OUT/corpus/code/envelope-base64url"
 
 mkdir -p "$OUT/artifacts"
 status=0

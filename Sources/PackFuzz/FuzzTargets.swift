@@ -1,6 +1,7 @@
 import Foundation
 import PackCrypto
 import PackMedia
+import PackModel
 import PackVerify
 
 /// The parsers a hostile file reaches, each as a libFuzzer target: one input in, no crash, no hang, no leak.
@@ -14,6 +15,15 @@ enum FuzzTargets {
             // Parse, then verify against a fixed key: exercises base64, PAE and the signature path on junk.
             guard let envelope = try? DSSEEnvelope.parse(Data(bytes)) else { return }
             _ = envelope.verifiedKeyIDs(trusting: [fixedKey])
+        },
+        "code": { bytes in
+            // What an access code and a StoreKit purchase bring into an access decision: RFC 3339 times (parsed by
+            // hand) and base64 text holding a DSSE envelope.
+            let text = String(decoding: bytes, as: UTF8.self)
+            if let date = Timestamp.parse(text) { _ = Timestamp.format(date) }
+            if let data = DSSE.decodeBase64(text), let envelope = try? DSSEEnvelope.parse(data, maxBytes: 8192) {
+                _ = envelope.verifiedKeyIDs(trusting: [fixedKey])
+            }
         },
         "tar": { bytes in
             // The client's archive reader on junk: every header, every path through the install's path rules, every
