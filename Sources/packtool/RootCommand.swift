@@ -55,7 +55,18 @@ enum RootCommand: Command {
             } ?? (a.values("--\(role)-key").isEmpty ? previous?.roles[role]?.threshold ?? 1 : 1)
             out[role] = (keys, threshold)
         }
+        warnAboutSharedKeys(out)
         return out
+    }
+
+    /// One key in several roles is allowed (DSSE payload types keep an index signature from passing as a manifest),
+    /// but it gives up what separate roles are for: a leaked key then signs for all of them.
+    private static func warnAboutSharedKeys(_ roles: [String: (keys: [Ed25519PublicKey], threshold: Int)]) {
+        var rolesByKey: [String: [String]] = [:]
+        for role in RootDocument.roles { for key in roles[role]?.keys ?? [] { rolesByKey[key.keyID, default: []].append(role) } }
+        for (id, shared) in rolesByKey.sorted(by: { $0.key < $1.key }) where Set(shared).count > 1 {
+            Output.err("warning: key \(id.prefix(16))… is listed for the \(shared.joined(separator: ", ")) roles; with a key per role, a leaked key can sign for one role only\n")
+        }
     }
 
     private static func state(_ a: Arguments) throws -> URL { URL(fileURLWithPath: try a.required("--state")) }

@@ -23,6 +23,15 @@ final class PublishCommandTests: XCTestCase {
         let r = try CLI.run(["root", "init", "--state", state, "--root-key", "\(keys)/root.pem", "--manifest-key", "\(keys)/manifest.pub",
                              "--index-key", "\(keys)/index.pub", "--grant-key", "\(keys)/grant.pub"])
         XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertFalse(r.stderr.contains("is listed for"), "a key per role draws no warning: \(r.stderr)")
+    }
+
+    /// One key for every role is accepted, with a warning that says what it gives up.
+    func testOneKeyForSeveralRolesIsWarnedAbout() throws {
+        let r = try CLI.run(["root", "init", "--state", dir + "/shared", "--root-key", "\(keys)/root.pem", "--manifest-key", "\(keys)/root.pub",
+                             "--index-key", "\(keys)/index.pub", "--grant-key", "\(keys)/root.pub"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stderr.contains("is listed for the root, manifest, grant roles; with a key per role, a leaked key can sign for one role only"), r.stderr)
     }
 
     private func sign(_ pack: String, _ extra: [String] = [], wrap: String? = nil) throws -> CLI.Result {
