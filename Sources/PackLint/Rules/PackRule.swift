@@ -67,14 +67,16 @@ struct PackRule: LintRule {
     }
 
     /// Bytes of every regular file under `root`, without following links.
-    static func totalBytes(_ root: URL) -> UInt64 {
+    static func totalBytes(_ root: URL) -> UInt64 { totalBytes(atPath: root.path) }
+
+    private static func totalBytes(atPath root: String) -> UInt64 {
         var total: UInt64 = 0
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: root.path) else { return 0 }
+        guard let names = try? FileSystem.list(root) else { return 0 }
         for name in names {
             var info = stat()
-            let path = root.appendingPathComponent(name)
-            guard lstat(path.path, &info) == 0 else { continue }
-            if info.st_mode & S_IFMT == S_IFREG { total += UInt64(info.st_size) } else if info.st_mode & S_IFMT == S_IFDIR { total += totalBytes(path) }
+            let path = root + "/" + name
+            guard lstat(path, &info) == 0 else { continue }
+            if info.st_mode & S_IFMT == S_IFREG { total += UInt64(info.st_size) } else if info.st_mode & S_IFMT == S_IFDIR { total += totalBytes(atPath: path) }
         }
         return total
     }
