@@ -472,14 +472,14 @@ def main():
     if part in ("all", "publish"):
         fresh_state("warmup")
         small = generated_pack("pack-12x240MB", 12, 3_500_000)
-        bench_publish("publish: generated 12-scene pack", small, repeat=5)
+        bench_publish("publish: generated 12-scene pack", small, repeat=7)
         large = generated_pack("pack-12x2400MB", 12, 35_000_000)
         bench_publish("publish: generated 12-scene pack, 10x larger plates (memory)", large, repeat=1)
     if part in ("all", "delta"):
         bench_delta(generated_pack("pack-12x240MB", 12, 3_500_000))
     if part in ("all", "client"):
         fresh_state("warmup")
-        bench_client("client: generated 12-scene pack", generated_pack("pack-12x240MB", 12, 3_500_000), repeat=5)
+        bench_client("client: generated 12-scene pack", generated_pack("pack-12x240MB", 12, 3_500_000), repeat=7)
         bench_client("client: generated 12-scene pack, 10x larger plates (memory)", generated_pack("pack-12x2400MB", 12, 35_000_000), repeat=1)
 
 
