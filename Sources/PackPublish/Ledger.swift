@@ -36,12 +36,18 @@ public final class Ledger {
     public let state: URL
     public var archives: URL { state.appendingPathComponent("archives") }
 
+    /// True for the empty history a state without a ledger reads as (see `init(state:createIfMissing:)`).
+    public let isInMemory: Bool
+
     /// Opens the ledger in `state`, creating the folder and the ledger when missing — unless `createIfMissing` is
-    /// false (`packtool build`, which writes nothing): then a missing ledger is an empty history held in memory.
+    /// false: then a missing ledger is an empty history held in memory, and nothing is written (`packtool build`;
+    /// and `sign`, which creates the file only when it records its first release, so a failed first publish leaves
+    /// the state folder as it was).
     public init(state: URL, createIfMissing: Bool = true) throws {
         self.state = state
         let file = state.appendingPathComponent(Self.fileName).path
-        if !createIfMissing && !FileSystem.exists(file) {
+        isInMemory = !createIfMissing && !FileSystem.exists(file)
+        if isInMemory {
             database = try SQLiteDatabase(path: ":memory:", create: true)
         } else {
             try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)

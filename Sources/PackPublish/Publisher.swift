@@ -78,13 +78,12 @@ public final class Publisher {
     }
 
     public let options: Options
-    let ledger: Ledger
+    /// The state's ledger; until a state's first release is recorded, an empty one in memory (see `recordingLedger`).
+    private(set) var ledger: Ledger
 
-    /// With `createState` false (`packtool build`: plan only), a state folder without a ledger is read as an empty
-    /// history and nothing is created.
-    public init(options: Options, createState: Bool = true) throws {
+    public init(options: Options) throws {
         self.options = options
-        ledger = try Ledger(state: options.state, createIfMissing: createState)
+        ledger = try Ledger(state: options.state, createIfMissing: false)
     }
 
     // MARK: - Plan
@@ -225,6 +224,10 @@ public final class Publisher {
             return result
         } catch {
             created.removeAll()
+            // A first release's ledger was just removed again: back to the empty history it stood for.
+            if !ledger.isInMemory, !FileSystem.exists(options.state.appendingPathComponent(Ledger.fileName).path) {
+                ledger = (try? Ledger(state: options.state, createIfMissing: false)) ?? ledger
+            }
             // A failure while lint was still running: lint's findings, if any, say more.
             if let run = plan.pendingLint { _ = try awaitLint(run) }
             throw error
@@ -350,6 +353,7 @@ public final class Publisher {
         try AtomicFile.write(indexBytes, to: indexTemporary)
 
         // Record, then swap the index in. If the swap fails, the release is taken back out of the ledger.
+        let ledger = try recordingLedger(tracking: &created)
         let release = try ledger.record(manifest: manifest, envelope: envelopeBytes, archiveSHA256: writer.archiveSHA256, archiveSize: Int64(writer.archiveSize),
                                         archiveName: kept.lastPathComponent, layout: layout,
                                         index: (indexVersion, index.created, SHA256.hexHash(indexBytes)))
@@ -361,6 +365,22 @@ public final class Publisher {
         created.keepAll()
         return Result(plan: plan, archive: archiveURL, archiveSize: writer.archiveSize, archiveSHA256: writer.archiveSHA256, manifest: manifestURL,
                       indexVersion: indexVersion, signingSeconds: signing, release: release, deltas: deltas, deltaSeconds: deltaSeconds)
+    }
+}
+
+extension Publisher {
+    /// The ledger to record a release in. A state's first release creates the ledger file here, at the last step,
+    /// so that a publish failing earlier (lint, keys, a full disk) leaves no ledger behind; the file is claimed with
+    /// O_EXCL, so a ledger another run created meanwhile is never taken over or removed.
+    fileprivate func recordingLedger(tracking created: inout CreatedPaths) throws -> Ledger {
+        guard ledger.isInMemory else { return ledger }
+        let file = options.state.appendingPathComponent(Ledger.fileName)
+        let fd = open(file.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw PublishError.io("\(file.path): cannot create the ledger (\(String(cString: strerror(errno)))); publish again") }
+        close(fd)
+        for suffix in ["", "-wal", "-shm"] { created.file(URL(fileURLWithPath: file.path + suffix)) }
+        ledger = try Ledger(state: options.state)
+        return ledger
     }
 }
 

@@ -109,7 +109,7 @@ enum BuildCommand: Command {
                                         output: URL(fileURLWithPath: "/nonexistent"), manifestKeys: [], indexKeys: [])
         options.allowWarnings = a.flag("--allow-warnings")
         do {
-            let plan = try Publisher(options: options, createState: false).plan()
+            let plan = try Publisher(options: options).plan()
             let m = plan.manifest
             var text = "\(m.pack): version \(m.version)\(plan.previousVersion.map { " (previous \($0))" } ?? " (first release)")\(plan.unchanged ? ", unchanged: nothing to publish" : "")\n"
             for s in m.scenes { text += "  \(s.id) version \(s.version)\(plan.changedScenes.contains(s.id) ? " (changed)" : "")  \(s.files.count) files\n" }

@@ -104,6 +104,23 @@ final class PublishCommandTests: XCTestCase {
         XCTAssertEqual(snapshot(), before)
     }
 
+    /// A state's first publish that fails — on lint, or on a full disk — leaves the state folder exactly as
+    /// `root init` made it: the ledger is created only when the first release is recorded.
+    func testAFailedFirstPublishLeavesTheStateFolderAsRootInitMadeIt() throws {
+        let copy = try PackCopy()
+        try copy.edit("stops/03-mercat-cross/scene.json", replacing: "\"bearing\": 234.7", with: "\"bearing\": 200")
+        let before = snapshot()
+        let lint = try sign(copy.root.path)
+        XCTAssertEqual(lint.status, 1, lint.stderr)
+        XCTAssertEqual(snapshot(), before)
+        let full = try sign(ExamplePack.root.path, wrap: "ulimit -f 1024")
+        XCTAssertEqual(full.status, 2, full.stdout + full.stderr)
+        XCTAssertEqual(snapshot(), before)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: state + "/ledger.sqlite"))
+        XCTAssertEqual(try sign(ExamplePack.root.path).status, 0)
+        XCTAssertEqual(try CLI.run(["ledger", "verify", "--state", state]).status, 0)
+    }
+
     func testALintErrorPublishesNothing() throws {
         let copy = try publishedCopyWithAChange()
         try copy.edit("stops/03-mercat-cross/scene.json", replacing: "\"bearing\": 234.7", with: "\"bearing\": 200")
