@@ -49,6 +49,7 @@ public struct Updater {
         trust.reading = installer.reading
         let index = try trust.accept(index: indexFile)
         guard let entry = index.packs[pack] else { throw VerificationFailure("missing", "the index does not list \(pack)") }
+        try Self.checkLayout(entry, pack: pack)
         let applier = DeltaApplier(installer: installer)
         let installed = try? applier.installedManifest(into: into, pack: pack)
         if let installed, installed.version == entry.version {
@@ -88,6 +89,19 @@ public struct Updater {
         try fetcher.fetch(entry.archive.path, to: archive, maxBytes: entry.archive.size) { progress?("archive", $0) }
         let result = try installer.install(archive: archive, into: into, indexEntry: entry)
         return Result(pack: pack, fromVersion: installed?.version, toVersion: result.version, method: "full archive", changedScenes: manifest.scenes.map(\.id))
+    }
+
+    /// The index names where its manifest and archive lie; they must be where the published layout (DESIGN.md §5)
+    /// puts them. A signed index is trusted for hashes, not for paths: a path climbing out of the tree would have a
+    /// file:// fetch read any file the app can, and an HTTP one ask the server for something else entirely.
+    static func checkLayout(_ entry: IndexDocument.Entry, pack: String) throws {
+        let expected = (manifest: "packs/\(pack)/\(entry.version)/manifest.json", archive: "packs/\(pack)/\(entry.version)/\(pack)-\(entry.version).tar")
+        guard pack.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D }), !pack.isEmpty else {
+            throw VerificationFailure("index-path", "\"\(pack)\" is not a pack id (lower-case letters, digits and '-')")
+        }
+        for (what, path, want) in [("manifest", entry.manifest.path, expected.manifest), ("archive", entry.archive.path, expected.archive)] where path != want {
+            throw VerificationFailure("index-path", "the index places \(pack)'s \(what) at \"\(path)\", not at \(want) where the published layout puts it")
+        }
     }
 
     /// The delta from the installed version, or — when that one is missing or unusable — from version 0.

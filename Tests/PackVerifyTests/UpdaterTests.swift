@@ -1,0 +1,52 @@
+import Foundation
+import PackCrypto
+import PackModel
+import PackVerify
+import TestSupport
+import XCTest
+
+/// The updater against a tree whose index is validly signed but places files where the layout does not.
+final class UpdaterTests: XCTestCase {
+    /// A signed index is trusted for hashes and sizes, not for paths: one that places the manifest outside the tree
+    /// (`../`, with a real manifest waiting there) or the archive at an absolute path is refused before anything is
+    /// fetched from there, and nothing is installed.
+    func testAnIndexPlacingFilesOutsideTheLayoutIsRefused() throws {
+        let f = try ClientFixture()
+        let tree = f.dir.appendingPathComponent("tree")
+        try FileManager.default.createDirectory(at: tree, withIntermediateDirectories: true)
+        let (_, envelope) = try f.manifest(ClientFixture.files)
+        try Data(envelope).write(to: f.dir.appendingPathComponent("outside.json"))
+        let now = Date()
+        let placements = [("../outside.json", "packs/test-pack/1/test-pack-1.tar"), ("packs/test-pack/1/manifest.json", "/etc/passwd"),
+                          ("packs/test-pack/1/../1/manifest.json", "packs/test-pack/1/test-pack-1.tar")]
+        for (i, (manifestPath, archivePath)) in placements.enumerated() {
+            let index = IndexDocument(version: i + 1, created: Timestamp.format(now), expires: Timestamp.format(now.addingTimeInterval(86_400)), rootVersion: 1, packs: [
+                "test-pack": .init(version: 1, manifest: .init(path: manifestPath, size: UInt64(envelope.count), sha256: SHA256.hexHash(envelope)),
+                                   archive: .init(path: archivePath, size: 10, sha256: String(repeating: "0", count: 64))),
+            ])
+            _ = try f.write(index, type: PayloadType.index, signers: [f.indexKey], name: "tree/index.json")
+            let updater = Updater(state: f.state, into: f.into, fetcher: FileFetcher(base: tree))
+            XCTAssertThrowsError(try updater.update(pack: "test-pack"), manifestPath) { error in
+                XCTAssertEqual((error as? VerificationFailure)?.code, "index-path", "\(error)")
+            }
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: f.into.appendingPathComponent("test-pack").path))
+    }
+
+    /// A pack id is one path component of letters, digits and '-': an index listing ".." (with paths that follow the
+    /// layout's pattern for it) is refused too.
+    func testAPackIdThatIsNotOneIsRefused() throws {
+        let f = try ClientFixture()
+        let tree = f.dir.appendingPathComponent("tree")
+        try FileManager.default.createDirectory(at: tree, withIntermediateDirectories: true)
+        let now = Date()
+        let index = IndexDocument(version: 1, created: Timestamp.format(now), expires: Timestamp.format(now.addingTimeInterval(86_400)), rootVersion: 1, packs: [
+            "..": .init(version: 1, manifest: .init(path: "packs/../1/manifest.json", size: 1, sha256: String(repeating: "0", count: 64)),
+                        archive: .init(path: "packs/../1/..-1.tar", size: 1, sha256: String(repeating: "0", count: 64))),
+        ])
+        _ = try f.write(index, type: PayloadType.index, signers: [f.indexKey], name: "tree/index.json")
+        XCTAssertThrowsError(try Updater(state: f.state, into: f.into, fetcher: FileFetcher(base: tree)).update(pack: "..")) { error in
+            XCTAssertEqual((error as? VerificationFailure)?.code, "index-path", "\(error)")
+        }
+    }
+}
