@@ -49,4 +49,31 @@ final class UpdaterTests: XCTestCase {
             XCTAssertEqual((error as? VerificationFailure)?.code, "index-path", "\(error)")
         }
     }
+
+    /// A scene id becomes part of a delta's path; a manifest (reached through a signed index) whose new scene is
+    /// called "../x" is refused before that delta is fetched, and the installed version stays.
+    func testASceneIdThatIsNotOneIsRefusedBeforeItsDeltaIsFetched() throws {
+        let f = try ClientFixture()
+        _ = try f.installer().install(archive: try f.archive(), into: f.into)
+        let (v1, _) = try f.manifest(ClientFixture.files)
+        var m = v1
+        m.version = 2
+        m.scenes.append(.init(id: "../x", version: 1, digest: "sha256:" + String(repeating: "1", count: 64), files: []))
+        let envelope = try CanonicalJSON.encode(try DSSEEnvelope(signing: CanonicalJSON.encode(m), as: PayloadType.manifest, with: [f.manifestKey]))
+        let tree = f.dir.appendingPathComponent("tree")
+        try FileManager.default.createDirectory(at: tree.appendingPathComponent("packs/test-pack/2"), withIntermediateDirectories: true)
+        try Data(envelope).write(to: tree.appendingPathComponent("packs/test-pack/2/manifest.json"))
+        let now = Date()
+        let index = IndexDocument(version: 1, created: Timestamp.format(now), expires: Timestamp.format(now.addingTimeInterval(86_400)), rootVersion: 1, packs: [
+            "test-pack": .init(version: 2, manifest: .init(path: "packs/test-pack/2/manifest.json", size: UInt64(envelope.count), sha256: SHA256.hexHash(envelope)),
+                               archive: .init(path: "packs/test-pack/2/test-pack-2.tar", size: 10, sha256: String(repeating: "0", count: 64))),
+        ])
+        _ = try f.write(index, type: PayloadType.index, signers: [f.indexKey], name: "tree/index.json")
+        let before = f.snapshot()
+        XCTAssertThrowsError(try Updater(state: f.state, into: f.into, fetcher: FileFetcher(base: tree)).update(pack: "test-pack")) { error in
+            XCTAssertEqual((error as? VerificationFailure)?.code, "index-path", "\(error)")
+            XCTAssertTrue("\(error)".contains("\"../x\" is not a scene id"), "\(error)")
+        }
+        XCTAssertEqual(f.snapshot().filter { !$0.key.contains("client-state") }, before.filter { !$0.key.contains("client-state") })
+    }
 }
