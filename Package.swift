@@ -49,7 +49,7 @@ let package = Package(
         // Shared test helpers: repository paths, the example pack, scratch copies, running tools.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         // libFuzzer targets for every parser (make fuzz builds them with -sanitize=fuzzer,address -DFUZZING).
-        .executableTarget(name: "PackFuzz", dependencies: ["PackMedia", "PackCrypto", "PackModel", "PackVerify"]),
+        .executableTarget(name: "PackFuzz", dependencies: ["PackMedia", "PackCrypto", "PackModel", "PackVerify", "PackHTTP"]),
 
         .testTarget(name: "PackCryptoTests", dependencies: ["PackCrypto", "TestSupport"]),
         .testTarget(name: "PackModelTests", dependencies: ["PackModel", "PackCrypto", "TestSupport"]),

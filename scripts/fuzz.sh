@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_EACH=${FUZZ_SECONDS:-300}
-TARGETS=${FUZZ_TARGETS:-"json webvtt heif mp4 envelope tar code"}
+TARGETS=${FUZZ_TARGETS:-"json webvtt heif mp4 envelope tar code http"}
 OUT=.build-fuzz
 
 # gold cannot link the sanitized debug info (internal error in format_file_lineno); the toolchain's lld can.
@@ -41,6 +41,12 @@ mkdir -p "$OUT/corpus/code"
 printf '2026-06-01T10:00:00Z' > "$OUT/corpus/code/time-z"
 printf '2026-06-01T10:00:00.123+01:30' > "$OUT/corpus/code/time-offset"
 printf 'eyJwYXlsb2FkIjoiZXlKcFpDSTZJbWNpZlEiLCJwYXlsb2FkVHlwZSI6ImEiLCJzaWduYXR1cmVzIjpbXX0' > "$OUT/corpus/code/envelope-base64url"
+
+# HTTP: response heads and chunked bodies as servers send them.
+mkdir -p "$OUT/corpus/http"
+printf 'HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello' > "$OUT/corpus/http/plain"
+printf 'HTTP/1.1 206 Partial Content\r\nContent-Range: bytes 100-199/200\r\n\r\n' > "$OUT/corpus/http/range"
+printf '4\r\nWiki\r\n6;name=value\r\npedia \r\n0\r\nX-Trailer: yes\r\n\r\n' > "$OUT/corpus/http/chunked"
 
 mkdir -p "$OUT/artifacts"
 status=0

@@ -1,5 +1,6 @@
 import Foundation
 import PackCrypto
+import PackHTTP
 import PackMedia
 import PackModel
 import PackVerify
@@ -25,6 +26,18 @@ enum FuzzTargets {
                 _ = envelope.verifiedKeyIDs(trusting: [fixedKey])
             }
         },
+        "http": { bytes in
+            // What a server sends the updater: a response head, then a chunked body. The body must decode the same
+            // however the network splits it; a difference is a finding (the trap makes libFuzzer report it).
+            if let end = (0..<max(0, bytes.count - 3)).first(where: { bytes[$0] == 13 && bytes[$0 + 1] == 10 && bytes[$0 + 2] == 13 && bytes[$0 + 3] == 10 }),
+               let head = try? ResponseHead.parse(Array(bytes[...(end + 3)])) {
+                _ = (head.contentLength, head.rangeStart, head.isChunked)
+            }
+            let whole = decodeChunked(bytes, pieces: bytes.count), single = decodeChunked(bytes, pieces: 1), sevens = decodeChunked(bytes, pieces: 7)
+            precondition(whole.map(\.body) == single.map(\.body) && whole.map(\.body) == sevens.map(\.body)
+                         && whole.map(\.done) == single.map(\.done) && whole.map(\.done) == sevens.map(\.done),
+                         "chunked decoding depends on how the input was split")
+        },
         "tar": { bytes in
             // The client's archive reader on junk: every header, every path through the install's path rules, every
             // file's data read to the end. Errors are the expected outcome; a crash, hang or leak is the finding.
@@ -36,6 +49,21 @@ enum FuzzTargets {
             }
         },
     ]
+
+    /// The chunked decoder's output and end state for `bytes` fed `pieces` bytes at a time; nil when it refuses them.
+    static func decodeChunked(_ bytes: [UInt8], pieces: Int) -> (body: [UInt8], done: Bool)? {
+        var decoder = ChunkedDecoder()
+        var body: [UInt8] = []
+        var i = 0
+        do {
+            while i < bytes.count {
+                let piece = Array(bytes[i..<min(bytes.count, i + max(1, pieces))])
+                try piece.withUnsafeBytes { try decoder.feed($0) { body.append(contentsOf: $0) } }
+                i += max(1, pieces)
+            }
+        } catch { return nil }
+        return (body, decoder.isDone)
+    }
 
     /// The reader works on a file (the installer reads entries' data by offset, in parallel), so each input is
     /// written to one scratch file, replaced every time.
