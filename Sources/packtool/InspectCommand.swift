@@ -40,7 +40,8 @@ enum InspectCommand: Command {
         // Messages use url.relativePath: the path as the user typed it.
         let url = URL(fileURLWithPath: path)
         var info = stat()
-        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { throw CommandLineError.io("\(path): no such file") }
+        guard stat(path, &info) == 0 else { throw CommandLineError.io("\(path): no such file") }
+        guard info.st_mode & S_IFMT == S_IFREG else { throw CommandLineError.io("\(path): not a regular file") }
         var keys: [Ed25519PublicKey] = []
         if let keyPath = a.value("--key") {
             do { keys.append(try KeyFile.loadPublicKey(at: keyPath)) } catch let e as CryptoError { throw CommandLineError.io(e.message) }

@@ -78,6 +78,13 @@ final class InspectCommandTests: XCTestCase {
         let r = try CLI.run(["inspect", dir + "/blob.bin"])
         XCTAssertEqual(r.status, 2)
         XCTAssertTrue(r.stderr.contains("not a file packtool reads"), r.stderr)
-        XCTAssertEqual(try CLI.run(["inspect", dir + "/missing.vtt"]).status, 2)
+        let missing = try CLI.run(["inspect", dir + "/missing.vtt"])
+        XCTAssertEqual(missing.status, 2)
+        XCTAssertTrue(missing.stderr.contains("missing.vtt: no such file"), missing.stderr)
+        // A FIFO is named for what it is (and not opened: that would wait for a writer).
+        XCTAssertEqual(mkfifo(dir + "/pipe.vtt", 0o644), 0)
+        let fifo = try CLI.run(["20", CLI.binary.path, "inspect", dir + "/pipe.vtt"], executable: "/usr/bin/timeout")
+        XCTAssertEqual(fifo.status, 2)
+        XCTAssertTrue(fifo.stderr.contains("pipe.vtt: not a regular file"), fifo.stderr)
     }
 }
