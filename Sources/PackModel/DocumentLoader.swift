@@ -39,7 +39,7 @@ public enum DocumentLoader {
     }
 
     /// A plain-words account of a decoding error: which field, what was wrong.
-    static func describe(_ error: Error) -> String {
+    public static func describe(_ error: Error) -> String {
         func path(_ keys: [CodingKey]) -> String {
             keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
         }

@@ -44,8 +44,12 @@ public struct ClientState: Codable, Equatable, Sendable {
         var info = stat()
         guard stat(url.path, &info) == 0 else { throw VerificationFailure("state-missing", "\(url.path): no client state; pin a root first") }
         guard info.st_size <= 1 << 20 else { throw VerificationFailure("state-size", "\(url.path) is implausibly large") }
-        do { return try JSONDecoder().decode(ClientState.self, from: Data(contentsOf: url)) } catch {
-            throw VerificationFailure("state-corrupt", "\(url.path): unreadable client state (\(error))")
+        let data: Data
+        do { data = try FileSystem.read(url.path, cap: 1 << 20) } catch {
+            throw VerificationFailure("state-corrupt", "unreadable client state: \(error)")
+        }
+        do { return try JSONDecoder().decode(ClientState.self, from: data) } catch {
+            throw VerificationFailure("state-corrupt", "\(url.path): unreadable client state (\(DocumentLoader.describe(error)))")
         }
     }
 

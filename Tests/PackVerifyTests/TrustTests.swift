@@ -28,6 +28,20 @@ final class TrustTests: XCTestCase {
 
     // MARK: Signatures
 
+    /// A damaged client state (edited, truncated, or replaced by a FIFO) is refused with the reason in plain words;
+    /// nothing is installed, and the FIFO is not waited on.
+    func testADamagedClientStateIsRefusedWithTheReason() throws {
+        let file = f.state.appendingPathComponent(ClientState.fileName)
+        let archive = try f.archive()
+        for (damage, reason) in [("{\"root\": 5", "not valid JSON"), ("{\"rootEnvelope\": \"x\"}", "missing field \"root\""), ("fifo", "not a regular file")] {
+            unlink(file.path)
+            if damage == "fifo" { XCTAssertEqual(mkfifo(file.path, 0o644), 0) } else { try Data(damage.utf8).write(to: file) }
+            assertRefused("state-corrupt") { _ = try f.installer().install(archive: archive, into: f.into) }
+            XCTAssertThrowsError(try ClientState.load(from: f.state)) { XCTAssertTrue("\($0)".contains(reason), "\($0)") }
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: f.into.appendingPathComponent("test-pack").path))
+    }
+
     func testAnUnsignedManifestIsRefused() throws {
         let (_, bytes) = try f.manifest(ClientFixture.files, signers: [])
         var t = TarBuilder()
