@@ -33,6 +33,31 @@ public enum FileSystem {
         return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
     }
 
+    /// `path` with symbolic links and `.`/`..` resolved, for a path that need not exist yet: the deepest existing
+    /// folder on the way is resolved by realpath(3) and the rest appended as written.
+    public static func resolved(_ path: String) -> String {
+        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        var existing = absolute
+        var rest: [String] = []
+        while true {
+            if let real = realpath(existing, nil) {
+                defer { free(real) }
+                var out = String(cString: real)
+                for component in rest.reversed() where component != "." && !component.isEmpty {
+                    if component == ".." {
+                        if let slash = out.lastIndex(of: "/") { out = slash == out.startIndex ? "/" : String(out[..<slash]) }
+                    } else {
+                        out += (out.hasSuffix("/") ? "" : "/") + component
+                    }
+                }
+                return out
+            }
+            guard let slash = existing.lastIndex(of: "/"), existing != "/" else { return absolute }
+            rest.append(String(existing[existing.index(after: slash)...]))
+            existing = slash == existing.startIndex ? "/" : String(existing[..<slash])
+        }
+    }
+
     /// Whether `path` is a regular file (following symbolic links, as opening it would).
     public static func isRegularFile(_ path: String) -> Bool {
         var info = stat()

@@ -104,6 +104,7 @@ public final class Publisher {
     /// only the small files and headers, the write moves every byte, so lint's time (~45 ms on the 245 MB bench pack)
     /// mostly disappears. Its verdict is awaited before anything is published; on a lint error nothing is.
     public func sign() throws -> Outcome {
+        try checkOutsidePack()
         let plan = try plan(lintingBeside: true)
         if plan.unchanged {
             var checked = plan
@@ -218,6 +219,7 @@ public final class Publisher {
     // MARK: - Publish
 
     public func publish(_ plan: Plan) throws -> Result {
+        try checkOutsidePack()
         var created = CreatedPaths()
         do {
             let result = try publish(plan, tracking: &created)
@@ -369,6 +371,18 @@ public final class Publisher {
 }
 
 extension Publisher {
+    /// The CDN tree and the state folder must lie outside the pack folder: the pack is the authored tree (only
+    /// `review sign` writes there), and anything written into it would be stray content lint refuses next time.
+    fileprivate func checkOutsidePack() throws {
+        let pack = FileSystem.resolved(options.pack.path)
+        for (flag, folder) in [("--publish", options.output), ("--state", options.state)] {
+            let resolved = FileSystem.resolved(folder.path)
+            if resolved == pack || resolved.hasPrefix(pack.hasSuffix("/") ? pack : pack + "/") {
+                throw PublishError.io("\(folder.path) (\(flag)) is inside the pack folder \(options.pack.path); give a folder outside the authored tree")
+            }
+        }
+    }
+
     /// The ledger to record a release in. A state's first release creates the ledger file here, at the last step,
     /// so that a publish failing earlier (lint, keys, a full disk) leaves no ledger behind; the file is claimed with
     /// O_EXCL, so a ledger another run created meanwhile is never taken over or removed.

@@ -121,6 +121,24 @@ final class PublishCommandTests: XCTestCase {
         XCTAssertEqual(try CLI.run(["ledger", "verify", "--state", state]).status, 0)
     }
 
+    /// The CDN tree and the state folder may not be inside the pack folder (the authored tree), however the path
+    /// is spelled; nothing is written anywhere.
+    func testPublishingIntoThePackFolderIsRefused() throws {
+        let copy = try PackCopy()
+        let files = try FileManager.default.subpathsOfDirectory(atPath: copy.root.path).sorted()
+        let link = dir + "/link-to-pack"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: copy.root.path)
+        for (publish, stateFolder) in [(copy.root.path + "/cdn", state), (copy.root.path + "/stops/../cdn", state), (copy.root.path, state),
+                                       (out, copy.root.path + "/state"), (out, link + "/state")] {
+            let r = try CLI.run(["sign", copy.root.path, "--state", stateFolder, "--key", "\(keys)/manifest.pem", "--index-key", "\(keys)/index.pem",
+                                 "--publish", publish], environment: epoch)
+            XCTAssertEqual(r.status, 2, "\(publish) \(stateFolder): \(r.stdout)")
+            XCTAssertTrue(r.stderr.contains("is inside the pack folder"), r.stderr)
+        }
+        XCTAssertEqual(try FileManager.default.subpathsOfDirectory(atPath: copy.root.path).sorted(), files)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out))
+    }
+
     func testALintErrorPublishesNothing() throws {
         let copy = try publishedCopyWithAChange()
         try copy.edit("stops/03-mercat-cross/scene.json", replacing: "\"bearing\": 234.7", with: "\"bearing\": 200")
