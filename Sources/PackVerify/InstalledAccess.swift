@@ -19,6 +19,7 @@ public struct InstalledAccess {
     public init(state: URL) { self.state = state }
 
     public func decide(into: URL, pack: String, request: AccessRequest) throws -> AccessDecision {
+        guard Installer.isSlug(pack) else { throw VerificationFailure("identifier", "\"\(pack)\" is not a pack id") }
         var client = try ClientState.load(from: state)
         let folder = into.appendingPathComponent(pack).appendingPathComponent("current").resolvingSymlinksInPath()
         let data = try Trust.read(folder.appendingPathComponent(Installer.manifestFileName), cap: Installer.maxManifestBytes)

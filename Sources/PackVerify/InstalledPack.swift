@@ -30,6 +30,7 @@ public struct InstalledPack {
     public init(state: URL) { self.state = state }
 
     public func verify(into: URL, pack: String) throws -> Report {
+        guard Installer.isSlug(pack) else { throw VerificationFailure("identifier", "\"\(pack)\" is not a pack id") }
         let client = try ClientState.load(from: state)
         let folder = into.appendingPathComponent(pack).appendingPathComponent("current").resolvingSymlinksInPath()
         let manifestURL = folder.appendingPathComponent(Installer.manifestFileName)

@@ -96,22 +96,17 @@ public struct Updater {
     /// file:// fetch read any file the app can, and an HTTP one ask the server for something else entirely.
     static func checkLayout(_ entry: IndexDocument.Entry, pack: String) throws {
         let expected = (manifest: "packs/\(pack)/\(entry.version)/manifest.json", archive: "packs/\(pack)/\(entry.version)/\(pack)-\(entry.version).tar")
-        guard isID(pack) else { throw VerificationFailure("index-path", "\"\(pack)\" is not a pack id (lower-case letters, digits and '-')") }
+        guard Installer.isSlug(pack) else { throw VerificationFailure("index-path", "\"\(pack)\" is not a pack id (lower-case letters, digits and '-')") }
         for (what, path, want) in [("manifest", entry.manifest.path, expected.manifest), ("archive", entry.archive.path, expected.archive)] where path != want {
             throw VerificationFailure("index-path", "the index places \(pack)'s \(what) at \"\(path)\", not at \(want) where the published layout puts it")
         }
-    }
-
-    /// Pack and scene ids as the schemas allow them: one path component of lower-case letters, digits and '-'.
-    static func isID(_ text: String) -> Bool {
-        !text.isEmpty && text.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D }
     }
 
     /// The delta from the installed version, or — when that one is missing or unusable — from version 0.
     private func fetchDelta(pack: String, scene: Manifest.Scene, from base: Manifest.Scene?, downloads: URL) throws -> URL {
         // The scene id becomes part of a fetched path; the install would refuse such a scene later, the fetch must not
         // go first.
-        guard Self.isID(scene.id) else { throw VerificationFailure("index-path", "\"\(scene.id)\" is not a scene id") }
+        guard Installer.isSlug(scene.id) else { throw VerificationFailure("index-path", "\"\(scene.id)\" is not a scene id") }
         let cap = scene.files.reduce(UInt64(0)) { $0 + $1.size + 1536 } + (16 << 20)
         let root = try ClientState.load(from: state).root
         for from in [base?.version, 0].compactMap({ $0 }) {

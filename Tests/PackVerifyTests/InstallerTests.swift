@@ -48,6 +48,19 @@ final class InstallerTests: XCTestCase {
         XCTAssertEqual(folders.filter { $0.hasPrefix("v") }.count, 1, "the old version is removed after the switch")
     }
 
+    /// The app names the pack to check or decide on; a name that is not a pack id (`../test-pack`, a path) is refused
+    /// rather than looked up outside the install folder.
+    func testAPackNameThatIsNotAnIdIsRefusedAtRestAndForAccess() throws {
+        for name in ["../test-pack", "test-pack/../test-pack", "", "/etc"] {
+            XCTAssertThrowsError(try InstalledPack(state: f.state).verify(into: f.into, pack: name), name) {
+                XCTAssertEqual(($0 as? VerificationFailure)?.code, "identifier", "\($0)")
+            }
+            XCTAssertThrowsError(try InstalledAccess(state: f.state).decide(into: f.into, pack: name, request: .init(scene: "01-a")), name) {
+                XCTAssertEqual(($0 as? VerificationFailure)?.code, "identifier", "\($0)")
+            }
+        }
+    }
+
     func testVerifyAtRestReportsMissingChangedAndExtraFilesByPath() throws {
         let current = f.into.appendingPathComponent("test-pack/current")
         try FileManager.default.removeItem(at: current.appendingPathComponent("pack.json"))
