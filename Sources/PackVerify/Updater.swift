@@ -43,7 +43,7 @@ public struct Updater {
         try FileManager.default.createDirectory(at: downloads, withIntermediateDirectories: true)
         defer { Self.clean(downloads) }
         let indexFile = downloads.appendingPathComponent("index.json")
-        try fetcher.fetch("index.json", to: indexFile, maxBytes: Trust.maxIndexBytes) { progress?("index.json", $0) }
+        try fetcher.fetch(PublishLayout.index, to: indexFile, maxBytes: Trust.maxIndexBytes) { progress?("index.json", $0) }
         var trust = Trust(state: state)
         trust.clock = installer.clock
         trust.reading = installer.reading
@@ -95,9 +95,10 @@ public struct Updater {
     /// puts them. A signed index is trusted for hashes, not for paths: a path climbing out of the tree would have a
     /// file:// fetch read any file the app can, and an HTTP one ask the server for something else entirely.
     static func checkLayout(_ entry: IndexDocument.Entry, pack: String) throws {
-        let expected = (manifest: "packs/\(pack)/\(entry.version)/manifest.json", archive: "packs/\(pack)/\(entry.version)/\(pack)-\(entry.version).tar")
         guard Installer.isSlug(pack) else { throw VerificationFailure("index-path", "\"\(pack)\" is not a pack id (lower-case letters, digits and '-')") }
-        for (what, path, want) in [("manifest", entry.manifest.path, expected.manifest), ("archive", entry.archive.path, expected.archive)] where path != want {
+        let expected = [("manifest", entry.manifest.path, PublishLayout.manifest(pack: pack, version: entry.version)),
+                        ("archive", entry.archive.path, PublishLayout.archive(pack: pack, version: entry.version))]
+        for (what, path, want) in expected where path != want {
             throw VerificationFailure("index-path", "the index places \(pack)'s \(what) at \"\(path)\", not at \(want) where the published layout puts it")
         }
     }
@@ -112,7 +113,7 @@ public struct Updater {
         for from in [base?.version, 0].compactMap({ $0 }) {
             let file = downloads.appendingPathComponent("\(scene.id)-\(from)-\(scene.version).tar")
             do {
-                try fetcher.fetch("packs/\(pack)/deltas/\(scene.id)/\(from)-\(scene.version).tar", to: file, maxBytes: cap) { progress?(scene.id, $0) }
+                try fetcher.fetch(PublishLayout.delta(pack: pack, scene: scene.id, from: from, to: scene.version), to: file, maxBytes: cap) { progress?(scene.id, $0) }
                 let (delta, _) = try DeltaApplier(installer: installer).deltaDocument(file, root: root)
                 if delta.from.version == 0 || delta.from.digest == base?.digest { return file }
             } catch let f as VerificationFailure where f.code == "fetch-missing" || from != 0 {

@@ -1,5 +1,6 @@
 /// Paths in the published CDN tree (DESIGN.md §5). Every name is versioned except `index.json`, so a CDN can keep
-/// serving the previous release while a new one is uploaded.
+/// serving the previous release while a new one is uploaded. Shared by the publisher, which writes the tree, and the
+/// client's updater, which fetches only from these paths.
 public enum PublishLayout {
     public static let index = "index.json"
 
