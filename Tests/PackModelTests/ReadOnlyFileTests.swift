@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import PackModel
 import TestSupport
@@ -20,17 +19,9 @@ final class ReadOnlyFileTests: XCTestCase {
     /// The attempt runs on another thread with a deadline, so a regression fails instead of hanging the suite.
     func testAFIFOIsRefusedWithoutWaitingForAWriter() throws {
         let fifo = try temporaryDirectory() + "/fifo"
-        XCTAssertEqual(mkfifo(fifo, 0o644), 0)
-        let done = DispatchSemaphore(value: 0)
-        nonisolated(unsafe) var message = ""
-        DispatchQueue.global().async {
-            do { _ = try ReadOnlyFile(opening: fifo) } catch { message = "\(error)" }
-            do { _ = try FileSystem.read(fifo, cap: 100) } catch { message += " | \(error)" }
-            done.signal()
-        }
-        let finished = done.wait(timeout: .now() + 10) == .success
-        if !finished { _ = open(fifo, O_WRONLY | O_NONBLOCK) }  // release the blocked reader before failing
-        XCTAssertTrue(finished, "opening a FIFO waited for a writer")
-        XCTAssertEqual(message, "\(fifo): not a regular file | \(fifo): not a regular file")
+        try makeFIFO(fifo)
+        let errors = errorsReading(fifo: fifo, [{ _ = try ReadOnlyFile(opening: fifo) }, { _ = try FileSystem.read(fifo, cap: 100) }])
+        XCTAssertNotNil(errors, "opening a FIFO waited for a writer")
+        XCTAssertEqual(errors, ["\(fifo): not a regular file", "\(fifo): not a regular file"])
     }
 }
