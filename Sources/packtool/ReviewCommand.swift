@@ -31,6 +31,9 @@ enum ReviewCommand: Command {
         let packURL = a.value("--pack").map { URL(fileURLWithPath: $0) } ?? sceneURL.deletingLastPathComponent().deletingLastPathComponent()
         let reviewerID = try a.required("--reviewer")
         let keyPath = try a.required("--key")
+        guard FileSystem.isDirectory(sceneURL.path) else {
+            throw CommandLineError.io("\(sceneURL.path): no such scene folder (expected PACKDIR/stops/NN-slug)")
+        }
         do {
             let pack = try PackFolder(url: packURL).pack
             guard let reviewer = pack.reviewers.first(where: { $0.id == reviewerID }) else {
@@ -44,6 +47,15 @@ enum ReviewCommand: Command {
                 Output.err("warning: signing with an example key from keys-example/; it is public and must never sign a real release\n")
             }
             let scene = try DocumentLoader.load(SceneDocument.self, from: sceneURL.appendingPathComponent(PackFolder.sceneFile))
+            let irregular = try TreeDigest.nonRegularEntries(under: sceneURL)
+            guard irregular.isEmpty else {
+                throw CommandLineError.failure("""
+                    not signing \(sceneURL.path): \(irregular.map { "\"\($0)\"" }.joined(separator: ", ")) \(irregular.count == 1 ? "is" : "are") \
+                    not a regular file (a link, FIFO, socket or device); a scene holds only regular files and folders, and \
+                    lint refuses it (PT0116). Replace \(irregular.count == 1 ? "it" : "them") with regular files or remove \
+                    \(irregular.count == 1 ? "it" : "them"), then sign again.
+                    """)
+            }
             let digest = try PackFolder.contentDigest(ofScene: sceneURL)
             let signoff = Signoff(scene: scene.id, digest: digest.prefixed, reviewer: reviewer.id, role: reviewer.role,
                                   signedAt: Timestamp.now(), scope: a.value("--scope") ?? "content", note: a.value("--note") ?? "",

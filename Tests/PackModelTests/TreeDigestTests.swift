@@ -51,6 +51,17 @@ final class TreeDigestTests: XCTestCase {
         XCTAssertEqual(after.changedPaths(comparedTo: before.entries), ["a.txt", "b.txt"])
     }
 
+    func testWhatTheDigestLeavesOutIsListedByPath() throws {
+        let dir = URL(fileURLWithPath: try temporaryDirectory())
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("sub"), withIntermediateDirectories: true)
+        try Data("one".utf8).write(to: dir.appendingPathComponent("a.txt"))
+        try FileManager.default.createSymbolicLink(atPath: dir.appendingPathComponent("sub/link").path, withDestinationPath: "../a.txt")
+        try makeFIFO(dir.appendingPathComponent("pipe").path)
+        XCTAssertEqual(try TreeDigest.nonRegularEntries(under: dir), ["pipe", "sub/link"])
+        XCTAssertEqual(try TreeDigest(folder: dir).entries.map(\.path), ["a.txt"])
+        XCTAssertEqual(try TreeDigest.nonRegularEntries(under: ExamplePack.stops[0]), [])
+    }
+
     func testFoldersHashedTogetherGiveEachFoldersOwnDigest() throws {
         let results = TreeDigest.of(folders: ExamplePack.stops, excluding: ["signoff.json"])
         XCTAssertEqual(results.count, ExamplePack.stops.count)

@@ -161,6 +161,22 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(lint.status, 0, lint.stdout)
     }
 
+    func testReviewSignRefusesASceneHoldingALinkOrFIFOAndLeavesSignoffUntouched() throws {
+        let copy = try PackCopy()
+        let signoff = copy.stop(2).appendingPathComponent("signoff.json")
+        let before = try Data(contentsOf: signoff)
+        try makeFIFO(copy.stop(2).appendingPathComponent("layers/pipe").path)
+        try FileManager.default.createSymbolicLink(atPath: copy.stop(2).appendingPathComponent("notes.txt").path, withDestinationPath: "/etc/hostname")
+        let r = try CLI.run(["review", "sign", copy.stop(2).path, "--key", try privateExampleKey("historian"), "--reviewer", "example-historian"])
+        XCTAssertEqual(r.status, 1)
+        XCTAssertTrue(r.stderr.contains("\"layers/pipe\", \"notes.txt\" are not a regular file"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("PT0116"), r.stderr)
+        XCTAssertEqual(try Data(contentsOf: signoff), before)
+        let missing = try CLI.run(["review", "sign", copy.root.path + "/stops/99-nowhere", "--key", "k.pem", "--reviewer", "example-historian"])
+        XCTAssertEqual(missing.status, 2)
+        XCTAssertTrue(missing.stderr.contains("99-nowhere: no such scene folder"), missing.stderr)
+    }
+
     /// A copy of an example private key with mode 0600 (git does not keep modes).
     private func privateExampleKey(_ name: String) throws -> String {
         let path = try temporaryDirectory() + "/\(name).pem"
