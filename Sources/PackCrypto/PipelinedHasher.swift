@@ -26,8 +26,8 @@ public final class PipelinedHasher {
         for b in buffers { b.deallocate() }
     }
 
-    /// The next buffer to fill, waiting while all of them are still being hashed. Give it back with `hash` or
-    /// `release`. Buffers are hashed in the order handed out, so the oldest is always the next to come free.
+    /// The next buffer to fill, waiting while all of them are still being hashed. Give it back with `hash`.
+    /// Buffers are hashed in the order handed out, so the oldest is always the next to come free.
     public func buffer() -> UnsafeMutableRawBufferPointer {
         free.wait()
         let b = buffers[next]
@@ -43,16 +43,6 @@ public final class PipelinedHasher {
             free.signal()
         }
     }
-
-    /// Gives the buffer last handed out back unhashed (nothing was read into it, or reading failed). It becomes the
-    /// next one handed out again, so the ring keeps its order: the buffer after it may still be being hashed.
-    public func release() {
-        next = (next + buffers.count - 1) % buffers.count
-        free.signal()
-    }
-
-    /// Runs `body` on the hashing thread after everything handed over so far (to finish a digest in order).
-    public func then(_ body: @escaping @Sendable () -> Void) { queue.async(execute: body) }
 
     /// Waits until everything handed over has been hashed.
     public func wait() { queue.sync {} }
