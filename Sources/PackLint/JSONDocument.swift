@@ -73,6 +73,26 @@ public final class JSONDocument {
         return try? JSONDecoder().decode(T.self, from: data)
     }
 
+    /// Decodes one section of the document (the value at `pointer`) when that section parsed and met its schema, even
+    /// if other sections did not: a typo in `view` must not hide the checks of `eras` or `story`.
+    public func decode<T: Decodable>(_ type: T.Type, at pointer: String) -> T? {
+        guard let root, let node = root.node(at: pointer) else { return nil }
+        for problem in problems {
+            switch problem {
+            case .parse(let issue) where !issue.isFatal:
+                continue
+            case .schema(let v):
+                let inside = v.pointer == pointer || v.pointer.hasPrefix(pointer + "/")
+                // A field missing beside this section (reported at a parent) does not touch it; anything else above it does.
+                let above = pointer.hasPrefix(v.pointer + "/") && v.kind != .missingField
+                if inside || above { return nil }
+            default:
+                return nil
+            }
+        }
+        return try? JSONDecoder().decode(T.self, from: Data(node.jsonText.utf8))
+    }
+
     /// The location of the value at `pointer` (or of its nearest existing parent), for a diagnostic.
     public func location(_ pointer: String) -> Diagnostic.Location {
         guard let root else { return Diagnostic.Location(file: path, pointer: pointer) }

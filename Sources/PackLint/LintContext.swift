@@ -16,7 +16,14 @@ public final class LintContext {
     /// False when linting a single scene: route and pack-wide rules then stay quiet.
     public let isWholePack: Bool
     public let pack: JSONDocument?
+    /// pack.json decoded whole, for the pack-wide rules, when all of it parsed and met the schema.
     public let packModel: PackDocument?
+    /// The sections of pack.json that scene checks need, each decoded on its own (as for scene.json), so a mistake
+    /// elsewhere in pack.json does not switch off every scene's sign-off, language, area or limit checks.
+    public let packReviewers: [PackDocument.Reviewer]?
+    public let packLanguage: String?
+    public let packArea: PackDocument.Area?
+    public let packRoute: [String]?
     public let limits: ResolvedLimits
     public let scenes: [SceneSource]
     /// The current year, for "not in the future" (injectable for tests).
@@ -48,7 +55,11 @@ public final class LintContext {
         let packURL = packRoot.appendingPathComponent("pack.json")
         pack = JSONDocument(url: packURL, path: Self.display(packURL), schema: "pack.schema.json")
         packModel = pack?.decode(PackDocument.self)
-        limits = ResolvedLimits(packModel?.lint)
+        packReviewers = pack?.decode([PackDocument.Reviewer].self, at: "/reviewers")
+        packLanguage = pack?.decode(String.self, at: "/language")
+        packArea = pack?.decode(PackDocument.Area.self, at: "/area")
+        packRoute = pack?.decode([String].self, at: "/route")
+        limits = ResolvedLimits(pack?.decode(LintLimits.self, at: "/lint"))
         if isScene {
             scenes = [SceneSource(stop: path.lastPathComponent, url: path)]
         } else {
@@ -134,7 +145,15 @@ public final class SceneSource {
     public let url: URL
     public let path: String
     public let scene: JSONDocument?
-    public let model: SceneDocument?
+    /// scene.json's sections, each decoded on its own when it parsed and met the schema (nil otherwise), so a mistake
+    /// in one section leaves the checks of the others running. Rules use the sections they need.
+    public let id: String?
+    public let anchor: SceneDocument.Anchor?
+    public let view: SceneDocument.View?
+    public let crops: SceneDocument.Crops?
+    public let eras: [SceneDocument.Era]?
+    public let story: SceneDocument.Story?
+    public let provenance: SceneDocument.Provenance?
     public let mask: JSONDocument?
     public let maskModel: UncertaintyDocument?
     public let signoff: JSONDocument?
@@ -145,7 +164,13 @@ public final class SceneSource {
         path = LintContext.display(url)
         let sceneURL = url.appendingPathComponent(PackFolder.sceneFile)
         scene = JSONDocument(url: sceneURL, path: LintContext.display(sceneURL), schema: "scene.schema.json")
-        model = scene?.decode(SceneDocument.self)
+        id = scene?.decode(String.self, at: "/id")
+        anchor = scene?.decode(SceneDocument.Anchor.self, at: "/anchor")
+        view = scene?.decode(SceneDocument.View.self, at: "/view")
+        crops = scene?.decode(SceneDocument.Crops.self, at: "/crops")
+        eras = scene?.decode([SceneDocument.Era].self, at: "/eras")
+        story = scene?.decode(SceneDocument.Story.self, at: "/story")
+        provenance = scene?.decode(SceneDocument.Provenance.self, at: "/provenance")
         let maskURL = url.appendingPathComponent(PackFolder.uncertaintyFile)
         mask = JSONDocument(url: maskURL, path: LintContext.display(maskURL), schema: "uncertainty.schema.json")
         maskModel = mask?.decode(UncertaintyDocument.self)

@@ -32,6 +32,47 @@ final class LinterTests: XCTestCase {
         XCTAssertEqual(try TreeDigest(folder: copy.root), before)
     }
 
+    /// A schema mistake switches off only the checks that need the section it is in: the rest of the scene is still
+    /// checked, so an author sees every mistake in one run.
+    func testAMistakeInOneSectionOfSceneJSONLeavesTheOtherSectionsChecked() throws {
+        let copy = try PackCopy()
+        let s2 = "stops/02-gladstones-land"
+        try copy.edit("\(s2)/scene.json", replacing: "\"fov\": 70", with: "\"fvo\": 70")
+        try copy.edit("\(s2)/scene.json", replacing: "\"bearing\": 356.2", with: "\"bearing\": 300")
+        try copy.remove("\(s2)/layers/1647-16x9.heic")
+        try copy.edit("\(s2)/scene.json", replacing: "\"language\": \"en-GB\"", with: "\"language\": \"fr\"")
+        let found = Linter().lint(packAt: copy.root).filter { $0.location.file.contains("02-gladstones") }
+        let codes = Set(found.map(\.code))
+        XCTAssertTrue(codes.isSuperset(of: ["PT0102", "PT0103"]), "the view's own mistake: \(codes)")
+        XCTAssertTrue(found.contains { $0.code == "PT0110" && $0.message.contains("1647-16x9") }, "eras are still checked: \(codes)")
+        XCTAssertTrue(found.contains { $0.location.pointer == "/story/language" }, "the story is still checked: \(codes)")
+        XCTAssertFalse(codes.contains("PT0203"), "no geometry from a view that could not be read: \(codes)")
+    }
+
+    func testUnreadableErasSkipChecksThatNeedThemWithoutFalseFindings() throws {
+        let copy = try PackCopy()
+        let s2 = "stops/02-gladstones-land"
+        try copy.edit("\(s2)/scene.json", replacing: "\"year\": 1647", with: "\"year\": \"1647\"")
+        try copy.edit("\(s2)/scene.json", replacing: "\"bearing\": 356.2", with: "\"bearing\": 300")
+        try copy.write("\(s2)/notes.txt", "stray")
+        let found = Linter().lint(packAt: copy.root).filter { $0.location.file.contains("02-gladstones") }
+        let codes = Set(found.map(\.code))
+        XCTAssertTrue(codes.contains("PT0203"), "the view is still checked: \(codes)")
+        XCTAssertFalse(codes.contains("PT0112"), "which files are stray is unknown without eras: \(found.map(\.message))")
+        XCTAssertFalse(codes.contains("PT0404"), "no source is called unused without eras: \(codes)")
+        XCTAssertTrue(found.contains { $0.location.pointer?.hasPrefix("/eras/0/year") == true }, "\(found.map(\.message))")
+    }
+
+    func testAMistakeInPackJSONLeavesEverySceneSignoffChecked() throws {
+        let copy = try PackCopy()
+        try copy.edit("pack.json", replacing: "\"freeStops\"", with: "\"freeStop\"")
+        try copy.edit("stops/03-mercat-cross/story.vtt", replacing: "Mercat Cross", with: "Mercat Kross")
+        let found = Linter().lint(packAt: copy.root)
+        XCTAssertTrue(found.contains { $0.location.file.hasSuffix("pack.json") && $0.code == "PT0102" }, "\(found.map(\.message))")
+        XCTAssertTrue(found.contains { $0.code == "PT0501" && $0.location.file.contains("03-mercat-cross") }, "\(found.map(\.message))")
+        XCTAssertFalse(found.contains { $0.code == "PT0501" && $0.location.file.contains("01-castle") }, "untouched scenes stay signed")
+    }
+
     /// Malformed files of every kind give diagnostics, never a crash or a hang.
     func testMalformedFilesOfEveryKindGiveDiagnostics() throws {
         let copy = try PackCopy()

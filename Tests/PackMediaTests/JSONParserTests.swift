@@ -1,3 +1,4 @@
+import Foundation
 import PackMedia
 import XCTest
 
@@ -14,6 +15,20 @@ final class JSONParserTests: XCTestCase {
         XCTAssertEqual(root.node(at: "/b/c")?.position.line, 3)
         XCTAssertEqual(root.members?.map(\.key), ["a", "b"])
         XCTAssertEqual(root.members?[1].keyPosition, SourcePosition(line: 3, column: 3, offset: 28))
+    }
+
+    /// A node written back as text parses to the same values, numbers exactly as written, and Foundation reads the same.
+    func testANodeWrittenBackAsTextParsesToTheSameValues() throws {
+        let source = #"{"a": [1, 2.50, -3e2, 12345678901234567890], "s": "q\"b\\ \n\t\u0001 é 𝄞 \/", "n": null, "t": true, "o": {}}"#
+        let node = try XCTUnwrap(JSONParser().parse(Array(source.utf8)).root)
+        let text = node.jsonText
+        XCTAssertTrue(text.contains("2.50") && text.contains("12345678901234567890"), text)
+        let again = try XCTUnwrap(JSONParser().parse(Array(text.utf8)).root)
+        XCTAssertEqual(again.jsonText, text)
+        XCTAssertEqual(again["s"]?.string, "q\"b\\ \n\t\u{1} é 𝄞 /")
+        let foundation = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        XCTAssertEqual(foundation["s"] as? String, "q\"b\\ \n\t\u{1} é 𝄞 /")
+        XCTAssertEqual((foundation["a"] as? [Any])?.count, 4)
     }
 
     func testDuplicateKeysAreReportedAtTheSecondKeyAndTheFirstValueWins() throws {

@@ -11,10 +11,10 @@ struct AudioRule: LintRule {
     func check(_ context: LintContext) -> [Diagnostic] {
         var out: [Diagnostic] = []
         for source in context.scenes {
-            guard let scene = source.model, let info = context.audio(source.file(scene.story.audio)) else { continue }
+            guard let story = source.story, let info = context.audio(source.file(story.audio)) else { continue }
             let at = source.location("/story/audio")
-            let shown = source.display(scene.story.audio)
-            let hint = "encode it with: ffmpeg -i story.wav -c:a aac -b:a 64k \(scene.story.audio)"
+            let shown = source.display(story.audio)
+            let hint = "encode it with: ffmpeg -i story.wav -c:a aac -b:a 64k \(story.audio)"
             if !info.errors.isEmpty || info.handler != "soun" {
                 out.append(Self.notMP4.diagnostic("\(shown) is not MP4 audio: \(info.errors.first ?? "no sound track")", at: at, hint: hint))
                 continue

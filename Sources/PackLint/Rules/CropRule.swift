@@ -9,7 +9,7 @@ struct CropRule: LintRule {
     func check(_ context: LintContext) -> [Diagnostic] {
         var out: [Diagnostic] = []
         for source in context.scenes {
-            guard let r = source.model?.crops.portrait else { continue }
+            guard let r = source.crops?.portrait else { continue }
             if r.x + r.width > 1 + 1e-9 || r.y + r.height > 1 + 1e-9 {
                 out.append(Self.outside.diagnostic("crop x+width = \(format(r.x + r.width)), y+height = \(format(r.y + r.height)); both must be at most 1",
                                                    at: source.location("/crops/9x16"), hint: "move or shrink the rectangle so it fits the frame"))

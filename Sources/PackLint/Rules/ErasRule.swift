@@ -15,26 +15,27 @@ struct ErasRule: LintRule {
     func check(_ context: LintContext) -> [Diagnostic] {
         var out: [Diagnostic] = []
         for source in context.scenes {
-            guard let scene = source.model else { continue }
-            let sourceIDs = Set(scene.provenance.sources.map(\.id))
+            guard let eras = source.eras else { continue }
+            // Citations are checked only when provenance could be read; otherwise every citation would look unknown.
+            let sourceIDs = source.provenance.map { Set($0.sources.map(\.id)) }
             var seenYears: [Int: Int] = [:]
             var seenPlates: [String: String] = [:]
-            for (i, era) in scene.eras.enumerated() {
+            for (i, era) in eras.enumerated() {
                 if let first = seenYears[era.year] {
                     out.append(Self.duplicateYear.diagnostic("era \(i) repeats the year \(era.year) of era \(first)", at: source.location("/eras/\(i)/year"),
                                                              hint: "merge the two eras or correct one year"))
                 } else {
                     seenYears[era.year] = i
                 }
-                if i > 0, era.year < scene.eras[i - 1].year {
-                    out.append(Self.notAscending.diagnostic("era \(era.year) comes after \(scene.eras[i - 1].year)", at: source.location("/eras/\(i)/year"),
+                if i > 0, era.year < eras[i - 1].year {
+                    out.append(Self.notAscending.diagnostic("era \(era.year) comes after \(eras[i - 1].year)", at: source.location("/eras/\(i)/year"),
                                                             hint: "list eras from oldest to newest; the app's era slider follows this order"))
                 }
                 if era.year > context.currentYear {
                     out.append(Self.futureYear.diagnostic("era year \(era.year) is in the future", at: source.location("/eras/\(i)/year"),
                                                           hint: "use the year the reconstruction depicts"))
                 }
-                for (j, id) in era.sources.enumerated() where !sourceIDs.contains(id) {
+                for (j, id) in era.sources.enumerated() where sourceIDs.map({ !$0.contains(id) }) ?? false {
                     out.append(Self.unknownSource.diagnostic("era \(era.year) cites \"\(id)\", which provenance.sources does not list",
                                                              at: source.location("/eras/\(i)/sources/\(j)"), hint: "add the source to provenance.sources or fix the id"))
                 }
@@ -52,7 +53,7 @@ struct ErasRule: LintRule {
                     }
                 }
             }
-            let defaults = scene.eras.indices.filter { scene.eras[$0].default == true }
+            let defaults = eras.indices.filter { eras[$0].default == true }
             if defaults.count != 1 {
                 let at = defaults.count > 1 ? source.location("/eras/\(defaults[1])/default") : source.location("/eras")
                 out.append(Self.defaultEra.diagnostic("\(defaults.count) eras are marked default", at: at,

@@ -24,25 +24,23 @@ struct FilesRule: LintRule {
         var out: [Diagnostic] = []
         for scene in context.scenes {
             var expected: Set<String> = [PackFolder.sceneFile, PackFolder.uncertaintyFile, PackFolder.signoffFile]
-            if let model = scene.model {
-                for (path, pointer) in Self.references(model) {
-                    let at = scene.location(pointer)
-                    if path.hasPrefix("/") || path.split(separator: "/").contains("..") || path.split(separator: "/").contains(".") {
-                        out.append(Self.escapingPath.diagnostic("\"\(path)\" is not a plain path inside the scene folder", at: at,
-                                                                hint: "use a relative path such as layers/1824-16x9.heic"))
-                        continue
-                    }
-                    expected.insert(path)
-                    var info = stat()
-                    if lstat(scene.file(path).path, &info) != 0 {
-                        out.append(Self.missingFile.diagnostic("\"\(path)\" does not exist in \(scene.path)", at: at,
-                                                               hint: "add the file, or correct the path (names are case-sensitive)"))
-                    }
+            for (path, pointer) in Self.references(eras: scene.eras, story: scene.story) {
+                let at = scene.location(pointer)
+                if path.hasPrefix("/") || path.split(separator: "/").contains("..") || path.split(separator: "/").contains(".") {
+                    out.append(Self.escapingPath.diagnostic("\"\(path)\" is not a plain path inside the scene folder", at: at,
+                                                            hint: "use a relative path such as layers/1824-16x9.heic"))
+                    continue
                 }
-            } else {
-                continue  // Without a readable scene.json, which files are stray cannot be known.
+                expected.insert(path)
+                var info = stat()
+                if lstat(scene.file(path).path, &info) != 0 {
+                    out.append(Self.missingFile.diagnostic("\"\(path)\" does not exist in \(scene.path)", at: at,
+                                                           hint: "add the file, or correct the path (names are case-sensitive)"))
+                }
             }
-            out += walk(scene.url, relative: "", expected: expected, display: scene.path)
+            // Names and entry kinds are checked whatever scene.json holds; which files are stray is known only when
+            // every section that names files (eras, story) could be read.
+            out += walk(scene.url, relative: "", expected: scene.eras != nil && scene.story != nil ? expected : nil, display: scene.path)
         }
         if context.isWholePack {
             out += walk(context.root, relative: "", expected: ["pack.json"], display: LintContext.display(context.root), topLevelOnly: true)
@@ -50,22 +48,24 @@ struct FilesRule: LintRule {
         return out
     }
 
-    /// (path, JSON pointer) of every file a scene names.
-    static func references(_ scene: SceneDocument) -> [(String, String)] {
+    /// (path, JSON pointer) of every file the readable sections of a scene name.
+    static func references(eras: [SceneDocument.Era]?, story: SceneDocument.Story?) -> [(String, String)] {
         var refs: [(String, String)] = []
-        for (i, era) in scene.eras.enumerated() {
+        for (i, era) in (eras ?? []).enumerated() {
             refs.append((era.layers.landscape, "/eras/\(i)/layers/16x9"))
             refs.append((era.layers.portrait, "/eras/\(i)/layers/9x16"))
         }
-        refs.append((scene.story.audio, "/story/audio"))
-        refs.append((scene.story.transcript, "/story/transcript"))
-        if let chapters = scene.story.chapters { refs.append((chapters, "/story/chapters")) }
+        if let story {
+            refs.append((story.audio, "/story/audio"))
+            refs.append((story.transcript, "/story/transcript"))
+            if let chapters = story.chapters { refs.append((chapters, "/story/chapters")) }
+        }
         return refs
     }
 
-    /// Checks names and entry kinds under `dir`. In a scene every regular file must be expected; at the pack's top
-    /// level only `pack.json` and `stops/` belong.
-    private func walk(_ dir: URL, relative: String, expected: Set<String>, display: String, topLevelOnly: Bool = false) -> [Diagnostic] {
+    /// Checks names and entry kinds under `dir`. In a scene every regular file must be expected (unless `expected` is
+    /// nil: not known); at the pack's top level only `pack.json` and `stops/` belong.
+    private func walk(_ dir: URL, relative: String, expected: Set<String>?, display: String, topLevelOnly: Bool = false) -> [Diagnostic] {
         var out: [Diagnostic] = []
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir.path) else { return out }
         var seenLower: [String: String] = [:]
@@ -97,7 +97,7 @@ struct FilesRule: LintRule {
                     out += walk(dir.appendingPathComponent(name), relative: rel, expected: expected, display: display)
                 }
             case S_IFREG:
-                if !expected.contains(rel) {
+                if let expected, !expected.contains(rel) {
                     out.append(Self.strayFile.diagnostic("\"\(rel)\" is not named by \(topLevelOnly ? "the pack" : "scene.json") and would ship with the pack",
                                                          at: at, hint: "delete it, move it out of the pack, or reference it"))
                 }

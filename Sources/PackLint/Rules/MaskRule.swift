@@ -31,14 +31,14 @@ struct MaskRule: LintRule {
         var out: [Diagnostic] = []
         for source in context.scenes {
             guard let mask = source.maskModel, let document = source.mask else { continue }
-            let years = Set(source.model?.eras.map(\.year) ?? [])
-            let sourceIDs = source.model.map { Set($0.provenance.sources.map(\.id)) }
+            let years = Set(source.eras?.map(\.year) ?? [])
+            let sourceIDs = source.provenance.map { Set($0.sources.map(\.id)) }
             var seenYears = Set<Int>()
             for (e, era) in mask.eras.enumerated() {
                 if !seenYears.insert(era.year).inserted {
                     out.append(Self.duplicateEra.diagnostic("era \(era.year) is listed twice", at: document.location("/eras/\(e)/year"), hint: "merge its regions into one entry"))
                 }
-                if source.model != nil, !years.contains(era.year) {
+                if source.eras != nil, !years.contains(era.year) {
                     out.append(Self.unknownEra.diagnostic("scene.json has no era \(era.year)", at: document.location("/eras/\(e)/year"),
                                                           hint: "use one of: \(years.sorted().map(String.init).joined(separator: ", "))"))
                 }

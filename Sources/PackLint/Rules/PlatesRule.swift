@@ -13,8 +13,8 @@ struct PlatesRule: LintRule {
         var out: [Diagnostic] = []
         let limits = context.limits
         for source in context.scenes {
-            guard let scene = source.model else { continue }
-            for (i, era) in scene.eras.enumerated() {
+            guard let eras = source.eras else { continue }
+            for (i, era) in eras.enumerated() {
                 for (path, key, wanted, landscape) in [(era.layers.landscape, "16x9", 16.0 / 9.0, true), (era.layers.portrait, "9x16", 9.0 / 16.0, false)] {
                     guard !path.hasPrefix("/"), !path.contains(".."), let info = context.heif(source.file(path)) else { continue }
                     let at = source.location("/eras/\(i)/layers/\(key)")

@@ -42,10 +42,10 @@ struct RouteGeometryRule: LintRule {
 
     /// (stop, lat, lon) in route order, for stops whose scene.json could be read.
     static func routeAnchors(_ context: LintContext) -> [(String, Double, Double)] {
-        guard let pack = context.packModel else { return [] }
-        return pack.route.compactMap { stop in
-            guard let scene = context.scenes.first(where: { $0.stop == stop })?.model else { return nil }
-            return (stop, scene.anchor.lat, scene.anchor.lon)
+        guard let route = context.packRoute else { return [] }
+        return route.compactMap { stop in
+            guard let anchor = context.scenes.first(where: { $0.stop == stop })?.anchor else { return nil }
+            return (stop, anchor.lat, anchor.lon)
         }
     }
 

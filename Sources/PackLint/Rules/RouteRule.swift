@@ -12,8 +12,8 @@ struct RouteRule: LintRule {
     func check(_ context: LintContext) -> [Diagnostic] {
         var out: [Diagnostic] = []
         for source in context.scenes {
-            if let scene = source.model, scene.id != source.stop {
-                out.append(Self.idMismatch.diagnostic("scene id \"\(scene.id)\" differs from its folder \"\(source.stop)\"", at: source.location("/id"),
+            if let id = source.id, id != source.stop {
+                out.append(Self.idMismatch.diagnostic("scene id \"\(id)\" differs from its folder \"\(source.stop)\"", at: source.location("/id"),
                                                       hint: "set \"id\": \"\(source.stop)\" (or rename the folder)"))
             }
         }

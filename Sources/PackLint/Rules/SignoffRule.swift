@@ -21,8 +21,8 @@ struct SignoffRule: LintRule {
     static let codes = [missing, stale, invalid, unreadable, wrongScene]
 
     func check(_ context: LintContext) -> [Diagnostic] {
-        guard let pack = context.packModel else { return [] }
-        let reviewers: [String: (PackDocument.Reviewer, Ed25519PublicKey)] = Dictionary(pack.reviewers.compactMap { r in
+        guard let packReviewers = context.packReviewers else { return [] }
+        let reviewers: [String: (PackDocument.Reviewer, Ed25519PublicKey)] = Dictionary(packReviewers.compactMap { r in
             guard let raw = Hex.decode(r.publicKey), let key = try? Ed25519PublicKey(rawRepresentation: raw) else { return nil }
             return (r.id, (r, key))
         }, uniquingKeysWith: { first, _ in first })

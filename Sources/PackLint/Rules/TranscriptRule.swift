@@ -21,14 +21,14 @@ struct TranscriptRule: LintRule {
         var out: [Diagnostic] = []
         let limits = context.limits
         for source in context.scenes {
-            guard let scene = source.model else { continue }
-            if let packLanguage = context.packModel?.language,
-               packLanguage.split(separator: "-").first?.lowercased() != scene.story.language.split(separator: "-").first?.lowercased() {
-                out.append(Self.language.diagnostic("the story is in \(scene.story.language) but the pack is \(packLanguage)", at: source.location("/story/language"),
+            guard let story = source.story else { continue }
+            if let packLanguage = context.packLanguage,
+               packLanguage.split(separator: "-").first?.lowercased() != story.language.split(separator: "-").first?.lowercased() {
+                out.append(Self.language.diagnostic("the story is in \(story.language) but the pack is \(packLanguage)", at: source.location("/story/language"),
                                                     hint: "translate the story, or correct the language tag"))
             }
-            guard let vtt = context.vtt(source.file(scene.story.transcript)) else { continue }
-            let file = source.display(scene.story.transcript)
+            guard let vtt = context.vtt(source.file(story.transcript)) else { continue }
+            let file = source.display(story.transcript)
             func at(_ line: Int, _ column: Int = 1) -> Diagnostic.Location { .init(file: file, line: line, column: column) }
             guard vtt.isWebVTT else {
                 out.append(Self.notWebVTT.diagnostic(vtt.issues.first?.message ?? "not WebVTT", at: at(1),
@@ -39,7 +39,7 @@ struct TranscriptRule: LintRule {
                 let code = issue.severity == .error ? Self.parseError : Self.ignoredSetting
                 out.append(code.diagnostic(issue.message, at: at(issue.line, issue.column), hint: "see https://www.w3.org/TR/webvtt1/ for the cue syntax"))
             }
-            let audio = context.audio(source.file(scene.story.audio))?.duration
+            let audio = context.audio(source.file(story.audio))?.duration
             var covered = 0.0
             for (i, cue) in vtt.cues.enumerated() {
                 let length = cue.endTime - cue.startTime

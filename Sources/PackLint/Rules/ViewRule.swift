@@ -15,19 +15,18 @@ struct ViewRule: LintRule {
         var out: [Diagnostic] = []
         let limits = context.limits
         for source in context.scenes {
-            guard let scene = source.model else { continue }
-            let a = scene.anchor
-            if let area = context.packModel?.area, !area.contains(lat: a.lat, lon: a.lon) {
+            guard let view = source.view, let a = source.anchor else { continue }
+            if let area = context.packArea, !area.contains(lat: a.lat, lon: a.lon) {
                 out.append(Self.anchorOutside.diagnostic("anchor \(a.lat), \(a.lon) is outside the pack's area", at: source.location("/anchor"),
                                                          hint: "check for swapped or mistyped coordinates (lat is north-south, lon east-west), or widen pack.json's area"))
             }
-            let fov = scene.view.fov
+            let fov = view.fov
             if fov < limits.minFov || fov > limits.maxFov {
                 out.append(Self.fovImplausible.diagnostic("field of view \(format(fov))° is outside \(format(limits.minFov))°–\(format(limits.maxFov))°",
                                                           at: source.location("/view/fov"), hint: "phone main cameras see about 60–70° across in landscape"))
             }
-            guard let t = scene.view.target else { continue }
-            if let area = context.packModel?.area, !area.contains(lat: t.lat, lon: t.lon) {
+            guard let t = view.target else { continue }
+            if let area = context.packArea, !area.contains(lat: t.lat, lon: t.lon) {
                 out.append(Self.targetOutside.diagnostic("target \"\(t.name)\" at \(t.lat), \(t.lon) is outside the pack's area",
                                                          at: source.location("/view/target"), hint: "check the target's coordinates"))
             }
@@ -39,10 +38,10 @@ struct ViewRule: LintRule {
             }
             guard distance >= 0.5 else { continue }
             let bearing = Geodesy.initialBearing(fromLat: a.lat, lon: a.lon, toLat: t.lat, lon: t.lon)
-            let error = Geodesy.angularDifference(bearing, scene.view.bearing)
+            let error = Geodesy.angularDifference(bearing, view.bearing)
             if error > limits.maxBearingError {
                 out.append(Self.bearingMismatch.diagnostic(
-                    "view.bearing is \(format(scene.view.bearing))° but \"\(t.name)\" lies at \(format(bearing, digits: 1))° from the anchor (\(format(error, digits: 1))° apart)",
+                    "view.bearing is \(format(view.bearing))° but \"\(t.name)\" lies at \(format(bearing, digits: 1))° from the anchor (\(format(error, digits: 1))° apart)",
                     at: source.location("/view/bearing"),
                     hint: "set the bearing to \(format(bearing, digits: 1)), or correct the target or anchor; the plates will not line up through the camera otherwise"))
             }
