@@ -155,7 +155,10 @@ public final class SceneSource {
     public let story: SceneDocument.Story?
     public let provenance: SceneDocument.Provenance?
     public let mask: JSONDocument?
-    public let maskModel: UncertaintyDocument?
+    /// uncertainty.json's eras that could be read, each on its own with its index in the file, so one broken region
+    /// leaves the other eras' masks checked; `maskComplete` says whether every era was read.
+    public let maskEras: [(index: Int, era: UncertaintyDocument.EraMask)]
+    public let maskComplete: Bool
     public let signoff: JSONDocument?
 
     init(stop: String, url: URL) {
@@ -172,8 +175,11 @@ public final class SceneSource {
         story = scene?.decode(SceneDocument.Story.self, at: "/story")
         provenance = scene?.decode(SceneDocument.Provenance.self, at: "/provenance")
         let maskURL = url.appendingPathComponent(PackFolder.uncertaintyFile)
-        mask = JSONDocument(url: maskURL, path: LintContext.display(maskURL), schema: "uncertainty.schema.json")
-        maskModel = mask?.decode(UncertaintyDocument.self)
+        let mask = JSONDocument(url: maskURL, path: LintContext.display(maskURL), schema: "uncertainty.schema.json")
+        self.mask = mask
+        let count = mask?.root?.node(at: "/eras")?.array?.count ?? 0
+        maskEras = (0..<count).compactMap { i in mask?.decode(UncertaintyDocument.EraMask.self, at: "/eras/\(i)").map { (i, $0) } }
+        maskComplete = mask == nil || mask?.isSound == true
         let signoffURL = url.appendingPathComponent(PackFolder.signoffFile)
         signoff = JSONDocument(url: signoffURL, path: LintContext.display(signoffURL), schema: "signoff.schema.json")
     }

@@ -73,6 +73,19 @@ final class LinterTests: XCTestCase {
         XCTAssertFalse(found.contains { $0.code == "PT0501" && $0.location.file.contains("01-castle") }, "untouched scenes stay signed")
     }
 
+    func testABrokenMaskEraLeavesTheOtherErasMaskChecked() throws {
+        let copy = try PackCopy()
+        let mask = "stops/02-gladstones-land/uncertainty.json"
+        try copy.edit(mask, replacing: "\"level\": \"conjecture\"", with: "\"level\": \"guesswork\"")
+        try copy.edit(mask, replacing: "\"nasmyth-1824\"", with: "\"nasmith-1824\"")
+        // gordon-1647 is now cited only by the unreadable era's region.
+        try copy.edit("stops/02-gladstones-land/scene.json", replacing: "\"sources\": [\n        \"gordon-1647\",", with: "\"sources\": [")
+        let found = Linter().lint(packAt: copy.root).filter { $0.location.file.hasSuffix(mask) || $0.location.file.contains("02-gladstones-land/scene.json") }
+        XCTAssertTrue(found.contains { $0.location.pointer?.hasPrefix("/eras/0/regions/0/level") == true }, "\(found.map(\.message))")
+        XCTAssertTrue(found.contains { $0.code == "PT0606" && $0.message.contains("nasmith-1824") }, "era 1 is still checked: \(found.map(\.message))")
+        XCTAssertFalse(found.contains { $0.code == "PT0404" }, "a source cited only in the unreadable era is not called unused: \(found.map(\.message))")
+    }
+
     /// Malformed files of every kind give diagnostics, never a crash or a hang.
     func testMalformedFilesOfEveryKindGiveDiagnostics() throws {
         let copy = try PackCopy()

@@ -30,11 +30,11 @@ struct MaskRule: LintRule {
     func check(_ context: LintContext) -> [Diagnostic] {
         var out: [Diagnostic] = []
         for source in context.scenes {
-            guard let mask = source.maskModel, let document = source.mask else { continue }
+            guard let document = source.mask else { continue }
             let years = Set(source.eras?.map(\.year) ?? [])
             let sourceIDs = source.provenance.map { Set($0.sources.map(\.id)) }
             var seenYears = Set<Int>()
-            for (e, era) in mask.eras.enumerated() {
+            for (e, era) in source.maskEras {
                 if !seenYears.insert(era.year).inserted {
                     out.append(Self.duplicateEra.diagnostic("era \(era.year) is listed twice", at: document.location("/eras/\(e)/year"), hint: "merge its regions into one entry"))
                 }

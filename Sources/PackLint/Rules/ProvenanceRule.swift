@@ -15,9 +15,9 @@ struct ProvenanceRule: LintRule {
         var out: [Diagnostic] = []
         for source in context.scenes {
             guard let provenance = source.provenance else { continue }
-            // Without readable eras, which sources are cited cannot be known: no source is called unused then.
+            // Without readable eras and masks, which sources are cited cannot be known: no source is called unused then.
             var cited = Set(source.eras?.flatMap(\.sources) ?? [])
-            for era in source.maskModel?.eras ?? [] { for region in era.regions { cited.formUnion(region.sources) } }
+            for (_, era) in source.maskEras { for region in era.regions { cited.formUnion(region.sources) } }
             var seen = Set<String>()
             for (i, s) in provenance.sources.enumerated() {
                 let base = "/provenance/sources/\(i)"
@@ -40,7 +40,7 @@ struct ProvenanceRule: LintRule {
                 if s.url.hasPrefix("http://") {
                     out.append(Self.insecureURL.diagnostic("\(s.url) uses http", at: source.location(base + "/url"), hint: "use the https address of the record"))
                 }
-                if source.eras != nil, !cited.contains(s.id) {
+                if source.eras != nil, source.maskComplete, !cited.contains(s.id) {
                     out.append(Self.unused.diagnostic("source \"\(s.id)\" is not cited by any era or mask region", at: source.location(base + "/id"),
                                                       hint: "cite it where it was used, or remove it"))
                 }
