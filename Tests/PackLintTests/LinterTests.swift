@@ -86,6 +86,16 @@ final class LinterTests: XCTestCase {
         XCTAssertFalse(found.contains { $0.code == "PT0404" }, "a source cited only in the unreadable era is not called unused: \(found.map(\.message))")
     }
 
+    func testAShortenedFieldNameIsMatchedToTheMissingFieldAndTheHintSaysWhatToAdd() throws {
+        let copy = try PackCopy()
+        try copy.edit("stops/02-gladstones-land/scene.json", replacing: "\"language\": \"en-GB\"", with: "\"lang\": \"en-GB\"")
+        let found = Linter().lint(packAt: copy.stop(1))
+        let unknown = try XCTUnwrap(found.first { $0.code == "PT0102" })
+        XCTAssertTrue(unknown.hint?.hasPrefix("did you mean \"language\"?") == true, unknown.hint ?? "")
+        let missing = try XCTUnwrap(found.first { $0.code == "PT0103" })
+        XCTAssertTrue(missing.hint?.hasPrefix("add \"language\" (string) — ") == true, missing.hint ?? "")
+    }
+
     /// Malformed files of every kind give diagnostics, never a crash or a hang.
     func testMalformedFilesOfEveryKindGiveDiagnostics() throws {
         let copy = try PackCopy()

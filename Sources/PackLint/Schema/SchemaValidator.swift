@@ -103,10 +103,12 @@ public struct SchemaValidator {
     private func checkObject(_ members: [JSONNode.Member], value: JSONNode, pointer: String, schema: JSONNode, file: String, into out: inout [Violation]) {
         let properties = schema["properties"]?.members ?? []
         for required in schema["required"]?.array?.compactMap(\.string) ?? [] where !members.contains(where: { $0.key == required }) {
-            let what = properties.first { $0.key == required }?.value["description"]?.string
+            let property = properties.first { $0.key == required }?.value
+            let type = property?["type"]?.string.map { " (\($0))" } ?? ""
+            let what = property?["description"]?.string.map { " — \($0)" } ?? ""
             out.append(.init(kind: .missingField, pointer: pointer,
                              message: "missing required field \"\(required)\"" + (pointer.isEmpty ? "" : " in \(pointer)"),
-                             hint: what.map { "\"\(required)\": \($0)" }))
+                             hint: "add \"\(required)\"\(type)\(what)"))
         }
         for member in members {
             let childPointer = JSONPointer.appending(pointer, member.key)
@@ -114,7 +116,9 @@ public struct SchemaValidator {
                 check(member.value, pointer: childPointer, schema: property.value, file: file, into: &out)
             } else if schema["additionalProperties"]?.bool == false {
                 let known = properties.map(\.key)
-                let suggestion = known.first { Suggest.isClose($0, member.key) }
+                // A close spelling first; else a missing required field the key abbreviates or extends ("lang").
+                let missing = (schema["required"]?.array?.compactMap(\.string) ?? []).filter { name in !members.contains { $0.key == name } }
+                let suggestion = known.first { Suggest.isClose($0, member.key) } ?? missing.first { Suggest.isAbbreviation(member.key, of: $0) }
                 out.append(.init(kind: .unknownField, pointer: childPointer,
                                  message: "unknown field \"\(member.key)\"" + (pointer.isEmpty ? "" : " in \(pointer)"),
                                  hint: (suggestion.map { "did you mean \"\($0)\"? " } ?? "") + "known fields: \(known.joined(separator: ", "))"))
@@ -242,6 +246,14 @@ enum Suggest {
         guard a != b, !b.isEmpty else { return false }
         if a.lowercased() == b.lowercased() { return true }
         return distance(Array(a.lowercased()), Array(b.lowercased())) <= min(2, max(1, a.count / 4))
+    }
+
+    /// True when one name starts the other, case aside, and the shorter has at least three letters ("lang" and
+    /// "language", "fovDegrees" and "fov").
+    static func isAbbreviation(_ a: String, of b: String) -> Bool {
+        let (x, y) = (a.lowercased(), b.lowercased())
+        guard x != y, min(x.count, y.count) >= 3 else { return false }
+        return x.hasPrefix(y) || y.hasPrefix(x)
     }
 
     static func distance(_ a: [Character], _ b: [Character]) -> Int {
