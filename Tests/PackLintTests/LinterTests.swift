@@ -96,6 +96,16 @@ final class LinterTests: XCTestCase {
         XCTAssertTrue(missing.hint?.hasPrefix("add \"language\" (string) — ") == true, missing.hint ?? "")
     }
 
+    func testAPlateOrStoryInAnotherFormatIsNamedByItsFormat() throws {
+        let copy = try PackCopy()
+        let s2 = "stops/02-gladstones-land"
+        try Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + [UInt8](repeating: 0, count: 600)).write(to: copy.root.appendingPathComponent("\(s2)/layers/1824-16x9.heic"))
+        try Data(Array("ID3".utf8) + [4, 0, 0, 0, 0, 0] + [UInt8](repeating: 0x55, count: 900)).write(to: copy.root.appendingPathComponent("\(s2)/story.m4a"))
+        let found = Linter().lint(packAt: copy.stop(1))
+        XCTAssertTrue(found.contains { $0.code == "PT0305" && $0.message.hasSuffix("layers/1824-16x9.heic is a PNG image, not HEIC") }, "\(found.map(\.message))")
+        XCTAssertTrue(found.contains { $0.code == "PT0701" && $0.message.contains("story.m4a is an MP3 file, not MP4 audio") }, "\(found.map(\.message))")
+    }
+
     /// Malformed files of every kind give diagnostics, never a crash or a hang.
     func testMalformedFilesOfEveryKindGiveDiagnostics() throws {
         let copy = try PackCopy()

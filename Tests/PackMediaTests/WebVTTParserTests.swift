@@ -88,6 +88,16 @@ final class WebVTTParserTests: XCTestCase {
         XCTAssertEqual(f.issues.first?.column, 9)
     }
 
+    func testAnSRTStyleCommaIsNamedAsSuch() {
+        let f = parse("WEBVTT\n\n00:00:01,500 --> 00:00:02.000\nconverted from SRT\n\n00:00:03.000 --> 00:00:04,250\nend too\n")
+        XCTAssertEqual(f.cues.count, 0)
+        let errors = f.issues.filter { $0.severity == .error }
+        XCTAssertEqual(errors.map(\.line), [3, 6])
+        XCTAssertEqual(errors.map(\.column), [9, 26], "each points at its comma")
+        XCTAssertTrue(errors[0].message.hasPrefix("malformed start timestamp: milliseconds follow a '.', not a ',' as in SRT"), errors[0].message)
+        XCTAssertTrue(errors[1].message.hasPrefix("malformed end timestamp: milliseconds follow a '.'"), errors[1].message)
+    }
+
     func testNotesStylesAndOrderRules() {
         let f = parse("WEBVTT\n\nNOTE a comment\nspanning lines\n\nSTYLE\n::cue { color: red }\n\n00:00.000 --> 00:01.000\na\n\nSTYLE\n::cue { color: blue }\n\n00:02.000 --> 00:01.000\nbackwards\n")
         XCTAssertEqual(f.styles, ["::cue { color: red }"])

@@ -167,15 +167,20 @@ public struct WebVTTParser {
             issues.append(.init(severity: .error, line: lineNumber, column: s.index + 1, message: message + "; the cue is dropped"))
             return nil
         }
+        /// SRT writes "00:00:01,500"; authors converting a subtitle file meet this first, so it gets its own words.
+        func malformed(_ which: String) -> String {
+            s.peek == "," ? "malformed \(which) timestamp: milliseconds follow a '.', not a ',' as in SRT (expected [hh:]mm:ss.ttt)"
+                : "malformed \(which) timestamp (expected [hh:]mm:ss.ttt)"
+        }
         s.skipWhitespace()
-        guard let start = s.timestamp() else { return fail("malformed start timestamp (expected [hh:]mm:ss.ttt)") }
+        guard let start = s.timestamp() else { return fail(malformed("start")) }
         s.skipWhitespace()
         for c in "-->".unicodeScalars {
             guard s.peek == c else { return fail("expected \"-->\" between the timestamps") }
             s.index += 1
         }
         s.skipWhitespace()
-        guard let end = s.timestamp() else { return fail("malformed end timestamp (expected [hh:]mm:ss.ttt)") }
+        guard let end = s.timestamp() else { return fail(malformed("end")) }
         var cue = VTTCue(startTime: start, endTime: end)
         if !s.atEnd && !Scanner.isWhitespace(s.peek!) {
             issues.append(.init(severity: .warning, line: lineNumber, column: s.index + 1,
