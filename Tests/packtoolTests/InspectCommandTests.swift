@@ -50,6 +50,18 @@ final class InspectCommandTests: XCTestCase {
         XCTAssertTrue(text.stdout.contains("duration 96.084 s"), text.stdout)
     }
 
+    func testAPlateOrStoryInAnotherFormatIsNamed() throws {
+        let dir = try temporaryDirectory()
+        try Data([0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10] + Array("JFIF".utf8) + [UInt8](repeating: 0, count: 200)).write(to: URL(fileURLWithPath: dir + "/plate.heic"))
+        try Data(Array("OggS".utf8) + [UInt8](repeating: 0, count: 200)).write(to: URL(fileURLWithPath: dir + "/story.m4a"))
+        let plate = try CLI.run(["inspect", dir + "/plate.heic"])
+        XCTAssertEqual(plate.status, 1)
+        XCTAssertTrue(plate.stdout.contains("plate.heic: a JPEG image, not HEIC"), plate.stdout)
+        let story = try CLI.run(["inspect", dir + "/story.m4a"])
+        XCTAssertEqual(story.status, 1)
+        XCTAssertTrue(story.stdout.contains("story.m4a: an Ogg file, not MP4 audio"), story.stdout)
+    }
+
     func testSceneJSONShowsTheModelOrItsProblems() throws {
         let (status, object) = try json([stop.appendingPathComponent("scene.json").path])
         XCTAssertEqual(status, 0)
