@@ -16,14 +16,16 @@ public final class LintContext {
     /// False when linting a single scene: route and pack-wide rules then stay quiet.
     public let isWholePack: Bool
     public let pack: JSONDocument?
-    /// pack.json decoded whole, for the pack-wide rules, when all of it parsed and met the schema.
-    public let packModel: PackDocument?
-    /// The sections of pack.json that scene checks need, each decoded on its own (as for scene.json), so a mistake
-    /// elsewhere in pack.json does not switch off every scene's sign-off, language, area or limit checks.
+    /// pack.json's sections, each decoded on its own when it parsed and met the schema (as for scene.json), so a
+    /// mistake in one does not switch off the route, access, reviewer, sign-off, language, area or limit checks.
     public let packReviewers: [PackDocument.Reviewer]?
     public let packLanguage: String?
     public let packArea: PackDocument.Area?
     public let packRoute: [String]?
+    public let packAccess: PackDocument.Access?
+    public let packGeofenceRadius: Double?
+    /// The size budget pack.json sets, or the default when it sets none; nil when the field is there but broken.
+    public let packSizeBudget: Int?
     public let limits: ResolvedLimits
     public let scenes: [SceneSource]
     /// The current year, for "not in the future" (injectable for tests).
@@ -54,11 +56,13 @@ public final class LintContext {
         isWholePack = !isScene
         let packURL = packRoot.appendingPathComponent("pack.json")
         pack = JSONDocument(url: packURL, path: Self.display(packURL), schema: "pack.schema.json")
-        packModel = pack?.decode(PackDocument.self)
         packReviewers = pack?.decode([PackDocument.Reviewer].self, at: "/reviewers")
         packLanguage = pack?.decode(String.self, at: "/language")
         packArea = pack?.decode(PackDocument.Area.self, at: "/area")
         packRoute = pack?.decode([String].self, at: "/route")
+        packAccess = pack?.decode(PackDocument.Access.self, at: "/access")
+        packGeofenceRadius = pack?.decode(Double.self, at: "/geofenceRadius")
+        packSizeBudget = pack?.root?.node(at: "/sizeBudget") == nil ? PackDocument.defaultSizeBudget : pack?.decode(Int.self, at: "/sizeBudget")
         limits = ResolvedLimits(pack?.decode(LintLimits.self, at: "/lint"))
         if isScene {
             scenes = [SceneSource(stop: path.lastPathComponent, url: path)]

@@ -63,11 +63,14 @@ final class LinterTests: XCTestCase {
         XCTAssertTrue(found.contains { $0.location.pointer?.hasPrefix("/eras/0/year") == true }, "\(found.map(\.message))")
     }
 
-    func testAMistakeInPackJSONLeavesEverySceneSignoffChecked() throws {
+    func testAMistakeInPackJSONLeavesEverySceneSignoffAndTheRouteChecked() throws {
         let copy = try PackCopy()
         try copy.edit("pack.json", replacing: "\"freeStops\"", with: "\"freeStop\"")
         try copy.edit("stops/03-mercat-cross/story.vtt", replacing: "Mercat Cross", with: "Mercat Kross")
+        try FileManager.default.createDirectory(at: copy.root.appendingPathComponent("stops/08-extra"), withIntermediateDirectories: true)
         let found = Linter().lint(packAt: copy.root)
+        XCTAssertTrue(found.contains { $0.code == "PT0801" && $0.message.contains("08-extra") }, "the route is still checked: \(found.map(\.message))")
+        XCTAssertFalse(found.contains { $0.code == "PT0805" }, "no access findings from an access section that could not be read")
         XCTAssertTrue(found.contains { $0.location.file.hasSuffix("pack.json") && $0.code == "PT0102" }, "\(found.map(\.message))")
         XCTAssertTrue(found.contains { $0.code == "PT0501" && $0.location.file.contains("03-mercat-cross") }, "\(found.map(\.message))")
         XCTAssertFalse(found.contains { $0.code == "PT0501" && $0.location.file.contains("01-castle") }, "untouched scenes stay signed")

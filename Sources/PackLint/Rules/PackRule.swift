@@ -22,14 +22,29 @@ struct PackRule: LintRule {
     static let codes = [noFreeStop, productIDs, tripPassHours, overBudget, badReviewerKey, duplicateReviewer, noHistorian]
 
     func check(_ context: LintContext) -> [Diagnostic] {
-        guard let pack = context.packModel, let document = context.pack else { return [] }
+        guard let document = context.pack else { return [] }
         var out: [Diagnostic] = []
-        if pack.access.freeStops.isEmpty {
+        if let access = context.packAccess { out += check(access, in: document) }
+        if let reviewers = context.packReviewers { out += check(reviewers, in: document) }
+        if context.isWholePack, let budget = context.packSizeBudget {
+            let total = Self.totalBytes(context.root)
+            if total > UInt64(budget) {
+                let pointer = document.root?.node(at: "/sizeBudget") == nil ? "" : "/sizeBudget"
+                out.append(Self.overBudget.diagnostic("the pack is \(total) bytes, over its budget of \(budget)", at: document.location(pointer),
+                                                      hint: "compress plates harder, shorten stories, or raise sizeBudget"))
+            }
+        }
+        return out
+    }
+
+    private func check(_ access: PackDocument.Access, in document: JSONDocument) -> [Diagnostic] {
+        var out: [Diagnostic] = []
+        if access.freeStops.isEmpty {
             out.append(Self.noFreeStop.diagnostic("access.freeStops is empty", at: document.location("/access/freeStops"),
                                                   hint: "make the first stop free so visitors can try the pack before buying"))
         }
-        if let trip = pack.access.products.tripPass {
-            if trip.productId == pack.access.products.cityPack.productId {
+        if let trip = access.products.tripPass {
+            if trip.productId == access.products.cityPack.productId {
                 out.append(Self.productIDs.diagnostic("\"\(trip.productId)\" is both the City Pack and the Trip Pass", at: document.location("/access/products/tripPass/productId"),
                                                       hint: "each store product needs its own id"))
             }
@@ -38,8 +53,13 @@ struct PackRule: LintRule {
                                                          hint: "the app's Trip Pass is 72 hours; change it only together with the store listing"))
             }
         }
+        return out
+    }
+
+    private func check(_ reviewers: [PackDocument.Reviewer], in document: JSONDocument) -> [Diagnostic] {
+        var out: [Diagnostic] = []
         var ids = Set<String>(), keys = Set<String>()
-        for (i, reviewer) in pack.reviewers.enumerated() {
+        for (i, reviewer) in reviewers.enumerated() {
             let at = document.location("/reviewers/\(i)/publicKey")
             let key = Hex.decode(reviewer.publicKey).flatMap { try? Ed25519PublicKey(rawRepresentation: $0) }
             if key == nil || key!.isSmallOrder {
@@ -51,17 +71,9 @@ struct PackRule: LintRule {
                                                              hint: "each reviewer has their own id and key"))
             }
         }
-        if !pack.reviewers.contains(where: { $0.role == "historian" }) {
+        if !reviewers.contains(where: { $0.role == "historian" }) {
             out.append(Self.noHistorian.diagnostic("no reviewer is a historian", at: document.location("/reviewers"),
                                                    hint: "scenes ship only with a historian's sign-off; add the historian's key"))
-        }
-        if context.isWholePack {
-            let budget = pack.sizeBudget ?? PackDocument.defaultSizeBudget
-            let total = Self.totalBytes(context.root)
-            if total > UInt64(budget) {
-                out.append(Self.overBudget.diagnostic("the pack is \(total) bytes, over its budget of \(budget)", at: document.location(pack.sizeBudget == nil ? "" : "/sizeBudget"),
-                                                      hint: "compress plates harder, shorten stories, or raise sizeBudget"))
-            }
         }
         return out
     }

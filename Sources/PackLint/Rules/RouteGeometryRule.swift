@@ -10,10 +10,10 @@ struct RouteGeometryRule: LintRule {
     static let codes = [legTooLong, geofencesOverlap, areaInverted]
 
     func check(_ context: LintContext) -> [Diagnostic] {
-        guard let pack = context.packModel, let document = context.pack else { return [] }
+        guard let document = context.pack else { return [] }
         var out: [Diagnostic] = []
-        if pack.area.south >= pack.area.north || pack.area.west >= pack.area.east {
-            out.append(Self.areaInverted.diagnostic("area south \(pack.area.south) / north \(pack.area.north), west \(pack.area.west) / east \(pack.area.east) is empty",
+        if let area = context.packArea, area.south >= area.north || area.west >= area.east {
+            out.append(Self.areaInverted.diagnostic("area south \(area.south) / north \(area.north), west \(area.west) / east \(area.east) is empty",
                                                     at: document.location("/area"), hint: "south < north and west < east (degrees)"))
         }
         guard context.isWholePack else { return out }
@@ -27,12 +27,13 @@ struct RouteGeometryRule: LintRule {
                                                       hint: "add a stop between them, or raise lint.maxLegDistance in pack.json"))
             }
         }
+        guard let radius = context.packGeofenceRadius else { return out }
         for i in stops.indices {
             for j in stops.indices where j > i {
                 let d = Geodesy.distance(fromLat: stops[i].1, lon: stops[i].2, toLat: stops[j].1, lon: stops[j].2)
-                if d < 2 * pack.geofenceRadius {
+                if d < 2 * radius {
                     out.append(Self.geofencesOverlap.diagnostic(
-                        "\(stops[i].0) and \(stops[j].0) are \(Int(d.rounded())) m apart, closer than two geofence radii (\(format(2 * pack.geofenceRadius)) m)",
+                        "\(stops[i].0) and \(stops[j].0) are \(Int(d.rounded())) m apart, closer than two geofence radii (\(format(2 * radius)) m)",
                         at: document.location("/route/\(j)"), hint: "move one anchor, merge the stops, or reduce geofenceRadius"))
                 }
             }

@@ -17,17 +17,17 @@ struct RouteRule: LintRule {
                                                       hint: "set \"id\": \"\(source.stop)\" (or rename the folder)"))
             }
         }
-        guard context.isWholePack, let pack = context.packModel, let document = context.pack else { return out }
+        guard context.isWholePack, let route = context.packRoute, let document = context.pack else { return out }
         let folders = Set(context.scenes.map(\.stop))
-        for (i, stop) in pack.route.enumerated() where !folders.contains(stop) {
+        for (i, stop) in route.enumerated() where !folders.contains(stop) {
             out.append(Self.missingStop.diagnostic("the route names \"\(stop)\" but stops/\(stop)/ does not exist", at: document.location("/route/\(i)"),
                                                    hint: "create the folder, or remove the stop from the route"))
         }
-        for stop in folders.subtracting(pack.route).sorted() {
+        for stop in folders.subtracting(route).sorted() {
             out.append(Self.notOnRoute.diagnostic("stops/\(stop)/ is not on the route", at: document.location("/route"),
                                                   hint: "add \"\(stop)\" to the route in walking order, or move the folder out of the pack"))
         }
-        for (i, free) in pack.access.freeStops.enumerated() where !pack.route.contains(free) {
+        for (i, free) in (context.packAccess?.freeStops ?? []).enumerated() where !route.contains(free) {
             out.append(Self.unknownFreeStop.diagnostic("free stop \"\(free)\" is not on the route", at: document.location("/access/freeStops/\(i)"),
                                                        hint: "name a stop from the route, usually the first"))
         }
