@@ -51,7 +51,8 @@ public final class Publisher {
         public var previousVersion: Int?
         /// Scenes whose digest changed since the previous release (all of them for a first release).
         public var changedScenes: [String]
-        /// True when nothing differs from the previous release; nothing is published then.
+        /// True when nothing differs from the previous release and no higher version was asked for; nothing is
+        /// published then.
         public var unchanged: Bool
         public var warnings: [Diagnostic]
         /// Where each archive entry's bytes come from, and what those files were when hashed.
@@ -192,9 +193,11 @@ public final class Publisher {
         var unchanged = false
         if let last, let bytes = try ledger.manifestEnvelope(pack: pack.id, version: last.version),
            let previous = try? CanonicalJSON.decode(Manifest.self, from: DSSEEnvelope.parse(Data(bytes)).payloadBytes(), what: "manifest") {
-            unchanged = previous.scenes == manifest.scenes && previous.files == manifest.files && previous.access == manifest.access
+            let sameContent = previous.scenes == manifest.scenes && previous.files == manifest.files && previous.access == manifest.access
             // Asking for the last version again is fine only for the very same content.
-            if version == last.version && !unchanged { throw PublishError.contentChanged(pack: pack.id, version: version) }
+            if version == last.version && !sameContent { throw PublishError.contentChanged(pack: pack.id, version: version) }
+            // An explicit higher --version re-issues the same content: a fresh manifest before the old one expires.
+            unchanged = sameContent && (version == last.version || options.version == nil)
         }
         return Plan(manifest: manifest, previousVersion: last?.version, changedScenes: changed, unchanged: unchanged,
                     warnings: diagnostics, sources: sources, identities: identities)

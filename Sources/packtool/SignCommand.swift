@@ -8,6 +8,7 @@ import Glibc
 #endif
 import PackMedia
 import PackCrypto
+import PackModel
 import PackLint
 import PackPublish
 
@@ -26,7 +27,8 @@ enum SignCommand: Command {
         and finally replaces OUT/index.json (signed by the index key) by rename. Nothing else in OUT changes; any
         failure leaves OUT and DIR as they were. A pack whose content has not changed is not published again.
         --version N publishes as version N: refused when N is below the last version, or equal to it with different
-        content. Exit codes: 0 published (or nothing to do), 1 refused (lint, keys, versions), 2 usage or I/O error.
+        content; above it, the same content is published again as N (to renew a manifest before it expires).
+        Exit codes: 0 published (or nothing to do), 1 refused (lint, keys, versions), 2 usage or I/O error.
 
         """
 
@@ -57,7 +59,18 @@ enum SignCommand: Command {
             let result: Publisher.Result
             switch try Publisher(options: options).sign() {
             case .unchanged(let plan):
-                Output.out("\(plan.manifest.pack): nothing changed since version \(plan.previousVersion ?? 0); nothing published\n")
+                let last = plan.previousVersion ?? 0
+                Output.out("\(plan.manifest.pack): nothing changed since version \(last); nothing published\n")
+                // The state remembers releases, not where their trees went: a new --publish folder stays empty.
+                let published = output.appendingPathComponent(PublishLayout.manifest(pack: plan.manifest.pack, version: last))
+                if !FileManager.default.fileExists(atPath: published.path) {
+                    Output.err("""
+                        note: \(output.path) holds no version \(last) of \(plan.manifest.pack); it was published into another \
+                        tree. Publish into that tree (or copy it here); a new version is made when the pack changes, or \
+                        with --version \(last + 1).
+
+                        """)
+                }
                 return 0
             case .published(let published):
                 result = published

@@ -84,6 +84,34 @@ final class PublishCommandTests: XCTestCase {
         let again = try sign(ExamplePack.root.path)
         XCTAssertEqual(again.status, 0)
         XCTAssertTrue(again.stdout.contains("nothing changed"), again.stdout)
+        XCTAssertEqual(try sign(ExamplePack.root.path, ["--version", "1"]).stdout.contains("nothing changed"), true, "the same version again is no change")
+    }
+
+    /// Manifests expire (a year by default); an explicit higher version re-issues unchanged content with a fresh
+    /// expiry, scene versions kept, and the tree verifies.
+    func testAnExplicitHigherVersionReissuesUnchangedContent() throws {
+        XCTAssertEqual(try sign(ExamplePack.root.path).status, 0)
+        let r = try sign(ExamplePack.root.path, ["--version", "2"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("published royal-mile version 2 (previous 1)"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("changed: none"), r.stdout)
+        let v = try CLI.run(["verify", out, "--root", state + "/root/1.root.json"])
+        XCTAssertEqual(v.status, 0, v.stderr)
+        XCTAssertTrue(v.stdout.contains("royal-mile: version 2"), v.stdout)
+        let l = try CLI.run(["ledger", "verify", "--state", state, "--deep"])
+        XCTAssertEqual(l.status, 0, l.stdout)
+    }
+
+    func testANewPublishFolderIsToldWhereTheUnchangedReleaseIs() throws {
+        XCTAssertEqual(try sign(ExamplePack.root.path).status, 0)
+        let elsewhere = dir + "/other-tree"
+        let r = try CLI.run(["sign", ExamplePack.root.path, "--state", state, "--key", "\(keys)/manifest.pem", "--index-key", "\(keys)/index.pem",
+                             "--publish", elsewhere], environment: epoch)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("nothing changed since version 1"), r.stdout)
+        XCTAssertTrue(r.stderr.contains("holds no version 1 of royal-mile"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("--version 2"), r.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: elsewhere))
     }
 
     /// `build` prints the plan and writes nothing: not into a state folder that does not exist yet, and not into
