@@ -67,10 +67,11 @@ public final class JSONDocument {
         root != nil && !problems.contains { if case .parse(let i) = $0 { return i.isFatal } else { return true } }
     }
 
-    /// Decodes the model when the document is sound.
+    /// Decodes the model when the document is sound, from the tree as parsed (so what lint reports and what it
+    /// decodes agree: the first of duplicate keys, a trailing comma read past).
     public func decode<T: Decodable>(_ type: T.Type) -> T? {
-        guard isSound, let data else { return nil }
-        return try? JSONDecoder().decode(T.self, from: data)
+        guard isSound, let root else { return nil }
+        return try? JSONDecoder().decode(T.self, from: Data(root.jsonText.utf8))
     }
 
     /// Decodes one section of the document (the value at `pointer`) when that section parsed and met its schema, even

@@ -109,6 +109,19 @@ final class LinterTests: XCTestCase {
         XCTAssertTrue(found.contains { $0.code == "PT0701" && $0.message.contains("story.m4a is an MP3 file, not MP4 audio") }, "\(found.map(\.message))")
     }
 
+    func testATrailingCommaIsAnErrorThatLeavesTheRestOfTheSceneChecked() throws {
+        let copy = try PackCopy()
+        let s2 = "stops/02-gladstones-land"
+        try copy.edit("\(s2)/scene.json", replacing: "\"accuracy\": 15\n", with: "\"accuracy\": 15,\n")
+        try copy.remove("\(s2)/layers/1647-16x9.heic")
+        let found = Linter().lint(packAt: copy.stop(1))
+        let comma = try XCTUnwrap(found.first { $0.code == "PT0100" })
+        XCTAssertEqual(comma.severity, .error)
+        XCTAssertEqual(comma.location.line, 7)
+        XCTAssertTrue(comma.message.contains("trailing commas are not allowed"), comma.message)
+        XCTAssertTrue(found.contains { $0.code == "PT0110" && $0.message.contains("1647-16x9") }, "the rest is still checked: \(found.map(\.message))")
+    }
+
     /// Malformed files of every kind give diagnostics, never a crash or a hang.
     func testMalformedFilesOfEveryKindGiveDiagnostics() throws {
         let copy = try PackCopy()

@@ -41,8 +41,8 @@ final class JSONParserTests: XCTestCase {
 
     func testSyntaxErrorsSayWhereAndWhat() {
         let cases: [(String, Int, Int, String)] = [
-            ("{\"a\": 1,}", 1, 9, "trailing commas"),
-            ("[1, 2,]", 1, 7, "trailing commas"),
+            ("{,}", 1, 2, "expected a quoted key"),
+            ("[1,,2]", 1, 4, "where a value was expected"),
             ("{\"a\" 1}", 1, 6, "expected ':'"),
             ("{\"a\": True}", 1, 7, "lower case"),
             ("{\"a\": 01}", 1, 8, "leading zeros"),
@@ -58,6 +58,19 @@ final class JSONParserTests: XCTestCase {
             XCTAssertEqual(r.issues.last?.position.column, column, text)
             XCTAssertTrue(r.issues.last?.message.contains(fragment) ?? false, "\(text): \(r.issues)")
         }
+    }
+
+    /// A trailing comma is reported where the comma is and read past, so the rest of the document is still there to
+    /// check; it is still an issue (the file is not JSON).
+    func testATrailingCommaIsReportedAtTheCommaAndReadPast() throws {
+        let r = parse("{\"a\": [1, 2,],\n \"b\": {\"c\": true,},\n}")
+        XCTAssertEqual(r.issues.map(\.kind), [.trailingComma, .trailingComma, .trailingComma])
+        XCTAssertEqual(r.issues.map(\.position.line), [1, 2, 2])
+        XCTAssertEqual(r.issues.map(\.position.column), [12, 17, 19])
+        XCTAssertTrue(r.issues[0].message.contains("a comma before ']'"), r.issues[0].message)
+        XCTAssertFalse(r.issues[0].isFatal)
+        let root = try XCTUnwrap(r.root)
+        XCTAssertEqual(root.jsonText, #"{"a":[1,2],"b":{"c":true}}"#)
     }
 
     func testInvalidUTF8IsAnEncodingIssue() {

@@ -4,13 +4,15 @@
 /// Foundation's JSONSerialization gives no positions and accepts duplicate keys silently; authors need
 /// `file:line:col` for every finding, so lint parses with this.
 public struct JSONParser {
-    /// A problem found while parsing. `isFatal` issues leave no document; duplicate keys keep the first value.
+    /// A problem found while parsing. `isFatal` issues leave no document; duplicate keys keep the first value, and a
+    /// trailing comma (the commonest hand-editing slip) is reported and read past, so the rest of the document can
+    /// still be checked. Both are errors all the same: the document is not valid JSON.
     public struct Issue: Equatable, Sendable {
-        public enum Kind: String, Sendable { case syntax, encoding, duplicateKey, depth }
+        public enum Kind: String, Sendable { case syntax, encoding, duplicateKey, depth, trailingComma }
         public var kind: Kind
         public var message: String
         public var position: SourcePosition
-        public var isFatal: Bool { kind != .duplicateKey }
+        public var isFatal: Bool { kind != .duplicateKey && kind != .trailingComma }
     }
 
     public struct Result: Sendable {
@@ -133,11 +135,16 @@ private struct State {
         var seen: [String: SourcePosition] = [:]
         skipWhitespace()
         if index < bytes.count && bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
+        var comma: SourcePosition?
         while true {
             skipWhitespace()
+            if let comma, index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+                issues.append(JSONParser.Issue(kind: .trailingComma, message: "a comma before '}' (trailing commas are not allowed in JSON)", position: comma))
+                index += 1
+                return .object(members)
+            }
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
-                throw issue(.syntax, "expected a quoted key, found \(describeCurrent())"
-                    + (index < bytes.count && bytes[index] == UInt8(ascii: "}") ? " (trailing commas are not allowed in JSON)" : ""))
+                throw issue(.syntax, "expected a quoted key, found \(describeCurrent())")
             }
             let keyPosition = position
             let key = try parseString()
@@ -156,7 +163,7 @@ private struct State {
             }
             skipWhitespace()
             guard index < bytes.count else { throw issue(.syntax, "unexpected end of file inside an object") }
-            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+            if bytes[index] == UInt8(ascii: ",") { comma = position; index += 1; continue }
             if bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
             throw issue(.syntax, "expected ',' or '}' in an object, found \(describeCurrent())")
         }
@@ -168,15 +175,18 @@ private struct State {
         var items: [JSONNode] = []
         skipWhitespace()
         if index < bytes.count && bytes[index] == UInt8(ascii: "]") { index += 1; return .array(items) }
+        var comma: SourcePosition?
         while true {
             skipWhitespace()
-            if index < bytes.count && bytes[index] == UInt8(ascii: "]") {
-                throw issue(.syntax, "expected a value, found ']' (trailing commas are not allowed in JSON)")
+            if let comma, index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+                issues.append(JSONParser.Issue(kind: .trailingComma, message: "a comma before ']' (trailing commas are not allowed in JSON)", position: comma))
+                index += 1
+                return .array(items)
             }
             items.append(try parseValue(depth: depth))
             skipWhitespace()
             guard index < bytes.count else { throw issue(.syntax, "unexpected end of file inside an array") }
-            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+            if bytes[index] == UInt8(ascii: ",") { comma = position; index += 1; continue }
             if bytes[index] == UInt8(ascii: "]") { index += 1; return .array(items) }
             throw issue(.syntax, "expected ',' or ']' in an array, found \(describeCurrent())")
         }
