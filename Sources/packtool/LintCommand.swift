@@ -38,7 +38,8 @@ enum LintCommand: Command {
         guard ["text", "json", "sarif"].contains(format) else { throw CommandLineError.usage("--format must be text, json or sarif") }
         for path in a.positionals {
             guard FileSystem.isDirectory(path) else {
-                throw CommandLineError.io("\(path): no such folder (give a pack folder or a stop folder)")
+                let what = FileSystem.exists(path) ? "not a folder" : "no such folder"
+                throw CommandLineError.io("\(path): \(what) (give a pack folder or a stop folder)")
             }
         }
         var diagnostics: [Diagnostic] = []

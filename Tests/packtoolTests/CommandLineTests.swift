@@ -30,6 +30,12 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(missingValue.status, 2)
         let badFormat = try CLI.run(["lint", ExamplePack.root.path, "--format", "xml"])
         XCTAssertEqual(badFormat.status, 2)
+        let missing = try CLI.run(["lint", "/nonexistent-pack"])
+        XCTAssertEqual(missing.status, 2)
+        XCTAssertTrue(missing.stderr.contains("/nonexistent-pack: no such folder"), missing.stderr)
+        let file = try CLI.run(["lint", ExamplePack.root.appendingPathComponent("pack.json").path])
+        XCTAssertEqual(file.status, 2)
+        XCTAssertTrue(file.stderr.contains("pack.json: not a folder"), file.stderr)
     }
 
     func testLintOnTheExamplePackIsCleanAndSaysSo() throws {
