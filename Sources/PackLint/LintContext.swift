@@ -27,6 +27,8 @@ public final class LintContext {
     /// The size budget pack.json sets, or the default when it sets none; nil when the field is there but broken.
     public let packSizeBudget: Int?
     public let limits: ResolvedLimits
+    /// pack.json's sections that are there but could not be read, so the checks that need them did not run.
+    public let packSkipped: [String]
     public let scenes: [SceneSource]
     /// The current year, for "not in the future" (injectable for tests).
     public let currentYear: Int
@@ -63,7 +65,11 @@ public final class LintContext {
         packAccess = pack?.decode(PackDocument.Access.self, at: "/access")
         packGeofenceRadius = pack?.decode(Double.self, at: "/geofenceRadius")
         packSizeBudget = pack?.root?.node(at: "/sizeBudget") == nil ? PackDocument.defaultSizeBudget : pack?.decode(Int.self, at: "/sizeBudget")
-        limits = ResolvedLimits(pack?.decode(LintLimits.self, at: "/lint"))
+        let lintLimits = pack?.decode(LintLimits.self, at: "/lint")
+        limits = ResolvedLimits(lintLimits)
+        packSkipped = Self.skipped(pack, [("route", packRoute != nil), ("access", packAccess != nil), ("reviewers", packReviewers != nil),
+                                          ("area", packArea != nil), ("language", packLanguage != nil), ("geofenceRadius", packGeofenceRadius != nil),
+                                          ("sizeBudget", packSizeBudget != nil), ("lint", lintLimits != nil)])
         if isScene {
             scenes = [SceneSource(stop: path.lastPathComponent, url: path)]
         } else {
@@ -145,6 +151,12 @@ public final class LintContext {
         return file
     }
 
+    /// Names of the sections present in `document` whose decoding failed (`read` false).
+    static func skipped(_ document: JSONDocument?, _ sections: [(name: String, read: Bool)]) -> [String] {
+        guard let root = document?.root else { return [] }
+        return sections.filter { !$0.read && root.node(at: "/" + $0.name) != nil }.map(\.name)
+    }
+
     private func count(_ source: ByteSource) {
         mediaBytesRead += source.bytesRead
         mediaBytesProbed += source.size
@@ -171,6 +183,8 @@ public final class SceneSource {
     /// leaves the other eras' masks checked; `maskComplete` says whether every era was read.
     public let maskEras: [(index: Int, era: UncertaintyDocument.EraMask)]
     public let maskComplete: Bool
+    /// scene.json's sections that are there but could not be read, so the checks that need them did not run.
+    public let skipped: [String]
     public let signoff: JSONDocument?
 
     init(stop: String, url: URL) {
@@ -192,6 +206,8 @@ public final class SceneSource {
         let count = mask?.root?.node(at: "/eras")?.array?.count ?? 0
         maskEras = (0..<count).compactMap { i in mask?.decode(UncertaintyDocument.EraMask.self, at: "/eras/\(i)").map { (i, $0) } }
         maskComplete = mask == nil || mask?.isSound == true
+        skipped = LintContext.skipped(scene, [("id", id != nil), ("anchor", anchor != nil), ("view", view != nil), ("crops", crops != nil),
+                                              ("eras", eras != nil), ("story", story != nil), ("provenance", provenance != nil)])
         let signoffURL = url.appendingPathComponent(PackFolder.signoffFile)
         signoff = JSONDocument(url: signoffURL, path: LintContext.display(signoffURL), schema: "signoff.schema.json")
     }

@@ -124,7 +124,7 @@ public final class Publisher {
     }
 
     private func gate(_ diagnostics: [Diagnostic]) throws -> [Diagnostic] {
-        if diagnostics.contains(where: { $0.severity == .error }) || (!options.allowWarnings && !diagnostics.isEmpty) {
+        if diagnostics.contains(where: { $0.severity == .error }) || (!options.allowWarnings && diagnostics.contains { $0.severity == .warning }) {
             throw PublishError.lint(diagnostics)
         }
         return diagnostics

@@ -27,6 +27,7 @@ let ruleCases: [RuleCase] = [
     RuleCase("PT0104", "\(S1)/scene.json", at: "\"64\"") { try $0.edit("\(S1)/scene.json", replacing: "\"fov\": 64", with: "\"fov\": \"64\"") },
     RuleCase("PT0105", "\(S1)/scene.json", at: "360") { try $0.edit("\(S1)/scene.json", replacing: "\"bearing\": 258.9", with: "\"bearing\": 360") },
     RuleCase("PT0106", S2, at: nil) { try $0.remove("\(S2)/uncertainty.json") },
+    RuleCase("PT0107", "\(S1)/scene.json", at: "{", after: "\"view\":") { try $0.edit("\(S1)/scene.json", replacing: "\"fov\": 64", with: "\"fov\": \"64\"") },
     // Files
     RuleCase("PT0110", "\(S1)/scene.json", at: "\"layers/1880-9x16.heic\"") { try $0.remove("\(S1)/layers/1880-9x16.heic") },
     RuleCase("PT0111", "\(S1)/scene.json", at: "\"../story.m4a\"") { try $0.edit("\(S1)/scene.json", replacing: "\"audio\": \"story.m4a\"", with: "\"audio\": \"../story.m4a\"") },

@@ -11,11 +11,15 @@ struct StructureRule: LintRule {
     static let wrongType = RuleCode("PT0104", .error, "a value has the wrong JSON type")
     static let invalidValue = RuleCode("PT0105", .error, "a value breaks its schema (range, form, length, choices)")
     static let missingDocument = RuleCode("PT0106", .error, "pack.json, scene.json or uncertainty.json is missing")
-    static let codes = [syntax, duplicateKey, unknownField, missingField, wrongType, invalidValue, missingDocument]
+    static let skippedChecks = RuleCode("PT0107", .note, "checks that need a section with errors did not run")
+    static let codes = [syntax, duplicateKey, unknownField, missingField, wrongType, invalidValue, missingDocument, skippedChecks]
 
     func check(_ context: LintContext) -> [Diagnostic] {
         var out: [Diagnostic] = []
-        if let pack = context.pack { out += diagnostics(for: pack) } else {
+        if let pack = context.pack {
+            out += diagnostics(for: pack)
+            out += skippedNote(context.packSkipped, in: pack)
+        } else {
             out.append(Self.missingDocument.diagnostic("no pack.json in \(LintContext.display(context.root))",
                                                        at: .init(file: context.packPath), hint: "every pack folder starts with a pack.json (docs/formats.md)"))
         }
@@ -27,9 +31,25 @@ struct StructureRule: LintRule {
                     out.append(Self.missingDocument.diagnostic("\(scene.path) has no \(name)", at: .init(file: scene.path), hint: hint))
                 }
             }
+            if let document = scene.scene { out += skippedNote(scene.skipped, in: document) }
+            if let mask = scene.mask, mask.root != nil, !scene.maskComplete {
+                let read = Set(scene.maskEras.map(\.index))
+                let broken = (0..<(mask.root?.node(at: "/eras")?.array?.count ?? 0)).filter { !read.contains($0) }.map { "eras/\($0)" }
+                out += skippedNote(broken, in: mask)
+            }
             if let signoff = scene.signoff { out += diagnostics(for: signoff) }
         }
         return out
+    }
+
+    /// One note per document saying which sections' checks did not run, so a clean second run is not a surprise:
+    /// fixing those errors can bring more findings.
+    private func skippedNote(_ sections: [String], in document: JSONDocument) -> [Diagnostic] {
+        guard let first = sections.first else { return [] }
+        let names = sections.map { "\"\($0)\"" }.joined(separator: ", ")
+        return [Self.skippedChecks.diagnostic("the checks that need \(names) did not run, as \(sections.count == 1 ? "it has" : "they have") errors",
+                                              at: document.location("/" + first),
+                                              hint: "fix the errors reported in \(sections.count == 1 ? "it" : "them") and lint again; more findings may follow")]
     }
 
     func diagnostics(for document: JSONDocument) -> [Diagnostic] {
