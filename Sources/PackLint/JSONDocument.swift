@@ -77,21 +77,52 @@ public final class JSONDocument {
     /// Decodes one section of the document (the value at `pointer`) when that section parsed and met its schema, even
     /// if other sections did not: a typo in `view` must not hide the checks of `eras` or `story`.
     public func decode<T: Decodable>(_ type: T.Type, at pointer: String) -> T? {
-        guard let root, let node = root.node(at: pointer) else { return nil }
+        guard let root, let node = root.node(at: pointer), isSound(section: pointer) else { return nil }
+        return try? JSONDecoder().decode(T.self, from: Data(node.jsonText.utf8))
+    }
+
+    /// Where the problems lie, indexed once so that asking about a section costs its depth, not the number of
+    /// problems: a file with 20,000 broken entries, asked about each, must not take minutes.
+    private struct ProblemIndex {
+        /// Every schema violation's pointer and all pointers above it.
+        var touched: Set<String> = []
+        /// Pointers with a violation other than a missing field (a missing field does not touch its siblings).
+        var hard: Set<String> = []
+        /// A problem that leaves no trustworthy tree at all (unreadable, too large, a fatal parse error).
+        var fatal = false
+    }
+
+    private lazy var problemIndex: ProblemIndex = {
+        var index = ProblemIndex()
         for problem in problems {
             switch problem {
             case .parse(let issue) where !issue.isFatal:
                 continue
             case .schema(let v):
-                let inside = v.pointer == pointer || v.pointer.hasPrefix(pointer + "/")
-                // A field missing beside this section (reported at a parent) does not touch it; anything else above it does.
-                let above = pointer.hasPrefix(v.pointer + "/") && v.kind != .missingField
-                if inside || above { return nil }
+                if v.kind != .missingField { index.hard.insert(v.pointer) }
+                var p = v.pointer
+                while true {
+                    guard index.touched.insert(p).inserted else { break }  // its ancestors are in already
+                    guard let slash = p.lastIndex(of: "/") else { break }
+                    p = String(p[..<slash])
+                }
             default:
-                return nil
+                index.fatal = true
             }
         }
-        return try? JSONDecoder().decode(T.self, from: Data(node.jsonText.utf8))
+        return index
+    }()
+
+    /// True when no problem lies at or below `pointer`, and none above it other than a missing sibling field.
+    private func isSound(section pointer: String) -> Bool {
+        let index = problemIndex
+        if index.fatal || index.touched.contains(pointer) { return false }
+        var p = pointer
+        while let slash = p.lastIndex(of: "/") {
+            p = String(p[..<slash])
+            if index.hard.contains(p) { return false }
+        }
+        return true
     }
 
     /// The location of the value at `pointer` (or of its nearest existing parent), for a diagnostic.

@@ -122,6 +122,36 @@ final class LinterTests: XCTestCase {
         XCTAssertTrue(found.contains { $0.code == "PT0110" && $0.message.contains("1647-16x9") }, "the rest is still checked: \(found.map(\.message))")
     }
 
+    /// Sections are judged by where the problems lie: at or below a section, it is not read; a field missing beside it
+    /// leaves it alone; anything else above it (the file is not an object, say) takes it out too.
+    func testASectionIsReadUnlessAProblemLiesInItOrAboveIt() throws {
+        let copy = try PackCopy()
+        let scene = copy.stop(1).appendingPathComponent("scene.json")
+        try copy.edit("stops/02-gladstones-land/scene.json", replacing: "\"fov\": 70", with: "\"fov\": \"70\"")
+        try copy.edit("stops/02-gladstones-land/scene.json", replacing: "  \"title\": \"Gladstone's Land, Lawnmarket\",\n", with: "")
+        let document = try XCTUnwrap(JSONDocument(url: scene, path: "scene.json", schema: "scene.schema.json"))
+        XCTAssertNil(document.decode(SceneDocument.View.self, at: "/view"), "a wrong type inside")
+        XCTAssertNotNil(document.decode(SceneDocument.Anchor.self, at: "/anchor"), "the missing title is beside it")
+        XCTAssertNotNil(document.decode([SceneDocument.Era].self, at: "/eras"))
+        XCTAssertNotNil(document.decode(SceneDocument.Era.self, at: "/eras/1"))
+        XCTAssertNil(document.decode(SceneDocument.Anchor.self, at: "/nowhere"))
+        try "[1, 2]".write(to: scene, atomically: true, encoding: .utf8)
+        let array = try XCTUnwrap(JSONDocument(url: scene, path: "scene.json", schema: "scene.schema.json"))
+        XCTAssertNil(array.decode(Int.self, at: "/0"), "the whole file has the wrong type")
+    }
+
+    /// A mask with 20,000 broken eras is reported era by era, each section judged once (this took 34 s when every
+    /// era's question went through every problem).
+    func testAMaskWithTwentyThousandBrokenErasIsReportedInFull() throws {
+        let copy = try PackCopy()
+        try copy.write("stops/02-gladstones-land/uncertainty.json", "{\"eras\": [" + Array(repeating: "{}", count: 20_000).joined(separator: ",") + "]}")
+        let found = Linter().lint(packAt: copy.stop(1)).filter { $0.location.file.hasSuffix("uncertainty.json") }
+        XCTAssertEqual(found.filter { $0.code == "PT0103" }.count, 40_000, "year and regions missing in each era")
+        let note = try XCTUnwrap(found.first { $0.code == "PT0107" })
+        XCTAssertEqual(found.filter { $0.code == "PT0107" }.count, 1, "one note for the file")
+        XCTAssertTrue(note.message.contains("\"eras/4\" and 19995 more"), note.message)
+    }
+
     /// Malformed files of every kind give diagnostics, never a crash or a hang.
     func testMalformedFilesOfEveryKindGiveDiagnostics() throws {
         let copy = try PackCopy()

@@ -46,7 +46,8 @@ struct StructureRule: LintRule {
     /// fixing those errors can bring more findings.
     private func skippedNote(_ sections: [String], in document: JSONDocument) -> [Diagnostic] {
         guard let first = sections.first else { return [] }
-        let names = sections.map { "\"\($0)\"" }.joined(separator: ", ")
+        let shown = sections.prefix(5).map { "\"\($0)\"" }.joined(separator: ", ")
+        let names = sections.count > 5 ? shown + " and \(sections.count - 5) more" : shown
         return [Self.skippedChecks.diagnostic("the checks that need \(names) did not run, as \(sections.count == 1 ? "it has" : "they have") errors",
                                               at: document.location("/" + first),
                                               hint: "fix the errors reported in \(sections.count == 1 ? "it" : "them") and lint again; more findings may follow")]
