@@ -73,6 +73,19 @@ final class JSONParserTests: XCTestCase {
         XCTAssertEqual(root.jsonText, #"{"a":[1,2],"b":{"c":true}}"#)
     }
 
+    /// A comma left out between two members or items is reported at the second one and read past; anything else where
+    /// a comma belongs still ends the parse.
+    func testALeftOutCommaIsReportedAtTheNextMemberAndReadPast() throws {
+        let r = parse("{\"a\": [1 2, \"x\"\n {}],\n \"b\": true\n \"c\": null}")
+        XCTAssertEqual(r.issues.map(\.kind), [.missingComma, .missingComma, .missingComma])
+        XCTAssertEqual(r.issues.map(\.position.line), [1, 2, 4])
+        XCTAssertEqual(r.issues.map(\.position.column), [10, 2, 2])
+        XCTAssertEqual(r.issues.map(\.message), ["a comma is missing before this item", "a comma is missing before this item", "a comma is missing before this key"])
+        XCTAssertEqual(try XCTUnwrap(r.root).jsonText, #"{"a":[1,2,"x",{}],"b":true,"c":null}"#)
+        XCTAssertNil(parse("[1 x]").root, "x cannot start a value")
+        XCTAssertNil(parse("{\"a\": 1 2}").root, "a value where a key belongs")
+    }
+
     func testInvalidUTF8IsAnEncodingIssue() {
         let r = JSONParser().parse([0x7B, 0x22, 0x61, 0x22, 0x3A, 0x22, 0xC3, 0x28, 0x22, 0x7D])
         XCTAssertNil(r.root)

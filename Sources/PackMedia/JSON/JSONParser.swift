@@ -4,15 +4,16 @@
 /// Foundation's JSONSerialization gives no positions and accepts duplicate keys silently; authors need
 /// `file:line:col` for every finding, so lint parses with this.
 public struct JSONParser {
-    /// A problem found while parsing. `isFatal` issues leave no document; duplicate keys keep the first value, and a
-    /// trailing comma (the commonest hand-editing slip) is reported and read past, so the rest of the document can
-    /// still be checked. Both are errors all the same: the document is not valid JSON.
+    /// A problem found while parsing. `isFatal` issues leave no document; duplicate keys keep the first value, and the
+    /// two commonest hand-editing slips — a trailing comma, and a comma left out between two members or items (the
+    /// next one starts on the same or the next line) — are reported and read past, so the rest of the document can
+    /// still be checked. They are errors all the same: the document is not valid JSON.
     public struct Issue: Equatable, Sendable {
-        public enum Kind: String, Sendable { case syntax, encoding, duplicateKey, depth, trailingComma }
+        public enum Kind: String, Sendable { case syntax, encoding, duplicateKey, depth, trailingComma, missingComma }
         public var kind: Kind
         public var message: String
         public var position: SourcePosition
-        public var isFatal: Bool { kind != .duplicateKey && kind != .trailingComma }
+        public var isFatal: Bool { kind != .duplicateKey && kind != .trailingComma && kind != .missingComma }
     }
 
     public struct Result: Sendable {
@@ -49,6 +50,17 @@ public struct JSONParser {
 extension JSONParser.Issue: Error {}
 
 private struct State {
+    /// Whether `byte` can begin a JSON value (for telling a left-out comma from other garbage).
+    static func startsValue(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
+            return true
+        default:
+            return false
+        }
+    }
+
     let bytes: [UInt8]
     let maxDepth: Int
     var index = 0
@@ -165,6 +177,12 @@ private struct State {
             guard index < bytes.count else { throw issue(.syntax, "unexpected end of file inside an object") }
             if bytes[index] == UInt8(ascii: ",") { comma = position; index += 1; continue }
             if bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
+            // The next key already: the comma between them was left out.
+            if bytes[index] == UInt8(ascii: "\"") {
+                issues.append(JSONParser.Issue(kind: .missingComma, message: "a comma is missing before this key", position: position))
+                comma = nil
+                continue
+            }
             throw issue(.syntax, "expected ',' or '}' in an object, found \(describeCurrent())")
         }
     }
@@ -188,6 +206,12 @@ private struct State {
             guard index < bytes.count else { throw issue(.syntax, "unexpected end of file inside an array") }
             if bytes[index] == UInt8(ascii: ",") { comma = position; index += 1; continue }
             if bytes[index] == UInt8(ascii: "]") { index += 1; return .array(items) }
+            // The next item already (a string, number, object or array): the comma between them was left out.
+            if Self.startsValue(bytes[index]) {
+                issues.append(JSONParser.Issue(kind: .missingComma, message: "a comma is missing before this item", position: position))
+                comma = nil
+                continue
+            }
             throw issue(.syntax, "expected ',' or ']' in an array, found \(describeCurrent())")
         }
     }
