@@ -118,11 +118,10 @@ public final class LintContext {
     }
 
     /// What the file is by its first bytes (`FileSignature`), for naming the format of a file that did not parse.
-    public func signature(_ url: URL) -> String? {
+    public func signature(_ url: URL) -> FileSignature.Format? {
         guard let source = try? ByteSource(fileAt: url) else { return nil }
-        let head = source.read(at: 0, count: Int(min(UInt64(FileSignature.headLength), source.size))) ?? []
-        mediaBytesRead += source.bytesRead  // the file's size was counted when it was probed
-        return FileSignature.name(of: head)
+        defer { mediaBytesRead += source.bytesRead }  // the file's size was counted when it was probed
+        return FileSignature.format(of: source)
     }
 
     public func audio(_ url: URL) -> MP4AudioInfo? {

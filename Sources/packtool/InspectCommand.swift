@@ -114,8 +114,8 @@ enum InspectCommand: Command {
     private static func inspectHEIF(_ url: URL) throws -> Inspection {
         let source = try ByteSource(fileAt: url)
         let info = HEIFProbe().probe(source)
-        let other = info.isHEIC ? nil : signature(source).flatMap { $0.hasPrefix("a HEIF") ? nil : $0 }
-        var text = "\(url.relativePath): \(info.isHEIC ? "HEIF image" : other.map { "\($0), not HEIC" } ?? "not a HEIC image")\n"
+        let other = info.isHEIC ? nil : FileSignature.format(of: source).flatMap { $0.isHEIF ? nil : $0 }
+        var text = "\(url.relativePath): \(info.isHEIC ? "HEIF image" : other.map { "\($0.name), not HEIC" } ?? "not a HEIC image")\n"
         text += "  brands: \(info.majorBrand ?? "?") [\(info.compatibleBrands.joined(separator: ", "))]; boxes: \(info.topLevel.joined(separator: " "))\n"
         if let id = info.primaryItemID { text += "  primary item \(id) (\(info.primaryItemType ?? "?")): properties \(info.primaryProperties.joined(separator: ", "))\n" }
         if let w = info.width, let h = info.height { text += "  stored \(w)×\(h)" + (info.displaySize.map { ", displayed \($0.width)×\($0.height)" } ?? "") + (info.rotation != 0 ? ", rotated \(info.rotation)°" : "") + "\n" }
@@ -126,18 +126,13 @@ enum InspectCommand: Command {
     private static func inspectMP4(_ url: URL) throws -> Inspection {
         let source = try ByteSource(fileAt: url)
         let info = MP4AudioProbe().probe(source)
-        let other = info.errors.isEmpty ? nil : signature(source).flatMap { $0.hasPrefix("an MP4") ? nil : $0 }
-        var text = "\(url.relativePath): \(info.handler == "soun" ? "MP4 audio, \(info.codecDescription)" : other.map { "\($0), not MP4 audio" } ?? "no sound track")\n"
+        let other = info.errors.isEmpty ? nil : FileSignature.format(of: source).flatMap { $0.isMP4 ? nil : $0 }
+        var text = "\(url.relativePath): \(info.handler == "soun" ? "MP4 audio, \(info.codecDescription)" : other.map { "\($0.name), not MP4 audio" } ?? "no sound track")\n"
         if let ch = info.channels, let rate = info.sampleRate { text += "  \(ch) channel\(ch == 1 ? "" : "s"), \(Int(rate)) Hz\n" }
         if let d = info.duration { text += "  duration \(NumberText.fixed(d, 3)) s" + (info.editedDuration != nil ? " (from the edit list)" : "") + "\n" }
         text += "  brands: \(info.majorBrand ?? "?") [\(info.compatibleBrands.joined(separator: ", "))]; boxes: \(info.topLevel.joined(separator: " "))\n"
         for e in info.errors { text += "  error: \(e)\n" }
         return Inspection(kind: "mp4-audio", file: url.path, ok: info.errors.isEmpty && info.isAAC, text: text, value: info)
-    }
-
-    /// What the file is by its first bytes, when a probe failed on it ("a JPEG image").
-    private static func signature(_ source: ByteSource) -> String? {
-        FileSignature.name(of: source.read(at: 0, count: Int(min(UInt64(FileSignature.headLength), source.size))) ?? [])
     }
 
     private static func inspectJSON(_ url: URL, keys: [Ed25519PublicKey]) throws -> Inspection {

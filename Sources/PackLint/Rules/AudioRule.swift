@@ -16,8 +16,8 @@ struct AudioRule: LintRule {
             let shown = source.display(story.audio)
             let hint = "encode it with: ffmpeg -i story.wav -c:a aac -b:a 64k \(story.audio)"
             if !info.errors.isEmpty || info.handler != "soun" {
-                if !info.errors.isEmpty, let kind = context.signature(source.file(story.audio)), !kind.hasPrefix("an MP4") {
-                    out.append(Self.notMP4.diagnostic("\(shown) is \(kind), not MP4 audio (AAC in an .m4a file)", at: at, hint: hint))
+                if !info.errors.isEmpty, let format = context.signature(source.file(story.audio)), !format.isMP4 {
+                    out.append(Self.notMP4.diagnostic("\(shown) is \(format.name), not MP4 audio (AAC in an .m4a file)", at: at, hint: hint))
                     continue
                 }
                 out.append(Self.notMP4.diagnostic("\(shown) is not MP4 audio: \(info.errors.first ?? "no sound track")", at: at, hint: hint))

@@ -20,8 +20,8 @@ struct PlatesRule: LintRule {
                     let at = source.location("/eras/\(i)/layers/\(key)")
                     guard info.isHEIC, info.errors.isEmpty, let size = info.displaySize, size.width > 0, size.height > 0 else {
                         let hint = "export the plate as HEIC (e.g. heif-enc plate.png -o \(path))"
-                        if !info.isHEIC, let kind = context.signature(source.file(path)), !kind.hasPrefix("a HEIF") {
-                            out.append(Self.notHEIC.diagnostic("\(source.display(path)) is \(kind), not HEIC", at: at, hint: hint))
+                        if !info.isHEIC, let format = context.signature(source.file(path)), !format.isHEIF {
+                            out.append(Self.notHEIC.diagnostic("\(source.display(path)) is \(format.name), not HEIC", at: at, hint: hint))
                             continue
                         }
                         let why = info.errors.first ?? (info.isHEIC ? "no image size" : "its brands (\(([info.majorBrand].compactMap { $0 } + info.compatibleBrands).joined(separator: ", "))) are not HEIC")
