@@ -179,11 +179,14 @@ public final class SceneSource {
     public let provenance: SceneDocument.Provenance?
     public let mask: JSONDocument?
     /// uncertainty.json's eras that could be read, each on its own with its index in the file, so one broken region
-    /// leaves the other eras' masks checked; `maskComplete` says whether every era was read.
+    /// leaves the other eras' masks checked.
     public let maskEras: [(index: Int, era: UncertaintyDocument.EraMask)]
+    /// Whether every mask era was read (or there is no mask), so the sources the masks cite are all known.
     public let maskComplete: Bool
-    /// scene.json's sections that are there but could not be read, so the checks that need them did not run.
+    /// scene.json's sections, and uncertainty.json's eras ("eras/3"), that are there but could not be read, so the
+    /// checks that need them did not run.
     public let skipped: [String]
+    public let maskSkipped: [String]
     public let signoff: JSONDocument?
 
     init(stop: String, url: URL) {
@@ -202,9 +205,11 @@ public final class SceneSource {
         let maskURL = url.appendingPathComponent(PackFolder.uncertaintyFile)
         let mask = JSONDocument(url: maskURL, path: LintContext.display(maskURL), schema: "uncertainty.schema.json")
         self.mask = mask
-        let count = mask?.root?.node(at: "/eras")?.array?.count ?? 0
-        maskEras = (0..<count).compactMap { i in mask?.decode(UncertaintyDocument.EraMask.self, at: "/eras/\(i)").map { (i, $0) } }
-        maskComplete = mask == nil || mask?.isSound == true
+        let maskEraCount = mask?.root?.node(at: "/eras")?.array?.count
+        let eraResults = (0..<(maskEraCount ?? 0)).map { i in (i, mask?.decode(UncertaintyDocument.EraMask.self, at: "/eras/\(i)")) }
+        maskEras = eraResults.compactMap { i, era in era.map { (i, $0) } }
+        maskSkipped = eraResults.filter { $0.1 == nil }.map { "eras/\($0.0)" }
+        maskComplete = mask == nil || (maskEraCount != nil && maskSkipped.isEmpty)
         skipped = LintContext.skipped(scene, [("id", id != nil), ("anchor", anchor != nil), ("view", view != nil), ("crops", crops != nil),
                                               ("eras", eras != nil), ("story", story != nil), ("provenance", provenance != nil)])
         let signoffURL = url.appendingPathComponent(PackFolder.signoffFile)

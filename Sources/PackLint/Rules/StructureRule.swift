@@ -32,11 +32,7 @@ struct StructureRule: LintRule {
                 }
             }
             if let document = scene.scene { out += skippedNote(scene.skipped, in: document) }
-            if let mask = scene.mask, mask.root != nil, !scene.maskComplete {
-                let read = Set(scene.maskEras.map(\.index))
-                let broken = (0..<(mask.root?.node(at: "/eras")?.array?.count ?? 0)).filter { !read.contains($0) }.map { "eras/\($0)" }
-                out += skippedNote(broken, in: mask)
-            }
+            if let mask = scene.mask { out += skippedNote(scene.maskSkipped, in: mask) }
             if let signoff = scene.signoff { out += diagnostics(for: signoff) }
         }
         return out
