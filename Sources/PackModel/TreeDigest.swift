@@ -106,26 +106,24 @@ public struct TreeDigest: Equatable, Sendable {
 
     /// Relative paths and sizes of the regular files under `folder`, found without following symbolic links.
     static func regularFiles(under folder: URL) throws -> [(path: String, size: UInt64)] {
-        guard FileSystem.isDirectory(folder.path) else {
-            throw ModelError(file: folder.path, message: "not a folder")
-        }
-        var out: [(path: String, size: UInt64)] = []
-        var skipped: [String] = []
-        try walk(folder.path, prefix: "", into: &out, skipping: &skipped)
-        return out
+        try entries(under: folder).files
     }
 
     /// Relative paths of what the digest leaves out under `folder`: symbolic links, FIFOs, sockets and devices. A
     /// reviewer must not sign a scene holding one: the digest (like `find -type f`) does not see it, so the sign-off
     /// would cover less than the folder holds, and lint refuses such a scene anyway (PT0116).
     public static func nonRegularEntries(under folder: URL) throws -> [String] {
+        try entries(under: folder).skipped.sorted()
+    }
+
+    private static func entries(under folder: URL) throws -> (files: [(path: String, size: UInt64)], skipped: [String]) {
         guard FileSystem.isDirectory(folder.path) else {
             throw ModelError(file: folder.path, message: "not a folder")
         }
-        var out: [(path: String, size: UInt64)] = []
+        var files: [(path: String, size: UInt64)] = []
         var skipped: [String] = []
-        try walk(folder.path, prefix: "", into: &out, skipping: &skipped)
-        return skipped.sorted()
+        try walk(folder.path, prefix: "", into: &files, skipping: &skipped)
+        return (files, skipped)
     }
 
     private static func walk(_ directory: String, prefix: String, into out: inout [(path: String, size: UInt64)],
