@@ -113,7 +113,7 @@ public final class Publisher {
             checked.pendingLint = nil
             return .unchanged(checked)
         }
-        return .published(try publish(plan))
+        return .published(try publishChecked(plan))
     }
 
     /// Waits for a lint run and applies the gate: errors always stop, warnings unless `allowWarnings`. Returns the
@@ -223,6 +223,11 @@ public final class Publisher {
 
     public func publish(_ plan: Plan) throws -> Result {
         try checkOutsidePack()
+        return try publishChecked(plan)
+    }
+
+    /// `publish` once the output and state are known to lie outside the pack (`sign` checks that before hashing).
+    private func publishChecked(_ plan: Plan) throws -> Result {
         var created = CreatedPaths()
         do {
             let result = try publish(plan, tracking: &created)
