@@ -95,13 +95,38 @@ public struct TreeDigest: Equatable, Sendable {
         return copy
     }
 
-    /// Paths of the files that differ between two listings (added, removed or changed), sorted.
-    public func changedPaths(comparedTo other: [Entry]) -> [String] {
-        var mine: [String: String] = [:]
-        for e in entries { mine[e.path] = e.sha256 }
-        var theirs: [String: String] = [:]
-        for e in other { theirs[e.path] = e.sha256 }
-        return Set(mine.keys).union(theirs.keys).filter { mine[$0] != theirs[$0] }.sorted()
+    /// How this listing differs from an earlier one: paths added, removed and changed since, each sorted.
+    public struct Changes: Equatable, Sendable {
+        public var added: [String] = []
+        public var removed: [String] = []
+        public var changed: [String] = []
+
+        public init(added: [String] = [], removed: [String] = [], changed: [String] = []) {
+            self.added = added
+            self.removed = removed
+            self.changed = changed
+        }
+    }
+
+    /// How this listing differs from `earlier` (an older listing of the same folder).
+    public func changes(since earlier: [Entry]) -> Changes {
+        var now: [String: String] = [:]
+        for e in entries { now[e.path] = e.sha256 }
+        var before: [String: String] = [:]
+        for e in earlier { before[e.path] = e.sha256 }
+        var result = Changes()
+        for (path, hash) in now {
+            if let old = before[path] {
+                if old != hash { result.changed.append(path) }
+            } else {
+                result.added.append(path)
+            }
+        }
+        result.removed = before.keys.filter { now[$0] == nil }
+        result.added.sort()
+        result.removed.sort()
+        result.changed.sort()
+        return result
     }
 
     /// Relative paths and sizes of the regular files under `folder`, found without following symbolic links.

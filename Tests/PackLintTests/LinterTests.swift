@@ -99,6 +99,37 @@ final class LinterTests: XCTestCase {
         XCTAssertTrue(missing.hint?.hasPrefix("add \"language\" (string) — ") == true, missing.hint ?? "")
     }
 
+    func testHandEditingSlipsGetTheirFixAsTheHint() throws {
+        let copy = try PackCopy()
+        let scene = "stops/02-gladstones-land/scene.json"
+        try copy.edit(scene, replacing: "\"bearing\": 356.2", with: "\"bearing\": -3.8")
+        try copy.edit(scene, replacing: "\"fov\": 70", with: "\"fov\": \" 70\"")
+        try copy.edit(scene, replacing: "\"transcript\": \"story.vtt\"", with: "\"transcript\": \"Story.VTT\"")
+        let found = Linter().lint(packAt: copy.stop(1)).filter { $0.location.file.hasSuffix(scene) }
+        func hint(_ pointer: String) -> String? { found.first { $0.location.pointer == pointer }?.hint }
+        XCTAssertEqual(hint("/view/bearing"), "angles wrap around: write 356.2, the same direction", "\(found.map(\.message))")
+        XCTAssertEqual(hint("/view/fov"), "write it without quotes: 70", "\(found.map(\.message))")
+        XCTAssertEqual(hint("/story/transcript"), "write it in lower case: \"story.vtt\"", "\(found.map(\.message))")
+    }
+
+    func testASingleValueWhereAListBelongsIsShownAsAList() throws {
+        let copy = try PackCopy()
+        let scene = "stops/01-castle-esplanade/scene.json"
+        try copy.edit(scene, replacing: "\"sources\": [\n        \"gordon-1647\"\n      ]", with: "\"sources\": \"gordon-1647\"")
+        let found = Linter().lint(packAt: copy.stop(0)).filter { $0.code == "PT0104" }
+        XCTAssertEqual(found.map(\.hint), ["make it a list: [\"gordon-1647\"]"], "\(found.map(\.message))")
+    }
+
+    func testAStaleSignOffSaysWhichFilesWereChangedRemovedAndAdded() throws {
+        let copy = try PackCopy()
+        let stop = "stops/04-tron-kirk"
+        try copy.remove("\(stop)/story.m4a")
+        try copy.write("\(stop)/story.vtt", vtt(["00:00.500 --> 00:03.000"]))
+        try copy.write("\(stop)/layers/1824-extra.heic", "x")
+        let stale = try XCTUnwrap(Linter().lint(packAt: copy.stop(3)).first { $0.code == "PT0502" })
+        XCTAssertTrue(stale.message.hasSuffix("changed since: story.vtt; removed since: story.m4a; added since: layers/1824-extra.heic"), stale.message)
+    }
+
     func testAPlateOrStoryInAnotherFormatIsNamedByItsFormat() throws {
         let copy = try PackCopy()
         let s2 = "stops/02-gladstones-land"

@@ -41,14 +41,17 @@ final class TreeDigestTests: XCTestCase {
     func testSymlinksAreNotHashedAndChangesAreNamed() throws {
         let dir = URL(fileURLWithPath: try temporaryDirectory())
         try Data("one".utf8).write(to: dir.appendingPathComponent("a.txt"))
+        try Data("gone".utf8).write(to: dir.appendingPathComponent("c.txt"))
+        try Data("same".utf8).write(to: dir.appendingPathComponent("d.txt"))
         try FileManager.default.createSymbolicLink(atPath: dir.appendingPathComponent("link").path, withDestinationPath: "a.txt")
         let before = try TreeDigest(folder: dir)
-        XCTAssertEqual(before.entries.map(\.path), ["a.txt"])
+        XCTAssertEqual(before.entries.map(\.path), ["a.txt", "c.txt", "d.txt"])
         try Data("two".utf8).write(to: dir.appendingPathComponent("a.txt"))
         try Data("new".utf8).write(to: dir.appendingPathComponent("b.txt"))
+        try FileManager.default.removeItem(at: dir.appendingPathComponent("c.txt"))
         let after = try TreeDigest(folder: dir)
         XCTAssertNotEqual(before.hex, after.hex)
-        XCTAssertEqual(after.changedPaths(comparedTo: before.entries), ["a.txt", "b.txt"])
+        XCTAssertEqual(after.changes(since: before.entries), TreeDigest.Changes(added: ["b.txt"], removed: ["c.txt"], changed: ["a.txt"]))
     }
 
     func testWhatTheDigestLeavesOutIsListedByPath() throws {

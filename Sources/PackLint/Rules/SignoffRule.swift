@@ -55,10 +55,10 @@ struct SignoffRule: LintRule {
                     out.append(Self.wrongScene.diagnostic("the sign-off by \"\(reviewer.id)\" is for scene \"\(signoff.scene)\", not \"\(source.stop)\"", at: at,
                                                           hint: "a sign-off copied from another scene does not count; sign this scene"))
                 } else if signoff.digest != digest.prefixed {
-                    let changed = signoff.files.map { files in
-                        digest.changedPaths(comparedTo: files.map { TreeDigest.Entry(path: $0.path, size: 0, sha256: $0.sha256) })
+                    let changes = signoff.files.map { files in
+                        digest.changes(since: files.map { TreeDigest.Entry(path: $0.path, size: 0, sha256: $0.sha256) })
                     }
-                    let what = changed.map { "changed since: " + Self.list($0) } ?? "the scene is now \(digest.prefixed), it covers \(signoff.digest)"
+                    let what = changes.map(Self.describe) ?? "the scene is now \(digest.prefixed), it covers \(signoff.digest)"
                     out.append(Self.stale.diagnostic("the sign-off by \"\(reviewer.id)\" (\(signoff.signedAt)) covers an earlier state; \(what)",
                                                      at: at, hint: "have the changes reviewed, then sign again"))
                 } else if reviewer.role == "historian" {
@@ -70,6 +70,14 @@ struct SignoffRule: LintRule {
             }
         }
         return out
+    }
+
+    /// "changed since: scene.json; removed since: story.m4a; added since: notes.txt" — the parts that apply.
+    static func describe(_ changes: TreeDigest.Changes) -> String {
+        let parts = [("changed", changes.changed), ("removed", changes.removed), ("added", changes.added)]
+            .filter { !$0.1.isEmpty }
+            .map { "\($0.0) since: \(list($0.1))" }
+        return parts.isEmpty ? "its file listing differs" : parts.joined(separator: "; ")
     }
 
     /// "a, b and 3 more".

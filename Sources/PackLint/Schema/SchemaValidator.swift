@@ -78,7 +78,7 @@ public struct SchemaValidator {
             guard types.contains(where: { Self.matches(value, type: $0) }) else {
                 out.append(.init(kind: .wrongType, pointer: pointer,
                                  message: "expected \(types.map(Self.article).joined(separator: " or ")), found \(Self.article(value.typeName))\(Self.preview(value))",
-                                 hint: schema["description"]?.string.map { "\(JSONPointer.tokens(pointer).last ?? "value"): \($0)" }))
+                                 hint: typeFix(value, types: types, schema: schema, file: file) ?? described(schema, at: pointer)))
                 return
             }
         }
@@ -98,6 +98,27 @@ public struct SchemaValidator {
         case .number(_, let d): checkNumber(d, value: value, pointer: pointer, schema: schema, into: &out)
         default: break
         }
+    }
+
+    /// The concrete fix for a value of the wrong type, when there is one: the quotes around a number or boolean, or
+    /// the brackets a list of one item needs.
+    private func typeFix(_ value: JSONNode, types: [String], schema: JSONNode, file: String) -> String? {
+        if let text = value.string, let fix = ValueFixes.unquoted(text, expected: types) { return fix }
+        if types.contains("array"), let items = schema["items"] {
+            switch value.value {
+            case .string, .number, .bool, .object:
+                var trial: [Violation] = []
+                check(value, pointer: "", schema: items, file: file, into: &trial)
+                if trial.isEmpty { return "make it a list: [\(Self.show(value))]" }
+            default: break
+            }
+        }
+        return nil
+    }
+
+    /// The schema's description of the value at `pointer`, as a hint ("bearing: Degrees true.").
+    private func described(_ schema: JSONNode, at pointer: String) -> String? {
+        schema["description"]?.string.map { "\(JSONPointer.tokens(pointer).last ?? "value"): \($0)" }
     }
 
     private func checkObject(_ members: [JSONNode.Member], value: JSONNode, pointer: String, schema: JSONNode, file: String, into out: inout [Violation]) {
@@ -159,16 +180,21 @@ public struct SchemaValidator {
         if let pattern = schema["pattern"]?.string, !Self.matches(s, pattern: pattern) {
             let form = schema["description"]?.string
             out.append(.init(kind: .invalidValue, pointer: pointer,
-                             message: "\"\(s)\" does not have the required form" + (form.map { ": \($0)" } ?? " (\(pattern))"), hint: nil))
+                             message: "\"\(s)\" does not have the required form" + (form.map { ": \($0)" } ?? " (\(pattern))"),
+                             hint: ValueFixes.respelled(s) { Self.matches($0, pattern: pattern) }))
         }
     }
 
     private func checkNumber(_ d: Double, value: JSONNode, pointer: String, schema: JSONNode, into out: inout [Violation]) {
         let shown = Self.show(value)
-        if let min = schema["minimum"]?.double, d < min { out.append(.init(kind: .invalidValue, pointer: pointer, message: "\(shown) is below the minimum \(Self.number(min))", hint: nil)) }
-        if let max = schema["maximum"]?.double, d > max { out.append(.init(kind: .invalidValue, pointer: pointer, message: "\(shown) is above the maximum \(Self.number(max))", hint: nil)) }
-        if let min = schema["exclusiveMinimum"]?.double, d <= min { out.append(.init(kind: .invalidValue, pointer: pointer, message: "\(shown) must be greater than \(Self.number(min))", hint: nil)) }
-        if let max = schema["exclusiveMaximum"]?.double, d >= max { out.append(.init(kind: .invalidValue, pointer: pointer, message: "\(shown) must be less than \(Self.number(max))", hint: nil)) }
+        let minimum = schema["minimum"]?.double, exclusiveMaximum = schema["exclusiveMaximum"]?.double
+        // Out of range: the same direction within range for a compass angle, else what the field means.
+        let hint = ValueFixes.wrappedAngle(d, minimum: minimum, exclusiveMaximum: exclusiveMaximum) ?? described(schema, at: pointer)
+        func outOfRange(_ message: String) { out.append(.init(kind: .invalidValue, pointer: pointer, message: message, hint: hint)) }
+        if let min = minimum, d < min { outOfRange("\(shown) is below the minimum \(Self.number(min))") }
+        if let max = schema["maximum"]?.double, d > max { outOfRange("\(shown) is above the maximum \(Self.number(max))") }
+        if let min = schema["exclusiveMinimum"]?.double, d <= min { outOfRange("\(shown) must be greater than \(Self.number(min))") }
+        if let max = exclusiveMaximum, d >= max { outOfRange("\(shown) must be less than \(Self.number(max))") }
     }
 
     // MARK: - Helpers

@@ -1,0 +1,69 @@
+/// Concrete fixes for values that break their schema in the ways hand-editing and copying from other tools do:
+/// a number or a boolean in quotes, an upper-case file extension, spaces around a name, a compass bearing written
+/// past 360 or below 0. Each returns the hint to show, or nil when the value is not such a near miss — the
+/// schema's own description is shown then.
+enum ValueFixes {
+    /// A string that is a JSON number or boolean where one is expected: "write it without quotes: 55.94873".
+    static func unquoted(_ text: String, expected types: [String]) -> String? {
+        let trimmed = trimmingSpaces(text)
+        if types.contains("boolean"), ["true", "false"].contains(trimmed.lowercased()) {
+            return "write it without quotes: \(trimmed.lowercased())"
+        }
+        guard types.contains("number") || types.contains("integer"), isJSONNumber(trimmed), let value = Double(trimmed) else { return nil }
+        if !types.contains("number") && value.rounded() != value { return nil }
+        return "write it without quotes: \(trimmed)"
+    }
+
+    /// A string failing its pattern that would pass in lower case, or without the spaces around it.
+    static func respelled(_ text: String, passes: (String) -> Bool) -> String? {
+        let trimmed = trimmingSpaces(text)
+        if trimmed != text, passes(trimmed) { return "remove the spaces around it: \"\(trimmed)\"" }
+        let lower = trimmed.lowercased()
+        if lower != trimmed, passes(lower) { return "write it in lower case: \"\(lower)\"" }
+        return nil
+    }
+
+    /// A compass angle (a number the schema keeps in [0, 360)) written outside that range: the same direction in it.
+    static func wrappedAngle(_ value: Double, minimum: Double?, exclusiveMaximum: Double?) -> String? {
+        guard minimum == 0, exclusiveMaximum == 360, value.isFinite, value < 0 || value >= 360 else { return nil }
+        var wrapped = value.truncatingRemainder(dividingBy: 360)
+        if wrapped < 0 { wrapped += 360 }
+        // 378.9 − 360 is 18.899999999999977 in binary floating point: show what the author would have typed.
+        wrapped = (wrapped * 1e9).rounded() / 1e9
+        if wrapped == 360 { wrapped = 0 }
+        return "angles wrap around: write \(SchemaValidator.number(wrapped)), the same direction"
+    }
+
+    /// `text` without the spaces and tabs at either end.
+    static func trimmingSpaces(_ text: String) -> String {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        return String(text.drop(while: isSpace).reversed().drop(while: isSpace).reversed())
+    }
+
+    /// RFC 8259 number syntax: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?` — so "0x10", "1." and "NaN",
+    /// which `Double` would read, are not offered as numbers.
+    static func isJSONNumber(_ s: String) -> Bool {
+        var bytes = Array(s.utf8)[...]
+        func digits() -> Int {
+            let n = bytes.prefix { $0 >= 0x30 && $0 <= 0x39 }.count
+            bytes = bytes.dropFirst(n)
+            return n
+        }
+        if bytes.first == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
+        if bytes.first == UInt8(ascii: "0") {
+            bytes = bytes.dropFirst()
+        } else if digits() == 0 {
+            return false
+        }
+        if bytes.first == UInt8(ascii: ".") {
+            bytes = bytes.dropFirst()
+            guard digits() > 0 else { return false }
+        }
+        if bytes.first == UInt8(ascii: "e") || bytes.first == UInt8(ascii: "E") {
+            bytes = bytes.dropFirst()
+            if bytes.first == UInt8(ascii: "+") || bytes.first == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
+            guard digits() > 0 else { return false }
+        }
+        return bytes.isEmpty
+    }
+}
