@@ -92,6 +92,10 @@ public struct DSSEEnvelope: Codable, Equatable, Sendable {
         guard data.count <= maxBytes else {
             throw CryptoError(code: "dsse.size", message: "the envelope is \(data.count) bytes, over the \(maxBytes)-byte limit")
         }
+        // A key where a signed document belongs is an easy slip (root.pem beside root/1.root.json): say so.
+        if data.starts(with: Array("-----BEGIN ".utf8)) {
+            throw CryptoError(code: "dsse.json", message: "not a DSSE envelope: this is a PEM key, not a signed document")
+        }
         do {
             return try JSONDecoder().decode(DSSEEnvelope.self, from: data)
         } catch {
@@ -129,6 +133,8 @@ public enum DSSE {
     static func describe(_ error: Error) -> String {
         switch error {
         case DecodingError.keyNotFound(let key, _): return "missing field \"\(key.stringValue)\""
+        case DecodingError.dataCorrupted(let ctx) where ctx.codingPath.isEmpty:
+            return "the file is not JSON"
         case DecodingError.typeMismatch(_, let ctx), DecodingError.valueNotFound(_, let ctx),
              DecodingError.dataCorrupted(let ctx):
             let path = ctx.codingPath.map(\.stringValue).joined(separator: ".")

@@ -12,10 +12,7 @@ import Glibc
 public enum KeyFile {
     /// Loads a private key from a PEM file, refusing one whose mode lets group or others read it.
     public static func loadPrivateKey(at path: String) throws -> Ed25519PrivateKey {
-        var info = stat()
-        guard stat(path, &info) == 0 else {
-            throw CryptoError(code: "key.read", message: "\(path): cannot read the key file (\(String(cString: strerror(errno))))")
-        }
+        let info = try regularFile(path)
         if info.st_mode & 0o077 != 0 {
             let mode = String(info.st_mode & 0o777, radix: 8)
             throw CryptoError(code: "key.permissions",
@@ -51,7 +48,24 @@ public enum KeyFile {
         }
     }
 
+    /// The file's status, when it is a regular file: a folder or a FIFO named where a key belongs is refused by what
+    /// it is (a FIFO would block the read), and an oversized file before it is read.
+    private static func regularFile(_ path: String) throws -> stat {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw CryptoError(code: "key.read", message: "\(path): cannot read the key file (\(String(cString: strerror(errno))))")
+        }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFDIR: throw CryptoError(code: "key.read", message: "\(path): is a folder, not a key file")
+        default: throw CryptoError(code: "key.read", message: "\(path): not a regular file, so not a key file")
+        }
+        guard info.st_size < 64 * 1024 else { throw CryptoError(code: "key.pem", message: "\(path): not a PEM key (file too large)") }
+        return info
+    }
+
     private static func readText(_ path: String) throws -> String {
+        _ = try regularFile(path)
         guard let data = FileManager.default.contents(atPath: path) else {
             throw CryptoError(code: "key.read", message: "\(path): cannot read the key file")
         }

@@ -45,6 +45,7 @@ public final class Ledger {
     /// the state folder as it was).
     public init(state: URL, createIfMissing: Bool = true) throws {
         self.state = state
+        try StateFolder.check(state.path)
         let file = state.appendingPathComponent(Self.fileName).path
         isInMemory = !createIfMissing && !FileSystem.exists(file)
         if isInMemory {

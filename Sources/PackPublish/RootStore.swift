@@ -16,15 +16,23 @@ public struct RootStore {
 
     public init(state: URL) { folder = state.appendingPathComponent("root") }
 
-    /// Every stored root, by version.
+    /// Every stored root, by version. A stored root that cannot be read is an error naming its file.
     public func all() throws -> [(version: Int, envelope: DSSEEnvelope, bytes: Data, document: RootDocument)] {
+        try StateFolder.check(folder.deletingLastPathComponent().path)
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
         return try names.compactMap { name -> (Int, DSSEEnvelope, Data, RootDocument)? in
             guard name.hasSuffix(".root.json"), let v = Int(name.dropLast(".root.json".count)) else { return nil }
-            let data = try Data(contentsOf: folder.appendingPathComponent(name))
-            let envelope = try DSSEEnvelope.parse(data)
-            let document = try CanonicalJSON.decode(RootDocument.self, from: envelope.payloadBytes(), what: "root")
-            return (v, envelope, data, document)
+            let url = folder.appendingPathComponent(name)
+            guard FileSystem.isRegularFile(url.path), let data = FileManager.default.contents(atPath: url.path) else {
+                throw PublishError.io("\(url.path): cannot read this root")
+            }
+            do {
+                let envelope = try DSSEEnvelope.parse(data)
+                let document = try CanonicalJSON.decode(RootDocument.self, from: envelope.payloadBytes(), what: "root")
+                return (v, envelope, data, document)
+            } catch {
+                throw PublishError.io("\(url.path): \(error)")
+            }
         }.sorted { $0.0 < $1.0 }
     }
 
@@ -48,7 +56,10 @@ public struct RootStore {
 
     /// Signs and stores a root version, refusing to overwrite one that exists.
     public func write(_ document: RootDocument, signers: [Ed25519PrivateKey]) throws -> URL {
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try StateFolder.check(folder.deletingLastPathComponent().path)
+        do { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) } catch {
+            throw PublishError.io("\(folder.path): cannot create the folder")
+        }
         let envelope = try DSSEEnvelope(signing: CanonicalJSON.encode(document), as: PayloadType.root, with: signers)
         let url = folder.appendingPathComponent("\(document.version).root.json")
         guard !FileManager.default.fileExists(atPath: url.path) else { throw PublishError.io("\(url.path) already exists; root versions are never rewritten") }

@@ -30,8 +30,15 @@ struct FirstPin {
     mutating func pinIfNeeded(_ rootPath: () throws -> String) throws {
         guard isNeeded else { return }
         pinned = true
-        try Trust(state: stateFile.deletingLastPathComponent()).pin(rootFile: URL(fileURLWithPath: try rootPath()))
+        do {
+            try Trust(state: stateFile.deletingLastPathComponent()).pin(rootFile: URL(fileURLWithPath: try rootPath()))
+        } catch let f as VerificationFailure {
+            throw VerificationFailure(f.code, f.message + "; " + Self.rootHint)
+        }
     }
+
+    /// What `--root` wants, for when it was given something else (a key, a manifest, the index).
+    static let rootHint = "--root takes the publisher's signed root document (root/N.root.json in the published tree or the state folder)"
 
     /// After a failure: removes the state this command pinned and the folders it created, if they hold nothing else.
     /// A state that already records a version (something was installed, or an index seen, before the failure)

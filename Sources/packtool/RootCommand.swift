@@ -121,7 +121,7 @@ enum RootCommand: Command {
             path = "\(try state(a).path)/root/\(latest.version).root.json"
             data = latest.bytes
         } else {
-            throw CommandLineError.failure("no root found")
+            throw CommandLineError.failure("no root in \(try state(a).path)/root; run `packtool root init` first")
         }
         let envelope: DSSEEnvelope
         do { envelope = try DSSEEnvelope.parse(data) } catch { throw CommandLineError.failure("\(path): \(error)") }

@@ -41,7 +41,7 @@ enum VerifyCommand: Command {
         guard FileSystem.isDirectory(path) || FileSystem.isRegularFile(path) else { throw CommandLineError.io("\(path): not a regular file or folder") }
         let verifier: TreeVerifier
         do { verifier = try TreeVerifier(pinnedRoot: rootData, now: now) } catch {
-            throw CommandLineError.failure("\(rootPath): not a usable root: \(error)")
+            throw CommandLineError.failure("\(rootPath): not a usable root: \(error); \(FirstPin.rootHint)")
         }
         do {
             let lines: [String]

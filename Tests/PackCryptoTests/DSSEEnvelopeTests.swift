@@ -50,6 +50,18 @@ final class DSSEEnvelopeTests: XCTestCase {
         XCTAssertThrowsError(try env.payloadBytes())
     }
 
+    func testAKeyOrAFileThatIsNotJSONIsCalledWhatItIs() throws {
+        let pem = try Ed25519PrivateKey().publicKey.pemRepresentation
+        XCTAssertThrowsError(try DSSEEnvelope.parse(Data(pem.utf8))) { error in
+            XCTAssertTrue("\(error)".hasSuffix("this is a PEM key, not a signed document"), "\(error)")
+        }
+        for text in ["", "{\"payloadType\":", "hello"] {
+            XCTAssertThrowsError(try DSSEEnvelope.parse(Data(text.utf8))) { error in
+                XCTAssertTrue("\(error)".hasSuffix("not a DSSE envelope: the file is not JSON"), "\(text): \(error)")
+            }
+        }
+    }
+
     func testEnvelopeJSONRoundTrips() throws {
         let a = try Ed25519PrivateKey()
         let env = try DSSEEnvelope(signing: Array("payload".utf8), as: "t", with: [a])

@@ -45,6 +45,31 @@ final class KeyTests: XCTestCase {
         }
     }
 
+    func testAFolderOrFIFOWhereAKeyBelongsIsRefusedByWhatItIsWithoutBlocking() throws {
+        let dir = try temporaryDirectory()
+        chmod(dir, 0o700)
+        XCTAssertThrowsError(try KeyFile.loadPrivateKey(at: dir)) { error in
+            XCTAssertTrue("\(error)".hasSuffix("is a folder, not a key file"), "\(error)")
+        }
+        XCTAssertThrowsError(try KeyFile.loadPublicKey(at: dir)) { error in
+            XCTAssertTrue("\(error)".hasSuffix("is a folder, not a key file"), "\(error)")
+        }
+        try makeFIFO(dir + "/pipe.pem")
+        chmod(dir + "/pipe.pem", 0o600)
+        XCTAssertThrowsError(try KeyFile.loadPrivateKey(at: dir + "/pipe.pem")) { error in
+            XCTAssertTrue("\(error)".hasSuffix("not a regular file, so not a key file"), "\(error)")
+        }
+        XCTAssertThrowsError(try KeyFile.loadPublicKey(at: dir + "/pipe.pem"))
+    }
+
+    func testAnOversizedKeyFileIsRefusedBeforeItIsRead() throws {
+        let dir = try temporaryDirectory()
+        try Data(count: 1 << 20).write(to: URL(fileURLWithPath: dir + "/big.pub"))
+        XCTAssertThrowsError(try KeyFile.loadPublicKey(at: dir + "/big.pub")) { error in
+            XCTAssertEqual((error as? CryptoError)?.code, "key.pem")
+        }
+    }
+
     func testWritingAKeyNeverOverwritesAnExistingFile() throws {
         let dir = try temporaryDirectory()
         try KeyFile.writePrivateKey(try Ed25519PrivateKey(), to: dir + "/k.pem")

@@ -83,6 +83,18 @@ final class ClientCommandTests: XCTestCase {
         XCTAssertEqual(right.status, 0, right.stderr)
     }
 
+    /// The root key where the root document belongs is named as such, with what `--root` wants; nothing is pinned.
+    func testARootKeyGivenAsTheRootSaysWhatRootTakes() throws {
+        for command in [["install", archive, "--into", dir + "/app"], ["verify", archive]] {
+            let run = try CLI.run(command + ["--root", keys + "/root.pub"])
+            XCTAssertEqual(run.status, 1, run.stderr)
+            XCTAssertTrue(run.stderr.contains("root.pub: "), run.stderr)
+            XCTAssertTrue(run.stderr.contains("not a DSSE envelope: this is a PEM key, not a signed document"), run.stderr)
+            XCTAssertTrue(run.stderr.contains("--root takes the publisher's signed root document (root/N.root.json"), run.stderr)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/app"))
+    }
+
     /// A root or manifest that is not a signed document is reported as that file's problem.
     func testABadRootOrManifestIsNamed() throws {
         let bad = dir + "/bad.json"

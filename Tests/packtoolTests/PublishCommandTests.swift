@@ -196,6 +196,33 @@ final class PublishCommandTests: XCTestCase {
         XCTAssertEqual(snapshot(), before)
     }
 
+    func testAStatePathThatIsAFileIsRefusedAsSuchByEveryPublisherCommand() throws {
+        let file = dir + "/not-a-folder"
+        try Data("x".utf8).write(to: URL(fileURLWithPath: file))
+        let commands = [
+            ["root", "init", "--state", file, "--root-key", "\(keys)/root.pem", "--manifest-key", "\(keys)/manifest.pub", "--index-key", "\(keys)/index.pub", "--grant-key", "\(keys)/grant.pub"],
+            ["root", "show", "--state", file],
+            ["build", Repository.root.appendingPathComponent("scenes/royal-mile").path, "--state", file],
+            ["sign", Repository.root.appendingPathComponent("scenes/royal-mile").path, "--state", file, "--key", "\(keys)/manifest.pem", "--index-key", "\(keys)/index.pem", "--publish", out],
+        ]
+        for command in commands {
+            let r = try CLI.run(command, environment: epoch)
+            XCTAssertNotEqual(r.status, 0, command.joined(separator: " "))
+            XCTAssertTrue(r.stderr.contains("not-a-folder: not a folder; --state names the publisher's state folder"), "\(command[0]): \(r.stderr)")
+        }
+        XCTAssertEqual(try String(contentsOfFile: file, encoding: .utf8), "x")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out))
+    }
+
+    func testADamagedStoredRootIsNamedAndPublishesNothing() throws {
+        try Data("garbage".utf8).write(to: URL(fileURLWithPath: state + "/root/1.root.json"))
+        let before = snapshot()
+        let r = try sign(Repository.root.appendingPathComponent("scenes/royal-mile").path)
+        XCTAssertNotEqual(r.status, 0)
+        XCTAssertTrue(r.stderr.contains("root/1.root.json: not a DSSE envelope: the file is not JSON"), r.stderr)
+        XCTAssertEqual(snapshot(), before)
+    }
+
     func testAFullDiskLeavesNoPartialFileAndThePreviousTreeUnchanged() throws {
         let copy = try publishedCopyWithAChange()
         let before = snapshot()
