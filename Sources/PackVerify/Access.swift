@@ -98,14 +98,60 @@ public struct AccessDecider {
             }
         }
         let products = Set([policy.products.cityPack.productId] + (policy.products.tripPass.map { [$0.productId] } ?? []))
+        var codeProblems: [String] = []
         for code in request.codes {
-            guard let grant = verifiedGrant(code), !request.revokedCodes.contains(grant.id), !products.isDisjoint(with: grant.products),
-                  let from = Timestamp.parse(grant.notBefore)?.timeIntervalSince1970, let to = Timestamp.parse(grant.notAfter)?.timeIntervalSince1970,
-                  now >= from, now < to else { continue }
-            return AccessDecision(allowed: true, code: "access-code", reason: "access code \(grant.id.prefix(8)) valid", entitlement: "code:\(grant.id)", until: grant.notAfter)
+            switch check(code, products: products, revoked: request.revokedCodes, now: now) {
+            case .valid(let grant):
+                return AccessDecision(allowed: true, code: "access-code", reason: "access code \(grant.id.prefix(8)) valid", entitlement: "code:\(grant.id)", until: grant.notAfter)
+            case .invalid(let problem):
+                codeProblems.append(problem)
+            }
         }
-        let why = refunded ? "the City Pack purchase was refunded" : lastEnded.map { "the Trip Pass ended at \(Timestamp.format(Date(timeIntervalSince1970: $0)))" } ?? "no purchase or valid access code unlocks this stop"
+        let why = closedReasons(request, valid: valid, refunded: refunded, tripEnded: lastEnded, codeProblems: codeProblems, products: products, now: now)
         return AccessDecision(allowed: false, code: "no-entitlement", reason: why, entitlement: nil, until: nil)
+    }
+
+    /// Why nothing the visitor holds opens the stop, so the app (or support) can say more than "closed": every fact
+    /// that applies, most telling first, joined by "; ".
+    private func closedReasons(_ request: AccessRequest, valid: [AccessRequest.Purchase], refunded: Bool, tripEnded: Double?,
+                               codeProblems: [String], products: Set<String>, now: Double) -> String {
+        var facts: [String] = []
+        if refunded { facts.append("the City Pack purchase was refunded") }
+        if let trip = policy.products.tripPass {
+            let passes = request.purchases.filter { $0.productId == trip.productId }
+            if let tripEnded { facts.append("the Trip Pass ended at \(Timestamp.format(Date(timeIntervalSince1970: tripEnded)))") }
+            if passes.contains(where: { !valid.contains($0) }) { facts.append("the Trip Pass purchase was refunded") }
+            if let first = valid.filter({ $0.productId == trip.productId }).compactMap({ Timestamp.parse($0.purchaseDate)?.timeIntervalSince1970 }).min(), first > now {
+                facts.append("the Trip Pass starts at \(Timestamp.format(Date(timeIntervalSince1970: first)))")
+            }
+        }
+        for problem in codeProblems where !facts.contains(problem) { facts.append(problem) }
+        let others = Set(request.purchases.map(\.productId)).subtracting(products).sorted()
+        if !others.isEmpty {
+            facts.append("purchases of \(others.joined(separator: ", ")) do not count here (this pack sells \(products.sorted().joined(separator: " and ")))")
+        }
+        return facts.isEmpty ? "no purchase or valid access code unlocks this stop" : facts.joined(separator: "; ")
+    }
+
+    /// An access code checked against this pack at `now`: valid, or why not.
+    private enum CodeCheck {
+        case valid(GrantDocument)
+        case invalid(String)
+    }
+
+    private func check(_ code: String, products: Set<String>, revoked: [String], now: Double) -> CodeCheck {
+        guard let grant = verifiedGrant(code) else {
+            return .invalid("an access code entered is not valid here (damaged, or not signed by this app's publisher)")
+        }
+        let name = "access code \(grant.id.prefix(8))"
+        if revoked.contains(grant.id) { return .invalid("\(name) was revoked") }
+        if products.isDisjoint(with: grant.products) { return .invalid("\(name) is for \(grant.products.sorted().joined(separator: ", ")), not this pack") }
+        guard let from = Timestamp.parse(grant.notBefore)?.timeIntervalSince1970, let to = Timestamp.parse(grant.notAfter)?.timeIntervalSince1970 else {
+            return .invalid("\(name) has no valid time window")
+        }
+        if now < from { return .invalid("\(name) is valid from \(grant.notBefore)") }
+        if now >= to { return .invalid("\(name) expired at \(grant.notAfter)") }
+        return .valid(grant)
     }
 
     /// A `PTG1.` code whose envelope is a grant signed by a threshold of the root's grant keys, or nil.

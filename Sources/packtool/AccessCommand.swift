@@ -49,7 +49,12 @@ enum AccessCommand: Command {
             let manifest = try VerificationFailure.about(manifestFile, "manifest") {
                 try CanonicalJSON.decode(Manifest.self, from: SignedDocument().payload(of: DSSEEnvelope.parse(data), type: PayloadType.manifest, role: "manifest", root: root), what: "manifest")
             }
-            let request = AccessRequest(scene: try a.required("--scene"), purchases: purchases, codes: a.values("--code"), revokedCodes: a.values("--revoked"))
+            let scene = try a.required("--scene")
+            // A mistyped scene would otherwise read as "closed", which is the wrong answer to give a visitor.
+            guard manifest.scenes.contains(where: { $0.id == scene }) else {
+                throw CommandLineError.usage("\(manifest.pack) version \(manifest.version) has no scene \"\(scene)\"; its scenes: \(manifest.scenes.map(\.id).joined(separator: ", "))")
+            }
+            let request = AccessRequest(scene: scene, purchases: purchases, codes: a.values("--code"), revokedCodes: a.values("--revoked"))
             let decider = AccessDecider(policy: manifest.access, root: root)
             let verdict = ClockGuard.Verdict(now: now, rollbackDetected: false, offlineTooLong: false)
             let decision = decider.decide(request, clock: verdict)

@@ -117,6 +117,36 @@ final class AccessTests: XCTestCase {
         XCTAssertFalse(decider.decide(.init(scene: "02-b", codes: [other]), clock: at(t0 + hour)).allowed)
     }
 
+    func testAClosedStopSaysWhyEachCodeDidNotOpenIt() throws {
+        let window = (from: t0, to: t0 + 7 * 86_400)
+        let c = try code(from: window.from, to: window.to, id: "gift-0001-abcdef")
+        func reason(_ request: AccessRequest, _ t: Double) -> String {
+            let d = decider.decide(request, clock: at(t))
+            XCTAssertEqual(d.code, "no-entitlement")
+            return d.reason
+        }
+        XCTAssertEqual(reason(.init(scene: "02-b", codes: [c]), t0 - hour), "access code gift-000 is valid from \(iso(window.from))")
+        XCTAssertEqual(reason(.init(scene: "02-b", codes: [c]), window.to), "access code gift-000 expired at \(iso(window.to))")
+        XCTAssertEqual(reason(.init(scene: "02-b", codes: [c], revokedCodes: ["gift-0001-abcdef"]), t0 + hour), "access code gift-000 was revoked")
+        let other = try code(products: ["another-city"], from: window.from, to: window.to, id: "other-01")
+        XCTAssertEqual(reason(.init(scene: "02-b", codes: [other]), t0 + hour), "access code other-01 is for another-city, not this pack")
+        let forged = try code(from: window.from, to: window.to, key: f.manifestKey)
+        XCTAssertEqual(reason(.init(scene: "02-b", codes: [forged, "PTG1.garbage"]), t0 + hour),
+                       "an access code entered is not valid here (damaged, or not signed by this app's publisher)", "said once for both")
+    }
+
+    func testAClosedStopNamesRefundsAndPurchasesOfOtherProducts() {
+        let d = decider.decide(.init(scene: "02-b", purchases: [trip(t0, refunded: t0 + hour), .init(productId: "citypack", purchaseDate: iso(t0))]), clock: at(t0 + 2 * hour))
+        XCTAssertFalse(d.allowed)
+        XCTAssertEqual(d.reason, "the Trip Pass purchase was refunded; purchases of citypack do not count here (this pack sells city and trip)")
+        XCTAssertEqual(decider.decide(.init(scene: "02-b"), clock: at(t0)).reason, "no purchase or valid access code unlocks this stop")
+    }
+
+    func testAPassBoughtLaterThanTheClockSaysWhenItStarts() {
+        let d = decider.decide(.init(scene: "02-b", purchases: [trip(t0 + 5 * hour)]), clock: at(t0))
+        XCTAssertEqual(d.reason, "the Trip Pass starts at \(iso(t0 + 5 * hour))")
+    }
+
     func testInstalledAccessPersistsTheClockGuardBetweenDecisions() throws {
         _ = try f.installer(wall: t0, boot: 100).install(archive: try f.archive(expires: Date(timeIntervalSince1970: t0 + 86_400 * 30)), into: f.into)
         var access = InstalledAccess(state: f.state)

@@ -83,6 +83,14 @@ final class ClientCommandTests: XCTestCase {
         XCTAssertEqual(right.status, 0, right.stderr)
     }
 
+    /// A scene id the manifest does not have is a usage error listing its scenes, not a "closed" answer.
+    func testAccessForAnUnknownSceneListsTheScenes() throws {
+        let r = try CLI.run(["access", manifest, "--root", root, "--scene", "99-nowhere"])
+        XCTAssertEqual(r.status, 2, r.stdout)
+        XCTAssertTrue(r.stderr.contains("has no scene \"99-nowhere\"; its scenes: 01-castle-esplanade, "), r.stderr)
+        XCTAssertEqual(r.stdout, "")
+    }
+
     /// The root key where the root document belongs is named as such, with what `--root` wants; nothing is pinned.
     func testARootKeyGivenAsTheRootSaysWhatRootTakes() throws {
         for command in [["install", archive, "--into", dir + "/app"], ["verify", archive]] {
