@@ -98,6 +98,16 @@ final class WebVTTParserTests: XCTestCase {
         XCTAssertTrue(errors[1].message.hasPrefix("malformed end timestamp: milliseconds follow a '.'"), errors[1].message)
     }
 
+    func testTimestampSlipsSayWhatIsWrong() {
+        let f = parse("WEBVTT\n\n00:00:00:500 --> 00:00:02.000\ncolon\n\n00:03 --> 00:04.000\nno millis\n\n00:05.000 --> 00:75.000\nsecond past 59\n\n00:05.0 --> 00:06.000\nshort\n")
+        let errors = f.issues.filter { $0.severity == .error }.map(\.message)
+        XCTAssertEqual(errors.count, 4, "\(errors)")
+        XCTAssertTrue(errors[0].hasPrefix("malformed start timestamp: milliseconds follow a '.', not a ':'"), errors[0])
+        XCTAssertTrue(errors[1].hasPrefix("malformed start timestamp: the milliseconds are missing (write .000 after the seconds)"), errors[1])
+        XCTAssertTrue(errors[2].hasPrefix("malformed end timestamp: minutes and seconds run from 00 to 59"), errors[2])
+        XCTAssertTrue(errors[3].hasPrefix("malformed start timestamp (expected [hh:]mm:ss.ttt)"), errors[3])
+    }
+
     func testNotesStylesAndOrderRules() {
         let f = parse("WEBVTT\n\nNOTE a comment\nspanning lines\n\nSTYLE\n::cue { color: red }\n\n00:00.000 --> 00:01.000\na\n\nSTYLE\n::cue { color: blue }\n\n00:02.000 --> 00:01.000\nbackwards\n")
         XCTAssertEqual(f.styles, ["::cue { color: red }"])

@@ -167,10 +167,17 @@ public struct WebVTTParser {
             issues.append(.init(severity: .error, line: lineNumber, column: s.index + 1, message: message + "; the cue is dropped"))
             return nil
         }
-        /// SRT writes "00:00:01,500"; authors converting a subtitle file meet this first, so it gets its own words.
+        /// The slips authors make get their own words: SRT's "00:00:01,500" (met first when converting a subtitle
+        /// file), a ':' before the milliseconds, no milliseconds at all, and minutes or seconds past 59.
         func malformed(_ which: String) -> String {
-            s.peek == "," ? "malformed \(which) timestamp: milliseconds follow a '.', not a ',' as in SRT (expected [hh:]mm:ss.ttt)"
-                : "malformed \(which) timestamp (expected [hh:]mm:ss.ttt)"
+            let problem: String? = switch (s.peek, s.fault) {
+            case (",", _): "milliseconds follow a '.', not a ',' as in SRT"
+            case (":", .milliseconds?): "milliseconds follow a '.', not a ':'"
+            case (_, .milliseconds?): "the milliseconds are missing (write .000 after the seconds)"
+            case (_, .range?): "minutes and seconds run from 00 to 59"
+            default: nil
+            }
+            return "malformed \(which) timestamp" + (problem.map { ": \($0)" } ?? "") + " (expected [hh:]mm:ss.ttt)"
         }
         s.skipWhitespace()
         guard let start = s.timestamp() else { return fail(malformed("start")) }
@@ -341,6 +348,9 @@ public struct WebVTTParser {
 private struct Scanner {
     let scalars: [Unicode.Scalar]
     var index = 0
+    /// Where the last `timestamp()` failed, when that says what the author meant.
+    enum Fault { case milliseconds, range }
+    var fault: Fault?
 
     init(_ scalars: [Unicode.Scalar]) { self.scalars = scalars }
 
@@ -363,6 +373,7 @@ private struct Scanner {
 
     /// "Collect a WebVTT timestamp": [hours:]mm:ss.ttt, where hours has two or more digits.
     mutating func timestamp() -> Double? {
+        fault = nil
         guard let (s1, v1) = digits() else { return nil }
         let hoursGiven = s1.count != 2 || v1 > 59
         guard peek == ":" else { return nil }
@@ -375,10 +386,16 @@ private struct Scanner {
             guard let (s3, v3) = digits(), s3.count == 2 else { return nil }
             h = v1; m = v2raw; sec = v3
         }
-        guard peek == "." else { return nil }
+        guard peek == "." else {
+            fault = .milliseconds
+            return nil
+        }
         index += 1
         guard let (s4, ms) = digits(), s4.count == 3 else { return nil }
-        guard m <= 59, sec <= 59 else { return nil }
+        guard m <= 59, sec <= 59 else {
+            fault = .range
+            return nil
+        }
         return Double(h) * 3600 + Double(m) * 60 + Double(sec) + Double(ms) / 1000
     }
 }
