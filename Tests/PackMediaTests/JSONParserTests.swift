@@ -86,6 +86,27 @@ final class JSONParserTests: XCTestCase {
         XCTAssertNil(parse("{\"a\": 1 2}").root, "a value where a key belongs")
     }
 
+    /// `//` and `/* */` comments are reported where they start and read past, lines still counted through them.
+    func testACommentIsReportedWhereItStartsAndReadPast() throws {
+        let r = parse("// heading\n{\"a\": 1, /* one\n two */ \"b\": [2 // why\n, 3]}\n/* end */")
+        XCTAssertEqual(r.issues.map(\.kind), [.comment, .comment, .comment, .comment])
+        XCTAssertEqual(r.issues.map(\.position.line), [1, 2, 3, 5])
+        XCTAssertEqual(r.issues.map(\.position.column), [1, 10, 17, 1])
+        XCTAssertEqual(r.issues[0].message, "a comment (JSON does not allow comments)")
+        XCTAssertFalse(r.issues[0].isFatal)
+        XCTAssertEqual(try XCTUnwrap(r.root).jsonText, #"{"a":1,"b":[2,3]}"#)
+        let b = try XCTUnwrap(r.root?["b"])
+        XCTAssertEqual(b.position.line, 3, "the line after a block comment is counted")
+    }
+
+    func testAnUnclosedBlockCommentIsNamedAndEndsTheParse() {
+        let r = parse("{\"a\": 1 /* never closed\n}")
+        XCTAssertNil(r.root)
+        XCTAssertEqual(r.issues.first?.message, "a '/*' comment that is never closed (JSON does not allow comments)")
+        XCTAssertEqual(r.issues.first?.position.column, 9)
+        XCTAssertNil(parse("[1, / 2]").root, "a lone slash is still garbage")
+    }
+
     func testInvalidUTF8IsAnEncodingIssue() {
         let r = JSONParser().parse([0x7B, 0x22, 0x61, 0x22, 0x3A, 0x22, 0xC3, 0x28, 0x22, 0x7D])
         XCTAssertNil(r.root)

@@ -5,15 +5,15 @@
 /// `file:line:col` for every finding, so lint parses with this.
 public struct JSONParser {
     /// A problem found while parsing. `isFatal` issues leave no document; duplicate keys keep the first value, and the
-    /// two commonest hand-editing slips — a trailing comma, and a comma left out between two members or items (the
-    /// next one starts on the same or the next line) — are reported and read past, so the rest of the document can
-    /// still be checked. They are errors all the same: the document is not valid JSON.
+    /// commonest hand-editing slips — a trailing comma, a comma left out between two members or items (the next one
+    /// starts on the same or the next line), and a `//` or `/* */` comment — are reported and read past, so the rest
+    /// of the document can still be checked. They are errors all the same: the document is not valid JSON.
     public struct Issue: Equatable, Sendable {
-        public enum Kind: String, Sendable { case syntax, encoding, duplicateKey, depth, trailingComma, missingComma }
+        public enum Kind: String, Sendable { case syntax, encoding, duplicateKey, depth, trailingComma, missingComma, comment }
         public var kind: Kind
         public var message: String
         public var position: SourcePosition
-        public var isFatal: Bool { kind != .duplicateKey && kind != .trailingComma && kind != .missingComma }
+        public var isFatal: Bool { ![.duplicateKey, .trailingComma, .missingComma, .comment].contains(kind) }
     }
 
     public struct Result: Sendable {
@@ -107,8 +107,37 @@ private struct State {
                 index += 1
                 line += 1
                 lineStart = index
+            case UInt8(ascii: "/") where index + 1 < bytes.count && (bytes[index + 1] == UInt8(ascii: "/") || bytes[index + 1] == UInt8(ascii: "*")):
+                skipComment()
             default: return
             }
+        }
+    }
+
+    /// Reads past a `//` comment (to the end of its line) or a `/* */` comment, recording it: JSON has none, but
+    /// authors used to JavaScript or JSONC editors write them, and one should not hide the rest of the file.
+    mutating func skipComment() {
+        let start = index
+        if bytes[index + 1] == UInt8(ascii: "/") {
+            while index < bytes.count && bytes[index] != 0x0A { index += 1 }
+            issues.append(issue(.comment, "a comment (JSON does not allow comments)", at: start))
+            return
+        }
+        // The issue is made first: its column is counted on the comment's own first line.
+        let found = issue(.comment, "a comment (JSON does not allow comments)", at: start)
+        index += 2
+        while index < bytes.count && !(bytes[index] == UInt8(ascii: "*") && index + 1 < bytes.count && bytes[index + 1] == UInt8(ascii: "/")) {
+            if bytes[index] == 0x0A {
+                line += 1
+                lineStart = index + 1
+            }
+            index += 1
+        }
+        if index < bytes.count {
+            index += 2
+            issues.append(found)
+        } else {
+            issues.append(JSONParser.Issue(kind: .comment, message: "a '/*' comment that is never closed (JSON does not allow comments)", position: found.position))
         }
     }
 
