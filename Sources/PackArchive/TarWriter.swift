@@ -130,12 +130,17 @@ public final class TarWriter {
     /// was hashed is an error, not a silently different archive). With `identity`, the file must also still be the one
     /// that was hashed — same inode and unchanged times before and after copying — which proves the bytes written are
     /// the hashed ones without hashing them again. `onChunk` sees every piece written.
-    public func add(_ name: String, from source: URL, size: UInt64, identity: FileIdentity? = nil,
+    /// With `offset`, the entry's bytes start that far into `source` (a file kept inside another archive) and the
+    /// file may go on after them.
+    public func add(_ name: String, from source: URL, offset: UInt64 = 0, size: UInt64, identity: FileIdentity? = nil,
                     onChunk: ((UnsafeRawBufferPointer) -> Void)? = nil) throws {
         try header(name, size: size)
         let fd = open(source.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)  // a FIFO swapped in must not block the open
         guard fd >= 0 else { throw ArchiveError("\(source.path): cannot open (\(String(cString: strerror(errno))))") }
         defer { close(fd) }
+        if offset > 0 {
+            guard lseek(fd, off_t(offset), SEEK_SET) == off_t(offset) else { throw ArchiveError("\(source.path): cannot read from byte \(offset)") }
+        }
         let changed = ArchiveError("\(source.path) changed after it was hashed; publish again")
         if let identity, FileIdentity(descriptor: fd) != identity { throw changed }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 16)
@@ -150,7 +155,7 @@ public final class TarWriter {
             remaining -= UInt64(n)
         }
         var probe: UInt8 = 0
-        if read(fd, &probe, 1) > 0 { throw ArchiveError("\(source.path): longer than the \(size) bytes recorded; did it change during the build?") }
+        if offset == 0, read(fd, &probe, 1) > 0 { throw ArchiveError("\(source.path): longer than the \(size) bytes recorded; did it change during the build?") }
         if let identity, FileIdentity(descriptor: fd) != identity { throw changed }
         contentBytes += size
     }

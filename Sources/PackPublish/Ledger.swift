@@ -116,6 +116,19 @@ public final class Ledger {
         Dictionary(grouping: try releases(), by: \.pack).values.compactMap { $0.max { $0.version < $1.version } }.sorted { $0.pack < $1.pack }
     }
 
+    /// What the index lists for the newest release of every pack (but `excluding`, which the caller is publishing).
+    public func indexEntries(excluding excluded: String? = nil) throws -> [String: IndexDocument.Entry] {
+        var entries: [String: IndexDocument.Entry] = [:]
+        for release in try latestReleases() where release.pack != excluded {
+            let manifestBytes = try manifestEnvelope(pack: release.pack, version: release.version)?.count ?? 0
+            entries[release.pack] = IndexDocument.Entry(
+                version: release.version,
+                manifest: .init(path: PublishLayout.manifest(pack: release.pack, version: release.version), size: UInt64(manifestBytes), sha256: release.manifestSHA256),
+                archive: .init(path: PublishLayout.archive(pack: release.pack, version: release.version), size: UInt64(release.archiveSize), sha256: release.archiveSHA256))
+        }
+        return entries
+    }
+
     public func nextIndexVersion() throws -> Int {
         Int(try database.query("SELECT COALESCE(MAX(version), 0) FROM indexes").first?[0].int ?? 0) + 1
     }
@@ -154,6 +167,19 @@ public final class Ledger {
             try database.query("INSERT INTO indexes VALUES (?, ?, ?)", [.int(Int64(index.version)), .text(index.created), .text(index.sha256)])
             return try latest(pack: manifest.pack)!
         }
+    }
+
+    /// Records an index signed without a new release (`export`), so the next one is numbered above it.
+    public func recordIndex(version: Int, created: String, sha256: String) throws {
+        try database.transaction {
+            guard version >= (try nextIndexVersion()) else { throw PublishError.io("index version \(version) is already recorded") }
+            try database.query("INSERT INTO indexes VALUES (?, ?, ?)", [.int(Int64(version)), .text(created), .text(sha256)])
+        }
+    }
+
+    /// Takes back an index recorded by `recordIndex` whose publication then failed.
+    func removeIndex(version: Int) throws {
+        try database.query("DELETE FROM indexes WHERE version = ?", [.int(Int64(version))])
     }
 
     /// Where the bytes of a published file with this SHA-256 are kept: an archive in the state folder and a range.

@@ -20,35 +20,53 @@ extension Publisher {
         let manifest = plan.manifest
         var written: [URL] = []
         for scene in manifest.scenes where plan.changedScenes.contains(scene.id) {
-            let history = try ledger.sceneHistory(pack: manifest.pack, scene: scene.id).filter { $0.sceneVersion < scene.version }
-            var bases: [(DeltaDocument.SceneState, [Manifest.File])] = [(.init(version: 0, digest: ""), [])]
-            for past in history.suffix(options.deltaDepth) {
-                bases.append((.init(version: past.sceneVersion, digest: past.digest),
-                              try ledger.sceneFiles(pack: manifest.pack, version: past.packVersion, scene: scene.id)))
+            let writer = DeltaWriter(ledger: ledger, output: options.output, keys: options.manifestKeys, depth: options.deltaDepth)
+            written += try writer.write(pack: manifest.pack, scene: scene, mtime: mtime, tracking: &created) { tar, path, file in
+                let key = "stops/\(scene.id)/\(path)"
+                try tar.add(path, from: plan.sources[key]!, size: file.size, identity: plan.identities[key])
             }
-            let folder = options.output.appendingPathComponent("packs/\(manifest.pack)/deltas/\(scene.id)")
-            try created.makeDirectory(folder)
-            for (from, fromFiles) in bases {
-                let delta = DeltaDocument.between(pack: manifest.pack, scene: scene.id, from: from, fromFiles: fromFiles,
-                                                  to: .init(version: scene.version, digest: scene.digest), toFiles: scene.files)
-                let url = options.output.appendingPathComponent(PublishLayout.delta(pack: manifest.pack, scene: scene.id, from: from.version, to: scene.version))
-                guard !FileManager.default.fileExists(atPath: url.path) else { throw PublishError.io("\(url.path) already exists") }
-                let envelope = try DSSEEnvelope(signing: CanonicalJSON.encode(delta), as: PayloadType.delta, with: options.manifestKeys)
-                let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).tmp")
-                unlink(temporary.path)
-                created.file(temporary)
-                let writer = try TarWriter(path: temporary.path, mtime: mtime)
-                try writer.add(PublishLayout.deltaDocumentEntry, bytes: try CanonicalJSON.encode(envelope))
-                let byPath = Dictionary(scene.files.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
-                for path in delta.added {
-                    let key = "stops/\(scene.id)/\(path)"
-                    try writer.add(path, from: plan.sources[key]!, size: byPath[path]!.size, identity: plan.identities[key])
-                }
-                try writer.finish()
-                created.file(url)
-                guard rename(temporary.path, url.path) == 0 else { throw PublishError.io("\(url.path): \(String(cString: strerror(errno)))") }
-                written.append(url)
-            }
+        }
+        return written
+    }
+}
+
+/// Writes one scene's deltas to its current version: from version 0 (the whole scene) and from each of its `depth`
+/// most recent earlier versions in the ledger. `sign` takes the added files' bytes from the pack folder; `export`
+/// from the ledger's store. Ed25519 signatures are deterministic, so the same inputs and keys give the same bytes.
+struct DeltaWriter {
+    let ledger: Ledger
+    let output: URL
+    let keys: [Ed25519PrivateKey]
+    let depth: Int
+
+    /// `add` writes one added or changed file (a path relative to the scene folder) into the delta's tar.
+    func write(pack: String, scene: Manifest.Scene, mtime: Int64, tracking created: inout CreatedPaths,
+               add: (TarWriter, String, Manifest.File) throws -> Void) throws -> [URL] {
+        let history = try ledger.sceneHistory(pack: pack, scene: scene.id).filter { $0.sceneVersion < scene.version }
+        var bases: [(DeltaDocument.SceneState, [Manifest.File])] = [(.init(version: 0, digest: ""), [])]
+        for past in history.suffix(depth) {
+            bases.append((.init(version: past.sceneVersion, digest: past.digest), try ledger.sceneFiles(pack: pack, version: past.packVersion, scene: scene.id)))
+        }
+        let folder = output.appendingPathComponent("packs/\(pack)/deltas/\(scene.id)")
+        try created.makeDirectory(folder)
+        let byPath = Dictionary(scene.files.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
+        var written: [URL] = []
+        for (from, fromFiles) in bases {
+            let delta = DeltaDocument.between(pack: pack, scene: scene.id, from: from, fromFiles: fromFiles,
+                                              to: .init(version: scene.version, digest: scene.digest), toFiles: scene.files)
+            let url = output.appendingPathComponent(PublishLayout.delta(pack: pack, scene: scene.id, from: from.version, to: scene.version))
+            guard !FileManager.default.fileExists(atPath: url.path) else { throw PublishError.io("\(url.path) already exists") }
+            let envelope = try DSSEEnvelope(signing: CanonicalJSON.encode(delta), as: PayloadType.delta, with: keys)
+            let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).tmp")
+            unlink(temporary.path)
+            created.file(temporary)
+            let tar = try TarWriter(path: temporary.path, mtime: mtime)
+            try tar.add(PublishLayout.deltaDocumentEntry, bytes: try CanonicalJSON.encode(envelope))
+            for path in delta.added { try add(tar, path, byPath[path]!) }
+            try tar.finish()
+            created.file(url)
+            guard rename(temporary.path, url.path) == 0 else { throw PublishError.io("\(url.path): \(String(cString: strerror(errno)))") }
+            written.append(url)
         }
         return written
     }

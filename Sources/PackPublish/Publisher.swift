@@ -208,15 +208,7 @@ public final class Publisher {
         guard let root = try RootStore(state: options.state).latest()?.document else {
             throw PublishError.trust("no root in \(options.state.path)/root; run `packtool root init` first")
         }
-        for (role, keys) in [("manifest", options.manifestKeys), ("index", options.indexKeys)] {
-            guard let spec = root.roles[role] else { throw PublishError.trust("root version \(root.version) has no \(role) role") }
-            for key in keys where !spec.keyids.contains(key.publicKey.keyID) {
-                throw PublishError.trust("key \(key.publicKey.keyID) is not a \(role) key in root version \(root.version)")
-            }
-            guard Set(keys.map(\.publicKey.keyID)).count >= spec.threshold else {
-                throw PublishError.trust("the \(role) role needs \(spec.threshold) distinct signing keys; \(keys.count) given")
-            }
-        }
+        try root.checkSigningKeys(manifest: options.manifestKeys, index: options.indexKeys)
     }
 
     // MARK: - Publish
@@ -338,13 +330,7 @@ public final class Publisher {
 
         // The index lists the newest release of every pack this state has published, this one included.
         let indexVersion = try ledger.nextIndexVersion()
-        var entries: [String: IndexDocument.Entry] = [:]
-        for release in try ledger.latestReleases() where release.pack != manifest.pack {
-            entries[release.pack] = IndexDocument.Entry(
-                version: release.version,
-                manifest: .init(path: PublishLayout.manifest(pack: release.pack, version: release.version), size: UInt64(try ledger.manifestEnvelope(pack: release.pack, version: release.version)?.count ?? 0), sha256: release.manifestSHA256),
-                archive: .init(path: PublishLayout.archive(pack: release.pack, version: release.version), size: UInt64(release.archiveSize), sha256: release.archiveSHA256))
-        }
+        var entries = try ledger.indexEntries(excluding: manifest.pack)
         entries[manifest.pack] = IndexDocument.Entry(
             version: manifest.version,
             manifest: .init(path: PublishLayout.manifest(pack: manifest.pack, version: manifest.version), size: UInt64(envelopeBytes.count), sha256: SHA256.hexHash(envelopeBytes)),

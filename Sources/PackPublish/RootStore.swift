@@ -67,3 +67,19 @@ public struct RootStore {
         return url
     }
 }
+
+extension RootDocument {
+    /// The signing keys must be the ones this root lists for their roles, enough of them, or clients would refuse
+    /// what they sign.
+    func checkSigningKeys(manifest: [Ed25519PrivateKey], index: [Ed25519PrivateKey]) throws {
+        for (role, keys) in [("manifest", manifest), ("index", index)] {
+            guard let spec = roles[role] else { throw PublishError.trust("root version \(version) has no \(role) role") }
+            for key in keys where !spec.keyids.contains(key.publicKey.keyID) {
+                throw PublishError.trust("key \(key.publicKey.keyID) is not \(role == "index" ? "an" : "a") \(role) key in root version \(version)")
+            }
+            guard Set(keys.map(\.publicKey.keyID)).count >= spec.threshold else {
+                throw PublishError.trust("the \(role) role needs \(spec.threshold) distinct signing keys; \(keys.count) given")
+            }
+        }
+    }
+}

@@ -66,8 +66,8 @@ enum SignCommand: Command {
                 if !FileManager.default.fileExists(atPath: published.path) {
                     Output.err("""
                         note: \(output.path) holds no version \(last) of \(plan.manifest.pack); it was published into another \
-                        tree. Publish into that tree (or copy it here); a new version is made when the pack changes, or \
-                        with --version \(last + 1).
+                        tree. Publish into that tree, or write the whole tree into a new folder with `packtool export`; a \
+                        new version is made when the pack changes, or with --version \(last + 1).
 
                         """)
                 }

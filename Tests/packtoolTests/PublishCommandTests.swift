@@ -114,6 +114,86 @@ final class PublishCommandTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: elsewhere))
     }
 
+    private func export(into folder: String, indexKey: String = "index") throws -> CLI.Result {
+        try CLI.run(["export", "--state", state, "--key", "\(keys)/manifest.pem", "--index-key", "\(keys)/\(indexKey).pem", "--publish", folder])
+    }
+
+    /// Files under `root`, by relative path.
+    private func files(under root: String) -> [String: Data] {
+        var all: [String: Data] = [:]
+        let e = FileManager.default.enumerator(atPath: root)
+        while let rel = e?.nextObject() as? String {
+            if let data = FileManager.default.contents(atPath: root + "/" + rel) { all[rel] = data }  // nil for a folder
+        }
+        return all
+    }
+
+    /// A lost tree comes back from the state alone: the newest release's manifest and archive, its deltas and the
+    /// roots byte for byte as sign wrote them, and a fresh index numbered above every earlier one.
+    func testExportRebuildsThePublishedTreeFromTheState() throws {
+        let copy = try publishedCopyWithAChange()
+        XCTAssertEqual(try sign(copy.root.path).status, 0)
+        let mirror = dir + "/mirror"
+        let r = try export(into: mirror)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("exported royal-mile version 2"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("deltas: 2"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("index.json version 3"), r.stdout)
+        let original = files(under: out), exported = files(under: mirror)
+        XCTAssertEqual(Set(exported.keys), Set(original.keys).subtracting(["packs/royal-mile/1/manifest.json", "packs/royal-mile/1/royal-mile-1.tar"]))
+        for (path, data) in exported where path != "index.json" { XCTAssertEqual(data, original[path], path) }
+        XCTAssertTrue(exported.keys.contains("packs/royal-mile/deltas/02-gladstones-land/0-2.tar"), "\(exported.keys.sorted())")
+        let v = try CLI.run(["verify", mirror, "--root", state + "/root/1.root.json"])
+        XCTAssertEqual(v.status, 0, v.stderr)
+        XCTAssertTrue(v.stdout.contains("2 deltas verified"), v.stdout)
+        XCTAssertEqual(try CLI.run(["ledger", "verify", "--state", state, "--deep"]).status, 0)
+        // The next release's index is numbered above the exported one.
+        try copy.edit("stops/02-gladstones-land/story.vtt", replacing: "Gladstone’s Land", with: "Gladstone's Land")
+        XCTAssertEqual(try CLI.run(["review", "sign", copy.stop(1).path, "--key", "\(keys)/historian.pem", "--reviewer", "example-historian"]).status, 0)
+        let next = try sign(copy.root.path)
+        XCTAssertTrue(next.stdout.contains("index.json version 4"), next.stdout)
+    }
+
+    func testExportRefusesANonEmptyFolderAWrongKeyAndAnEmptyStateAndWritesNothing() throws {
+        XCTAssertEqual(try sign(ExamplePack.root.path).status, 0)
+        let busy = dir + "/busy"
+        try FileManager.default.createDirectory(atPath: busy, withIntermediateDirectories: true)
+        try Data("keep".utf8).write(to: URL(fileURLWithPath: busy + "/upload.txt"))
+        let before = snapshot()
+        let r = try export(into: busy)
+        XCTAssertEqual(r.status, 2)
+        XCTAssertTrue(r.stderr.contains("not empty; export writes a whole tree into a new or empty folder"), r.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: busy), ["upload.txt"])
+        let wrong = try export(into: dir + "/mirror", indexKey: "grant")
+        XCTAssertEqual(wrong.status, 1)
+        XCTAssertTrue(wrong.stderr.contains("is not an index key in root version 1"), wrong.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/mirror"))
+        XCTAssertEqual(snapshot(), before, "the state and the published tree are unchanged")
+        let fresh = try CLI.run(["root", "init", "--state", dir + "/fresh", "--root-key", "\(keys)/root.pem", "--manifest-key", "\(keys)/manifest.pub",
+                                 "--index-key", "\(keys)/index.pub", "--grant-key", "\(keys)/grant.pub"])
+        XCTAssertEqual(fresh.status, 0)
+        let none = try CLI.run(["export", "--state", dir + "/fresh", "--key", "\(keys)/manifest.pem", "--index-key", "\(keys)/index.pem", "--publish", dir + "/m2"])
+        XCTAssertEqual(none.status, 2)
+        XCTAssertTrue(none.stderr.contains("nothing has been published from this state"), none.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/m2"))
+    }
+
+    func testExportRefusesAKeptArchiveThatNoLongerMatchesTheLedger() throws {
+        XCTAssertEqual(try sign(ExamplePack.root.path).status, 0)
+        let kept = state + "/archives/royal-mile-1.tar"
+        // A copy replaces the hard link, so the published tree keeps its good archive.
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: kept))
+        bytes[bytes.count / 2] ^= 0xFF
+        try FileManager.default.removeItem(atPath: kept)
+        try bytes.write(to: URL(fileURLWithPath: kept))
+        let before = snapshot()
+        let r = try export(into: dir + "/mirror")
+        XCTAssertEqual(r.status, 2, r.stdout)
+        XCTAssertTrue(r.stderr.contains("does not match the SHA-256 the ledger records"), r.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/mirror"))
+        XCTAssertEqual(snapshot(), before, "no index recorded, nothing else changed")
+    }
+
     /// `build` prints the plan and writes nothing: not into a state folder that does not exist yet, and not into
     /// one that holds a ledger (it reads the versions from there).
     func testBuildShowsThePlanAndWritesNothing() throws {

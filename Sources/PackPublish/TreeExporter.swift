@@ -1,0 +1,170 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import PackArchive
+import PackCrypto
+import PackModel
+
+/// Writes the whole CDN tree for what a state folder has published into a new folder, from the state alone: every
+/// root, and for each pack's newest release its manifest and archive (the ledger's kept copy, checked against the
+/// recorded hash), its scenes' deltas (rebuilt from the ledger's store; the same bytes `sign` wrote, as Ed25519
+/// signatures are deterministic), and a freshly signed index, recorded in the ledger so later indexes number above
+/// it. For a lost or new CDN folder, or a mirror, without publishing a new version.
+///
+/// The folder must not exist or be empty. Any failure removes what was written, and the ledger is as it was.
+public struct TreeExporter {
+    public struct Options {
+        public var state: URL
+        public var output: URL
+        /// Manifest-role keys sign the deltas, index-role keys the index; both must be the current root's.
+        public var manifestKeys: [Ed25519PrivateKey]
+        public var indexKeys: [Ed25519PrivateKey]
+        public var indexLifetime: TimeInterval = 7 * 86_400
+        public var deltaDepth = 3
+
+        public init(state: URL, output: URL, manifestKeys: [Ed25519PrivateKey], indexKeys: [Ed25519PrivateKey]) {
+            self.state = state
+            self.output = output
+            self.manifestKeys = manifestKeys
+            self.indexKeys = indexKeys
+        }
+    }
+
+    public struct Result {
+        /// The releases written, as (pack, version), by pack.
+        public var releases: [(pack: String, version: Int)]
+        public var deltas: Int
+        public var indexVersion: Int
+    }
+
+    public let options: Options
+
+    public init(options: Options) { self.options = options }
+
+    public func export() throws -> Result {
+        try StateFolder.check(options.state.path)
+        guard FileSystem.exists(options.state.appendingPathComponent(Ledger.fileName).path) else {
+            throw PublishError.io("\(options.state.path): no ledger here; nothing has been published from this state")
+        }
+        let ledger = try Ledger(state: options.state, createIfMissing: false)
+        let releases = try ledger.latestReleases()
+        guard !releases.isEmpty else { throw PublishError.io("\(options.state.path): the ledger records no release to export") }
+        let roots = try RootStore(state: options.state).all()
+        guard let root = roots.last else { throw PublishError.trust("no root in \(options.state.path)/root") }
+        try root.document.checkSigningKeys(manifest: options.manifestKeys, index: options.indexKeys)
+        let out = options.output
+        if FileSystem.exists(out.path) {
+            guard FileSystem.isDirectory(out.path) else { throw PublishError.io("\(out.path): not a folder") }
+            guard ((try? FileSystem.list(out.path)) ?? ["?"]).isEmpty else {
+                throw PublishError.io("\(out.path): not empty; export writes a whole tree into a new or empty folder")
+            }
+        }
+
+        var created = CreatedPaths()
+        do {
+            try created.makeDirectory(out)
+            for stored in roots {
+                let url = out.appendingPathComponent(PublishLayout.root(version: stored.version))
+                try created.makeDirectory(url.deletingLastPathComponent())
+                created.file(url)
+                try AtomicFile.write(stored.bytes, to: url)
+            }
+            var deltas = 0
+            for release in releases {
+                deltas += try exportRelease(release, ledger: ledger, tracking: &created)
+            }
+            let indexVersion = try writeIndex(ledger: ledger, rootVersion: root.version, tracking: &created)
+            created.keepAll()
+            return Result(releases: releases.map { ($0.pack, $0.version) }, deltas: deltas, indexVersion: indexVersion)
+        } catch {
+            created.removeAll()
+            throw error
+        }
+    }
+
+    /// The manifest, the archive and the deltas of one release; returns the number of deltas.
+    private func exportRelease(_ release: Ledger.Release, ledger: Ledger, tracking created: inout CreatedPaths) throws -> Int {
+        let out = options.output
+        guard let envelope = try ledger.manifestEnvelope(pack: release.pack, version: release.version) else {
+            throw PublishError.io("the ledger has no manifest for \(release.pack) version \(release.version)")
+        }
+        let manifest = try CanonicalJSON.decode(Manifest.self, from: DSSEEnvelope.parse(Data(envelope)).payloadBytes(), what: "manifest")
+        let manifestURL = out.appendingPathComponent(PublishLayout.manifest(pack: release.pack, version: release.version))
+        try created.makeDirectory(manifestURL.deletingLastPathComponent())
+        created.file(manifestURL)
+        try AtomicFile.write(Data(envelope), to: manifestURL)
+
+        // The archive: the ledger's kept copy, linked (or copied) in, and checked against the recorded hash and size.
+        let archiveURL = out.appendingPathComponent(PublishLayout.archive(pack: release.pack, version: release.version))
+        let kept = ledger.archives.appendingPathComponent(archiveURL.lastPathComponent)
+        guard FileSystem.isRegularFile(kept.path) else { throw PublishError.io("\(kept.path): the kept archive of \(release.pack) version \(release.version) is missing") }
+        created.file(archiveURL)
+        let sha256: String
+        if link(kept.path, archiveURL.path) == 0 {
+            let (digest, size) = try SHA256.hash(fileAt: archiveURL)
+            guard Int64(size) == release.archiveSize else { throw PublishError.io("\(kept.path): \(size) bytes, the ledger records \(release.archiveSize)") }
+            sha256 = Hex.encode(digest)
+        } else {
+            guard errno == EXDEV else { throw PublishError.io("\(archiveURL.path): \(String(cString: strerror(errno)))") }
+            let partial = archiveURL.deletingLastPathComponent().appendingPathComponent(".\(archiveURL.lastPathComponent).tmp")
+            created.file(partial)
+            sha256 = try FileCopy.copy(from: kept, to: partial)
+            guard rename(partial.path, archiveURL.path) == 0 else { throw PublishError.io("\(archiveURL.path): \(String(cString: strerror(errno)))") }
+        }
+        guard sha256 == release.archiveSHA256 else {
+            throw PublishError.io("\(kept.path): does not match the SHA-256 the ledger records for \(release.pack) version \(release.version); run `packtool ledger verify --deep`")
+        }
+
+        // Deltas for each scene's current version, as the release that introduced that version wrote them: none
+        // when it was the pack's first release, and with that release's time.
+        let history = try ledger.releases(pack: release.pack)
+        guard let first = history.map(\.version).min() else { return 0 }
+        let writer = DeltaWriter(ledger: ledger, output: out, keys: options.manifestKeys, depth: options.deltaDepth)
+        var count = 0
+        for scene in manifest.scenes {
+            guard let origin = try ledger.sceneHistory(pack: release.pack, scene: scene.id).first(where: { $0.sceneVersion == scene.version && $0.digest == scene.digest })?.packVersion,
+                  origin != first, let made = history.first(where: { $0.version == origin }) else { continue }
+            guard let mtime = Timestamp.parse(made.created).map({ Int64($0.timeIntervalSince1970) }) else {
+                throw PublishError.io("the ledger's release \(release.pack) version \(origin) has no valid time")
+            }
+            count += try writer.write(pack: release.pack, scene: scene, mtime: mtime, tracking: &created) { tar, path, file in
+                guard let (archive, offset, size) = try ledger.blob(file.sha256), size == file.size else {
+                    throw PublishError.io("the ledger keeps no copy of \(scene.id)/\(path)")
+                }
+                let hasher = SHA256()
+                try tar.add(path, from: archive, offset: offset, size: size) { hasher.update($0) }
+                guard Hex.encode(hasher.finalize()) == file.sha256 else {
+                    throw PublishError.io("\(archive.path): the stored copy of \(scene.id)/\(path) is damaged; run `packtool ledger verify --deep`")
+                }
+            }.count
+        }
+        return count
+    }
+
+    /// Signs and writes a fresh index listing every pack's newest release, recording it in the ledger before it is
+    /// renamed into place (and taking the record back if that fails).
+    private func writeIndex(ledger: Ledger, rootVersion: Int, tracking created: inout CreatedPaths) throws -> Int {
+        let version = try ledger.nextIndexVersion()
+        let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+        let index = IndexDocument(version: version, created: Timestamp.format(now), expires: Timestamp.format(now.addingTimeInterval(options.indexLifetime)),
+                                  rootVersion: rootVersion, packs: try ledger.indexEntries())
+        let bytes = try DSSEEnvelope(signing: CanonicalJSON.encode(index), as: PayloadType.index, with: options.indexKeys).jsonData()
+        let temporary = options.output.appendingPathComponent(".index.json.tmp")
+        created.file(temporary)
+        try AtomicFile.write(bytes, to: temporary)
+        try ledger.recordIndex(version: version, created: index.created, sha256: SHA256.hexHash([UInt8](bytes)))
+        let target = options.output.appendingPathComponent(PublishLayout.index)
+        created.file(target)
+        guard rename(temporary.path, target.path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            try? ledger.removeIndex(version: version)
+            throw PublishError.io("\(target.path): \(reason)")
+        }
+        return version
+    }
+}
