@@ -166,6 +166,20 @@ final class LinterTests: XCTestCase {
         XCTAssertTrue(found.contains { $0.code == "PT0110" && $0.message.contains("1647-16x9") }, "the rest is still checked: \(found.map(\.message))")
     }
 
+    func testJavaScriptQuotingIsAnErrorThatLeavesTheRestOfTheSceneChecked() throws {
+        let copy = try PackCopy()
+        let s2 = "stops/02-gladstones-land"
+        try copy.edit("\(s2)/scene.json", replacing: "\"accuracy\": 15\n", with: "accuracy: 15\n")
+        try copy.edit("\(s2)/scene.json", replacing: "\"language\": \"en-GB\"", with: "\"language\": 'en-GB'")
+        try copy.remove("\(s2)/layers/1647-16x9.heic")
+        let found = Linter().lint(packAt: copy.stop(1))
+        let quotes = found.filter { $0.code == "PT0100" }
+        XCTAssertEqual(quotes.map(\.message), ["a key without quotes; JSON keys need double quotes: \"accuracy\"",
+                                               "a string in single quotes; JSON strings need double quotes"])
+        XCTAssertEqual(quotes.first?.hint, "use double quotes (the rest of the file is still checked)")
+        XCTAssertTrue(found.contains { $0.code == "PT0110" && $0.message.contains("1647-16x9") }, "the rest is still checked: \(found.map(\.message))")
+    }
+
     /// Sections are judged by where the problems lie: at or below a section, it is not read; a field missing beside it
     /// leaves it alone; anything else above it (the file is not an object, say) takes it out too.
     func testASectionIsReadUnlessAProblemLiesInItOrAboveIt() throws {

@@ -107,6 +107,21 @@ final class JSONParserTests: XCTestCase {
         XCTAssertNil(parse("[1, / 2]").root, "a lone slash is still garbage")
     }
 
+    /// JavaScript's quoting — keys without quotes, strings in single quotes — is reported where it is and read past.
+    func testJavaScriptQuotingIsReportedAndReadPast() throws {
+        let r = parse("{title: \"Esplanade\",\n 'year': 1824, \"note\": 'it\\'s here', $id_2: ['a']}")
+        XCTAssertEqual(r.issues.map(\.kind), [.quotes, .quotes, .quotes, .quotes, .quotes])
+        XCTAssertEqual(r.issues.map(\.position.line), [1, 2, 2, 2, 2])
+        XCTAssertEqual(r.issues.map(\.position.column), [2, 2, 24, 38, 46])
+        XCTAssertEqual(r.issues[0].message, "a key without quotes; JSON keys need double quotes: \"title\"")
+        XCTAssertEqual(r.issues[1].message, "a key in single quotes; JSON keys need double quotes: \"year\"")
+        XCTAssertEqual(r.issues[2].message, "a string in single quotes; JSON strings need double quotes")
+        XCTAssertEqual(try XCTUnwrap(r.root).jsonText, #"{"title":"Esplanade","year":1824,"note":"it's here","$id_2":["a"]}"#)
+        XCTAssertNil(parse("{title \"x\"}").root, "a bare word with no ':' after it is still an error")
+        XCTAssertNil(parse("['never\nclosed']").root, "single quotes must close on their line")
+        XCTAssertEqual(parse("{title \"x\"}").issues.last?.message, "expected a quoted key, found 't'")
+    }
+
     func testInvalidUTF8IsAnEncodingIssue() {
         let r = JSONParser().parse([0x7B, 0x22, 0x61, 0x22, 0x3A, 0x22, 0xC3, 0x28, 0x22, 0x7D])
         XCTAssertNil(r.root)

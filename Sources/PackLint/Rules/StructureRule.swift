@@ -69,6 +69,7 @@ struct StructureRule: LintRule {
                 case .trailingComma: hint = "delete the comma after the last item (the rest of the file is still checked)"
                 case .missingComma: hint = "add a ',' at the end of the line before (the rest of the file is still checked)"
                 case .comment: hint = "remove the comment; JSON has none (the rest of the file is still checked)"
+                case .quotes: hint = "use double quotes (the rest of the file is still checked)"
                 default: hint = "fix the JSON syntax at this position"
                 }
                 return Self.syntax.diagnostic(issue.message, at: at, hint: hint)

@@ -6,14 +6,15 @@
 public struct JSONParser {
     /// A problem found while parsing. `isFatal` issues leave no document; duplicate keys keep the first value, and the
     /// commonest hand-editing slips — a trailing comma, a comma left out between two members or items (the next one
-    /// starts on the same or the next line), and a `//` or `/* */` comment — are reported and read past, so the rest
-    /// of the document can still be checked. They are errors all the same: the document is not valid JSON.
+    /// starts on the same or the next line), a `//` or `/* */` comment, and JavaScript's quoting (a key without
+    /// quotes, a string in single quotes, on one line) — are reported and read past, so the rest of the document can
+    /// still be checked. They are errors all the same: the document is not valid JSON.
     public struct Issue: Equatable, Sendable {
-        public enum Kind: String, Sendable { case syntax, encoding, duplicateKey, depth, trailingComma, missingComma, comment }
+        public enum Kind: String, Sendable { case syntax, encoding, duplicateKey, depth, trailingComma, missingComma, comment, quotes }
         public var kind: Kind
         public var message: String
         public var position: SourcePosition
-        public var isFatal: Bool { ![.duplicateKey, .trailingComma, .missingComma, .comment].contains(kind) }
+        public var isFatal: Bool { ![.duplicateKey, .trailingComma, .missingComma, .comment, .quotes].contains(kind) }
     }
 
     public struct Result: Sendable {
@@ -152,6 +153,9 @@ private struct State {
         case UInt8(ascii: "f"): try literal("false"); return JSONNode(value: .bool(false), position: start)
         case UInt8(ascii: "n"): try literal("null"); return JSONNode(value: .null, position: start)
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return JSONNode(value: try parseNumber(), position: start)
+        case UInt8(ascii: "'"):
+            if let text = singleQuoted() { return JSONNode(value: .string(text), position: start) }
+            throw issue(.syntax, "unexpected \(describeCurrent()) where a value was expected; strings need double quotes")
         default:
             if bytes[index] >= 0x80 { _ = try checkUTF8Sequence() }
             let b = bytes[index] | 0x20
@@ -184,11 +188,16 @@ private struct State {
                 index += 1
                 return .object(members)
             }
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
+            guard index < bytes.count else { throw issue(.syntax, "expected a quoted key, found \(describeCurrent())") }
+            let keyPosition = position
+            let key: String
+            if bytes[index] == UInt8(ascii: "\"") {
+                key = try parseString()
+            } else if let slip = try javaScriptKey() {
+                key = slip
+            } else {
                 throw issue(.syntax, "expected a quoted key, found \(describeCurrent())")
             }
-            let keyPosition = position
-            let key = try parseString()
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw issue(.syntax, "expected ':' after key \"\(key)\", found \(describeCurrent())") }
             index += 1
@@ -289,6 +298,55 @@ private struct State {
             throw issue(.encoding, "invalid UTF-8 (overlong or surrogate encoding)")
         }
         return length
+    }
+
+    /// A key written as JavaScript allows — bare (`title:`) or in single quotes — recorded and read as the key, when
+    /// a ':' follows; nil (nothing consumed) otherwise.
+    mutating func javaScriptKey() throws -> String? {
+        let start = index, startLine = line, startLineStart = lineStart
+        let found = issue(.quotes, "", at: start)
+        if bytes[index] == UInt8(ascii: "'") {
+            guard let text = singleQuoted(record: false) else { return nil }
+            skipWhitespace()
+            if index < bytes.count && bytes[index] == UInt8(ascii: ":") {
+                issues.append(JSONParser.Issue(kind: .quotes, message: "a key in single quotes; JSON keys need double quotes: \"\(text)\"", position: found.position))
+                return text
+            }
+        } else if Self.startsName(bytes[index]) {
+            while index < bytes.count && (Self.startsName(bytes[index]) || (bytes[index] >= 0x30 && bytes[index] <= 0x39) || bytes[index] == UInt8(ascii: "-")) { index += 1 }
+            let name = String(decoding: bytes[start..<index], as: UTF8.self)
+            skipWhitespace()
+            if index < bytes.count && bytes[index] == UInt8(ascii: ":") {
+                issues.append(JSONParser.Issue(kind: .quotes, message: "a key without quotes; JSON keys need double quotes: \"\(name)\"", position: found.position))
+                return name
+            }
+        }
+        index = start
+        line = startLine
+        lineStart = startLineStart
+        return nil
+    }
+
+    /// ASCII letters, `_` and `$`: what a JavaScript name starts with.
+    static func startsName(_ b: UInt8) -> Bool {
+        (b | 0x20) >= UInt8(ascii: "a") && (b | 0x20) <= UInt8(ascii: "z") || b == UInt8(ascii: "_") || b == UInt8(ascii: "$")
+    }
+
+    /// A string in single quotes, closed on the same line (`\'` and `\\` escaped), read as its text and, with
+    /// `record`, reported; nil (nothing consumed) when it does not close on its line.
+    mutating func singleQuoted(record: Bool = true) -> String? {
+        let start = index
+        var out: [UInt8] = []
+        var i = index + 1
+        while i < bytes.count && bytes[i] != UInt8(ascii: "'") && bytes[i] != 0x0A {
+            if bytes[i] == UInt8(ascii: "\\"), i + 1 < bytes.count, bytes[i + 1] == UInt8(ascii: "'") || bytes[i + 1] == UInt8(ascii: "\\") { i += 1 }
+            out.append(bytes[i])
+            i += 1
+        }
+        guard i < bytes.count, bytes[i] == UInt8(ascii: "'"), let text = String(validating: out, as: UTF8.self) else { return nil }
+        if record { issues.append(issue(.quotes, "a string in single quotes; JSON strings need double quotes", at: start)) }
+        index = i + 1
+        return text
     }
 
     mutating func parseString() throws -> String {
