@@ -24,6 +24,11 @@ public struct InstalledAccess {
         let folder = into.appendingPathComponent(pack).appendingPathComponent("current").resolvingSymlinksInPath()
         let data = try Trust.read(folder.appendingPathComponent(Installer.manifestFileName), cap: Installer.maxManifestBytes)
         let manifest = try CanonicalJSON.decode(Manifest.self, from: SignedDocument().payload(of: DSSEEnvelope.parse(data), type: PayloadType.manifest, role: "manifest", root: client.root), what: "manifest")
+        // A scene the pack does not have is the app's mistake (a stale id, a typo): "closed" would put a paywall in
+        // front of a stop that does not exist.
+        guard manifest.scenes.contains(where: { $0.id == request.scene }) else {
+            throw VerificationFailure("scene", "\(manifest.pack) version \(manifest.version) has no scene \"\(request.scene)\"")
+        }
         let verdict = clock.observe(reading(), state: &client.clock)
         try client.save(to: state)
         return AccessDecider(policy: manifest.access, root: client.root).decide(request, clock: verdict)

@@ -147,8 +147,24 @@ final class AccessTests: XCTestCase {
         XCTAssertEqual(d.reason, "the Trip Pass starts at \(iso(t0 + 5 * hour))")
     }
 
+    /// An installed pack whose one scene, 02-b, is paid for.
+    private func installPaidScene() throws {
+        let files = ClientFixture.files.map { ($0.0.replacingOccurrences(of: "stops/01-a/", with: "stops/02-b/"), $0.1) }
+        _ = try f.installer(wall: t0, boot: 100).install(archive: try f.archive(files, expires: Date(timeIntervalSince1970: t0 + 86_400 * 30), scene: "02-b"), into: f.into)
+    }
+
+    func testInstalledAccessRefusesASceneThePackDoesNotHave() throws {
+        try installPaidScene()
+        var access = InstalledAccess(state: f.state)
+        access.reading = { .init(wall: self.t0 + self.hour, boot: 100 + self.hour) }
+        XCTAssertThrowsError(try access.decide(into: f.into, pack: "test-pack", request: .init(scene: "09-nowhere", purchases: [trip(t0)]))) { error in
+            XCTAssertEqual((error as? VerificationFailure)?.code, "scene")
+            XCTAssertEqual((error as? VerificationFailure)?.message, "test-pack version 1 has no scene \"09-nowhere\"")
+        }
+    }
+
     func testInstalledAccessPersistsTheClockGuardBetweenDecisions() throws {
-        _ = try f.installer(wall: t0, boot: 100).install(archive: try f.archive(expires: Date(timeIntervalSince1970: t0 + 86_400 * 30)), into: f.into)
+        try installPaidScene()
         var access = InstalledAccess(state: f.state)
         access.reading = { .init(wall: self.t0 + self.hour, boot: 100 + self.hour) }
         XCTAssertTrue(try access.decide(into: f.into, pack: "test-pack", request: .init(scene: "02-b", purchases: [trip(t0)])).allowed)

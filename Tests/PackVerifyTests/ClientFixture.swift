@@ -54,22 +54,23 @@ struct ClientFixture {
 
     static let access = PackDocument.Access(freeStops: ["01-a"], products: .init(cityPack: .init(productId: "city"), tripPass: .init(productId: "trip", hours: 72)))
 
-    /// A manifest for `files` (paths under stops/01-a/ or pack.json) and its signed envelope bytes.
+    /// A manifest for `files` (paths under stops/<scene>/ or pack.json) and its signed envelope bytes.
     func manifest(_ files: [(String, [UInt8])], version: Int = 1, sceneVersion: Int = 1, expires: Date = Date().addingTimeInterval(86_400 * 30),
-                  signers: [Ed25519PrivateKey]? = nil, type: String = PayloadType.manifest) throws -> (Manifest, [UInt8]) {
+                  signers: [Ed25519PrivateKey]? = nil, type: String = PayloadType.manifest, scene: String = "01-a") throws -> (Manifest, [UInt8]) {
         var packFiles: [Manifest.File] = [], sceneFiles: [Manifest.File] = []
+        let prefix = "stops/\(scene)/"
         for (path, bytes) in files {
             let f = Manifest.File(path: path, size: UInt64(bytes.count), sha256: SHA256.hexHash(bytes), mediaType: Manifest.mediaType(for: path))
-            if path.hasPrefix("stops/01-a/") {
+            if path.hasPrefix(prefix) {
                 var g = f
-                g.path = String(path.dropFirst("stops/01-a/".count))
+                g.path = String(path.dropFirst(prefix.count))
                 sceneFiles.append(g)
             } else {
                 packFiles.append(f)
             }
         }
         let m = Manifest(pack: "test-pack", version: version, created: Timestamp.format(Date()), expires: Timestamp.format(expires), access: Self.access,
-                         files: packFiles, scenes: [.init(id: "01-a", version: sceneVersion, digest: "sha256:" + String(repeating: "0", count: 64), files: sceneFiles)])
+                         files: packFiles, scenes: [.init(id: scene, version: sceneVersion, digest: "sha256:" + String(repeating: "0", count: 64), files: sceneFiles)])
         let envelope = try DSSEEnvelope(signing: CanonicalJSON.encode(m), as: type, with: signers ?? [manifestKey])
         return (m, try CanonicalJSON.encode(envelope))
     }
@@ -79,8 +80,8 @@ struct ClientFixture {
 
     /// An honest archive of `files` with a manifest, written to `name`.
     func archive(_ files: [(String, [UInt8])] = ClientFixture.files, version: Int = 1, sceneVersion: Int = 1, expires: Date = Date().addingTimeInterval(86_400 * 30),
-                 name: String = "pack.tar") throws -> URL {
-        let (_, envelope) = try manifest(files, version: version, sceneVersion: sceneVersion, expires: expires)
+                 name: String = "pack.tar", scene: String = "01-a") throws -> URL {
+        let (_, envelope) = try manifest(files, version: version, sceneVersion: sceneVersion, expires: expires, scene: scene)
         var t = TarBuilder()
         t.file("manifest.json", envelope)
         for (path, bytes) in files.sorted(by: { $0.0 < $1.0 }) { t.file(path, bytes) }

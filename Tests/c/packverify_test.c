@@ -57,6 +57,10 @@ int main(int argc, char **argv) {
              "\"purchaseDate\": \"2026-01-01T00:00:00Z\"}], \"codes\": [], \"revokedCodes\": []}}", argv[3], argv[3]);
     expect("a City Pack opens them", packverify_access(req), "\"code\":\"city-pack\"");
 
+    snprintf(req, sizeof req, "{\"state\": \"%s/state\", \"into\": \"%s/install\", \"pack\": \"royal-mile\", "
+             "\"request\": {\"scene\": \"99-nowhere\", \"purchases\": [], \"codes\": [], \"revokedCodes\": []}}", argv[3], argv[3]);
+    expect("a scene the pack does not have is an error", packverify_access(req), "has no scene \\\"99-nowhere\\\"");
+
     expect("malformed requests are errors, not crashes", packverify_install("{not json"), "\"ok\":false");
     expect("NULL requests are errors, not crashes", packverify_access(NULL), "\"ok\":false");
     snprintf(req, sizeof req, "{\"state\": \"%s/state\", \"archive\": \"%s\", \"into\": \"%s/install\"}", argv[3], argv[1], argv[3]);

@@ -18,6 +18,7 @@
  *                                "request": {"scene": ID, "purchases": [{"productId", "purchaseDate", "revocationDate"?}],
  *                                            "codes": ["PTG1...."], "revokedCodes": [ID]}}
  *                                                                                 -> {"allowed", "code", "reason", "entitlement"?, "until"?}
+ *                               a scene the installed pack does not have is an error (code "scene"), not a closed stop.
  */
 #ifndef PACKVERIFY_H
 #define PACKVERIFY_H
