@@ -8,7 +8,7 @@ for path in glob.glob('Sources/PackLint/Rules/*.swift'):
     for m in re.finditer(r'RuleCode\("(PT\d{4})", \.(\w+), "([^"]+)"\)', open(path).read()):
         codes[m.group(1)] = (m.group(2), m.group(3), path.split('/')[-1].replace('.swift',''))
 W = {
-"PT0100": ("The app and packtool cannot read the document at all; nothing else in it can be checked (a trailing comma, a comma left out between two members, a `//` or `/* */` comment, and a key without quotes or a string in single quotes are the exceptions: they are reported where they are and read past, so the rest of the file is still checked).", '`"city": "Edinburgh", ]` → `pack.json:4:24: error[PT0100]: expected a quoted key, found \']\'`'),
+"PT0100": ("The app and packtool cannot read the document at all; nothing else in it can be checked (a trailing comma, a comma left out between two members, a `//` or `/* */` comment, a key without quotes or a string in single quotes, and closing brackets missing at the end of the file are the exceptions: they are reported where they are and read past, so the rest of the file is still checked).", '`"city": "Edinburgh", ]` → `pack.json:4:24: error[PT0100]: expected a quoted key, found \']\'`'),
 "PT0101": ("JSON readers disagree on which of two equal keys wins, so the app might show a different value than the one you checked.", '`"city": "Edinburgh", "city": "Leith"`'),
 "PT0102": ("A misspelt field is silently ignored by the app; the value you meant to set never takes effect.", '`"elevation": 3` in `anchor` → hint: known fields: lat, lon, altitude, accuracy'),
 "PT0103": ("The app needs the field to show or place the stop.", 'scene.json without `"title"`'),

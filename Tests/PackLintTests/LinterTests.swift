@@ -180,6 +180,21 @@ final class LinterTests: XCTestCase {
         XCTAssertTrue(found.contains { $0.code == "PT0110" && $0.message.contains("1647-16x9") }, "the rest is still checked: \(found.map(\.message))")
     }
 
+    func testALostClosingBraceIsAnErrorThatLeavesTheRestOfTheSceneChecked() throws {
+        let copy = try PackCopy()
+        let s2 = "stops/02-gladstones-land"
+        let url = copy.root.appendingPathComponent("\(s2)/scene.json")
+        var text = try String(contentsOf: url, encoding: .utf8)
+        while text.last == "\n" || text.last == "}" { text.removeLast() }
+        try text.write(to: url, atomically: true, encoding: .utf8)
+        try copy.remove("\(s2)/layers/1647-16x9.heic")
+        let found = Linter().lint(packAt: copy.stop(1))
+        let unclosed = try XCTUnwrap(found.first { $0.code == "PT0100" })
+        XCTAssertTrue(unclosed.message.hasPrefix("the file ends before the object opened at line "), unclosed.message)
+        XCTAssertEqual(unclosed.hint, "add the missing bracket at the end of the file (what is there is still checked)")
+        XCTAssertTrue(found.contains { $0.code == "PT0110" && $0.message.contains("1647-16x9") }, "the rest is still checked: \(found.map(\.message))")
+    }
+
     /// Sections are judged by where the problems lie: at or below a section, it is not read; a field missing beside it
     /// leaves it alone; anything else above it (the file is not an object, say) takes it out too.
     func testASectionIsReadUnlessAProblemLiesInItOrAboveIt() throws {

@@ -122,6 +122,22 @@ final class JSONParserTests: XCTestCase {
         XCTAssertEqual(parse("{title \"x\"}").issues.last?.message, "expected a quoted key, found 't'")
     }
 
+    /// Brackets lost at the end of the file are reported there, innermost first, and what was read is kept; a file
+    /// cut inside a value still ends the parse.
+    func testMissingClosingBracketsAtTheEndAreReportedAndReadPast() throws {
+        let r = parse("{\"a\": [1, 2],\n \"b\": {\"c\": [true,\n")
+        XCTAssertEqual(r.issues.map(\.kind), [.trailingComma, .unclosed, .unclosed, .unclosed])
+        XCTAssertEqual(r.issues[1].message, "the file ends before the array opened at line 2, column 13 is closed (a ']' is missing)")
+        XCTAssertEqual(r.issues[2].message, "the file ends before the object opened at line 2, column 7 is closed (a '}' is missing)")
+        XCTAssertEqual(r.issues[3].message, "the file ends before the object opened at line 1, column 1 is closed (a '}' is missing)")
+        XCTAssertEqual(r.issues[3].position.line, 3, "reported where the file ends")
+        XCTAssertFalse(r.issues[3].isFatal)
+        XCTAssertEqual(try XCTUnwrap(r.root).jsonText, #"{"a":[1,2],"b":{"c":[true]}}"#)
+        XCTAssertNil(parse("{\"a\": \"cut in the mid").root, "an unterminated string")
+        XCTAssertNil(parse("{\"a\": ").root, "no value")
+        XCTAssertEqual(parse("[1, 2").issues.map(\.kind), [.unclosed])
+    }
+
     func testInvalidUTF8IsAnEncodingIssue() {
         let r = JSONParser().parse([0x7B, 0x22, 0x61, 0x22, 0x3A, 0x22, 0xC3, 0x28, 0x22, 0x7D])
         XCTAssertNil(r.root)

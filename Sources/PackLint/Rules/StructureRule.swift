@@ -70,6 +70,7 @@ struct StructureRule: LintRule {
                 case .missingComma: hint = "add a ',' at the end of the line before (the rest of the file is still checked)"
                 case .comment: hint = "remove the comment; JSON has none (the rest of the file is still checked)"
                 case .quotes: hint = "use double quotes (the rest of the file is still checked)"
+                case .unclosed: hint = "add the missing bracket at the end of the file (what is there is still checked)"
                 default: hint = "fix the JSON syntax at this position"
                 }
                 return Self.syntax.diagnostic(issue.message, at: at, hint: hint)

@@ -6,15 +6,16 @@
 public struct JSONParser {
     /// A problem found while parsing. `isFatal` issues leave no document; duplicate keys keep the first value, and the
     /// commonest hand-editing slips — a trailing comma, a comma left out between two members or items (the next one
-    /// starts on the same or the next line), a `//` or `/* */` comment, and JavaScript's quoting (a key without
-    /// quotes, a string in single quotes, on one line) — are reported and read past, so the rest of the document can
-    /// still be checked. They are errors all the same: the document is not valid JSON.
+    /// starts on the same or the next line), a `//` or `/* */` comment, JavaScript's quoting (a key without quotes,
+    /// a string in single quotes, on one line), and closing brackets missing at the end of the file — are reported
+    /// and read past, so the rest of the document can still be checked. They are errors all the same: the document
+    /// is not valid JSON.
     public struct Issue: Equatable, Sendable {
-        public enum Kind: String, Sendable { case syntax, encoding, duplicateKey, depth, trailingComma, missingComma, comment, quotes }
+        public enum Kind: String, Sendable { case syntax, encoding, duplicateKey, depth, trailingComma, missingComma, comment, quotes, unclosed }
         public var kind: Kind
         public var message: String
         public var position: SourcePosition
-        public var isFatal: Bool { ![.duplicateKey, .trailingComma, .missingComma, .comment, .quotes].contains(kind) }
+        public var isFatal: Bool { ![.duplicateKey, .trailingComma, .missingComma, .comment, .quotes, .unclosed].contains(kind) }
     }
 
     public struct Result: Sendable {
@@ -39,7 +40,8 @@ public struct JSONParser {
             if state.index < bytes.count {
                 throw state.issue(.syntax, "unexpected \(state.describeCurrent()) after the end of the document")
             }
-            return Result(root: root, issues: state.issues)
+            // A fatal issue recorded without stopping the parse (an unclosed comment) still leaves no document.
+            return Result(root: state.issues.contains(where: \.isFatal) ? nil : root, issues: state.issues)
         } catch let issue as Issue {
             return Result(root: nil, issues: state.issues + [issue])
         } catch {
@@ -138,7 +140,8 @@ private struct State {
             index += 2
             issues.append(found)
         } else {
-            issues.append(JSONParser.Issue(kind: .comment, message: "a '/*' comment that is never closed (JSON does not allow comments)", position: found.position))
+            // It swallowed the rest of the file: fatal, or every field after it would be reported missing.
+            issues.append(JSONParser.Issue(kind: .syntax, message: "a '/*' comment that is never closed (JSON does not allow comments)", position: found.position))
         }
     }
 
@@ -175,6 +178,7 @@ private struct State {
 
     mutating func parseObject(depth: Int) throws -> JSONNode.Value {
         guard depth <= maxDepth else { throw issue(.depth, "nesting deeper than \(maxDepth) levels") }
+        let opened = position
         index += 1
         var members: [JSONNode.Member] = []
         var seen: [String: SourcePosition] = [:]
@@ -186,6 +190,11 @@ private struct State {
             if let comma, index < bytes.count, bytes[index] == UInt8(ascii: "}") {
                 issues.append(JSONParser.Issue(kind: .trailingComma, message: "a comma before '}' (trailing commas are not allowed in JSON)", position: comma))
                 index += 1
+                return .object(members)
+            }
+            if let comma, index >= bytes.count {
+                issues.append(JSONParser.Issue(kind: .trailingComma, message: "a comma after the last member (trailing commas are not allowed in JSON)", position: comma))
+                unclosed("object", opened: opened, closer: "}")
                 return .object(members)
             }
             guard index < bytes.count else { throw issue(.syntax, "expected a quoted key, found \(describeCurrent())") }
@@ -212,7 +221,10 @@ private struct State {
                 members.append(JSONNode.Member(key: key, keyPosition: keyPosition, value: value))
             }
             skipWhitespace()
-            guard index < bytes.count else { throw issue(.syntax, "unexpected end of file inside an object") }
+            guard index < bytes.count else {
+                unclosed("object", opened: opened, closer: "}")
+                return .object(members)
+            }
             if bytes[index] == UInt8(ascii: ",") { comma = position; index += 1; continue }
             if bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
             // The next key already: the comma between them was left out.
@@ -227,6 +239,7 @@ private struct State {
 
     mutating func parseArray(depth: Int) throws -> JSONNode.Value {
         guard depth <= maxDepth else { throw issue(.depth, "nesting deeper than \(maxDepth) levels") }
+        let opened = position
         index += 1
         var items: [JSONNode] = []
         skipWhitespace()
@@ -239,9 +252,17 @@ private struct State {
                 index += 1
                 return .array(items)
             }
+            if let comma, index >= bytes.count {
+                issues.append(JSONParser.Issue(kind: .trailingComma, message: "a comma after the last item (trailing commas are not allowed in JSON)", position: comma))
+                unclosed("array", opened: opened, closer: "]")
+                return .array(items)
+            }
             items.append(try parseValue(depth: depth))
             skipWhitespace()
-            guard index < bytes.count else { throw issue(.syntax, "unexpected end of file inside an array") }
+            guard index < bytes.count else {
+                unclosed("array", opened: opened, closer: "]")
+                return .array(items)
+            }
             if bytes[index] == UInt8(ascii: ",") { comma = position; index += 1; continue }
             if bytes[index] == UInt8(ascii: "]") { index += 1; return .array(items) }
             // The next item already (a string, number, object or array): the comma between them was left out.
@@ -298,6 +319,12 @@ private struct State {
             throw issue(.encoding, "invalid UTF-8 (overlong or surrogate encoding)")
         }
         return length
+    }
+
+    /// Records that the file ended after a complete member or item of a container that was never closed — a
+    /// bracket lost at the end of the file — so what was read is kept (enclosing containers report themselves).
+    mutating func unclosed(_ what: String, opened: SourcePosition, closer: String) {
+        issues.append(issue(.unclosed, "the file ends before the \(what) opened at line \(opened.line), column \(opened.column) is closed (a '\(closer)' is missing)"))
     }
 
     /// A key written as JavaScript allows — bare (`title:`) or in single quotes — recorded and read as the key, when
