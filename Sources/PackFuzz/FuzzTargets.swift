@@ -10,10 +10,13 @@ enum FuzzTargets {
     static let all: [String: ([UInt8]) -> Void] = [
         "json": { bytes in
             // Parse, then write the tree back as text (as lint does to decode one section) and parse that: the text
-            // must be a fixed point, or a section would be decoded from something other than what the author wrote.
+            // must be a fixed point, or a section would be decoded from something other than what the author wrote;
+            // and it must be plain JSON, whatever slips the parser read past in the input.
             guard let root = JSONParser().parse(bytes).root else { return }
             let text = root.jsonText
-            precondition(JSONParser().parse(Array(text.utf8)).root?.jsonText == text, "jsonText does not parse back to itself")
+            let again = JSONParser().parse(Array(text.utf8))
+            precondition(again.root?.jsonText == text, "jsonText does not parse back to itself")
+            precondition(again.issues.isEmpty, "jsonText is not plain JSON: \(again.issues.map(\.message))")
         },
         "webvtt": { _ = WebVTTParser().parse($0) },
         "heif": { _ = HEIFProbe().probe(ByteSource(bytes: $0)) },
