@@ -10,6 +10,23 @@ final class UpdaterTests: XCTestCase {
     /// A signed index is trusted for hashes and sizes, not for paths: one that places the manifest outside the tree
     /// (`../`, with a real manifest waiting there) or the archive at an absolute path is refused before anything is
     /// fetched from there, and nothing is installed.
+    /// A file:// tree names the missing path, and refuses a FIFO in place of a file instead of blocking on it.
+    func testAFileTreeNamesWhatIsMissingAndRefusesWhatIsNotAFile() throws {
+        let f = try ClientFixture()
+        let tree = f.dir.appendingPathComponent("tree")
+        try FileManager.default.createDirectory(at: tree, withIntermediateDirectories: true)
+        let download = f.dir.appendingPathComponent("download")
+        XCTAssertThrowsError(try FileFetcher(base: tree).fetch("index.json", to: download, maxBytes: 1 << 20, progress: nil)) { error in
+            XCTAssertEqual((error as? VerificationFailure)?.code, "fetch-missing")
+            XCTAssertEqual((error as? VerificationFailure)?.message, "index.json is not in the tree (no \(tree.path)/index.json)")
+        }
+        try makeFIFO(tree.appendingPathComponent("index.json").path)
+        XCTAssertThrowsError(try FileFetcher(base: tree).fetch("index.json", to: download, maxBytes: 1 << 20, progress: nil)) { error in
+            XCTAssertEqual((error as? VerificationFailure)?.message, "\(tree.path)/index.json is not a regular file")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: download.path))
+    }
+
     func testAnIndexPlacingFilesOutsideTheLayoutIsRefused() throws {
         let f = try ClientFixture()
         let tree = f.dir.appendingPathComponent("tree")
