@@ -31,13 +31,13 @@ public struct TreeVerifier {
         var lines: [String] = []
         var root = pinned
         var version = pinned.version + 1
-        while let data = FileManager.default.contents(atPath: out.appendingPathComponent(PublishLayout.root(version: version)).path) {
+        while let data = try Self.contents(of: out.appendingPathComponent(PublishLayout.root(version: version))) {
             root = try RootChain().next(after: root, DSSEEnvelope.parse(data))
             version += 1
         }
         try RootChain.checkExpiry(root, now: now)
         lines.append("root: version \(root.version) (pinned \(pinned.version)), expires \(root.expires)")
-        guard let indexData = FileManager.default.contents(atPath: out.appendingPathComponent(PublishLayout.index).path) else {
+        guard let indexData = try Self.contents(of: out.appendingPathComponent(PublishLayout.index)) else {
             throw VerificationFailure("missing", "\(out.path)/index.json is missing")
         }
         let index = try CanonicalJSON.decode(IndexDocument.self,
@@ -114,6 +114,7 @@ public struct TreeVerifier {
         for scene in ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).sorted() {
             for name in ((try? FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent(scene).path)) ?? []).sorted() where name.hasSuffix(".tar") {
                 let url = folder.appendingPathComponent(scene).appendingPathComponent(name)
+                guard FileSystem.isRegularFile(url.path) else { throw VerificationFailure("delta", "\(url.path) is not a regular file") }
                 let reader = try TarReader(path: url.path)
                 guard let first = try reader.next(), first.path == PublishLayout.deltaDocumentEntry else {
                     throw VerificationFailure("delta", "\(url.path): the first entry is not delta.json")
@@ -139,6 +140,16 @@ public struct TreeVerifier {
             }
         }
         return count
+    }
+
+    /// A small document's bytes, or nil when there is no such file; anything but a regular file (a FIFO would block
+    /// the read) is an error.
+    static func contents(of url: URL) throws -> Data? {
+        guard FileSystem.exists(url.path) else { return nil }
+        guard FileSystem.isRegularFile(url.path), let data = FileManager.default.contents(atPath: url.path) else {
+            throw VerificationFailure("unreadable", "\(url.path) is not a readable regular file")
+        }
+        return data
     }
 
     private func checkExpiry(_ text: String, what: String) throws {

@@ -360,6 +360,24 @@ final class PublishCommandTests: XCTestCase {
         XCTAssertEqual(wrongRoot.status, 1)
     }
 
+    /// A FIFO where a delta, a root or the index belongs is refused by what it is; reading it would block verify.
+    func testAFIFOInTheTreeFailsVerificationInsteadOfBlocking() throws {
+        let copy = try publishedCopyWithAChange()
+        XCTAssertEqual(try sign(copy.root.path).status, 0)
+        for path in ["packs/royal-mile/deltas/02-gladstones-land/0-2.tar", "root/2.root.json", "index.json"] {
+            let target = out + "/" + path
+            let moved = target + ".saved"
+            if FileManager.default.fileExists(atPath: target) { try FileManager.default.moveItem(atPath: target, toPath: moved) }
+            try makeFIFO(target)
+            let v = try CLI.run(["verify", out, "--root", state + "/root/1.root.json"])
+            XCTAssertEqual(v.status, 1, path)
+            XCTAssertTrue(v.stderr.contains(path + " is not a"), "\(path): \(v.stderr)")
+            try FileManager.default.removeItem(atPath: target)
+            if FileManager.default.fileExists(atPath: moved) { try FileManager.default.moveItem(atPath: moved, toPath: target) }
+        }
+        XCTAssertEqual(try CLI.run(["verify", out, "--root", state + "/root/1.root.json"]).status, 0, "the restored tree verifies")
+    }
+
     func testGrantCodesAreSignedTextThatVerifiesWithTheGrantKey() throws {
         let file = dir + "/grant.json"
         let r = try CLI.run(["grant", "issue", "--key", "\(keys)/grant.pem", "--products", "uk.example.walks.royalmile.citypack",
