@@ -76,7 +76,7 @@ public struct DeltaApplier {
         let scenes = packFolder.path + "/" + InstallLayout.scenesFolder
         do {
             try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: false)
-            for file in manifest.files { try linkUnchanged(from: current, to: writer, path: file.path) }
+            for file in manifest.files { try linkUnchanged(from: current, to: writer, path: file.path, size: file.size) }
             for scene in manifest.scenes {
                 let base = installedScenes[scene.id]
                 if let base, base.digest == scene.digest {
@@ -86,7 +86,7 @@ public struct DeltaApplier {
                         writer.linkScene(scene.id, name: name)
                     } else {
                         try writer.addScene(scene.id, in: scenes, name: InstallLayout.sceneFolderName(scene.id, digest: scene.digest))
-                        for file in scene.files { try linkUnchanged(from: current, to: writer, path: "stops/\(scene.id)/\(file.path)") }
+                        for file in scene.files { try linkUnchanged(from: current, to: writer, path: "stops/\(scene.id)/\(file.path)", size: file.size) }
                     }
                     continue
                 }
@@ -119,7 +119,7 @@ public struct DeltaApplier {
                     guard delta.from.version != 0, baseFiles[Array(file.path.utf8)] == file.sha256 else {
                         throw VerificationFailure("delta-base", "\(file.path) in \(scene.id) is neither in the delta nor unchanged in the installed version")
                     }
-                    try linkUnchanged(from: current, to: writer, path: "stops/\(scene.id)/\(file.path)")
+                    try linkUnchanged(from: current, to: writer, path: "stops/\(scene.id)/\(file.path)", size: file.size)
                 }
                 changed.append(scene.id)
             }
@@ -138,8 +138,15 @@ public struct DeltaApplier {
     }
 
     /// Hard-links an unchanged installed file into staging (installs are never modified in place, so sharing is safe).
-    private func linkUnchanged(from current: String, to writer: StagingWriter, path: String) throws {
+    /// It is not hashed again (that is what makes an update cheap), but it must still be a regular file of its signed
+    /// size: a damaged install (a file cut short, or replaced by a FIFO that would block every reader) is not carried
+    /// into the new version, and the update falls back to the full archive.
+    private func linkUnchanged(from current: String, to writer: StagingWriter, path: String, size: UInt64) throws {
         try writer.prepareFolder(for: path)
+        var info = stat()
+        guard lstat(current + "/" + path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, UInt64(info.st_size) == size else {
+            throw VerificationFailure("delta-base", "\(path) in the installed version is missing or damaged")
+        }
         guard link(current + "/" + path, writer.absolute(path)) == 0 else {
             throw VerificationFailure("delta-base", "\(path) is missing from the installed version (\(String(cString: strerror(errno))))")
         }

@@ -66,6 +66,20 @@ final class UpdateCommandTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: cdn + "/packs/royal-mile/deltas/03-mercat-cross/0-2.tar"), "the full-scene delta exists")
     }
 
+    /// An unchanged file of the changed scene that is damaged in the install (here a FIFO, which would block every
+    /// reader) is not linked into the new version: the update takes the whole scene instead, and the result is intact.
+    func testADamagedUnchangedFileIsNotCarriedIntoTheNewVersion() throws {
+        let stops = dir + "/app/royal-mile/current/stops/03-mercat-cross"
+        let damaged = URL(fileURLWithPath: stops + "/scene.json").resolvingSymlinksInPath().path
+        try FileManager.default.removeItem(atPath: damaged)
+        try makeFIFO(damaged)
+        let r = try update(into: dir + "/app")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let (status, report) = try installedVersion(dir + "/app")
+        XCTAssertEqual(status, 0, report)
+        XCTAssertTrue(report.contains("version 2: 76 files checked, intact"), report)
+    }
+
     func testAnUpdateSharesTheUnchangedSceneFoldersAndDropsTheReplacedOne() throws {
         let pack = dir + "/app/royal-mile"
         func sceneLinks() throws -> [String: String] {
