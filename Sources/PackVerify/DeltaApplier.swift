@@ -55,6 +55,8 @@ public struct DeltaApplier {
     /// `installed`, when given, is the installed manifest the caller has just verified with `installedManifest`
     /// under the same client state (the updater reads it to plan), so it is not read and checked twice.
     func apply(manifestBytes: [UInt8], deltas: [String: URL], into: URL, installed verified: Manifest?) throws -> Result {
+        let lock = try StateLock.acquire(installer.state)
+        defer { lock.release() }
         var client = try ClientState.load(from: installer.state)
         let verdict = installer.clock.observe(installer.reading(), state: &client.clock)
         let manifest = try installer.verifyManifest(manifestBytes, client: client, now: verdict.now)

@@ -20,6 +20,11 @@ public struct InstalledAccess {
 
     public func decide(into: URL, pack: String, request: AccessRequest) throws -> AccessDecision {
         guard Installer.isSlug(pack) else { throw VerificationFailure("identifier", "\"\(pack)\" is not a pack id") }
+        // The clock reading is saved only when no install or update holds the state: a decision never waits for one
+        // (that install saves the state itself when it ends). Held from the load to the save, so a save can never
+        // carry back a state an install has since replaced.
+        let lock = try StateLock.attempt(state)
+        defer { lock?.release() }
         var client = try ClientState.load(from: state)
         let folder = into.appendingPathComponent(pack).appendingPathComponent("current").resolvingSymlinksInPath()
         let data = try Trust.read(folder.appendingPathComponent(Installer.manifestFileName), cap: Installer.maxManifestBytes)
@@ -30,7 +35,7 @@ public struct InstalledAccess {
             throw VerificationFailure("scene", "\(manifest.pack) version \(manifest.version) has no scene \"\(request.scene)\"")
         }
         let verdict = clock.observe(reading(), state: &client.clock)
-        try client.save(to: state)
+        if lock != nil { try client.save(to: state) }
         return AccessDecider(policy: manifest.access, root: client.root).decide(request, clock: verdict)
     }
 }

@@ -38,6 +38,8 @@ public struct Installer {
 
     /// Installs `archive`. `indexEntry` (from a verified index) pins the manifest's SHA-256 against mix-and-match.
     public func install(archive: URL, into: URL, indexEntry: IndexDocument.Entry? = nil) throws -> Result {
+        let lock = try StateLock.acquire(state)
+        defer { lock.release() }
         var client = try ClientState.load(from: state)
         let verdict = clock.observe(reading(), state: &client.clock)
         var reader = try StrictTarReader(url: archive)

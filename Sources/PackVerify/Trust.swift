@@ -27,6 +27,9 @@ public struct Trust {
     public func pin(rootFile: URL) throws -> RootDocument {
         let data = try Self.read(rootFile, cap: Self.maxRootBytes)
         let root = try VerificationFailure.about(rootFile, "root") { try RootChain().selfSigned(DSSEEnvelope.parse(data)) }
+        // Only a root worth pinning makes the state folder (and its lock).
+        let lock = try StateLock.acquire(state, create: true)
+        defer { lock.release() }
         let client = ClientState(rootEnvelope: data.base64EncodedString(), root: root)
         try client.save(to: state)
         return root
@@ -36,6 +39,8 @@ public struct Trust {
     /// keys. A version at or below the current one is a rollback and refused.
     @discardableResult
     public func update(roots files: [URL]) throws -> RootDocument {
+        let lock = try StateLock.acquire(state)
+        defer { lock.release() }
         var client = try ClientState.load(from: state)
         for file in files {
             let data = try Self.read(file, cap: Self.maxRootBytes)
@@ -54,6 +59,8 @@ public struct Trust {
     /// Verifies an index: index-role threshold, not expired (a mirror that stopped updating is frozen), version not
     /// below the last seen, and no pack version below what is installed. Records it and confirms the clock.
     public func accept(index file: URL) throws -> IndexDocument {
+        let lock = try StateLock.acquire(state)
+        defer { lock.release() }
         var client = try ClientState.load(from: state)
         let reading = self.reading()
         let verdict = clock.observe(reading, state: &client.clock)

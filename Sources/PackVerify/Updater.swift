@@ -39,6 +39,9 @@ public struct Updater {
     public static let downloadsFolder = "downloads"
 
     public func update(pack: String) throws -> Result {
+        // Held throughout: two updates would share the downloads folder, and each would save its own client state.
+        let lock = try StateLock.acquire(state)
+        defer { lock.release() }
         let downloads = state.appendingPathComponent(Self.downloadsFolder)
         try FileManager.default.createDirectory(at: downloads, withIntermediateDirectories: true)
         defer { Self.clean(downloads) }

@@ -47,6 +47,7 @@ struct FirstPin {
         guard pinned, let state = try? ClientState.load(from: stateFile.deletingLastPathComponent()),
               state.indexVersion == 0, state.manifestVersions.isEmpty, state.sceneVersions.isEmpty else { return }
         unlink(stateFile.path)
+        unlink(stateFile.deletingLastPathComponent().appendingPathComponent(".lock").path)
         rmdir(stateFile.deletingLastPathComponent().appendingPathComponent(Updater.downloadsFolder).path)
         for folder in newFolders.reversed() { rmdir(folder.path) }
     }

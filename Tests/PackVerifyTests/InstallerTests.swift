@@ -29,6 +29,35 @@ final class InstallerTests: XCTestCase {
         return message
     }
 
+    /// While another process holds the client state (another install, an app extension), an install fails with
+    /// `busy` after a short wait and changes nothing; an access decision still answers, without saving; once the
+    /// state is free the install goes ahead.
+    func testAnInstallWhileAnotherHoldsTheStateIsBusyAndChangesNothing() throws {
+        // A process of its own holds the lock (flock(1) would leave it with its child when terminated).
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        holder.arguments = ["-c", "import fcntl, sys, time; f = open(sys.argv[1], 'a'); fcntl.flock(f, fcntl.LOCK_EX); print('held', flush=True); time.sleep(30)",
+                            f.state.appendingPathComponent(".lock").path]
+        let ready = Pipe()
+        holder.standardOutput = ready
+        try holder.run()
+        defer { if holder.isRunning { holder.terminate() } }
+        XCTAssertEqual(String(decoding: ready.fileHandleForReading.readData(ofLength: 5), as: UTF8.self), "held\n")
+        let v2 = try f.archive(version: 2, name: "v2.tar")
+        let before = f.snapshot()
+        XCTAssertThrowsError(try f.installer().install(archive: v2, into: f.into)) { error in
+            XCTAssertEqual((error as? VerificationFailure)?.code, "busy", "\(error)")
+        }
+        XCTAssertEqual(f.snapshot(), before)
+        var access = InstalledAccess(state: f.state)
+        access.reading = { .init(wall: Date().timeIntervalSince1970, boot: nil) }
+        XCTAssertEqual(try access.decide(into: f.into, pack: "test-pack", request: .init(scene: "01-a")).code, "free")
+        XCTAssertEqual(f.snapshot(), before, "the decision did not save while the state was held")
+        holder.terminate()
+        holder.waitUntilExit()
+        XCTAssertEqual(try f.installer().install(archive: v2, into: f.into).version, 2)
+    }
+
     /// An archive whose manifest lists `files`, followed by whatever `entries` writes.
     private func hostile(_ name: String, files: [(String, [UInt8])] = ClientFixture.files, _ entries: (inout TarBuilder) -> Void) throws -> URL {
         let (_, envelope) = try f.manifest(files, version: 2)

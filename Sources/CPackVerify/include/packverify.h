@@ -4,6 +4,9 @@
  * allocated: the caller owns it and must release it with packverify_free(). The library keeps no pointer the caller
  * passed in. Results are {"ok": true, ...} or {"ok": false, "error": {"code": "...", "message": "..."}}.
  * Requests may carry "clock": {"wall": <unix seconds>, "boot": <seconds since boot>} to inject the time.
+ * Calls that change one client state (pin_root, update_roots, accept_index, install, update) take a lock on
+ * <state>/.lock, across threads and processes; one that finds it held for more than two seconds returns code "busy"
+ * and changes nothing. packverify_access never waits: while the lock is held it answers without saving its clock.
  *
  *   packverify_pin_root         {"state": DIR, "root": FILE}                      -> {"rootVersion", "expires"}
  *   packverify_update_roots     {"state": DIR, "roots": [FILE, ...]}              -> {"rootVersion"}

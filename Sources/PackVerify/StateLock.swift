@@ -1,0 +1,92 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import PackModel
+
+/// Serialises the operations that read, change and save one client state — install, update, pinning and updating
+/// roots, accepting an index. Two at once would each save their own copy, and the later save would drop the other's
+/// record: an installed version forgotten is a rollback no longer refused.
+///
+/// An advisory lock (`flock`) on `<state>/.lock` covers other processes (an app extension, `packtool`). Within a
+/// process the lock is re-entrant for the thread that holds it, because `update` runs `accept`, `apply` and
+/// `install` inside its own hold. When another thread or process holds it, an operation waits up to two seconds
+/// (an access decision or an index check holds it for milliseconds), then fails with code `busy` rather than wait
+/// behind a long install. Access decisions never wait: they only skip saving their clock reading (`attempt`).
+final class StateLock {
+    private final class Holder {
+        let fd: Int32
+        let owner: pthread_t
+        var depth = 1
+
+        init(fd: Int32, owner: pthread_t) {
+            self.fd = fd
+            self.owner = owner
+        }
+    }
+
+    private static let registry = Lock()
+    private static var held: [String: Holder] = [:]
+    private let key: String?
+
+    private init(key: String?) { self.key = key }
+
+    static let fileName = ".lock"
+
+    /// Takes the lock, or throws `busy`. With `create`, a missing state folder is made first (pinning a first root);
+    /// otherwise a missing folder has nothing to protect, and the operation fails on its own when it reads the state.
+    static func acquire(_ state: URL, create: Bool = false) throws -> StateLock {
+        for _ in 0..<200 {
+            if let lock = try attempt(state, create: create) { return lock }
+            usleep(10_000)
+        }
+        throw VerificationFailure("busy", "another install, update or trust change is using \(state.path); try again when it has finished")
+    }
+
+    /// Takes the lock, or returns nil when another thread or process holds it.
+    static func attempt(_ state: URL, create: Bool = false) throws -> StateLock? {
+        if create {
+            do { try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true) } catch {
+                throw VerificationFailure("write", "\(state.path): cannot create the state folder")
+            }
+        }
+        guard FileSystem.isDirectory(state.path) else { return StateLock(key: nil) }
+        let key = state.standardizedFileURL.path
+        return try registry.withLock { () throws -> StateLock? in
+            if let holder = held[key] {
+                guard pthread_equal(holder.owner, pthread_self()) != 0 else { return nil }
+                holder.depth += 1
+                return StateLock(key: key)
+            }
+            let path = key + "/" + fileName
+            let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            guard fd >= 0 else { throw VerificationFailure("write", "\(path): cannot open the lock (\(FileSystem.reason()))") }
+            guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+                close(fd)
+                return nil
+            }
+            held[key] = Holder(fd: fd, owner: pthread_self())
+            return StateLock(key: key)
+        }
+    }
+
+    /// Gives the lock back (the last release of a re-entrant hold unlocks the file).
+    func release() {
+        guard let key else { return }
+        Self.registry.withLock {
+            guard let holder = Self.held[key] else { return }
+            holder.depth -= 1
+            if holder.depth == 0 {
+                flock(holder.fd, LOCK_UN)
+                close(holder.fd)
+                Self.held[key] = nil
+            }
+        }
+    }
+}
