@@ -142,7 +142,8 @@ public struct DeltaApplier {
     /// Hard-links an unchanged installed file into staging (installs are never modified in place, so sharing is safe).
     /// It is not hashed again (that is what makes an update cheap), but it must still be a regular file of its signed
     /// size: a damaged install (a file cut short, or replaced by a FIFO that would block every reader) is not carried
-    /// into the new version, and the update falls back to the full archive.
+    /// into the new version. The updater then takes the scene's version-0 delta instead; a damaged pack-level file
+    /// fails the update with the install untouched (installing the full archive repairs it).
     private func linkUnchanged(from current: String, to writer: StagingWriter, path: String, size: UInt64) throws {
         try writer.prepareFolder(for: path)
         var info = stat()
