@@ -187,16 +187,7 @@ private struct State {
         var comma: SourcePosition?
         while true {
             skipWhitespace()
-            if let comma, index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-                issues.append(JSONParser.Issue(kind: .trailingComma, message: "a comma before '}' (trailing commas are not allowed in JSON)", position: comma))
-                index += 1
-                return .object(members)
-            }
-            if let comma, index >= bytes.count {
-                issues.append(JSONParser.Issue(kind: .trailingComma, message: "a comma after the last member (trailing commas are not allowed in JSON)", position: comma))
-                unclosed("object", opened: opened, closer: "}")
-                return .object(members)
-            }
+            if endsAfter(comma, closer: "}", what: "object", item: "member", opened: opened) { return .object(members) }
             guard index < bytes.count else { throw issue(.syntax, "expected a quoted key, found \(describeCurrent())") }
             let keyPosition = position
             let key: String
@@ -247,16 +238,7 @@ private struct State {
         var comma: SourcePosition?
         while true {
             skipWhitespace()
-            if let comma, index < bytes.count, bytes[index] == UInt8(ascii: "]") {
-                issues.append(JSONParser.Issue(kind: .trailingComma, message: "a comma before ']' (trailing commas are not allowed in JSON)", position: comma))
-                index += 1
-                return .array(items)
-            }
-            if let comma, index >= bytes.count {
-                issues.append(JSONParser.Issue(kind: .trailingComma, message: "a comma after the last item (trailing commas are not allowed in JSON)", position: comma))
-                unclosed("array", opened: opened, closer: "]")
-                return .array(items)
-            }
+            if endsAfter(comma, closer: "]", what: "array", item: "item", opened: opened) { return .array(items) }
             items.append(try parseValue(depth: depth))
             skipWhitespace()
             guard index < bytes.count else {
@@ -321,9 +303,24 @@ private struct State {
         return length
     }
 
+    /// Whether a container ends right after a comma: at its closer (a trailing comma; the closer is consumed) or at
+    /// the end of the file (a trailing comma and a lost closer). Records the slips when it does.
+    mutating func endsAfter(_ comma: SourcePosition?, closer: Unicode.Scalar, what: String, item: String, opened: SourcePosition) -> Bool {
+        guard let comma else { return false }
+        if index < bytes.count, bytes[index] == UInt8(ascii: closer) {
+            issues.append(JSONParser.Issue(kind: .trailingComma, message: "a comma before '\(closer)' (trailing commas are not allowed in JSON)", position: comma))
+            index += 1
+            return true
+        }
+        guard index >= bytes.count else { return false }
+        issues.append(JSONParser.Issue(kind: .trailingComma, message: "a comma after the last \(item) (trailing commas are not allowed in JSON)", position: comma))
+        unclosed(what, opened: opened, closer: closer)
+        return true
+    }
+
     /// Records that the file ended after a complete member or item of a container that was never closed — a
     /// bracket lost at the end of the file — so what was read is kept (enclosing containers report themselves).
-    mutating func unclosed(_ what: String, opened: SourcePosition, closer: String) {
+    mutating func unclosed(_ what: String, opened: SourcePosition, closer: Unicode.Scalar) {
         issues.append(issue(.unclosed, "the file ends before the \(what) opened at line \(opened.line), column \(opened.column) is closed (a '\(closer)' is missing)"))
     }
 
