@@ -140,59 +140,55 @@ final class LinterTests: XCTestCase {
         XCTAssertTrue(found.contains { $0.code == "PT0701" && $0.message.contains("story.m4a is an MP3 file, not MP4 audio") }, "\(found.map(\.message))")
     }
 
-    func testATrailingCommaIsAnErrorThatLeavesTheRestOfTheSceneChecked() throws {
+    /// Lints stop 02 after `slip` breaks its scene.json and one of its plates is removed, and checks that the missing
+    /// plate is still found (the slip was read past); returns the PT0100 findings.
+    private func syntaxFindingsReadPast(_ slip: (PackCopy, String) throws -> Void, file: StaticString = #filePath, line: UInt = #line) throws -> [Diagnostic] {
         let copy = try PackCopy()
         let s2 = "stops/02-gladstones-land"
-        try copy.edit("\(s2)/scene.json", replacing: "\"accuracy\": 15\n", with: "\"accuracy\": 15,\n")
+        try slip(copy, "\(s2)/scene.json")
         try copy.remove("\(s2)/layers/1647-16x9.heic")
         let found = Linter().lint(packAt: copy.stop(1))
-        let comma = try XCTUnwrap(found.first { $0.code == "PT0100" })
+        XCTAssertTrue(found.contains { $0.code == "PT0110" && $0.message.contains("1647-16x9") }, "the rest is still checked: \(found.map(\.message))",
+                      file: file, line: line)
+        return found.filter { $0.code == "PT0100" }
+    }
+
+    func testATrailingCommaIsAnErrorThatLeavesTheRestOfTheSceneChecked() throws {
+        let found = try syntaxFindingsReadPast { try $0.edit($1, replacing: "\"accuracy\": 15\n", with: "\"accuracy\": 15,\n") }
+        let comma = try XCTUnwrap(found.first)
         XCTAssertEqual(comma.severity, .error)
         XCTAssertEqual(comma.location.line, 7)
         XCTAssertTrue(comma.message.contains("trailing commas are not allowed"), comma.message)
-        XCTAssertTrue(found.contains { $0.code == "PT0110" && $0.message.contains("1647-16x9") }, "the rest is still checked: \(found.map(\.message))")
     }
 
     func testACommentIsAnErrorThatLeavesTheRestOfTheSceneChecked() throws {
-        let copy = try PackCopy()
-        let s2 = "stops/02-gladstones-land"
-        try copy.edit("\(s2)/scene.json", replacing: "\"accuracy\": 15\n", with: "\"accuracy\": 15 // metres, from the survey\n")
-        try copy.remove("\(s2)/layers/1647-16x9.heic")
-        let found = Linter().lint(packAt: copy.stop(1))
-        let comment = try XCTUnwrap(found.first { $0.code == "PT0100" })
+        let found = try syntaxFindingsReadPast { try $0.edit($1, replacing: "\"accuracy\": 15\n", with: "\"accuracy\": 15 // metres, from the survey\n") }
+        let comment = try XCTUnwrap(found.first)
         XCTAssertEqual(comment.severity, .error)
         XCTAssertEqual(comment.location.line, 7)
         XCTAssertEqual(comment.hint, "remove the comment; JSON has none (the rest of the file is still checked)")
-        XCTAssertTrue(found.contains { $0.code == "PT0110" && $0.message.contains("1647-16x9") }, "the rest is still checked: \(found.map(\.message))")
     }
 
     func testJavaScriptQuotingIsAnErrorThatLeavesTheRestOfTheSceneChecked() throws {
-        let copy = try PackCopy()
-        let s2 = "stops/02-gladstones-land"
-        try copy.edit("\(s2)/scene.json", replacing: "\"accuracy\": 15\n", with: "accuracy: 15\n")
-        try copy.edit("\(s2)/scene.json", replacing: "\"language\": \"en-GB\"", with: "\"language\": 'en-GB'")
-        try copy.remove("\(s2)/layers/1647-16x9.heic")
-        let found = Linter().lint(packAt: copy.stop(1))
-        let quotes = found.filter { $0.code == "PT0100" }
+        let quotes = try syntaxFindingsReadPast { copy, scene in
+            try copy.edit(scene, replacing: "\"accuracy\": 15\n", with: "accuracy: 15\n")
+            try copy.edit(scene, replacing: "\"language\": \"en-GB\"", with: "\"language\": 'en-GB'")
+        }
         XCTAssertEqual(quotes.map(\.message), ["a key without quotes; JSON keys need double quotes: \"accuracy\"",
                                                "a string in single quotes; JSON strings need double quotes"])
         XCTAssertEqual(quotes.first?.hint, "use double quotes (the rest of the file is still checked)")
-        XCTAssertTrue(found.contains { $0.code == "PT0110" && $0.message.contains("1647-16x9") }, "the rest is still checked: \(found.map(\.message))")
     }
 
     func testALostClosingBraceIsAnErrorThatLeavesTheRestOfTheSceneChecked() throws {
-        let copy = try PackCopy()
-        let s2 = "stops/02-gladstones-land"
-        let url = copy.root.appendingPathComponent("\(s2)/scene.json")
-        var text = try String(contentsOf: url, encoding: .utf8)
-        while text.last == "\n" || text.last == "}" { text.removeLast() }
-        try text.write(to: url, atomically: true, encoding: .utf8)
-        try copy.remove("\(s2)/layers/1647-16x9.heic")
-        let found = Linter().lint(packAt: copy.stop(1))
-        let unclosed = try XCTUnwrap(found.first { $0.code == "PT0100" })
+        let found = try syntaxFindingsReadPast { copy, scene in
+            let url = copy.root.appendingPathComponent(scene)
+            var text = try String(contentsOf: url, encoding: .utf8)
+            while text.last == "\n" || text.last == "}" { text.removeLast() }
+            try text.write(to: url, atomically: true, encoding: .utf8)
+        }
+        let unclosed = try XCTUnwrap(found.first)
         XCTAssertTrue(unclosed.message.hasPrefix("the file ends before the object opened at line "), unclosed.message)
         XCTAssertEqual(unclosed.hint, "add the missing bracket at the end of the file (what is there is still checked)")
-        XCTAssertTrue(found.contains { $0.code == "PT0110" && $0.message.contains("1647-16x9") }, "the rest is still checked: \(found.map(\.message))")
     }
 
     /// Sections are judged by where the problems lie: at or below a section, it is not read; a field missing beside it
