@@ -31,13 +31,13 @@ public struct TreeVerifier {
         var lines: [String] = []
         var root = pinned
         var version = pinned.version + 1
-        while let data = try Self.contents(of: out.appendingPathComponent(PublishLayout.root(version: version))) {
+        while let data = try Self.contents(of: out.appendingPathComponent(PublishLayout.root(version: version)), cap: Trust.maxRootBytes) {
             root = try RootChain().next(after: root, DSSEEnvelope.parse(data))
             version += 1
         }
         try RootChain.checkExpiry(root, now: now)
         lines.append("root: version \(root.version) (pinned \(pinned.version)), expires \(root.expires)")
-        guard let indexData = try Self.contents(of: out.appendingPathComponent(PublishLayout.index)) else {
+        guard let indexData = try Self.contents(of: out.appendingPathComponent(PublishLayout.index), cap: Trust.maxIndexBytes) else {
             throw VerificationFailure("missing", "\(out.path)/index.json is missing")
         }
         let index = try CanonicalJSON.decode(IndexDocument.self,
@@ -142,14 +142,12 @@ public struct TreeVerifier {
         return count
     }
 
-    /// A small document's bytes, or nil when there is no such file; anything but a regular file (a FIFO would block
-    /// the read) is an error.
-    static func contents(of url: URL) throws -> Data? {
+    /// A signed document's bytes, capped as a client caps them, or nil when there is no such file; anything but a
+    /// regular file (a FIFO would block the read) is an error.
+    static func contents(of url: URL, cap: UInt64) throws -> Data? {
         guard FileSystem.exists(url.path) else { return nil }
-        guard FileSystem.isRegularFile(url.path), let data = FileManager.default.contents(atPath: url.path) else {
-            throw VerificationFailure("unreadable", "\(url.path) is not a readable regular file")
-        }
-        return data
+        guard FileSystem.isRegularFile(url.path) else { throw VerificationFailure("unreadable", "\(url.path) is not a regular file") }
+        return try Trust.read(url, cap: cap)
     }
 
     private func checkExpiry(_ text: String, what: String) throws {
