@@ -18,7 +18,7 @@ public enum KeyFile {
             throw CryptoError(code: "key.permissions",
                               message: "\(path): private key is readable by group or others (mode \(mode)); run `chmod 600 \(path)`")
         }
-        let text = try readText(path)
+        let text = try readContents(path)
         do { return try Ed25519PrivateKey(pemRepresentation: text) } catch let e as CryptoError {
             throw CryptoError(code: e.code, message: "\(path): \(e.message)")
         }
@@ -26,7 +26,8 @@ public enum KeyFile {
 
     /// Loads a public key from a PEM SPKI file.
     public static func loadPublicKey(at path: String) throws -> Ed25519PublicKey {
-        let text = try readText(path)
+        _ = try regularFile(path)
+        let text = try readContents(path)
         do { return try Ed25519PublicKey(pemRepresentation: text) } catch let e as CryptoError {
             throw CryptoError(code: e.code, message: "\(path): \(e.message)")
         }
@@ -64,8 +65,8 @@ public enum KeyFile {
         return info
     }
 
-    private static func readText(_ path: String) throws -> String {
-        _ = try regularFile(path)
+    /// The file's text, once `regularFile` has accepted it.
+    private static func readContents(_ path: String) throws -> String {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw CryptoError(code: "key.read", message: "\(path): cannot read the key file")
         }
