@@ -33,4 +33,18 @@ enum FileCopy {
         guard fsync(output) == 0 else { throw PublishError.io("\(target.path): fsync failed (\(String(cString: strerror(errno))))") }
         return Hex.encode(hasher.finalize())
     }
+
+    /// Puts a kept archive into the tree at `target`: a hard link, or across file systems a copy (made under a
+    /// temporary name, hashed as it is written, then renamed). Returns the copy's SHA-256, or nil for a link (the
+    /// same file, nothing to check).
+    static func linkOrCopy(_ kept: URL, to target: URL, tracking created: inout CreatedPaths) throws -> String? {
+        created.file(target)
+        if link(kept.path, target.path) == 0 { return nil }
+        guard errno == EXDEV else { throw PublishError.io("\(target.path): \(String(cString: strerror(errno)))") }
+        let partial = target.deletingLastPathComponent().appendingPathComponent(".\(target.lastPathComponent).tmp")
+        created.file(partial)
+        let sha256 = try copy(from: kept, to: partial)
+        guard rename(partial.path, target.path) == 0 else { throw PublishError.io("\(target.path): \(String(cString: strerror(errno)))") }
+        return sha256
+    }
 }

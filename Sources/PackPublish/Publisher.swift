@@ -296,14 +296,8 @@ public final class Publisher {
         try created.makeDirectory(versionDir)
         created.file(kept)
         guard rename(temporary.path, kept.path) == 0 else { throw PublishError.io("\(kept.path): \(String(cString: strerror(errno)))") }
-        created.file(archiveURL)
-        if link(kept.path, archiveURL.path) != 0 {
-            guard errno == EXDEV else { throw PublishError.io("\(archiveURL.path): \(String(cString: strerror(errno)))") }
-            let partial = versionDir.appendingPathComponent(".\(archiveURL.lastPathComponent).tmp")
-            created.file(partial)
-            guard try FileCopy.copy(from: kept, to: partial) == writer.archiveSHA256, rename(partial.path, archiveURL.path) == 0 else {
-                throw PublishError.io("\(archiveURL.path): copying the archive into the tree failed")
-            }
+        if let copied = try FileCopy.linkOrCopy(kept, to: archiveURL, tracking: &created), copied != writer.archiveSHA256 {
+            throw PublishError.io("\(archiveURL.path): the copy of the archive does not match it")
         }
         let layout = Dictionary(try TarLayout.scan(kept).map { ($0.path, (offset: $0.offset, size: $0.size)) }, uniquingKeysWith: { a, _ in a })
         let manifestURL = out.appendingPathComponent(PublishLayout.manifest(pack: manifest.pack, version: manifest.version))

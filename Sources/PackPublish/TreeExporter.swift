@@ -103,19 +103,8 @@ public struct TreeExporter {
         let archiveURL = out.appendingPathComponent(PublishLayout.archive(pack: release.pack, version: release.version))
         let kept = ledger.archives.appendingPathComponent(archiveURL.lastPathComponent)
         guard FileSystem.isRegularFile(kept.path) else { throw PublishError.io("\(kept.path): the kept archive of \(release.pack) version \(release.version) is missing") }
-        created.file(archiveURL)
-        let sha256: String
-        if link(kept.path, archiveURL.path) == 0 {
-            let (digest, size) = try SHA256.hash(fileAt: archiveURL)
-            guard Int64(size) == release.archiveSize else { throw PublishError.io("\(kept.path): \(size) bytes, the ledger records \(release.archiveSize)") }
-            sha256 = Hex.encode(digest)
-        } else {
-            guard errno == EXDEV else { throw PublishError.io("\(archiveURL.path): \(String(cString: strerror(errno)))") }
-            let partial = archiveURL.deletingLastPathComponent().appendingPathComponent(".\(archiveURL.lastPathComponent).tmp")
-            created.file(partial)
-            sha256 = try FileCopy.copy(from: kept, to: partial)
-            guard rename(partial.path, archiveURL.path) == 0 else { throw PublishError.io("\(archiveURL.path): \(String(cString: strerror(errno)))") }
-        }
+        // A link is the kept file itself, so it is hashed here; a copy was hashed as it was made.
+        let sha256 = try FileCopy.linkOrCopy(kept, to: archiveURL, tracking: &created) ?? Hex.encode(try SHA256.hash(fileAt: archiveURL).digest)
         guard sha256 == release.archiveSHA256 else {
             throw PublishError.io("\(kept.path): does not match the SHA-256 the ledger records for \(release.pack) version \(release.version); run `packtool ledger verify --deep`")
         }

@@ -154,6 +154,26 @@ final class PublishCommandTests: XCTestCase {
         XCTAssertTrue(next.stdout.contains("index.json version 4"), next.stdout)
     }
 
+    /// Across file systems the tree gets a copy of the kept archive instead of a hard link, checked as it is made.
+    func testATreeOnAnotherFileSystemGetsACheckedCopyOfTheArchive() throws {
+        var tmp = stat(), shm = stat()
+        guard stat(dir, &tmp) == 0, stat("/dev/shm", &shm) == 0, tmp.st_dev != shm.st_dev else {
+            throw XCTSkip("no second file system at /dev/shm")
+        }
+        let elsewhere = "/dev/shm/packtool-test-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: elsewhere) }
+        let signed = try CLI.run(["sign", ExamplePack.root.path, "--state", state, "--key", "\(keys)/manifest.pem", "--index-key", "\(keys)/index.pem",
+                                  "--publish", elsewhere + "/cdn"], environment: epoch)
+        XCTAssertEqual(signed.status, 0, signed.stderr)
+        XCTAssertEqual(try export(into: elsewhere + "/mirror").status, 0)
+        for tree in ["/cdn", "/mirror"] {
+            var archive = stat()
+            XCTAssertEqual(stat(elsewhere + tree + "/packs/royal-mile/1/royal-mile-1.tar", &archive), 0)
+            XCTAssertEqual(archive.st_nlink, 1, "\(tree): a copy, not a link")
+            XCTAssertEqual(try CLI.run(["verify", elsewhere + tree, "--root", state + "/root/1.root.json"]).status, 0, tree)
+        }
+    }
+
     func testExportRefusesANonEmptyFolderAWrongKeyAndAnEmptyStateAndWritesNothing() throws {
         XCTAssertEqual(try sign(ExamplePack.root.path).status, 0)
         let busy = dir + "/busy"
