@@ -328,12 +328,12 @@ private struct State {
     /// a ':' follows; nil (nothing consumed) otherwise.
     mutating func javaScriptKey() throws -> String? {
         let start = index, startLine = line, startLineStart = lineStart
-        let found = issue(.quotes, "", at: start)
+        let at = position(at: start)
         if bytes[index] == UInt8(ascii: "'") {
             guard let text = singleQuoted(record: false) else { return nil }
             skipWhitespace()
             if index < bytes.count && bytes[index] == UInt8(ascii: ":") {
-                issues.append(JSONParser.Issue(kind: .quotes, message: "a key in single quotes; JSON keys need double quotes: \"\(text)\"", position: found.position))
+                issues.append(JSONParser.Issue(kind: .quotes, message: "a key in single quotes; JSON keys need double quotes: \"\(text)\"", position: at))
                 return text
             }
         } else if Self.startsName(bytes[index]) {
@@ -341,7 +341,7 @@ private struct State {
             let name = String(decoding: bytes[start..<index], as: UTF8.self)
             skipWhitespace()
             if index < bytes.count && bytes[index] == UInt8(ascii: ":") {
-                issues.append(JSONParser.Issue(kind: .quotes, message: "a key without quotes; JSON keys need double quotes: \"\(name)\"", position: found.position))
+                issues.append(JSONParser.Issue(kind: .quotes, message: "a key without quotes; JSON keys need double quotes: \"\(name)\"", position: at))
                 return name
             }
         }
