@@ -193,7 +193,7 @@ private struct State {
             let key: String
             if bytes[index] == UInt8(ascii: "\"") {
                 key = try parseString()
-            } else if let slip = try javaScriptKey() {
+            } else if let slip = javaScriptKey() {
                 key = slip
             } else {
                 throw issue(.syntax, "expected a quoted key, found \(describeCurrent())")
@@ -326,7 +326,7 @@ private struct State {
 
     /// A key written as JavaScript allows — bare (`title:`) or in single quotes — recorded and read as the key, when
     /// a ':' follows; nil (nothing consumed) otherwise.
-    mutating func javaScriptKey() throws -> String? {
+    mutating func javaScriptKey() -> String? {
         let start = index, startLine = line, startLineStart = lineStart
         let at = position(at: start)
         if bytes[index] == UInt8(ascii: "'") {
