@@ -6,9 +6,13 @@ SHELL := /bin/bash
 .SHELLFLAGS := -o pipefail -c
 # Build and link needs; test needs (independent validators and media probes); example-pack generation needs.
 APT_BUILD := libssl-dev libsqlite3-dev libarchive-dev pkg-config
-APT_TEST  := ffmpeg libheif-examples libarchive-tools sqlite3 nginx curl
+APT_TEST  := ffmpeg libheif-examples libarchive-tools sqlite3 nginx curl python3-venv
 APT_MEDIA := imagemagick espeak-ng
+# Test-only Python packages live in a virtual environment under .build/, never in the system Python (which Debian
+# marks externally managed, PEP 668).
 PIP_TEST  := jsonschema
+VENV      := .build/venv
+PYTHON    := $(VENV)/bin/python
 PACK      := scenes/royal-mile
 PACKTOOL  := .build/release/packtool
 
@@ -31,8 +35,10 @@ deps-build:
 
 deps-test: deps-build
 	$(call ensure_apt,$(APT_TEST))
-	@python3 -c "import jsonschema, referencing" 2>/dev/null || python3 -m pip install -q $(PIP_TEST) || \
-	  { echo "run: python3 -m pip install $(PIP_TEST)"; exit 2; }
+	@$(PYTHON) -c "import jsonschema, referencing" 2>/dev/null || { \
+	  echo "creating $(VENV) with $(PIP_TEST) (test-only Python packages)"; \
+	  rm -rf $(VENV) && python3 -m venv $(VENV) && $(PYTHON) -m pip install -q --disable-pip-version-check $(PIP_TEST); } || \
+	  { echo "cannot create $(VENV): install python3-venv (apt) and reach PyPI, or run: python3 -m venv $(VENV) && $(PYTHON) -m pip install $(PIP_TEST)"; exit 2; }
 
 build: deps-build
 	swift build -c release --product packtool
@@ -88,10 +94,12 @@ test: deps-test
 	@echo "swift test (full log in .build/test.log)"
 	@swift test --skip-build > .build/test.log 2>&1; status=$$?; \
 	  grep -E "error:|' failed \(" .build/test.log; grep -E "Executed [0-9]+ tests?, with" .build/test.log | tail -n 1; \
+	  scripts/skipped-suites.sh .build/test.log; \
 	  exit $$status
 	Tests/c/run.sh
 	Tests/http/run.sh
-	python3 -m unittest discover -s Tests/python -v
+	$(PYTHON) -m unittest discover -s Tests/python -v
+	@scripts/skipped-suites.sh .build/test.log
 
 # Regenerates scenes/royal-mile from scripts/royal_mile_content.py (needs the media tools; takes about two minutes).
 example-pack: deps-build

@@ -19,7 +19,8 @@ seed() {
 }
 seed json scenes/royal-mile/pack.json scenes/royal-mile/stops/*/scene.json scenes/royal-mile/stops/*/uncertainty.json schemas/*.json
 seed webvtt scenes/royal-mile/stops/*/story.vtt
-seed heif scenes/royal-mile/stops/01-castle-esplanade/layers/*.heic ../shared/testdata/isobmff/libheif/*
+# The libheif files beside the checkout seed the HEIF target when they are there (seed skips missing files).
+seed heif scenes/royal-mile/stops/01-castle-esplanade/layers/*.heic ${PACKTOOL_SHARED:-../shared}/testdata/isobmff/libheif/*
 seed mp4 scenes/royal-mile/stops/0[1-3]*/story.m4a
 mkdir -p "$OUT/corpus/envelope"
 python3 - "$OUT/corpus/envelope" scenes/royal-mile/stops/*/signoff.json <<'PY'

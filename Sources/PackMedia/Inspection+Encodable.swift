@@ -103,7 +103,7 @@ extension HEIFInfo: Encodable {
 extension MP4AudioInfo: Encodable {
     enum CodingKeys: String, CodingKey {
         case majorBrand, compatibleBrands, topLevelBoxes, handler, codec, sampleEntry, objectTypeIndication, audioObjectType
-        case channels, sampleRate, movieTimescale, movieDuration, mediaTimescale, mediaDuration, editedDuration, duration, isAAC, errors
+        case channels, sampleRate, trackCount, movieTimescale, movieDuration, mediaTimescale, mediaDuration, editedDuration, duration, isAAC, errors
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -118,6 +118,7 @@ extension MP4AudioInfo: Encodable {
         try c.encodeIfPresent(audioObjectType, forKey: .audioObjectType)
         try c.encodeIfPresent(channels, forKey: .channels)
         try c.encodeIfPresent(sampleRate, forKey: .sampleRate)
+        try c.encode(trackCount, forKey: .trackCount)
         try c.encodeIfPresent(movieTimescale, forKey: .movieTimescale)
         try c.encodeIfPresent(movieDuration, forKey: .movieDuration)
         try c.encodeIfPresent(mediaTimescale, forKey: .mediaTimescale)

@@ -54,7 +54,7 @@ enum InspectCommand: Command {
         case .json: inspection = try inspectJSON(url, keys: keys)
         }
         if format == "json" {
-            Output.out(inspection.json)
+            Output.out(try inspection.json())
         } else {
             Output.out(inspection.text.hasSuffix("\n") ? inspection.text : inspection.text + "\n")
         }
@@ -129,7 +129,7 @@ enum InspectCommand: Command {
         let other = info.errors.isEmpty ? nil : FileSignature.format(of: source).flatMap { $0.isMP4 ? nil : $0 }
         var text = "\(url.relativePath): \(info.handler == "soun" ? "MP4 audio, \(info.codecDescription)" : other.map { "\($0.name), not MP4 audio" } ?? "no sound track")\n"
         if let ch = info.channels, let rate = info.sampleRate { text += "  \(ch) channel\(ch == 1 ? "" : "s"), \(Int(rate)) Hz\n" }
-        if let d = info.duration { text += "  duration \(NumberText.fixed(d, 3)) s" + (info.editedDuration != nil ? " (from the edit list)" : "") + "\n" }
+        if let d = info.duration { text += "  duration \(NumberText.fixed(d, 3)) s" + ((info.editedDuration ?? 0) > 0 ? " (from the edit list)" : "") + "\n" }
         text += "  brands: \(info.majorBrand ?? "?") [\(info.compatibleBrands.joined(separator: ", "))]; boxes: \(info.topLevel.joined(separator: " "))\n"
         for e in info.errors { text += "  error: \(e)\n" }
         return Inspection(kind: "mp4-audio", file: url.path, ok: info.errors.isEmpty && info.isAAC, text: text, value: info)
@@ -161,7 +161,7 @@ enum InspectCommand: Command {
         default: model = document.decode(UncertaintyDocument.self)
         }
         var text = "\(url.relativePath): \(kind) document\n"
-        text += problems.isEmpty ? (model.map { Inspection.encode($0) } ?? "") : problems.map { "  \($0)\n" }.joined()
+        text += problems.isEmpty ? try (model.map { try Inspection.encode($0, file: url) } ?? "") : problems.map { "  \($0)\n" }.joined()
         return Inspection(kind: kind, file: url.path, ok: problems.isEmpty && model != nil, text: text,
                           value: ModelInspection(model: model.map(AnyEncodable.init), problems: problems))
     }
@@ -175,16 +175,24 @@ struct Inspection {
     var text: String
     var value: Encodable
 
-    var json: String {
+    /// The JSON form: every finite number in its shortest round-trip form; anything JSON cannot hold (an infinite
+    /// or NaN number) is an error naming where it is, never a silently dropped `null`.
+    func json() throws -> String {
+        let file = URL(fileURLWithPath: self.file)
         func trimmed(_ s: String) -> String { String(s.drop(while: \.isNewline).reversed().drop(while: \.isNewline).reversed()) }
-        return "{\n  \"kind\": \(trimmed(Self.encode(kind))),\n  \"file\": \(trimmed(Self.encode(file))),\n  \"ok\": \(ok),\n  \"content\": "
-            + trimmed(Self.encode(value)).replacing("\n", with: "\n  ") + "\n}\n"
+        return "{\n  \"kind\": \(trimmed(try Self.encode(kind, file: file))),\n  \"file\": \(trimmed(try Self.encode(self.file, file: file))),\n  \"ok\": \(ok),\n  \"content\": "
+            + trimmed(try Self.encode(value, file: file)).replacing("\n", with: "\n  ") + "\n}\n"
     }
 
-    static func encode(_ value: Encodable) -> String {
+    static func encode(_ value: Encodable, file: URL) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: (try? encoder.encode(AnyEncodable(value))) ?? Data("null".utf8), as: UTF8.self) + "\n"
+        do {
+            return String(decoding: try encoder.encode(AnyEncodable(value)), as: UTF8.self) + "\n"
+        } catch let EncodingError.invalidValue(bad, context) {
+            let path = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().drop { $0 == "." }
+            throw CommandLineError.io("\(file.relativePath): cannot write as JSON: \(path.isEmpty ? "a value" : String(path)) is \(bad), which JSON cannot hold")
+        }
     }
 }
 

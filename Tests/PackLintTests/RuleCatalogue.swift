@@ -64,8 +64,7 @@ let ruleCases: [RuleCase] = [
     },
     RuleCase("PT0307", "\(S1)/scene.json", at: "\"layers/1824-16x9.heic\"") {
         try FileManager.default.removeItem(at: $0.root.appendingPathComponent("\(S1)/layers/1824-16x9.heic"))
-        try FileManager.default.copyItem(at: Repository.shared.appendingPathComponent("testdata/isobmff/libheif/example.heic"),
-                                         to: $0.root.appendingPathComponent("\(S1)/layers/1824-16x9.heic"))
+        try MediaFiles.heic(width: 640, height: 360, at: $0.root.appendingPathComponent("\(S1)/layers/1824-16x9.heic"))
     },
     RuleCase("PT0308", "\(S1)/scene.json", at: "\"gordon-1648\"") {
         try $0.edit("\(S1)/scene.json", replacing: "\"sources\": [\n        \"gordon-1647\"", with: "\"sources\": [\n        \"gordon-1648\"")

@@ -7,13 +7,13 @@ final class ISOBMFFProbeTests: XCTestCase {
     /// Every file in ../shared/testdata/isobmff: brands, primary item, ispe size, property list and top-level boxes
     /// equal what expected.json says; files that cannot be read as classic HEIF are flagged, never crash.
     func testEveryLibheifFileMatchesExpectedJSON() throws {
-        let root = try XCTUnwrap(Repository.testData("isobmff/expected.json") as? [String: Any])
+        let root = try ThirdPartyData.json("isobmff", "expected.json", as: [String: Any].self)
         let files = try XCTUnwrap(root["files"] as? [[String: Any]])
         XCTAssertGreaterThanOrEqual(files.count, 10)
         for entry in files {
             let name = try XCTUnwrap(entry["file"] as? String)
             let expected = try XCTUnwrap(entry["observed_by_our_probe"] as? [String: Any])
-            let url = Repository.shared.appendingPathComponent("testdata/isobmff").appendingPathComponent(name)
+            let url = try ThirdPartyData.file("isobmff", name)
             let source = try ByteSource(fileAt: url)
             let info = HEIFProbe().probe(source)
             XCTAssertEqual(info.topLevel, expected["top_level"] as? [String], name)
@@ -36,7 +36,7 @@ final class ISOBMFFProbeTests: XCTestCase {
     }
 
     func testTheMiniBoxFileIsReportedAsUnsupported() throws {
-        let url = Repository.shared.appendingPathComponent("testdata/isobmff/libheif/lightning_mini.heif")
+        let url = try ThirdPartyData.file("isobmff", "libheif/lightning_mini.heif")
         let info = HEIFProbe().probe(try ByteSource(fileAt: url))
         XCTAssertTrue(info.errors.contains { $0.contains("mini") }, "\(info.errors)")
     }
@@ -75,6 +75,79 @@ final class ISOBMFFProbeTests: XCTestCase {
             XCTAssertEqual(try XCTUnwrap(info.duration), ffprobeDuration, accuracy: 0.05, stop.lastPathComponent)
             XCTAssertLessThan(source.bytesRead, 16 * 1024)
         }
+    }
+
+    /// HEIC stills written by heif-enc, in both orientations and at an odd size, report the size heif-info reads
+    /// (heif-enc rounds 4:2:0 images down to even sizes).
+    func testHEICFilesWrittenByHeifEncReportTheirSize() throws {
+        let dir = URL(fileURLWithPath: try temporaryDirectory())
+        for (w, h) in [(320, 180), (180, 320), (451, 253)] {
+            let url = dir.appendingPathComponent("\(w)x\(h).heic")
+            try MediaFiles.heic(width: w, height: h, at: url)
+            let info = HEIFProbe().probe(try ByteSource(fileAt: url))
+            XCTAssertTrue(info.isHEIC, "\(w)x\(h)")
+            XCTAssertEqual(info.errors, [], "\(w)x\(h)")
+            let heifInfo = String(decoding: try runTool("/usr/bin/heif-info", [url.path]), as: UTF8.self)
+            let reported = try XCTUnwrap(heifInfo.split(separator: "\n").first { $0.hasPrefix("image: ") }).dropFirst(7).prefix { $0 != " " }
+            XCTAssertEqual(info.displaySize.map { "\($0.width)x\($0.height)" }, String(reported), "\(w)x\(h)")
+            XCTAssertEqual(info.displaySize.map { [$0.width / 2, $0.height / 2] }, [w / 2, h / 2], "\(w)x\(h)")
+            XCTAssertFalse(MP4AudioProbe().probe(try ByteSource(fileAt: url)).isAAC)
+        }
+    }
+
+    /// AAC files written by ffmpeg at several rates and lengths agree with ffprobe.
+    func testAACFilesWrittenByFFmpegAgreeWithFFprobe() throws {
+        let dir = URL(fileURLWithPath: try temporaryDirectory())
+        for (seconds, rate) in [(0.5, 22050), (2.25, 44100), (7.0, 48000)] {
+            let url = dir.appendingPathComponent("tone-\(rate).m4a")
+            try MediaFiles.aac(seconds: seconds, sampleRate: rate, at: url)
+            let info = MP4AudioProbe().probe(try ByteSource(fileAt: url))
+            XCTAssertEqual(info.errors, [], url.lastPathComponent)
+            XCTAssertEqual(info.codecDescription, "AAC-LC")
+            XCTAssertEqual(info.sampleRate, Double(rate))
+            XCTAssertEqual(try XCTUnwrap(info.duration), try ffprobeDuration(url, stream: "a:0"), accuracy: 0.03, url.lastPathComponent)
+        }
+    }
+
+    /// With a video track first in the file, the duration is still the audio track's (after its edit list), not
+    /// the video's nor the movie's.
+    func testAnAudioTrackAfterAVideoTrackGivesTheAudioDuration() throws {
+        let url = URL(fileURLWithPath: try temporaryDirectory()).appendingPathComponent("video-first.mp4")
+        try MediaFiles.aac(seconds: 1.5, videoSeconds: 0.04, at: url)
+        let info = MP4AudioProbe().probe(try ByteSource(fileAt: url))
+        XCTAssertEqual(info.trackCount, 2)
+        XCTAssertEqual(info.sampleRate, 44100)
+        XCTAssertEqual(try XCTUnwrap(info.duration), try ffprobeDuration(url, stream: "a:0"), accuracy: 0.01)
+        XCTAssertEqual(try XCTUnwrap(info.duration), 1.5, accuracy: 0.01)
+    }
+
+    /// A sound track whose own durations cannot be read has no duration: the movie header's, here the longer video
+    /// track's, is not borrowed for it.
+    func testASoundTrackWithoutItsOwnDurationDoesNotBorrowTheVideos() throws {
+        let url = URL(fileURLWithPath: try temporaryDirectory()).appendingPathComponent("video-longer.mp4")
+        try MediaFiles.aac(seconds: 1.0, videoSeconds: 3.0, at: url)
+        var bytes = [UInt8](try Data(contentsOf: url))
+        // Hide the audio track's (the second trak's) edit list and media header by renaming them to 'free'.
+        let trakStarts = occurrences(of: "trak", in: bytes)
+        XCTAssertEqual(trakStarts.count, 2)
+        for type in ["edts", "mdhd"] {
+            for at in occurrences(of: type, in: bytes) where at > trakStarts[1] { bytes.replaceSubrange(at..<at + 4, with: Array("free".utf8)) }
+        }
+        let info = MP4AudioProbe().probe(ByteSource(bytes: bytes))
+        XCTAssertEqual(info.sampleRate, 44100)
+        XCTAssertEqual(info.movieDuration.map { Double($0) / Double(info.movieTimescale ?? 1) } ?? 0, 3.0, accuracy: 0.05)
+        XCTAssertNil(info.duration)
+    }
+
+    private func occurrences(of type: String, in bytes: [UInt8]) -> [Int] {
+        let t = Array(type.utf8)
+        return (0..<(bytes.count - 3)).filter { bytes[$0] == t[0] && Array(bytes[$0..<$0 + 4]) == t }
+    }
+
+    private func ffprobeDuration(_ url: URL, stream: String) throws -> Double {
+        let out = String(decoding: try runTool("/usr/bin/ffprobe", ["-v", "error", "-select_streams", stream, "-show_entries", "stream=duration",
+                                                                    "-of", "default=nw=1:nk=1", url.path]), as: UTF8.self)
+        return try XCTUnwrap(Double(out.trimmingCharacters(in: .whitespacesAndNewlines)))
     }
 
     func testAHEICIsNotAudioAndAudioIsNotHEIC() throws {

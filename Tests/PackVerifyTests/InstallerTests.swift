@@ -259,8 +259,42 @@ final class InstallerTests: XCTestCase {
         }, "hash")
     }
 
+    /// The corpus's "truncated in content / in padding / in a header" shapes, built here: an honest archive cut at
+    /// every block boundary and in the middle of each block is refused, never installed in part.
+    func testAnHonestArchiveCutShortAnywhereIsRefused() throws {
+        let whole = [UInt8](try Data(contentsOf: try f.archive(version: 2, name: "whole.tar")))
+        var cuts = Set<Int>()
+        for block in stride(from: 512, to: whole.count, by: 512) { cuts.formUnion([block, block - 256, block - 1]) }
+        for cut in cuts.sorted() where cut > 0 && cut < whole.count - 1024 {
+            let url = f.into.deletingLastPathComponent().appendingPathComponent("cut-\(cut).tar")
+            try Data(whole[0..<cut]).write(to: url)
+            let before = f.snapshot()
+            XCTAssertThrowsError(try f.installer().install(archive: url, into: f.into), "cut at \(cut)") { error in
+                XCTAssertTrue(error is VerificationFailure, "cut at \(cut): \(error)")
+            }
+            XCTAssertEqual(f.snapshot(), before, "cut at \(cut)")
+        }
+        XCTAssertGreaterThan(cuts.count, 6)
+    }
+
+    /// Entry types from other tar dialects (GNU long names and sparse files, FIFOs, directories, global pax headers,
+    /// contiguous files) are not what packtool writes, so each is refused rather than interpreted.
+    func testEntryTypesPacktoolNeverWritesAreRefused() throws {
+        for type in ["L", "K", "S", "6", "5", "g", "7", "V"] {
+            let url = try hostile("type-\(type).tar") { t in
+                t.header("pack.json", size: 2, type: UInt8(ascii: Unicode.Scalar(type)!))
+                t.data(Array("{}".utf8))
+            }
+            let before = f.snapshot()
+            XCTAssertThrowsError(try f.installer().install(archive: url, into: f.into), "type \(type)") { error in
+                XCTAssertTrue(error is VerificationFailure, "type \(type): \(error)")
+            }
+            XCTAssertEqual(f.snapshot(), before, "type \(type)")
+        }
+    }
+
     func testTheThirdPartyTarCorpusIsReadOrRefusedWithoutCrashing() throws {
-        let inventory = Repository.shared.appendingPathComponent("testdata/tar")
+        let inventory = try ThirdPartyData.folder("tar")
         var checked = 0
         let e = FileManager.default.enumerator(at: inventory, includingPropertiesForKeys: nil)
         while let url = e?.nextObject() as? URL {

@@ -11,17 +11,12 @@ public enum Repository {
         fatalError("Package.swift not found above \(#filePath)")
     }()
 
-    /// `../shared` beside the checkout, or `PACKTOOL_SHARED`.
+    /// `../shared` beside the checkout, or `PACKTOOL_SHARED`; tests reach its data through `ThirdPartyData`.
     public static let shared: URL = {
         if let env = ProcessInfo.processInfo.environment["PACKTOOL_SHARED"] { return URL(fileURLWithPath: env) }
         return root.deletingLastPathComponent().appendingPathComponent("shared")
     }()
 
-    /// Parses a JSON file under `shared/testdata`.
-    public static func testData(_ relative: String) throws -> Any {
-        let data = try Data(contentsOf: shared.appendingPathComponent("testdata").appendingPathComponent(relative))
-        return try JSONSerialization.jsonObject(with: data)
-    }
 }
 
 /// The bundled example pack.

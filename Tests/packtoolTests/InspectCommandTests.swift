@@ -24,6 +24,56 @@ final class InspectCommandTests: XCTestCase {
         XCTAssertEqual(cue["id"] as? String, "s01")
     }
 
+    /// Extreme `line:` values (from W3C's WebVTT parsing tests) are all finite doubles: the JSON output carries each
+    /// one in its shortest round-trip form, bit for bit (the sign of −0 included), never `"content": null`.
+    func testExtremeLineValuesAreWrittenInShortestRoundTripForm() throws {
+        let dir = try temporaryDirectory()
+        let max = "179769313486231570814527423731704356798070567525844996598917476803157260780028538760589558632766878171540458953514382464234321326889464182768467546703537516986049910576551282076245490090389328944075868508455133942304583236903222948165808559332123348274797826204144723168738177180919299881250404026184124858368"
+        let values: [(String, Double, String)] = [
+            (max, 1.7976931348623157e308, "1.7976931348623157e+308"), ("-" + max, -1.7976931348623157e308, "-1.7976931348623157e+308"),
+            ("0." + String(repeating: "0", count: 323) + "5", 5e-324, "5e-324"),
+            ("18446744073709551616", 18446744073709551616, "1.8446744073709552e+19"),
+            ("1" + String(repeating: "0", count: 34), 1e34, "1e+34"), ("-0", -0.0, "-0"),
+        ]
+        var vtt = "WEBVTT\n\n"
+        for (i, v) in values.enumerated() { vtt += "00:00:0\(i).000 --> 00:00:0\(i).500 line:\(v.0)\ncue \(i)\n\n" }
+        try vtt.write(toFile: dir + "/extreme.vtt", atomically: true, encoding: .utf8)
+        let r = try CLI.run(["inspect", "--format", "json", dir + "/extreme.vtt"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let written = r.stdout.split(separator: "\n").filter { $0.contains("\"line\" :") }
+            .map { String($0.split(separator: ":", maxSplits: 1)[1]).trimmingCharacters(in: CharacterSet(charactersIn: " ,")) }
+        XCTAssertEqual(written, values.map(\.2))
+        for (text, value) in zip(written, values.map(\.1)) { XCTAssertEqual(Double(text)?.bitPattern, value.bitPattern, text) }
+        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual(object["ok"] as? Bool, true)
+        XCTAssertEqual(((object["content"] as? [String: Any])?["cues"] as? [Any])?.count, values.count)
+        let text = try CLI.run(["inspect", dir + "/extreme.vtt"]).stdout
+        XCTAssertTrue(text.contains("line:1.8446744073709552e+19,start"), text)
+    }
+
+    /// A value JSON cannot hold (a line number past the largest double, which the parser reads as infinity) makes the
+    /// JSON output fail loudly, naming the field, instead of printing `null` and `"ok": true`.
+    func testAValueJSONCannotHoldFailsTheJSONOutputWithExitTwo() throws {
+        let dir = try temporaryDirectory()
+        try "WEBVTT\n\n00:00.000 --> 00:01.000 line:1\(String(repeating: "0", count: 400))\nhuge\n".write(toFile: dir + "/inf.vtt", atomically: true, encoding: .utf8)
+        let r = try CLI.run(["inspect", "--format", "json", dir + "/inf.vtt"])
+        XCTAssertEqual(r.status, 2)
+        XCTAssertEqual(r.stdout, "")
+        XCTAssertTrue(r.stderr.contains("inf.vtt: cannot write as JSON: cues[0].line is"), r.stderr)
+    }
+
+    /// A region's `lines` past UInt64 is kept as the number written (a double, as the W3C parser keeps it), not
+    /// dropped for the default 3.
+    func testARegionLinesCountPastUInt64IsKept() throws {
+        let dir = try temporaryDirectory()
+        try "WEBVTT\n\nREGION\nid:big\nlines:18446744073709551616\n\nREGION\nid:small\nlines:7\n\n00:00.000 --> 00:01.000 region:big\nx\n"
+            .write(toFile: dir + "/r.vtt", atomically: true, encoding: .utf8)
+        let (status, object) = try json([dir + "/r.vtt"])
+        XCTAssertEqual(status, 0)
+        let regions = try XCTUnwrap((object["content"] as? [String: Any])?["regions"] as? [[String: Any]])
+        XCTAssertEqual(regions.map { $0["lines"] as? Double }, [18446744073709551616, 7])
+    }
+
     func testBrokenWebVTTShowsItsErrorsAndExitsOne() throws {
         let dir = try temporaryDirectory()
         try "WEBVTT\n\n00:00.000 --> 00:0x.000\nlost\n\n00:01.000 --> 00:02.000 line:10%,end position:20%\nkept\n".write(toFile: dir + "/t.vtt", atomically: true, encoding: .utf8)

@@ -61,9 +61,10 @@ struct PackRule: LintRule {
         var ids = Set<String>(), keys = Set<String>()
         for (i, reviewer) in reviewers.enumerated() {
             let at = document.location("/reviewers/\(i)/publicKey")
-            let key = Hex.decode(reviewer.publicKey).flatMap { try? Ed25519PublicKey(rawRepresentation: $0) }
-            if key == nil || key!.isSmallOrder {
-                out.append(Self.badReviewerKey.diagnostic("the key of \"\(reviewer.id)\" is not a usable Ed25519 public key\(key == nil ? "" : " (a small-order point nobody can hold)")", at: at,
+            let raw = Hex.decode(reviewer.publicKey)
+            if raw.flatMap({ try? Ed25519PublicKey(rawRepresentation: $0) }) == nil {
+                let why = raw.flatMap { Ed25519Encoding.problem(withPublicKey: $0) }.map { " (\($0))" } ?? ""
+                out.append(Self.badReviewerKey.diagnostic("the key of \"\(reviewer.id)\" is not a usable Ed25519 public key\(why)", at: at,
                                                           hint: "copy the 64 hex digits of the reviewer's raw public key"))
             }
             if !ids.insert(reviewer.id).inserted || !keys.insert(reviewer.publicKey.lowercased()).inserted {

@@ -22,11 +22,16 @@ public struct MP4AudioInfo: Equatable, Sendable {
     public var audioObjectType: Int?
     public var errors: [String] = []
 
-    /// Presentation duration in seconds: the edit list when there is one, else the media header, else the movie.
+    /// How many tracks the movie has; the movie header's duration is the longest of them.
+    public var trackCount = 0
+
+    /// The sound track's presentation duration in seconds: its edit list when it has one that plays something, else
+    /// its media header. The movie header's duration is the longest track's — a video track's, in a file with one —
+    /// so it stands in only when the sound track is the movie's one track.
     public var duration: Double? {
-        if let e = editedDuration, let ts = movieTimescale, ts > 0 { return Double(e) / Double(ts) }
+        if let e = editedDuration, e > 0, let ts = movieTimescale, ts > 0 { return Double(e) / Double(ts) }
         if let d = mediaDuration, let ts = mediaTimescale, ts > 0 { return Double(d) / Double(ts) }
-        if let d = movieDuration, let ts = movieTimescale, ts > 0 { return Double(d) / Double(ts) }
+        if trackCount == 1, let d = movieDuration, let ts = movieTimescale, ts > 0 { return Double(d) / Double(ts) }
         return nil
     }
 
@@ -76,9 +81,17 @@ public struct MP4AudioProbe {
         } else {
             info.errors.append("no movie header ('mvhd')")
         }
-        for trak in moovChildren where trak.type == "trak" {
-            if readTrack(trak, walker: walker, into: &info) { break }
+        let tracks = moovChildren.filter { $0.type == "trak" }
+        info.trackCount = tracks.count
+        // The first sound track whose sample entry is MPEG-4 audio, else the first sound track of any kind.
+        var firstSound: MP4AudioInfo?
+        for trak in tracks {
+            var candidate = info
+            guard readTrack(trak, walker: walker, into: &candidate) else { continue }
+            if candidate.sampleEntry == "mp4a" { firstSound = candidate; break }
+            if firstSound == nil { firstSound = candidate }
         }
+        if let firstSound { info = firstSound }
         if info.handler != "soun" { info.errors.append("no sound track (no 'trak' with handler 'soun')") }
         return info
     }

@@ -43,7 +43,9 @@ public struct VTTCue: Equatable, Sendable {
 public struct VTTRegion: Equatable, Sendable {
     public var id: String = ""
     public var width: Double = 100
-    public var lines: Int = 3
+    /// A non-negative integer in the file, kept as the W3C parser does (a double), so a count past 2^64 is still
+    /// the number written rather than the default.
+    public var lines: Double = 3
     public var regionAnchorX: Double = 0
     public var regionAnchorY: Double = 100
     public var viewportAnchorX: Double = 0

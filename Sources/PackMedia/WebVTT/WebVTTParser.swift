@@ -274,7 +274,7 @@ public struct WebVTTParser {
             switch name {
             case "id": region.id = value
             case "width": if let p = Self.percentage(value) { region.width = p }
-            case "lines": if !value.isEmpty, value.allSatisfy({ $0.isASCII && $0.isNumber }), let n = Int(value) { region.lines = n }
+            case "lines": if !value.isEmpty, value.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let n = Double(value) { region.lines = n }
             case "regionanchor", "viewportanchor":
                 let xy = value.split(separator: ",", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
                 guard xy.count == 2, let x = Self.percentage(xy[0]), let y = Self.percentage(xy[1]) else { continue }
