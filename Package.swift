@@ -24,8 +24,11 @@ let package = Package(
         .target(name: "PackMedia"),
         .target(name: "PackArchive", dependencies: ["CArchive", "PackCrypto", "PackModel"]),
         .target(name: "PackLint", dependencies: ["PackModel", "PackMedia"]),
-        .target(name: "PackPublish", dependencies: ["PackModel", "PackArchive", "CSQLite", "PackLint", "PackVerify"]),
-        .target(name: "PackVerify", dependencies: ["PackModel", "PackCrypto"]),
+        // Signed documents, the root chain, the failure-code registry and one file per verification policy: below
+        // both the client (PackVerify) and the publisher (PackPublish), so neither reaches into the other.
+        .target(name: "PackTrust", dependencies: ["PackModel", "PackCrypto"]),
+        .target(name: "PackPublish", dependencies: ["PackModel", "PackArchive", "CSQLite", "PackLint", "PackTrust"]),
+        .target(name: "PackVerify", dependencies: ["PackTrust", "PackModel", "PackCrypto"]),
         // The release C library carries its own copy of the Swift runtime and FoundationEssentials (static stdlib,
         // linked with lld, no undefined symbols left): a C or Java app needs no Swift installed, and only the parts
         // of the runtime it uses are resident. Packed relative relocations (DT_RELR, glibc >= 2.36) shrink the
@@ -41,7 +44,7 @@ let package = Package(
         // MiB resident for `packtool --version`, ~2.5 ms less start-up), and it runs without a Swift installation.
         .executableTarget(
             name: "packtool",
-            dependencies: ["PackCrypto", "PackModel", "PackMedia", "PackLint", "PackPublish", "PackVerify", "PackHTTP"],
+            dependencies: ["PackCrypto", "PackModel", "PackMedia", "PackLint", "PackTrust", "PackPublish", "PackVerify", "PackHTTP"],
             linkerSettings: [.unsafeFlags(["-static-stdlib", "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
                                            "-l_FoundationCollections", "-l_FoundationCShims", "-lswiftSynchronization"],
                                           .when(configuration: .release))]),
@@ -49,15 +52,16 @@ let package = Package(
         // Shared test helpers: repository paths, the example pack, scratch copies, running tools.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         // libFuzzer targets for every parser (make fuzz builds them with -sanitize=fuzzer,address -DFUZZING).
-        .executableTarget(name: "PackFuzz", dependencies: ["PackMedia", "PackCrypto", "PackModel", "PackVerify", "PackHTTP"]),
+        .executableTarget(name: "PackFuzz", dependencies: ["PackMedia", "PackCrypto", "PackModel", "PackTrust", "PackVerify", "PackHTTP"]),
 
         .testTarget(name: "PackCryptoTests", dependencies: ["PackCrypto", "TestSupport"]),
         .testTarget(name: "PackModelTests", dependencies: ["PackModel", "PackCrypto", "TestSupport"]),
         .testTarget(name: "PackMediaTests", dependencies: ["PackMedia", "TestSupport"]),
         .testTarget(name: "PackLintTests", dependencies: ["PackLint", "PackModel", "TestSupport"]),
         .testTarget(name: "PackArchiveTests", dependencies: ["PackArchive", "PackCrypto", "TestSupport"]),
+        .testTarget(name: "PackTrustTests", dependencies: ["PackTrust", "PackModel", "PackCrypto", "TestSupport"]),
         .testTarget(name: "PackPublishTests", dependencies: ["PackPublish", "PackArchive", "PackModel", "PackCrypto", "PackVerify", "TestSupport"]),
-        .testTarget(name: "PackVerifyTests", dependencies: ["PackVerify", "PackModel", "PackCrypto"]),
+        .testTarget(name: "PackVerifyTests", dependencies: ["PackVerify", "PackTrust", "PackModel", "PackCrypto", "TestSupport"]),
         .testTarget(name: "PackHTTPTests", dependencies: ["PackHTTP", "PackVerify"]),
         .testTarget(name: "packtoolTests", dependencies: ["packtool", "PackModel", "PackCrypto", "PackArchive", "TestSupport"]),
     ]

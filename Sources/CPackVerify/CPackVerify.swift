@@ -66,7 +66,7 @@ public func packverify_verify_installed(_ request: UnsafePointer<CChar>?) -> Uns
     respond(request) { r in
         var checker = InstalledPack(state: try r.url("state"))
         if let threads = r.object["threads"]?.number {
-            guard threads >= 1, threads <= 64, threads.rounded() == threads else { throw VerificationFailure("request", "\"threads\" must be a whole number from 1 to 64") }
+            guard threads >= 1, threads <= 64, threads.rounded() == threads else { throw VerificationFailure(.request, "\"threads\" must be a whole number from 1 to 64") }
             checker.threads = Int(threads)
         }
         let report = try checker.verify(into: try r.url("into"), pack: try r.string("pack"))
@@ -83,12 +83,12 @@ public func packverify_update(_ request: UnsafePointer<CChar>?) -> UnsafeMutable
         let fetcher: Fetcher
         if let http = HTTPLocation(from) {
             let timeout = r.object["timeout"]?.number ?? 15
-            guard timeout > 0, timeout <= 600 else { throw VerificationFailure("request", "\"timeout\" must be between 0 and 600 seconds") }
+            guard timeout > 0, timeout <= 600 else { throw VerificationFailure(.request, "\"timeout\" must be between 0 and 600 seconds") }
             fetcher = HTTPFetcher(base: http, timeout: timeout)
         } else if from.hasPrefix("file://") {
             fetcher = FileFetcher(base: URL(fileURLWithPath: String(from.dropFirst(7))))
         } else {
-            throw VerificationFailure("request", "\"from\" must be an http://, https:// or file:// URL without credentials")
+            throw VerificationFailure(.request, "\"from\" must be an http://, https:// or file:// URL without credentials")
         }
         var updater = Updater(state: try r.url("state"), into: try r.url("into"), fetcher: fetcher)
         if let clock = r.clock { updater.installer.reading = { clock } }
@@ -119,7 +119,7 @@ private struct Request {
     let object: [String: JSONValue]
 
     func string(_ key: String) throws -> String {
-        guard let v = object[key]?.string, !v.isEmpty else { throw VerificationFailure("request", "the request needs \"\(key)\" (a string)") }
+        guard let v = object[key]?.string, !v.isEmpty else { throw VerificationFailure(.request, "the request needs \"\(key)\" (a string)") }
         return v
     }
 
@@ -135,17 +135,16 @@ private struct Request {
 private func respond(_ request: UnsafePointer<CChar>?, _ body: (Request) throws -> [String: JSONValue]) -> UnsafeMutablePointer<CChar>? {
     var result: [String: JSONValue]
     do {
-        guard let request else { throw VerificationFailure("request", "the request is NULL") }
+        guard let request else { throw VerificationFailure(.request, "the request is NULL") }
         let text = String(cString: request)
         guard text.utf8.count <= 1 << 20, let object = (try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)))?.object else {
-            throw VerificationFailure("request", "the request is not a JSON object")
+            throw VerificationFailure(.request, "the request is not a JSON object")
         }
         result = try body(Request(object: object))
         result["ok"] = .bool(true)
-    } catch let f as VerificationFailure {
-        result = ["ok": .bool(false), "error": .object(["code": JSONValue(f.code), "message": JSONValue(f.message)])]
     } catch {
-        result = ["ok": .bool(false), "error": .object(["code": .string("error"), "message": JSONValue("\(error)")])]
+        let f = error as? VerificationFailure ?? VerificationFailure(.unexpected, "\(error)")
+        result = ["ok": .bool(false), "error": .object(["code": JSONValue(f.code), "outcome": JSONValue(f.kind.outcome.rawValue), "message": JSONValue(f.message)])]
     }
     let data = JSONValue.object(result).encoded()
     return strdup(String(decoding: data, as: UTF8.self))

@@ -33,34 +33,34 @@ public final class HTTPFetcher: Fetcher {
 
     public func fetch(_ path: String, to file: URL, maxBytes: UInt64, progress: ((UInt64) -> Void)?) throws {
         let partial = file.path + ".part"
-        var lastFailure = VerificationFailure("fetch", "\(path): no attempt made")
+        var lastFailure = VerificationFailure(.fetch, "\(path): no attempt made")
         for attempt in 0...retries {
             if attempt > 0 { usleep(useconds_t(min(4, 1 << (attempt - 1)) * 250_000)) }
             let fd = open(partial, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-            guard fd >= 0 else { throw VerificationFailure("fetch", "\(partial): cannot write (\(FileSystem.reason()))") }
+            guard fd >= 0 else { throw VerificationFailure(.fetch, "\(partial): cannot write (\(FileSystem.reason()))") }
             var sink = PartialFile(fd: fd, maxBytes: maxBytes, progress: progress)
             do {
                 defer { close(fd) }
                 if sink.have > maxBytes { try sink.restart() }
                 try get(base.appending(path), into: &sink, name: path)
-                guard fsync(fd) == 0 else { throw VerificationFailure("fetch", "\(partial): cannot flush (\(FileSystem.reason()))") }
+                guard fsync(fd) == 0 else { throw VerificationFailure(.fetch, "\(partial): cannot flush (\(FileSystem.reason()))") }
             } catch let error as HTTPError {
-                var code = "fetch"
-                if case .tls = error { code = "fetch-tls" }
+                var code = VerificationFailure.Code.fetch
+                if case .tls = error { code = .fetchTLS }
                 lastFailure = VerificationFailure(code, "\(path): \(error.message)")
                 if error.retryable { continue }
                 unlink(partial)
                 throw lastFailure
             } catch let failure as VerificationFailure {
-                if failure.code == "fetch-retry" {
-                    lastFailure = VerificationFailure("fetch", failure.message)
+                if failure.kind == .fetchRetry {
+                    lastFailure = VerificationFailure(.fetch, failure.message)
                     continue
                 }
                 unlink(partial)
                 throw failure
             }
             unlink(file.path)
-            guard rename(partial, file.path) == 0 else { throw VerificationFailure("fetch", "\(file.path): cannot move the download into place") }
+            guard rename(partial, file.path) == 0 else { throw VerificationFailure(.fetch, "\(file.path): cannot move the download into place") }
             return
         }
         throw lastFailure
@@ -85,7 +85,7 @@ public final class HTTPFetcher: Fetcher {
                     throw HTTPError.protocolError("a redirect without a usable Location")
                 }
                 guard location.secure == false || target.secure else {
-                    throw VerificationFailure("fetch", "\(name): refused a redirect from https to http (\(target.description))")
+                    throw VerificationFailure(.fetch, "\(name): refused a redirect from https to http (\(target.description))")
                 }
                 location = target
                 continue
@@ -94,26 +94,26 @@ public final class HTTPFetcher: Fetcher {
             case 206:
                 guard head.rangeStart == sink.have else {
                     try sink.restart()
-                    throw VerificationFailure("fetch-retry", "\(name): the server resumed at the wrong offset")
+                    throw VerificationFailure(.fetchRetry, "\(name): the server resumed at the wrong offset")
                 }
             case 404, 410:
-                throw VerificationFailure("fetch-missing", "\(name) is not on the server")
+                throw VerificationFailure(.fetchMissing, "\(name) is not on the server")
             case 416:
                 // Asked for bytes past the end: the partial file is stale or complete; start again from zero.
                 try sink.restart()
-                throw VerificationFailure("fetch-retry", "\(name): the server refused the resume range")
+                throw VerificationFailure(.fetchRetry, "\(name): the server refused the resume range")
             case 500...599:
                 throw HTTPError.interrupted("HTTP \(head.status) for \(location.target)")
             default:
-                throw VerificationFailure("fetch", "HTTP \(head.status) for \(location.target)")
+                throw VerificationFailure(.fetch, "HTTP \(head.status) for \(location.target)")
             }
             if let length = head.contentLength, sink.have + length > sink.maxBytes {
-                throw VerificationFailure("fetch-size", "\(name): the server offers more bytes than the signed size")
+                throw VerificationFailure(.fetchSize, "\(name): the server offers more bytes than the signed size")
             }
             try reader.readBody(head: head) { try sink.append($0, name: name) }
             return
         }
-        throw VerificationFailure("fetch", "\(name): too many redirects")
+        throw VerificationFailure(.fetch, "\(name): too many redirects")
     }
 }
 
@@ -132,15 +132,15 @@ private struct PartialFile {
     }
 
     mutating func restart() throws {
-        guard ftruncate(fd, 0) == 0, lseek(fd, 0, SEEK_SET) == 0 else { throw VerificationFailure("fetch", "cannot truncate the partial download") }
+        guard ftruncate(fd, 0) == 0, lseek(fd, 0, SEEK_SET) == 0 else { throw VerificationFailure(.fetch, "cannot truncate the partial download") }
         have = 0
     }
 
     mutating func append(_ bytes: UnsafeRawBufferPointer, name: String) throws {
         guard have + UInt64(bytes.count) <= maxBytes else {
-            throw VerificationFailure("fetch-size", "\(name): the server sent more bytes than the signed size")
+            throw VerificationFailure(.fetchSize, "\(name): the server sent more bytes than the signed size")
         }
-        guard FileSystem.writeAll(fd, bytes) else { throw VerificationFailure("fetch", "\(name): cannot write the download (\(FileSystem.reason()))") }
+        guard FileSystem.writeAll(fd, bytes) else { throw VerificationFailure(.fetch, "\(name): cannot write the download (\(FileSystem.reason()))") }
         have += UInt64(bytes.count)
         progress?(have)
     }

@@ -64,6 +64,19 @@ public enum FileSystem {
         return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
     }
 
+    /// What a `st_mode` names, for messages: "a folder", "a FIFO", "a symbolic link", …
+    public static func kind(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFREG: return "a regular file"
+        case S_IFDIR: return "a folder"
+        case S_IFIFO: return "a FIFO"
+        case S_IFLNK: return "a symbolic link"
+        case S_IFSOCK: return "a socket"
+        case S_IFCHR, S_IFBLK: return "a device"
+        default: return "not a regular file"
+        }
+    }
+
     /// Whether anything exists at `path` (without following a final symbolic link).
     public static func exists(_ path: String) -> Bool {
         var info = stat()

@@ -9,7 +9,7 @@ import Glibc
 import PackArchive
 import PackCrypto
 import PackModel
-import PackVerify
+import PackTrust
 
 /// Publisher-side verification of what `sign` wrote — a whole CDN tree, one archive or one manifest — against a
 /// pinned root: root chain, signatures and thresholds, expiry, the index naming each manifest and archive by hash,
@@ -31,26 +31,26 @@ public struct TreeVerifier {
         var lines: [String] = []
         var root = pinned
         var version = pinned.version + 1
-        while let data = try Self.contents(of: out.appendingPathComponent(PublishLayout.root(version: version)), cap: Trust.maxRootBytes) {
+        while let data = try Self.contents(of: out.appendingPathComponent(PublishLayout.root(version: version)), cap: SizeCaps.root) {
             root = try RootChain().next(after: root, DSSEEnvelope.parse(data))
             version += 1
         }
         try RootChain.checkExpiry(root, now: now)
         lines.append("root: version \(root.version) (pinned \(pinned.version)), expires \(root.expires)")
-        guard let indexData = try Self.contents(of: out.appendingPathComponent(PublishLayout.index), cap: Trust.maxIndexBytes) else {
-            throw VerificationFailure("missing", "\(out.path)/index.json is missing")
+        guard let indexData = try Self.contents(of: out.appendingPathComponent(PublishLayout.index), cap: SizeCaps.index) else {
+            throw VerificationFailure(.missing, "\(out.path)/index.json is missing")
         }
         let index = try CanonicalJSON.decode(IndexDocument.self,
                                              from: documents.payload(of: DSSEEnvelope.parse(indexData), type: PayloadType.index, role: "index", root: root), what: "index")
         try checkExpiry(index.expires, what: "index version \(index.version)")
-        if index.rootVersion > root.version { throw VerificationFailure("root-missing", "the index names root version \(index.rootVersion) but the tree stops at \(root.version)") }
+        if index.rootVersion > root.version { throw VerificationFailure(.rootMissing, "the index names root version \(index.rootVersion) but the tree stops at \(root.version)") }
         lines.append("index: version \(index.version), \(index.packs.count) pack(s), expires \(index.expires)")
         for (pack, entry) in index.packs.sorted(by: { $0.key < $1.key }) {
             let manifestURL = out.appendingPathComponent(entry.manifest.path)
             let manifestData = try checkedFile(manifestURL, size: entry.manifest.size, sha256: entry.manifest.sha256, what: "manifest of \(pack)")
             let manifest = try verifyManifest(manifestData, root: root)
             guard manifest.pack == pack, manifest.version == entry.version else {
-                throw VerificationFailure("mix-and-match", "the index names \(pack) version \(entry.version) but the manifest is \(manifest.pack) version \(manifest.version)")
+                throw VerificationFailure(.mixAndMatch, "the index names \(pack) version \(entry.version) but the manifest is \(manifest.pack) version \(manifest.version)")
             }
             let archiveURL = out.appendingPathComponent(entry.archive.path)
             _ = try checkedFile(archiveURL, size: entry.archive.size, sha256: entry.archive.sha256, what: "archive of \(pack)", read: false)
@@ -73,7 +73,7 @@ public struct TreeVerifier {
     public func verifyArchive(_ url: URL) throws -> [String] {
         let reader = try TarReader(path: url.path)
         guard let first = try reader.next(), first.path == PublishLayout.archiveManifestEntry, first.kind == "file" else {
-            throw VerificationFailure("archive-manifest", "\(url.path): the first entry is not manifest.json")
+            throw VerificationFailure(.archiveManifest, "\(url.path): the first entry is not manifest.json")
         }
         let bytes = Data(try reader.readAll(limit: 64 << 20))
         let manifest = try verifyManifest(bytes)
@@ -84,25 +84,25 @@ public struct TreeVerifier {
     private func verifyArchiveContents(_ url: URL, manifestBytes: Data, manifest: Manifest) throws -> Int {
         let reader = try TarReader(path: url.path)
         guard let first = try reader.next(), first.path == PublishLayout.archiveManifestEntry, Data(try reader.readAll(limit: 64 << 20)) == manifestBytes else {
-            throw VerificationFailure("archive-manifest", "\(url.path): the first entry is not the signed manifest")
+            throw VerificationFailure(.archiveManifest, "\(url.path): the first entry is not the signed manifest")
         }
         // Keyed by bytes: Swift strings would equate NFC and NFD spellings of a name.
         var expected = Dictionary(manifest.archiveEntries.map { (Array($0.path.utf8), $0.file) }, uniquingKeysWith: { a, _ in a })
         var count = 0
         while let entry = try reader.next() {
-            guard entry.kind == "file" else { throw VerificationFailure("archive-entry", "\(url.path): \(entry.path) is a \(entry.kind), not a regular file") }
+            guard entry.kind == "file" else { throw VerificationFailure(.archiveEntry, "\(url.path): \(entry.path) is a \(entry.kind), not a regular file") }
             guard let file = expected.removeValue(forKey: Array(entry.path.utf8)) else {
-                throw VerificationFailure("archive-entry", "\(url.path): \(entry.path) is not in the manifest (or appears twice)")
+                throw VerificationFailure(.archiveEntry, "\(url.path): \(entry.path) is not in the manifest (or appears twice)")
             }
             let hasher = SHA256()
             let size = try reader.readData { hasher.update($0) }
             guard UInt64(size) == file.size, Hex.encode(hasher.finalize()) == file.sha256 else {
-                throw VerificationFailure("archive-file", "\(url.path): \(entry.path) does not match the manifest's size and SHA-256")
+                throw VerificationFailure(.archiveFile, "\(url.path): \(entry.path) does not match the manifest's size and SHA-256")
             }
             count += 1
         }
         if let missing = expected.keys.map({ String(decoding: $0, as: UTF8.self) }).sorted().first {
-            throw VerificationFailure("archive-missing", "\(url.path): \(missing) is missing")
+            throw VerificationFailure(.archiveMissing, "\(url.path): \(missing) is missing")
         }
         return count
     }
@@ -114,28 +114,28 @@ public struct TreeVerifier {
         for scene in ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).sorted() {
             for name in ((try? FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent(scene).path)) ?? []).sorted() where name.hasSuffix(".tar") {
                 let url = folder.appendingPathComponent(scene).appendingPathComponent(name)
-                guard FileSystem.isRegularFile(url.path) else { throw VerificationFailure("delta", "\(url.path) is not a regular file") }
+                guard FileSystem.isRegularFile(url.path) else { throw VerificationFailure(.notAFile, "\(url.path) is not a regular file") }
                 let reader = try TarReader(path: url.path)
                 guard let first = try reader.next(), first.path == PublishLayout.deltaDocumentEntry else {
-                    throw VerificationFailure("delta", "\(url.path): the first entry is not delta.json")
+                    throw VerificationFailure(.delta, "\(url.path): the first entry is not delta.json")
                 }
                 let payload = try documents.payload(of: DSSEEnvelope.parse(Data(try reader.readAll(limit: 16 << 20))), type: PayloadType.delta, role: "manifest", root: root)
                 let delta = try CanonicalJSON.decode(DeltaDocument.self, from: payload, what: "delta")
                 guard delta.pack == pack, delta.scene == scene, name == "\(delta.from.version)-\(delta.to.version).tar" else {
-                    throw VerificationFailure("delta", "\(url.path) is signed for \(delta.pack)/\(delta.scene) \(delta.from.version)-\(delta.to.version)")
+                    throw VerificationFailure(.delta, "\(url.path) is signed for \(delta.pack)/\(delta.scene) \(delta.from.version)-\(delta.to.version)")
                 }
                 var expected = Dictionary(delta.files.filter { delta.added.contains($0.path) }.map { (Array($0.path.utf8), $0) }, uniquingKeysWith: { a, _ in a })
                 while let entry = try reader.next() {
                     guard entry.kind == "file", let file = expected.removeValue(forKey: Array(entry.path.utf8)) else {
-                        throw VerificationFailure("delta", "\(url.path): \(entry.path) is not one of the delta's added files")
+                        throw VerificationFailure(.delta, "\(url.path): \(entry.path) is not one of the delta's added files")
                     }
                     let hasher = SHA256()
                     let size = try reader.readData { hasher.update($0) }
                     guard UInt64(size) == file.size, Hex.encode(hasher.finalize()) == file.sha256 else {
-                        throw VerificationFailure("delta", "\(url.path): \(entry.path) does not match its size and SHA-256")
+                        throw VerificationFailure(.delta, "\(url.path): \(entry.path) does not match its size and SHA-256")
                     }
                 }
-                guard expected.isEmpty else { throw VerificationFailure("delta", "\(url.path) is missing some of its added files") }
+                guard expected.isEmpty else { throw VerificationFailure(.delta, "\(url.path) is missing some of its added files") }
                 count += 1
             }
         }
@@ -146,26 +146,26 @@ public struct TreeVerifier {
     /// regular file (a FIFO would block the read) is an error.
     static func contents(of url: URL, cap: UInt64) throws -> Data? {
         guard FileSystem.exists(url.path) else { return nil }
-        guard FileSystem.isRegularFile(url.path) else { throw VerificationFailure("unreadable", "\(url.path) is not a regular file") }
-        return try Trust.read(url, cap: cap)
+        guard FileSystem.isRegularFile(url.path) else { throw VerificationFailure(.notAFile, "\(url.path) is not a regular file") }
+        return try SizeCaps.read(url, cap: cap)
     }
 
     private func checkExpiry(_ text: String, what: String) throws {
-        guard let date = Timestamp.parse(text) else { throw VerificationFailure("expiry", "\(what) has no valid expiry") }
-        if now >= date { throw VerificationFailure("expired", "\(what) expired at \(text)") }
+        guard let date = Timestamp.parse(text) else { throw VerificationFailure(.expiry, "\(what) has no valid expiry") }
+        if now >= date { throw VerificationFailure(.expired, "\(what) expired at \(text)") }
     }
 
     private func checkedFile(_ url: URL, size: UInt64, sha256: String, what: String, read: Bool = true) throws -> Data {
         var info = stat()
-        guard stat(url.path, &info) == 0 else { throw VerificationFailure("missing", "\(what): \(url.path) is missing") }
-        guard UInt64(info.st_size) == size else { throw VerificationFailure("size", "\(what): \(url.path) is \(info.st_size) bytes, the index says \(size)") }
+        guard stat(url.path, &info) == 0 else { throw VerificationFailure(.missing, "\(what): \(url.path) is missing") }
+        guard UInt64(info.st_size) == size else { throw VerificationFailure(.size, "\(what): \(url.path) is \(info.st_size) bytes, the index says \(size)") }
         if read {
             let data = try Data(contentsOf: url)
-            guard SHA256.hexHash(data) == sha256 else { throw VerificationFailure("hash", "\(what): \(url.path) does not match the index's SHA-256") }
+            guard SHA256.hexHash(data) == sha256 else { throw VerificationFailure(.hash, "\(what): \(url.path) does not match the index's SHA-256") }
             return data
         }
         let (digest, _) = try SHA256.hash(fileAt: url)
-        guard Hex.encode(digest) == sha256 else { throw VerificationFailure("hash", "\(what): \(url.path) does not match the index's SHA-256") }
+        guard Hex.encode(digest) == sha256 else { throw VerificationFailure(.hash, "\(what): \(url.path) does not match the index's SHA-256") }
         return Data()
     }
 }

@@ -42,14 +42,14 @@ public struct ClientState: Codable, Equatable, Sendable {
     public static func load(from folder: URL) throws -> ClientState {
         let url = folder.appendingPathComponent(fileName)
         var info = stat()
-        guard stat(url.path, &info) == 0 else { throw VerificationFailure("state-missing", "\(url.path): no client state; pin a root first") }
-        guard info.st_size <= 1 << 20 else { throw VerificationFailure("state-size", "\(url.path) is implausibly large") }
+        guard stat(url.path, &info) == 0 else { throw VerificationFailure(.stateMissing, "\(url.path): no client state; pin a root first") }
+        guard info.st_size <= 1 << 20 else { throw VerificationFailure(.stateSize, "\(url.path) is implausibly large") }
         let data: Data
         do { data = try FileSystem.read(url.path, cap: 1 << 20) } catch {
-            throw VerificationFailure("state-corrupt", "unreadable client state: \(error)")
+            throw VerificationFailure(.stateCorrupt, "unreadable client state: \(error)")
         }
         do { return try JSONDecoder().decode(ClientState.self, from: data) } catch {
-            throw VerificationFailure("state-corrupt", "\(url.path): unreadable client state (\(DocumentLoader.describe(error)))")
+            throw VerificationFailure(.stateCorrupt, "\(url.path): unreadable client state (\(DocumentLoader.describe(error)))")
         }
     }
 

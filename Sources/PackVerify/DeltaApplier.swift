@@ -31,7 +31,7 @@ public struct DeltaApplier {
         let url = into.appendingPathComponent(pack).appendingPathComponent("current").appendingPathComponent(Installer.manifestFileName)
         guard FileManager.default.fileExists(atPath: url.path) else { return nil }
         let client = try ClientState.load(from: installer.state)
-        let data = try Trust.read(url, cap: Installer.maxManifestBytes)
+        let data = try SizeCaps.read(url, cap: SizeCaps.manifest)
         return try CanonicalJSON.decode(Manifest.self, from: documents.payload(of: DSSEEnvelope.parse(data), type: PayloadType.manifest, role: "manifest", root: client.root), what: "manifest")
     }
 
@@ -39,7 +39,7 @@ public struct DeltaApplier {
     public func deltaDocument(_ url: URL, root: RootDocument) throws -> (DeltaDocument, StrictTarReader) {
         var reader = try StrictTarReader(url: url)
         guard let first = try reader.next(), first.path == "delta.json", first.size <= 16 << 20 else {
-            throw VerificationFailure("delta", "\(url.lastPathComponent): the first entry is not delta.json")
+            throw VerificationFailure(.delta, "\(url.lastPathComponent): the first entry is not delta.json")
         }
         var bytes: [UInt8] = []
         try reader.read { bytes += $0 }
@@ -61,10 +61,10 @@ public struct DeltaApplier {
         let verdict = installer.clock.observe(installer.reading(), state: &client.clock)
         let manifest = try installer.verifyManifest(manifestBytes, client: client, now: verdict.now)
         guard let installed = try verified ?? installedManifest(into: into, pack: manifest.pack) else {
-            throw VerificationFailure("delta-base", "\(manifest.pack) is not installed; install the full archive")
+            throw VerificationFailure(.deltaBase, "\(manifest.pack) is not installed; install the full archive")
         }
         guard installed.files == manifest.files else {
-            throw VerificationFailure("delta-base", "pack-level files changed; install the full archive")
+            throw VerificationFailure(.deltaBase, "pack-level files changed; install the full archive")
         }
         var listed = PathSafety()
         for (path, _) in manifest.archiveEntries { try listed.admit(path) }
@@ -93,15 +93,15 @@ public struct DeltaApplier {
                     continue
                 }
                 guard let deltaURL = deltas[scene.id] else {
-                    throw VerificationFailure("delta-missing", "scene \(scene.id) changed but no delta was supplied")
+                    throw VerificationFailure(.deltaMissing, "scene \(scene.id) changed but no delta was supplied")
                 }
                 var (delta, reader) = try deltaDocument(deltaURL, root: client.root)
                 guard delta.pack == manifest.pack, delta.scene == scene.id, delta.to.version == scene.version, delta.to.digest == scene.digest, delta.files == scene.files else {
-                    throw VerificationFailure("delta-target", "the delta for \(scene.id) does not lead to the version the manifest names")
+                    throw VerificationFailure(.deltaTarget, "the delta for \(scene.id) does not lead to the version the manifest names")
                 }
                 if delta.from.version != 0 {
                     guard let base, base.digest == delta.from.digest, base.version == delta.from.version else {
-                        throw VerificationFailure("delta-base", "the delta for \(scene.id) starts from a version other than the one installed")
+                        throw VerificationFailure(.deltaBase, "the delta for \(scene.id) starts from a version other than the one installed")
                     }
                 }
                 try writer.addScene(scene.id, in: scenes, name: InstallLayout.sceneFolderName(scene.id, digest: scene.digest))
@@ -109,17 +109,17 @@ public struct DeltaApplier {
                 var pending = Set(delta.added.map { Array($0.utf8) })
                 while let header = try reader.next() {
                     guard pending.remove(Array(header.path.utf8)) != nil, let file = byPath[Array(header.path.utf8)], header.size == file.size else {
-                        throw VerificationFailure("delta-entry", "\(header.path) in the delta for \(scene.id) is not one of its added files")
+                        throw VerificationFailure(.deltaEntry, "\(header.path) in the delta for \(scene.id) is not one of its added files")
                     }
                     try writer.add(header, of: reader, path: "stops/\(scene.id)/\(header.path)", expected: file)
                     fromDeltas += header.size
                 }
-                guard pending.isEmpty else { throw VerificationFailure("delta-entry", "the delta for \(scene.id) is missing some of its files") }
+                guard pending.isEmpty else { throw VerificationFailure(.deltaEntry, "the delta for \(scene.id) is missing some of its files") }
                 // Files the delta does not carry must be unchanged from the installed base (or it is a version-0 delta).
                 let baseFiles = Dictionary((base?.files ?? []).map { (Array($0.path.utf8), $0.sha256) }, uniquingKeysWith: { a, _ in a })
                 for file in scene.files where !delta.added.contains(file.path) {
                     guard delta.from.version != 0, baseFiles[Array(file.path.utf8)] == file.sha256 else {
-                        throw VerificationFailure("delta-base", "\(file.path) in \(scene.id) is neither in the delta nor unchanged in the installed version")
+                        throw VerificationFailure(.deltaBase, "\(file.path) in \(scene.id) is neither in the delta nor unchanged in the installed version")
                     }
                     try linkUnchanged(from: current, to: writer, path: "stops/\(scene.id)/\(file.path)", size: file.size)
                 }
@@ -148,10 +148,10 @@ public struct DeltaApplier {
         try writer.prepareFolder(for: path)
         var info = stat()
         guard lstat(current + "/" + path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, UInt64(info.st_size) == size else {
-            throw VerificationFailure("delta-base", "\(path) in the installed version is missing or damaged")
+            throw VerificationFailure(.deltaBase, "\(path) in the installed version is missing or damaged")
         }
         guard link(current + "/" + path, writer.absolute(path)) == 0 else {
-            throw VerificationFailure("delta-base", "\(path) is missing from the installed version (\(String(cString: strerror(errno))))")
+            throw VerificationFailure(.deltaBase, "\(path) is missing from the installed version (\(String(cString: strerror(errno))))")
         }
     }
 }

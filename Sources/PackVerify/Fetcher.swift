@@ -24,16 +24,16 @@ public struct FileFetcher: Fetcher {
     public func fetch(_ path: String, to file: URL, maxBytes: UInt64, progress: ((UInt64) -> Void)?) throws {
         let source = base.appendingPathComponent(path)
         var info = stat()
-        guard stat(source.path, &info) == 0 else { throw VerificationFailure("fetch-missing", "\(path) is not in the tree (no \(source.path))") }
+        guard stat(source.path, &info) == 0 else { throw VerificationFailure(.fetchMissing, "\(path) is not in the tree (no \(source.path))") }
         // A FIFO or device would block or never end the verification that reads it.
-        guard info.st_mode & S_IFMT == S_IFREG else { throw VerificationFailure("fetch", "\(source.path) is not a regular file") }
-        guard UInt64(info.st_size) <= maxBytes else { throw VerificationFailure("fetch-size", "\(path) is larger than its signed size") }
+        guard info.st_mode & S_IFMT == S_IFREG else { throw VerificationFailure(.fetch, "\(source.path) is not a regular file") }
+        guard UInt64(info.st_size) <= maxBytes else { throw VerificationFailure(.fetchSize, "\(path) is larger than its signed size") }
         unlink(file.path)
         // A hard link when the tree is on the same file system (nothing to copy; the bytes are verified where they
         // are read, like any download), else a copy.
         if link(source.path, file.path) != 0 {
             do { try FileManager.default.copyItem(at: source, to: file) } catch {
-                throw VerificationFailure("fetch", "\(source.path): cannot copy it into the download folder")
+                throw VerificationFailure(.fetch, "\(source.path): cannot copy it into the download folder")
             }
         }
         progress?(UInt64(info.st_size))

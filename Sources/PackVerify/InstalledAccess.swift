@@ -19,7 +19,7 @@ public struct InstalledAccess {
     public init(state: URL) { self.state = state }
 
     public func decide(into: URL, pack: String, request: AccessRequest) throws -> AccessDecision {
-        guard Installer.isSlug(pack) else { throw VerificationFailure("identifier", "\"\(pack)\" is not a pack id") }
+        guard Installer.isSlug(pack) else { throw VerificationFailure(.identifier, "\"\(pack)\" is not a pack id") }
         // The clock reading is saved only when no install or update holds the state: a decision never waits for one
         // (that install saves the state itself when it ends). Held from the load to the save, so a save can never
         // carry back a state an install has since replaced.
@@ -27,12 +27,12 @@ public struct InstalledAccess {
         defer { lock?.release() }
         var client = try ClientState.load(from: state)
         let folder = into.appendingPathComponent(pack).appendingPathComponent("current").resolvingSymlinksInPath()
-        let data = try Trust.read(folder.appendingPathComponent(Installer.manifestFileName), cap: Installer.maxManifestBytes)
+        let data = try SizeCaps.read(folder.appendingPathComponent(Installer.manifestFileName), cap: SizeCaps.manifest)
         let manifest = try CanonicalJSON.decode(Manifest.self, from: SignedDocument().payload(of: DSSEEnvelope.parse(data), type: PayloadType.manifest, role: "manifest", root: client.root), what: "manifest")
         // A scene the pack does not have is the app's mistake (a stale id, a typo): "closed" would put a paywall in
         // front of a stop that does not exist.
         guard manifest.scenes.contains(where: { $0.id == request.scene }) else {
-            throw VerificationFailure("scene", "\(manifest.pack) version \(manifest.version) has no scene \"\(request.scene)\"")
+            throw VerificationFailure(.scene, "\(manifest.pack) version \(manifest.version) has no scene \"\(request.scene)\"")
         }
         let verdict = clock.observe(reading(), state: &client.clock)
         if lock != nil { try client.save(to: state) }

@@ -17,8 +17,6 @@ import PackModel
 ///
 /// Layout: `<into>/<pack>/current` is a symbolic link to the version folder in use; switching it is one rename.
 public struct Installer {
-    /// The largest signed manifest accepted (checked before it is read).
-    public static let maxManifestBytes: UInt64 = 16 << 20
     public static let manifestFileName = ".manifest.json"
 
     public let state: URL
@@ -44,17 +42,17 @@ public struct Installer {
         let verdict = clock.observe(reading(), state: &client.clock)
         var reader = try StrictTarReader(url: archive)
         guard let first = try reader.next(), first.path == "manifest.json" else {
-            throw VerificationFailure("archive-manifest", "\(archive.path): the first entry is not manifest.json")
+            throw VerificationFailure(.archiveManifest, "\(archive.path): the first entry is not manifest.json")
         }
-        guard first.size <= Self.maxManifestBytes else { throw VerificationFailure("size", "the manifest is \(first.size) bytes, over the \(Self.maxManifestBytes)-byte cap") }
+        guard first.size <= SizeCaps.manifest else { throw VerificationFailure(.size, "the manifest is \(first.size) bytes, over the \(SizeCaps.manifest)-byte cap") }
         var manifestBytes: [UInt8] = []
         try reader.read { manifestBytes += $0 }
         if let indexEntry, SHA256.hexHash(manifestBytes) != indexEntry.manifest.sha256 {
-            throw VerificationFailure("mix-and-match", "this manifest is not the one the index names")
+            throw VerificationFailure(.mixAndMatch, "this manifest is not the one the index names")
         }
         let manifest = try verifyManifest(manifestBytes, client: client, now: verdict.now)
         if let indexEntry, indexEntry.version != manifest.version {
-            throw VerificationFailure("mix-and-match", "the index names version \(indexEntry.version), the archive holds \(manifest.version)")
+            throw VerificationFailure(.mixAndMatch, "the index names version \(indexEntry.version), the archive holds \(manifest.version)")
         }
 
         let packFolder = into.appendingPathComponent(manifest.pack)
@@ -80,18 +78,18 @@ public struct Installer {
             while let header = try reader.next() {
                 try safety.admit(header.path)
                 guard let file = expected.removeValue(forKey: Array(header.path.utf8)) else {
-                    throw VerificationFailure("archive-extra", "\(header.path) is not in the manifest")
+                    throw VerificationFailure(.archiveExtra, "\(header.path) is not in the manifest")
                 }
                 guard header.size == file.size else {
-                    throw VerificationFailure("archive-size", "\(header.path) is \(header.size) bytes in the archive, the manifest says \(file.size)")
+                    throw VerificationFailure(.archiveSize, "\(header.path) is \(header.size) bytes in the archive, the manifest says \(file.size)")
                 }
                 written += header.size
-                guard written <= declared else { throw VerificationFailure("archive-size", "the archive holds more data than the manifest declares") }
+                guard written <= declared else { throw VerificationFailure(.archiveSize, "the archive holds more data than the manifest declares") }
                 try writer.add(header, of: reader, path: header.path, expected: file)
                 count += 1
             }
             if let missing = expected.keys.map({ String(decoding: $0, as: UTF8.self) }).sorted().first {
-                throw VerificationFailure("archive-missing", "\(missing) is listed in the manifest but not in the archive")
+                throw VerificationFailure(.archiveMissing, "\(missing) is listed in the manifest but not in the archive")
             }
             // The signed manifest goes in with the files, and everything must be on disk before the switch-over.
             try writer.write(manifestBytes, path: Self.manifestFileName)
@@ -124,24 +122,24 @@ public struct Installer {
 
     /// Signature (manifest role), expiry against the guarded clock, and rollback of pack and scene versions.
     func verifyManifest(_ bytes: [UInt8], client: ClientState, now: Double) throws -> Manifest {
-        let envelope = try DSSEEnvelope.parse(Data(bytes), maxBytes: Int(Self.maxManifestBytes))
+        let envelope = try DSSEEnvelope.parse(Data(bytes), maxBytes: Int(SizeCaps.manifest))
         let manifest = try CanonicalJSON.decode(Manifest.self, from: documents.payload(of: envelope, type: PayloadType.manifest, role: "manifest", root: client.root), what: "manifest")
         // Pack and scene ids become folder and file names: even a signed manifest may only use plain slugs.
         guard Self.isSlug(manifest.pack), manifest.scenes.allSatisfy({ Self.isSlug($0.id) }) else {
-            throw VerificationFailure("identifier", "the manifest uses a pack or scene id that is not a plain slug")
+            throw VerificationFailure(.identifier, "the manifest uses a pack or scene id that is not a plain slug")
         }
         // stops/ holds the links to scene folders; a pack-level file there would collide with them.
         guard !manifest.files.contains(where: { $0.path == "stops" || $0.path.hasPrefix("stops/") }) else {
-            throw VerificationFailure("identifier", "the manifest lists a pack-level file under stops/")
+            throw VerificationFailure(.identifier, "the manifest lists a pack-level file under stops/")
         }
-        guard let expires = Timestamp.parse(manifest.expires) else { throw VerificationFailure("expiry", "the manifest has no valid expiry") }
-        if now >= expires.timeIntervalSince1970 { throw VerificationFailure("expired", "the manifest of \(manifest.pack) version \(manifest.version) expired at \(manifest.expires)") }
+        guard let expires = Timestamp.parse(manifest.expires) else { throw VerificationFailure(.expiry, "the manifest has no valid expiry") }
+        if now >= expires.timeIntervalSince1970 { throw VerificationFailure(.expired, "the manifest of \(manifest.pack) version \(manifest.version) expired at \(manifest.expires)") }
         if let seen = client.manifestVersions[manifest.pack], manifest.version < seen {
-            throw VerificationFailure("rollback", "\(manifest.pack) version \(manifest.version) is older than version \(seen) already installed")
+            throw VerificationFailure(.rollback, "\(manifest.pack) version \(manifest.version) is older than version \(seen) already installed")
         }
         for scene in manifest.scenes {
             if let seen = client.sceneVersions["\(manifest.pack)/\(scene.id)"], scene.version < seen {
-                throw VerificationFailure("rollback", "scene \(scene.id) version \(scene.version) is older than version \(seen) already installed")
+                throw VerificationFailure(.rollback, "scene \(scene.id) version \(scene.version) is older than version \(seen) already installed")
             }
         }
         return manifest
@@ -154,20 +152,20 @@ public struct Installer {
         let name = "v\(version)-\(UUID().uuidString.prefix(8))"
         let folder = packFolder.appendingPathComponent(name)
         CrashPoints.reach("before staging rename")
-        guard rename(staging.path, folder.path) == 0 else { throw VerificationFailure("install", "cannot move the staged pack into place") }
+        guard rename(staging.path, folder.path) == 0 else { throw VerificationFailure(.install, "cannot move the staged pack into place") }
         CrashPoints.reach("after staging rename")
         let current = packFolder.appendingPathComponent("current")
         let previous = (try? FileManager.default.destinationOfSymbolicLink(atPath: current.path)).map { packFolder.appendingPathComponent($0) }
         let link = packFolder.appendingPathComponent(".current-\(UUID().uuidString.prefix(8))")
         guard symlink(name, link.path) == 0 else {
             FileSystem.removeTree(folder.path)
-            throw VerificationFailure("install", "cannot create the switch-over link")
+            throw VerificationFailure(.install, "cannot create the switch-over link")
         }
         CrashPoints.reach("before switch")
         guard rename(link.path, current.path) == 0 else {
             unlink(link.path)
             FileSystem.removeTree(folder.path)
-            throw VerificationFailure("install", "cannot switch to the new version")
+            throw VerificationFailure(.install, "cannot switch to the new version")
         }
         CrashPoints.reach("after switch")
         let dir = open(packFolder.path, O_RDONLY)

@@ -75,11 +75,11 @@ final class StagingWriter {
     /// Starts a fresh folder for scene `id` under `scenes` (the pack's scene store), named `name`.
     func addScene(_ id: String, in scenes: String, name: String) throws {
         if mkdir(scenes, 0o755) != 0 && errno != EEXIST {
-            throw VerificationFailure("write", "\(scenes): cannot create the folder (\(FileSystem.reason()))")
+            throw VerificationFailure(.write, "\(scenes): cannot create the folder (\(FileSystem.reason()))")
         }
         touched.insert(scenes)
         let root = scenes + "/" + name
-        guard mkdir(root, 0o755) == 0 else { throw VerificationFailure("write", "\(root): cannot create the folder (\(FileSystem.reason()))") }
+        guard mkdir(root, 0o755) == 0 else { throw VerificationFailure(.write, "\(root): cannot create the folder (\(FileSystem.reason()))") }
         folders.insert(root)
         sceneRoots[id] = root
         sceneLinks.append((id, name))
@@ -117,7 +117,7 @@ final class StagingWriter {
         }
         for folder in missing.reversed() {
             if mkdir(folder, 0o755) != 0 && errno != EEXIST {
-                throw VerificationFailure("write", "\(folder): cannot create the folder (\(FileSystem.reason()))")
+                throw VerificationFailure(.write, "\(folder): cannot create the folder (\(FileSystem.reason()))")
             }
             folders.insert(folder)
         }
@@ -161,7 +161,7 @@ final class StagingWriter {
     private static func extract(_ entry: Entry, through buffer: UnsafeMutableRawBufferPointer) throws {
         // O_EXCL|O_NOFOLLOW: staging is fresh and holds only what this install made, so nothing can redirect a write.
         let fd = open(entry.target, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw VerificationFailure("write", "\(entry.path): cannot create (\(FileSystem.reason()))") }
+        guard fd >= 0 else { throw VerificationFailure(.write, "\(entry.path): cannot create (\(FileSystem.reason()))") }
         defer { close(fd) }
         let hasher = SHA256()
         var done: UInt64 = 0
@@ -170,9 +170,9 @@ final class StagingWriter {
             let want = Int(min(entry.size - done, UInt64(buffer.count)))
             let piece = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want])
             let n = entry.archive.read(at: entry.offset + done, into: piece)
-            guard n > 0 else { throw VerificationFailure("archive-truncated", "\(entry.path): the archive ends inside the file") }
+            guard n > 0 else { throw VerificationFailure(.archiveTruncated, "\(entry.path): the archive ends inside the file") }
             let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<n])
-            guard FileSystem.writeAll(fd, bytes) else { throw VerificationFailure("write", "\(entry.path): \(FileSystem.reason())") }
+            guard FileSystem.writeAll(fd, bytes) else { throw VerificationFailure(.write, "\(entry.path): \(FileSystem.reason())") }
             hasher.update(bytes)
             done += UInt64(n)
             if done - kicked >= kickBytes {
@@ -182,10 +182,10 @@ final class StagingWriter {
         }
         FileSystem.startWriteback(fd, from: Int64(kicked), count: Int64(done - kicked))
         guard Hex.encode(hasher.finalize()) == entry.sha256 else {
-            throw VerificationFailure("hash", "\(entry.path) does not match the manifest's SHA-256")
+            throw VerificationFailure(.hash, "\(entry.path) does not match the manifest's SHA-256")
         }
         #if !os(Linux)
-        guard fsync(fd) == 0 else { throw VerificationFailure("write", "\(entry.path): fsync failed (\(FileSystem.reason()))") }
+        guard fsync(fd) == 0 else { throw VerificationFailure(.write, "\(entry.path): fsync failed (\(FileSystem.reason()))") }
         #endif
     }
 
@@ -194,9 +194,9 @@ final class StagingWriter {
         try prepareFolder(for: path)
         let target = absolute(path)
         let fd = open(target, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw VerificationFailure("write", "\(path): cannot create (\(FileSystem.reason()))") }
+        guard fd >= 0 else { throw VerificationFailure(.write, "\(path): cannot create (\(FileSystem.reason()))") }
         defer { close(fd) }
-        guard bytes.withUnsafeBytes({ FileSystem.writeAll(fd, $0) }) else { throw VerificationFailure("write", "\(path): \(FileSystem.reason())") }
+        guard bytes.withUnsafeBytes({ FileSystem.writeAll(fd, $0) }) else { throw VerificationFailure(.write, "\(path): \(FileSystem.reason())") }
         FileSystem.startWriteback(fd, from: 0, count: Int64(bytes.count))
         files.append(target)
     }
@@ -208,11 +208,11 @@ final class StagingWriter {
         // The version's links to its scene folders.
         if !sceneLinks.isEmpty {
             let stops = stagingPath + "/stops"
-            if mkdir(stops, 0o755) != 0 && errno != EEXIST { throw VerificationFailure("write", "stops: cannot create the folder (\(FileSystem.reason()))") }
+            if mkdir(stops, 0o755) != 0 && errno != EEXIST { throw VerificationFailure(.write, "stops: cannot create the folder (\(FileSystem.reason()))") }
             folders.insert(stops)
             for (id, name) in sceneLinks {
                 guard symlink(InstallLayout.linkTarget(name), stops + "/" + id) == 0 else {
-                    throw VerificationFailure("write", "stops/\(id): cannot link the scene (\(FileSystem.reason()))")
+                    throw VerificationFailure(.write, "stops/\(id): cannot link the scene (\(FileSystem.reason()))")
                 }
             }
         }
@@ -258,7 +258,7 @@ final class StagingWriter {
                     continue
                 }
                 let what = item.folder ? "flushing the folder failed" : "flushing to disk failed"
-                failures.record(i, VerificationFailure("write", "\(item.path): \(what) (\(FileSystem.reason()))"))
+                failures.record(i, VerificationFailure(.write, "\(item.path): \(what) (\(FileSystem.reason()))"))
                 if fd >= 0 { close(fd) }
                 return
             }

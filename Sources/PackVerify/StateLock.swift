@@ -46,14 +46,14 @@ final class StateLock {
             if let lock = try attempt(state, create: create) { return lock }
             usleep(10_000)
         }
-        throw VerificationFailure("busy", "another install, update or trust change is using \(state.path); try again when it has finished")
+        throw VerificationFailure(.busy, "another install, update or trust change is using \(state.path); try again when it has finished")
     }
 
     /// Takes the lock, or returns nil when another thread or process holds it.
     static func attempt(_ state: URL, create: Bool = false) throws -> StateLock? {
         if create {
             do { try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true) } catch {
-                throw VerificationFailure("write", "\(state.path): cannot create the state folder")
+                throw VerificationFailure(.write, "\(state.path): cannot create the state folder")
             }
         }
         guard FileSystem.isDirectory(state.path) else { return StateLock(key: nil) }
@@ -66,7 +66,7 @@ final class StateLock {
             }
             let path = key + "/" + fileName
             let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-            guard fd >= 0 else { throw VerificationFailure("write", "\(path): cannot open the lock (\(FileSystem.reason()))") }
+            guard fd >= 0 else { throw VerificationFailure(.write, "\(path): cannot open the lock (\(FileSystem.reason()))") }
             guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
                 close(fd)
                 return nil

@@ -31,17 +31,17 @@ public struct StrictTarReader {
 
     public init(url: URL) throws {
         let f: ReadOnlyFile
-        do { f = try ReadOnlyFile(opening: url.path) } catch { throw VerificationFailure("archive-open", "\(error)") }
+        do { f = try ReadOnlyFile(opening: url.path) } catch { throw VerificationFailure(.archiveOpen, "\(error)") }
         file = f
         fileSize = f.size
         path = url.path
     }
 
-    private func fail(_ code: String, _ message: String) -> VerificationFailure { VerificationFailure(code, "\(path): \(message)") }
+    private func fail(_ code: VerificationFailure.Code, _ message: String) -> VerificationFailure { VerificationFailure(code, "\(path): \(message)") }
 
     private mutating func block() throws -> [UInt8] {
         guard position + 512 <= fileSize, let data = file.bytes(at: position, count: 512) else {
-            throw fail("archive-truncated", "the archive ends in the middle of a header")
+            throw fail(.archiveTruncated, "the archive ends in the middle of a header")
         }
         position += 512
         return data
@@ -62,28 +62,28 @@ public struct StrictTarReader {
             if h.allSatisfy({ $0 == 0 }) {
                 // End of archive: a second zero block, then nothing but zero padding.
                 let second = try block()
-                guard second.allSatisfy({ $0 == 0 }) else { throw fail("archive-trailer", "data after the end-of-archive marker") }
+                guard second.allSatisfy({ $0 == 0 }) else { throw fail(.archiveTrailer, "data after the end-of-archive marker") }
                 while position < fileSize {
                     let n = Int(min(65_536, fileSize - position))
                     guard let rest = file.bytes(at: position, count: n) else { break }
-                    guard rest.allSatisfy({ $0 == 0 }) else { throw fail("archive-trailer", "data after the end-of-archive marker") }
+                    guard rest.allSatisfy({ $0 == 0 }) else { throw fail(.archiveTrailer, "data after the end-of-archive marker") }
                     position += UInt64(n)
                 }
                 finished = true
                 return nil
             }
             guard Array(h[257..<263]) == Array("ustar\0".utf8), Array(h[263..<265]) == Array("00".utf8) else {
-                throw fail("archive-format", "not a POSIX ustar header at offset \(position - 512)")
+                throw fail(.archiveFormat, "not a POSIX ustar header at offset \(position - 512)")
             }
-            guard let checksum = Self.octal(h[148..<156]) else { throw fail("archive-header", "unreadable header checksum") }
+            guard let checksum = Self.octal(h[148..<156]) else { throw fail(.archiveHeader, "unreadable header checksum") }
             let sum = h.enumerated().reduce(UInt64(0)) { $0 + UInt64((148..<156).contains($1.offset) ? 0x20 : $1.element) }
-            guard sum == checksum else { throw fail("archive-header", "header checksum mismatch at offset \(position - 512)") }
-            guard let headerSize = Self.octal(h[124..<136]) else { throw fail("archive-header", "unreadable size field") }
+            guard sum == checksum else { throw fail(.archiveHeader, "header checksum mismatch at offset \(position - 512)") }
+            guard let headerSize = Self.octal(h[124..<136]) else { throw fail(.archiveHeader, "unreadable size field") }
             let type = h[156]
             switch type {
             case UInt8(ascii: "x"):
                 guard headerSize <= 64 * 1024, position + headerSize <= fileSize, let data = file.bytes(at: position, count: Int(headerSize)) else {
-                    throw fail("archive-pax", "pax header too large or truncated")
+                    throw fail(.archivePax, "pax header too large or truncated")
                 }
                 position += headerSize
                 let padding = (512 - headerSize % 512) % 512
@@ -92,10 +92,10 @@ public struct StrictTarReader {
                     switch key {
                     case "path": paxPath = value
                     case "size":
-                        guard let s = UInt64(value) else { throw fail("archive-pax", "pax size \"\(value)\" is not a number") }
+                        guard let s = UInt64(value) else { throw fail(.archivePax, "pax size \"\(value)\" is not a number") }
                         paxSize = s
                     case "mtime", "atime", "ctime", "uid", "gid", "uname", "gname": continue
-                    default: throw fail("archive-pax", "pax record \"\(key)\" is not accepted")
+                    default: throw fail(.archivePax, "pax record \"\(key)\" is not accepted")
                     }
                 }
                 continue
@@ -104,20 +104,20 @@ public struct StrictTarReader {
                 if let paxSize {
                     // pax may carry the size only when it differs from the header's octal field because it cannot fit.
                     guard headerSize == 0 || headerSize == paxSize else {
-                        throw fail("archive-pax", "pax size \(paxSize) disagrees with the header size \(headerSize)")
+                        throw fail(.archivePax, "pax size \(paxSize) disagrees with the header size \(headerSize)")
                     }
                     size = paxSize
                 }
                 let name = paxPath ?? Self.joinedName(h)
-                guard size <= fileSize - position else { throw fail("archive-truncated", "\(name) claims \(size) bytes, more than the archive holds") }
+                guard size <= fileSize - position else { throw fail(.archiveTruncated, "\(name) claims \(size) bytes, more than the archive holds") }
                 pendingData = size
                 pendingPadding = (512 - size % 512) % 512
                 return Header(path: name, size: size, offset: position)
-            case UInt8(ascii: "1"): throw fail("archive-link", "\(Self.joinedName(h)) is a hard link")
-            case UInt8(ascii: "2"): throw fail("archive-link", "\(Self.joinedName(h)) is a symbolic link")
-            case UInt8(ascii: "3"), UInt8(ascii: "4"): throw fail("archive-device", "\(Self.joinedName(h)) is a device node")
-            case UInt8(ascii: "5"): throw fail("archive-directory", "\(Self.joinedName(h)) is a directory entry")
-            default: throw fail("archive-type", "entry type '\(Character(UnicodeScalar(type)))' is not accepted")
+            case UInt8(ascii: "1"): throw fail(.archiveLink, "\(Self.joinedName(h)) is a hard link")
+            case UInt8(ascii: "2"): throw fail(.archiveLink, "\(Self.joinedName(h)) is a symbolic link")
+            case UInt8(ascii: "3"), UInt8(ascii: "4"): throw fail(.archiveDevice, "\(Self.joinedName(h)) is a device node")
+            case UInt8(ascii: "5"): throw fail(.archiveDirectory, "\(Self.joinedName(h)) is a directory entry")
+            default: throw fail(.archiveType, "entry type '\(Character(UnicodeScalar(type)))' is not accepted")
             }
         }
     }
@@ -132,7 +132,7 @@ public struct StrictTarReader {
         while pendingData > 0 {
             let want = Int(min(pendingData, UInt64(buffer.count)))
             let n = file.read(at: position, into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]))
-            guard n > 0 else { throw fail("archive-truncated", "the archive ends inside a file") }
+            guard n > 0 else { throw fail(.archiveTruncated, "the archive ends inside a file") }
             try body(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
             pendingData -= UInt64(n)
             position += UInt64(n)
@@ -172,9 +172,9 @@ public struct StrictTarReader {
             var j = i
             while j < data.count && data[j] != 0x20 { j += 1 }
             guard j < data.count, j - i <= 8, let length = Int(String(decoding: data[i..<j], as: UTF8.self)), length > j - i + 2, i + length <= data.count,
-                  data[i + length - 1] == 0x0A else { throw fail("archive-pax", "malformed pax record") }
+                  data[i + length - 1] == 0x0A else { throw fail(.archivePax, "malformed pax record") }
             let record = data[(j + 1)..<(i + length - 1)]
-            guard let eq = record.firstIndex(of: UInt8(ascii: "=")) else { throw fail("archive-pax", "malformed pax record") }
+            guard let eq = record.firstIndex(of: UInt8(ascii: "=")) else { throw fail(.archivePax, "malformed pax record") }
             out.append((String(decoding: record[record.startIndex..<eq], as: UTF8.self), String(decoding: record[(eq + 1)...], as: UTF8.self)))
             i += length
         }

@@ -12,10 +12,6 @@ import PackModel
 /// The client's trust operations on its persisted state: pin the first root, follow root rotations, and accept
 /// signed indexes — each refusing rollback, expiry and the wrong signers, and changing nothing when it refuses.
 public struct Trust {
-    /// Caps checked before a signed document is read.
-    public static let maxRootBytes: UInt64 = 1 << 20
-    public static let maxIndexBytes: UInt64 = 4 << 20
-
     public let state: URL
     public var clock = ClockGuard()
     public var reading: () -> ClockGuard.Reading = ClockGuard.Reading.system
@@ -25,8 +21,8 @@ public struct Trust {
     /// Pins `root` (which must be validly self-signed) as the client's first trusted root.
     @discardableResult
     public func pin(rootFile: URL) throws -> RootDocument {
-        let data = try Self.read(rootFile, cap: Self.maxRootBytes)
-        let root = try VerificationFailure.about(rootFile, "root") { try RootChain().selfSigned(DSSEEnvelope.parse(data)) }
+        let data = try SizeCaps.read(rootFile, cap: SizeCaps.root)
+        let root = try VerificationFailure.about(rootFile, .root) { try RootChain().selfSigned(DSSEEnvelope.parse(data)) }
         // Only a root worth pinning makes the state folder (and its lock).
         let lock = try StateLock.acquire(state, create: true)
         defer { lock.release() }
@@ -43,11 +39,11 @@ public struct Trust {
         defer { lock.release() }
         var client = try ClientState.load(from: state)
         for file in files {
-            let data = try Self.read(file, cap: Self.maxRootBytes)
-            let envelope = try VerificationFailure.about(file, "root") { try DSSEEnvelope.parse(data) }
-            let candidate = try VerificationFailure.about(file, "root") { try CanonicalJSON.decode(RootDocument.self, from: envelope.payloadBytes(), what: "root") }
+            let data = try SizeCaps.read(file, cap: SizeCaps.root)
+            let envelope = try VerificationFailure.about(file, .root) { try DSSEEnvelope.parse(data) }
+            let candidate = try VerificationFailure.about(file, .root) { try CanonicalJSON.decode(RootDocument.self, from: envelope.payloadBytes(), what: "root") }
             if candidate.version <= client.root.version {
-                throw VerificationFailure("rollback", "root version \(candidate.version) is not newer than the trusted version \(client.root.version)")
+                throw VerificationFailure(.rollback, "root version \(candidate.version) is not newer than the trusted version \(client.root.version)")
             }
             client.root = try RootChain().next(after: client.root, envelope)
             client.rootEnvelope = data.base64EncodedString()
@@ -64,38 +60,27 @@ public struct Trust {
         var client = try ClientState.load(from: state)
         let reading = self.reading()
         let verdict = clock.observe(reading, state: &client.clock)
-        let data = try Self.read(file, cap: Self.maxIndexBytes)
+        let data = try SizeCaps.read(file, cap: SizeCaps.index)
         let payload = try SignedDocument().payload(of: DSSEEnvelope.parse(data), type: PayloadType.index, role: "index", root: client.root)
         let index = try CanonicalJSON.decode(IndexDocument.self, from: payload, what: "index")
         try RootChain.checkExpiry(client.root, now: Date(timeIntervalSince1970: verdict.now))
         guard let expires = Timestamp.parse(index.expires), let created = Timestamp.parse(index.created) else {
-            throw VerificationFailure("expiry", "the index has no valid times")
+            throw VerificationFailure(.expiry, "the index has no valid times")
         }
         if verdict.now >= expires.timeIntervalSince1970 {
-            throw VerificationFailure("expired", "the index expired at \(index.expires); the mirror may be frozen")
+            throw VerificationFailure(.expired, "the index expired at \(index.expires); the mirror may be frozen")
         }
         if index.version < client.indexVersion {
-            throw VerificationFailure("rollback", "index version \(index.version) is older than version \(client.indexVersion) already seen")
+            throw VerificationFailure(.rollback, "index version \(index.version) is older than version \(client.indexVersion) already seen")
         }
         for (pack, entry) in index.packs {
             if let seen = client.manifestVersions[pack], entry.version < seen {
-                throw VerificationFailure("rollback", "the index offers \(pack) version \(entry.version), older than version \(seen) installed")
+                throw VerificationFailure(.rollback, "the index offers \(pack) version \(entry.version), older than version \(seen) installed")
             }
         }
         client.indexVersion = index.version
         clock.confirmOnline(indexCreated: created.timeIntervalSince1970, reading: reading, state: &client.clock)
         try client.save(to: state)
         return index
-    }
-
-    /// Reads a file only after checking its size against `cap` (no endless documents).
-    public static func read(_ url: URL, cap: UInt64) throws -> Data {
-        var info = stat()
-        guard stat(url.path, &info) == 0 else { throw VerificationFailure("missing", "\(url.path) is missing") }
-        guard UInt64(info.st_size) <= cap else { throw VerificationFailure("size", "\(url.path) is \(info.st_size) bytes, over the \(cap)-byte cap") }
-        // What is left is a file that cannot be read (not a regular file, no permission) or grew while being read.
-        do { return try FileSystem.read(url.path, cap: Int(cap)) } catch let error as ModelError {
-            throw VerificationFailure("unreadable", error.description)
-        }
     }
 }

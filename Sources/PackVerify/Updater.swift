@@ -46,12 +46,12 @@ public struct Updater {
         try FileManager.default.createDirectory(at: downloads, withIntermediateDirectories: true)
         defer { Self.clean(downloads) }
         let indexFile = downloads.appendingPathComponent("index.json")
-        try fetcher.fetch(PublishLayout.index, to: indexFile, maxBytes: Trust.maxIndexBytes) { progress?("index.json", $0) }
+        try fetcher.fetch(PublishLayout.index, to: indexFile, maxBytes: SizeCaps.index) { progress?("index.json", $0) }
         var trust = Trust(state: state)
         trust.clock = installer.clock
         trust.reading = installer.reading
         let index = try trust.accept(index: indexFile)
-        guard let entry = index.packs[pack] else { throw VerificationFailure("missing", "the index does not list \(pack)") }
+        guard let entry = index.packs[pack] else { throw VerificationFailure(.missing, "the index does not list \(pack)") }
         try Self.checkLayout(entry, pack: pack)
         let applier = DeltaApplier(installer: installer)
         let installed = try? applier.installedManifest(into: into, pack: pack)
@@ -66,9 +66,9 @@ public struct Updater {
         }
         let manifestFile = downloads.appendingPathComponent("manifest.json")
         try fetcher.fetch(entry.manifest.path, to: manifestFile, maxBytes: entry.manifest.size) { progress?("manifest", $0) }
-        let manifestBytes = [UInt8](try Trust.read(manifestFile, cap: entry.manifest.size))
+        let manifestBytes = [UInt8](try SizeCaps.read(manifestFile, cap: entry.manifest.size))
         guard SHA256.hexHash(manifestBytes) == entry.manifest.sha256 else {
-            throw VerificationFailure("mix-and-match", "the manifest is not the one the index names")
+            throw VerificationFailure(.mixAndMatch, "the manifest is not the one the index names")
         }
         let manifest = try CanonicalJSON.decode(Manifest.self, from: DSSEEnvelope.parse(Data(manifestBytes)).payloadBytes(), what: "manifest")
         if let installed, installed.files == manifest.files {
@@ -98,11 +98,11 @@ public struct Updater {
     /// puts them. A signed index is trusted for hashes, not for paths: a path climbing out of the tree would have a
     /// file:// fetch read any file the app can, and an HTTP one ask the server for something else entirely.
     static func checkLayout(_ entry: IndexDocument.Entry, pack: String) throws {
-        guard Installer.isSlug(pack) else { throw VerificationFailure("index-path", "\"\(pack)\" is not a pack id (lower-case letters, digits and '-')") }
+        guard Installer.isSlug(pack) else { throw VerificationFailure(.indexPath, "\"\(pack)\" is not a pack id (lower-case letters, digits and '-')") }
         let expected = [("manifest", entry.manifest.path, PublishLayout.manifest(pack: pack, version: entry.version)),
                         ("archive", entry.archive.path, PublishLayout.archive(pack: pack, version: entry.version))]
         for (what, path, want) in expected where path != want {
-            throw VerificationFailure("index-path", "the index places \(pack)'s \(what) at \"\(path)\", not at \(want) where the published layout puts it")
+            throw VerificationFailure(.indexPath, "the index places \(pack)'s \(what) at \"\(path)\", not at \(want) where the published layout puts it")
         }
     }
 
@@ -110,7 +110,7 @@ public struct Updater {
     private func fetchDelta(pack: String, scene: Manifest.Scene, from base: Manifest.Scene?, downloads: URL) throws -> URL {
         // The scene id becomes part of a fetched path; the install would refuse such a scene later, the fetch must not
         // go first.
-        guard Installer.isSlug(scene.id) else { throw VerificationFailure("index-path", "\"\(scene.id)\" is not a scene id") }
+        guard Installer.isSlug(scene.id) else { throw VerificationFailure(.indexPath, "\"\(scene.id)\" is not a scene id") }
         let cap = scene.files.reduce(UInt64(0)) { $0 + $1.size + 1536 } + (16 << 20)
         let root = try ClientState.load(from: state).root
         for from in [base?.version, 0].compactMap({ $0 }) {
@@ -119,11 +119,11 @@ public struct Updater {
                 try fetcher.fetch(PublishLayout.delta(pack: pack, scene: scene.id, from: from, to: scene.version), to: file, maxBytes: cap) { progress?(scene.id, $0) }
                 let (delta, _) = try DeltaApplier(installer: installer).deltaDocument(file, root: root)
                 if delta.from.version == 0 || delta.from.digest == base?.digest { return file }
-            } catch let f as VerificationFailure where f.code == "fetch-missing" || from != 0 {
+            } catch let f as VerificationFailure where f.kind == .fetchMissing || from != 0 {
                 continue
             }
         }
-        throw VerificationFailure("delta-missing", "no usable delta for scene \(scene.id)")
+        throw VerificationFailure(.deltaMissing, "no usable delta for scene \(scene.id)")
     }
 
     static func clean(_ downloads: URL) {

@@ -43,10 +43,10 @@ enum AccessCommand: Command {
         }
         do {
             let rootFile = URL(fileURLWithPath: try a.required("--root")), manifestFile = URL(fileURLWithPath: a.positionals[0])
-            let rootData = try Trust.read(rootFile, cap: Trust.maxRootBytes)
-            let root = try VerificationFailure.about(rootFile, "root") { try RootChain().selfSigned(DSSEEnvelope.parse(rootData)) }
-            let data = try Trust.read(manifestFile, cap: Installer.maxManifestBytes)
-            let manifest = try VerificationFailure.about(manifestFile, "manifest") {
+            let rootData = try SizeCaps.read(rootFile, cap: SizeCaps.root)
+            let root = try VerificationFailure.about(rootFile, .root) { try RootChain().selfSigned(DSSEEnvelope.parse(rootData)) }
+            let data = try SizeCaps.read(manifestFile, cap: SizeCaps.manifest)
+            let manifest = try VerificationFailure.about(manifestFile, .document) {
                 try CanonicalJSON.decode(Manifest.self, from: SignedDocument().payload(of: DSSEEnvelope.parse(data), type: PayloadType.manifest, role: "manifest", root: root), what: "manifest")
             }
             let scene = try a.required("--scene")
@@ -78,7 +78,7 @@ enum AccessCommand: Command {
             }
             return decision.allowed ? 0 : 1
         } catch let f as VerificationFailure {
-            throw CommandLineError.failure(f.message)
+            throw CommandLineError(f)
         }
     }
 }

@@ -1,3 +1,5 @@
+import PackTrust
+
 /// How a command failed, which decides the exit code: 1 for a failed check or operation, 2 for usage or I/O errors.
 enum CommandLineError: Error {
     case usage(String)
@@ -15,5 +17,13 @@ enum CommandLineError: Error {
         switch self {
         case .usage(let m), .failure(let m), .io(let m): return m
         }
+    }
+
+    /// A verification failure as packtool reports it: a refusal of the input exits 1 ("refused: …"), a failure to
+    /// carry the operation out here — a write error, a full disk, permissions, the network — exits 2 ("failed: …");
+    /// both end with the failure's code.
+    init(_ f: VerificationFailure, context: String = "") {
+        let text = f.message + " [\(f.code)]" + context
+        self = f.isRefusal ? .failure("refused: " + text) : .io("failed: " + text)
     }
 }

@@ -33,7 +33,7 @@ struct FirstPin {
         do {
             try Trust(state: stateFile.deletingLastPathComponent()).pin(rootFile: URL(fileURLWithPath: try rootPath()))
         } catch let f as VerificationFailure {
-            throw VerificationFailure(f.code, f.message + "; " + Self.rootHint)
+            throw VerificationFailure(f.kind, f.message + "; " + Self.rootHint)
         }
     }
 

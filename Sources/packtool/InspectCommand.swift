@@ -129,7 +129,7 @@ enum InspectCommand: Command {
         let other = info.errors.isEmpty ? nil : FileSignature.format(of: source).flatMap { $0.isMP4 ? nil : $0 }
         var text = "\(url.relativePath): \(info.handler == "soun" ? "MP4 audio, \(info.codecDescription)" : other.map { "\($0.name), not MP4 audio" } ?? "no sound track")\n"
         if let ch = info.channels, let rate = info.sampleRate { text += "  \(ch) channel\(ch == 1 ? "" : "s"), \(Int(rate)) Hz\n" }
-        if let d = info.duration { text += "  duration \(NumberText.fixed(d, 3)) s" + ((info.editedDuration ?? 0) > 0 ? " (from the edit list)" : "") + "\n" }
+        if let d = info.duration { text += "  duration \(NumberText.fixed(d, 3)) s" + (info.editedDuration != nil ? " (from the edit list)" : "") + "\n" }
         text += "  brands: \(info.majorBrand ?? "?") [\(info.compatibleBrands.joined(separator: ", "))]; boxes: \(info.topLevel.joined(separator: " "))\n"
         for e in info.errors { text += "  error: \(e)\n" }
         return Inspection(kind: "mp4-audio", file: url.path, ok: info.errors.isEmpty && info.isAAC, text: text, value: info)

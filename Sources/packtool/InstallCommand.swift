@@ -55,7 +55,7 @@ enum InstallCommand: Command {
             Output.out("installed \(result.pack) version \(result.version): \(result.files) files, \(result.bytes) bytes, verified\n")
             return 0
         } catch let f as VerificationFailure {
-            throw CommandLineError.failure("refused: \(f.message) [\(f.code)]")
+            throw CommandLineError(f)
         }
     }
 }

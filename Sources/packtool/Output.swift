@@ -18,6 +18,23 @@ enum Output {
         isatty(1) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"].map { $0.isEmpty } ?? true
     }
 
+    /// `text` with every control character except line breaks and tabs — C0, DEL, C1 (ESC starts a terminal escape
+    /// sequence) — and every invisible or bidirectional formatting character written as `\u{…}`, so text that came
+    /// from input is shown, never obeyed, by a terminal.
+    static func escapingControls(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            let v = scalar.value
+            let control = (v < 0x20 && scalar != "\n" && scalar != "\t") || (0x7F...0x9F).contains(v)
+            if control || scalar.properties.generalCategory == .format {
+                out += "\\u{" + String(v, radix: 16) + "}"
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
     private static func write(_ fd: Int32, _ text: String) {
         _ = Array(text.utf8).withUnsafeBytes { FileSystem.writeAll(fd, $0) }
     }

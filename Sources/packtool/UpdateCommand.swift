@@ -58,7 +58,7 @@ enum UpdateCommand: Command {
                 + (result.changedScenes.isEmpty ? "" : "; changed: \(result.changedScenes.joined(separator: ", "))") + "\n")
             return 0
         } catch let f as VerificationFailure {
-            throw CommandLineError.failure("refused: \(f.message) [\(f.code)]; the installed version is unchanged")
+            throw CommandLineError(f, context: "; the installed version is unchanged")
         }
     }
 }

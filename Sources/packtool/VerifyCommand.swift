@@ -29,7 +29,7 @@ enum VerifyCommand: Command {
         guard a.positionals.count == 1 else { throw CommandLineError.usage("expected one PATH") }
         let rootPath = try a.required("--root")
         let rootData: Data
-        do { rootData = try Trust.read(URL(fileURLWithPath: rootPath), cap: Trust.maxRootBytes) } catch { throw CommandLineError.io("\(error)") }
+        do { rootData = try SizeCaps.read(URL(fileURLWithPath: rootPath), cap: SizeCaps.root) } catch { throw CommandLineError.io("\(error)") }
         var now = Date()
         if let at = a.value("--at") {
             guard let parsed = Timestamp.parse(at) else { throw CommandLineError.usage("--at must be an RFC 3339 time such as 2026-01-01T00:00:00Z") }
@@ -50,13 +50,13 @@ enum VerifyCommand: Command {
             } else if path.hasSuffix(".tar") {
                 lines = try verifier.verifyArchive(URL(fileURLWithPath: path))
             } else {
-                let manifest = try verifier.verifyManifest(try Trust.read(URL(fileURLWithPath: path), cap: Installer.maxManifestBytes))
+                let manifest = try verifier.verifyManifest(try SizeCaps.read(URL(fileURLWithPath: path), cap: SizeCaps.manifest))
                 lines = ["\(manifest.pack) version \(manifest.version): manifest signed by the manifest role, expires \(manifest.expires), \(manifest.archiveEntries.count) files listed"]
             }
             Output.out("verified \(path)\n" + lines.map { "  \($0)\n" }.joined())
             return 0
         } catch let f as VerificationFailure {
-            throw CommandLineError.failure("\(path): verification failed: \(f.message)")
+            throw f.isRefusal ? CommandLineError.failure("\(path): verification failed: \(f.message) [\(f.code)]") : CommandLineError(f)
         } catch {
             throw CommandLineError.failure("\(path): verification failed: \(error)")
         }

@@ -56,10 +56,12 @@ if argv.contains("--help") || argv.contains("-h") {
 do {
     exit(try command.run(argv))
 } catch let error as CommandLineError {
-    Output.err("packtool \(command.name): \(error.message)\n")
+    // Messages quote names and text from the input (an archive's entry names, a server's words): escaped, so they
+    // cannot move the cursor, clear the screen or fake a line of output.
+    Output.err("packtool \(command.name): \(Output.escapingControls(error.message))\n")
     if case .usage = error { Output.err(command.help.split(separator: "\n").first.map { String($0) + "\n" } ?? "") }
     exit(error.exitCode)
 } catch {
-    Output.err("packtool \(command.name): \(error)\n")
+    Output.err("packtool \(command.name): \(Output.escapingControls("\(error)"))\n")
     exit(2)
 }

@@ -128,7 +128,7 @@ final class TrustTests: XCTestCase {
         let url = f.dir.appendingPathComponent("huge-index.json")
         XCTAssertTrue(FileManager.default.createFile(atPath: url.path, contents: nil))
         let h = try FileHandle(forWritingTo: url)
-        try h.truncate(atOffset: Trust.maxIndexBytes + 1)
+        try h.truncate(atOffset: SizeCaps.index + 1)
         try h.close()
         assertRefused("size") { _ = try Trust(state: f.state).accept(index: url) }
     }
@@ -165,8 +165,8 @@ final class TrustTests: XCTestCase {
 
     func testAManifestLargerThanTheCapIsRefusedBeforeReading() throws {
         var t = TarBuilder()
-        t.header("manifest.json", size: Int(Installer.maxManifestBytes) + 1)
-        t.data([UInt8](repeating: 0x20, count: Int(Installer.maxManifestBytes) + 1))
+        t.header("manifest.json", size: Int(SizeCaps.manifest) + 1)
+        t.data([UInt8](repeating: 0x20, count: Int(SizeCaps.manifest) + 1))
         assertRefused("size") { _ = try f.installer().install(archive: try f.save(t, "bigmanifest.tar"), into: f.into) }
     }
 }

@@ -2,7 +2,7 @@
  *
  * Every operation takes one JSON request (a NUL-terminated UTF-8 string) and returns one JSON result, newly
  * allocated: the caller owns it and must release it with packverify_free(). The library keeps no pointer the caller
- * passed in. Results are {"ok": true, ...} or {"ok": false, "error": {"code": "...", "message": "..."}}.
+ * passed in. Results are {"ok": true, ...} or {"ok": false, "error": {"code": "...", "outcome": "...", "message": "..."}}.
  * Requests may carry "clock": {"wall": <unix seconds>, "boot": <seconds since boot>} to inject the time.
  * Calls that change one client state (pin_root, update_roots, accept_index, install, update) take a lock on
  * <state>/.lock, across threads and processes; one that finds it held for more than two seconds returns code "busy"
@@ -22,6 +22,23 @@
  *                                            "codes": ["PTG1...."], "revokedCodes": [ID]}}
  *                                                                                 -> {"allowed", "code", "reason", "entitlement"?, "until"?}
  *                               a scene the installed pack does not have is an error (code "scene"), not a closed stop.
+ *
+ * Failure codes (docs/verification-codes.md gives each one's meaning; generated from PackTrust's registry).
+ * error.outcome is "refused" when the input was checked and is forged, stale or malformed (packtool exits 1), and
+ * "I/O" when the operation could not be carried out here (packtool exits 2). Either way nothing was changed.
+ *   refused:
+ *     "payload-type", "role", "threshold", "signature-count", "weak-key", "root", "root-version", "root-missing",
+ *     "root-expiry", "root-expired", "pin-conflict", "duplicate-key", "document", "expiry", "expired", "rollback",
+ *     "mix-and-match", "clock-skew", "number", "identifier", "index-path", "path", "path-absolute",
+ *     "path-traversal", "path-collision", "scene", "archive-manifest", "archive-header", "archive-pax",
+ *     "archive-link", "archive-device", "archive-directory", "archive-type", "archive-format", "archive-extra",
+ *     "archive-missing", "archive-size", "archive-truncated", "archive-trailer", "archive-entry", "archive-file",
+ *     "hash", "size", "delta", "delta-base", "delta-target", "delta-entry", "delta-missing", "fetch-size",
+ *     "fetch-protocol", "not-a-file", "install-layout"
+ *   I/O:
+ *     "installed-missing", "state-missing", "state-size", "state-corrupt", "busy", "missing", "unreadable",
+ *     "archive-open", "write", "install", "fetch", "fetch-retry", "fetch-missing", "fetch-tls", "fetch-timeout",
+ *     "request", "unexpected"
  */
 #ifndef PACKVERIFY_H
 #define PACKVERIFY_H

@@ -25,11 +25,11 @@ public struct MP4AudioInfo: Equatable, Sendable {
     /// How many tracks the movie has; the movie header's duration is the longest of them.
     public var trackCount = 0
 
-    /// The sound track's presentation duration in seconds: its edit list when it has one that plays something, else
-    /// its media header. The movie header's duration is the longest track's — a video track's, in a file with one —
+    /// The sound track's presentation duration in seconds: its edit list when it has one (an edit list of empty edits
+    /// only presents nothing), else its media header. The movie header's duration is the longest track's — a video track's, in a file with one —
     /// so it stands in only when the sound track is the movie's one track.
     public var duration: Double? {
-        if let e = editedDuration, e > 0, let ts = movieTimescale, ts > 0 { return Double(e) / Double(ts) }
+        if let e = editedDuration, let ts = movieTimescale, ts > 0 { return Double(e) / Double(ts) }
         if let d = mediaDuration, let ts = mediaTimescale, ts > 0 { return Double(d) / Double(ts) }
         if trackCount == 1, let d = movieDuration, let ts = movieTimescale, ts > 0 { return Double(d) / Double(ts) }
         return nil

@@ -29,20 +29,20 @@ public struct RootChain {
         let candidate = try decodeUnverified(envelope)
         _ = try documents.payload(of: envelope, type: PayloadType.root, role: "root", root: candidate)
         guard candidate.version == trusted.version + 1 else {
-            throw VerificationFailure("root-version", "root version \(candidate.version) cannot follow \(trusted.version); each root must be the next version")
+            throw VerificationFailure(.rootVersion, "root version \(candidate.version) cannot follow \(trusted.version); each root must be the next version")
         }
         return candidate
     }
 
     /// Checks that a root has not expired at `now`.
     public static func checkExpiry(_ root: RootDocument, now: Date) throws {
-        guard let expires = Timestamp.parse(root.expires) else { throw VerificationFailure("root-expiry", "root version \(root.version) has no valid expiry") }
-        if now >= expires { throw VerificationFailure("root-expired", "root version \(root.version) expired at \(root.expires)") }
+        guard let expires = Timestamp.parse(root.expires) else { throw VerificationFailure(.rootExpiry, "root version \(root.version) has no valid expiry") }
+        if now >= expires { throw VerificationFailure(.rootExpired, "root version \(root.version) expired at \(root.expires)") }
     }
 
     private func decodeUnverified(_ envelope: DSSEEnvelope) throws -> RootDocument {
         guard envelope.payloadType == PayloadType.root else {
-            throw VerificationFailure("payload-type", "expected a root document, found \(envelope.payloadType)")
+            throw VerificationFailure(.payloadType, "expected a root document, found \(envelope.payloadType)")
         }
         return try CanonicalJSON.decode(RootDocument.self, from: envelope.payloadBytes(), what: "root")
     }

@@ -6,6 +6,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import PackModel
 
 /// Which archive paths may be written into an install: relative, `/`-separated, no `.`/`..`/empty components, no
 /// control characters or backslashes, and unique even on a case-insensitive, normalisation-insensitive file system.
@@ -21,25 +22,25 @@ public struct PathSafety {
 
     /// Accepts `path` or explains why not; records it so a later twin is refused.
     public mutating func admit(_ path: String) throws {
-        guard !path.isEmpty, path.utf8.count <= 1024 else { throw VerificationFailure("path", "an empty or overlong path") }
-        guard !path.hasPrefix("/") else { throw VerificationFailure("path-absolute", "\(path) is an absolute path") }
+        guard !path.isEmpty, path.utf8.count <= 1024 else { throw VerificationFailure(.path, "an empty or overlong path") }
+        guard !path.hasPrefix("/") else { throw VerificationFailure(.pathAbsolute, "\(path) is an absolute path") }
         let components = path.split(separator: "/", omittingEmptySubsequences: false)
-        guard !components.contains(where: { $0 == ".." }) else { throw VerificationFailure("path-traversal", "\(path) climbs out with ..") }
-        guard !components.contains(where: { $0.isEmpty || $0 == "." }) else { throw VerificationFailure("path", "\(path) has an empty or '.' component") }
+        guard !components.contains(where: { $0 == ".." }) else { throw VerificationFailure(.pathTraversal, "\(path) climbs out with ..") }
+        guard !components.contains(where: { $0.isEmpty || $0 == "." }) else { throw VerificationFailure(.path, "\(path) has an empty or '.' component") }
         guard !path.unicodeScalars.contains(where: { $0.value < 0x20 || $0 == "\\" || $0.value == 0x7F }) else {
-            throw VerificationFailure("path", "\(path) contains control characters or a backslash")
+            throw VerificationFailure(.path, "\(path) contains control characters or a backslash")
         }
         let key = Self.fold(path)
         if let other = seen[key] {
-            throw VerificationFailure("path-collision", other == path ? "\(path) appears twice" : "\(path) and \(other) are the same file on a case- and normalisation-insensitive file system")
+            throw VerificationFailure(.pathCollision, other == path ? "\(path) appears twice" : "\(path) and \(other) are the same file on a case- and normalisation-insensitive file system")
         }
         // A file may not also be used as a folder of another path (or the reverse).
         var prefix = ""
         for c in components.dropLast() {
             prefix += (prefix.isEmpty ? "" : "/") + c
-            if let other = seen[Self.fold(prefix)] { throw VerificationFailure("path-collision", "\(path) would be inside the file \(other)") }
+            if let other = seen[Self.fold(prefix)] { throw VerificationFailure(.pathCollision, "\(path) would be inside the file \(other)") }
         }
-        if folders.contains(key) { throw VerificationFailure("path-collision", "\(path) is also a folder of another entry") }
+        if folders.contains(key) { throw VerificationFailure(.pathCollision, "\(path) is also a folder of another entry") }
         seen[key] = path
         var folder = ""
         for c in key.split(separator: "/", omittingEmptySubsequences: false).dropLast() {

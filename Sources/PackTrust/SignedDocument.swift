@@ -39,13 +39,13 @@ public struct SignedDocument {
     /// Checks type and threshold for `role` under `root`, and returns the verified payload bytes.
     public func payload(of envelope: DSSEEnvelope, type: String, role: String, root: RootDocument) throws -> [UInt8] {
         guard envelope.payloadType == type else {
-            throw VerificationFailure("payload-type", "expected a \(type) document, found \(envelope.payloadType)")
+            throw VerificationFailure(.payloadType, "expected a \(type) document, found \(envelope.payloadType)")
         }
-        guard let spec = root.roles[role] else { throw VerificationFailure("role", "root version \(root.version) defines no \(role) role") }
+        guard let spec = root.roles[role] else { throw VerificationFailure(.role, "root version \(root.version) defines no \(role) role") }
         let keys = Self.keys(of: spec, in: root)
         let signers = signers(of: envelope, among: keys)
         guard spec.threshold >= 1, signers.count >= spec.threshold else {
-            throw VerificationFailure("threshold", "\(signers.count) of the \(role) role's keys signed; root version \(root.version) requires \(spec.threshold)")
+            throw VerificationFailure(.threshold, "\(signers.count) of the \(role) role's keys signed; root version \(root.version) requires \(spec.threshold)")
         }
         return try envelope.payloadBytes()
     }

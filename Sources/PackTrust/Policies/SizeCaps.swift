@@ -1,0 +1,36 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import PackModel
+
+/// Caps on what is read before anything is verified: a signed document is read whole (Ed25519 cannot stream), so
+/// its size is checked against its cap first, and nothing endless is ever read.
+public enum SizeCaps {
+    public static let root: UInt64 = 1 << 20
+    public static let index: UInt64 = 4 << 20
+    public static let manifest: UInt64 = 16 << 20
+    public static let deltaDocument: UInt64 = 16 << 20
+    public static let clientState: UInt64 = 1 << 20
+
+    /// Reads a file only after checking it is a regular file within `cap` bytes.
+    public static func read(_ url: URL, cap: UInt64) throws -> Data {
+        var info = stat()
+        guard stat(url.path, &info) == 0 else { throw VerificationFailure(.missing, "\(url.path) is missing") }
+        // A FIFO, device or folder would block or make no sense as a document.
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw VerificationFailure(.unreadable, "\(url.path): not a regular file (\(FileSystem.kind(info.st_mode)))")
+        }
+        guard UInt64(info.st_size) <= cap else { throw VerificationFailure(.size, "\(url.path) is \(info.st_size) bytes, over the \(cap)-byte cap") }
+        // What is left is a file that cannot be read (no permission) or grew while being read.
+        do { return try FileSystem.read(url.path, cap: Int(cap)) } catch let error as ModelError {
+            throw VerificationFailure(.unreadable, error.description)
+        }
+    }
+}
