@@ -21,7 +21,7 @@ public struct TreeVerifier {
 
     /// Accepts the pinned root only if it is validly self-signed.
     public init(pinnedRoot: Data, now: Date) throws {
-        let envelope = try DSSEEnvelope.parse(pinnedRoot)
+        let envelope = try SignedDocument.envelope(pinnedRoot, what: "root")
         pinned = try RootChain().selfSigned(envelope)
         self.now = now
     }
@@ -32,7 +32,7 @@ public struct TreeVerifier {
         var root = pinned
         var version = pinned.version + 1
         while let data = try Self.contents(of: out.appendingPathComponent(PublishLayout.root(version: version)), cap: SizeCaps.root) {
-            root = try RootChain().next(after: root, DSSEEnvelope.parse(data))
+            root = try RootChain().next(after: root, SignedDocument.envelope(data, what: "root"))
             version += 1
         }
         try RootChain.checkExpiry(root, now: now)
@@ -40,8 +40,7 @@ public struct TreeVerifier {
         guard let indexData = try Self.contents(of: out.appendingPathComponent(PublishLayout.index), cap: SizeCaps.index) else {
             throw VerificationFailure(.missing, "\(out.path)/index.json is missing")
         }
-        let index = try CanonicalJSON.decode(IndexDocument.self,
-                                             from: documents.payload(of: DSSEEnvelope.parse(indexData), type: PayloadType.index, role: "index", root: root), what: "index")
+        let index = try documents.open(indexData, as: IndexDocument.self, type: PayloadType.index, role: "index", root: root, what: "index")
         try checkExpiry(index.expires, what: "index version \(index.version)")
         if index.rootVersion > root.version { throw VerificationFailure(.rootMissing, "the index names root version \(index.rootVersion) but the tree stops at \(root.version)") }
         lines.append("index: version \(index.version), \(index.packs.count) pack(s), expires \(index.expires)")
@@ -63,7 +62,7 @@ public struct TreeVerifier {
 
     /// Verifies a manifest envelope: type, threshold of the manifest role, expiry. Returns the manifest.
     public func verifyManifest(_ data: Data, root: RootDocument? = nil) throws -> Manifest {
-        let manifest = try CanonicalJSON.decode(Manifest.self, from: documents.payload(of: DSSEEnvelope.parse(data), type: PayloadType.manifest, role: "manifest", root: root ?? pinned), what: "manifest")
+        let manifest = try documents.open(data, as: Manifest.self, type: PayloadType.manifest, role: "manifest", root: root ?? pinned, what: "manifest")
         try checkExpiry(manifest.expires, what: "manifest of \(manifest.pack) version \(manifest.version)")
         return manifest
     }
@@ -119,8 +118,7 @@ public struct TreeVerifier {
                 guard let first = try reader.next(), first.path == PublishLayout.deltaDocumentEntry else {
                     throw VerificationFailure(.delta, "\(url.path): the first entry is not delta.json")
                 }
-                let payload = try documents.payload(of: DSSEEnvelope.parse(Data(try reader.readAll(limit: 16 << 20))), type: PayloadType.delta, role: "manifest", root: root)
-                let delta = try CanonicalJSON.decode(DeltaDocument.self, from: payload, what: "delta")
+                let delta = try documents.open(Data(try reader.readAll(limit: Int(SizeCaps.deltaDocument))), as: DeltaDocument.self, type: PayloadType.delta, role: "manifest", root: root, what: "delta")
                 guard delta.pack == pack, delta.scene == scene, name == "\(delta.from.version)-\(delta.to.version).tar" else {
                     throw VerificationFailure(.delta, "\(url.path) is signed for \(delta.pack)/\(delta.scene) \(delta.from.version)-\(delta.to.version)")
                 }
@@ -151,8 +149,7 @@ public struct TreeVerifier {
     }
 
     private func checkExpiry(_ text: String, what: String) throws {
-        guard let date = Timestamp.parse(text) else { throw VerificationFailure(.expiry, "\(what) has no valid expiry") }
-        if now >= date { throw VerificationFailure(.expired, "\(what) expired at \(text)") }
+        try Expiry(now: now.timeIntervalSince1970).evaluate(expires: text, what: what).require()
     }
 
     private func checkedFile(_ url: URL, size: UInt64, sha256: String, what: String, read: Bool = true) throws -> Data {

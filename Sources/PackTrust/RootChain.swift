@@ -10,7 +10,8 @@ import PackCrypto
 import PackModel
 
 /// Walks root versions from a pinned root: root N+1 is accepted only when a threshold of root N's root keys and a
-/// threshold of its own root keys signed it, and its version is exactly N+1.
+/// threshold of its own root keys signed it, and its version is exactly N+1. Every key a root lists must be a usable
+/// Ed25519 key (not a small-order or non-canonical point), or the root is refused.
 public struct RootChain {
     public let documents: SignedDocument
 
@@ -20,7 +21,7 @@ public struct RootChain {
     public func selfSigned(_ envelope: DSSEEnvelope) throws -> RootDocument {
         let unverified = try decodeUnverified(envelope)
         let payload = try documents.payload(of: envelope, type: PayloadType.root, role: "root", root: unverified)
-        return try CanonicalJSON.decode(RootDocument.self, from: payload, what: "root")
+        return try SignedDocument.decode(RootDocument.self, from: payload, what: "root")
     }
 
     /// Accepts `envelope` as the successor of `trusted`.
@@ -36,14 +37,23 @@ public struct RootChain {
 
     /// Checks that a root has not expired at `now`.
     public static func checkExpiry(_ root: RootDocument, now: Date) throws {
-        guard let expires = Timestamp.parse(root.expires) else { throw VerificationFailure(.rootExpiry, "root version \(root.version) has no valid expiry") }
-        if now >= expires { throw VerificationFailure(.rootExpired, "root version \(root.version) expired at \(root.expires)") }
+        if Timestamp.parse(root.expires) == nil { throw VerificationFailure(.rootExpiry, "root version \(root.version) has no valid expiry") }
+        if case .fails(let f) = Expiry(now: now.timeIntervalSince1970).evaluate(expires: root.expires, what: "root version \(root.version)") {
+            throw VerificationFailure(.rootExpired, f.message)
+        }
     }
 
     private func decodeUnverified(_ envelope: DSSEEnvelope) throws -> RootDocument {
         guard envelope.payloadType == PayloadType.root else {
             throw VerificationFailure(.payloadType, "expected a root document, found \(envelope.payloadType)")
         }
-        return try CanonicalJSON.decode(RootDocument.self, from: envelope.payloadBytes(), what: "root")
+        let root = try SignedDocument.decode(RootDocument.self, from: envelope.payloadBytes(), what: "root")
+        for (id, key) in root.keys.sorted(by: { $0.key < $1.key }) {
+            guard let raw = Hex.decode(key.public) else { throw VerificationFailure(.root, "root version \(root.version) lists key \(id.prefix(16))… whose value is not hex") }
+            if let problem = Ed25519Encoding.problem(withPublicKey: raw) {
+                throw VerificationFailure(.weakKey, "root version \(root.version) lists key \(id.prefix(16))…: \(problem)")
+            }
+        }
+        return root
     }
 }

@@ -3,62 +3,48 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#endif
 import PackCrypto
 import PackModel
 
-/// Verifies DSSE envelopes against a trusted root: the payload type must be the expected one (so an access-code
-/// signature can never pass as a manifest), and a threshold of the role's keys — each key counted once — must have
-/// signed the exact payload bytes. Only then are those bytes decoded.
+/// The one path from signed bytes to a document: parse the DSSE envelope, check its payload type (so an access-code
+/// signature can never pass as a manifest), check the role's signature threshold (`SignatureThreshold`), refuse
+/// repeated JSON keys, and only then decode exactly the verified bytes.
 public struct SignedDocument {
     public let verifier: any SignatureVerifier
 
     public init(verifier: any SignatureVerifier = OpenSSLSignatureVerifier()) { self.verifier = verifier }
-
-    /// The distinct key ids among `candidates` (id → raw public key) whose signature over the envelope verifies.
-    public func signers(of envelope: DSSEEnvelope, among candidates: [String: [UInt8]]) -> Set<String> {
-        guard let payload = try? envelope.payloadBytes() else { return [] }
-        let pae = DSSE.preAuthenticationEncoding(payloadType: envelope.payloadType, payload: payload)
-        var verified = Set<String>()
-        for signature in envelope.signatures {
-            guard let sig = DSSE.decodeBase64(signature.sig).map([UInt8].init), sig.count == 64 else { continue }
-            // The keyid is a hint: try the hinted key first, then every other candidate.
-            let order = (candidates[signature.keyid] == nil ? [] : [signature.keyid]) + candidates.keys.sorted().filter { $0 != signature.keyid }
-            for id in order where !verified.contains(id) {
-                if verifier.isValidEd25519Signature(sig, publicKey: candidates[id]!, message: pae) {
-                    verified.insert(id)
-                    break
-                }
-            }
-        }
-        return verified
-    }
 
     /// Checks type and threshold for `role` under `root`, and returns the verified payload bytes.
     public func payload(of envelope: DSSEEnvelope, type: String, role: String, root: RootDocument) throws -> [UInt8] {
         guard envelope.payloadType == type else {
             throw VerificationFailure(.payloadType, "expected a \(type) document, found \(envelope.payloadType)")
         }
-        guard let spec = root.roles[role] else { throw VerificationFailure(.role, "root version \(root.version) defines no \(role) role") }
-        let keys = Self.keys(of: spec, in: root)
-        let signers = signers(of: envelope, among: keys)
-        guard spec.threshold >= 1, signers.count >= spec.threshold else {
-            throw VerificationFailure(.threshold, "\(signers.count) of the \(role) role's keys signed; root version \(root.version) requires \(spec.threshold)")
-        }
-        return try envelope.payloadBytes()
+        try SignatureThreshold(role: role, root: root, verifier: verifier).evaluate(envelope).require()
+        let payload = try envelope.payloadBytes()
+        if let key = DuplicateKeys.first(in: payload) { throw VerificationFailure(.duplicateKey, "the signed \(type) repeats the key \"\(key)\"") }
+        return payload
     }
 
-    /// A role's keys as id → raw bytes, each id listed once however often the role repeats it.
-    static func keys(of role: RootDocument.Role, in root: RootDocument) -> [String: [UInt8]] {
-        var out: [String: [UInt8]] = [:]
-        for id in Set(role.keyids) {
-            guard let key = root.keys[id], key.keytype == "ed25519", let raw = Hex.decode(key.public), raw.count == 32 else { continue }
-            // A key id that is not the hash of its key could let one key count twice under two names.
-            guard Hex.encode(SHA256.hash(raw)) == id else { continue }
-            out[id] = raw
+    /// Parses, verifies and decodes a signed document of `type`, signed by `role` under `root`. `what` names the
+    /// document in errors ("manifest"); a malformed envelope or payload is refused (`document`), never an I/O error.
+    public func open<T: Decodable>(_ data: Data, as: T.Type, type: String, role: String, root: RootDocument, what: String) throws -> T {
+        let envelope = try Self.envelope(data, what: what)
+        let payload = try self.payload(of: envelope, type: type, role: role, root: root)
+        return try Self.decode(T.self, from: payload, what: what)
+    }
+
+    /// Parses an envelope, refusing one that is not JSON, repeats a key, or is not an envelope.
+    public static func envelope(_ data: Data, what: String) throws -> DSSEEnvelope {
+        if let key = DuplicateKeys.first(in: [UInt8](data)) { throw VerificationFailure(.duplicateKey, "the \(what) envelope repeats the key \"\(key)\"") }
+        do { return try DSSEEnvelope.parse(data) } catch let error as CryptoError {
+            throw VerificationFailure(.document, error.message.hasPrefix("not ") ? error.message : "not a valid \(what) envelope: \(error.message)")
         }
-        return out
+    }
+
+    /// Decodes verified payload bytes as `T`; a payload that is not one is refused (`document`).
+    public static func decode<T: Decodable>(_ type: T.Type, from payload: [UInt8], what: String) throws -> T {
+        do { return try CanonicalJSON.decode(T.self, from: payload, what: what) } catch let error as ModelError {
+            throw VerificationFailure(.document, error.message)
+        }
     }
 }

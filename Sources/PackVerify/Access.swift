@@ -157,8 +157,7 @@ public struct AccessDecider {
     /// A `PTG1.` code whose envelope is a grant signed by a threshold of the root's grant keys, or nil.
     public func verifiedGrant(_ code: String) -> GrantDocument? {
         guard code.hasPrefix("PTG1."), code.utf8.count < 8192, let data = DSSE.decodeBase64(String(code.dropFirst(5))),
-              let envelope = try? DSSEEnvelope.parse(data, maxBytes: 8192),
-              let payload = try? SignedDocument().payload(of: envelope, type: PayloadType.grant, role: "grant", root: root) else { return nil }
-        return try? CanonicalJSON.decode(GrantDocument.self, from: payload, what: "grant")
+              data.count <= 8192 else { return nil }
+        return try? SignedDocument().open(data, as: GrantDocument.self, type: PayloadType.grant, role: "grant", root: root, what: "access code")
     }
 }

@@ -7,6 +7,7 @@ import Foundation
 import Glibc
 #endif
 import PackModel
+import PackTrust
 
 /// What a client remembers between runs, in one JSON file written atomically: the trusted root, the highest version
 /// seen of every signed document (rollback protection, which survives a local copy expiring), and the clock guard.
@@ -27,6 +28,11 @@ public struct ClientState: Codable, Equatable, Sendable {
     }
 
     public static let fileName = "client-state.json"
+
+    /// The floors the rollback policy judges new documents against.
+    public var floors: Rollback.Floors {
+        Rollback.Floors(root: root.version, index: indexVersion, manifests: manifestVersions, scenes: sceneVersions)
+    }
 
     /// Remembers `manifest` as installed: its pack and scene versions become the highest seen. Never lowers one (an
     /// install cannot be older than what was seen: `Installer.verifyManifest` refuses rollbacks first).

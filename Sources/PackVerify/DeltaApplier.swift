@@ -28,23 +28,22 @@ public struct DeltaApplier {
 
     /// The signed manifest currently installed for `pack`, checked under the client's root.
     public func installedManifest(into: URL, pack: String) throws -> Manifest? {
-        let url = into.appendingPathComponent(pack).appendingPathComponent("current").appendingPathComponent(Installer.manifestFileName)
-        guard FileManager.default.fileExists(atPath: url.path) else { return nil }
         let client = try ClientState.load(from: installer.state)
-        let data = try SizeCaps.read(url, cap: SizeCaps.manifest)
-        return try CanonicalJSON.decode(Manifest.self, from: documents.payload(of: DSSEEnvelope.parse(data), type: PayloadType.manifest, role: "manifest", root: client.root), what: "manifest")
+        return try InstallLayout.installedManifest(into: into, pack: pack, root: client.root)?.manifest
     }
 
     /// Reads and verifies a delta archive's signed document (the first entry).
     public func deltaDocument(_ url: URL, root: RootDocument) throws -> (DeltaDocument, StrictTarReader) {
         var reader = try StrictTarReader(url: url)
-        guard let first = try reader.next(), first.path == "delta.json", first.size <= 16 << 20 else {
+        guard let first = try reader.next(), first.path == "delta.json", first.size <= SizeCaps.deltaDocument else {
             throw VerificationFailure(.delta, "\(url.lastPathComponent): the first entry is not delta.json")
         }
         var bytes: [UInt8] = []
         try reader.read { bytes += $0 }
-        let payload = try documents.payload(of: DSSEEnvelope.parse(Data(bytes)), type: PayloadType.delta, role: "manifest", root: root)
-        return (try CanonicalJSON.decode(DeltaDocument.self, from: payload, what: "delta"), reader)
+        let delta = try VerificationFailure.about(url, .delta) {
+            try documents.open(Data(bytes), as: DeltaDocument.self, type: PayloadType.delta, role: "manifest", root: root, what: "delta")
+        }
+        return (delta, reader)
     }
 
     /// Applies `deltas` (scene id → delta archive) to move the install to `manifestBytes`.

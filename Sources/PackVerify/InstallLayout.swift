@@ -7,6 +7,7 @@ import Foundation
 import Glibc
 #endif
 import PackModel
+import PackTrust
 
 /// How an installed pack is laid out on disk:
 ///
@@ -24,6 +25,53 @@ enum InstallLayout {
     static func sceneFolderName(_ id: String, digest: String) -> String {
         let hex = digest.hasPrefix("sha256:") ? String(digest.dropFirst(7).prefix(12)) : "0"
         return "\(id)@\(hex)-\(UUID().uuidString.prefix(8).lowercased())"
+    }
+
+    static let currentLink = "current"
+
+    /// True for the names the installer gives version folders: `v<version>-<8 hex digits>`.
+    static func isVersionFolderName(_ name: String) -> Bool {
+        guard name.hasPrefix("v"), let dash = name.firstIndex(of: "-") else { return false }
+        let version = name[name.index(after: name.startIndex)..<dash], tag = name[name.index(after: dash)...]
+        return !version.isEmpty && version.allSatisfy(\.isASCII) && version.allSatisfy(\.isNumber)
+            && tag.count == 8 && tag.allSatisfy { $0.isHexDigit && $0.isASCII }
+    }
+
+    /// The version folder `<pack>/current` names, or nil when there is no `current` (nothing installed). The link must
+    /// hold a plain version-folder name: anything else (a path climbing out of the pack folder, a real folder in its
+    /// place) is refused and never followed.
+    static func currentVersion(packFolder: URL) throws -> URL? {
+        let current = packFolder.appendingPathComponent(currentLink)
+        var info = stat()
+        guard lstat(current.path, &info) == 0 else { return nil }
+        guard info.st_mode & S_IFMT == S_IFLNK else {
+            throw VerificationFailure(.installLayout, "\(current.path) is \(FileSystem.kind(info.st_mode)), not the link the installer makes")
+        }
+        var buffer = [CChar](repeating: 0, count: 256)
+        let n = readlink(current.path, &buffer, buffer.count - 1)
+        let target = n > 0 ? String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
+        guard isVersionFolderName(target) else {
+            throw VerificationFailure(.installLayout, "\(current.path) points to \"\(target)\", not to a version folder beside it; it is left alone")
+        }
+        return packFolder.appendingPathComponent(target)
+    }
+
+    /// The signed manifest of the installed version of `pack`, verified under `root`, and its version folder; nil when
+    /// the pack is not installed. A version folder whose manifest is missing or not a regular file is damaged.
+    static func installedManifest(into: URL, pack: String, root: RootDocument) throws -> (manifest: Manifest, folder: URL)? {
+        try Identifiers.evaluate(pack, what: "pack id").require()
+        guard let folder = try currentVersion(packFolder: into.appendingPathComponent(pack)) else { return nil }
+        let url = folder.appendingPathComponent(Installer.manifestFileName)
+        var info = stat()
+        guard lstat(url.path, &info) == 0 else { throw VerificationFailure(.installLayout, "\(url.path) is missing: the installed version is damaged") }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw VerificationFailure(.notAFile, "\(url.path) is \(FileSystem.kind(info.st_mode)), not the signed manifest: the installed version is damaged")
+        }
+        let data = try SizeCaps.read(url, cap: SizeCaps.manifest)
+        let manifest = try VerificationFailure.about(url, .document) {
+            try SignedDocument().open(data, as: Manifest.self, type: PayloadType.manifest, role: "manifest", root: root, what: "installed manifest")
+        }
+        return (manifest, folder)
     }
 
     /// The link text a version folder's `stops/<id>` holds.

@@ -19,16 +19,16 @@ public struct InstalledAccess {
     public init(state: URL) { self.state = state }
 
     public func decide(into: URL, pack: String, request: AccessRequest) throws -> AccessDecision {
-        guard Installer.isSlug(pack) else { throw VerificationFailure(.identifier, "\"\(pack)\" is not a pack id") }
+        try Identifiers.evaluate(pack, what: "pack id").require()
         // The clock reading is saved only when no install or update holds the state: a decision never waits for one
         // (that install saves the state itself when it ends). Held from the load to the save, so a save can never
         // carry back a state an install has since replaced.
         let lock = try StateLock.attempt(state)
         defer { lock?.release() }
         var client = try ClientState.load(from: state)
-        let folder = into.appendingPathComponent(pack).appendingPathComponent("current").resolvingSymlinksInPath()
-        let data = try SizeCaps.read(folder.appendingPathComponent(Installer.manifestFileName), cap: SizeCaps.manifest)
-        let manifest = try CanonicalJSON.decode(Manifest.self, from: SignedDocument().payload(of: DSSEEnvelope.parse(data), type: PayloadType.manifest, role: "manifest", root: client.root), what: "manifest")
+        guard let manifest = try InstallLayout.installedManifest(into: into, pack: pack, root: client.root)?.manifest else {
+            throw VerificationFailure(.installedMissing, "\(pack) is not installed in \(into.path)")
+        }
         // A scene the pack does not have is the app's mistake (a stale id, a typo): "closed" would put a paywall in
         // front of a stop that does not exist.
         guard manifest.scenes.contains(where: { $0.id == request.scene }) else {

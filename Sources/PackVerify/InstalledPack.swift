@@ -30,16 +30,11 @@ public struct InstalledPack {
     public init(state: URL) { self.state = state }
 
     public func verify(into: URL, pack: String) throws -> Report {
-        guard Installer.isSlug(pack) else { throw VerificationFailure(.identifier, "\"\(pack)\" is not a pack id") }
+        try Identifiers.evaluate(pack, what: "pack id").require()
         let client = try ClientState.load(from: state)
-        let folder = into.appendingPathComponent(pack).appendingPathComponent("current").resolvingSymlinksInPath()
-        let manifestURL = folder.appendingPathComponent(Installer.manifestFileName)
-        var info = stat()
-        guard stat(manifestURL.path, &info) == 0, UInt64(info.st_size) <= SizeCaps.manifest, let data = FileManager.default.contents(atPath: manifestURL.path) else {
+        guard let (manifest, folder) = try InstallLayout.installedManifest(into: into, pack: pack, root: client.root) else {
             throw VerificationFailure(.installedMissing, "\(pack) is not installed in \(into.path)")
         }
-        let envelope = try DSSEEnvelope.parse(data)
-        let manifest = try CanonicalJSON.decode(Manifest.self, from: SignedDocument().payload(of: envelope, type: PayloadType.manifest, role: "manifest", root: client.root), what: "manifest")
         var report = Report(pack: manifest.pack, version: manifest.version)
         let entries = manifest.archiveEntries
         // Scene files are read through stops/<id> only when that is a well-formed link to a scene folder (or a plain

@@ -47,13 +47,10 @@ public struct Installer {
         guard first.size <= SizeCaps.manifest else { throw VerificationFailure(.size, "the manifest is \(first.size) bytes, over the \(SizeCaps.manifest)-byte cap") }
         var manifestBytes: [UInt8] = []
         try reader.read { manifestBytes += $0 }
-        if let indexEntry, SHA256.hexHash(manifestBytes) != indexEntry.manifest.sha256 {
-            throw VerificationFailure(.mixAndMatch, "this manifest is not the one the index names")
-        }
+        let binding = indexEntry.map(MixAndMatch.init)
+        try binding?.evaluate(manifestBytes: manifestBytes).require()
         let manifest = try verifyManifest(manifestBytes, client: client, now: verdict.now)
-        if let indexEntry, indexEntry.version != manifest.version {
-            throw VerificationFailure(.mixAndMatch, "the index names version \(indexEntry.version), the archive holds \(manifest.version)")
-        }
+        try binding?.evaluate(manifestVersion: manifest.version).require()
 
         let packFolder = into.appendingPathComponent(manifest.pack)
         try FileManager.default.createDirectory(at: packFolder, withIntermediateDirectories: true)
@@ -107,41 +104,18 @@ public struct Installer {
         }
     }
 
-    /// Lower-case letters, digits and single hyphens, at most 64 characters.
-    static func isSlug(_ id: String) -> Bool {
-        let u = Array(id.utf8)
-        guard !u.isEmpty, u.count <= 64, u.first != UInt8(ascii: "-"), u.last != UInt8(ascii: "-") else { return false }
-        var previousHyphen = false
-        for b in u {
-            let hyphen = b == UInt8(ascii: "-")
-            guard hyphen || (b >= 0x30 && b <= 0x39) || (b >= 0x61 && b <= 0x7A), !(hyphen && previousHyphen) else { return false }
-            previousHyphen = hyphen
-        }
-        return true
-    }
-
     /// Signature (manifest role), expiry against the guarded clock, and rollback of pack and scene versions.
     func verifyManifest(_ bytes: [UInt8], client: ClientState, now: Double) throws -> Manifest {
-        let envelope = try DSSEEnvelope.parse(Data(bytes), maxBytes: Int(SizeCaps.manifest))
-        let manifest = try CanonicalJSON.decode(Manifest.self, from: documents.payload(of: envelope, type: PayloadType.manifest, role: "manifest", root: client.root), what: "manifest")
+        let manifest = try documents.open(Data(bytes), as: Manifest.self, type: PayloadType.manifest, role: "manifest", root: client.root, what: "manifest")
         // Pack and scene ids become folder and file names: even a signed manifest may only use plain slugs.
-        guard Self.isSlug(manifest.pack), manifest.scenes.allSatisfy({ Self.isSlug($0.id) }) else {
-            throw VerificationFailure(.identifier, "the manifest uses a pack or scene id that is not a plain slug")
-        }
+        try Identifiers.evaluate(manifest.pack, what: "pack id").require()
+        for scene in manifest.scenes { try Identifiers.evaluate(scene.id, what: "scene id").require() }
         // stops/ holds the links to scene folders; a pack-level file there would collide with them.
         guard !manifest.files.contains(where: { $0.path == "stops" || $0.path.hasPrefix("stops/") }) else {
             throw VerificationFailure(.identifier, "the manifest lists a pack-level file under stops/")
         }
-        guard let expires = Timestamp.parse(manifest.expires) else { throw VerificationFailure(.expiry, "the manifest has no valid expiry") }
-        if now >= expires.timeIntervalSince1970 { throw VerificationFailure(.expired, "the manifest of \(manifest.pack) version \(manifest.version) expired at \(manifest.expires)") }
-        if let seen = client.manifestVersions[manifest.pack], manifest.version < seen {
-            throw VerificationFailure(.rollback, "\(manifest.pack) version \(manifest.version) is older than version \(seen) already installed")
-        }
-        for scene in manifest.scenes {
-            if let seen = client.sceneVersions["\(manifest.pack)/\(scene.id)"], scene.version < seen {
-                throw VerificationFailure(.rollback, "scene \(scene.id) version \(scene.version) is older than version \(seen) already installed")
-            }
-        }
+        try Expiry(now: now).evaluate(expires: manifest.expires, what: "the manifest of \(manifest.pack) version \(manifest.version)").require()
+        try Rollback(floors: client.floors).evaluate(pack: manifest.pack, version: manifest.version, scenes: manifest.scenes.map { ($0.id, $0.version) }).require()
         return manifest
     }
 

@@ -22,7 +22,7 @@ public struct Trust {
     @discardableResult
     public func pin(rootFile: URL) throws -> RootDocument {
         let data = try SizeCaps.read(rootFile, cap: SizeCaps.root)
-        let root = try VerificationFailure.about(rootFile, .root) { try RootChain().selfSigned(DSSEEnvelope.parse(data)) }
+        let root = try VerificationFailure.about(rootFile, .root) { try RootChain().selfSigned(SignedDocument.envelope(data, what: "root")) }
         // Only a root worth pinning makes the state folder (and its lock).
         let lock = try StateLock.acquire(state, create: true)
         defer { lock.release() }
@@ -40,11 +40,9 @@ public struct Trust {
         var client = try ClientState.load(from: state)
         for file in files {
             let data = try SizeCaps.read(file, cap: SizeCaps.root)
-            let envelope = try VerificationFailure.about(file, .root) { try DSSEEnvelope.parse(data) }
-            let candidate = try VerificationFailure.about(file, .root) { try CanonicalJSON.decode(RootDocument.self, from: envelope.payloadBytes(), what: "root") }
-            if candidate.version <= client.root.version {
-                throw VerificationFailure(.rollback, "root version \(candidate.version) is not newer than the trusted version \(client.root.version)")
-            }
+            let envelope = try VerificationFailure.about(file, .root) { try SignedDocument.envelope(data, what: "root") }
+            let candidate = try VerificationFailure.about(file, .root) { try SignedDocument.decode(RootDocument.self, from: envelope.payloadBytes(), what: "root") }
+            try Rollback(floors: client.floors).evaluate(rootVersion: candidate.version).require()
             client.root = try RootChain().next(after: client.root, envelope)
             client.rootEnvelope = data.base64EncodedString()
         }
@@ -61,23 +59,13 @@ public struct Trust {
         let reading = self.reading()
         let verdict = clock.observe(reading, state: &client.clock)
         let data = try SizeCaps.read(file, cap: SizeCaps.index)
-        let payload = try SignedDocument().payload(of: DSSEEnvelope.parse(data), type: PayloadType.index, role: "index", root: client.root)
-        let index = try CanonicalJSON.decode(IndexDocument.self, from: payload, what: "index")
+        let index = try VerificationFailure.about(file, .document) {
+            try SignedDocument().open(data, as: IndexDocument.self, type: PayloadType.index, role: "index", root: client.root, what: "index")
+        }
         try RootChain.checkExpiry(client.root, now: Date(timeIntervalSince1970: verdict.now))
-        guard let expires = Timestamp.parse(index.expires), let created = Timestamp.parse(index.created) else {
-            throw VerificationFailure(.expiry, "the index has no valid times")
-        }
-        if verdict.now >= expires.timeIntervalSince1970 {
-            throw VerificationFailure(.expired, "the index expired at \(index.expires); the mirror may be frozen")
-        }
-        if index.version < client.indexVersion {
-            throw VerificationFailure(.rollback, "index version \(index.version) is older than version \(client.indexVersion) already seen")
-        }
-        for (pack, entry) in index.packs {
-            if let seen = client.manifestVersions[pack], entry.version < seen {
-                throw VerificationFailure(.rollback, "the index offers \(pack) version \(entry.version), older than version \(seen) installed")
-            }
-        }
+        guard let created = Timestamp.parse(index.created) else { throw VerificationFailure(.expiry, "the index has no valid creation time") }
+        try Expiry(now: verdict.now).evaluate(expires: index.expires, what: "the index", hint: "; the mirror may be frozen").require()
+        try Rollback(floors: client.floors).evaluate(index: .init(version: index.version, packs: index.packs.mapValues(\.version))).require()
         client.indexVersion = index.version
         clock.confirmOnline(indexCreated: created.timeIntervalSince1970, reading: reading, state: &client.clock)
         try client.save(to: state)

@@ -67,10 +67,9 @@ public struct Updater {
         let manifestFile = downloads.appendingPathComponent("manifest.json")
         try fetcher.fetch(entry.manifest.path, to: manifestFile, maxBytes: entry.manifest.size) { progress?("manifest", $0) }
         let manifestBytes = [UInt8](try SizeCaps.read(manifestFile, cap: entry.manifest.size))
-        guard SHA256.hexHash(manifestBytes) == entry.manifest.sha256 else {
-            throw VerificationFailure(.mixAndMatch, "the manifest is not the one the index names")
-        }
-        let manifest = try CanonicalJSON.decode(Manifest.self, from: DSSEEnvelope.parse(Data(manifestBytes)).payloadBytes(), what: "manifest")
+        try MixAndMatch(entry: entry).evaluate(manifestBytes: manifestBytes).require()
+        // Read here only to plan which deltas to fetch; the installer or delta applier verifies it before use.
+        let manifest = try SignedDocument.decode(Manifest.self, from: SignedDocument.envelope(Data(manifestBytes), what: "manifest").payloadBytes(), what: "manifest")
         if let installed, installed.files == manifest.files {
             let installedScenes = Dictionary(installed.scenes.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
             let changed = manifest.scenes.filter { installedScenes[$0.id]?.digest != $0.digest }
@@ -98,7 +97,7 @@ public struct Updater {
     /// puts them. A signed index is trusted for hashes, not for paths: a path climbing out of the tree would have a
     /// file:// fetch read any file the app can, and an HTTP one ask the server for something else entirely.
     static func checkLayout(_ entry: IndexDocument.Entry, pack: String) throws {
-        guard Installer.isSlug(pack) else { throw VerificationFailure(.indexPath, "\"\(pack)\" is not a pack id (lower-case letters, digits and '-')") }
+        try Identifiers.evaluate(pack, what: "pack id", code: .indexPath).require()
         let expected = [("manifest", entry.manifest.path, PublishLayout.manifest(pack: pack, version: entry.version)),
                         ("archive", entry.archive.path, PublishLayout.archive(pack: pack, version: entry.version))]
         for (what, path, want) in expected where path != want {
@@ -110,7 +109,7 @@ public struct Updater {
     private func fetchDelta(pack: String, scene: Manifest.Scene, from base: Manifest.Scene?, downloads: URL) throws -> URL {
         // The scene id becomes part of a fetched path; the install would refuse such a scene later, the fetch must not
         // go first.
-        guard Installer.isSlug(scene.id) else { throw VerificationFailure(.indexPath, "\"\(scene.id)\" is not a scene id") }
+        try Identifiers.evaluate(scene.id, what: "scene id", code: .indexPath).require()
         let cap = scene.files.reduce(UInt64(0)) { $0 + $1.size + 1536 } + (16 << 20)
         let root = try ClientState.load(from: state).root
         for from in [base?.version, 0].compactMap({ $0 }) {

@@ -44,10 +44,10 @@ enum AccessCommand: Command {
         do {
             let rootFile = URL(fileURLWithPath: try a.required("--root")), manifestFile = URL(fileURLWithPath: a.positionals[0])
             let rootData = try SizeCaps.read(rootFile, cap: SizeCaps.root)
-            let root = try VerificationFailure.about(rootFile, .root) { try RootChain().selfSigned(DSSEEnvelope.parse(rootData)) }
+            let root = try VerificationFailure.about(rootFile, .root) { try RootChain().selfSigned(SignedDocument.envelope(rootData, what: "root")) }
             let data = try SizeCaps.read(manifestFile, cap: SizeCaps.manifest)
             let manifest = try VerificationFailure.about(manifestFile, .document) {
-                try CanonicalJSON.decode(Manifest.self, from: SignedDocument().payload(of: DSSEEnvelope.parse(data), type: PayloadType.manifest, role: "manifest", root: root), what: "manifest")
+                try SignedDocument().open(data, as: Manifest.self, type: PayloadType.manifest, role: "manifest", root: root, what: "manifest")
             }
             let scene = try a.required("--scene")
             // A mistyped scene would otherwise read as "closed", which is the wrong answer to give a visitor.

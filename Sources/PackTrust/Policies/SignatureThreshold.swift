@@ -1,0 +1,71 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import PackCrypto
+import PackModel
+
+/// A threshold of a role's distinct keys must have signed the envelope's exact bytes.
+///
+/// Each key counts once however many signatures name it, a key id that is not the hash of its key does not count,
+/// and an envelope carrying more signatures than the role has keys (plus a small margin for keys being rotated in)
+/// is refused before any signature is checked: each check costs a curve operation, and a document with thousands of
+/// junk signatures would otherwise stall every decision that reads it.
+public struct SignatureThreshold: Sendable {
+    /// Signatures allowed beyond the number of keys the role lists.
+    public static let signatureMargin = 4
+
+    public let role: String
+    public let root: RootDocument
+    public let verifier: any SignatureVerifier
+
+    public init(role: String, root: RootDocument, verifier: any SignatureVerifier = OpenSSLSignatureVerifier()) {
+        self.role = role
+        self.root = root
+        self.verifier = verifier
+    }
+
+    public func evaluate(_ envelope: DSSEEnvelope) -> PolicyResult {
+        guard let spec = root.roles[role] else { return .fails(VerificationFailure(.role, "root version \(root.version) defines no \(role) role")) }
+        let keys = Self.keys(of: spec, in: root)
+        let cap = keys.count + Self.signatureMargin
+        guard envelope.signatures.count <= cap else {
+            return .fails(VerificationFailure(.signatureCount, "the document carries \(envelope.signatures.count) signatures; the \(role) role has \(keys.count) key(s), so at most \(cap) are read"))
+        }
+        let count = signers(of: envelope, among: keys).count
+        return .check(spec.threshold >= 1 && count >= spec.threshold, .threshold,
+                      "\(count) of the \(role) role's keys signed; root version \(root.version) requires \(spec.threshold)")
+    }
+
+    /// The distinct key ids among `candidates` (id → raw public key) whose signature over the envelope verifies. The
+    /// keyid is a hint: the hinted key is tried first, then every other candidate in key-id order.
+    func signers(of envelope: DSSEEnvelope, among candidates: [String: [UInt8]]) -> Set<String> {
+        guard let payload = try? envelope.payloadBytes() else { return [] }
+        let pae = DSSE.preAuthenticationEncoding(payloadType: envelope.payloadType, payload: payload)
+        var verified = Set<String>()
+        for signature in envelope.signatures {
+            guard let sig = DSSE.decodeBase64(signature.sig).map([UInt8].init), sig.count == 64 else { continue }
+            let order = (candidates[signature.keyid] == nil ? [] : [signature.keyid]) + candidates.keys.sorted().filter { $0 != signature.keyid }
+            for id in order where !verified.contains(id) {
+                if verifier.isValidEd25519Signature(sig, publicKey: candidates[id]!, message: pae) {
+                    verified.insert(id)
+                    break
+                }
+            }
+        }
+        return verified
+    }
+
+    /// A role's keys as id → raw bytes, each id listed once however often the role repeats it; keys whose id is not
+    /// their hash, or that are not usable Ed25519 keys, are left out.
+    public static func keys(of role: RootDocument.Role, in root: RootDocument) -> [String: [UInt8]] {
+        var out: [String: [UInt8]] = [:]
+        for id in Set(role.keyids) {
+            guard let key = root.keys[id], key.keytype == "ed25519", let raw = Hex.decode(key.public), raw.count == 32 else { continue }
+            guard Hex.encode(SHA256.hash(raw)) == id, Ed25519Encoding.problem(withPublicKey: raw) == nil else { continue }
+            out[id] = raw
+        }
+        return out
+    }
+}
