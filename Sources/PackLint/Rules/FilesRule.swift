@@ -113,6 +113,12 @@ struct FilesRule: LintRule {
         if name.utf8.count > 100 { return "longer than 100 bytes" }
         if name.hasPrefix(".") { return "hidden file names (starting with '.') are not shipped" }
         if name.hasPrefix("-") { return "starts with '-'" }
+        if let hidden = NameCharacters.hidden(in: name) {
+            return "contains \(NameCharacters.describe(hidden)), an invisible or bidirectional control character: the name would show as something it is not, and the app refuses it"
+        }
+        if let folding = NameCharacters.folding(in: name) {
+            return "contains \(NameCharacters.describe(folding)), which file systems fold into other letters (ß as ss, ﬁ as fi): the app refuses it"
+        }
         if name.unicodeScalars.contains(where: { !($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0))) }) {
             return "contains characters other than letters, digits, '.', '-' and '_'"
         }

@@ -9,7 +9,9 @@ import Glibc
 import PackModel
 
 /// Which archive paths may be written into an install: relative, `/`-separated, no `.`/`..`/empty components, no
-/// control characters or backslashes, and unique even on a case-insensitive, normalisation-insensitive file system.
+/// control, invisible or bidirectional characters, no characters that case folding or compatibility mapping turns
+/// into others (`NameCharacters`), no backslashes, and unique even on a case-insensitive, normalisation-insensitive
+/// file system.
 public struct PathSafety {
     private var seen: [String: String] = [:]
     /// Folded folder paths that admitted paths run through.
@@ -17,8 +19,7 @@ public struct PathSafety {
 
     public init() {}
 
-    /// The folding under which two names are the same file on the phone (APFS): Unicode NFC, then case-folded.
-    static func fold(_ path: String) -> String { path.nfc.lowercased() }
+    static func fold(_ path: String) -> String { NameCharacters.fold(path) }
 
     /// Accepts `path` or explains why not; records it so a later twin is refused.
     public mutating func admit(_ path: String) throws {
@@ -27,9 +28,13 @@ public struct PathSafety {
         let components = path.split(separator: "/", omittingEmptySubsequences: false)
         guard !components.contains(where: { $0 == ".." }) else { throw VerificationFailure(.pathTraversal, "\(path) climbs out with ..") }
         guard !components.contains(where: { $0.isEmpty || $0 == "." }) else { throw VerificationFailure(.path, "\(path) has an empty or '.' component") }
-        guard !path.unicodeScalars.contains(where: { $0.value < 0x20 || $0 == "\\" || $0.value == 0x7F }) else {
-            throw VerificationFailure(.path, "\(path) contains control characters or a backslash")
+        if let hidden = NameCharacters.hidden(in: path) {
+            throw VerificationFailure(.path, "\(path) contains \(NameCharacters.describe(hidden)), a control, invisible or bidirectional character")
         }
+        if let folding = NameCharacters.folding(in: path) {
+            throw VerificationFailure(.path, "\(path) contains \(NameCharacters.describe(folding)), which case folding or compatibility mapping turns into other letters")
+        }
+        guard !path.contains("\\") else { throw VerificationFailure(.path, "\(path) contains a backslash") }
         let key = Self.fold(path)
         if let other = seen[key] {
             throw VerificationFailure(.pathCollision, other == path ? "\(path) appears twice" : "\(path) and \(other) are the same file on a case- and normalisation-insensitive file system")
