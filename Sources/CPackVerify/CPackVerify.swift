@@ -80,16 +80,9 @@ public func packverify_verify_installed(_ request: UnsafePointer<CChar>?) -> Uns
 public func packverify_update(_ request: UnsafePointer<CChar>?) -> UnsafeMutablePointer<CChar>? {
     respond(request) { r in
         let from = try r.string("from")
-        let fetcher: Fetcher
-        if let http = HTTPLocation(from) {
-            let timeout = r.object["timeout"]?.number ?? 15
-            guard timeout > 0, timeout <= 600 else { throw VerificationFailure(.request, "\"timeout\" must be between 0 and 600 seconds") }
-            fetcher = HTTPFetcher(base: http, timeout: timeout)
-        } else if from.hasPrefix("file://") {
-            fetcher = FileFetcher(base: URL(fileURLWithPath: String(from.dropFirst(7))))
-        } else {
-            throw VerificationFailure(.request, "\"from\" must be an http://, https:// or file:// URL without credentials")
-        }
+        let timeout = r.object["timeout"]?.number ?? 15
+        guard timeout > 0, timeout <= 600 else { throw VerificationFailure(.request, "\"timeout\" must be between 0 and 600 seconds") }
+        let fetcher = try TreeSource.fetcher(from, timeout: timeout)
         var updater = Updater(state: try r.url("state"), into: try r.url("into"), fetcher: fetcher)
         if let clock = r.clock { updater.installer.reading = { clock } }
         let result = try updater.update(pack: try r.string("pack"))

@@ -31,12 +31,8 @@ enum UpdateCommand: Command {
         let state = a.value("--state").map { URL(fileURLWithPath: $0) } ?? into.appendingPathComponent(".packtool-client")
         let from = try a.required("--from")
         let fetcher: Fetcher
-        if let http = HTTPLocation(from) {
-            fetcher = HTTPFetcher(base: http, timeout: try a.number("--timeout", default: 15))
-        } else if let base = URL(string: from), base.isFileURL {
-            fetcher = FileFetcher(base: URL(fileURLWithPath: base.path))
-        } else {
-            throw CommandLineError.usage("--from must be an http://, https:// or file:// URL (without credentials)")
+        do { fetcher = try TreeSource.fetcher(from, timeout: try a.number("--timeout", default: 15)) } catch let f as VerificationFailure {
+            throw CommandLineError.usage("--from: " + f.message)
         }
         var pin = FirstPin(state: state, into: into)
         do {
