@@ -3,6 +3,7 @@ import PackCrypto
 import PackHTTP
 import PackMedia
 import PackModel
+import PackTrust
 import PackVerify
 
 /// The parsers a hostile file reaches, each as a libFuzzer target: one input in, no crash, no hang, no leak.
@@ -25,6 +26,10 @@ enum FuzzTargets {
             // Parse, then verify against a fixed key: exercises base64, PAE and the signature path on junk.
             guard let envelope = try? DSSEEnvelope.parse(Data(bytes)) else { return }
             _ = envelope.verifiedKeyIDs(trusting: [fixedKey])
+            // The client's path: repeated-key scan of envelope and payload, threshold under a one-key root, decode.
+            let root = RootDocument(version: 1, expires: "2099-01-01T00:00:00Z", keys: [fixedKey.keyID: .init(public: Hex.encode(fixedKey.rawRepresentation))],
+                                    roles: ["manifest": .init(keyids: [fixedKey.keyID], threshold: 1)])
+            _ = try? SignedDocument().open(Data(bytes), as: Manifest.self, type: PayloadType.manifest, role: "manifest", root: root, what: "manifest")
         },
         "code": { bytes in
             // What an access code and a StoreKit purchase bring into an access decision: RFC 3339 times (parsed by
