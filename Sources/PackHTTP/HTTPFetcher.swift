@@ -79,6 +79,7 @@ public final class HTTPFetcher: Fetcher {
             try connection.transmit(Array(request.utf8))
             var reader = ResponseReader(connection: connection)
             let head = try reader.readHead()
+            var rangeSpan: UInt64?
             switch head.status {
             case 301, 302, 303, 307, 308:
                 guard let target = head.value("location").flatMap(location.resolving) else {
@@ -92,10 +93,15 @@ public final class HTTPFetcher: Fetcher {
             case 200:
                 try sink.restart()  // the server ignored the Range (or there was none): start from zero
             case 206:
-                guard head.rangeStart == sink.have else {
+                guard let range = head.contentRange else {
+                    throw VerificationFailure(.fetchProtocol, "\(name): a partial answer (206) without a well-formed Content-Range")
+                }
+                guard range.first == sink.have else {
                     try sink.restart()
                     throw VerificationFailure(.fetchRetry, "\(name): the server resumed at the wrong offset")
                 }
+                // Checked after the size below, so an oversized claim is reported as one.
+                rangeSpan = try Numbers.add(range.last - range.first, 1, "\(name): the Content-Range's length", code: .fetchSize)
             case 404, 410:
                 throw VerificationFailure(.fetchMissing, "\(name) is not on the server")
             case 416:
@@ -107,8 +113,12 @@ public final class HTTPFetcher: Fetcher {
             default:
                 throw VerificationFailure(.fetch, "HTTP \(head.status) for \(location.target)")
             }
-            if let length = head.contentLength, sink.have + length > sink.maxBytes {
+            if let length = head.contentLength,
+               try Numbers.add(sink.have, length, "\(name): the resume offset plus the Content-Length", code: .fetchSize) > sink.maxBytes {
                 throw VerificationFailure(.fetchSize, "\(name): the server offers more bytes than the signed size")
+            }
+            if let span = rangeSpan, let length = head.contentLength, length != span {
+                throw VerificationFailure(.fetchProtocol, "\(name): the Content-Length (\(length)) disagrees with the Content-Range (\(span) bytes)")
             }
             try reader.readBody(head: head) { try sink.append($0, name: name) }
             return
@@ -137,7 +147,7 @@ private struct PartialFile {
     }
 
     mutating func append(_ bytes: UnsafeRawBufferPointer, name: String) throws {
-        guard have + UInt64(bytes.count) <= maxBytes else {
+        guard try Numbers.add(have, UInt64(bytes.count), "\(name): the bytes received", code: .fetchSize) <= maxBytes else {
             throw VerificationFailure(.fetchSize, "\(name): the server sent more bytes than the signed size")
         }
         guard FileSystem.writeAll(fd, bytes) else { throw VerificationFailure(.fetch, "\(name): cannot write the download (\(FileSystem.reason()))") }

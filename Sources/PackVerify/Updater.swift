@@ -110,7 +110,11 @@ public struct Updater {
         // The scene id becomes part of a fetched path; the install would refuse such a scene later, the fetch must not
         // go first.
         try Identifiers.evaluate(scene.id, what: "scene id", code: .indexPath).require()
-        let cap = scene.files.reduce(UInt64(0)) { $0 + $1.size + 1536 } + (16 << 20)
+        // Each file's signed size plus its tar headers, and room for the delta's own document; checked, since a
+        // manifest's sizes are numbers from outside like any other.
+        let what = "the download cap of scene \(scene.id)'s delta"
+        let cap = try Numbers.add(try Numbers.sum(try scene.files.map { try Numbers.add($0.size, 1536, what, code: .fetchSize) }, what, code: .fetchSize),
+                                  16 << 20, what, code: .fetchSize)
         let root = try ClientState.load(from: state).root
         for from in [base?.version, 0].compactMap({ $0 }) {
             let file = downloads.appendingPathComponent("\(scene.id)-\(from)-\(scene.version).tar")

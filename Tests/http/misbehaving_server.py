@@ -4,10 +4,15 @@
   stall     the same, then no more bytes for a minute
   resume    archives and deltas: the first request gets half and a closed connection; requests with a Range header
             get 206 and the rest (each Range start is appended to LOG)
-  chunked   every body with Transfer-Encoding: chunked (64 KiB chunks), no Content-Length"""
+  chunked   every body with Transfer-Encoding: chunked (64 KiB chunks), no Content-Length
+  endless-range  archives and deltas: the first request gets half and a closed connection; the Range retry gets 206
+            from the right offset with Content-Length 18446744073709551615 (2^64 - 1), a body no size can hold
+PORT 0 (for tests that start it) picks a free port, prints it on the first line of stdout, and exits when stdin closes,
+so a test process that dies does not leave the server behind."""
 import http.server
 import os
 import sys
+import threading
 import time
 
 PORT, ROOT, MODE = int(sys.argv[1]), sys.argv[2], sys.argv[3]
@@ -39,7 +44,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 self.wfile.write(b"%x\r\n" % len(piece) + piece + b"\r\n")
             self.wfile.write(b"0\r\n\r\n")
             return
-        if MODE == "resume" and bulky:
+        if MODE in ("resume", "endless-range") and bulky:
             wanted = self.headers.get("Range")
             if wanted and wanted.startswith("bytes=") and wanted.endswith("-"):
                 start = int(wanted[6:-1])
@@ -48,6 +53,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
                         log.write(f"{self.path} {start}\n")
                 self.send_response(206)
                 self.send_header("Content-Range", f"bytes {start}-{len(data) - 1}/{len(data)}")
+                if MODE == "endless-range":
+                    self.send_header("Content-Length", str(2**64 - 1))
+                    self.send_header("Connection", "close")
+                    self.end_headers()
+                    self.wfile.write(data[start:])
+                    return
                 self.send_header("Content-Length", str(len(data) - start))
                 self.send_header("Connection", "close")
                 self.end_headers()
@@ -77,4 +88,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
         pass
 
 
-http.server.ThreadingHTTPServer(("127.0.0.1", PORT), Handler).serve_forever()
+server = http.server.ThreadingHTTPServer(("127.0.0.1", PORT), Handler)
+server.daemon_threads = True
+if PORT == 0:
+    print(server.server_address[1], flush=True)
+
+    def exit_with_parent():
+        sys.stdin.buffer.read()
+        os._exit(0)
+
+    threading.Thread(target=exit_with_parent, daemon=True).start()
+server.serve_forever()

@@ -1,0 +1,41 @@
+import Foundation
+import PackHTTP
+import PackVerify
+import XCTest
+
+/// The fetcher against `misbehaving_server.py`: whatever a server claims about sizes and ranges, a download ends in
+/// a refusal with a code, never a trap that kills the app embedding the library.
+final class HostileServerTests: XCTestCase {
+    private let archive = [UInt8]((0..<4000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+
+    private func fetcher(_ server: MisbehavingServer) -> HTTPFetcher {
+        HTTPFetcher(base: HTTPLocation(server.url)!, timeout: 5, retries: 2)
+    }
+
+    private func destination() throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("packhttp-dl-" + UUID().uuidString)
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir.appendingPathComponent("pack.tar")
+    }
+
+    /// The download is cut in half; the Range retry answers 206 from the right offset but with
+    /// `Content-Length: 18446744073709551615`. Offset plus length does not fit in 64 bits: the fetch is refused
+    /// (`fetch-size`), and nothing is left behind, not even the partial file.
+    func testARangeRetryClaimingAnEndlessBodyIsRefusedNotACrash() throws {
+        let server = try MisbehavingServer(mode: "endless-range", files: ["packs/p/1/p-1.tar": archive])
+        let file = try destination()
+        XCTAssertThrowsError(try fetcher(server).fetch("packs/p/1/p-1.tar", to: file, maxBytes: UInt64(archive.count), progress: nil)) { error in
+            XCTAssertEqual((error as? VerificationFailure)?.code, "fetch-size", "\(error)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: file.path))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: file.path + ".part"))
+    }
+
+    /// The same server's honest sibling: a cut download resumes with Range and arrives whole.
+    func testADownloadCutInHalfResumesAndArrivesWhole() throws {
+        let server = try MisbehavingServer(mode: "resume", files: ["packs/p/1/p-1.tar": archive])
+        let file = try destination()
+        try fetcher(server).fetch("packs/p/1/p-1.tar", to: file, maxBytes: UInt64(archive.count), progress: nil)
+        XCTAssertEqual([UInt8](try Data(contentsOf: file)), archive)
+    }
+}
