@@ -45,6 +45,7 @@ public struct Updater {
         let downloads = state.appendingPathComponent(Self.downloadsFolder)
         try FileManager.default.createDirectory(at: downloads, withIntermediateDirectories: true)
         defer { Self.clean(downloads) }
+        try followRoots(downloads: downloads)
         let indexFile = downloads.appendingPathComponent("index.json")
         try fetcher.fetch(PublishLayout.index, to: indexFile, maxBytes: SizeCaps.index) { progress?("index.json", $0) }
         var trust = Trust(state: state)
@@ -91,6 +92,32 @@ public struct Updater {
         try fetcher.fetch(entry.archive.path, to: archive, maxBytes: entry.archive.size) { progress?("archive", $0) }
         let result = try installer.install(archive: archive, into: into, indexEntry: entry)
         return Result(pack: pack, fromVersion: installed?.version, toVersion: result.version, method: "full archive", changedScenes: manifest.scenes.map(\.id))
+    }
+
+    /// At most this many root rotations are followed in one update (TUF's cap on a chain a server may feed).
+    static let maxRootSteps = 32
+
+    /// Follows root rotations as TUF does: fetches `root/N+1.root.json`, N+2… until the first one the server does not
+    /// have, and hands them to `Trust.update(roots:)`, which verifies each against its predecessor and itself and saves
+    /// the new root only if the whole chain holds. An index signed by rotated keys can be verified only after this.
+    private func followRoots(downloads: URL) throws {
+        let trusted = try ClientState.load(from: state).root.version
+        var files: [URL] = []
+        for step in 1...Self.maxRootSteps {
+            let version = try Numbers.add(trusted, step, "the next root version")
+            let file = downloads.appendingPathComponent("\(version).root.json")
+            do {
+                try fetcher.fetch(PublishLayout.root(version: version), to: file, maxBytes: SizeCaps.root) { progress?("root", $0) }
+            } catch let failure as VerificationFailure where failure.kind == .fetchMissing {
+                break
+            }
+            files.append(file)
+        }
+        guard !files.isEmpty else { return }
+        var trust = Trust(state: state)
+        trust.clock = installer.clock
+        trust.reading = installer.reading
+        try trust.update(roots: files)
     }
 
     /// The index names where its manifest and archive lie; they must be where the published layout (DESIGN.md §5)
