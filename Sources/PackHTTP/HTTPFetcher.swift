@@ -24,6 +24,13 @@ public final class HTTPFetcher: Fetcher {
     public var timeout: Double
     public var retries: Int
     public var userAgent = "packverify/\(PackVerifyVersion.string)"
+    /// Whole-download deadlines, across all attempts: `timeout` bounds each read, but a server dripping a byte just
+    /// inside it would otherwise hold an update for ever. A download with a signed size gets
+    /// max(`minimumDeadline`, size / `minimumRate`) seconds; the index and roots, which only have a cap, get
+    /// `documentDeadline`. Overrunning fails with `fetch-timeout`.
+    public var minimumDeadline: Double = 60
+    public var minimumRate: Double = 64 * 1024
+    public var documentDeadline: Double = 30
 
     public init(base: HTTPLocation, timeout: Double = 15, retries: Int = 3) {
         self.base = base
@@ -31,18 +38,30 @@ public final class HTTPFetcher: Fetcher {
         self.retries = retries
     }
 
+    /// How many seconds a download of `path` (at most `maxBytes`) may take in all.
+    public func deadline(for path: String, maxBytes: UInt64) -> Double {
+        if path == PublishLayout.index || path.hasPrefix("root/") { return documentDeadline }
+        return max(minimumDeadline, Double(maxBytes) / minimumRate)
+    }
+
     public func fetch(_ path: String, to file: URL, maxBytes: UInt64, progress: ((UInt64) -> Void)?) throws {
         let partial = file.path + ".part"
+        let budget = deadline(for: path, maxBytes: maxBytes)
+        let due = Deadline(seconds: budget, name: path)
         var lastFailure = VerificationFailure(.fetch, "\(path): no attempt made")
         for attempt in 0...retries {
             if attempt > 0 { usleep(useconds_t(min(4, 1 << (attempt - 1)) * 250_000)) }
+            do { try due.check() } catch {
+                unlink(partial)
+                throw error
+            }
             let fd = open(partial, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
             guard fd >= 0 else { throw VerificationFailure(.fetch, "\(partial): cannot write (\(FileSystem.reason()))") }
             var sink = PartialFile(fd: fd, maxBytes: maxBytes, progress: progress)
             do {
                 defer { close(fd) }
                 if sink.have > maxBytes { try sink.restart() }
-                try get(base.appending(path), into: &sink, name: path)
+                try get(base.appending(path), into: &sink, name: path, due: due)
                 guard fsync(fd) == 0 else { throw VerificationFailure(.fetch, "\(partial): cannot flush (\(FileSystem.reason()))") }
             } catch let error as HTTPError {
                 var code = VerificationFailure.Code.fetch
@@ -67,9 +86,10 @@ public final class HTTPFetcher: Fetcher {
     }
 
     /// One GET (following redirects) whose body is appended to `sink`.
-    private func get(_ start: HTTPLocation, into sink: inout PartialFile, name: String) throws {
+    private func get(_ start: HTTPLocation, into sink: inout PartialFile, name: String, due: Deadline) throws {
         var location = start
         for _ in 0...5 {
+            try due.check()
             let connection = try Connection(host: location.host, port: location.port, secure: location.secure, timeout: timeout)
             defer { connection.disconnect() }
             var request = "GET \(location.target) HTTP/1.1\r\nHost: \(location.hostHeader)\r\nUser-Agent: \(userAgent)\r\n"
@@ -77,7 +97,7 @@ public final class HTTPFetcher: Fetcher {
             if sink.have > 0 { request += "Range: bytes=\(sink.have)-\r\n" }
             request += "\r\n"
             try connection.transmit(Array(request.utf8))
-            var reader = ResponseReader(connection: connection)
+            var reader = ResponseReader(connection: connection, due: due)
             let head = try reader.readHead()
             var rangeSpan: UInt64?
             switch head.status {
@@ -156,6 +176,31 @@ private struct PartialFile {
     }
 }
 
+/// When a whole download must be over, on the monotonic clock (a wall-clock change neither extends nor ends it).
+struct Deadline {
+    let end: Double
+    let seconds: Double
+    let name: String
+
+    init(seconds: Double, name: String) {
+        self.seconds = seconds
+        self.name = name
+        end = Self.now() + seconds
+    }
+
+    static func now() -> Double {
+        var t = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &t)
+        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+    }
+
+    func check() throws {
+        guard Self.now() < end else {
+            throw VerificationFailure(.fetchTimeout, "\(name): not finished within its \(Int(seconds)) s deadline (the server is too slow or drip-feeding)")
+        }
+    }
+}
+
 /// Reads a response off a connection through one 64 KiB buffer: the head (at most 64 KiB), then the body framed by
 /// Content-Length, chunked encoding, or the connection's end.
 private struct ResponseReader {
@@ -164,9 +209,15 @@ private struct ResponseReader {
     private var start = 0
     private var end = 0
 
-    init(connection: Connection) { self.connection = connection }
+    let due: Deadline
+
+    init(connection: Connection, due: Deadline) {
+        self.connection = connection
+        self.due = due
+    }
 
     private mutating func fill() throws -> Bool {
+        try due.check()
         if start == end { start = 0; end = 0 }
         let n = try buffer.withUnsafeMutableBytes { try connection.receive(into: UnsafeMutableRawBufferPointer(rebasing: $0[end...])) }
         end += n

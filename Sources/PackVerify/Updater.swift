@@ -39,11 +39,15 @@ public struct Updater {
     public static let downloadsFolder = "downloads"
 
     public func update(pack: String) throws -> Result {
-        // Held throughout: two updates would share the downloads folder, and each would save its own client state.
-        let lock = try StateLock.acquire(state)
-        defer { lock.release() }
+        // The client-state lock is never held while waiting on the network (a slow server would make every access
+        // decision skip its clock save and every install fail with busy): Trust.update(roots:), Trust.accept,
+        // Installer.install and DeltaApplier.apply each take it around their own verify-and-switch step. A separate
+        // lock on the downloads folder keeps a second update from sharing (and splicing) this one's downloads; it
+        // fails with busy instead.
         let downloads = state.appendingPathComponent(Self.downloadsFolder)
         try FileManager.default.createDirectory(at: downloads, withIntermediateDirectories: true)
+        let downloadsLock = try StateLock.acquire(downloads)
+        defer { downloadsLock.release() }
         defer { Self.clean(downloads) }
         try followRoots(downloads: downloads)
         let indexFile = downloads.appendingPathComponent("index.json")
@@ -58,6 +62,8 @@ public struct Updater {
         let installed = try? applier.installedManifest(into: into, pack: pack)
         if let installed, installed.version == entry.version {
             // A run killed after switching over but before saving state leaves the state behind: catch it up.
+            let lock = try StateLock.acquire(state)
+            defer { lock.release() }
             var client = try ClientState.load(from: state)
             if (client.manifestVersions[pack] ?? 0) < installed.version {
                 client.recordInstalled(installed)
@@ -157,7 +163,8 @@ public struct Updater {
     }
 
     static func clean(_ downloads: URL) {
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: downloads.path)) ?? [] where !name.hasSuffix(".part") {
+        // The downloads lock's file stays: removing it while another update waits on it would split the lock in two.
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: downloads.path)) ?? [] where !name.hasSuffix(".part") && name != StateLock.fileName {
             FileSystem.removeTree(downloads.appendingPathComponent(name).path)
         }
     }

@@ -38,4 +38,27 @@ final class HostileServerTests: XCTestCase {
         try fetcher(server).fetch("packs/p/1/p-1.tar", to: file, maxBytes: UInt64(archive.count), progress: nil)
         XCTAssertEqual([UInt8](try Data(contentsOf: file)), archive)
     }
+
+    /// A server dripping one byte every half second never trips the read timeout, but the download's overall
+    /// deadline (here shortened to 2 s) ends it with `fetch-timeout`, and the partial file is gone.
+    func testADripFeedingServerIsCutOffAtTheDownloadsDeadline() throws {
+        let server = try MisbehavingServer(mode: "drip", files: ["packs/p/1/p-1.tar": archive])
+        let file = try destination()
+        let fetcher = fetcher(server)
+        fetcher.retries = 0
+        fetcher.minimumDeadline = 2
+        XCTAssertThrowsError(try fetcher.fetch("packs/p/1/p-1.tar", to: file, maxBytes: UInt64(archive.count), progress: nil)) { error in
+            XCTAssertEqual((error as? VerificationFailure)?.code, "fetch-timeout", "\(error)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: file.path + ".part"))
+    }
+
+    /// The index and roots have no signed size, only a cap: their deadline is a small fixed one of its own.
+    func testTheIndexHasASmallFixedDeadlineOfItsOwn() throws {
+        let fetcher = HTTPFetcher(base: HTTPLocation("http://127.0.0.1:9")!)
+        XCTAssertEqual(fetcher.deadline(for: "index.json", maxBytes: 4 << 20), fetcher.documentDeadline)
+        XCTAssertEqual(fetcher.deadline(for: "root/2.root.json", maxBytes: 1 << 20), fetcher.documentDeadline)
+        XCTAssertEqual(fetcher.deadline(for: "packs/p/1/p-1.tar", maxBytes: 1000), fetcher.minimumDeadline)
+        XCTAssertEqual(fetcher.deadline(for: "packs/p/1/p-1.tar", maxBytes: 640 << 20), 10_240)
+    }
 }

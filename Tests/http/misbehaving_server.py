@@ -7,6 +7,8 @@
   chunked   every body with Transfer-Encoding: chunked (64 KiB chunks), no Content-Length
   endless-range  archives and deltas: the first request gets half and a closed connection; the Range retry gets 206
             from the right offset with Content-Length 18446744073709551615 (2^64 - 1), a body no size can hold
+  drip      every body one byte every half second (each gap well inside a read timeout); after 15 s the connection
+            closes
 PORT 0 (for tests that start it) picks a free port, prints it on the first line of stdout, and exits when stdin closes,
 so a test process that dies does not leave the server behind."""
 import http.server
@@ -34,6 +36,20 @@ class Handler(http.server.BaseHTTPRequestHandler):
         data = open(path, "rb").read()
         bulky = "/deltas/" in self.path or self.path.endswith(".tar")
         self.close_connection = True
+        if MODE == "drip":
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(data)))
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.flush()
+            started = time.monotonic()
+            for i in range(len(data)):
+                if time.monotonic() - started > 15:
+                    return
+                self.wfile.write(data[i:i + 1])
+                self.wfile.flush()
+                time.sleep(0.5)
+            return
         if MODE == "chunked":
             self.send_response(200)
             self.send_header("Transfer-Encoding", "chunked")
