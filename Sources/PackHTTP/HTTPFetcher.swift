@@ -225,17 +225,32 @@ private struct ResponseReader {
     }
 
     mutating func readHead() throws -> ResponseHead {
-        // 1xx interim responses (100 Continue, 103 Early Hints) precede the real one.
+        // Interim 1xx responses (100 Continue, 103 Early Hints), any number of them and each possibly in its own
+        // read, precede the final one. 101 Switching Protocols is not interim: what follows is not HTTP.
         while true {
             let head = try headOnce()
+            if head.status == 101 {
+                throw VerificationFailure(.fetchProtocol, "\(due.name): the server switched protocols (101) instead of answering")
+            }
             if head.status >= 200 { return head }
         }
     }
 
+    /// Moves the unread bytes to the front of the buffer, making room behind them.
+    private mutating func compact() {
+        let (s, e) = (start, end)
+        buffer.withUnsafeMutableBytes { raw in
+            guard let base = raw.baseAddress else { return }
+            memmove(base, base + s, e - s)
+        }
+        end = e - s
+        start = 0
+    }
+
     private mutating func headOnce() throws -> ResponseHead {
-        var scanned = start
+        var scanned = 0  // bytes after `start` already searched for the blank line (relative: `fill` may move `start`)
         while true {
-            var i = max(start, scanned - 3)
+            var i = start + max(0, scanned - 3)
             while i + 3 < end {
                 if buffer[i] == 0x0D && buffer[i + 1] == 0x0A && buffer[i + 2] == 0x0D && buffer[i + 3] == 0x0A {
                     let head = try ResponseHead.parse(Array(buffer[start..<i + 4]))
@@ -244,8 +259,11 @@ private struct ResponseReader {
                 }
                 i += 1
             }
-            scanned = end
-            guard end < buffer.count else { throw HTTPError.protocolError("the response head is larger than 64 KiB") }
+            scanned = end - start
+            if end == buffer.count {
+                guard start > 0 else { throw HTTPError.protocolError("the response head is larger than 64 KiB") }
+                compact()
+            }
             guard try fill() else { throw HTTPError.interrupted("the server closed the connection before answering") }
         }
     }

@@ -61,4 +61,26 @@ final class HostileServerTests: XCTestCase {
         XCTAssertEqual(fetcher.deadline(for: "packs/p/1/p-1.tar", maxBytes: 1000), fetcher.minimumDeadline)
         XCTAssertEqual(fetcher.deadline(for: "packs/p/1/p-1.tar", maxBytes: 640 << 20), 10_240)
     }
+
+    /// `103 Early Hints` (flushed alone, then a pause) and `100 Continue` before the `200`: both interim heads are
+    /// skipped, each arriving in its own read, and the body arrives whole.
+    func testInterimResponsesBeforeTheAnswerAreSkipped() throws {
+        let server = try MisbehavingServer(mode: "early-hints", files: ["index.json": Array("{}".utf8), "packs/p/1/p-1.tar": archive])
+        let file = try destination()
+        try fetcher(server).fetch("packs/p/1/p-1.tar", to: file, maxBytes: UInt64(archive.count), progress: nil)
+        XCTAssertEqual([UInt8](try Data(contentsOf: file)), archive)
+        try fetcher(server).fetch("index.json", to: file, maxBytes: 1 << 20, progress: nil)
+        XCTAssertEqual([UInt8](try Data(contentsOf: file)), Array("{}".utf8))
+    }
+
+    /// `101 Switching Protocols` is a final answer, not an interim one: what follows it is not HTTP, so the fetch is
+    /// refused (`fetch-protocol`) even when an HTTP answer seems to follow.
+    func testASwitchToAnotherProtocolIsRefusedNotSkipped() throws {
+        let server = try MisbehavingServer(mode: "switch-protocols", files: ["packs/p/1/p-1.tar": archive])
+        let file = try destination()
+        XCTAssertThrowsError(try fetcher(server).fetch("packs/p/1/p-1.tar", to: file, maxBytes: UInt64(archive.count), progress: nil)) { error in
+            XCTAssertEqual((error as? VerificationFailure)?.code, "fetch-protocol", "\(error)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: file.path))
+    }
 }

@@ -9,6 +9,8 @@
             from the right offset with Content-Length 18446744073709551615 (2^64 - 1), a body no size can hold
   drip      every body one byte every half second (each gap well inside a read timeout); after 15 s the connection
             closes
+  early-hints  every answer is preceded by "103 Early Hints" (flushed on its own, then a pause) and a "100 Continue"
+  switch-protocols  every answer is preceded by "101 Switching Protocols" (which is final, not interim)
 PORT 0 (for tests that start it) picks a free port, prints it on the first line of stdout, and exits when stdin closes,
 so a test process that dies does not leave the server behind."""
 import http.server
@@ -36,6 +38,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
         data = open(path, "rb").read()
         bulky = "/deltas/" in self.path or self.path.endswith(".tar")
         self.close_connection = True
+        if MODE == "early-hints":
+            self.wfile.write(b"HTTP/1.1 103 Early Hints\r\nLink: </packs/style.css>; rel=preload\r\n\r\n")
+            self.wfile.flush()
+            time.sleep(0.3)
+            self.wfile.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+            self.wfile.flush()
+            time.sleep(0.3)
+        if MODE == "switch-protocols":
+            self.wfile.write(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n")
         if MODE == "drip":
             self.send_response(200)
             self.send_header("Content-Length", str(len(data)))
