@@ -17,6 +17,7 @@ import PackVerify
 /// can equally pass its own URLSession-backed `Fetcher`.
 ///
 /// Downloads resume: a `.part` file grows across attempts with `Range: bytes=N-`, and a 206 must start exactly at N.
+/// Only immutable files resume (`isResumable`); the index and roots are always fetched whole.
 /// A stalled server times out; dropped connections, stalls and 5xx answers are retried with backoff; redirects are
 /// followed (at most 5, never from https to http); never more bytes than the cap are accepted.
 public final class HTTPFetcher: Fetcher {
@@ -38,9 +39,17 @@ public final class HTTPFetcher: Fetcher {
         self.retries = retries
     }
 
+    /// Whether a partial download of `path` may be resumed: only files whose published name never gets other bytes
+    /// (manifests, archives and deltas, named by version and pinned by the index's or manifest's size and hash).
+    /// index.json is replaced in place, and a `.part` of an older one spliced onto a newer one would fail with a
+    /// misleading signature error; roots are small and are fetched whole too.
+    public static func isResumable(_ path: String) -> Bool {
+        path != PublishLayout.index && !path.hasPrefix("root/")
+    }
+
     /// How many seconds a download of `path` (at most `maxBytes`) may take in all.
     public func deadline(for path: String, maxBytes: UInt64) -> Double {
-        if path == PublishLayout.index || path.hasPrefix("root/") { return documentDeadline }
+        if !Self.isResumable(path) { return documentDeadline }
         return max(minimumDeadline, Double(maxBytes) / minimumRate)
     }
 
@@ -60,7 +69,7 @@ public final class HTTPFetcher: Fetcher {
             var sink = PartialFile(fd: fd, maxBytes: maxBytes, progress: progress)
             do {
                 defer { close(fd) }
-                if sink.have > maxBytes { try sink.restart() }
+                if sink.have > maxBytes || !Self.isResumable(path) { try sink.restart() }
                 try get(base.appending(path), into: &sink, name: path, due: due)
                 guard fsync(fd) == 0 else { throw VerificationFailure(.fetch, "\(partial): cannot flush (\(FileSystem.reason()))") }
             } catch let error as HTTPError {

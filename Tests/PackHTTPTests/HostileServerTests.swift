@@ -83,4 +83,25 @@ final class HostileServerTests: XCTestCase {
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: file.path))
     }
+
+    /// A `.part` left by an interrupted download of an older index.json must not be resumed against the newer one
+    /// (a server honouring Range would splice the two): the index and roots are fetched whole, every time.
+    func testAStaleIndexPartIsNotResumedAgainstANewerIndex() throws {
+        let newer = Array(#"{"index":"version 2, a longer and newer document"}"#.utf8)
+        let server = try MisbehavingServer(mode: "resume", files: ["index.json": newer, "root/2.root.json": newer])
+        for path in ["index.json", "root/2.root.json"] {
+            let file = try destination()
+            try Data(#"{"index":"version 1, older"#.utf8).write(to: URL(fileURLWithPath: file.path + ".part"))
+            try fetcher(server).fetch(path, to: file, maxBytes: 1 << 20, progress: nil)
+            XCTAssertEqual([UInt8](try Data(contentsOf: file)), newer, path)
+        }
+    }
+
+    /// Size- and hash-named files (archives, deltas, manifests) never change under their name, so those resume.
+    func testOnlyImmutableFilesResume() {
+        XCTAssertFalse(HTTPFetcher.isResumable("index.json"))
+        XCTAssertFalse(HTTPFetcher.isResumable("root/3.root.json"))
+        XCTAssertTrue(HTTPFetcher.isResumable("packs/p/1/manifest.json"))
+        XCTAssertTrue(HTTPFetcher.isResumable("packs/p/deltas/01-a/1-2.tar"))
+    }
 }

@@ -3,7 +3,7 @@
   truncate  paths containing /deltas/ or ending .tar: half the body, then the connection closes
   stall     the same, then no more bytes for a minute
   resume    archives and deltas: the first request gets half and a closed connection; requests with a Range header
-            get 206 and the rest (each Range start is appended to LOG)
+            (for any file, as nginx honours them) get 206 and the rest (each Range start is appended to LOG)
   chunked   every body with Transfer-Encoding: chunked (64 KiB chunks), no Content-Length
   endless-range  archives and deltas: the first request gets half and a closed connection; the Range retry gets 206
             from the right offset with Content-Length 18446744073709551615 (2^64 - 1), a body no size can hold
@@ -71,7 +71,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 self.wfile.write(b"%x\r\n" % len(piece) + piece + b"\r\n")
             self.wfile.write(b"0\r\n\r\n")
             return
-        if MODE in ("resume", "endless-range") and bulky:
+        if MODE in ("resume", "endless-range") and (bulky or (MODE == "resume" and self.headers.get("Range"))):
             wanted = self.headers.get("Range")
             if wanted and wanted.startswith("bytes=") and wanted.endswith("-"):
                 start = int(wanted[6:-1])
