@@ -111,6 +111,9 @@ public final class HTTPFetcher: Fetcher {
             var rangeSpan: UInt64?
             switch head.status {
             case 301, 302, 303, 307, 308:
+                if let value = head.value("location"), let scheme = HTTPLocation.scheme(of: value), scheme != "http", scheme != "https" {
+                    throw VerificationFailure(.fetchProtocol, "\(name): the server redirected to a non-HTTP(S) location (\(value.prefix(200))); refused")
+                }
                 guard let target = head.value("location").flatMap(location.resolving) else {
                     throw HTTPError.protocolError("a redirect without a usable Location")
                 }

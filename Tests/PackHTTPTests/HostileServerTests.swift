@@ -104,4 +104,15 @@ final class HostileServerTests: XCTestCase {
         XCTAssertTrue(HTTPFetcher.isResumable("packs/p/1/manifest.json"))
         XCTAssertTrue(HTTPFetcher.isResumable("packs/p/deltas/01-a/1-2.tar"))
     }
+
+    /// A redirect to `file:///etc/passwd` is refused as a redirect to a non-HTTP(S) location (`fetch-protocol`),
+    /// not resolved as a relative path on the server and reported as a missing index.
+    func testARedirectToAFileURLIsRefusedAndSaysSo() throws {
+        let server = try MisbehavingServer(mode: "redirect-file", files: ["index.json": Array("{}".utf8)])
+        let file = try destination()
+        XCTAssertThrowsError(try fetcher(server).fetch("index.json", to: file, maxBytes: 1 << 20, progress: nil)) { error in
+            XCTAssertEqual((error as? VerificationFailure)?.code, "fetch-protocol", "\(error)")
+            XCTAssertTrue("\(error)".contains("redirected to a non-HTTP(S) location (file:///etc/passwd)"), "\(error)")
+        }
+    }
 }

@@ -11,6 +11,7 @@
             closes
   early-hints  every answer is preceded by "103 Early Hints" (flushed on its own, then a pause) and a "100 Continue"
   switch-protocols  every answer is preceded by "101 Switching Protocols" (which is final, not interim)
+  redirect-file  every request is redirected (302) to file:///etc/passwd
 PORT 0 (for tests that start it) picks a free port, prints it on the first line of stdout, and exits when stdin closes,
 so a test process that dies does not leave the server behind."""
 import http.server
@@ -28,6 +29,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
     def do_GET(self):
+        if MODE == "redirect-file":
+            self.send_response(302)
+            self.send_header("Location", "file:///etc/passwd")
+            self.send_header("Content-Length", "0")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            return
         path = os.path.join(ROOT, self.path.lstrip("/"))
         if not os.path.isfile(path):
             self.send_response(404)
