@@ -33,6 +33,10 @@ public struct Updater {
         /// "up to date", "deltas" or "full archive".
         public var method: String
         public var changedScenes: [String]
+        /// Each time the update took a less economical way than planned, and why: a scene's delta from the installed
+        /// version missing or refused (so the version-0 delta was used), or the whole archive fetched over an
+        /// install. Empty when everything went as planned. Apps may log these; `packtool update` prints them.
+        public var fallbacks: [String] = []
     }
 
     /// The folder inside the state folder that holds downloads while an update runs (emptied when it ends).
@@ -81,7 +85,10 @@ public struct Updater {
             let installedScenes = Dictionary(installed.scenes.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
             let changed = manifest.scenes.filter { installedScenes[$0.id]?.digest != $0.digest }
             var deltas: [String: URL] = [:]
-            for scene in changed { deltas[scene.id] = try fetchDelta(pack: pack, scene: scene, from: installedScenes[scene.id], downloads: downloads) }
+            var fallbacks: [String] = []
+            for scene in changed {
+                deltas[scene.id] = try fetchDelta(pack: pack, scene: scene, from: installedScenes[scene.id], downloads: downloads, fallbacks: &fallbacks)
+            }
             let result: DeltaApplier.Result
             do {
                 result = try applier.apply(manifestBytes: manifestBytes, deltas: deltas, into: into, installed: installed)
@@ -89,15 +96,24 @@ public struct Updater {
                 // A delta from the installed version was unusable (a bad byte, a wrong base): try the self-contained
                 // version-0 deltas once before giving up. The install is untouched either way.
                 var full: [String: URL] = [:]
-                for scene in changed { full[scene.id] = try fetchDelta(pack: pack, scene: scene, from: nil, downloads: downloads) }
+                for scene in changed { full[scene.id] = try fetchDelta(pack: pack, scene: scene, from: nil, downloads: downloads, fallbacks: &fallbacks) }
                 do { result = try applier.apply(manifestBytes: manifestBytes, deltas: full, into: into, installed: installed) } catch { throw failure }
+                let scenes = changed.filter { installedScenes[$0.id] != nil }.map { "\($0.id) (\(installedScenes[$0.id]!.version)-\($0.version).tar)" }
+                fallbacks.append("the deltas from the installed versions were refused when applied (\(failure.code): \(failure.message)); "
+                    + "used the version-0 deltas instead for \(scenes.joined(separator: ", "))")
             }
-            return Result(pack: pack, fromVersion: installed.version, toVersion: result.version, method: "deltas", changedScenes: result.changedScenes.sorted())
+            return Result(pack: pack, fromVersion: installed.version, toVersion: result.version, method: "deltas", changedScenes: result.changedScenes.sorted(),
+                          fallbacks: fallbacks)
+        }
+        var fallbacks: [String] = []
+        if let installed {
+            fallbacks.append("pack-level files changed since version \(installed.version), so the whole archive was fetched instead of scene deltas")
         }
         let archive = downloads.appendingPathComponent("pack.tar")
         try fetcher.fetch(entry.archive.path, to: archive, maxBytes: entry.archive.size) { progress?("archive", $0) }
         let result = try installer.install(archive: archive, into: into, indexEntry: entry)
-        return Result(pack: pack, fromVersion: installed?.version, toVersion: result.version, method: "full archive", changedScenes: manifest.scenes.map(\.id))
+        return Result(pack: pack, fromVersion: installed?.version, toVersion: result.version, method: "full archive", changedScenes: manifest.scenes.map(\.id),
+                      fallbacks: fallbacks)
     }
 
     /// At most this many root rotations are followed in one update (TUF's cap on a chain a server may feed).
@@ -139,7 +155,8 @@ public struct Updater {
     }
 
     /// The delta from the installed version, or — when that one is missing or unusable — from version 0.
-    private func fetchDelta(pack: String, scene: Manifest.Scene, from base: Manifest.Scene?, downloads: URL) throws -> URL {
+    /// A fall back to the version-0 delta is added to `fallbacks`, naming the delta and why it was passed over.
+    private func fetchDelta(pack: String, scene: Manifest.Scene, from base: Manifest.Scene?, downloads: URL, fallbacks: inout [String]) throws -> URL {
         // The scene id becomes part of a fetched path; the install would refuse such a scene later, the fetch must not
         // go first.
         try Identifiers.evaluate(scene.id, what: "scene id", code: .indexPath).require()
@@ -151,11 +168,15 @@ public struct Updater {
         let root = try ClientState.load(from: state).root
         for from in [base?.version, 0].compactMap({ $0 }) {
             let file = downloads.appendingPathComponent("\(scene.id)-\(from)-\(scene.version).tar")
+            let path = PublishLayout.delta(pack: pack, scene: scene.id, from: from, to: scene.version)
             do {
-                try fetcher.fetch(PublishLayout.delta(pack: pack, scene: scene.id, from: from, to: scene.version), to: file, maxBytes: cap) { progress?(scene.id, $0) }
+                try fetcher.fetch(path, to: file, maxBytes: cap) { progress?(scene.id, $0) }
                 let (delta, _) = try DeltaApplier(installer: installer).deltaDocument(file, root: root)
                 if delta.from.version == 0 || delta.from.digest == base?.digest { return file }
+                fallbacks.append("scene \(scene.id): \(path) starts from another base than the installed version; used the version-0 delta instead")
             } catch let f as VerificationFailure where f.kind == .fetchMissing || from != 0 {
+                fallbacks.append("scene \(scene.id): \(path) was \(f.kind == .fetchMissing ? "missing" : "refused (\(f.code): \(f.message))")"
+                    + (from != 0 ? "; used the version-0 delta instead" : ""))
                 continue
             }
         }
