@@ -199,3 +199,18 @@ pass "a Range retry claiming an endless body is refused (exit 1), nothing instal
 # Finally the good tree again: the update completes.
 update "http://127.0.0.1:$port" | grep -q "version 2 → version" || fail "the update did not complete after the failures"
 pass "after every failure, the update from a good server completes"
+
+# A real root rotation to a new index key (packtool root rotate), then a release signed only by the new key: the
+# update fetches root/2.root.json from the server, follows it, and accepts the new index.
+mkdir -p "$work/keys2"
+"$P" key generate --role index --out "$work/keys2" >/dev/null
+"$P" root rotate --state "$work/pub" --sign-with "$work/keys/root.pem" --index-key "$work/keys2/index.pub" >/dev/null
+sed -i 's/Now stand here/Stand right here/' "$work/pack/stops/03-mercat-cross/story.vtt"
+"$P" review sign "$work/pack/stops/03-mercat-cross" --key "$work/keys/historian.pem" --reviewer example-historian >/dev/null 2>&1
+SOURCE_DATE_EPOCH=$(date +%s) "$P" sign "$work/pack" --state "$work/pub" --key "$work/keys/manifest.pem" \
+  --index-key "$work/keys2/index.pem" --publish "$work/cdn" >/dev/null 2>&1 || fail "publishing after the rotation failed"
+[ -f "$work/cdn/root/2.root.json" ] || fail "the rotated root was not published"
+: > "$work/nginx/logs/access.log"
+out=$(update "http://127.0.0.1:$port" 2>&1) || fail "the update after a root rotation failed: $out"
+grep -q "^/root/2.root.json 200" "$work/nginx/logs/access.log" || fail "root/2.root.json was not fetched"
+pass "after a root rotation to a new index key, the update follows root 2 and installs ($(echo "$out" | head -1))"
