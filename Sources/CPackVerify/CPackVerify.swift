@@ -87,7 +87,8 @@ public func packverify_update(_ request: UnsafePointer<CChar>?) -> UnsafeMutable
         if let clock = r.clock { updater.installer.reading = { clock } }
         let result = try updater.update(pack: try r.string("pack"))
         var out: [String: JSONValue] = ["pack": JSONValue(result.pack), "toVersion": JSONValue(result.toVersion),
-                                        "method": JSONValue(result.method), "changedScenes": JSONValue(result.changedScenes)]
+                                        "method": JSONValue(result.method), "changedScenes": JSONValue(result.changedScenes),
+                                        "fallbacks": JSONValue(result.fallbacks)]
         if let from = result.fromVersion { out["fromVersion"] = JSONValue(from) }
         return out
     }

@@ -17,6 +17,7 @@ import PackVerify
 /// can equally pass its own URLSession-backed `Fetcher`.
 ///
 /// Downloads resume: a `.part` file grows across attempts with `Range: bytes=N-`, and a 206 must start exactly at N.
+/// Only immutable files resume (`isResumable`); the index and roots are always fetched whole.
 /// A stalled server times out; dropped connections, stalls and 5xx answers are retried with backoff; redirects are
 /// followed (at most 5, never from https to http); never more bytes than the cap are accepted.
 public final class HTTPFetcher: Fetcher {
@@ -24,6 +25,13 @@ public final class HTTPFetcher: Fetcher {
     public var timeout: Double
     public var retries: Int
     public var userAgent = "packverify/\(PackVerifyVersion.string)"
+    /// Whole-download deadlines, across all attempts: `timeout` bounds each read, but a server dripping a byte just
+    /// inside it would otherwise hold an update for ever. A download with a signed size gets
+    /// max(`minimumDeadline`, size / `minimumRate`) seconds; the index and roots, which only have a cap, get
+    /// `documentDeadline`. Overrunning fails with `fetch-timeout`.
+    public var minimumDeadline: Double = 60
+    public var minimumRate: Double = 64 * 1024
+    public var documentDeadline: Double = 30
 
     public init(base: HTTPLocation, timeout: Double = 15, retries: Int = 3) {
         self.base = base
@@ -31,18 +39,38 @@ public final class HTTPFetcher: Fetcher {
         self.retries = retries
     }
 
+    /// Whether a partial download of `path` may be resumed: only files whose published name never gets other bytes
+    /// (manifests, archives and deltas, named by version and pinned by the index's or manifest's size and hash).
+    /// index.json is replaced in place, and a `.part` of an older one spliced onto a newer one would fail with a
+    /// misleading signature error; roots are small and are fetched whole too.
+    public static func isResumable(_ path: String) -> Bool {
+        path != PublishLayout.index && !path.hasPrefix("root/")
+    }
+
+    /// How many seconds a download of `path` (at most `maxBytes`) may take in all.
+    public func deadline(for path: String, maxBytes: UInt64) -> Double {
+        if !Self.isResumable(path) { return documentDeadline }
+        return max(minimumDeadline, Double(maxBytes) / minimumRate)
+    }
+
     public func fetch(_ path: String, to file: URL, maxBytes: UInt64, progress: ((UInt64) -> Void)?) throws {
         let partial = file.path + ".part"
+        let budget = deadline(for: path, maxBytes: maxBytes)
+        let due = Deadline(seconds: budget, name: path)
         var lastFailure = VerificationFailure(.fetch, "\(path): no attempt made")
         for attempt in 0...retries {
             if attempt > 0 { usleep(useconds_t(min(4, 1 << (attempt - 1)) * 250_000)) }
+            do { try due.check() } catch {
+                unlink(partial)
+                throw error
+            }
             let fd = open(partial, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
             guard fd >= 0 else { throw VerificationFailure(.fetch, "\(partial): cannot write (\(FileSystem.reason()))") }
             var sink = PartialFile(fd: fd, maxBytes: maxBytes, progress: progress)
             do {
                 defer { close(fd) }
-                if sink.have > maxBytes { try sink.restart() }
-                try get(base.appending(path), into: &sink, name: path)
+                if sink.have > maxBytes || !Self.isResumable(path) { try sink.restart() }
+                try get(base.appending(path), into: &sink, name: path, due: due)
                 guard fsync(fd) == 0 else { throw VerificationFailure(.fetch, "\(partial): cannot flush (\(FileSystem.reason()))") }
             } catch let error as HTTPError {
                 var code = VerificationFailure.Code.fetch
@@ -67,9 +95,10 @@ public final class HTTPFetcher: Fetcher {
     }
 
     /// One GET (following redirects) whose body is appended to `sink`.
-    private func get(_ start: HTTPLocation, into sink: inout PartialFile, name: String) throws {
+    private func get(_ start: HTTPLocation, into sink: inout PartialFile, name: String, due: Deadline) throws {
         var location = start
         for _ in 0...5 {
+            try due.check()
             let connection = try Connection(host: location.host, port: location.port, secure: location.secure, timeout: timeout)
             defer { connection.disconnect() }
             var request = "GET \(location.target) HTTP/1.1\r\nHost: \(location.hostHeader)\r\nUser-Agent: \(userAgent)\r\n"
@@ -77,10 +106,14 @@ public final class HTTPFetcher: Fetcher {
             if sink.have > 0 { request += "Range: bytes=\(sink.have)-\r\n" }
             request += "\r\n"
             try connection.transmit(Array(request.utf8))
-            var reader = ResponseReader(connection: connection)
+            var reader = ResponseReader(connection: connection, due: due)
             let head = try reader.readHead()
+            var rangeSpan: UInt64?
             switch head.status {
             case 301, 302, 303, 307, 308:
+                if let value = head.value("location"), let scheme = HTTPLocation.scheme(of: value), scheme != "http", scheme != "https" {
+                    throw VerificationFailure(.fetchProtocol, "\(name): the server redirected to a non-HTTP(S) location (\(value.prefix(200))); refused")
+                }
                 guard let target = head.value("location").flatMap(location.resolving) else {
                     throw HTTPError.protocolError("a redirect without a usable Location")
                 }
@@ -92,10 +125,15 @@ public final class HTTPFetcher: Fetcher {
             case 200:
                 try sink.restart()  // the server ignored the Range (or there was none): start from zero
             case 206:
-                guard head.rangeStart == sink.have else {
+                guard let range = head.contentRange else {
+                    throw VerificationFailure(.fetchProtocol, "\(name): a partial answer (206) without a well-formed Content-Range")
+                }
+                guard range.first == sink.have else {
                     try sink.restart()
                     throw VerificationFailure(.fetchRetry, "\(name): the server resumed at the wrong offset")
                 }
+                // Checked after the size below, so an oversized claim is reported as one.
+                rangeSpan = try Numbers.add(range.last - range.first, 1, "\(name): the Content-Range's length", code: .fetchSize)
             case 404, 410:
                 throw VerificationFailure(.fetchMissing, "\(name) is not on the server")
             case 416:
@@ -107,8 +145,12 @@ public final class HTTPFetcher: Fetcher {
             default:
                 throw VerificationFailure(.fetch, "HTTP \(head.status) for \(location.target)")
             }
-            if let length = head.contentLength, sink.have + length > sink.maxBytes {
+            if let length = head.contentLength,
+               try Numbers.add(sink.have, length, "\(name): the resume offset plus the Content-Length", code: .fetchSize) > sink.maxBytes {
                 throw VerificationFailure(.fetchSize, "\(name): the server offers more bytes than the signed size")
+            }
+            if let span = rangeSpan, let length = head.contentLength, length != span {
+                throw VerificationFailure(.fetchProtocol, "\(name): the Content-Length (\(length)) disagrees with the Content-Range (\(span) bytes)")
             }
             try reader.readBody(head: head) { try sink.append($0, name: name) }
             return
@@ -137,12 +179,37 @@ private struct PartialFile {
     }
 
     mutating func append(_ bytes: UnsafeRawBufferPointer, name: String) throws {
-        guard have + UInt64(bytes.count) <= maxBytes else {
+        guard try Numbers.add(have, UInt64(bytes.count), "\(name): the bytes received", code: .fetchSize) <= maxBytes else {
             throw VerificationFailure(.fetchSize, "\(name): the server sent more bytes than the signed size")
         }
         guard FileSystem.writeAll(fd, bytes) else { throw VerificationFailure(.fetch, "\(name): cannot write the download (\(FileSystem.reason()))") }
         have += UInt64(bytes.count)
         progress?(have)
+    }
+}
+
+/// When a whole download must be over, on the monotonic clock (a wall-clock change neither extends nor ends it).
+struct Deadline {
+    let end: Double
+    let seconds: Double
+    let name: String
+
+    init(seconds: Double, name: String) {
+        self.seconds = seconds
+        self.name = name
+        end = Self.now() + seconds
+    }
+
+    static func now() -> Double {
+        var t = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &t)
+        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+    }
+
+    func check() throws {
+        guard Self.now() < end else {
+            throw VerificationFailure(.fetchTimeout, "\(name): not finished within its \(Int(seconds)) s deadline (the server is too slow or drip-feeding)")
+        }
     }
 }
 
@@ -154,9 +221,15 @@ private struct ResponseReader {
     private var start = 0
     private var end = 0
 
-    init(connection: Connection) { self.connection = connection }
+    let due: Deadline
+
+    init(connection: Connection, due: Deadline) {
+        self.connection = connection
+        self.due = due
+    }
 
     private mutating func fill() throws -> Bool {
+        try due.check()
         if start == end { start = 0; end = 0 }
         let n = try buffer.withUnsafeMutableBytes { try connection.receive(into: UnsafeMutableRawBufferPointer(rebasing: $0[end...])) }
         end += n
@@ -164,17 +237,32 @@ private struct ResponseReader {
     }
 
     mutating func readHead() throws -> ResponseHead {
-        // 1xx interim responses (100 Continue, 103 Early Hints) precede the real one.
+        // Interim 1xx responses (100 Continue, 103 Early Hints), any number of them and each possibly in its own
+        // read, precede the final one. 101 Switching Protocols is not interim: what follows is not HTTP.
         while true {
             let head = try headOnce()
+            if head.status == 101 {
+                throw VerificationFailure(.fetchProtocol, "\(due.name): the server switched protocols (101) instead of answering")
+            }
             if head.status >= 200 { return head }
         }
     }
 
+    /// Moves the unread bytes to the front of the buffer, making room behind them.
+    private mutating func compact() {
+        let (s, e) = (start, end)
+        buffer.withUnsafeMutableBytes { raw in
+            guard let base = raw.baseAddress else { return }
+            memmove(base, base + s, e - s)
+        }
+        end = e - s
+        start = 0
+    }
+
     private mutating func headOnce() throws -> ResponseHead {
-        var scanned = start
+        var scanned = 0  // bytes after `start` already searched for the blank line (relative: `fill` may move `start`)
         while true {
-            var i = max(start, scanned - 3)
+            var i = start + max(0, scanned - 3)
             while i + 3 < end {
                 if buffer[i] == 0x0D && buffer[i + 1] == 0x0A && buffer[i + 2] == 0x0D && buffer[i + 3] == 0x0A {
                     let head = try ResponseHead.parse(Array(buffer[start..<i + 4]))
@@ -183,8 +271,11 @@ private struct ResponseReader {
                 }
                 i += 1
             }
-            scanned = end
-            guard end < buffer.count else { throw HTTPError.protocolError("the response head is larger than 64 KiB") }
+            scanned = end - start
+            if end == buffer.count {
+                guard start > 0 else { throw HTTPError.protocolError("the response head is larger than 64 KiB") }
+                compact()
+            }
             guard try fill() else { throw HTTPError.interrupted("the server closed the connection before answering") }
         }
     }

@@ -70,8 +70,21 @@ public struct HTTPLocation: Equatable, Sendable {
         return copy
     }
 
+    /// The scheme of an absolute URI reference (RFC 3986 §3.1: a letter, then letters, digits, `+`, `-` or `.`,
+    /// then `:`), lowercased; nil for a relative reference. A `Location: file:///…` must be recognised as another
+    /// scheme, not resolved as a relative path on the same server.
+    public static func scheme(of reference: String) -> String? {
+        guard let colon = reference.firstIndex(of: ":") else { return nil }
+        let name = reference[..<colon]
+        let allowed = Set("abcdefghijklmnopqrstuvwxyz0123456789+-.")
+        guard let head = name.first, head.isASCII, head.isLetter, name.lowercased().allSatisfy(allowed.contains) else { return nil }
+        return name.lowercased()
+    }
+
     /// Where a redirect's `Location` points: absolute, origin-relative (`/…`) or relative to this target's folder.
+    /// nil for an absolute reference with another scheme than http or https (see `scheme(of:)`).
     public func resolving(_ location: String) -> HTTPLocation? {
+        if let scheme = Self.scheme(of: location), scheme != "http", scheme != "https" { return nil }
         if location.lowercased().hasPrefix("http://") || location.lowercased().hasPrefix("https://") { return HTTPLocation(location) }
         var copy = self
         if location.hasPrefix("//") { return HTTPLocation((secure ? "https:" : "http:") + location) }

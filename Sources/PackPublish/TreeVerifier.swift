@@ -42,7 +42,7 @@ public struct TreeVerifier {
         }
         let index = try documents.open(indexData, as: IndexDocument.self, type: PayloadType.index, role: "index", root: root, what: "index")
         try checkExpiry(index.expires, what: "index version \(index.version)")
-        if index.rootVersion > root.version { throw VerificationFailure(.rootMissing, "the index names root version \(index.rootVersion) but the tree stops at \(root.version)") }
+        try RootReached(trusted: root.version).evaluate(indexRootVersion: index.rootVersion, reached: "the tree").require()
         lines.append("index: version \(index.version), \(index.packs.count) pack(s), expires \(index.expires)")
         for (pack, entry) in index.packs.sorted(by: { $0.key < $1.key }) {
             let manifestURL = out.appendingPathComponent(entry.manifest.path)

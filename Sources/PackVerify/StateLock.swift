@@ -15,8 +15,10 @@ import PackModel
 /// record: an installed version forgotten is a rollback no longer refused.
 ///
 /// An advisory lock (`flock`) on `<state>/.lock` covers other processes (an app extension, `packtool`). Within a
-/// process the lock is re-entrant for the thread that holds it, because `update` runs `accept`, `apply` and
-/// `install` inside its own hold. When another thread or process holds it, an operation waits up to two seconds
+/// process the lock is re-entrant for the thread that holds it, so an operation may call another that locks too.
+/// `Updater` holds it only around each verify-and-switch step, never while downloading; it locks its downloads
+/// folder with the same mechanism (`<state>/downloads/.lock`), which keeps two updates apart without blocking access
+/// decisions or installs. When another thread or process holds it, an operation waits up to two seconds
 /// (an access decision or an index check holds it for milliseconds), then fails with code `busy` rather than wait
 /// behind a long install. Access decisions never wait: they only skip saving their clock reading (`attempt`).
 final class StateLock {

@@ -59,6 +59,11 @@ public struct Trust {
         let reading = self.reading()
         let verdict = clock.observe(reading, state: &client.clock)
         let data = try SizeCaps.read(file, cap: SizeCaps.index)
+        // Read unverified only to explain a refusal: an index signed under a root this client has not reached fails
+        // its signatures anyway, and naming the missing root file says why.
+        if let unverified = try? SignedDocument.decode(IndexDocument.self, from: SignedDocument.envelope(data, what: "index").payloadBytes(), what: "index") {
+            try RootReached(trusted: client.root.version).evaluate(indexRootVersion: unverified.rootVersion, reached: "this client's root chain").require()
+        }
         let index = try VerificationFailure.about(file, .document) {
             try SignedDocument().open(data, as: IndexDocument.self, type: PayloadType.index, role: "index", root: client.root, what: "index")
         }

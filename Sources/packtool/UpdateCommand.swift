@@ -52,6 +52,7 @@ enum UpdateCommand: Command {
             let from = result.fromVersion.map { "version \($0)" } ?? "nothing installed"
             Output.out("\(result.pack): \(from) → version \(result.toVersion) (\(result.method))"
                 + (result.changedScenes.isEmpty ? "" : "; changed: \(result.changedScenes.joined(separator: ", "))") + "\n")
+            for fallback in result.fallbacks { Output.out("  fallback: \(Output.escapingControls(fallback))\n") }
             return 0
         } catch let f as VerificationFailure {
             throw CommandLineError(f, context: "; the installed version is unchanged")

@@ -48,4 +48,13 @@ final class HTTPLocationTests: XCTestCase {
         XCTAssertEqual(l.resolving("v2/index.json")?.description, "http://h:81/cdn/v2/index.json")
         XCTAssertEqual(l.resolving("//cdn2.example/x")?.description, "http://cdn2.example/x")
     }
+
+    func testRedirectsToOtherSchemesDoNotResolveAsRelativePaths() {
+        let base = HTTPLocation("http://cdn.example/tree/index.json")!
+        XCTAssertNil(base.resolving("file:///etc/passwd"))
+        XCTAssertNil(base.resolving("FTP://cdn.example/x"))
+        XCTAssertEqual(HTTPLocation.scheme(of: "file:///etc/passwd"), "file")
+        XCTAssertNil(HTTPLocation.scheme(of: "packs/a:b.tar"))
+        XCTAssertEqual(base.resolving("packs/x.tar")?.target, "/tree/packs/x.tar")
+    }
 }

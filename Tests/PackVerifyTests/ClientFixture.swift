@@ -101,13 +101,15 @@ struct ClientFixture {
         return i
     }
 
-    /// Every file under the install and the client state, for "unchanged" checks.
+    /// Every file under the install and the client state, for "unchanged" checks. Lock files (`.lock`, empty, made
+    /// by the first operation that locks the state or the downloads folder) hold no state and are left out.
     func snapshot() -> [String: Data] {
         var out: [String: Data] = [:]
         for base in [into, state] {
             guard let e = FileManager.default.enumerator(atPath: base.path) else { continue }
             while let rel = e.nextObject() as? String {
                 let path = base.appendingPathComponent(rel).path
+                if rel == ".lock" || rel.hasSuffix("/.lock") { continue }
                 var info = stat()
                 guard lstat(path, &info) == 0 else { continue }
                 if info.st_mode & S_IFMT == S_IFLNK { out[path] = Data((try? FileManager.default.destinationOfSymbolicLink(atPath: path))?.utf8 ?? "".utf8) }

@@ -3,11 +3,21 @@
   truncate  paths containing /deltas/ or ending .tar: half the body, then the connection closes
   stall     the same, then no more bytes for a minute
   resume    archives and deltas: the first request gets half and a closed connection; requests with a Range header
-            get 206 and the rest (each Range start is appended to LOG)
-  chunked   every body with Transfer-Encoding: chunked (64 KiB chunks), no Content-Length"""
+            (for any file, as nginx honours them) get 206 and the rest (each Range start is appended to LOG)
+  chunked   every body with Transfer-Encoding: chunked (64 KiB chunks), no Content-Length
+  endless-range  archives and deltas: the first request gets half and a closed connection; the Range retry gets 206
+            from the right offset with Content-Length 18446744073709551615 (2^64 - 1), a body no size can hold
+  drip      every body one byte every half second (each gap well inside a read timeout); after 15 s the connection
+            closes
+  early-hints  every answer is preceded by "103 Early Hints" (flushed on its own, then a pause) and a "100 Continue"
+  switch-protocols  every answer is preceded by "101 Switching Protocols" (which is final, not interim)
+  redirect-file  every request is redirected (302) to file:///etc/passwd
+PORT 0 (for tests that start it) picks a free port, prints it on the first line of stdout, and exits when stdin closes,
+so a test process that dies does not leave the server behind."""
 import http.server
 import os
 import sys
+import threading
 import time
 
 PORT, ROOT, MODE = int(sys.argv[1]), sys.argv[2], sys.argv[3]
@@ -19,6 +29,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
     def do_GET(self):
+        if MODE == "redirect-file":
+            self.send_response(302)
+            self.send_header("Location", "file:///etc/passwd")
+            self.send_header("Content-Length", "0")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            return
         path = os.path.join(ROOT, self.path.lstrip("/"))
         if not os.path.isfile(path):
             self.send_response(404)
@@ -29,6 +46,29 @@ class Handler(http.server.BaseHTTPRequestHandler):
         data = open(path, "rb").read()
         bulky = "/deltas/" in self.path or self.path.endswith(".tar")
         self.close_connection = True
+        if MODE == "early-hints":
+            self.wfile.write(b"HTTP/1.1 103 Early Hints\r\nLink: </packs/style.css>; rel=preload\r\n\r\n")
+            self.wfile.flush()
+            time.sleep(0.3)
+            self.wfile.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+            self.wfile.flush()
+            time.sleep(0.3)
+        if MODE == "switch-protocols":
+            self.wfile.write(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n")
+        if MODE == "drip":
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(data)))
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.flush()
+            started = time.monotonic()
+            for i in range(len(data)):
+                if time.monotonic() - started > 15:
+                    return
+                self.wfile.write(data[i:i + 1])
+                self.wfile.flush()
+                time.sleep(0.5)
+            return
         if MODE == "chunked":
             self.send_response(200)
             self.send_header("Transfer-Encoding", "chunked")
@@ -39,7 +79,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 self.wfile.write(b"%x\r\n" % len(piece) + piece + b"\r\n")
             self.wfile.write(b"0\r\n\r\n")
             return
-        if MODE == "resume" and bulky:
+        if MODE in ("resume", "endless-range") and (bulky or (MODE == "resume" and self.headers.get("Range"))):
             wanted = self.headers.get("Range")
             if wanted and wanted.startswith("bytes=") and wanted.endswith("-"):
                 start = int(wanted[6:-1])
@@ -48,6 +88,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
                         log.write(f"{self.path} {start}\n")
                 self.send_response(206)
                 self.send_header("Content-Range", f"bytes {start}-{len(data) - 1}/{len(data)}")
+                if MODE == "endless-range":
+                    self.send_header("Content-Length", str(2**64 - 1))
+                    self.send_header("Connection", "close")
+                    self.end_headers()
+                    self.wfile.write(data[start:])
+                    return
                 self.send_header("Content-Length", str(len(data) - start))
                 self.send_header("Connection", "close")
                 self.end_headers()
@@ -77,4 +123,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
         pass
 
 
-http.server.ThreadingHTTPServer(("127.0.0.1", PORT), Handler).serve_forever()
+server = http.server.ThreadingHTTPServer(("127.0.0.1", PORT), Handler)
+server.daemon_threads = True
+if PORT == 0:
+    print(server.server_address[1], flush=True)
+
+    def exit_with_parent():
+        sys.stdin.buffer.read()
+        os._exit(0)
+
+    threading.Thread(target=exit_with_parent, daemon=True).start()
+server.serve_forever()

@@ -184,6 +184,33 @@ half=$(( $(stat -c %s "$archive_v3") / 2 ))
 grep -q "royal-mile-.*\.tar $half\$" "$work/resume.log" || fail "the archive download did not resume at byte $half: $(cat "$work/resume.log")"
 pass "a download cut in half resumes with Range: bytes=$half- and v3 installs"
 
+# A download cut in half whose Range retry claims a body of 2^64 - 1 bytes: a refusal (exit 1), not a trap (132).
+pyport=$(free_port)
+python3 Tests/http/misbehaving_server.py "$pyport" "$work/cdn" endless-range &
+py_pid=$!
+for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$pyport/index.json" 2>/dev/null && break; python3 -c 'import time; time.sleep(0.1)'; done
+rc=0; out=$(fresh endless "http://127.0.0.1:$pyport" 2>&1) || rc=$?
+kill "$py_pid"; wait "$py_pid" 2>/dev/null || true; py_pid=""
+[ "$rc" = 1 ] || fail "an endless Range answer: exit $rc, not a refusal: $out"
+echo "$out" | grep -q "fetch-size\|signed size\|out of range" || fail "an endless Range answer: unexpected error: $out"
+[ ! -e "$work/fresh-endless/royal-mile" ] || fail "an endless Range answer left an install behind"
+pass "a Range retry claiming an endless body is refused (exit 1), nothing installed"
+
 # Finally the good tree again: the update completes.
 update "http://127.0.0.1:$port" | grep -q "version 2 → version" || fail "the update did not complete after the failures"
 pass "after every failure, the update from a good server completes"
+
+# A real root rotation to a new index key (packtool root rotate), then a release signed only by the new key: the
+# update fetches root/2.root.json from the server, follows it, and accepts the new index.
+mkdir -p "$work/keys2"
+"$P" key generate --role index --out "$work/keys2" >/dev/null
+"$P" root rotate --state "$work/pub" --sign-with "$work/keys/root.pem" --index-key "$work/keys2/index.pub" >/dev/null
+sed -i 's/Now stand here/Stand right here/' "$work/pack/stops/03-mercat-cross/story.vtt"
+"$P" review sign "$work/pack/stops/03-mercat-cross" --key "$work/keys/historian.pem" --reviewer example-historian >/dev/null 2>&1
+SOURCE_DATE_EPOCH=$(date +%s) "$P" sign "$work/pack" --state "$work/pub" --key "$work/keys/manifest.pem" \
+  --index-key "$work/keys2/index.pem" --publish "$work/cdn" >/dev/null 2>&1 || fail "publishing after the rotation failed"
+[ -f "$work/cdn/root/2.root.json" ] || fail "the rotated root was not published"
+: > "$work/nginx/logs/access.log"
+out=$(update "http://127.0.0.1:$port" 2>&1) || fail "the update after a root rotation failed: $out"
+grep -q "^/root/2.root.json 200" "$work/nginx/logs/access.log" || fail "root/2.root.json was not fetched"
+pass "after a root rotation to a new index key, the update follows root 2 and installs ($(echo "$out" | head -1))"

@@ -154,6 +154,36 @@ final class UpdateCommandTests: XCTestCase {
         XCTAssertTrue(try installedVersion(dir + "/app").1.contains("version 2"))
     }
 
+    /// A refused delta is not a silent fallback: the update says which delta was passed over, why, and that the
+    /// version-0 delta was used instead.
+    func testAFallbackToTheVersion0DeltaIsReportedWithTheRefusedDeltaAndWhy() throws {
+        let delta = cdn + "/packs/royal-mile/deltas/03-mercat-cross/1-2.tar"
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: delta)))
+        bytes[bytes.count - 2000] ^= 0x01
+        try Data(bytes).write(to: URL(fileURLWithPath: delta))
+        let r = try update(into: dir + "/app")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("version 1 → version 2 (deltas)"), r.stdout)
+        let fallback = r.stdout.split(separator: "\n").first { $0.contains("fallback:") }.map(String.init) ?? ""
+        XCTAssertTrue(fallback.contains("03-mercat-cross (1-2.tar)") && fallback.contains("does not match") && fallback.contains("version-0 deltas"), r.stdout)
+        XCTAssertTrue(try installedVersion(dir + "/app").1.contains("version 2"))
+    }
+
+    /// The same when the delta from the installed version is not on the server at all.
+    func testAMissingDeltaFromTheInstalledVersionIsReportedAsAFallback() throws {
+        try FileManager.default.removeItem(atPath: cdn + "/packs/royal-mile/deltas/03-mercat-cross/1-2.tar")
+        let r = try update(into: dir + "/app")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("  fallback: scene 03-mercat-cross: packs/royal-mile/deltas/03-mercat-cross/1-2.tar was missing; used the version-0 delta instead"), r.stdout)
+    }
+
+    /// An update that goes as planned reports no fallback.
+    func testAnUpdateAsPlannedReportsNoFallback() throws {
+        let r = try update(into: dir + "/app")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertFalse(r.stdout.contains("fallback"), r.stdout)
+    }
+
     func testADeltaForTheWrongBaseIsRefusedAndVersion1StaysIntact() throws {
         // Re-sign the real 1→2 delta with a base digest that is not the installed scene's, keep its files, and take
         // away the full-scene fallback.

@@ -103,6 +103,7 @@ class CABI(unittest.TestCase):
         self.assertTrue(first["ok"], first)
         self.assertEqual((first["method"], first["toVersion"]), ("full archive", 1))
         self.assertNotIn("fromVersion", first, "nothing was installed before")
+        self.assertEqual(first["fallbacks"], [], "a first install as planned reports no fallback")
         again = self.call("packverify_update", request)
         self.assertEqual((again["method"], again["fromVersion"]), ("up to date", 1))
         report = self.call("packverify_verify_installed", {"state": state, "into": into, "pack": "royal-mile", "threads": 1})

@@ -6,7 +6,8 @@
  * Requests may carry "clock": {"wall": <unix seconds>, "boot": <seconds since boot>} to inject the time.
  * Calls that change one client state (pin_root, update_roots, accept_index, install, update) take a lock on
  * <state>/.lock, across threads and processes; one that finds it held for more than two seconds returns code "busy"
- * and changes nothing. packverify_access never waits: while the lock is held it answers without saving its clock.
+ * and changes nothing. update holds it only while verifying and switching, never while downloading; two updates of
+ * one state are kept apart by <state>/downloads/.lock (the second returns "busy"). packverify_access never waits: while the lock is held it answers without saving its clock.
  *
  *   packverify_pin_root         {"state": DIR, "root": FILE}                      -> {"rootVersion", "expires"}
  *   packverify_update_roots     {"state": DIR, "roots": [FILE, ...]}              -> {"rootVersion"}
@@ -16,7 +17,10 @@
  *                                                                                 -> {"intact", "missing", "changed", "extra"}
  *   packverify_update           {"state": DIR, "into": DIR, "pack": ID, "from": URL, "timeout"?: SECONDS}
  *                                                                                 -> {"fromVersion"?, "toVersion", "method",
- *                                                                                     "changedScenes"}
+ *                                                                                     "changedScenes", "fallbacks"}
+ *                               "fallbacks": an array of sentences, one per less economical way the update took
+ *                               (a scene's delta missing or refused, so the version-0 delta was used; the whole
+ *                               archive fetched over an install); [] when all went as planned.
  *   packverify_access           {"state": DIR, "into": DIR, "pack": ID,
  *                                "request": {"scene": ID, "purchases": [{"productId", "purchaseDate", "revocationDate"?}],
  *                                            "codes": ["PTG1...."], "revokedCodes": [ID]}}

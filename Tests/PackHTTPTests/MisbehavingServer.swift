@@ -1,0 +1,47 @@
+import Foundation
+
+/// `Tests/http/misbehaving_server.py` serving a temporary tree in one of its modes, for tests of the fetcher against
+/// a hostile server. The server picks its own port; it is stopped when this value is released.
+final class MisbehavingServer {
+    let tree: URL
+    let port: Int
+    private let process: Process
+    private let stdin = Pipe()
+
+    /// Starts the server in `mode` over a fresh tree holding `files` (path → bytes).
+    init(mode: String, files: [String: [UInt8]]) throws {
+        tree = FileManager.default.temporaryDirectory.appendingPathComponent("packhttp-test-" + UUID().uuidString)
+        for (path, bytes) in files {
+            let url = tree.appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(bytes).write(to: url)
+        }
+        var repository = URL(fileURLWithPath: #filePath)
+        while !FileManager.default.fileExists(atPath: repository.appendingPathComponent("Package.swift").path) {
+            repository.deleteLastPathComponent()
+        }
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", repository.appendingPathComponent("Tests/http/misbehaving_server.py").path, "0", tree.path, mode]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardInput = stdin  // the server exits when this closes, even if the test process dies
+        try process.run()
+        // The first line of stdout is the port it listens on.
+        var line = Data()
+        while let byte = try out.fileHandleForReading.read(upToCount: 1), let b = byte.first, b != 0x0A { line.append(b) }
+        guard let port = Int(String(decoding: line, as: UTF8.self)) else {
+            process.terminate()
+            throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "misbehaving_server.py did not start"])
+        }
+        self.port = port
+    }
+
+    var url: String { "http://127.0.0.1:\(port)" }
+
+    deinit {
+        process.terminate()
+        process.waitUntilExit()
+        try? FileManager.default.removeItem(at: tree)
+    }
+}
