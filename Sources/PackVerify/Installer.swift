@@ -68,7 +68,8 @@ public struct Installer {
             var listed = PathSafety()
             for (path, _) in manifest.archiveEntries { try listed.admit(path) }
             var expected = Dictionary(manifest.archiveEntries.map { (Array($0.path.utf8), $0.file) }, uniquingKeysWith: { a, _ in a })
-            let declared = expected.values.reduce(UInt64(0)) { $0 + $1.size }
+            // Signed sizes are numbers from outside: a manifest whose sizes sum past 2^64 is refused, not a trap.
+            let declared = try Numbers.sum(expected.values.map(\.size), "the total size of the files the manifest lists")
             var safety = PathSafety()
             var written: UInt64 = 0
             var count = 0
@@ -80,7 +81,7 @@ public struct Installer {
                 guard header.size == file.size else {
                     throw VerificationFailure(.archiveSize, "\(header.path) is \(header.size) bytes in the archive, the manifest says \(file.size)")
                 }
-                written += header.size
+                written = try Numbers.add(written, header.size, "the archive's total size")
                 guard written <= declared else { throw VerificationFailure(.archiveSize, "the archive holds more data than the manifest declares") }
                 try writer.add(header, of: reader, path: header.path, expected: file)
                 count += 1

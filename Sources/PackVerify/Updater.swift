@@ -110,7 +110,7 @@ public struct Updater {
         // The scene id becomes part of a fetched path; the install would refuse such a scene later, the fetch must not
         // go first.
         try Identifiers.evaluate(scene.id, what: "scene id", code: .indexPath).require()
-        let cap = scene.files.reduce(UInt64(0)) { $0 + $1.size + 1536 } + (16 << 20)
+        let cap = try Numbers.add(Numbers.sum(scene.files.map { try Numbers.add($0.size, 1536, "a file of scene \(scene.id)") }, "the delta size of scene \(scene.id)"), 16 << 20, "the delta size of scene \(scene.id)")
         let root = try ClientState.load(from: state).root
         for from in [base?.version, 0].compactMap({ $0 }) {
             let file = downloads.appendingPathComponent("\(scene.id)-\(from)-\(scene.version).tar")

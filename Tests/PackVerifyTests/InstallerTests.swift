@@ -67,6 +67,20 @@ final class InstallerTests: XCTestCase {
         return try f.save(t, name)
     }
 
+    /// Signed sizes are numbers from outside: a manifest whose file sizes add up past 2^64 is refused (`number`)
+    /// before any entry is read, instead of trapping the app that embeds the library.
+    func testAManifestWhoseSizesSumPast64BitsIsRefusedNotATrap() throws {
+        var (m, _) = try f.manifest(ClientFixture.files, version: 2)
+        m.files[0].size = UInt64.max - 1
+        m.scenes[0].files[0].size = 2
+        let envelope = try CanonicalJSON.encode(try DSSEEnvelope(signing: CanonicalJSON.encode(m), as: PayloadType.manifest, with: [f.manifestKey]))
+        var t = TarBuilder()
+        t.file("manifest.json", envelope)
+        t.end()
+        let message = assertRefused(try f.save(t, "overflow.tar"), "number")
+        XCTAssertTrue(message.contains("total size"), message)
+    }
+
     func testAnHonestArchiveInstallsAndVerifiesAtRest() throws {
         let report = try InstalledPack(state: f.state).verify(into: f.into, pack: "test-pack")
         XCTAssertTrue(report.isIntact)
