@@ -67,8 +67,11 @@ public struct DeltaApplier {
         }
         var listed = PathSafety()
         for (path, _) in manifest.archiveEntries { try listed.admit(path) }
-        let current = into.appendingPathComponent(manifest.pack).appendingPathComponent("current").resolvingSymlinksInPath().path
         let packFolder = into.appendingPathComponent(manifest.pack)
+        // The installed version, read without following `current` anywhere but to a version folder beside it.
+        guard let current = try InstallLayout.currentVersion(packFolder: packFolder)?.path else {
+            throw VerificationFailure(.deltaBase, "\(manifest.pack) is not installed; install the full archive")
+        }
         let staging = packFolder.appendingPathComponent(".staging-\(UUID().uuidString)")
         let installedScenes = Dictionary(installed.scenes.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         var changed: [String] = []
@@ -126,11 +129,7 @@ public struct DeltaApplier {
             }
             try writer.write(manifestBytes, path: Installer.manifestFileName)
             try writer.finish()
-            _ = try installer.switchOver(packFolder, to: staging, version: manifest.version) {
-                writer.markSwitched()
-                client.recordInstalled(manifest)
-                try client.save(to: installer.state)
-            }
+            _ = try installer.switchOver(packFolder, to: staging, manifest: manifest, client: client, writer: writer)
         } catch {
             writer.discard()
             throw error
