@@ -139,6 +139,19 @@ final class InstallerTests: XCTestCase {
         XCTAssertTrue(entries.last!.hasPrefix("v2-"), "\(entries)")
     }
 
+    /// An installed file replaced by a symbolic link to a copy with the very same bytes is damage: verify-at-rest
+    /// reports it as changed instead of following the link and calling the pack intact.
+    func testVerifyAtRestReportsALinkInAFilesPlaceEvenToIdenticalBytes() throws {
+        let installed = f.into.appendingPathComponent("test-pack/current/stops/01-a/story.vtt").resolvingSymlinksInPath()
+        let copy = f.dir.appendingPathComponent("story-copy.vtt")
+        try FileManager.default.copyItem(at: installed, to: copy)
+        try FileManager.default.removeItem(at: installed)
+        try FileManager.default.createSymbolicLink(atPath: installed.path, withDestinationPath: copy.path)
+        let report = try InstalledPack(state: f.state).verify(into: f.into, pack: "test-pack")
+        XCTAssertFalse(report.isIntact)
+        XCTAssertEqual(report.changed, ["stops/01-a/story.vtt"])
+    }
+
     func testAnHonestArchiveInstallsAndVerifiesAtRest() throws {
         let report = try InstalledPack(state: f.state).verify(into: f.into, pack: "test-pack")
         XCTAssertTrue(report.isIntact)
