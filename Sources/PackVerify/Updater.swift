@@ -71,21 +71,26 @@ public struct Updater {
         // Read here only to plan which deltas to fetch; the installer or delta applier verifies it before use.
         let manifest = try SignedDocument.decode(Manifest.self, from: SignedDocument.envelope(Data(manifestBytes), what: "manifest").payloadBytes(), what: "manifest")
         if let installed, installed.files == manifest.files {
-            let installedScenes = Dictionary(installed.scenes.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-            let changed = manifest.scenes.filter { installedScenes[$0.id]?.digest != $0.digest }
-            var deltas: [String: URL] = [:]
-            for scene in changed { deltas[scene.id] = try fetchDelta(pack: pack, scene: scene, from: installedScenes[scene.id], downloads: downloads) }
-            let result: DeltaApplier.Result
             do {
-                result = try applier.apply(manifestBytes: manifestBytes, deltas: deltas, into: into, installed: installed)
-            } catch let failure as VerificationFailure where changed.contains(where: { installedScenes[$0.id] != nil }) {
-                // A delta from the installed version was unusable (a bad byte, a wrong base): try the self-contained
-                // version-0 deltas once before giving up. The install is untouched either way.
-                var full: [String: URL] = [:]
-                for scene in changed { full[scene.id] = try fetchDelta(pack: pack, scene: scene, from: nil, downloads: downloads) }
-                do { result = try applier.apply(manifestBytes: manifestBytes, deltas: full, into: into, installed: installed) } catch { throw failure }
+                let installedScenes = Dictionary(installed.scenes.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+                let changed = manifest.scenes.filter { installedScenes[$0.id]?.digest != $0.digest }
+                var deltas: [String: URL] = [:]
+                for scene in changed { deltas[scene.id] = try fetchDelta(pack: pack, scene: scene, from: installedScenes[scene.id], downloads: downloads) }
+                let result: DeltaApplier.Result
+                do {
+                    result = try applier.apply(manifestBytes: manifestBytes, deltas: deltas, into: into, installed: installed)
+                } catch let failure as VerificationFailure where changed.contains(where: { installedScenes[$0.id] != nil }) {
+                    // A delta from the installed version was unusable (a bad byte, a wrong base): try the self-contained
+                    // version-0 deltas once before giving up. The install is untouched either way.
+                    var full: [String: URL] = [:]
+                    for scene in changed { full[scene.id] = try fetchDelta(pack: pack, scene: scene, from: nil, downloads: downloads) }
+                    do { result = try applier.apply(manifestBytes: manifestBytes, deltas: full, into: into, installed: installed) } catch { throw failure }
+                }
+                return Result(pack: pack, fromVersion: installed.version, toVersion: result.version, method: "deltas", changedScenes: result.changedScenes.sorted())
+            } catch let failure as VerificationFailure where failure.kind == .deltaBase {
+                // The installed files the deltas build on are damaged (a scene unchanged since then has no delta to
+                // replace it): the full archive below replaces every file, verified.
             }
-            return Result(pack: pack, fromVersion: installed.version, toVersion: result.version, method: "deltas", changedScenes: result.changedScenes.sorted())
         }
         let archive = downloads.appendingPathComponent("pack.tar")
         try fetcher.fetch(entry.archive.path, to: archive, maxBytes: entry.archive.size) { progress?("archive", $0) }

@@ -104,6 +104,25 @@ final class UpdateCommandTests: XCTestCase {
         XCTAssertTrue(report.contains("version 2: 76 files checked, intact"), report)
     }
 
+    /// Files of scenes that did not change are reused by the update, so they are hashed first: a same-size
+    /// corruption in one unchanged scene and a FIFO in another are not carried into version 2 — the update takes the
+    /// full archive instead, and the result verifies intact at rest.
+    func testDamagedFilesInUnchangedScenesAreNotCarriedIntoTheNewVersion() throws {
+        let stops = dir + "/app/royal-mile/current/stops/"
+        let corrupted = URL(fileURLWithPath: stops + "01-castle-esplanade/story.vtt").resolvingSymlinksInPath().path
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: corrupted)))
+        bytes[bytes.count / 2] ^= 0x20
+        try Data(bytes).write(to: URL(fileURLWithPath: corrupted))
+        let fifo = URL(fileURLWithPath: stops + "05-netherbow/scene.json").resolvingSymlinksInPath().path
+        try FileManager.default.removeItem(atPath: fifo)
+        try makeFIFO(fifo)
+        let r = try update(into: dir + "/app")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let (status, report) = try installedVersion(dir + "/app")
+        XCTAssertEqual(status, 0, report)
+        XCTAssertTrue(report.contains("version 2: 76 files checked, intact"), report)
+    }
+
     func testAnUpdateSharesTheUnchangedSceneFoldersAndDropsTheReplacedOne() throws {
         let pack = dir + "/app/royal-mile"
         func sceneLinks() throws -> [String: String] {
