@@ -21,6 +21,11 @@ public struct ClientState: Codable, Equatable, Sendable {
     /// "pack/scene" → highest scene version installed.
     public var sceneVersions: [String: Int] = [:]
     public var clock = ClockGuard.State()
+    /// Pack id → the names of the version folders (`v<N>-<tag>`) the installer created in `<into>/<pack>/`, recorded
+    /// (and saved) before each folder is moved into place. The installer removes only names recorded here, so nothing
+    /// it did not make — a stray `v…` entry, whatever a tampered `current` link names — is ever deleted. Optional so
+    /// that state files written before it existed still decode.
+    public var versionFolders: [String: [String]]?
 
     public init(rootEnvelope: String, root: RootDocument) {
         self.rootEnvelope = rootEnvelope
@@ -42,6 +47,17 @@ public struct ClientState: Codable, Equatable, Sendable {
             let key = "\(manifest.pack)/\(scene.id)"
             sceneVersions[key] = max(sceneVersions[key] ?? 0, scene.version)
         }
+    }
+
+    /// Records `name` as a version folder of `pack` made by the installer. Names no longer on disk (`exists` says) are
+    /// forgotten, so the list holds only the live version and leftovers of interrupted runs. A pack installed by a
+    /// client from before these records (a floor but no record) adopts `adopting`, the plain version-folder name its
+    /// `current` link holds, so that version is removed when it is replaced, as it was before.
+    mutating func recordVersionFolder(_ name: String, pack: String, adopting: String?, exists: (String) -> Bool) {
+        var names = versionFolders?[pack] ?? []
+        if versionFolders?[pack] == nil, manifestVersions[pack] != nil, let adopting { names.append(adopting) }
+        names = names.filter(exists).filter { $0 != name } + [name]
+        versionFolders = (versionFolders ?? [:]).merging([pack: names]) { _, new in new }
     }
 
     /// Loads the state in `folder`, refusing a file over 1 MB (it is a few kilobytes).

@@ -6,6 +6,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import Dispatch
 import PackCrypto
 import PackModel
 
@@ -67,17 +68,23 @@ public struct DeltaApplier {
         }
         var listed = PathSafety()
         for (path, _) in manifest.archiveEntries { try listed.admit(path) }
-        let current = into.appendingPathComponent(manifest.pack).appendingPathComponent("current").resolvingSymlinksInPath().path
         let packFolder = into.appendingPathComponent(manifest.pack)
+        // The installed version, read without following `current` anywhere but to a version folder beside it.
+        guard let current = try InstallLayout.currentVersion(packFolder: packFolder)?.path else {
+            throw VerificationFailure(.deltaBase, "\(manifest.pack) is not installed; install the full archive")
+        }
         let staging = packFolder.appendingPathComponent(".staging-\(UUID().uuidString)")
         let installedScenes = Dictionary(installed.scenes.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         var changed: [String] = []
         var fromDeltas: UInt64 = 0
         let writer = StagingWriter(staging: staging)
         let scenes = packFolder.path + "/" + InstallLayout.scenesFolder
+        // Installed files the new version reuses (hard links in staging, shared scene folders): each is hashed against
+        // the new signed manifest before the switch.
+        var reused: [Reused] = []
         do {
             try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: false)
-            for file in manifest.files { try linkUnchanged(from: current, to: writer, path: file.path, size: file.size) }
+            for file in manifest.files { reused.append(try linkUnchanged(from: current, to: writer, path: file.path, file: file)) }
             for scene in manifest.scenes {
                 let base = installedScenes[scene.id]
                 if let base, base.digest == scene.digest {
@@ -85,9 +92,10 @@ public struct DeltaApplier {
                     // folders has none; its files are linked into a new one.)
                     if let name = InstallLayout.sceneFolder(of: scene.id, in: current) {
                         writer.linkScene(scene.id, name: name)
+                        reused += scene.files.map { Reused(path: "stops/\(scene.id)/\($0.path)", at: scenes + "/" + name + "/" + $0.path, file: $0) }
                     } else {
                         try writer.addScene(scene.id, in: scenes, name: InstallLayout.sceneFolderName(scene.id, digest: scene.digest))
-                        for file in scene.files { try linkUnchanged(from: current, to: writer, path: "stops/\(scene.id)/\(file.path)", size: file.size) }
+                        for file in scene.files { reused.append(try linkUnchanged(from: current, to: writer, path: "stops/\(scene.id)/\(file.path)", file: file)) }
                     }
                     continue
                 }
@@ -120,17 +128,14 @@ public struct DeltaApplier {
                     guard delta.from.version != 0, baseFiles[Array(file.path.utf8)] == file.sha256 else {
                         throw VerificationFailure(.deltaBase, "\(file.path) in \(scene.id) is neither in the delta nor unchanged in the installed version")
                     }
-                    try linkUnchanged(from: current, to: writer, path: "stops/\(scene.id)/\(file.path)", size: file.size)
+                    reused.append(try linkUnchanged(from: current, to: writer, path: "stops/\(scene.id)/\(file.path)", file: file))
                 }
                 changed.append(scene.id)
             }
+            try Self.verify(reused)
             try writer.write(manifestBytes, path: Installer.manifestFileName)
             try writer.finish()
-            _ = try installer.switchOver(packFolder, to: staging, version: manifest.version) {
-                writer.markSwitched()
-                client.recordInstalled(manifest)
-                try client.save(to: installer.state)
-            }
+            _ = try installer.switchOver(packFolder, to: staging, manifest: manifest, client: client, writer: writer)
         } catch {
             writer.discard()
             throw error
@@ -138,19 +143,46 @@ public struct DeltaApplier {
         return Result(pack: manifest.pack, version: manifest.version, changedScenes: changed, bytesFromDeltas: fromDeltas)
     }
 
-    /// Hard-links an unchanged installed file into staging (installs are never modified in place, so sharing is safe).
-    /// It is not hashed again (that is what makes an update cheap), but it must still be a regular file of its signed
-    /// size: a damaged install (a file cut short, or replaced by a FIFO that would block every reader) is not carried
-    /// into the new version. The updater then takes the scene's version-0 delta instead; a damaged pack-level file
-    /// fails the update with the install untouched (installing the full archive repairs it).
-    private func linkUnchanged(from current: String, to writer: StagingWriter, path: String, size: UInt64) throws {
+    /// An installed file the new version reuses: its archive path, where it lies, and what it must hash to.
+    struct Reused {
+        let path: String
+        let at: String
+        let file: Manifest.File
+    }
+
+    /// Hard-links an unchanged installed file into staging (installs are never modified in place, so sharing is safe)
+    /// and returns the link for `verify`. A damaged install (a file cut short, replaced by a FIFO that would block
+    /// every reader) is not carried into the new version: the update fails with the install untouched, and the
+    /// updater then takes the scene's version-0 delta, or the full archive.
+    private func linkUnchanged(from current: String, to writer: StagingWriter, path: String, file: Manifest.File) throws -> Reused {
         try writer.prepareFolder(for: path)
         var info = stat()
-        guard lstat(current + "/" + path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, UInt64(info.st_size) == size else {
+        guard lstat(current + "/" + path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, UInt64(info.st_size) == file.size else {
             throw VerificationFailure(.deltaBase, "\(path) in the installed version is missing or damaged")
         }
         guard link(current + "/" + path, writer.absolute(path)) == 0 else {
             throw VerificationFailure(.deltaBase, "\(path) is missing from the installed version (\(String(cString: strerror(errno))))")
         }
+        return Reused(path: path, at: writer.absolute(path), file: file)
+    }
+
+    /// Hashes every reused installed file (a same-size corruption keeps its size; a link or FIFO is not a file) against
+    /// the new signed manifest, on one thread per core. A damaged one fails the update (`deltaBase`) before the switch.
+    static func verify(_ reused: [Reused]) throws {
+        guard !reused.isEmpty else { return }
+        let failures = Failures()
+        let workers = max(1, min(StagingWriter.workers, reused.count))
+        DispatchQueue.concurrentPerform(iterations: workers) { w in
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: SHA256.fileBufferBytes, alignment: 16)
+            defer { buffer.deallocate() }
+            for i in stride(from: w, to: reused.count, by: workers) {
+                let r = reused[i]
+                guard let (sha256, size) = InstalledFileHash.of(r.at, buffer: buffer), size == r.file.size, sha256 == r.file.sha256 else {
+                    failures.record(i, VerificationFailure(.deltaBase, "\(r.path) in the installed version is damaged (not the signed bytes); it is not reused"))
+                    return
+                }
+            }
+        }
+        try failures.throwFirst()
     }
 }

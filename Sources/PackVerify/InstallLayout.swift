@@ -37,6 +37,43 @@ enum InstallLayout {
             && tag.count == 8 && tag.allSatisfy { $0.isHexDigit && $0.isASCII }
     }
 
+    /// True for the names of the installer's own temporaries beside the version folders, exactly as it makes them:
+    /// `.staging-<UUID>` (a folder being written) and `.current-<8 hex digits>` (the link renamed over `current`).
+    /// Only these, and recorded version folders, are ever removed from a pack folder.
+    static func isInstallerTemporary(_ name: String) -> Bool {
+        if name.hasPrefix(".staging-") {
+            let uuid = name.dropFirst(".staging-".count)
+            return uuid.count == 36 && UUID(uuidString: String(uuid))?.uuidString == String(uuid)
+        }
+        if name.hasPrefix(".current-") {
+            let tag = name.dropFirst(".current-".count)
+            return tag.count == 8 && tag.allSatisfy { $0.isASCII && $0.isHexDigit }
+        }
+        return false
+    }
+
+    /// True for the names `sceneFolderName` makes: `<id>@<hex>-<8 lowercase hex digits>`.
+    static func isSceneFolderName(_ name: String) -> Bool {
+        guard let at = name.firstIndex(of: "@"), at != name.startIndex, let dash = name.lastIndex(of: "-"), dash > at else { return false }
+        let id = name[..<at], hex = name[name.index(after: at)..<dash], tag = name[name.index(after: dash)...]
+        return id.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }
+            && !hex.isEmpty && hex.allSatisfy { $0.isASCII && $0.isHexDigit }
+            && tag.count == 8 && tag.allSatisfy { $0.isASCII && ($0.isNumber || ("a"..."f").contains($0)) }
+    }
+
+    /// The pack's scene store, `<pack>/scenes`, when it is a real folder (nil when it does not exist yet). A link or
+    /// anything else in its place is refused: scene folders are written into it and removed from it, and neither may
+    /// happen outside the pack folder.
+    static func sceneStore(packFolder: String) throws -> String? {
+        let path = packFolder + "/" + scenesFolder
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            throw VerificationFailure(.installLayout, "\(path) is \(FileSystem.kind(info.st_mode)), not the scene folder the installer makes; it is left alone")
+        }
+        return path
+    }
+
     /// The version folder `<pack>/current` names, or nil when there is no `current` (nothing installed). The link must
     /// hold a plain version-folder name: anything else (a path climbing out of the pack folder, a real folder in its
     /// place) is refused and never followed.

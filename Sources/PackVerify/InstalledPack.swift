@@ -60,10 +60,16 @@ public struct InstalledPack {
             while i < entries.count {
                 let (path, file) = entries[i]
                 let outcome: UInt8
-                if readable(path), let (digest, size, _) = try? SHA256.hashWithIdentity(fileAt: folder.appendingPathComponent(path), buffer: buffer) {
-                    outcome = size == file.size && Hex.encode(digest) == file.sha256 ? 0 : 2
-                } else {
+                // Never through a link in a file's place: that is damage, not the file (only verified scene links are
+                // followed, above).
+                let url = folder.appendingPathComponent(path).path
+                var info = stat()
+                if !readable(path) || lstat(url, &info) != 0 {
                     outcome = 1
+                } else if let (sha256, size) = InstalledFileHash.of(url, buffer: buffer) {
+                    outcome = size == file.size && sha256 == file.sha256 ? 0 : 2
+                } else {
+                    outcome = 2
                 }
                 lock.withLock { outcomes[i] = outcome }
                 i += workers

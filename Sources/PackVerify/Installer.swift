@@ -6,7 +6,6 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-import Dispatch
 import PackCrypto
 import PackModel
 
@@ -68,7 +67,8 @@ public struct Installer {
             var listed = PathSafety()
             for (path, _) in manifest.archiveEntries { try listed.admit(path) }
             var expected = Dictionary(manifest.archiveEntries.map { (Array($0.path.utf8), $0.file) }, uniquingKeysWith: { a, _ in a })
-            let declared = expected.values.reduce(UInt64(0)) { $0 + $1.size }
+            // Signed sizes are numbers from outside: a manifest whose sizes sum past 2^64 is refused, not a trap.
+            let declared = try Numbers.sum(expected.values.map(\.size), "the total size of the files the manifest lists")
             var safety = PathSafety()
             var written: UInt64 = 0
             var count = 0
@@ -80,7 +80,7 @@ public struct Installer {
                 guard header.size == file.size else {
                     throw VerificationFailure(.archiveSize, "\(header.path) is \(header.size) bytes in the archive, the manifest says \(file.size)")
                 }
-                written += header.size
+                written = try Numbers.add(written, header.size, "the archive's total size")
                 guard written <= declared else { throw VerificationFailure(.archiveSize, "the archive holds more data than the manifest declares") }
                 try writer.add(header, of: reader, path: header.path, expected: file)
                 count += 1
@@ -91,12 +91,7 @@ public struct Installer {
             // The signed manifest goes in with the files, and everything must be on disk before the switch-over.
             try writer.write(manifestBytes, path: Self.manifestFileName)
             try writer.finish()
-            let folder = try switchOver(packFolder, to: staging, version: manifest.version) {
-                writer.markSwitched()
-                // Only now, with the new version in place, does the client remember it.
-                client.recordInstalled(manifest)
-                try client.save(to: state)
-            }
+            let folder = try switchOver(packFolder, to: staging, manifest: manifest, client: client, writer: writer)
             return Result(pack: manifest.pack, version: manifest.version, files: count, bytes: written, folder: folder)
         } catch {
             writer.discard()
@@ -119,52 +114,68 @@ public struct Installer {
         return manifest
     }
 
-    /// Renames staging to a version folder, then atomically points `current` at it, then removes the old version —
-    /// on another thread while `alongside` (recording the new version in client state) runs on this one, so the
-    /// caller waits for the longer of the two rather than both.
-    func switchOver(_ packFolder: URL, to staging: URL, version: Int, alongside: () throws -> Void) throws -> URL {
-        let name = "v\(version)-\(UUID().uuidString.prefix(8))"
+    /// Moves staging into place as a version folder and atomically points `current` at it, then removes what the
+    /// new version no longer needs.
+    ///
+    /// The client state is saved first, holding the new version's floors and the new folder's name: a run killed at
+    /// any later instant leaves the new version either live and remembered (so no older signed archive can install
+    /// over it) or not live, with a floor a retry of the same version still meets. If moving or switching then fails,
+    /// the state file's previous bytes are put back.
+    ///
+    /// Removal never follows or guesses: `current` is read with `InstallLayout.currentVersion` (a link naming anything
+    /// but a version folder beside it is replaced, never followed); only version folders recorded in the client state,
+    /// the installer's own temporaries (by their exact shape) and unused scene folders (by theirs, in a real `scenes/`
+    /// folder) are removed.
+    func switchOver(_ packFolder: URL, to staging: URL, manifest: Manifest, client: ClientState, writer: StagingWriter) throws -> URL {
+        let name = "v\(manifest.version)-\(UUID().uuidString.prefix(8))"
         let folder = packFolder.appendingPathComponent(name)
+        let previous = (try? InstallLayout.currentVersion(packFolder: packFolder))?.lastPathComponent
+        let stateFile = state.appendingPathComponent(ClientState.fileName)
+        let savedBytes = try? Data(contentsOf: stateFile)
+        var updated = client
+        updated.recordInstalled(manifest)
+        updated.recordVersionFolder(name, pack: manifest.pack, adopting: previous) { FileSystem.exists(packFolder.path + "/" + $0) }
+        try updated.save(to: state)
+        func restoreState() { if let savedBytes { try? AtomicFile.write(savedBytes, to: stateFile) } }
         CrashPoints.reach("before staging rename")
-        guard rename(staging.path, folder.path) == 0 else { throw VerificationFailure(.install, "cannot move the staged pack into place") }
+        guard rename(staging.path, folder.path) == 0 else {
+            restoreState()
+            throw VerificationFailure(.install, "cannot move the staged pack into place")
+        }
         CrashPoints.reach("after staging rename")
-        let current = packFolder.appendingPathComponent("current")
-        let previous = (try? FileManager.default.destinationOfSymbolicLink(atPath: current.path)).map { packFolder.appendingPathComponent($0) }
+        let current = packFolder.appendingPathComponent(InstallLayout.currentLink)
         let link = packFolder.appendingPathComponent(".current-\(UUID().uuidString.prefix(8))")
         guard symlink(name, link.path) == 0 else {
             FileSystem.removeTree(folder.path)
+            restoreState()
             throw VerificationFailure(.install, "cannot create the switch-over link")
         }
         CrashPoints.reach("before switch")
         guard rename(link.path, current.path) == 0 else {
             unlink(link.path)
             FileSystem.removeTree(folder.path)
+            restoreState()
             throw VerificationFailure(.install, "cannot switch to the new version")
         }
+        writer.markSwitched()
         CrashPoints.reach("after switch")
         let dir = open(packFolder.path, O_RDONLY)
         if dir >= 0 { fsync(dir); close(dir) }
         CrashPoints.reach("after directory fsync")
-        // What goes: the previous version, and leftovers of runs killed before their switch (staging folders,
-        // versions never switched to). Removing some 130 entries is the slowest step of a small hot update, so it
-        // runs beside `alongside`.
-        let removal = DispatchWorkItem {
-            if let previous, previous.lastPathComponent != name { FileSystem.removeTree(previous.path) }
-            for entry in (try? FileSystem.list(packFolder.path)) ?? []
-            where entry != name && entry != "current" && (entry.hasPrefix(".staging-") || entry.hasPrefix(".current-") || entry.hasPrefix("v")) {
-                FileSystem.removeTree(packFolder.path + "/" + entry)
-            }
-            // Scene folders the new version does not link to (the old version's changed scenes, leftovers) — only when
-            // every link of the new version reads back well-formed, so a failed listing can never cost a live scene.
-            let scenes = packFolder.path + "/" + InstallLayout.scenesFolder
-            guard let stops = try? FileSystem.list(folder.path + "/stops") else { return }
-            let used = stops.compactMap { InstallLayout.sceneFolder(of: $0, in: folder.path) }
-            guard used.count == stops.count, let stored = try? FileSystem.list(scenes) else { return }
-            for entry in stored where !used.contains(entry) { FileSystem.removeTree(scenes + "/" + entry) }
+        // What goes: the versions this installer recorded (the previous one, and those of runs killed before their
+        // switch) and its own temporaries of killed runs. Anything else in the pack folder is not ours and stays.
+        for recorded in updated.versionFolders?[manifest.pack] ?? [] where recorded != name && InstallLayout.isVersionFolderName(recorded) {
+            FileSystem.removeTree(packFolder.path + "/" + recorded)
         }
-        DispatchQueue.global(qos: .utility).async(execute: removal)
-        defer { removal.wait() }
-        try alongside()
+        for entry in (try? FileSystem.list(packFolder.path)) ?? [] where InstallLayout.isInstallerTemporary(entry) {
+            FileSystem.removeTree(packFolder.path + "/" + entry)
+        }
+        // Scene folders the new version does not link to (the old version's changed scenes, leftovers) — only when
+        // every link of the new version reads back well-formed, so a failed listing can never cost a live scene.
+        guard let scenes = try? InstallLayout.sceneStore(packFolder: packFolder.path), let stops = try? FileSystem.list(folder.path + "/stops") else { return folder }
+        let used = stops.compactMap { InstallLayout.sceneFolder(of: $0, in: folder.path) }
+        guard used.count == stops.count, let stored = try? FileSystem.list(scenes) else { return folder }
+        for entry in stored where !used.contains(entry) && InstallLayout.isSceneFolderName(entry) { FileSystem.removeTree(scenes + "/" + entry) }
         return folder
     }
 }

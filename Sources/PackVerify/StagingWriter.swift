@@ -77,6 +77,10 @@ final class StagingWriter {
         if mkdir(scenes, 0o755) != 0 && errno != EEXIST {
             throw VerificationFailure(.write, "\(scenes): cannot create the folder (\(FileSystem.reason()))")
         }
+        var info = stat()
+        guard lstat(scenes, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
+            throw VerificationFailure(.installLayout, "\(scenes) is \(FileSystem.kind(info.st_mode)), not the scene folder the installer makes; it is left alone")
+        }
         touched.insert(scenes)
         let root = scenes + "/" + name
         guard mkdir(root, 0o755) == 0 else { throw VerificationFailure(.write, "\(root): cannot create the folder (\(FileSystem.reason()))") }

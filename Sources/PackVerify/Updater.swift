@@ -81,32 +81,36 @@ public struct Updater {
         try MixAndMatch(entry: entry).evaluate(manifestBytes: manifestBytes).require()
         // Read here only to plan which deltas to fetch; the installer or delta applier verifies it before use.
         let manifest = try SignedDocument.decode(Manifest.self, from: SignedDocument.envelope(Data(manifestBytes), what: "manifest").payloadBytes(), what: "manifest")
-        if let installed, installed.files == manifest.files {
-            let installedScenes = Dictionary(installed.scenes.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-            let changed = manifest.scenes.filter { installedScenes[$0.id]?.digest != $0.digest }
-            var deltas: [String: URL] = [:]
-            var fallbacks: [String] = []
-            for scene in changed {
-                deltas[scene.id] = try fetchDelta(pack: pack, scene: scene, from: installedScenes[scene.id], downloads: downloads, fallbacks: &fallbacks)
-            }
-            let result: DeltaApplier.Result
-            do {
-                result = try applier.apply(manifestBytes: manifestBytes, deltas: deltas, into: into, installed: installed)
-            } catch let failure as VerificationFailure where changed.contains(where: { installedScenes[$0.id] != nil }) {
-                // A delta from the installed version was unusable (a bad byte, a wrong base): try the self-contained
-                // version-0 deltas once before giving up. The install is untouched either way.
-                var full: [String: URL] = [:]
-                for scene in changed { full[scene.id] = try fetchDelta(pack: pack, scene: scene, from: nil, downloads: downloads, fallbacks: &fallbacks) }
-                do { result = try applier.apply(manifestBytes: manifestBytes, deltas: full, into: into, installed: installed) } catch { throw failure }
-                let scenes = changed.filter { installedScenes[$0.id] != nil }.map { "\($0.id) (\(installedScenes[$0.id]!.version)-\($0.version).tar)" }
-                fallbacks.append("the deltas from the installed versions were refused when applied (\(failure.code): \(failure.message)); "
-                    + "used the version-0 deltas instead for \(scenes.joined(separator: ", "))")
-            }
-            return Result(pack: pack, fromVersion: installed.version, toVersion: result.version, method: "deltas", changedScenes: result.changedScenes.sorted(),
-                          fallbacks: fallbacks)
-        }
         var fallbacks: [String] = []
-        if let installed {
+        if let installed, installed.files == manifest.files {
+            do {
+                let installedScenes = Dictionary(installed.scenes.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+                let changed = manifest.scenes.filter { installedScenes[$0.id]?.digest != $0.digest }
+                var deltas: [String: URL] = [:]
+                for scene in changed {
+                    deltas[scene.id] = try fetchDelta(pack: pack, scene: scene, from: installedScenes[scene.id], downloads: downloads, fallbacks: &fallbacks)
+                }
+                let result: DeltaApplier.Result
+                do {
+                    result = try applier.apply(manifestBytes: manifestBytes, deltas: deltas, into: into, installed: installed)
+                } catch let failure as VerificationFailure where changed.contains(where: { installedScenes[$0.id] != nil }) {
+                    // A delta from the installed version was unusable (a bad byte, a wrong base): try the self-contained
+                    // version-0 deltas once before giving up. The install is untouched either way.
+                    var full: [String: URL] = [:]
+                    for scene in changed { full[scene.id] = try fetchDelta(pack: pack, scene: scene, from: nil, downloads: downloads, fallbacks: &fallbacks) }
+                    do { result = try applier.apply(manifestBytes: manifestBytes, deltas: full, into: into, installed: installed) } catch { throw failure }
+                    let scenes = changed.filter { installedScenes[$0.id] != nil }.map { "\($0.id) (\(installedScenes[$0.id]!.version)-\($0.version).tar)" }
+                    fallbacks.append("the deltas from the installed versions were refused when applied (\(failure.code): \(failure.message)); "
+                        + "used the version-0 deltas instead for \(scenes.joined(separator: ", "))")
+                }
+                return Result(pack: pack, fromVersion: installed.version, toVersion: result.version, method: "deltas", changedScenes: result.changedScenes.sorted(),
+                              fallbacks: fallbacks)
+            } catch let failure as VerificationFailure where failure.kind == .deltaBase {
+                // The installed files the deltas build on are damaged (a scene unchanged since then has no delta to
+                // replace it): the full archive below replaces every file, verified.
+                fallbacks.append("the installed files the deltas build on are damaged (\(failure.message)); the whole archive was fetched instead")
+            }
+        } else if let installed {
             fallbacks.append("pack-level files changed since version \(installed.version), so the whole archive was fetched instead of scene deltas")
         }
         let archive = downloads.appendingPathComponent("pack.tar")

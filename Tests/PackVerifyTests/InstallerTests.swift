@@ -67,6 +67,91 @@ final class InstallerTests: XCTestCase {
         return try f.save(t, name)
     }
 
+    /// Signed sizes are numbers from outside: a manifest whose file sizes add up past 2^64 is refused (`number`)
+    /// before any entry is read, instead of trapping the app that embeds the library.
+    func testAManifestWhoseSizesSumPast64BitsIsRefusedNotATrap() throws {
+        var (m, _) = try f.manifest(ClientFixture.files, version: 2)
+        m.files[0].size = UInt64.max - 1
+        m.scenes[0].files[0].size = 2
+        let envelope = try CanonicalJSON.encode(try DSSEEnvelope(signing: CanonicalJSON.encode(m), as: PayloadType.manifest, with: [f.manifestKey]))
+        var t = TarBuilder()
+        t.file("manifest.json", envelope)
+        t.end()
+        let message = assertRefused(try f.save(t, "overflow.tar"), "number")
+        XCTAssertTrue(message.contains("total size"), message)
+    }
+
+    /// `current` replaced by a link climbing out of the pack folder: the next install replaces the link but never
+    /// follows it, so what it named is not removed.
+    func testACurrentLinkPointingOutsideThePackIsReplacedNeverFollowedOrRemoved() throws {
+        let outside = f.dir.appendingPathComponent("outside")
+        try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
+        try Data("keep".utf8).write(to: outside.appendingPathComponent("keep.txt"))
+        let current = f.into.appendingPathComponent("test-pack/current").path
+        try FileManager.default.removeItem(atPath: current)
+        try FileManager.default.createSymbolicLink(atPath: current, withDestinationPath: "../../outside")
+        XCTAssertEqual(try f.installer().install(archive: try f.archive(version: 2, name: "v2.tar"), into: f.into).version, 2)
+        XCTAssertEqual(try String(contentsOf: outside.appendingPathComponent("keep.txt"), encoding: .utf8), "keep")
+        XCTAssertTrue(try FileManager.default.destinationOfSymbolicLink(atPath: current).hasPrefix("v2-"))
+        XCTAssertTrue(try InstalledPack(state: f.state).verify(into: f.into, pack: "test-pack").isIntact)
+    }
+
+    /// The installer removes only the version folders it recorded making and its own temporaries by their exact
+    /// shape: other entries of the pack folder, even ones whose names start with "v" or "." like its own, stay.
+    func testEntriesTheInstallerDidNotMakeStayWhileItsOwnOldVersionGoes() throws {
+        let pack = f.into.appendingPathComponent("test-pack")
+        let v1 = try FileManager.default.destinationOfSymbolicLink(atPath: pack.appendingPathComponent("current").path)
+        let strays = ["vacation", "v1-notmine", "v2-0000000", ".staging-notours", ".current-xyz", "scenes/01-a@notours"]
+        for stray in strays {
+            try FileManager.default.createDirectory(at: pack.appendingPathComponent(stray), withIntermediateDirectories: true)
+            try Data("mine".utf8).write(to: pack.appendingPathComponent(stray + "/file"))
+        }
+        XCTAssertEqual(try f.installer().install(archive: try f.archive(version: 2, name: "v2.tar"), into: f.into).version, 2)
+        for stray in strays { XCTAssertTrue(FileManager.default.fileExists(atPath: pack.appendingPathComponent(stray + "/file").path), stray) }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: pack.appendingPathComponent(v1).path), "the recorded old version is removed")
+    }
+
+    /// A `scenes` folder replaced by a link to a folder elsewhere: the install is refused before writing into it or
+    /// removing anything from it, and the install and the state are unchanged.
+    func testAScenesFolderReplacedByALinkIsRefusedAndWhatItNamesIsUntouched() throws {
+        let scenes = f.into.appendingPathComponent("test-pack/scenes")
+        let elsewhere = f.dir.appendingPathComponent("elsewhere")
+        try FileManager.default.moveItem(at: scenes, to: elsewhere)
+        try FileManager.default.createSymbolicLink(atPath: scenes.path, withDestinationPath: elsewhere.path)
+        let before = try FileManager.default.subpathsOfDirectory(atPath: elsewhere.path).sorted()
+        assertRefused(try f.archive(version: 2, name: "v2.tar"), "install-layout")
+        XCTAssertEqual(try FileManager.default.subpathsOfDirectory(atPath: elsewhere.path).sorted(), before)
+    }
+
+    /// A client state written before version folders were recorded still loads; the version it installed is adopted
+    /// from `current` and removed when a new one replaces it.
+    func testAStateFromBeforeVersionRecordsLoadsAndItsInstalledVersionIsReplaced() throws {
+        let file = f.state.appendingPathComponent(ClientState.fileName)
+        var json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+        XCTAssertNotNil(json.removeValue(forKey: "versionFolders"), "the installer records its version folders")
+        try JSONSerialization.data(withJSONObject: json).write(to: file)
+        XCTAssertNoThrow(try ClientState.load(from: f.state), "a state without the records decodes")
+        XCTAssertEqual(try f.installer().install(archive: try f.archive(version: 2, name: "v2.tar"), into: f.into).version, 2)
+        let entries = try FileManager.default.contentsOfDirectory(atPath: f.into.appendingPathComponent("test-pack").path).sorted()
+        XCTAssertEqual(entries.count, 3, "\(entries)")
+        XCTAssertEqual(entries.first, "current")
+        XCTAssertEqual(entries.dropFirst().first, "scenes")
+        XCTAssertTrue(entries.last!.hasPrefix("v2-"), "\(entries)")
+    }
+
+    /// An installed file replaced by a symbolic link to a copy with the very same bytes is damage: verify-at-rest
+    /// reports it as changed instead of following the link and calling the pack intact.
+    func testVerifyAtRestReportsALinkInAFilesPlaceEvenToIdenticalBytes() throws {
+        let installed = f.into.appendingPathComponent("test-pack/current/stops/01-a/story.vtt").resolvingSymlinksInPath()
+        let copy = f.dir.appendingPathComponent("story-copy.vtt")
+        try FileManager.default.copyItem(at: installed, to: copy)
+        try FileManager.default.removeItem(at: installed)
+        try FileManager.default.createSymbolicLink(atPath: installed.path, withDestinationPath: copy.path)
+        let report = try InstalledPack(state: f.state).verify(into: f.into, pack: "test-pack")
+        XCTAssertFalse(report.isIntact)
+        XCTAssertEqual(report.changed, ["stops/01-a/story.vtt"])
+    }
+
     func testAnHonestArchiveInstallsAndVerifiesAtRest() throws {
         let report = try InstalledPack(state: f.state).verify(into: f.into, pack: "test-pack")
         XCTAssertTrue(report.isIntact)

@@ -93,4 +93,30 @@ final class UpdaterTests: XCTestCase {
         }
         XCTAssertEqual(f.snapshot().filter { !$0.key.contains("client-state") }, before.filter { !$0.key.contains("client-state") })
     }
+
+    /// A changed scene whose signed file sizes add up past 2^64 (through a validly signed index and manifest) is
+    /// refused (`number`) when the updater works out how much of its delta to accept, never a trap, and the
+    /// installed version stays.
+    func testADeltaCapOverflowingIsRefusedNotATrap() throws {
+        let f = try ClientFixture()
+        _ = try f.installer().install(archive: try f.archive(), into: f.into)
+        var (m, _) = try f.manifest(ClientFixture.files, version: 2, sceneVersion: 2)
+        m.scenes[0].digest = "sha256:" + String(repeating: "1", count: 64)
+        m.scenes[0].files[0].size = UInt64.max - 100
+        let envelope = try CanonicalJSON.encode(try DSSEEnvelope(signing: CanonicalJSON.encode(m), as: PayloadType.manifest, with: [f.manifestKey]))
+        let tree = f.dir.appendingPathComponent("tree")
+        try FileManager.default.createDirectory(at: tree.appendingPathComponent("packs/test-pack/2"), withIntermediateDirectories: true)
+        try Data(envelope).write(to: tree.appendingPathComponent("packs/test-pack/2/manifest.json"))
+        let now = Date()
+        let index = IndexDocument(version: 1, created: Timestamp.format(now), expires: Timestamp.format(now.addingTimeInterval(86_400)), rootVersion: 1, packs: [
+            "test-pack": .init(version: 2, manifest: .init(path: "packs/test-pack/2/manifest.json", size: UInt64(envelope.count), sha256: SHA256.hexHash(envelope)),
+                               archive: .init(path: "packs/test-pack/2/test-pack-2.tar", size: 10, sha256: String(repeating: "0", count: 64))),
+        ])
+        _ = try f.write(index, type: PayloadType.index, signers: [f.indexKey], name: "tree/index.json")
+        let before = f.snapshot()
+        XCTAssertThrowsError(try Updater(state: f.state, into: f.into, fetcher: FileFetcher(base: tree)).update(pack: "test-pack")) { error in
+            XCTAssertEqual((error as? VerificationFailure)?.code, "number", "\(error)")
+        }
+        XCTAssertEqual(f.snapshot().filter { !$0.key.contains("client-state") }, before.filter { !$0.key.contains("client-state") })
+    }
 }

@@ -26,6 +26,30 @@ final class UpdateCommandTests: XCTestCase {
         return (r.status, r.stdout)
     }
 
+    private var archiveV1: String { cdn + "/packs/royal-mile/1/royal-mile-1.tar" }
+
+    /// After a kill, the client state must remember whatever version is live: with version 2 live, the signed but
+    /// older version-1 archive is refused as a rollback (a floor recorded only after the switch would let it in).
+    private func assertNoRollbackPast(_ app: String, live report: String, _ what: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        guard report.contains("version 2") else { return }
+        let r = try CLI.run(["install", archiveV1, "--into", app, "--root", root])
+        XCTAssertEqual(r.status, 1, "\(what): version 1 installed over the live version 2", file: file, line: line)
+        XCTAssertTrue(r.stderr.contains("older than version 2"), "\(what): \(r.stderr)", file: file, line: line)
+    }
+
+    /// Starts `arguments` and kills it with SIGKILL after a random pause of up to `maxMicroseconds`.
+    private func killAtRandom(_ arguments: [String], maxMicroseconds: UInt32, using generator: inout SystemRandomNumberGenerator) throws {
+        let p = Process()
+        p.executableURL = CLI.binary
+        p.arguments = arguments
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        usleep(UInt32.random(in: 0...maxMicroseconds, using: &generator))
+        kill(p.processIdentifier, SIGKILL)
+        p.waitUntilExit()
+    }
+
     override func setUpWithError() throws {
         dir = try temporaryDirectory()
         keys = dir + "/keys"
@@ -73,6 +97,25 @@ final class UpdateCommandTests: XCTestCase {
         let damaged = URL(fileURLWithPath: stops + "/scene.json").resolvingSymlinksInPath().path
         try FileManager.default.removeItem(atPath: damaged)
         try makeFIFO(damaged)
+        let r = try update(into: dir + "/app")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let (status, report) = try installedVersion(dir + "/app")
+        XCTAssertEqual(status, 0, report)
+        XCTAssertTrue(report.contains("version 2: 76 files checked, intact"), report)
+    }
+
+    /// Files of scenes that did not change are reused by the update, so they are hashed first: a same-size
+    /// corruption in one unchanged scene and a FIFO in another are not carried into version 2 — the update takes the
+    /// full archive instead, and the result verifies intact at rest.
+    func testDamagedFilesInUnchangedScenesAreNotCarriedIntoTheNewVersion() throws {
+        let stops = dir + "/app/royal-mile/current/stops/"
+        let corrupted = URL(fileURLWithPath: stops + "01-castle-esplanade/story.vtt").resolvingSymlinksInPath().path
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: corrupted)))
+        bytes[bytes.count / 2] ^= 0x20
+        try Data(bytes).write(to: URL(fileURLWithPath: corrupted))
+        let fifo = URL(fileURLWithPath: stops + "05-netherbow/scene.json").resolvingSymlinksInPath().path
+        try FileManager.default.removeItem(atPath: fifo)
+        try makeFIFO(fifo)
         let r = try update(into: dir + "/app")
         XCTAssertEqual(r.status, 0, r.stderr)
         let (status, report) = try installedVersion(dir + "/app")
@@ -210,8 +253,9 @@ final class UpdateCommandTests: XCTestCase {
         XCTAssertTrue(report.contains("version 1"), report)
     }
 
-    /// Kills the update at every durability boundary, then at random moments: each time the install is exactly
-    /// version 1 or version 2 and intact, and running the update again completes.
+    /// Kills the update at every durability boundary, then at 100 random moments: each time the install is exactly
+    /// version 1 or version 2 and intact, the state remembers the live version (version 1 is then refused), and
+    /// running the update again completes.
     func testAnUpdateKilledAtAnyMomentLeavesTheOldOrTheNewVersion() throws {
         let pristine = dir + "/app"
         var boundaries = 0
@@ -224,6 +268,7 @@ final class UpdateCommandTests: XCTestCase {
             let (status, report) = try installedVersion(app)
             XCTAssertEqual(status, 0, "after a kill at boundary \(n): \(report)")
             XCTAssertTrue(report.contains("version 1") || report.contains("version 2"), report)
+            try assertNoRollbackPast(app, live: report, "boundary \(n)")
             XCTAssertEqual(try update(into: app).status, 0, "rerun after boundary \(n)")
             XCTAssertTrue(try installedVersion(app).1.contains("version 2"))
             try FileManager.default.removeItem(atPath: app)
@@ -233,19 +278,50 @@ final class UpdateCommandTests: XCTestCase {
         for i in 0..<100 {
             let app = dir + "/random-\(i)"
             try FileManager.default.copyItem(atPath: pristine, toPath: app)
-            let p = Process()
-            p.executableURL = CLI.binary
-            p.arguments = ["update", "--from", "file://" + cdn, "--into", app, "--pack", "royal-mile", "--root", root]
-            p.standardOutput = FileHandle.nullDevice
-            p.standardError = FileHandle.nullDevice
-            try p.run()
-            usleep(UInt32.random(in: 0...150_000, using: &generator))
-            kill(p.processIdentifier, SIGKILL)
-            p.waitUntilExit()
+            try killAtRandom(["update", "--from", "file://" + cdn, "--into", app, "--pack", "royal-mile", "--root", root], maxMicroseconds: 150_000, using: &generator)
             let (status, report) = try installedVersion(app)
             XCTAssertEqual(status, 0, "random kill \(i): \(report)")
             XCTAssertTrue(report.contains("version 1") || report.contains("version 2"), report)
+            try assertNoRollbackPast(app, live: report, "random kill \(i)")
             XCTAssertEqual(try update(into: app).status, 0)
+            try FileManager.default.removeItem(atPath: app)
+        }
+    }
+
+    /// Kills an install of the version-2 archive over version 1 at every durability boundary, then at 100 random
+    /// moments: each time the install is exactly version 1 or version 2 and intact and the state remembers the live
+    /// version (version 1 is then refused); after each boundary, installing version 2 again completes.
+    func testAnInstallKilledAtAnyMomentLeavesTheOldOrTheNewVersionAndNeverGoesBack() throws {
+        let pristine = dir + "/app"
+        let archiveV2 = cdn + "/packs/royal-mile/2/royal-mile-2.tar"
+        func install(_ app: String, environment: [String: String] = [:]) throws -> CLI.Result {
+            try CLI.run(["install", archiveV2, "--into", app, "--root", root], environment: environment)
+        }
+        var boundaries = 0
+        for n in 1...60 {
+            let app = dir + "/crash-\(n)"
+            try FileManager.default.copyItem(atPath: pristine, toPath: app)
+            let r = try install(app, environment: ["PACKVERIFY_CRASH_AT": String(n)])
+            if r.status == 0 { break }
+            boundaries += 1
+            let (status, report) = try installedVersion(app)
+            XCTAssertEqual(status, 0, "after a kill at boundary \(n): \(report)")
+            XCTAssertTrue(report.contains("version 1") || report.contains("version 2"), report)
+            try assertNoRollbackPast(app, live: report, "boundary \(n)")
+            XCTAssertEqual(try install(app).status, 0, "rerun after boundary \(n)")
+            XCTAssertTrue(try installedVersion(app).1.contains("version 2"))
+            try FileManager.default.removeItem(atPath: app)
+        }
+        XCTAssertGreaterThan(boundaries, 5, "the install passes through several fsync/rename boundaries")
+        var generator = SystemRandomNumberGenerator()
+        for i in 0..<100 {
+            let app = dir + "/random-\(i)"
+            try FileManager.default.copyItem(atPath: pristine, toPath: app)
+            try killAtRandom(["install", archiveV2, "--into", app, "--root", root], maxMicroseconds: 100_000, using: &generator)
+            let (status, report) = try installedVersion(app)
+            XCTAssertEqual(status, 0, "random kill \(i): \(report)")
+            XCTAssertTrue(report.contains("version 1") || report.contains("version 2"), report)
+            try assertNoRollbackPast(app, live: report, "random kill \(i)")
             try FileManager.default.removeItem(atPath: app)
         }
     }
