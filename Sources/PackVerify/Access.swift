@@ -83,13 +83,20 @@ public struct AccessDecider {
                                   entitlement: nil, until: nil)
         }
         var lastEnded: Double?
+        var tripProblem: String?
         if let trip = policy.products.tripPass {
+            // The length comes from the signed manifest: one out of range opens nothing (and never traps).
+            let length: Double
+            do { length = Double(try TripPassLength(hours: trip.hours).seconds()) } catch {
+                length = 0
+                tripProblem = "this pack's Trip Pass cannot open it (\((error as? VerificationFailure)?.message ?? "\(error)"))"
+            }
             // Trip Pass windows [start, start + hours); a pass bought during an active one starts when it ends.
-            let starts = valid.filter { $0.productId == trip.productId }.compactMap { Timestamp.parse($0.purchaseDate)?.timeIntervalSince1970 }.sorted()
+            let starts = tripProblem != nil ? [] : valid.filter { $0.productId == trip.productId }.compactMap { Timestamp.parse($0.purchaseDate)?.timeIntervalSince1970 }.sorted()
             var windowEnd = -Double.infinity
             for purchase in starts {
                 let start = max(purchase, windowEnd)
-                windowEnd = start + Double(trip.hours) * 3600
+                windowEnd = start + length
                 if now >= start && now < windowEnd {
                     return AccessDecision(allowed: true, code: "trip-pass", reason: "Trip Pass active", entitlement: trip.productId,
                                           until: Timestamp.format(Date(timeIntervalSince1970: windowEnd)))
@@ -107,7 +114,8 @@ public struct AccessDecider {
                 codeProblems.append(problem)
             }
         }
-        let why = closedReasons(request, valid: valid, refunded: refunded, tripEnded: lastEnded, codeProblems: codeProblems, products: products, now: now)
+        let why = closedReasons(request, valid: valid, refunded: refunded, tripEnded: lastEnded, codeProblems: (tripProblem.map { [$0] } ?? []) + codeProblems,
+                                products: products, now: now)
         return AccessDecision(allowed: false, code: "no-entitlement", reason: why, entitlement: nil, until: nil)
     }
 

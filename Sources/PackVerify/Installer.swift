@@ -114,6 +114,8 @@ public struct Installer {
         guard !manifest.files.contains(where: { $0.path == "stops" || $0.path.hasPrefix("stops/") }) else {
             throw VerificationFailure(.identifier, "the manifest lists a pack-level file under stops/")
         }
+        // A Trip Pass length that would overflow when turned into seconds or dates is refused before it is installed.
+        if let trip = manifest.access.products.tripPass { try TripPassLength(hours: trip.hours).evaluate().require() }
         try Expiry(now: now).evaluate(expires: manifest.expires, what: "the manifest of \(manifest.pack) version \(manifest.version)").require()
         try Rollback(floors: client.floors).evaluate(pack: manifest.pack, version: manifest.version, scenes: manifest.scenes.map { ($0.id, $0.version) }).require()
         return manifest

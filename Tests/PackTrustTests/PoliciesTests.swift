@@ -17,6 +17,15 @@ final class PoliciesTests: XCTestCase {
         XCTAssertEqual(Numbers.exactly(72, as: Int.self), 72)
     }
 
+    func testATripPassLastsFromOneHourToAYearAndItsSecondsNeverOverflow() throws {
+        XCTAssertEqual(try TripPassLength(hours: 72).seconds(), 72 * 3600)
+        XCTAssertEqual(TripPassLength(hours: 8784).evaluate(), .meets)
+        for hours in [0, -1, 8785, Int.max, Int.min] {
+            XCTAssertEqual(failureCode(TripPassLength(hours: hours).evaluate()), "number", "\(hours)")
+            XCTAssertThrowsError(try TripPassLength(hours: hours).seconds())
+        }
+    }
+
     func testExpiryFailsAtAndAfterTheExpiryAndWithoutOne() {
         let at = Timestamp.parse("2026-12-01T00:00:00Z")!.timeIntervalSince1970
         XCTAssertEqual(Expiry(now: at - 1).evaluate(expires: "2026-12-01T00:00:00Z", what: "the index"), .meets)

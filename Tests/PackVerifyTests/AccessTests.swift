@@ -101,6 +101,19 @@ final class AccessTests: XCTestCase {
         XCTAssertEqual(decider.decide(.init(scene: "02-b", purchases: [trip(t0 + 8 * 86_400 - hour)]), clock: v).code, "offline-too-long")
     }
 
+    /// A signed manifest may carry any number of hours; 2^63−1 of them once trapped while turning the window's end into
+    /// a date. Now an out-of-range length opens nothing, says why, and other entitlements still work.
+    func testATripPassOfAnAbsurdLengthOpensNothingInsteadOfCrashing() {
+        for hours in [Int.max, Int.max / 3600 + 1, 0, -72, 366 * 24 + 1] {
+            let policy = PackDocument.Access(freeStops: ["01-a"], products: .init(cityPack: .init(productId: "city"), tripPass: .init(productId: "trip", hours: hours)))
+            let decider = AccessDecider(policy: policy, root: f.root)
+            let d = decider.decide(.init(scene: "02-b", purchases: [trip(t0)]), clock: at(t0 + hour))
+            XCTAssertFalse(d.allowed, "\(hours)")
+            XCTAssertTrue(d.reason.contains("Trip Pass length in hours is \(hours), outside 1…8784"), d.reason)
+            XCTAssertEqual(decider.decide(.init(scene: "02-b", purchases: [.init(productId: "city", purchaseDate: iso(t0))]), clock: at(t0 + hour)).code, "city-pack")
+        }
+    }
+
     func testAccessCodesOpenInsideTheirWindowOnly() throws {
         let c = try code(from: t0, to: t0 + 7 * 86_400)
         XCTAssertEqual(decider.decide(.init(scene: "02-b", codes: [c]), clock: at(t0 + hour)).code, "access-code")
