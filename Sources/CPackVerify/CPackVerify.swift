@@ -31,6 +31,14 @@ public func packverify_pin_root(_ request: UnsafePointer<CChar>?) -> UnsafeMutab
     }
 }
 
+@_cdecl("packverify_repin_root")
+public func packverify_repin_root(_ request: UnsafePointer<CChar>?) -> UnsafeMutablePointer<CChar>? {
+    respond(request) { r in
+        let root = try Trust(state: try r.url("state")).repin(rootFile: try r.url("root"))
+        return ["rootVersion": JSONValue(root.version), "expires": JSONValue(root.expires)]
+    }
+}
+
 @_cdecl("packverify_update_roots")
 public func packverify_update_roots(_ request: UnsafePointer<CChar>?) -> UnsafeMutablePointer<CChar>? {
     respond(request) { r in

@@ -4,12 +4,24 @@
  * allocated: the caller owns it and must release it with packverify_free(). The library keeps no pointer the caller
  * passed in. Results are {"ok": true, ...} or {"ok": false, "error": {"code": "...", "outcome": "...", "message": "..."}}.
  * Requests may carry "clock": {"wall": <unix seconds>, "boot": <seconds since boot>} to inject the time.
- * Calls that change one client state (pin_root, update_roots, accept_index, install, update) take a lock on
+ * Calls that change one client state (pin_root, repin_root, update_roots, accept_index, install, update) take a lock on
  * <state>/.lock, across threads and processes; one that finds it held for more than two seconds returns code "busy"
  * and changes nothing. packverify_access never waits: while the lock is held it answers without saving its clock.
  *
  *   packverify_pin_root         {"state": DIR, "root": FILE}                      -> {"rootVersion", "expires"}
+ *                               pins the first root. When DIR already holds a state it never replaces it: the root
+ *                               first pinned (or the one trusted now) again is a no-op returning the trusted root
+ *                               (so pinning the bundled root at every launch is safe); any other root is refused with
+ *                               "pin-conflict".
+ *   packverify_repin_root       {"state": DIR, "root": FILE}                      -> {"rootVersion", "expires"}
+ *                               deliberately replaces the trusted root with a self-signed one delivered out of band
+ *                               (an app update after the trusted root expired or its keys were lost). The version
+ *                               floors and the clock are kept; the root may not be older than the trusted one
+ *                               ("rollback") nor another root of the same version ("pin-conflict"). If its index keys
+ *                               differ, the index floor resets, as after a rotation.
  *   packverify_update_roots     {"state": DIR, "roots": [FILE, ...]}              -> {"rootVersion"}
+ *                               follows rotations N+1, N+2…; a root whose index role has other keys resets the index
+ *                               version floor to 0 (recovery from a stolen index key; pack floors are kept).
  *   packverify_accept_index     {"state": DIR, "index": FILE}                     -> {"indexVersion", "packs"}
  *   packverify_install          {"state": DIR, "archive": FILE, "into": DIR}      -> {"pack", "version", "files", "bytes"}
  *   packverify_verify_installed {"state": DIR, "into": DIR, "pack": ID, "threads"?: N}
@@ -50,6 +62,7 @@ extern "C" {
 const char *packverify_version(void);
 
 char *packverify_pin_root(const char *request_json);
+char *packverify_repin_root(const char *request_json);
 char *packverify_update_roots(const char *request_json);
 char *packverify_accept_index(const char *request_json);
 char *packverify_install(const char *request_json);
