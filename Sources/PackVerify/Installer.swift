@@ -95,6 +95,8 @@ public struct Installer {
                 writer.markSwitched()
                 // Only now, with the new version in place, does the client remember it.
                 client.recordInstalled(manifest)
+                // The verified manifest's time is a lower bound, and starts the offline limit if nothing has yet.
+                if let created = Timestamp.parse(manifest.created) { clock.observeSigned(created.timeIntervalSince1970, state: &client.clock) }
                 try client.save(to: state)
             }
             return Result(pack: manifest.pack, version: manifest.version, files: count, bytes: written, folder: folder)
@@ -116,6 +118,11 @@ public struct Installer {
         }
         // A Trip Pass length that would overflow when turned into seconds or dates is refused before it is installed.
         if let trip = manifest.access.products.tripPass { try TripPassLength(hours: trip.hours).evaluate().require() }
+        // Its creation time becomes a lower bound on the clock at install, so it may not lie far ahead of the device.
+        guard let created = Timestamp.parse(manifest.created) else {
+            throw VerificationFailure(.expiry, "the manifest of \(manifest.pack) version \(manifest.version) has no valid creation time")
+        }
+        try ClockSkew(now: now).evaluate(signed: created.timeIntervalSince1970, what: "the creation time of \(manifest.pack) version \(manifest.version)").require()
         try Expiry(now: now).evaluate(expires: manifest.expires, what: "the manifest of \(manifest.pack) version \(manifest.version)").require()
         try Rollback(floors: client.floors).evaluate(pack: manifest.pack, version: manifest.version, scenes: manifest.scenes.map { ($0.id, $0.version) }).require()
         return manifest

@@ -103,6 +103,7 @@ public struct Trust {
         }
         try RootChain.checkExpiry(client.root, now: Date(timeIntervalSince1970: verdict.now))
         guard let created = Timestamp.parse(index.created) else { throw VerificationFailure(.expiry, "the index has no valid creation time") }
+        try ClockSkew(now: verdict.now).evaluate(signed: created.timeIntervalSince1970, what: "\(file.path): the index's creation time").require()
         try Expiry(now: verdict.now).evaluate(expires: index.expires, what: "the index", hint: "; the mirror may be frozen").require()
         try Rollback(floors: client.floors).evaluate(index: .init(version: index.version, packs: index.packs.mapValues(\.version))).require()
         client.indexVersion = index.version

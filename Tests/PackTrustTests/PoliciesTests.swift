@@ -26,6 +26,15 @@ final class PoliciesTests: XCTestCase {
         }
     }
 
+    func testASignedTimeMoreThanADayAheadOfTheDeviceIsClockSkew() {
+        let now = Timestamp.parse("2026-12-01T00:00:00Z")!.timeIntervalSince1970
+        XCTAssertEqual(ClockSkew(now: now).evaluate(signed: now + 86_400, what: "the index"), .meets)
+        XCTAssertEqual(ClockSkew(now: now).evaluate(signed: now - 400 * 86_400, what: "the index"), .meets)
+        XCTAssertEqual(failureCode(ClockSkew(now: now).evaluate(signed: now + 86_401, what: "the index")), "clock-skew")
+        XCTAssertEqual(failureCode(ClockSkew(now: now).evaluate(signed: .infinity, what: "the index")), "clock-skew")
+        XCTAssertEqual(failureCode(ClockSkew(now: now).evaluate(signed: 1e300, what: "the index")), "clock-skew")
+    }
+
     func testExpiryFailsAtAndAfterTheExpiryAndWithoutOne() {
         let at = Timestamp.parse("2026-12-01T00:00:00Z")!.timeIntervalSince1970
         XCTAssertEqual(Expiry(now: at - 1).evaluate(expires: "2026-12-01T00:00:00Z", what: "the index"), .meets)

@@ -163,7 +163,8 @@ final class AccessTests: XCTestCase {
     /// An installed pack whose one scene, 02-b, is paid for.
     private func installPaidScene() throws {
         let files = ClientFixture.files.map { ($0.0.replacingOccurrences(of: "stops/01-a/", with: "stops/02-b/"), $0.1) }
-        _ = try f.installer(wall: t0, boot: 100).install(archive: try f.archive(files, expires: Date(timeIntervalSince1970: t0 + 86_400 * 30), scene: "02-b"), into: f.into)
+        _ = try f.installer(wall: t0, boot: 100).install(archive: try f.archive(files, expires: Date(timeIntervalSince1970: t0 + 86_400 * 30), scene: "02-b",
+                                                                                created: Date(timeIntervalSince1970: t0 - hour)), into: f.into)
     }
 
     func testInstalledAccessRefusesASceneThePackDoesNotHave() throws {
