@@ -114,7 +114,15 @@ public func packverify_access(_ request: UnsafePointer<CChar>?) -> UnsafeMutable
         var access = InstalledAccess(state: try r.url("state"))
         if let clock = r.clock { access.reading = { clock } }
         let body = try JSONEncoder().encode(r.object["request"] ?? .object([:]))
-        let decision = try access.decide(into: try r.url("into"), pack: try r.string("pack"), request: JSONDecoder().decode(AccessRequest.self, from: body))
+        let accessRequest: AccessRequest
+        do { accessRequest = try JSONDecoder().decode(AccessRequest.self, from: body) } catch {
+            throw VerificationFailure(.request, "\"request\" is not an access request (\(DocumentLoader.describe(error)); expected {\"scene\": ID, "
+                + "\"purchases\"?: [{\"productId\", \"purchaseDate\", \"revocationDate\"?}], \"codes\"?: [STRING], \"revokedCodes\"?: [ID]})")
+        }
+        do { try accessRequest.validate() } catch let failure as VerificationFailure {
+            throw VerificationFailure(failure.kind, "request.\(failure.message)")
+        }
+        let decision = try access.decide(into: try r.url("into"), pack: try r.string("pack"), request: accessRequest)
         var out: [String: JSONValue] = ["allowed": JSONValue(decision.allowed), "code": JSONValue(decision.code), "reason": JSONValue(decision.reason)]
         if let e = decision.entitlement { out["entitlement"] = JSONValue(e) }
         if let u = decision.until { out["until"] = JSONValue(u) }

@@ -23,6 +23,15 @@ public struct AccessRequest: Codable, Sendable {
             self.purchaseDate = purchaseDate
             self.revocationDate = revocationDate
         }
+
+        /// Why a date of this purchase cannot be read, or nil. A refund date the parser does not accept must never
+        /// read as "not refunded" (that would open a refunded purchase), so an unreadable date is a problem to report.
+        public var dateProblem: String? {
+            let expected = "is not an RFC 3339 date-time (e.g. 2026-12-01T05:35:23Z)"
+            if Timestamp.parse(purchaseDate) == nil { return "purchaseDate \"\(purchaseDate)\" \(expected)" }
+            if let revocationDate, Timestamp.parse(revocationDate) == nil { return "revocationDate \"\(revocationDate)\" \(expected)" }
+            return nil
+        }
     }
 
     public var scene: String
@@ -37,6 +46,27 @@ public struct AccessRequest: Codable, Sendable {
         self.purchases = purchases
         self.codes = codes
         self.revokedCodes = revokedCodes
+    }
+
+    private enum CodingKeys: String, CodingKey { case scene, purchases, codes, revokedCodes }
+
+    /// Only `scene` is required: a visitor with no purchases and no codes is an ordinary request (`{"scene": "x"}`).
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        scene = try c.decode(String.self, forKey: .scene)
+        purchases = try c.decodeIfPresent([Purchase].self, forKey: .purchases) ?? []
+        codes = try c.decodeIfPresent([String].self, forKey: .codes) ?? []
+        revokedCodes = try c.decodeIfPresent([String].self, forKey: .revokedCodes) ?? []
+    }
+
+    /// Refuses a request whose purchase dates cannot be read, naming the purchase and the field: a decision on it
+    /// could only guess (and guessing "not refunded" is failing open).
+    public func validate() throws {
+        for (i, purchase) in purchases.enumerated() {
+            if let problem = purchase.dateProblem {
+                throw VerificationFailure(.request, "purchases[\(i)] (\(purchase.productId)): \(problem)")
+            }
+        }
     }
 }
 
@@ -65,7 +95,9 @@ public struct AccessDecider {
             return AccessDecision(allowed: true, code: "free", reason: "\(request.scene) is a free stop", entitlement: "free", until: nil)
         }
         let now = clock.now
+        // A purchase whose dates cannot be read counts for nothing (`InstalledAccess` refuses such a request first).
         let valid = request.purchases.filter { p in
+            guard p.dateProblem == nil else { return false }
             guard let revoked = p.revocationDate.flatMap(Timestamp.parse) else { return true }
             return revoked.timeIntervalSince1970 > now
         }
@@ -73,7 +105,7 @@ public struct AccessDecider {
         if valid.contains(where: { $0.productId == policy.products.cityPack.productId }) {
             return AccessDecision(allowed: true, code: "city-pack", reason: "City Pack purchased", entitlement: policy.products.cityPack.productId, until: nil)
         }
-        let refunded = request.purchases.contains { $0.productId == policy.products.cityPack.productId && !valid.contains($0) }
+        let refunded = request.purchases.contains { $0.productId == policy.products.cityPack.productId && $0.dateProblem == nil && !valid.contains($0) }
         if clock.rollbackDetected {
             return AccessDecision(allowed: false, code: "clock-rollback", reason: "the device clock was set back; timed passes and codes are paused until the app is next online",
                                   entitlement: nil, until: nil)
@@ -128,10 +160,13 @@ public struct AccessDecider {
         if let trip = policy.products.tripPass {
             let passes = request.purchases.filter { $0.productId == trip.productId }
             if let tripEnded { facts.append("the Trip Pass ended at \(Timestamp.format(Date(timeIntervalSince1970: tripEnded)))") }
-            if passes.contains(where: { !valid.contains($0) }) { facts.append("the Trip Pass purchase was refunded") }
+            if passes.contains(where: { $0.dateProblem == nil && !valid.contains($0) }) { facts.append("the Trip Pass purchase was refunded") }
             if let first = valid.filter({ $0.productId == trip.productId }).compactMap({ Timestamp.parse($0.purchaseDate)?.timeIntervalSince1970 }).min(), first > now {
                 facts.append("the Trip Pass starts at \(Timestamp.format(Date(timeIntervalSince1970: first)))")
             }
+        }
+        for p in request.purchases where products.contains(p.productId) {
+            if let problem = p.dateProblem { facts.append("the purchase of \(p.productId) does not count: its \(problem)") }
         }
         for problem in codeProblems where !facts.contains(problem) { facts.append(problem) }
         let others = Set(request.purchases.map(\.productId)).subtracting(products).sorted()

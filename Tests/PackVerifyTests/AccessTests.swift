@@ -160,6 +160,38 @@ final class AccessTests: XCTestCase {
         XCTAssertEqual(d.reason, "the Trip Pass starts at \(iso(t0 + 5 * hour))")
     }
 
+    /// A refund date in a form the parser does not read used to count as "not refunded": the refunded City Pack
+    /// opened. Now the request is refused, naming the purchase and the field, and the decider alone fails closed.
+    func testAnUnreadableRefundOrPurchaseDateIsAnErrorNeverAPass() throws {
+        try installPaidScene()
+        var access = InstalledAccess(state: f.state)
+        access.reading = { .init(wall: self.t0 + self.hour, boot: 100 + self.hour) }
+        let unreadable = ["2026-12-01 05:35:23Z", "2026-12-01", "1764567323", ""]
+        for date in unreadable {
+            let refunded = AccessRequest(scene: "02-b", purchases: [.init(productId: "city", purchaseDate: iso(t0 - hour), revocationDate: date)])
+            XCTAssertThrowsError(try access.decide(into: f.into, pack: "test-pack", request: refunded)) { error in
+                XCTAssertEqual((error as? VerificationFailure)?.code, "request")
+                XCTAssertEqual((error as? VerificationFailure)?.message,
+                               "purchases[0] (city): revocationDate \"\(date)\" is not an RFC 3339 date-time (e.g. 2026-12-01T05:35:23Z)")
+            }
+            XCTAssertFalse(decider.decide(refunded, clock: at(t0 + hour)).allowed, date)
+            let bought = AccessRequest(scene: "02-b", purchases: [.init(productId: "city", purchaseDate: date)])
+            XCTAssertThrowsError(try access.decide(into: f.into, pack: "test-pack", request: bought)) {
+                XCTAssertTrue("\($0)".contains("purchaseDate"), "\($0)")
+            }
+            let d = decider.decide(bought, clock: at(t0 + hour))
+            XCTAssertFalse(d.allowed, date)
+            XCTAssertTrue(d.reason.contains("the purchase of city does not count: its purchaseDate"), d.reason)
+        }
+    }
+
+    func testARequestNeedsOnlyItsScene() throws {
+        let request = try JSONDecoder().decode(AccessRequest.self, from: Data(#"{"scene": "02-b"}"#.utf8))
+        XCTAssertEqual(request.scene, "02-b")
+        XCTAssertEqual(request.purchases, [])
+        XCTAssertEqual(decider.decide(request, clock: at(t0)).code, "no-entitlement")
+    }
+
     /// An installed pack whose one scene, 02-b, is paid for.
     private func installPaidScene() throws {
         let files = ClientFixture.files.map { ($0.0.replacingOccurrences(of: "stops/01-a/", with: "stops/02-b/"), $0.1) }
