@@ -21,6 +21,9 @@ public struct ClientState: Codable, Equatable, Sendable {
     /// "pack/scene" → highest scene version installed.
     public var sceneVersions: [String: Int] = [:]
     public var clock = ClockGuard.State()
+    /// The entries (pack → version and manifest SHA-256) of the last index accepted: an install without an explicit
+    /// entry must be the archive this index names (`MixAndMatch`). Nil before any index (and in older state files).
+    public var acceptedIndex: [String: IndexDocument.Entry]?
     /// SHA-256 of the root file first pinned (or last re-pinned): pinning it again is a no-op. Nil in states written
     /// before it was recorded.
     public var pinnedRootSHA256: String?
@@ -61,6 +64,7 @@ public struct ClientState: Codable, Equatable, Sendable {
     public mutating func trust(root new: RootDocument, envelope: Data) {
         if Rollback.keysChanged(role: "index", from: root, to: new) {
             indexVersion = 0
+            acceptedIndex = nil
         }
         root = new
         rootEnvelope = envelope.base64EncodedString()

@@ -34,7 +34,8 @@ public struct Installer {
         public var folder: URL
     }
 
-    /// Installs `archive`. `indexEntry` (from a verified index) pins the manifest's SHA-256 against mix-and-match.
+    /// Installs `archive`. `indexEntry` (from a verified index) pins the manifest's SHA-256 against mix-and-match;
+    /// without one, the entry of the last index `Trust.accept` accepted does, when that index lists the pack.
     public func install(archive: URL, into: URL, indexEntry: IndexDocument.Entry? = nil) throws -> Result {
         let lock = try StateLock.acquire(state)
         defer { lock.release() }
@@ -51,6 +52,12 @@ public struct Installer {
         try binding?.evaluate(manifestBytes: manifestBytes).require()
         let manifest = try verifyManifest(manifestBytes, client: client, now: verdict.now)
         try binding?.evaluate(manifestVersion: manifest.version).require()
+        // Without an explicit entry, the last accepted index's entry for this pack binds the install: after index v3,
+        // a still validly signed v1 archive is not what the publisher currently offers.
+        if binding == nil, let accepted = client.acceptedIndex?[manifest.pack].map(MixAndMatch.init) {
+            try accepted.evaluate(manifestBytes: manifestBytes).require()
+            try accepted.evaluate(manifestVersion: manifest.version).require()
+        }
 
         let packFolder = into.appendingPathComponent(manifest.pack)
         try FileManager.default.createDirectory(at: packFolder, withIntermediateDirectories: true)

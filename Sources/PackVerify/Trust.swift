@@ -107,6 +107,7 @@ public struct Trust {
         try Expiry(now: verdict.now).evaluate(expires: index.expires, what: "the index", hint: "; the mirror may be frozen").require()
         try Rollback(floors: client.floors).evaluate(index: .init(version: index.version, packs: index.packs.mapValues(\.version))).require()
         client.indexVersion = index.version
+        client.acceptedIndex = index.packs
         clock.confirmOnline(indexCreated: created.timeIntervalSince1970, reading: reading, state: &client.clock)
         try client.save(to: state)
         return index

@@ -96,6 +96,7 @@ final class PinningTests: XCTestCase {
         let newIndexKey = try Ed25519PrivateKey()
         try Trust(state: f.state).update(roots: [try rootFile(version: 2, root: [f.rootKey], signers: [f.rootKey], index: newIndexKey, name: "2.root.json")])
         XCTAssertEqual(try client.indexVersion, 0, "the floor the stolen key raised is gone")
+        XCTAssertNil(try client.acceptedIndex, "so are the entries the stolen index named")
         XCTAssertEqual(try Trust(state: f.state).accept(index: try index(version: 12, signer: newIndexKey, name: "real.json")).version, 12)
         // The stolen key no longer counts, and the floor binds again from here.
         assertRefused("threshold") { _ = try Trust(state: f.state).accept(index: try index(version: 100_000, signer: f.indexKey, name: "stolen2.json")) }
