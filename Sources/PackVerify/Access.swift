@@ -40,15 +40,19 @@ public struct AccessRequest: Codable, Sendable {
     public var codes: [String]
     /// Grant ids the publisher revoked.
     public var revokedCodes: [String]
+    /// The app's identifier for this device (e.g. identifierForVendor). Codes are bearer tokens unless issued with a
+    /// device claim (`packtool grant issue --device`); such a code opens only when this matches its claim.
+    public var device: String?
 
-    public init(scene: String, purchases: [Purchase] = [], codes: [String] = [], revokedCodes: [String] = []) {
+    public init(scene: String, purchases: [Purchase] = [], codes: [String] = [], revokedCodes: [String] = [], device: String? = nil) {
+        self.device = device
         self.scene = scene
         self.purchases = purchases
         self.codes = codes
         self.revokedCodes = revokedCodes
     }
 
-    private enum CodingKeys: String, CodingKey { case scene, purchases, codes, revokedCodes }
+    private enum CodingKeys: String, CodingKey { case scene, purchases, codes, revokedCodes, device }
 
     /// Only `scene` is required: a visitor with no purchases and no codes is an ordinary request (`{"scene": "x"}`).
     public init(from decoder: Decoder) throws {
@@ -57,6 +61,7 @@ public struct AccessRequest: Codable, Sendable {
         purchases = try c.decodeIfPresent([Purchase].self, forKey: .purchases) ?? []
         codes = try c.decodeIfPresent([String].self, forKey: .codes) ?? []
         revokedCodes = try c.decodeIfPresent([String].self, forKey: .revokedCodes) ?? []
+        device = try c.decodeIfPresent(String.self, forKey: .device)
     }
 
     /// Refuses a request whose purchase dates cannot be read, naming the purchase and the field: a decision on it
@@ -139,7 +144,7 @@ public struct AccessDecider {
         let products = Set([policy.products.cityPack.productId] + (policy.products.tripPass.map { [$0.productId] } ?? []))
         var codeProblems: [String] = []
         for code in request.codes {
-            switch check(code, products: products, revoked: request.revokedCodes, now: now) {
+            switch check(code, products: products, revoked: request.revokedCodes, device: request.device, now: now) {
             case .valid(let grant):
                 return AccessDecision(allowed: true, code: "access-code", reason: "access code \(grant.id.prefix(8)) valid", entitlement: "code:\(grant.id)", until: grant.notAfter)
             case .invalid(let problem):
@@ -182,13 +187,18 @@ public struct AccessDecider {
         case invalid(String)
     }
 
-    private func check(_ code: String, products: Set<String>, revoked: [String], now: Double) -> CodeCheck {
+    private func check(_ code: String, products: Set<String>, revoked: [String], device: String?, now: Double) -> CodeCheck {
         guard let grant = verifiedGrant(code) else {
             return .invalid("an access code entered is not valid here (damaged, or not signed by this app's publisher)")
         }
         let name = "access code \(grant.id.prefix(8))"
         if revoked.contains(grant.id) { return .invalid("\(name) was revoked") }
         if products.isDisjoint(with: grant.products) { return .invalid("\(name) is for \(grant.products.sorted().joined(separator: ", ")), not this pack") }
+        // A code with a device claim opens on that device only (a code without one is a bearer token).
+        if let claimed = grant.device {
+            guard let device else { return .invalid("\(name) is for one device only, and the app did not say which device this is") }
+            if device != claimed { return .invalid("\(name) was issued for another device") }
+        }
         guard let from = Timestamp.parse(grant.notBefore)?.timeIntervalSince1970, let to = Timestamp.parse(grant.notAfter)?.timeIntervalSince1970 else {
             return .invalid("\(name) has no valid time window")
         }

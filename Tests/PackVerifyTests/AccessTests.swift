@@ -22,8 +22,8 @@ final class AccessTests: XCTestCase {
 
     private func trip(_ t: Double, refunded: Double? = nil) -> AccessRequest.Purchase { .init(productId: "trip", purchaseDate: iso(t), revocationDate: refunded.map(iso)) }
 
-    private func code(products: [String] = ["city"], from: Double, to: Double, key: Ed25519PrivateKey? = nil, id: String = "g1") throws -> String {
-        let grant = GrantDocument(id: id, products: products, notBefore: iso(from), notAfter: iso(to), issued: iso(from), note: "")
+    private func code(products: [String] = ["city"], from: Double, to: Double, key: Ed25519PrivateKey? = nil, id: String = "g1", device: String? = nil) throws -> String {
+        let grant = GrantDocument(id: id, products: products, notBefore: iso(from), notAfter: iso(to), issued: iso(from), note: "", device: device)
         let envelope = try DSSEEnvelope(signing: CanonicalJSON.encode(grant), as: PayloadType.grant, with: [key ?? f.grantKey])
         return "PTG1." + Data(try CanonicalJSON.encode(envelope)).base64EncodedString()
     }
@@ -121,6 +121,27 @@ final class AccessTests: XCTestCase {
         XCTAssertFalse(decider.decide(.init(scene: "02-b", codes: [c]), clock: at(t0 - hour)).allowed, "not yet valid")
         XCTAssertFalse(decider.decide(.init(scene: "02-b", codes: [c]), clock: at(t0 + 7 * 86_400)).allowed, "expired")
         XCTAssertFalse(decider.decide(.init(scene: "02-b", codes: [c], revokedCodes: ["g1"]), clock: at(t0 + hour)).allowed, "revoked")
+    }
+
+    func testACodeWithADeviceClaimOpensOnThatDeviceOnlyAndSaysWhyElsewhere() throws {
+        let c = try code(from: t0, to: t0 + 7 * 86_400, id: "gift-0002-abcdef", device: "phone-a")
+        XCTAssertEqual(decider.decide(.init(scene: "02-b", codes: [c], device: "phone-a"), clock: at(t0 + hour)).code, "access-code")
+        let elsewhere = decider.decide(.init(scene: "02-b", codes: [c], device: "phone-b"), clock: at(t0 + hour))
+        XCTAssertFalse(elsewhere.allowed)
+        XCTAssertEqual(elsewhere.reason, "access code gift-000 was issued for another device")
+        let unnamed = decider.decide(.init(scene: "02-b", codes: [c]), clock: at(t0 + hour))
+        XCTAssertFalse(unnamed.allowed)
+        XCTAssertEqual(unnamed.reason, "access code gift-000 is for one device only, and the app did not say which device this is")
+        // A code without a claim stays a bearer token: it opens on any device.
+        let bearer = try code(from: t0, to: t0 + 7 * 86_400)
+        XCTAssertEqual(decider.decide(.init(scene: "02-b", codes: [bearer], device: "phone-b"), clock: at(t0 + hour)).code, "access-code")
+    }
+
+    func testADeviceClaimIsLeftOutOfCodesWithoutOne() throws {
+        let grant = GrantDocument(id: "g", products: ["city"], notBefore: iso(t0), notAfter: iso(t0 + 1), issued: iso(t0), note: "")
+        XCTAssertFalse(String(decoding: try CanonicalJSON.encode(grant), as: UTF8.self).contains("device"))
+        let request = try JSONDecoder().decode(AccessRequest.self, from: Data(#"{"scene": "02-b", "device": "phone-a"}"#.utf8))
+        XCTAssertEqual(request.device, "phone-a")
     }
 
     func testCodesSignedByAnotherKeyOrForOtherProductsDoNotOpen() throws {

@@ -30,10 +30,15 @@
  *                                                                                 -> {"fromVersion"?, "toVersion", "method",
  *                                                                                     "changedScenes"}
  *   packverify_access           {"state": DIR, "into": DIR, "pack": ID,
- *                                "request": {"scene": ID, "purchases": [{"productId", "purchaseDate", "revocationDate"?}],
- *                                            "codes": ["PTG1...."], "revokedCodes": [ID]}}
+ *                                "request": {"scene": ID, "purchases"?: [{"productId", "purchaseDate", "revocationDate"?}],
+ *                                            "codes"?: ["PTG1...."], "revokedCodes"?: [ID], "device"?: ID}}
  *                                                                                 -> {"allowed", "code", "reason", "entitlement"?, "until"?}
  *                               a scene the installed pack does not have is an error (code "scene"), not a closed stop.
+ *                               Only "scene" is required. Access codes are bearer tokens: one code opens on any
+ *                               number of devices, unless it was issued with a device claim (packtool grant issue
+ *                               --device ID); such a code opens only when "device" (the app's identifier for this
+ *                               device) equals its claim, and a closed stop says why otherwise. A purchase date or
+ *                               refund date that is not RFC 3339 is an error (code "request") naming the purchase.
  *
  * Failure codes (docs/verification-codes.md gives each one's meaning; generated from PackTrust's registry).
  * error.outcome is "refused" when the input was checked and is forged, stale or malformed (packtool exits 1), and
