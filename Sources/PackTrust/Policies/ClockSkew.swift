@@ -26,7 +26,7 @@ public struct ClockSkew: Sendable {
     /// `signed` is the document's time (seconds since 1970); `what` names it ("the index's creation time").
     public func evaluate(signed: Double, what: String) -> PolicyResult {
         .check(signed.isFinite && signed <= now + allowed, .clockSkew,
-               "\(what) (\(Timestamp.format(Date(timeIntervalSince1970: min(max(signed, 0), 253_402_300_799))))) is more than \(Int(allowed / 3600)) h ahead of this device's "
+               "\(what) (\(Timestamp.format(Date(timeIntervalSince1970: min(max(signed, 0), 253_402_300_799))))) is more than \(Numbers.exactly((allowed / 3600).rounded(), as: Int.self) ?? 0) h ahead of this device's "
                + "clock (\(Timestamp.format(Date(timeIntervalSince1970: min(max(now, 0), 253_402_300_799))))): the device clock is behind, or the document was signed with a wrong date")
     }
 }
