@@ -31,6 +31,14 @@ public func packverify_pin_root(_ request: UnsafePointer<CChar>?) -> UnsafeMutab
     }
 }
 
+@_cdecl("packverify_repin_root")
+public func packverify_repin_root(_ request: UnsafePointer<CChar>?) -> UnsafeMutablePointer<CChar>? {
+    respond(request) { r in
+        let root = try Trust(state: try r.url("state")).repin(rootFile: try r.url("root"))
+        return ["rootVersion": JSONValue(root.version), "expires": JSONValue(root.expires)]
+    }
+}
+
 @_cdecl("packverify_update_roots")
 public func packverify_update_roots(_ request: UnsafePointer<CChar>?) -> UnsafeMutablePointer<CChar>? {
     respond(request) { r in
@@ -100,7 +108,15 @@ public func packverify_access(_ request: UnsafePointer<CChar>?) -> UnsafeMutable
         var access = InstalledAccess(state: try r.url("state"))
         if let clock = r.clock { access.reading = { clock } }
         let body = try JSONEncoder().encode(r.object["request"] ?? .object([:]))
-        let decision = try access.decide(into: try r.url("into"), pack: try r.string("pack"), request: JSONDecoder().decode(AccessRequest.self, from: body))
+        let accessRequest: AccessRequest
+        do { accessRequest = try JSONDecoder().decode(AccessRequest.self, from: body) } catch {
+            throw VerificationFailure(.request, "\"request\" is not an access request (\(DocumentLoader.describe(error)); expected {\"scene\": ID, "
+                + "\"purchases\"?: [{\"productId\", \"purchaseDate\", \"revocationDate\"?}], \"codes\"?: [STRING], \"revokedCodes\"?: [ID], \"device\"?: ID})")
+        }
+        do { try accessRequest.validate() } catch let failure as VerificationFailure {
+            throw VerificationFailure(failure.kind, "request.\(failure.message)")
+        }
+        let decision = try access.decide(into: try r.url("into"), pack: try r.string("pack"), request: accessRequest)
         var out: [String: JSONValue] = ["allowed": JSONValue(decision.allowed), "code": JSONValue(decision.code), "reason": JSONValue(decision.reason)]
         if let e = decision.entitlement { out["entitlement"] = JSONValue(e) }
         if let u = decision.until { out["until"] = JSONValue(u) }

@@ -10,8 +10,12 @@ public struct GrantDocument: Codable, Equatable, Sendable {
     public var notAfter: String
     public var issued: String
     public var note: String
+    /// The one device the code opens on (the app's device identifier), or nil: a code without it is a bearer token
+    /// that opens on any number of devices. Absent from the JSON when nil, so older codes keep their bytes.
+    public var device: String?
 
-    public init(id: String, products: [String], notBefore: String, notAfter: String, issued: String, note: String) {
+    public init(id: String, products: [String], notBefore: String, notAfter: String, issued: String, note: String, device: String? = nil) {
+        self.device = device
         self.id = id
         self.products = products
         self.notBefore = notBefore

@@ -99,7 +99,7 @@ extension VerificationFailure {
         public static let fetchMissing = Code("fetch-missing", .io, "the server does not have the file")
         public static let fetchTLS = Code("fetch-tls", .io, "the TLS connection could not be established or its certificate was not trusted")
         public static let fetchTimeout = Code("fetch-timeout", .io, "a download took longer than its deadline (a stalled or drip-feeding server)")
-        public static let request = Code("request", .io, "a C ABI request is malformed (a field missing or of the wrong type)")
+        public static let request = Code("request", .io, "a request is malformed: a C ABI request's field is missing or of the wrong type, or an access request's purchase date cannot be read")
         public static let unexpected = Code("unexpected", .io, "an error the library did not expect (a bug: it is reported, never a crash)")
 
         /// Every code, in the order the documentation lists them.

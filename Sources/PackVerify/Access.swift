@@ -23,6 +23,15 @@ public struct AccessRequest: Codable, Sendable {
             self.purchaseDate = purchaseDate
             self.revocationDate = revocationDate
         }
+
+        /// Why a date of this purchase cannot be read, or nil. A refund date the parser does not accept must never
+        /// read as "not refunded" (that would open a refunded purchase), so an unreadable date is a problem to report.
+        public var dateProblem: String? {
+            let expected = "is not an RFC 3339 date-time (e.g. 2026-12-01T05:35:23Z)"
+            if Timestamp.parse(purchaseDate) == nil { return "purchaseDate \"\(purchaseDate)\" \(expected)" }
+            if let revocationDate, Timestamp.parse(revocationDate) == nil { return "revocationDate \"\(revocationDate)\" \(expected)" }
+            return nil
+        }
     }
 
     public var scene: String
@@ -31,12 +40,38 @@ public struct AccessRequest: Codable, Sendable {
     public var codes: [String]
     /// Grant ids the publisher revoked.
     public var revokedCodes: [String]
+    /// The app's identifier for this device (e.g. identifierForVendor). Codes are bearer tokens unless issued with a
+    /// device claim (`packtool grant issue --device`); such a code opens only when this matches its claim.
+    public var device: String?
 
-    public init(scene: String, purchases: [Purchase] = [], codes: [String] = [], revokedCodes: [String] = []) {
+    public init(scene: String, purchases: [Purchase] = [], codes: [String] = [], revokedCodes: [String] = [], device: String? = nil) {
+        self.device = device
         self.scene = scene
         self.purchases = purchases
         self.codes = codes
         self.revokedCodes = revokedCodes
+    }
+
+    private enum CodingKeys: String, CodingKey { case scene, purchases, codes, revokedCodes, device }
+
+    /// Only `scene` is required: a visitor with no purchases and no codes is an ordinary request (`{"scene": "x"}`).
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        scene = try c.decode(String.self, forKey: .scene)
+        purchases = try c.decodeIfPresent([Purchase].self, forKey: .purchases) ?? []
+        codes = try c.decodeIfPresent([String].self, forKey: .codes) ?? []
+        revokedCodes = try c.decodeIfPresent([String].self, forKey: .revokedCodes) ?? []
+        device = try c.decodeIfPresent(String.self, forKey: .device)
+    }
+
+    /// Refuses a request whose purchase dates cannot be read, naming the purchase and the field: a decision on it
+    /// could only guess (and guessing "not refunded" is failing open).
+    public func validate() throws {
+        for (i, purchase) in purchases.enumerated() {
+            if let problem = purchase.dateProblem {
+                throw VerificationFailure(.request, "purchases[\(i)] (\(purchase.productId)): \(problem)")
+            }
+        }
     }
 }
 
@@ -65,7 +100,9 @@ public struct AccessDecider {
             return AccessDecision(allowed: true, code: "free", reason: "\(request.scene) is a free stop", entitlement: "free", until: nil)
         }
         let now = clock.now
+        // A purchase whose dates cannot be read counts for nothing (`InstalledAccess` refuses such a request first).
         let valid = request.purchases.filter { p in
+            guard p.dateProblem == nil else { return false }
             guard let revoked = p.revocationDate.flatMap(Timestamp.parse) else { return true }
             return revoked.timeIntervalSince1970 > now
         }
@@ -73,7 +110,7 @@ public struct AccessDecider {
         if valid.contains(where: { $0.productId == policy.products.cityPack.productId }) {
             return AccessDecision(allowed: true, code: "city-pack", reason: "City Pack purchased", entitlement: policy.products.cityPack.productId, until: nil)
         }
-        let refunded = request.purchases.contains { $0.productId == policy.products.cityPack.productId && !valid.contains($0) }
+        let refunded = request.purchases.contains { $0.productId == policy.products.cityPack.productId && $0.dateProblem == nil && !valid.contains($0) }
         if clock.rollbackDetected {
             return AccessDecision(allowed: false, code: "clock-rollback", reason: "the device clock was set back; timed passes and codes are paused until the app is next online",
                                   entitlement: nil, until: nil)
@@ -83,13 +120,20 @@ public struct AccessDecider {
                                   entitlement: nil, until: nil)
         }
         var lastEnded: Double?
+        var tripProblem: String?
         if let trip = policy.products.tripPass {
+            // The length comes from the signed manifest: one out of range opens nothing (and never traps).
+            let length: Double
+            do { length = Double(try TripPassLength(hours: trip.hours).seconds()) } catch {
+                length = 0
+                tripProblem = "this pack's Trip Pass cannot open it (\((error as? VerificationFailure)?.message ?? "\(error)"))"
+            }
             // Trip Pass windows [start, start + hours); a pass bought during an active one starts when it ends.
-            let starts = valid.filter { $0.productId == trip.productId }.compactMap { Timestamp.parse($0.purchaseDate)?.timeIntervalSince1970 }.sorted()
+            let starts = tripProblem != nil ? [] : valid.filter { $0.productId == trip.productId }.compactMap { Timestamp.parse($0.purchaseDate)?.timeIntervalSince1970 }.sorted()
             var windowEnd = -Double.infinity
             for purchase in starts {
                 let start = max(purchase, windowEnd)
-                windowEnd = start + Double(trip.hours) * 3600
+                windowEnd = start + length
                 if now >= start && now < windowEnd {
                     return AccessDecision(allowed: true, code: "trip-pass", reason: "Trip Pass active", entitlement: trip.productId,
                                           until: Timestamp.format(Date(timeIntervalSince1970: windowEnd)))
@@ -100,14 +144,15 @@ public struct AccessDecider {
         let products = Set([policy.products.cityPack.productId] + (policy.products.tripPass.map { [$0.productId] } ?? []))
         var codeProblems: [String] = []
         for code in request.codes {
-            switch check(code, products: products, revoked: request.revokedCodes, now: now) {
+            switch check(code, products: products, revoked: request.revokedCodes, device: request.device, now: now) {
             case .valid(let grant):
                 return AccessDecision(allowed: true, code: "access-code", reason: "access code \(grant.id.prefix(8)) valid", entitlement: "code:\(grant.id)", until: grant.notAfter)
             case .invalid(let problem):
                 codeProblems.append(problem)
             }
         }
-        let why = closedReasons(request, valid: valid, refunded: refunded, tripEnded: lastEnded, codeProblems: codeProblems, products: products, now: now)
+        let why = closedReasons(request, valid: valid, refunded: refunded, tripEnded: lastEnded, codeProblems: (tripProblem.map { [$0] } ?? []) + codeProblems,
+                                products: products, now: now)
         return AccessDecision(allowed: false, code: "no-entitlement", reason: why, entitlement: nil, until: nil)
     }
 
@@ -120,10 +165,13 @@ public struct AccessDecider {
         if let trip = policy.products.tripPass {
             let passes = request.purchases.filter { $0.productId == trip.productId }
             if let tripEnded { facts.append("the Trip Pass ended at \(Timestamp.format(Date(timeIntervalSince1970: tripEnded)))") }
-            if passes.contains(where: { !valid.contains($0) }) { facts.append("the Trip Pass purchase was refunded") }
+            if passes.contains(where: { $0.dateProblem == nil && !valid.contains($0) }) { facts.append("the Trip Pass purchase was refunded") }
             if let first = valid.filter({ $0.productId == trip.productId }).compactMap({ Timestamp.parse($0.purchaseDate)?.timeIntervalSince1970 }).min(), first > now {
                 facts.append("the Trip Pass starts at \(Timestamp.format(Date(timeIntervalSince1970: first)))")
             }
+        }
+        for p in request.purchases where products.contains(p.productId) {
+            if let problem = p.dateProblem { facts.append("the purchase of \(p.productId) does not count: its \(problem)") }
         }
         for problem in codeProblems where !facts.contains(problem) { facts.append(problem) }
         let others = Set(request.purchases.map(\.productId)).subtracting(products).sorted()
@@ -139,13 +187,18 @@ public struct AccessDecider {
         case invalid(String)
     }
 
-    private func check(_ code: String, products: Set<String>, revoked: [String], now: Double) -> CodeCheck {
+    private func check(_ code: String, products: Set<String>, revoked: [String], device: String?, now: Double) -> CodeCheck {
         guard let grant = verifiedGrant(code) else {
             return .invalid("an access code entered is not valid here (damaged, or not signed by this app's publisher)")
         }
         let name = "access code \(grant.id.prefix(8))"
         if revoked.contains(grant.id) { return .invalid("\(name) was revoked") }
         if products.isDisjoint(with: grant.products) { return .invalid("\(name) is for \(grant.products.sorted().joined(separator: ", ")), not this pack") }
+        // A code with a device claim opens on that device only (a code without one is a bearer token).
+        if let claimed = grant.device {
+            guard let device else { return .invalid("\(name) is for one device only, and the app did not say which device this is") }
+            if device != claimed { return .invalid("\(name) was issued for another device") }
+        }
         guard let from = Timestamp.parse(grant.notBefore)?.timeIntervalSince1970, let to = Timestamp.parse(grant.notAfter)?.timeIntervalSince1970 else {
             return .invalid("\(name) has no valid time window")
         }

@@ -26,6 +26,12 @@ public struct ClientState: Codable, Equatable, Sendable {
     /// it did not make — a stray `v…` entry, whatever a tampered `current` link names — is ever deleted. Optional so
     /// that state files written before it existed still decode.
     public var versionFolders: [String: [String]]?
+    /// The entries (pack → version and manifest SHA-256) of the last index accepted: an install without an explicit
+    /// entry must be the archive this index names (`MixAndMatch`). Nil before any index (and in older state files).
+    public var acceptedIndex: [String: IndexDocument.Entry]?
+    /// SHA-256 of the root file first pinned (or last re-pinned): pinning it again is a no-op. Nil in states written
+    /// before it was recorded.
+    public var pinnedRootSHA256: String?
 
     public init(rootEnvelope: String, root: RootDocument) {
         self.rootEnvelope = rootEnvelope
@@ -58,6 +64,32 @@ public struct ClientState: Codable, Equatable, Sendable {
         if versionFolders?[pack] == nil, manifestVersions[pack] != nil, let adopting { names.append(adopting) }
         names = names.filter(exists).filter { $0 != name } + [name]
         versionFolders = (versionFolders ?? [:]).merging([pack: names]) { _, new in new }
+    }
+
+    /// Trusts `root` (already verified: a rotation or a deliberate re-pin) in place of the current root.
+    ///
+    /// When the new root gives the index role other keys, the index floor goes back to 0 — TUF's fast-forward
+    /// recovery: an index signed with a stolen key at version 99999 (or Int.max) would otherwise stay the floor
+    /// after the key is rotated away, and the publisher's real index would be refused forever. Nothing the old keys
+    /// signed can be replayed, because the new root no longer trusts them.
+    ///
+    /// A rotation of the manifest role keeps the pack and scene floors on purpose: they are raised only by installs
+    /// (which are bound to the accepted index), and resetting them would let a server roll installed packs back to
+    /// any older manifest the new keys signed. The cost: a pack a thief managed to install with both stolen keys
+    /// keeps its version floor, and the publisher recovers by publishing above it.
+    public mutating func trust(root new: RootDocument, envelope: Data) {
+        if Rollback.keysChanged(role: "index", from: root, to: new) {
+            indexVersion = 0
+            acceptedIndex = nil
+        }
+        root = new
+        rootEnvelope = envelope.base64EncodedString()
+    }
+
+    /// Whether `folder` holds a state file (of any content).
+    public static func exists(in folder: URL) -> Bool {
+        var info = stat()
+        return lstat(folder.appendingPathComponent(fileName).path, &info) == 0
     }
 
     /// Loads the state in `folder`, refusing a file over 1 MB (it is a few kilobytes).

@@ -21,9 +21,11 @@ public struct ClockGuard: Sendable {
         /// Wall and boot clock readings at that moment (boot time resets on reboot).
         public var lastWall: Double = 0
         public var lastBoot: Double = 0
-        /// The newest signed index `created` time seen.
+        /// The newest verified signed time seen (an index's or an installed manifest's `created`): a lower bound.
         public var indexTime: Double = 0
-        /// When the client last verified a fresh index (for the offline limit).
+        /// When the client last verified a fresh index, or the newest verified signed time when that is later: the
+        /// offline limit counts from here (from the first verified time on, so a client that never went online is
+        /// not exempt).
         public var lastOnline: Double = 0
         /// Set when the wall clock was seen going backwards; cleared by a fresh signed index.
         public var rollbackDetected = false
@@ -86,13 +88,21 @@ public struct ClockGuard: Sendable {
             if reading.wall < bootNow - 120 { state.rollbackDetected = true }
             now = max(now, bootNow)
         }
-        // 3. The signed index time is a lower bound on the present.
+        // 3. The newest verified signed time is a lower bound on the present.
         now = max(now, state.indexTime, state.trustedTime)
         state.trustedTime = now
         state.lastWall = reading.wall
         state.lastBoot = reading.boot ?? 0
         let offline = state.lastOnline > 0 && now - state.lastOnline > offlineLimit
         return Verdict(now: now, rollbackDetected: state.rollbackDetected, offlineTooLong: offline)
+    }
+
+    /// Records a verified signed time other than a fresh index (an installed manifest's `created`, already judged by
+    /// the `ClockSkew` policy): a lower bound on the present, and the start of the offline limit when nothing later
+    /// started it. It does not confirm the wall clock (a manifest can be old), so it clears no rollback.
+    public func observeSigned(_ time: Double, state: inout State) {
+        state.indexTime = max(state.indexTime, time)
+        state.lastOnline = max(state.lastOnline, time)
     }
 
     /// Records a freshly verified signed index: its creation time becomes a lower bound, and being online clears a

@@ -20,6 +20,7 @@ public struct InstalledAccess {
 
     public func decide(into: URL, pack: String, request: AccessRequest) throws -> AccessDecision {
         try Identifiers.evaluate(pack, what: "pack id").require()
+        try request.validate()
         // The clock reading is saved only when no install or update holds the state: a decision never waits for one
         // (that install saves the state itself when it ends). Held from the load to the save, so a save can never
         // carry back a state an install has since replaced.

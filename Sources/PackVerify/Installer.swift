@@ -33,7 +33,8 @@ public struct Installer {
         public var folder: URL
     }
 
-    /// Installs `archive`. `indexEntry` (from a verified index) pins the manifest's SHA-256 against mix-and-match.
+    /// Installs `archive`. `indexEntry` (from a verified index) pins the manifest's SHA-256 against mix-and-match;
+    /// without one, the entry of the last index `Trust.accept` accepted does, when that index lists the pack.
     public func install(archive: URL, into: URL, indexEntry: IndexDocument.Entry? = nil) throws -> Result {
         let lock = try StateLock.acquire(state)
         defer { lock.release() }
@@ -50,6 +51,12 @@ public struct Installer {
         try binding?.evaluate(manifestBytes: manifestBytes).require()
         let manifest = try verifyManifest(manifestBytes, client: client, now: verdict.now)
         try binding?.evaluate(manifestVersion: manifest.version).require()
+        // Without an explicit entry, the last accepted index's entry for this pack binds the install: after index v3,
+        // a still validly signed v1 archive is not what the publisher currently offers.
+        if binding == nil, let accepted = client.acceptedIndex?[manifest.pack].map(MixAndMatch.init) {
+            try accepted.evaluate(manifestBytes: manifestBytes).require()
+            try accepted.evaluate(manifestVersion: manifest.version).require()
+        }
 
         let packFolder = into.appendingPathComponent(manifest.pack)
         try FileManager.default.createDirectory(at: packFolder, withIntermediateDirectories: true)
@@ -91,6 +98,8 @@ public struct Installer {
             // The signed manifest goes in with the files, and everything must be on disk before the switch-over.
             try writer.write(manifestBytes, path: Self.manifestFileName)
             try writer.finish()
+            // The verified manifest's time is a lower bound, and starts the offline limit if nothing has yet.
+            if let created = Timestamp.parse(manifest.created) { clock.observeSigned(created.timeIntervalSince1970, state: &client.clock) }
             let folder = try switchOver(packFolder, to: staging, manifest: manifest, client: client, writer: writer)
             return Result(pack: manifest.pack, version: manifest.version, files: count, bytes: written, folder: folder)
         } catch {
@@ -109,6 +118,13 @@ public struct Installer {
         guard !manifest.files.contains(where: { $0.path == "stops" || $0.path.hasPrefix("stops/") }) else {
             throw VerificationFailure(.identifier, "the manifest lists a pack-level file under stops/")
         }
+        // A Trip Pass length that would overflow when turned into seconds or dates is refused before it is installed.
+        if let trip = manifest.access.products.tripPass { try TripPassLength(hours: trip.hours).evaluate().require() }
+        // Its creation time becomes a lower bound on the clock at install, so it may not lie far ahead of the device.
+        guard let created = Timestamp.parse(manifest.created) else {
+            throw VerificationFailure(.expiry, "the manifest of \(manifest.pack) version \(manifest.version) has no valid creation time")
+        }
+        try ClockSkew(now: now).evaluate(signed: created.timeIntervalSince1970, what: "the creation time of \(manifest.pack) version \(manifest.version)").require()
         try Expiry(now: now).evaluate(expires: manifest.expires, what: "the manifest of \(manifest.pack) version \(manifest.version)").require()
         try Rollback(floors: client.floors).evaluate(pack: manifest.pack, version: manifest.version, scenes: manifest.scenes.map { ($0.id, $0.version) }).require()
         return manifest

@@ -19,6 +19,11 @@ public struct Trust {
     public init(state: URL) { self.state = state }
 
     /// Pins `root` (which must be validly self-signed) as the client's first trusted root.
+    ///
+    /// Pinning never replaces a state: when this folder already has one, pinning the same root again — the root
+    /// first pinned (apps that pin the bundled root at every launch) or the root trusted now — changes nothing and
+    /// returns the trusted root; any other root is refused with `pin-conflict`. Replacing the trusted root is the
+    /// separate, deliberate `repin(rootFile:)`, which keeps the version floors and the clock.
     @discardableResult
     public func pin(rootFile: URL) throws -> RootDocument {
         let data = try SizeCaps.read(rootFile, cap: SizeCaps.root)
@@ -26,13 +31,48 @@ public struct Trust {
         // Only a root worth pinning makes the state folder (and its lock).
         let lock = try StateLock.acquire(state, create: true)
         defer { lock.release() }
-        let client = ClientState(rootEnvelope: data.base64EncodedString(), root: root)
+        if ClientState.exists(in: state) {
+            let client = try ClientState.load(from: state)
+            let digest = SHA256.hexHash(Array(data))
+            guard client.root == root || client.pinnedRootSHA256 == digest else {
+                throw VerificationFailure(.pinConflict, "\(rootFile.path): \(state.path) already trusts root version \(client.root.version), and this is another root "
+                    + "(version \(root.version)); pinning never replaces a client state (its version floors would be lost): use repin to change the trusted root")
+            }
+            return client.root
+        }
+        var client = ClientState(rootEnvelope: data.base64EncodedString(), root: root)
+        client.pinnedRootSHA256 = SHA256.hexHash(Array(data))
+        try client.save(to: state)
+        return root
+    }
+
+    /// Replaces the trusted root with `rootFile`, deliberately: for a root delivered out of band (an app update that
+    /// ships a new root after the trusted one expired or its keys were lost), which need not chain from the trusted
+    /// one. It must be validly self-signed and not older than the trusted root: the same root is a no-op, another
+    /// root of the same version is a `pin-conflict`, an older one a `rollback`. The version floors (index, packs,
+    /// scenes) and the clock guard are kept; as with a rotation, a role whose keys changed loses the floor its old
+    /// keys could have raised (`ClientState.trust(root:envelope:)`).
+    @discardableResult
+    public func repin(rootFile: URL) throws -> RootDocument {
+        let data = try SizeCaps.read(rootFile, cap: SizeCaps.root)
+        let root = try VerificationFailure.about(rootFile, .root) { try RootChain().selfSigned(SignedDocument.envelope(data, what: "root")) }
+        let lock = try StateLock.acquire(state)
+        defer { lock.release() }
+        var client = try ClientState.load(from: state)
+        if client.root == root { return client.root }
+        guard root.version != client.root.version else {
+            throw VerificationFailure(.pinConflict, "\(rootFile.path): root version \(root.version) differs from the trusted root of the same version")
+        }
+        try VerificationFailure.about(rootFile, .rollback) { try Rollback(floors: client.floors).evaluate(rootVersion: root.version).require() }
+        client.trust(root: root, envelope: data)
+        client.pinnedRootSHA256 = SHA256.hexHash(Array(data))
         try client.save(to: state)
         return root
     }
 
     /// Follows root N+1, N+2… in order; each must be signed by a threshold of the previous root's and its own root
-    /// keys. A version at or below the current one is a rollback and refused.
+    /// keys. A version at or below the current one is a rollback and refused. A rotation of the index role's keys
+    /// resets the index floor (see `ClientState.trust(root:envelope:)`): the way back from a stolen index key.
     @discardableResult
     public func update(roots files: [URL]) throws -> RootDocument {
         let lock = try StateLock.acquire(state)
@@ -43,8 +83,7 @@ public struct Trust {
             let envelope = try VerificationFailure.about(file, .root) { try SignedDocument.envelope(data, what: "root") }
             let candidate = try VerificationFailure.about(file, .root) { try SignedDocument.decode(RootDocument.self, from: envelope.payloadBytes(), what: "root") }
             try Rollback(floors: client.floors).evaluate(rootVersion: candidate.version).require()
-            client.root = try RootChain().next(after: client.root, envelope)
-            client.rootEnvelope = data.base64EncodedString()
+            client.trust(root: try RootChain().next(after: client.root, envelope), envelope: data)
         }
         try client.save(to: state)
         return client.root
@@ -69,9 +108,11 @@ public struct Trust {
         }
         try RootChain.checkExpiry(client.root, now: Date(timeIntervalSince1970: verdict.now))
         guard let created = Timestamp.parse(index.created) else { throw VerificationFailure(.expiry, "the index has no valid creation time") }
+        try ClockSkew(now: verdict.now).evaluate(signed: created.timeIntervalSince1970, what: "\(file.path): the index's creation time").require()
         try Expiry(now: verdict.now).evaluate(expires: index.expires, what: "the index", hint: "; the mirror may be frozen").require()
         try Rollback(floors: client.floors).evaluate(index: .init(version: index.version, packs: index.packs.mapValues(\.version))).require()
         client.indexVersion = index.version
+        client.acceptedIndex = index.packs
         clock.confirmOnline(indexCreated: created.timeIntervalSince1970, reading: reading, state: &client.clock)
         try client.save(to: state)
         return index

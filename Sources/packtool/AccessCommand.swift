@@ -17,17 +17,18 @@ enum AccessCommand: Command {
     static let summary = "show the access decision for a scene given purchases, codes and a time"
     static let help = """
         usage: packtool access MANIFEST --root ROOT.json --scene ID [--purchase PRODUCT@TIME[@REFUNDED-TIME]]...
-                               [--code PTG1...]... [--revoked GRANT-ID]... [--at TIME] [--format text|json] [--repeat N]
+                               [--code PTG1...]... [--revoked GRANT-ID]... [--device ID] [--at TIME] [--format text|json] [--repeat N]
 
         MANIFEST is a signed manifest (a published manifest.json or an install's .manifest.json), verified under
         ROOT. Prints whether the scene is open, why, with which entitlement and until when. TIME is RFC 3339 UTC;
         --at defaults to now. Support staff use this to answer "why can I not open this stop?".
+        --device ID is the app's device identifier, checked against codes issued for one device (grant issue --device).
         --repeat N times N decisions and prints the time per decision on standard error (for benchmarks).
 
         """
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, options: ["--root", "--scene", "--purchase", "--code", "--revoked", "--at", "--format", "--repeat"], flags: [])
+        let a = try Arguments(args, options: ["--root", "--scene", "--purchase", "--code", "--revoked", "--device", "--at", "--format", "--repeat"], flags: [])
         guard a.positionals.count == 1 else { throw CommandLineError.usage("expected one MANIFEST") }
         var now = Date().timeIntervalSince1970
         if let at = a.value("--at") {
@@ -54,7 +55,7 @@ enum AccessCommand: Command {
             guard manifest.scenes.contains(where: { $0.id == scene }) else {
                 throw CommandLineError.usage("\(manifest.pack) version \(manifest.version) has no scene \"\(scene)\"; its scenes: \(manifest.scenes.map(\.id).joined(separator: ", "))")
             }
-            let request = AccessRequest(scene: scene, purchases: purchases, codes: a.values("--code"), revokedCodes: a.values("--revoked"))
+            let request = AccessRequest(scene: scene, purchases: purchases, codes: a.values("--code"), revokedCodes: a.values("--revoked"), device: a.value("--device"))
             let decider = AccessDecider(policy: manifest.access, root: root)
             let verdict = ClockGuard.Verdict(now: now, rollbackDetected: false, offlineTooLong: false)
             let decision = decider.decide(request, clock: verdict)

@@ -17,6 +17,24 @@ final class PoliciesTests: XCTestCase {
         XCTAssertEqual(Numbers.exactly(72, as: Int.self), 72)
     }
 
+    func testATripPassLastsFromOneHourToAYearAndItsSecondsNeverOverflow() throws {
+        XCTAssertEqual(try TripPassLength(hours: 72).seconds(), 72 * 3600)
+        XCTAssertEqual(TripPassLength(hours: 8784).evaluate(), .meets)
+        for hours in [0, -1, 8785, Int.max, Int.min] {
+            XCTAssertEqual(failureCode(TripPassLength(hours: hours).evaluate()), "number", "\(hours)")
+            XCTAssertThrowsError(try TripPassLength(hours: hours).seconds())
+        }
+    }
+
+    func testASignedTimeMoreThanADayAheadOfTheDeviceIsClockSkew() {
+        let now = Timestamp.parse("2026-12-01T00:00:00Z")!.timeIntervalSince1970
+        XCTAssertEqual(ClockSkew(now: now).evaluate(signed: now + 86_400, what: "the index"), .meets)
+        XCTAssertEqual(ClockSkew(now: now).evaluate(signed: now - 400 * 86_400, what: "the index"), .meets)
+        XCTAssertEqual(failureCode(ClockSkew(now: now).evaluate(signed: now + 86_401, what: "the index")), "clock-skew")
+        XCTAssertEqual(failureCode(ClockSkew(now: now).evaluate(signed: .infinity, what: "the index")), "clock-skew")
+        XCTAssertEqual(failureCode(ClockSkew(now: now).evaluate(signed: 1e300, what: "the index")), "clock-skew")
+    }
+
     func testExpiryFailsAtAndAfterTheExpiryAndWithoutOne() {
         let at = Timestamp.parse("2026-12-01T00:00:00Z")!.timeIntervalSince1970
         XCTAssertEqual(Expiry(now: at - 1).evaluate(expires: "2026-12-01T00:00:00Z", what: "the index"), .meets)

@@ -22,8 +22,8 @@ final class AccessTests: XCTestCase {
 
     private func trip(_ t: Double, refunded: Double? = nil) -> AccessRequest.Purchase { .init(productId: "trip", purchaseDate: iso(t), revocationDate: refunded.map(iso)) }
 
-    private func code(products: [String] = ["city"], from: Double, to: Double, key: Ed25519PrivateKey? = nil, id: String = "g1") throws -> String {
-        let grant = GrantDocument(id: id, products: products, notBefore: iso(from), notAfter: iso(to), issued: iso(from), note: "")
+    private func code(products: [String] = ["city"], from: Double, to: Double, key: Ed25519PrivateKey? = nil, id: String = "g1", device: String? = nil) throws -> String {
+        let grant = GrantDocument(id: id, products: products, notBefore: iso(from), notAfter: iso(to), issued: iso(from), note: "", device: device)
         let envelope = try DSSEEnvelope(signing: CanonicalJSON.encode(grant), as: PayloadType.grant, with: [key ?? f.grantKey])
         return "PTG1." + Data(try CanonicalJSON.encode(envelope)).base64EncodedString()
     }
@@ -101,6 +101,19 @@ final class AccessTests: XCTestCase {
         XCTAssertEqual(decider.decide(.init(scene: "02-b", purchases: [trip(t0 + 8 * 86_400 - hour)]), clock: v).code, "offline-too-long")
     }
 
+    /// A signed manifest may carry any number of hours; 2^63−1 of them once trapped while turning the window's end into
+    /// a date. Now an out-of-range length opens nothing, says why, and other entitlements still work.
+    func testATripPassOfAnAbsurdLengthOpensNothingInsteadOfCrashing() {
+        for hours in [Int.max, Int.max / 3600 + 1, 0, -72, 366 * 24 + 1] {
+            let policy = PackDocument.Access(freeStops: ["01-a"], products: .init(cityPack: .init(productId: "city"), tripPass: .init(productId: "trip", hours: hours)))
+            let decider = AccessDecider(policy: policy, root: f.root)
+            let d = decider.decide(.init(scene: "02-b", purchases: [trip(t0)]), clock: at(t0 + hour))
+            XCTAssertFalse(d.allowed, "\(hours)")
+            XCTAssertTrue(d.reason.contains("Trip Pass length in hours is \(hours), outside 1…8784"), d.reason)
+            XCTAssertEqual(decider.decide(.init(scene: "02-b", purchases: [.init(productId: "city", purchaseDate: iso(t0))]), clock: at(t0 + hour)).code, "city-pack")
+        }
+    }
+
     func testAccessCodesOpenInsideTheirWindowOnly() throws {
         let c = try code(from: t0, to: t0 + 7 * 86_400)
         XCTAssertEqual(decider.decide(.init(scene: "02-b", codes: [c]), clock: at(t0 + hour)).code, "access-code")
@@ -108,6 +121,27 @@ final class AccessTests: XCTestCase {
         XCTAssertFalse(decider.decide(.init(scene: "02-b", codes: [c]), clock: at(t0 - hour)).allowed, "not yet valid")
         XCTAssertFalse(decider.decide(.init(scene: "02-b", codes: [c]), clock: at(t0 + 7 * 86_400)).allowed, "expired")
         XCTAssertFalse(decider.decide(.init(scene: "02-b", codes: [c], revokedCodes: ["g1"]), clock: at(t0 + hour)).allowed, "revoked")
+    }
+
+    func testACodeWithADeviceClaimOpensOnThatDeviceOnlyAndSaysWhyElsewhere() throws {
+        let c = try code(from: t0, to: t0 + 7 * 86_400, id: "gift-0002-abcdef", device: "phone-a")
+        XCTAssertEqual(decider.decide(.init(scene: "02-b", codes: [c], device: "phone-a"), clock: at(t0 + hour)).code, "access-code")
+        let elsewhere = decider.decide(.init(scene: "02-b", codes: [c], device: "phone-b"), clock: at(t0 + hour))
+        XCTAssertFalse(elsewhere.allowed)
+        XCTAssertEqual(elsewhere.reason, "access code gift-000 was issued for another device")
+        let unnamed = decider.decide(.init(scene: "02-b", codes: [c]), clock: at(t0 + hour))
+        XCTAssertFalse(unnamed.allowed)
+        XCTAssertEqual(unnamed.reason, "access code gift-000 is for one device only, and the app did not say which device this is")
+        // A code without a claim stays a bearer token: it opens on any device.
+        let bearer = try code(from: t0, to: t0 + 7 * 86_400)
+        XCTAssertEqual(decider.decide(.init(scene: "02-b", codes: [bearer], device: "phone-b"), clock: at(t0 + hour)).code, "access-code")
+    }
+
+    func testADeviceClaimIsLeftOutOfCodesWithoutOne() throws {
+        let grant = GrantDocument(id: "g", products: ["city"], notBefore: iso(t0), notAfter: iso(t0 + 1), issued: iso(t0), note: "")
+        XCTAssertFalse(String(decoding: try CanonicalJSON.encode(grant), as: UTF8.self).contains("device"))
+        let request = try JSONDecoder().decode(AccessRequest.self, from: Data(#"{"scene": "02-b", "device": "phone-a"}"#.utf8))
+        XCTAssertEqual(request.device, "phone-a")
     }
 
     func testCodesSignedByAnotherKeyOrForOtherProductsDoNotOpen() throws {
@@ -147,10 +181,43 @@ final class AccessTests: XCTestCase {
         XCTAssertEqual(d.reason, "the Trip Pass starts at \(iso(t0 + 5 * hour))")
     }
 
+    /// A refund date in a form the parser does not read used to count as "not refunded": the refunded City Pack
+    /// opened. Now the request is refused, naming the purchase and the field, and the decider alone fails closed.
+    func testAnUnreadableRefundOrPurchaseDateIsAnErrorNeverAPass() throws {
+        try installPaidScene()
+        var access = InstalledAccess(state: f.state)
+        access.reading = { .init(wall: self.t0 + self.hour, boot: 100 + self.hour) }
+        let unreadable = ["2026-12-01 05:35:23Z", "2026-12-01", "1764567323", ""]
+        for date in unreadable {
+            let refunded = AccessRequest(scene: "02-b", purchases: [.init(productId: "city", purchaseDate: iso(t0 - hour), revocationDate: date)])
+            XCTAssertThrowsError(try access.decide(into: f.into, pack: "test-pack", request: refunded)) { error in
+                XCTAssertEqual((error as? VerificationFailure)?.code, "request")
+                XCTAssertEqual((error as? VerificationFailure)?.message,
+                               "purchases[0] (city): revocationDate \"\(date)\" is not an RFC 3339 date-time (e.g. 2026-12-01T05:35:23Z)")
+            }
+            XCTAssertFalse(decider.decide(refunded, clock: at(t0 + hour)).allowed, date)
+            let bought = AccessRequest(scene: "02-b", purchases: [.init(productId: "city", purchaseDate: date)])
+            XCTAssertThrowsError(try access.decide(into: f.into, pack: "test-pack", request: bought)) {
+                XCTAssertTrue("\($0)".contains("purchaseDate"), "\($0)")
+            }
+            let d = decider.decide(bought, clock: at(t0 + hour))
+            XCTAssertFalse(d.allowed, date)
+            XCTAssertTrue(d.reason.contains("the purchase of city does not count: its purchaseDate"), d.reason)
+        }
+    }
+
+    func testARequestNeedsOnlyItsScene() throws {
+        let request = try JSONDecoder().decode(AccessRequest.self, from: Data(#"{"scene": "02-b"}"#.utf8))
+        XCTAssertEqual(request.scene, "02-b")
+        XCTAssertEqual(request.purchases, [])
+        XCTAssertEqual(decider.decide(request, clock: at(t0)).code, "no-entitlement")
+    }
+
     /// An installed pack whose one scene, 02-b, is paid for.
     private func installPaidScene() throws {
         let files = ClientFixture.files.map { ($0.0.replacingOccurrences(of: "stops/01-a/", with: "stops/02-b/"), $0.1) }
-        _ = try f.installer(wall: t0, boot: 100).install(archive: try f.archive(files, expires: Date(timeIntervalSince1970: t0 + 86_400 * 30), scene: "02-b"), into: f.into)
+        _ = try f.installer(wall: t0, boot: 100).install(archive: try f.archive(files, expires: Date(timeIntervalSince1970: t0 + 86_400 * 30), scene: "02-b",
+                                                                                created: Date(timeIntervalSince1970: t0 - hour)), into: f.into)
     }
 
     func testInstalledAccessRefusesASceneThePackDoesNotHave() throws {

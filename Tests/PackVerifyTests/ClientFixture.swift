@@ -56,7 +56,8 @@ struct ClientFixture {
 
     /// A manifest for `files` (paths under stops/<scene>/ or pack.json) and its signed envelope bytes.
     func manifest(_ files: [(String, [UInt8])], version: Int = 1, sceneVersion: Int = 1, expires: Date = Date().addingTimeInterval(86_400 * 30),
-                  signers: [Ed25519PrivateKey]? = nil, type: String = PayloadType.manifest, scene: String = "01-a") throws -> (Manifest, [UInt8]) {
+                  signers: [Ed25519PrivateKey]? = nil, type: String = PayloadType.manifest, scene: String = "01-a",
+                  access: PackDocument.Access = ClientFixture.access, created: Date = Date()) throws -> (Manifest, [UInt8]) {
         var packFiles: [Manifest.File] = [], sceneFiles: [Manifest.File] = []
         let prefix = "stops/\(scene)/"
         for (path, bytes) in files {
@@ -69,7 +70,7 @@ struct ClientFixture {
                 packFiles.append(f)
             }
         }
-        let m = Manifest(pack: "test-pack", version: version, created: Timestamp.format(Date()), expires: Timestamp.format(expires), access: Self.access,
+        let m = Manifest(pack: "test-pack", version: version, created: Timestamp.format(created), expires: Timestamp.format(expires), access: access,
                          files: packFiles, scenes: [.init(id: scene, version: sceneVersion, digest: "sha256:" + String(repeating: "0", count: 64), files: sceneFiles)])
         let envelope = try DSSEEnvelope(signing: CanonicalJSON.encode(m), as: type, with: signers ?? [manifestKey])
         return (m, try CanonicalJSON.encode(envelope))
@@ -80,8 +81,8 @@ struct ClientFixture {
 
     /// An honest archive of `files` with a manifest, written to `name`.
     func archive(_ files: [(String, [UInt8])] = ClientFixture.files, version: Int = 1, sceneVersion: Int = 1, expires: Date = Date().addingTimeInterval(86_400 * 30),
-                 name: String = "pack.tar", scene: String = "01-a") throws -> URL {
-        let (_, envelope) = try manifest(files, version: version, sceneVersion: sceneVersion, expires: expires, scene: scene)
+                 name: String = "pack.tar", scene: String = "01-a", access: PackDocument.Access = ClientFixture.access, created: Date = Date()) throws -> URL {
+        let (_, envelope) = try manifest(files, version: version, sceneVersion: sceneVersion, expires: expires, scene: scene, access: access, created: created)
         var t = TarBuilder()
         t.file("manifest.json", envelope)
         for (path, bytes) in files.sorted(by: { $0.0 < $1.0 }) { t.file(path, bytes) }

@@ -20,6 +20,26 @@ final class ClientCommandTests: XCTestCase {
         root = dir + "/pub/root/1.root.json"
     }
 
+    func testAGrantIssuedForOneDeviceOpensOnThatDeviceOnly() throws {
+        let now = Date().timeIntervalSince1970
+        func iso(_ t: Double) -> String {
+            let f = ISO8601DateFormatter()
+            return f.string(from: Date(timeIntervalSince1970: t))
+        }
+        let issue = try CLI.run(["grant", "issue", "--key", keys + "/grant.pem", "--products", "uk.example.walks.royalmile.citypack",
+                                 "--not-before", iso(now - 86_400), "--not-after", iso(now + 86_400), "--device", "phone-a"])
+        XCTAssertEqual(issue.status, 0, issue.stderr)
+        XCTAssertTrue(issue.stderr.contains("on device phone-a only"), issue.stderr)
+        let code = issue.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let base = ["access", manifest, "--root", root, "--scene", "05-netherbow", "--code", code]
+        let here = try CLI.run(base + ["--device", "phone-a"])
+        XCTAssertEqual(here.status, 0, here.stderr)
+        XCTAssertTrue(here.stdout.contains("OPEN"), here.stdout)
+        let there = try CLI.run(base + ["--device", "phone-b"])
+        XCTAssertEqual(there.status, 1)
+        XCTAssertTrue(there.stdout.contains("issued for another device"), there.stdout + there.stderr)
+    }
+
     func testInstallThenVerifyAtRestThenDetectDamage() throws {
         let r = try CLI.run(["install", archive, "--into", dir + "/app", "--root", root])
         XCTAssertEqual(r.status, 0, r.stderr)

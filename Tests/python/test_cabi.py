@@ -42,7 +42,7 @@ class CABI(unittest.TestCase):
                                    "--not-before", today.strftime("%Y-%m-%dT%H:%M:%SZ"), "--not-after", cls.code_end],
                                   check=True, capture_output=True, text=True).stdout.strip()
         lib = ctypes.CDLL(os.path.join(cls.build, "libpackverify.so"))
-        for name in ["packverify_pin_root", "packverify_install", "packverify_verify_installed", "packverify_access", "packverify_accept_index",
+        for name in ["packverify_pin_root", "packverify_repin_root", "packverify_install", "packverify_verify_installed", "packverify_access", "packverify_accept_index",
                      "packverify_update"]:
             fn = getattr(lib, name)
             fn.argtypes = [ctypes.c_char_p]
@@ -111,6 +111,61 @@ class CABI(unittest.TestCase):
         missing = self.call("packverify_update", dict(request, **{"from": "file://" + os.path.join(client, "nowhere")}))
         self.assertFalse(missing["ok"])
         self.assertEqual(missing["error"]["code"], "fetch-missing", missing)
+
+    def test_a_minimal_access_request_works_and_a_bad_one_names_the_field(self):
+        client = tempfile.mkdtemp(dir=self.work)
+        state, into = os.path.join(client, "state"), os.path.join(client, "install")
+        self.assertTrue(self.call("packverify_pin_root", {"state": state, "root": os.path.join(self.pub, "root", "1.root.json")})["ok"])
+        clock = {"wall": time.time(), "boot": 100}
+        self.assertTrue(self.call("packverify_install", {"state": state, "into": into, "clock": clock,
+                                                         "archive": os.path.join(self.cdn, "packs", "royal-mile", "1", "royal-mile-1.tar")})["ok"])
+
+        def access(request):
+            return self.call("packverify_access", {"state": state, "into": into, "pack": "royal-mile", "request": request, "clock": clock})
+
+        minimal = access({"scene": "05-netherbow"})
+        self.assertTrue(minimal["ok"], minimal)
+        self.assertEqual(minimal["code"], "no-entitlement")
+        for request, named in [({}, 'missing field "scene"'), ({"scene": 5}, "scene"), ({"scene": "05-netherbow", "purchases": [{"productId": "x"}]}, "purchaseDate"),
+                               ({"scene": "05-netherbow", "codes": "PTG1.x"}, "codes")]:
+            bad = access(request)
+            self.assertFalse(bad["ok"], request)
+            self.assertEqual(bad["error"]["code"], "request", bad)
+            self.assertIn(named, bad["error"]["message"])
+            self.assertNotIn("DecodingError", bad["error"]["message"])
+            self.assertNotIn("CodingKeys", bad["error"]["message"])
+        # A refund date the parser does not read is an error naming the purchase and the field, never a pass.
+        city = "uk.example.walks.royalmile.citypack"
+        for date in ["2026-12-01 05:35:23Z", "2026-12-01", "1764567323"]:
+            bad = access({"scene": "05-netherbow", "purchases": [{"productId": city, "purchaseDate": "2026-11-01T00:00:00Z", "revocationDate": date}]})
+            self.assertFalse(bad["ok"], bad)
+            self.assertEqual(bad["error"]["code"], "request", bad)
+            self.assertIn("purchases[0]", bad["error"]["message"])
+            self.assertIn("revocationDate", bad["error"]["message"])
+
+    def test_pinning_over_a_state_is_refused_and_repinning_is_explicit(self):
+        client = tempfile.mkdtemp(dir=self.work)
+        state = os.path.join(client, "state")
+        root = os.path.join(self.pub, "root", "1.root.json")
+        self.assertTrue(self.call("packverify_pin_root", {"state": state, "root": root})["ok"])
+        with open(os.path.join(state, "client-state.json"), "rb") as f:
+            before = f.read()
+        self.assertEqual(self.call("packverify_pin_root", {"state": state, "root": root})["rootVersion"], 1, "the same root again is a no-op")
+        # Another publisher's root (one fresh key for every role).
+        packtool, keys = os.path.join(self.build, "packtool"), os.path.join(client, "k")
+        subprocess.run([packtool, "key", "generate", "--role", "root", "--out", keys], check=True, capture_output=True)
+        subprocess.run([packtool, "root", "init", "--state", os.path.join(client, "pub2"), "--root-key", os.path.join(keys, "root.pem"),
+                        "--manifest-key", os.path.join(keys, "root.pub"), "--index-key", os.path.join(keys, "root.pub"),
+                        "--grant-key", os.path.join(keys, "root.pub")], check=True, capture_output=True)
+        other = os.path.join(client, "pub2", "root", "1.root.json")
+        conflict = self.call("packverify_pin_root", {"state": state, "root": other})
+        self.assertFalse(conflict["ok"])
+        self.assertEqual(conflict["error"]["code"], "pin-conflict", conflict)
+        with open(os.path.join(state, "client-state.json"), "rb") as f:
+            self.assertEqual(f.read(), before, "the state is untouched")
+        repin = self.call("packverify_repin_root", {"state": state, "root": root})
+        self.assertTrue(repin["ok"], repin)
+        self.assertEqual(repin["rootVersion"], 1)
 
     def test_bad_requests_are_errors(self):
         bad = self.call("packverify_install", {"state": "/nonexistent", "archive": "/nonexistent.tar", "into": "/tmp/x"})

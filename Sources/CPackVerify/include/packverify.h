@@ -4,13 +4,25 @@
  * allocated: the caller owns it and must release it with packverify_free(). The library keeps no pointer the caller
  * passed in. Results are {"ok": true, ...} or {"ok": false, "error": {"code": "...", "outcome": "...", "message": "..."}}.
  * Requests may carry "clock": {"wall": <unix seconds>, "boot": <seconds since boot>} to inject the time.
- * Calls that change one client state (pin_root, update_roots, accept_index, install, update) take a lock on
+ * Calls that change one client state (pin_root, repin_root, update_roots, accept_index, install, update) take a lock on
  * <state>/.lock, across threads and processes; one that finds it held for more than two seconds returns code "busy"
  * and changes nothing. update holds it only while verifying and switching, never while downloading; two updates of
  * one state are kept apart by <state>/downloads/.lock (the second returns "busy"). packverify_access never waits: while the lock is held it answers without saving its clock.
  *
  *   packverify_pin_root         {"state": DIR, "root": FILE}                      -> {"rootVersion", "expires"}
+ *                               pins the first root. When DIR already holds a state it never replaces it: the root
+ *                               first pinned (or the one trusted now) again is a no-op returning the trusted root
+ *                               (so pinning the bundled root at every launch is safe); any other root is refused with
+ *                               "pin-conflict".
+ *   packverify_repin_root       {"state": DIR, "root": FILE}                      -> {"rootVersion", "expires"}
+ *                               deliberately replaces the trusted root with a self-signed one delivered out of band
+ *                               (an app update after the trusted root expired or its keys were lost). The version
+ *                               floors and the clock are kept; the root may not be older than the trusted one
+ *                               ("rollback") nor another root of the same version ("pin-conflict"). If its index keys
+ *                               differ, the index floor resets, as after a rotation.
  *   packverify_update_roots     {"state": DIR, "roots": [FILE, ...]}              -> {"rootVersion"}
+ *                               follows rotations N+1, N+2…; a root whose index role has other keys resets the index
+ *                               version floor to 0 (recovery from a stolen index key; pack floors are kept).
  *   packverify_accept_index     {"state": DIR, "index": FILE}                     -> {"indexVersion", "packs"}
  *   packverify_install          {"state": DIR, "archive": FILE, "into": DIR}      -> {"pack", "version", "files", "bytes"}
  *   packverify_verify_installed {"state": DIR, "into": DIR, "pack": ID, "threads"?: N}
@@ -22,10 +34,15 @@
  *                               (a scene's delta missing or refused, so the version-0 delta was used; the whole
  *                               archive fetched over an install); [] when all went as planned.
  *   packverify_access           {"state": DIR, "into": DIR, "pack": ID,
- *                                "request": {"scene": ID, "purchases": [{"productId", "purchaseDate", "revocationDate"?}],
- *                                            "codes": ["PTG1...."], "revokedCodes": [ID]}}
+ *                                "request": {"scene": ID, "purchases"?: [{"productId", "purchaseDate", "revocationDate"?}],
+ *                                            "codes"?: ["PTG1...."], "revokedCodes"?: [ID], "device"?: ID}}
  *                                                                                 -> {"allowed", "code", "reason", "entitlement"?, "until"?}
  *                               a scene the installed pack does not have is an error (code "scene"), not a closed stop.
+ *                               Only "scene" is required. Access codes are bearer tokens: one code opens on any
+ *                               number of devices, unless it was issued with a device claim (packtool grant issue
+ *                               --device ID); such a code opens only when "device" (the app's identifier for this
+ *                               device) equals its claim, and a closed stop says why otherwise. A purchase date or
+ *                               refund date that is not RFC 3339 is an error (code "request") naming the purchase.
  *
  * Failure codes (docs/verification-codes.md gives each one's meaning; generated from PackTrust's registry).
  * error.outcome is "refused" when the input was checked and is forged, stale or malformed (packtool exits 1), and
@@ -54,6 +71,7 @@ extern "C" {
 const char *packverify_version(void);
 
 char *packverify_pin_root(const char *request_json);
+char *packverify_repin_root(const char *request_json);
 char *packverify_update_roots(const char *request_json);
 char *packverify_accept_index(const char *request_json);
 char *packverify_install(const char *request_json);

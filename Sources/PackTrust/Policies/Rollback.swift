@@ -1,3 +1,5 @@
+import PackModel
+
 /// No signed version ever goes backwards: not the root, the index, a pack's manifest, nor any scene — judged against
 /// the highest versions the client has trusted or installed (its floors), which outlive any local copy.
 public struct Rollback: Sendable {
@@ -55,6 +57,14 @@ public struct Rollback: Sendable {
             }
         }
         return .meets
+    }
+
+    /// Whether `role` is held by other keys in `new` than in `old` (a threshold change alone is not a rotation):
+    /// then the floors that role's old keys could raise no longer bind (a stolen key rotated away must not leave its
+    /// version behind).
+    public static func keysChanged(role: String, from old: RootDocument, to new: RootDocument) -> Bool {
+        func holders(_ root: RootDocument) -> [String: [UInt8]] { root.roles[role].map { SignatureThreshold.keys(of: $0, in: root) } ?? [:] }
+        return holders(old) != holders(new)
     }
 
     /// What the index check needs of an index: its version and each pack's offered version.
