@@ -74,6 +74,10 @@ public struct DeltaApplier {
             throw VerificationFailure(.deltaBase, "\(manifest.pack) is not installed; install the full archive")
         }
         let staging = packFolder.appendingPathComponent(".staging-\(UUID().uuidString)")
+        // A refused update leaves the pack folder and its scenes/ as they were, times included.
+        var touched = TouchedFolders()
+        touched.note(packFolder.path)
+        touched.note(packFolder.path + "/" + InstallLayout.scenesFolder)
         let installedScenes = Dictionary(installed.scenes.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         var changed: [String] = []
         var fromDeltas: UInt64 = 0
@@ -138,6 +142,7 @@ public struct DeltaApplier {
             _ = try installer.switchOver(packFolder, to: staging, manifest: manifest, client: client, writer: writer)
         } catch {
             writer.discard()
+            touched.restore()
             throw error
         }
         return Result(pack: manifest.pack, version: manifest.version, changedScenes: changed, bytesFromDeltas: fromDeltas)

@@ -54,12 +54,23 @@ public struct Installer {
         // Without an explicit entry, the last accepted index's entry for this pack binds the install: after index v3,
         // a still validly signed v1 archive is not what the publisher currently offers.
         if binding == nil, let accepted = client.acceptedIndex?[manifest.pack].map(MixAndMatch.init) {
-            try accepted.evaluate(manifestBytes: manifestBytes).require()
-            try accepted.evaluate(manifestVersion: manifest.version).require()
+            try accepted.evaluate(acceptedIndexFor: manifestBytes, version: manifest.version).require()
         }
 
         let packFolder = into.appendingPathComponent(manifest.pack)
-        try FileManager.default.createDirectory(at: packFolder, withIntermediateDirectories: true)
+        // A refusal from here on must leave these folders as they were: created ones removed, times put back.
+        var touched = TouchedFolders()
+        var ancestors: [URL] = []
+        var existing = packFolder
+        while existing.path != "/" && !FileSystem.exists(existing.path) { ancestors.insert(existing, at: 0); existing.deleteLastPathComponent() }
+        touched.note(existing.path)
+        for ancestor in ancestors { touched.note(ancestor.path) }
+        touched.note(packFolder.path)
+        touched.note(packFolder.path + "/" + InstallLayout.scenesFolder)
+        do { try FileManager.default.createDirectory(at: packFolder, withIntermediateDirectories: true) } catch {
+            touched.restore()
+            throw VerificationFailure(.write, "\(packFolder.path): cannot create the folder (\(error))")
+        }
         let staging = packFolder.appendingPathComponent(".staging-\(UUID().uuidString)")
         let writer = StagingWriter(staging: staging)
         do {
@@ -104,6 +115,7 @@ public struct Installer {
             return Result(pack: manifest.pack, version: manifest.version, files: count, bytes: written, folder: folder)
         } catch {
             writer.discard()
+            touched.restore()
             throw error
         }
     }

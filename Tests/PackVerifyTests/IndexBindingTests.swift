@@ -60,3 +60,13 @@ final class IndexBindingTests: XCTestCase {
         XCTAssertEqual(try f.installer().install(archive: try release(1).archive, into: f.into).version, 1)
     }
 }
+
+extension IndexBindingTests {
+    /// A release newer than the accepted index (from a USB stick, or before the index catches up) is signed all the
+    /// same and cannot roll anything back: it installs; the index's own version must still be its exact bytes.
+    func testANewerReleaseThanTheAcceptedIndexInstallsButTheIndexedVersionMustMatchItsBytes() throws {
+        let v2 = try release(2), v3 = try release(3)
+        try accept(version: 1, packs: ["test-pack": v2.entry])
+        XCTAssertEqual(try f.installer().install(archive: v3.archive, into: f.into).version, 3)
+    }
+}

@@ -115,7 +115,7 @@ final class UpdaterTests: XCTestCase {
         _ = try f.write(index, type: PayloadType.index, signers: [f.indexKey], name: "tree/index.json")
         let before = f.snapshot()
         XCTAssertThrowsError(try Updater(state: f.state, into: f.into, fetcher: FileFetcher(base: tree)).update(pack: "test-pack")) { error in
-            XCTAssertEqual((error as? VerificationFailure)?.code, "number", "\(error)")
+            XCTAssertEqual((error as? VerificationFailure)?.code, "fetch-size", "\(error)")
         }
         XCTAssertEqual(f.snapshot().filter { !$0.key.contains("client-state") }, before.filter { !$0.key.contains("client-state") })
     }

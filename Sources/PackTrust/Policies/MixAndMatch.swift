@@ -14,6 +14,16 @@ public struct MixAndMatch: Sendable {
                "this manifest is not the one the index names (index: \(entry.manifest.path), version \(entry.version))")
     }
 
+    /// An install checked against the last accepted index (no entry given for this install): the index's version must
+    /// be these very bytes; an older version is what the publisher no longer offers (a replay), refused; a newer one
+    /// is a release the index has not caught up with, signed all the same, and rollback protection still holds.
+    public func evaluate(acceptedIndexFor manifestBytes: [UInt8], version: Int) -> PolicyResult {
+        if version < entry.version {
+            return .fails(VerificationFailure(.mixAndMatch, "version \(version) is older than version \(entry.version), which the accepted index offers"))
+        }
+        return version == entry.version ? evaluate(manifestBytes: manifestBytes) : .meets
+    }
+
     /// The decoded manifest's version.
     public func evaluate(manifestVersion: Int) -> PolicyResult {
         .check(manifestVersion == entry.version, .mixAndMatch, "the index names version \(entry.version), the archive holds \(manifestVersion)")

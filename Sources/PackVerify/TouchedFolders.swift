@@ -1,0 +1,43 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The folders an install or update changes before it knows it will succeed — `<into>`, `<into>/<pack>` and its
+/// `scenes/` gain staging and scene folders — so that a refusal leaves them exactly as they were: folders this run
+/// created are removed again (when empty), and the access and modification times of those that existed are put back.
+struct TouchedFolders {
+    private var created: [String] = []
+    private var times: [(path: String, access: timespec, modification: timespec)] = []
+
+    /// Call before creating `path` or adding entries to it.
+    mutating func note(_ path: String) {
+        guard !created.contains(path), !times.contains(where: { $0.path == path }) else { return }
+        var info = stat()
+        if lstat(path, &info) != 0 {
+            created.append(path)
+        } else if info.st_mode & S_IFMT == S_IFDIR {
+            #if canImport(Darwin)
+            times.append((path, info.st_atimespec, info.st_mtimespec))
+            #else
+            times.append((path, info.st_atim, info.st_mtim))
+            #endif
+        }
+    }
+
+    /// Undoes what this run did to the noted folders: removes the empty ones it created (innermost first), then puts
+    /// back the times of the others (which removing entries from them changed again).
+    func restore() {
+        for path in created.reversed() { rmdir(path) }
+        for entry in times.reversed() {
+            var both = [entry.access, entry.modification]
+            _ = utimensat(AT_FDCWD, entry.path, &both, AT_SYMLINK_NOFOLLOW)
+        }
+    }
+}
