@@ -3,7 +3,7 @@
 /// Clients pin the first root. Root N+1 is accepted only when signed by a threshold of root N's root keys and a
 /// threshold of its own (DESIGN.md §5).
 public struct RootDocument: Codable, Equatable, Sendable {
-    public static let roles = ["root", "manifest", "index", "grant"]
+    public static let roles = [Role.root, Role.manifest, Role.index, Role.grant]
 
     public var type: String = "root"
     public var version: Int
@@ -23,6 +23,9 @@ public struct RootDocument: Codable, Equatable, Sendable {
     }
 
     public struct Role: Codable, Equatable, Sendable {
+        /// The role names, defined once: who signs roots, manifests (and deltas), the index, and access codes.
+        public static let root = "root", manifest = "manifest", index = "index", grant = "grant"
+
         public var keyids: [String]
         public var threshold: Int
 

@@ -40,7 +40,7 @@ public struct TreeVerifier {
         guard let indexData = try Self.contents(of: out.appendingPathComponent(PublishLayout.index), cap: SizeCaps.index) else {
             throw VerificationFailure(.missing, "\(out.path)/index.json is missing")
         }
-        let index = try documents.open(indexData, as: IndexDocument.self, type: PayloadType.index, role: "index", root: root, what: "index")
+        let index = try documents.open(indexData, as: IndexDocument.self, type: PayloadType.index, role: RootDocument.Role.index, root: root, what: "index")
         try checkExpiry(index.expires, what: "index version \(index.version)")
         try RootReached(trusted: root.version).evaluate(indexRootVersion: index.rootVersion, reached: "the tree").require()
         lines.append("index: version \(index.version), \(index.packs.count) pack(s), expires \(index.expires)")
@@ -62,7 +62,7 @@ public struct TreeVerifier {
 
     /// Verifies a manifest envelope: type, threshold of the manifest role, expiry. Returns the manifest.
     public func verifyManifest(_ data: Data, root: RootDocument? = nil) throws -> Manifest {
-        let manifest = try documents.open(data, as: Manifest.self, type: PayloadType.manifest, role: "manifest", root: root ?? pinned, what: "manifest")
+        let manifest = try documents.open(data, as: Manifest.self, type: PayloadType.manifest, role: RootDocument.Role.manifest, root: root ?? pinned, what: "manifest")
         try checkExpiry(manifest.expires, what: "manifest of \(manifest.pack) version \(manifest.version)")
         return manifest
     }
@@ -118,7 +118,7 @@ public struct TreeVerifier {
                 guard let first = try reader.next(), first.path == PublishLayout.deltaDocumentEntry else {
                     throw VerificationFailure(.delta, "\(url.path): the first entry is not delta.json")
                 }
-                let delta = try documents.open(Data(try reader.readAll(limit: Int(SizeCaps.deltaDocument))), as: DeltaDocument.self, type: PayloadType.delta, role: "manifest", root: root, what: "delta")
+                let delta = try documents.open(Data(try reader.readAll(limit: Int(SizeCaps.deltaDocument))), as: DeltaDocument.self, type: PayloadType.delta, role: RootDocument.Role.manifest, root: root, what: "delta")
                 guard delta.pack == pack, delta.scene == scene, name == "\(delta.from.version)-\(delta.to.version).tar" else {
                     throw VerificationFailure(.delta, "\(url.path) is signed for \(delta.pack)/\(delta.scene) \(delta.from.version)-\(delta.to.version)")
                 }

@@ -20,15 +20,15 @@ public struct RootChain {
     /// Decodes a root envelope that must be signed by its own root role (how the first, pinned root is checked).
     public func selfSigned(_ envelope: DSSEEnvelope) throws -> RootDocument {
         let unverified = try decodeUnverified(envelope)
-        let payload = try documents.payload(of: envelope, type: PayloadType.root, role: "root", root: unverified)
+        let payload = try documents.payload(of: envelope, type: PayloadType.root, role: RootDocument.Role.root, root: unverified)
         return try SignedDocument.decode(RootDocument.self, from: payload, what: "root")
     }
 
     /// Accepts `envelope` as the successor of `trusted`.
     public func next(after trusted: RootDocument, _ envelope: DSSEEnvelope) throws -> RootDocument {
-        _ = try documents.payload(of: envelope, type: PayloadType.root, role: "root", root: trusted)
+        _ = try documents.payload(of: envelope, type: PayloadType.root, role: RootDocument.Role.root, root: trusted)
         let candidate = try decodeUnverified(envelope)
-        _ = try documents.payload(of: envelope, type: PayloadType.root, role: "root", root: candidate)
+        _ = try documents.payload(of: envelope, type: PayloadType.root, role: RootDocument.Role.root, root: candidate)
         guard candidate.version == trusted.version + 1 else {
             throw VerificationFailure(.rootVersion, "root version \(candidate.version) cannot follow \(trusted.version); each root must be the next version")
         }

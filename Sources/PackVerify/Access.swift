@@ -211,6 +211,6 @@ public struct AccessDecider {
     public func verifiedGrant(_ code: String) -> GrantDocument? {
         guard code.hasPrefix("PTG1."), code.utf8.count < 8192, let data = DSSE.decodeBase64(String(code.dropFirst(5))),
               data.count <= 8192 else { return nil }
-        return try? SignedDocument().open(data, as: GrantDocument.self, type: PayloadType.grant, role: "grant", root: root, what: "access code")
+        return try? SignedDocument().open(data, as: GrantDocument.self, type: PayloadType.grant, role: RootDocument.Role.grant, root: root, what: "access code")
     }
 }

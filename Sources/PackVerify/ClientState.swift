@@ -78,7 +78,7 @@ public struct ClientState: Codable, Equatable, Sendable {
     /// any older manifest the new keys signed. The cost: a pack a thief managed to install with both stolen keys
     /// keeps its version floor, and the publisher recovers by publishing above it.
     public mutating func trust(root new: RootDocument, envelope: Data) {
-        if Rollback.keysChanged(role: "index", from: root, to: new) {
+        if Rollback.keysChanged(role: RootDocument.Role.index, from: root, to: new) {
             indexVersion = 0
             acceptedIndex = nil
         }

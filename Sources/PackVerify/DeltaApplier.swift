@@ -36,13 +36,13 @@ public struct DeltaApplier {
     /// Reads and verifies a delta archive's signed document (the first entry).
     public func deltaDocument(_ url: URL, root: RootDocument) throws -> (DeltaDocument, StrictTarReader) {
         var reader = try StrictTarReader(url: url)
-        guard let first = try reader.next(), first.path == "delta.json", first.size <= SizeCaps.deltaDocument else {
+        guard let first = try reader.next(), first.path == PublishLayout.deltaDocumentEntry, first.size <= SizeCaps.deltaDocument else {
             throw VerificationFailure(.delta, "\(url.lastPathComponent): the first entry is not delta.json")
         }
         var bytes: [UInt8] = []
         try reader.read { bytes += $0 }
         let delta = try VerificationFailure.about(url, .delta) {
-            try documents.open(Data(bytes), as: DeltaDocument.self, type: PayloadType.delta, role: "manifest", root: root, what: "delta")
+            try documents.open(Data(bytes), as: DeltaDocument.self, type: PayloadType.delta, role: RootDocument.Role.manifest, root: root, what: "delta")
         }
         return (delta, reader)
     }

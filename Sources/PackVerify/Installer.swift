@@ -41,8 +41,8 @@ public struct Installer {
         var client = try ClientState.load(from: state)
         let verdict = clock.observe(reading(), state: &client.clock)
         var reader = try StrictTarReader(url: archive)
-        guard let first = try reader.next(), first.path == "manifest.json" else {
-            throw VerificationFailure(.archiveManifest, "\(archive.path): the first entry is not manifest.json")
+        guard let first = try reader.next(), first.path == PublishLayout.archiveManifestEntry else {
+            throw VerificationFailure(.archiveManifest, "\(archive.path): the first entry is not \(PublishLayout.archiveManifestEntry)")
         }
         guard first.size <= SizeCaps.manifest else { throw VerificationFailure(.size, "the manifest is \(first.size) bytes, over the \(SizeCaps.manifest)-byte cap") }
         var manifestBytes: [UInt8] = []
@@ -122,7 +122,7 @@ public struct Installer {
 
     /// Signature (manifest role), expiry against the guarded clock, and rollback of pack and scene versions.
     func verifyManifest(_ bytes: [UInt8], client: ClientState, now: Double) throws -> Manifest {
-        let manifest = try documents.open(Data(bytes), as: Manifest.self, type: PayloadType.manifest, role: "manifest", root: client.root, what: "manifest")
+        let manifest = try documents.open(Data(bytes), as: Manifest.self, type: PayloadType.manifest, role: RootDocument.Role.manifest, root: client.root, what: "manifest")
         // Pack and scene ids become folder and file names: even a signed manifest may only use plain slugs.
         try Identifiers.evaluate(manifest.pack, what: "pack id").require()
         for scene in manifest.scenes { try Identifiers.evaluate(scene.id, what: "scene id").require() }

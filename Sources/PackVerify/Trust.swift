@@ -104,7 +104,7 @@ public struct Trust {
             try RootReached(trusted: client.root.version).evaluate(indexRootVersion: unverified.rootVersion, reached: "this client's root chain").require()
         }
         let index = try VerificationFailure.about(file, .document) {
-            try SignedDocument().open(data, as: IndexDocument.self, type: PayloadType.index, role: "index", root: client.root, what: "index")
+            try SignedDocument().open(data, as: IndexDocument.self, type: PayloadType.index, role: RootDocument.Role.index, root: client.root, what: "index")
         }
         try RootChain.checkExpiry(client.root, now: Date(timeIntervalSince1970: verdict.now))
         guard let created = Timestamp.parse(index.created) else { throw VerificationFailure(.expiry, "the index has no valid creation time") }

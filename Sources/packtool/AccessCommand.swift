@@ -48,7 +48,7 @@ enum AccessCommand: Command {
             let root = try VerificationFailure.about(rootFile, .root) { try RootChain().selfSigned(SignedDocument.envelope(rootData, what: "root")) }
             let data = try SizeCaps.read(manifestFile, cap: SizeCaps.manifest)
             let manifest = try VerificationFailure.about(manifestFile, .document) {
-                try SignedDocument().open(data, as: Manifest.self, type: PayloadType.manifest, role: "manifest", root: root, what: "manifest")
+                try SignedDocument().open(data, as: Manifest.self, type: PayloadType.manifest, role: RootDocument.Role.manifest, root: root, what: "manifest")
             }
             let scene = try a.required("--scene")
             // A mistyped scene would otherwise read as "closed", which is the wrong answer to give a visitor.

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import PackPublish
+import PackModel
 
 /// `packtool export`: the whole CDN tree of what a state has published, into a new folder, from the state alone.
 enum ExportCommand: Command {
@@ -30,8 +31,8 @@ enum ExportCommand: Command {
         guard !indexPaths.isEmpty else { throw CommandLineError.usage("give the index key with --index-key") }
         let output = URL(fileURLWithPath: try a.required("--publish"))
         var options = TreeExporter.Options(state: URL(fileURLWithPath: try a.required("--state")), output: output,
-                                           manifestKeys: try SigningKeys.privateKeys(manifestPaths, role: "manifest"),
-                                           indexKeys: try SigningKeys.privateKeys(indexPaths, role: "index"))
+                                           manifestKeys: try SigningKeys.privateKeys(manifestPaths, role: RootDocument.Role.manifest),
+                                           indexKeys: try SigningKeys.privateKeys(indexPaths, role: RootDocument.Role.index))
         options.indexLifetime = try a.number("--index-days", default: 7) * 86_400
         do {
             let result = try TreeExporter(options: options).export()

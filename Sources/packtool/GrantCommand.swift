@@ -30,7 +30,7 @@ enum GrantCommand: Command {
     static func run(_ args: [String]) throws -> Int32 {
         let a = try Arguments(args, options: ["--key", "--products", "--not-before", "--not-after", "--device", "--note", "--out"], flags: [])
         guard a.positionals == ["issue"] else { throw CommandLineError.usage("expected `grant issue`") }
-        let key = try SigningKeys.privateKeys([try a.required("--key")], role: "grant")[0]
+        let key = try SigningKeys.privateKeys([try a.required("--key")], role: RootDocument.Role.grant)[0]
         let products = try a.required("--products").split(separator: ",").map { String($0.filter { !$0.isWhitespace }) }.filter { !$0.isEmpty }
         guard !products.isEmpty else { throw CommandLineError.usage("--products needs at least one product id") }
         guard let notBefore = Timestamp.parse(try a.required("--not-before")) else { throw CommandLineError.usage("--not-before must be RFC 3339, e.g. 2026-06-01T00:00:00Z") }

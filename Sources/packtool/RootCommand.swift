@@ -79,7 +79,7 @@ enum RootCommand: Command {
     private static func initRoot(_ a: Arguments) throws -> Int32 {
         let store = RootStore(state: try state(a))
         if try store.latest() != nil { throw CommandLineError.failure("\(store.folder.path) already holds a root; use `packtool root rotate`") }
-        let rootKeys = try SigningKeys.privateKeys(a.values("--root-key"), role: "root")
+        let rootKeys = try SigningKeys.privateKeys(a.values("--root-key"), role: RootDocument.Role.root)
         guard !rootKeys.isEmpty else { throw CommandLineError.usage("give at least one --root-key (private key file)") }
         do {
             let document = try RootStore.document(version: 1, expires: try expiry(a), roles: try roles(a, previous: nil))
@@ -92,9 +92,9 @@ enum RootCommand: Command {
     private static func rotate(_ a: Arguments) throws -> Int32 {
         let store = RootStore(state: try state(a))
         guard let current = try store.latest() else { throw CommandLineError.failure("no root in \(store.folder.path); run `packtool root init`") }
-        let oldSigners = try SigningKeys.privateKeys(a.values("--sign-with"), role: "root")
+        let oldSigners = try SigningKeys.privateKeys(a.values("--sign-with"), role: RootDocument.Role.root)
         guard !oldSigners.isEmpty else { throw CommandLineError.usage("give the current root keys with --sign-with") }
-        let newRootKeys = a.values("--root-key").isEmpty ? oldSigners : try SigningKeys.privateKeys(a.values("--root-key"), role: "root")
+        let newRootKeys = a.values("--root-key").isEmpty ? oldSigners : try SigningKeys.privateKeys(a.values("--root-key"), role: RootDocument.Role.root)
         var roleArgs = try roles(a, previous: current.document)
         if !a.values("--root-key").isEmpty { roleArgs["root"] = (newRootKeys.map(\.publicKey), roleArgs["root"]!.threshold) }
         do {

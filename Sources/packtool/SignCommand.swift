@@ -44,8 +44,8 @@ enum SignCommand: Command {
         guard !indexPaths.isEmpty else { throw CommandLineError.usage("give the index key with --index-key") }
         let output = URL(fileURLWithPath: try a.required("--publish"))
         var options = Publisher.Options(pack: pack, state: URL(fileURLWithPath: try a.required("--state")), output: output,
-                                        manifestKeys: try SigningKeys.privateKeys(manifestPaths, role: "manifest"),
-                                        indexKeys: try SigningKeys.privateKeys(indexPaths, role: "index"))
+                                        manifestKeys: try SigningKeys.privateKeys(manifestPaths, role: RootDocument.Role.manifest),
+                                        indexKeys: try SigningKeys.privateKeys(indexPaths, role: RootDocument.Role.index))
         options.allowWarnings = a.flag("--allow-warnings")
         if let v = a.value("--version") {
             guard let n = Int(v), n >= 1 else { throw CommandLineError.usage("--version must be a whole number ≥ 1") }
