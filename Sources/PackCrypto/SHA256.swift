@@ -83,9 +83,11 @@ public final class SHA256 {
 
     /// Like `hashWithIdentity(fileAt:)`, reading through the caller's `buffer` — for workers that hash many files
     /// and should not allocate (and leave behind in their malloc arena) a buffer per file.
-    public static func hashWithIdentity(fileAt url: URL, buffer: UnsafeMutableRawBufferPointer) throws -> (digest: [UInt8], size: UInt64, identity: FileIdentity) {
+    /// With `followingLinks` false a symbolic link in the file's place is refused rather than followed (an install
+    /// folder is hostile: a link there is damage, whatever it points at).
+    public static func hashWithIdentity(fileAt url: URL, buffer: UnsafeMutableRawBufferPointer, followingLinks: Bool = true) throws -> (digest: [UInt8], size: UInt64, identity: FileIdentity) {
         // O_NONBLOCK so that a FIFO (which would block the open until a writer appears) is refused below instead.
-        let fd = open(url.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        let fd = open(url.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (followingLinks ? 0 : O_NOFOLLOW))
         guard fd >= 0 else {
             throw CryptoError(code: "file.read", message: "\(url.path): \(String(cString: strerror(errno)))")
         }
