@@ -26,7 +26,7 @@ public func packverify_free(_ p: UnsafeMutablePointer<CChar>?) { free(p) }
 @_cdecl("packverify_pin_root")
 public func packverify_pin_root(_ request: UnsafePointer<CChar>?) -> UnsafeMutablePointer<CChar>? {
     respond(request) { r in
-        let root = try Trust(state: try r.url("state")).pin(rootFile: try r.url("root"))
+        let root = try r.client().pin(rootFile: try r.url("root"))
         return ["rootVersion": JSONValue(root.version), "expires": JSONValue(root.expires)]
     }
 }
@@ -34,7 +34,7 @@ public func packverify_pin_root(_ request: UnsafePointer<CChar>?) -> UnsafeMutab
 @_cdecl("packverify_repin_root")
 public func packverify_repin_root(_ request: UnsafePointer<CChar>?) -> UnsafeMutablePointer<CChar>? {
     respond(request) { r in
-        let root = try Trust(state: try r.url("state")).repin(rootFile: try r.url("root"))
+        let root = try r.client().repin(rootFile: try r.url("root"))
         return ["rootVersion": JSONValue(root.version), "expires": JSONValue(root.expires)]
     }
 }
@@ -43,7 +43,7 @@ public func packverify_repin_root(_ request: UnsafePointer<CChar>?) -> UnsafeMut
 public func packverify_update_roots(_ request: UnsafePointer<CChar>?) -> UnsafeMutablePointer<CChar>? {
     respond(request) { r in
         let files = (r.object["roots"]?.array ?? []).compactMap(\.string).map { URL(fileURLWithPath: $0) }
-        let root = try Trust(state: try r.url("state")).update(roots: files)
+        let root = try r.client().updateRoots(files)
         return ["rootVersion": JSONValue(root.version)]
     }
 }
@@ -51,9 +51,7 @@ public func packverify_update_roots(_ request: UnsafePointer<CChar>?) -> UnsafeM
 @_cdecl("packverify_accept_index")
 public func packverify_accept_index(_ request: UnsafePointer<CChar>?) -> UnsafeMutablePointer<CChar>? {
     respond(request) { r in
-        var trust = Trust(state: try r.url("state"))
-        if let clock = r.clock { trust.reading = { clock } }
-        let index = try trust.accept(index: try r.url("index"))
+        let index = try r.client().accept(index: try r.url("index"))
         return ["indexVersion": JSONValue(index.version),
                 "packs": JSONValue(index.packs.mapValues { JSONValue(["version": JSONValue($0.version), "archive": JSONValue($0.archive.path)]) })]
     }
@@ -62,9 +60,7 @@ public func packverify_accept_index(_ request: UnsafePointer<CChar>?) -> UnsafeM
 @_cdecl("packverify_install")
 public func packverify_install(_ request: UnsafePointer<CChar>?) -> UnsafeMutablePointer<CChar>? {
     respond(request) { r in
-        var installer = Installer(state: try r.url("state"))
-        if let clock = r.clock { installer.reading = { clock } }
-        let result = try installer.install(archive: try r.url("archive"), into: try r.url("into"))
+        let result = try r.client().install(archive: try r.url("archive"), into: try r.url("into"))
         return ["pack": JSONValue(result.pack), "version": JSONValue(result.version), "files": JSONValue(result.files), "bytes": JSONValue(result.bytes)]
     }
 }
@@ -72,12 +68,12 @@ public func packverify_install(_ request: UnsafePointer<CChar>?) -> UnsafeMutabl
 @_cdecl("packverify_verify_installed")
 public func packverify_verify_installed(_ request: UnsafePointer<CChar>?) -> UnsafeMutablePointer<CChar>? {
     respond(request) { r in
-        var checker = InstalledPack(state: try r.url("state"))
-        if let threads = r.object["threads"]?.number {
-            guard threads >= 1, threads <= 64, threads.rounded() == threads else { throw VerificationFailure(.request, "\"threads\" must be a whole number from 1 to 64") }
-            checker.threads = Int(threads)
+        var threads: Int?
+        if let n = r.object["threads"]?.number {
+            guard n >= 1, n <= 64, n.rounded() == n else { throw VerificationFailure(.request, "\"threads\" must be a whole number from 1 to 64") }
+            threads = Int(n)
         }
-        let report = try checker.verify(into: try r.url("into"), pack: try r.string("pack"))
+        let report = try r.client().verifyInstalled(pack: try r.string("pack"), into: try r.url("into"), threads: threads)
         return ["pack": JSONValue(report.pack), "version": JSONValue(report.version), "intact": JSONValue(report.isIntact),
                 "missing": JSONValue(report.missing), "changed": JSONValue(report.changed), "extra": JSONValue(report.extra),
                 "checkedFiles": JSONValue(report.checkedFiles)]
@@ -91,9 +87,7 @@ public func packverify_update(_ request: UnsafePointer<CChar>?) -> UnsafeMutable
         let timeout = r.object["timeout"]?.number ?? 15
         guard timeout > 0, timeout <= 600 else { throw VerificationFailure(.request, "\"timeout\" must be between 0 and 600 seconds") }
         let fetcher = try TreeSource.fetcher(from, timeout: timeout)
-        var updater = Updater(state: try r.url("state"), into: try r.url("into"), fetcher: fetcher)
-        if let clock = r.clock { updater.installer.reading = { clock } }
-        let result = try updater.update(pack: try r.string("pack"))
+        let result = try r.client().update(pack: try r.string("pack"), into: try r.url("into"), from: fetcher)
         var out: [String: JSONValue] = ["pack": JSONValue(result.pack), "toVersion": JSONValue(result.toVersion),
                                         "method": JSONValue(result.method), "changedScenes": JSONValue(result.changedScenes),
                                         "fallbacks": JSONValue(result.fallbacks)]
@@ -105,8 +99,6 @@ public func packverify_update(_ request: UnsafePointer<CChar>?) -> UnsafeMutable
 @_cdecl("packverify_access")
 public func packverify_access(_ request: UnsafePointer<CChar>?) -> UnsafeMutablePointer<CChar>? {
     respond(request) { r in
-        var access = InstalledAccess(state: try r.url("state"))
-        if let clock = r.clock { access.reading = { clock } }
         let body = try JSONEncoder().encode(r.object["request"] ?? .object([:]))
         let accessRequest: AccessRequest
         do { accessRequest = try JSONDecoder().decode(AccessRequest.self, from: body) } catch {
@@ -116,7 +108,7 @@ public func packverify_access(_ request: UnsafePointer<CChar>?) -> UnsafeMutable
         do { try accessRequest.validate() } catch let failure as VerificationFailure {
             throw VerificationFailure(failure.kind, "request.\(failure.message)")
         }
-        let decision = try access.decide(into: try r.url("into"), pack: try r.string("pack"), request: accessRequest)
+        let decision = try r.client().decideAccess(pack: try r.string("pack"), into: try r.url("into"), request: accessRequest)
         var out: [String: JSONValue] = ["allowed": JSONValue(decision.allowed), "code": JSONValue(decision.code), "reason": JSONValue(decision.reason)]
         if let e = decision.entitlement { out["entitlement"] = JSONValue(e) }
         if let u = decision.until { out["until"] = JSONValue(u) }
@@ -134,6 +126,13 @@ private struct Request {
     }
 
     func url(_ key: String) throws -> URL { URL(fileURLWithPath: try string(key)) }
+
+    /// The front door for the request's "state", on the request's injected clock when it has one.
+    func client() throws -> PackClient {
+        var client = PackClient(state: try url("state"))
+        if let clock { client.reading = { clock } }
+        return client
+    }
 
     /// Optional injected clock {"wall": seconds, "boot": seconds} for tests and for apps with their own time source.
     var clock: ClockGuard.Reading? {

@@ -31,7 +31,7 @@ struct FirstPin {
         guard isNeeded else { return }
         pinned = true
         do {
-            try Trust(state: stateFile.deletingLastPathComponent()).pin(rootFile: URL(fileURLWithPath: try rootPath()))
+            try PackClient(state: stateFile.deletingLastPathComponent()).pin(rootFile: URL(fileURLWithPath: try rootPath()))
         } catch let f as VerificationFailure {
             throw VerificationFailure(f.kind, f.message + "; " + Self.rootHint)
         }

@@ -31,12 +31,12 @@ enum InstallCommand: Command {
         let state = a.value("--state").map { URL(fileURLWithPath: $0) } ?? into.appendingPathComponent(".packtool-client")
         do {
             if a.flag("--verify") {
-                var checker = InstalledPack(state: state)
+                var threads: Int?
                 if let t = a.value("--threads") {
                     guard let n = Int(t), n >= 1 else { throw CommandLineError.usage("--threads must be a whole number ≥ 1") }
-                    checker.threads = n
+                    threads = n
                 }
-                let report = try checker.verify(into: into, pack: try a.required("--pack"))
+                let report = try PackClient(state: state).verifyInstalled(pack: try a.required("--pack"), into: into, threads: threads)
                 var text = "\(report.pack) version \(report.version): \(report.checkedFiles) files checked, \(report.isIntact ? "intact" : "DAMAGED")\n"
                 text += report.missing.map { "  missing: \($0)\n" }.joined() + report.changed.map { "  changed: \($0)\n" }.joined() + report.extra.map { "  extra: \($0)\n" }.joined()
                 Output.out(text)
@@ -47,7 +47,7 @@ enum InstallCommand: Command {
             let result: Installer.Result
             do {
                 try pin.pinIfNeeded { try a.required("--root") }
-                result = try Installer(state: state).install(archive: URL(fileURLWithPath: a.positionals[0]), into: into)
+                result = try PackClient(state: state).install(archive: URL(fileURLWithPath: a.positionals[0]), into: into)
             } catch {
                 pin.rollBack()
                 throw error

@@ -40,9 +40,8 @@ enum UpdateCommand: Command {
             let line = ProgressLine(label: "downloading")
             do {
                 try pin.pinIfNeeded { try a.required("--root") }
-                var updater = Updater(state: state, into: into, fetcher: fetcher)
-                updater.progress = line.map { p in { _, bytes in p.update(bytes, of: 0) } }
-                result = try updater.update(pack: try a.required("--pack"))
+                result = try PackClient(state: state).update(pack: try a.required("--pack"), into: into, from: fetcher,
+                                                             progress: line.map { p in { _, bytes in p.update(bytes, of: 0) } })
             } catch {
                 line?.finish()
                 pin.rollBack()

@@ -1,0 +1,80 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import PackModel
+
+/// The client's front door: one per state folder, and every operation an app performs on it — pin or re-pin the root,
+/// follow root rotations, accept an index, install, update, verify at rest, decide access — goes through it, with one
+/// clock (the guard and the time source) for all of them.
+///
+/// Each operation that changes the state takes the state's lock once, loads the state once, and saves it at most once
+/// (the types it composes — `Trust`, `Installer`, `DeltaApplier`, `Updater`, `InstalledPack`, `InstalledAccess` — do
+/// that work; the lock is re-entrant, and is never held while the network is waited on). The CLI and the C ABI use
+/// this type only, so both run the same code and get the same results and failure codes.
+public struct PackClient {
+    public let state: URL
+    public var clock = ClockGuard()
+    /// The time source: the system's wall and boot clocks, or a caller's (tests, apps with their own time source).
+    public var reading: () -> ClockGuard.Reading = ClockGuard.Reading.system
+
+    public init(state: URL) { self.state = state }
+
+    private var trust: Trust {
+        var t = Trust(state: state)
+        t.clock = clock
+        t.reading = reading
+        return t
+    }
+
+    private var installer: Installer {
+        var i = Installer(state: state)
+        i.clock = clock
+        i.reading = reading
+        return i
+    }
+
+    /// Pins the root shipped with the app (a no-op when it is already pinned; another root is `pin-conflict`).
+    @discardableResult
+    public func pin(rootFile: URL) throws -> RootDocument { try trust.pin(rootFile: rootFile) }
+
+    /// Deliberately replaces the trusted root with one shipped out of band, keeping every version floor.
+    @discardableResult
+    public func repin(rootFile: URL) throws -> RootDocument { try trust.repin(rootFile: rootFile) }
+
+    /// Follows root N+1, N+2… in order.
+    @discardableResult
+    public func updateRoots(_ files: [URL]) throws -> RootDocument { try trust.update(roots: files) }
+
+    /// Verifies and records a signed index.
+    public func accept(index: URL) throws -> IndexDocument { try trust.accept(index: index) }
+
+    /// Installs a pack archive (bound to `indexEntry`, or to the accepted index's entry when there is one).
+    public func install(archive: URL, into: URL, indexEntry: IndexDocument.Entry? = nil) throws -> Installer.Result {
+        try installer.install(archive: archive, into: into, indexEntry: indexEntry)
+    }
+
+    /// Brings an installed pack up to date from a published tree.
+    public func update(pack: String, into: URL, from fetcher: any Fetcher, progress: ((String, UInt64) -> Void)? = nil) throws -> Updater.Result {
+        var updater = Updater(state: state, into: into, fetcher: fetcher)
+        updater.installer = installer
+        updater.progress = progress
+        return try updater.update(pack: pack)
+    }
+
+    /// Verifies an installed pack at rest, on `threads` threads (all cores when nil).
+    public func verifyInstalled(pack: String, into: URL, threads: Int? = nil) throws -> InstalledPack.Report {
+        var checker = InstalledPack(state: state)
+        if let threads { checker.threads = threads }
+        return try checker.verify(into: into, pack: pack)
+    }
+
+    /// Decides access to a scene of an installed pack.
+    public func decideAccess(pack: String, into: URL, request: AccessRequest) throws -> AccessDecision {
+        var access = InstalledAccess(state: state)
+        access.clock = clock
+        access.reading = reading
+        return try access.decide(into: into, pack: pack, request: request)
+    }
+}
