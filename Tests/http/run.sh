@@ -22,6 +22,12 @@ trap cleanup EXIT
 pass() { echo "ok   $*"; }
 fail() { echo "FAIL $*" >&2; exit 1; }
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
+# Waits up to 20 s (a loaded machine starts servers slowly) for URL to answer; fails loudly, with what the server said,
+# instead of letting the first test run against nothing.
+wait_for() {
+  for _ in $(seq 200); do curl -s -o /dev/null "$1" 2>/dev/null && return 0; python3 -c 'import time; time.sleep(0.1)'; done
+  echo "FAIL no server answered at $1"; cat "$work/nginx-start.log" "$work/nginx/logs/error.log" 2>/dev/null; exit 1
+}
 
 for r in root manifest index grant; do "$P" key generate --role $r --out "$work/keys" >/dev/null; done
 cp keys-example/historian.pem "$work/keys/historian.pem"; chmod 600 "$work/keys/historian.pem"
@@ -67,9 +73,9 @@ http {
   }
 }
 CONF
-nginx -p "$work/nginx" -c "$work/nginx/nginx.conf" 2>/dev/null &
+nginx -p "$work/nginx" -c "$work/nginx/nginx.conf" 2>"$work/nginx-start.log" &
 nginx_pid=$!
-for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$port/index.json" 2>/dev/null && break; python3 -c 'import time; time.sleep(0.1)'; done
+wait_for "http://127.0.0.1:$port/index.json"
 
 update() { "$P" update --from "$1" --into "$work/app" --pack royal-mile --root "$work/pub/root/1.root.json" --timeout 2; }
 installed() { "$P" install --verify --into "$work/app" --pack royal-mile; }
@@ -141,7 +147,7 @@ for mode in truncate stall; do
   pyport=$(free_port)
   python3 Tests/http/misbehaving_server.py "$pyport" "$work/cdn" "$mode" &
   py_pid=$!
-  for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$pyport/index.json" 2>/dev/null && break; python3 -c 'import time; time.sleep(0.1)'; done
+  wait_for "http://127.0.0.1:$pyport/index.json"
   expect_refused "a $mode response" "interrupted\|timed out\|no usable delta" "http://127.0.0.1:$pyport"
   kill "$py_pid"; wait "$py_pid" 2>/dev/null || true; py_pid=""
 done
@@ -174,7 +180,7 @@ for mode in chunked resume; do
   pyport=$(free_port)
   python3 Tests/http/misbehaving_server.py "$pyport" "$work/cdn" "$mode" "$work/$mode.log" &
   py_pid=$!
-  for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$pyport/index.json" 2>/dev/null && break; python3 -c 'import time; time.sleep(0.1)'; done
+  wait_for "http://127.0.0.1:$pyport/index.json"
   fresh_ok "$mode" "http://127.0.0.1:$pyport"
   kill "$py_pid"; wait "$py_pid" 2>/dev/null || true; py_pid=""
 done
@@ -188,7 +194,7 @@ pass "a download cut in half resumes with Range: bytes=$half- and v3 installs"
 pyport=$(free_port)
 python3 Tests/http/misbehaving_server.py "$pyport" "$work/cdn" endless-range &
 py_pid=$!
-for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$pyport/index.json" 2>/dev/null && break; python3 -c 'import time; time.sleep(0.1)'; done
+wait_for "http://127.0.0.1:$pyport/index.json"
 rc=0; out=$(fresh endless "http://127.0.0.1:$pyport" 2>&1) || rc=$?
 kill "$py_pid"; wait "$py_pid" 2>/dev/null || true; py_pid=""
 [ "$rc" = 1 ] || fail "an endless Range answer: exit $rc, not a refusal: $out"
