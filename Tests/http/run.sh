@@ -5,6 +5,8 @@
 # expired index, a server that stops sending and a delta for the wrong base: each fails clearly and v2 stays intact.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+# nginx lives in /usr/sbin, which a user's PATH (and CI's stock PATH) need not include.
+PATH="$PATH:/usr/sbin:/sbin"
 BUILD=$(swift build --show-bin-path)
 swift build --product packtool >/dev/null
 P="$BUILD/packtool"
