@@ -97,6 +97,7 @@ enum InstallLayout {
     /// the pack is not installed. A version folder whose manifest is missing or not a regular file is damaged.
     static func installedManifest(into: URL, pack: String, root: RootDocument) throws -> (manifest: Manifest, folder: URL)? {
         try Identifiers.evaluate(pack, what: "pack id").require()
+        try checkPackFolder(into.appendingPathComponent(pack))
         guard let folder = try currentVersion(packFolder: into.appendingPathComponent(pack)) else { return nil }
         let url = folder.appendingPathComponent(Installer.manifestFileName)
         var info = stat()
@@ -125,6 +126,26 @@ enum InstallLayout {
         guard target.hasPrefix(prefix) else { return nil }
         let name = String(target.dropFirst(prefix.count))
         guard name.hasPrefix(id + "@"), !name.contains("/"), name != ".", name != ".." else { return nil }
+        // The folder it names must be a real folder inside the pack's own scenes/ — never a link to files elsewhere,
+        // which could be changed after a check.
+        let scenes = URL(fileURLWithPath: version).deletingLastPathComponent().appendingPathComponent(scenesFolder).path
+        guard isRealFolder(scenes), isRealFolder(scenes + "/" + name) else { return nil }
         return name
+    }
+
+    /// True when `path` is a folder itself, not a link to one.
+    static func isRealFolder(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+    }
+
+    /// A pack's folder must be a real folder when it exists: a link there would have an install write, and remove,
+    /// wherever it points.
+    static func checkPackFolder(_ packFolder: URL) throws {
+        var info = stat()
+        guard lstat(packFolder.path, &info) == 0 else { return }
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            throw VerificationFailure(.installLayout, "\(packFolder.path) is \(FileSystem.kind(info.st_mode)), not the pack folder the installer makes; it is left alone")
+        }
     }
 }

@@ -58,6 +58,15 @@ public struct Installer {
         }
 
         let packFolder = into.appendingPathComponent(manifest.pack)
+        try InstallLayout.checkPackFolder(packFolder)
+        // What is installed is a floor too, even if the client state that recorded it was lost or replaced: its
+        // manifest is verified under the trusted root, so an older archive cannot come back over it.
+        if let installed = try? InstallLayout.installedManifest(into: into, pack: manifest.pack, root: client.root)?.manifest {
+            var floors = client.floors
+            floors.manifests[installed.pack] = max(floors.manifests[installed.pack] ?? 0, installed.version)
+            for scene in installed.scenes { floors.scenes["\(installed.pack)/\(scene.id)"] = max(floors.scenes["\(installed.pack)/\(scene.id)"] ?? 0, scene.version) }
+            try Rollback(floors: floors).evaluate(pack: manifest.pack, version: manifest.version, scenes: manifest.scenes.map { ($0.id, $0.version) }).require()
+        }
         // A refusal from here on must leave these folders as they were: created ones removed, times put back.
         var touched = TouchedFolders()
         var ancestors: [URL] = []
@@ -129,6 +138,10 @@ public struct Installer {
         // stops/ holds the links to scene folders; a pack-level file there would collide with them.
         guard !manifest.files.contains(where: { $0.path == "stops" || $0.path.hasPrefix("stops/") }) else {
             throw VerificationFailure(.identifier, "the manifest lists a pack-level file under stops/")
+        }
+        // The installer keeps the signed manifest as .manifest.json beside the files; a listed file may not take that name.
+        guard !manifest.files.contains(where: { $0.path == Self.manifestFileName }) else {
+            throw VerificationFailure(.identifier, "the manifest lists a pack-level file named \(Self.manifestFileName), which the installer keeps for the signed manifest")
         }
         // A Trip Pass length that would overflow when turned into seconds or dates is refused before it is installed.
         if let trip = manifest.access.products.tripPass { try TripPassLength(hours: trip.hours).evaluate().require() }
