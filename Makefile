@@ -99,7 +99,6 @@ test: deps-test
 	Tests/c/run.sh
 	Tests/http/run.sh
 	$(PYTHON) -m unittest discover -s Tests/python -v
-	@scripts/skipped-suites.sh .build/test.log
 
 # Regenerates scenes/royal-mile from scripts/royal_mile_content.py (needs the media tools; takes about two minutes).
 example-pack: deps-build
