@@ -36,3 +36,22 @@ enum CLI {
         return Result(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
     }
 }
+
+extension CLI {
+    /// Fresh keys in `dir/keys`, a root in the state `dir/pub`, and the example pack signed and published into
+    /// `dir/cdn` at the current time — what the client-side command tests install from.
+    static func publishExamplePack(in dir: String) throws {
+        let keys = dir + "/keys"
+        for role in ["root", "manifest", "index", "grant"] {
+            let r = try run(["key", "generate", "--role", role, "--out", keys])
+            guard r.status == 0 else { throw NSError(domain: "CLI", code: 1, userInfo: [NSLocalizedDescriptionKey: r.stderr]) }
+        }
+        for args in [["root", "init", "--state", dir + "/pub", "--root-key", keys + "/root.pem", "--manifest-key", keys + "/manifest.pub",
+                      "--index-key", keys + "/index.pub", "--grant-key", keys + "/grant.pub"],
+                     ["sign", ExamplePack.root.path, "--state", dir + "/pub", "--key", keys + "/manifest.pem", "--index-key", keys + "/index.pem",
+                      "--publish", dir + "/cdn"]] {
+            let r = try run(args, environment: ["SOURCE_DATE_EPOCH": String(Int(Date().timeIntervalSince1970))])
+            guard r.status == 0 else { throw NSError(domain: "CLI", code: 1, userInfo: [NSLocalizedDescriptionKey: "\(args[0]): " + r.stderr]) }
+        }
+    }
+}

@@ -9,13 +9,7 @@ final class ClientRefusalTests: XCTestCase {
 
     override func setUpWithError() throws {
         dir = try temporaryDirectory()
-        let keys = dir + "/keys"
-        for role in ["root", "manifest", "index", "grant"] { XCTAssertEqual(try CLI.run(["key", "generate", "--role", role, "--out", keys]).status, 0) }
-        XCTAssertEqual(try CLI.run(["root", "init", "--state", dir + "/pub", "--root-key", keys + "/root.pem", "--manifest-key", keys + "/manifest.pub",
-                                    "--index-key", keys + "/index.pub", "--grant-key", keys + "/grant.pub"]).status, 0)
-        let r = try CLI.run(["sign", ExamplePack.root.path, "--state", dir + "/pub", "--key", keys + "/manifest.pem", "--index-key", keys + "/index.pem",
-                             "--publish", dir + "/cdn"], environment: ["SOURCE_DATE_EPOCH": String(Int(Date().timeIntervalSince1970))])
-        XCTAssertEqual(r.status, 0, r.stderr)
+        try CLI.publishExamplePack(in: dir)
         archive = dir + "/cdn/packs/royal-mile/1/royal-mile-1.tar"
         root = dir + "/pub/root/1.root.json"
     }
