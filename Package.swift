@@ -3,9 +3,33 @@
 // each module depends only on the layers above it, and the client library carries no signing code.
 import PackageDescription
 
+// The client modules (PackCrypto's verify half, PackModel, PackTrust, PackVerify) build on Apple platforms with
+// CryptoKit and no C library beyond the SDK; on Linux they use OpenSSL. The backend is chosen by the
+// PACKTOOL_CRYPTOKIT define, never by canImport(CryptoKit), which a stand-in module named CryptoKit turns true
+// everywhere. With PACKTOOL_CRYPTOKIT_SHIM=1 on Linux, PackCrypto builds its CryptoKit path against the test-only
+// stand-in in Tests/Shims/CryptoKit (a CryptoKit API over libcrypto), so that path is compiled and tested here too;
+// `make test` does this with its own --scratch-path. Without the variable the stand-in is not in the package.
+let cryptoKitShim: Bool = {
+    #if os(Linux)
+    return Context.environment["PACKTOOL_CRYPTOKIT_SHIM"] == "1"
+    #else
+    return false
+    #endif
+}()
+let applePlatforms: [Platform] = [.macOS, .iOS, .tvOS, .watchOS, .visionOS]
+
+let packCrypto: Target = cryptoKitShim
+    ? .target(name: "PackCrypto", dependencies: ["CryptoKit"], swiftSettings: [.define("PACKTOOL_CRYPTOKIT")])
+    : .target(name: "PackCrypto", dependencies: [.target(name: "COpenSSL", condition: .when(platforms: [.linux]))],
+              swiftSettings: [.define("PACKTOOL_CRYPTOKIT", .when(platforms: applePlatforms))])
+let cryptoKitStandIn: [Target] = cryptoKitShim ? [
+    .target(name: "CryptoKit", dependencies: ["COpenSSL"], path: "Tests/Shims/CryptoKit"),
+    .testTarget(name: "CryptoKitShimTests", dependencies: ["CryptoKit"], path: "Tests/Shims/CryptoKitTests"),
+] : []
+
 let package = Package(
     name: "packtool",
-    platforms: [.macOS(.v13)],
+    platforms: [.iOS(.v17), .macOS(.v14)],
     products: [
         .executable(name: "packtool", targets: ["packtool"]),
         .library(name: "PackVerify", targets: ["PackVerify"]),
@@ -19,7 +43,10 @@ let package = Package(
         .systemLibrary(name: "CArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"])]),
         .systemLibrary(name: "CTLS", pkgConfig: "libssl", providers: [.apt(["libssl-dev"])]),
 
-        .target(name: "PackCrypto", dependencies: ["COpenSSL"]),
+        packCrypto,
+        // Signing, PEM and key files: OpenSSL only, on every platform (publishers run Linux or macOS with OpenSSL, and
+        // CryptoKit's randomised signatures would break byte-identical rebuilds). No client module depends on it.
+        .target(name: "PackSigning", dependencies: ["COpenSSL", "PackCrypto"]),
         .target(name: "PackModel", dependencies: ["PackCrypto"]),
         .target(name: "PackMedia"),
         .target(name: "PackArchive", dependencies: ["CArchive", "PackCrypto", "PackModel"]),
@@ -27,7 +54,7 @@ let package = Package(
         // Signed documents, the root chain, the failure-code registry and one file per verification policy: below
         // both the client (PackVerify) and the publisher (PackPublish), so neither reaches into the other.
         .target(name: "PackTrust", dependencies: ["PackModel", "PackCrypto"]),
-        .target(name: "PackPublish", dependencies: ["PackModel", "PackArchive", "CSQLite", "PackLint", "PackTrust"]),
+        .target(name: "PackPublish", dependencies: ["PackModel", "PackArchive", "CSQLite", "PackLint", "PackTrust", "PackSigning"]),
         .target(name: "PackVerify", dependencies: ["PackTrust", "PackModel", "PackCrypto"]),
         // The release C library carries its own copy of the Swift runtime and FoundationEssentials (static stdlib,
         // linked with lld, no undefined symbols left): a C or Java app needs no Swift installed, and only the parts
@@ -37,32 +64,33 @@ let package = Package(
         .target(name: "CPackVerify", dependencies: ["PackVerify", "PackModel", "PackHTTP"], linkerSettings: [.unsafeFlags([
             "-static-stdlib", "-use-ld=lld", "-Xlinker", "--no-undefined", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
             "-l_FoundationCollections", "-l_FoundationCShims", "-lswiftSynchronization",
-        ], .when(configuration: .release))]),
+        ], .when(platforms: [.linux], configuration: .release))]),
         // The updater's HTTP(S) transport (sockets and libssl), apart from the verifier so an app can bring its own.
         .target(name: "PackHTTP", dependencies: ["PackVerify", "PackModel", "PackCrypto", "CTLS"]),
         // The release tool carries the Swift runtime statically too: each run maps ten fewer libraries (15.7 → 11.2
         // MiB resident for `packtool --version`, ~2.5 ms less start-up), and it runs without a Swift installation.
         .executableTarget(
             name: "packtool",
-            dependencies: ["PackCrypto", "PackModel", "PackMedia", "PackLint", "PackTrust", "PackPublish", "PackVerify", "PackHTTP"],
+            dependencies: ["PackCrypto", "PackSigning", "PackModel", "PackMedia", "PackLint", "PackTrust", "PackPublish", "PackVerify", "PackHTTP"],
             linkerSettings: [.unsafeFlags(["-static-stdlib", "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
                                            "-l_FoundationCollections", "-l_FoundationCShims", "-lswiftSynchronization"],
-                                          .when(configuration: .release))]),
+                                          .when(platforms: [.linux], configuration: .release))]),
 
         // Shared test helpers: repository paths, the example pack, scratch copies, running tools.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         // libFuzzer targets for every parser (make fuzz builds them with -sanitize=fuzzer,address -DFUZZING).
         .executableTarget(name: "PackFuzz", dependencies: ["PackMedia", "PackCrypto", "PackModel", "PackTrust", "PackVerify", "PackHTTP"]),
 
-        .testTarget(name: "PackCryptoTests", dependencies: ["PackCrypto", "TestSupport"]),
-        .testTarget(name: "PackModelTests", dependencies: ["PackModel", "PackCrypto", "TestSupport"]),
+        .testTarget(name: "PackCryptoTests", dependencies: ["PackCrypto", "PackSigning", "TestSupport"]),
+        .testTarget(name: "PackSigningTests", dependencies: ["PackSigning", "PackCrypto", "TestSupport"]),
+        .testTarget(name: "PackModelTests", dependencies: ["PackModel", "PackCrypto", "PackSigning", "TestSupport"]),
         .testTarget(name: "PackMediaTests", dependencies: ["PackMedia", "TestSupport"]),
         .testTarget(name: "PackLintTests", dependencies: ["PackLint", "PackModel", "TestSupport"]),
         .testTarget(name: "PackArchiveTests", dependencies: ["PackArchive", "PackCrypto", "TestSupport"]),
-        .testTarget(name: "PackTrustTests", dependencies: ["PackTrust", "PackModel", "PackCrypto", "TestSupport"]),
-        .testTarget(name: "PackPublishTests", dependencies: ["PackPublish", "PackArchive", "PackModel", "PackCrypto", "PackVerify", "TestSupport"]),
-        .testTarget(name: "PackVerifyTests", dependencies: ["PackVerify", "PackTrust", "PackModel", "PackCrypto", "TestSupport"]),
+        .testTarget(name: "PackTrustTests", dependencies: ["PackTrust", "PackModel", "PackCrypto", "PackSigning", "TestSupport"]),
+        .testTarget(name: "PackPublishTests", dependencies: ["PackPublish", "PackArchive", "PackModel", "PackCrypto", "PackSigning", "PackVerify", "TestSupport"]),
+        .testTarget(name: "PackVerifyTests", dependencies: ["PackVerify", "PackTrust", "PackModel", "PackCrypto", "PackSigning", "TestSupport"]),
         .testTarget(name: "PackHTTPTests", dependencies: ["PackHTTP", "PackVerify"]),
-        .testTarget(name: "packtoolTests", dependencies: ["packtool", "PackModel", "PackCrypto", "PackArchive", "TestSupport"]),
-    ]
+        .testTarget(name: "packtoolTests", dependencies: ["packtool", "PackModel", "PackCrypto", "PackSigning", "PackPublish", "PackArchive", "TestSupport"]),
+    ] + cryptoKitStandIn
 )

@@ -3,9 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// A DSSE envelope (Dead Simple Signing Envelope v1): every signed document packtool writes takes this form.
 ///
@@ -32,21 +29,6 @@ public struct DSSEEnvelope: Codable, Equatable, Sendable {
         self.payloadType = payloadType
         self.payload = payload
         self.signatures = signatures
-    }
-
-    /// Signs `payload` as `payloadType` with every key given, in order.
-    public init(signing payload: [UInt8], as payloadType: String, with keys: [Ed25519PrivateKey]) throws {
-        self.payloadType = payloadType
-        self.payload = Data(payload).base64EncodedString()
-        self.signatures = []
-        for key in keys { try addSignature(with: key) }
-    }
-
-    /// Adds one more signature over the same payload (for thresholds of several keys).
-    public mutating func addSignature(with key: Ed25519PrivateKey) throws {
-        let pae = DSSE.preAuthenticationEncoding(payloadType: payloadType, payload: try payloadBytes())
-        let sig = try key.signature(for: pae)
-        signatures.append(Signature(keyid: key.publicKey.keyID, sig: Data(sig).base64EncodedString()))
     }
 
     /// The decoded payload bytes. Throws when `payload` is not base64.

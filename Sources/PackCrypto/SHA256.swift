@@ -1,4 +1,3 @@
-import COpenSSL
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -6,32 +5,28 @@ import Foundation
 #endif
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
-/// Streaming SHA-256 over OpenSSL's EVP interface (which uses the CPU's SHA extensions where present).
+/// Streaming SHA-256 over the build's crypto backend (`CryptoBackend`: OpenSSL's EVP interface on Linux, CryptoKit
+/// on Apple platforms).
 ///
-/// Feed data in pieces with `update`, then call `finalize` once. Owns its `EVP_MD_CTX` and frees it in `deinit`.
+/// Feed data in pieces with `update`, then call `finalize` once. A class, so the archive writer's pipelined hasher
+/// and its caller share one running digest.
 public final class SHA256 {
     /// The digest length in bytes.
     public static let byteCount = 32
 
-    private let context: OpaquePointer
+    private let state = BackendSHA256()
     private var finished = false
 
-    public init() {
-        // EVP_MD_CTX_new only fails when memory is exhausted; there is nothing sensible to continue with then.
-        guard let ctx = EVP_MD_CTX_new() else { fatalError("EVP_MD_CTX_new: out of memory") }
-        context = ctx
-        guard EVP_DigestInit_ex(ctx, EVP_sha256(), nil) == 1 else { fatalError("EVP_DigestInit_ex(sha256) failed") }
-    }
-
-    deinit { EVP_MD_CTX_free(context) }
+    public init() {}
 
     /// Adds bytes to the running digest.
     public func update(_ buffer: UnsafeRawBufferPointer) {
         precondition(!finished, "SHA256.update after finalize")
-        guard let base = buffer.baseAddress, buffer.count > 0 else { return }
-        _ = EVP_DigestUpdate(context, base, buffer.count)
+        state.update(buffer)
     }
 
     /// Adds bytes to the running digest.
@@ -43,10 +38,7 @@ public final class SHA256 {
     public func finalize() -> [UInt8] {
         precondition(!finished, "SHA256.finalize called twice")
         finished = true
-        var out = [UInt8](repeating: 0, count: Self.byteCount)
-        var length: UInt32 = 0
-        _ = EVP_DigestFinal_ex(context, &out, &length)
-        return out
+        return state.finalize()
     }
 
     /// The SHA-256 of a byte string.
@@ -128,8 +120,14 @@ public struct FileIdentity: Equatable, Sendable {
         device = UInt64(info.st_dev)
         inode = UInt64(info.st_ino)
         size = Int64(info.st_size)
+        #if os(Linux)
         modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
         changed = Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec)
+        #else
+        // Darwin names the same timespec fields st_mtimespec and st_ctimespec.
+        modified = Int64(info.st_mtimespec.tv_sec) * 1_000_000_000 + Int64(info.st_mtimespec.tv_nsec)
+        changed = Int64(info.st_ctimespec.tv_sec) * 1_000_000_000 + Int64(info.st_ctimespec.tv_nsec)
+        #endif
         isRegularFile = info.st_mode & S_IFMT == S_IFREG
     }
 }

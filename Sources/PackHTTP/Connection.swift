@@ -85,13 +85,13 @@ final class Connection {
     }
 
     private func startTLS() throws {
-        guard let ctx = SSL_CTX_new(TLS_client_method()) else { throw HTTPError.tls(CryptoError.withOpenSSLReasons("cannot create a TLS context")) }
+        guard let ctx = SSL_CTX_new(TLS_client_method()) else { throw HTTPError.tls(OpenSSLErrorQueue.describe("cannot create a TLS context")) }
         context = ctx
         SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nil)
         guard SSL_CTX_set_default_verify_paths(ctx) == 1, CTLS_require_tls12(ctx) == 1 else {
-            throw HTTPError.tls(CryptoError.withOpenSSLReasons("cannot load the trust store"))
+            throw HTTPError.tls(OpenSSLErrorQueue.describe("cannot load the trust store"))
         }
-        guard let ssl = SSL_new(ctx) else { throw HTTPError.tls(CryptoError.withOpenSSLReasons("cannot create a TLS session")) }
+        guard let ssl = SSL_new(ctx) else { throw HTTPError.tls(OpenSSLErrorQueue.describe("cannot create a TLS session")) }
         self.ssl = ssl
         SSL_set_fd(ssl, fd)
         var address = in6_addr()
@@ -108,7 +108,7 @@ final class Connection {
                 throw HTTPError.tls("the certificate of \(host) is not trusted: \(String(cString: X509_verify_cert_error_string(verify)))")
             }
             if errno == EAGAIN || errno == EWOULDBLOCK { throw HTTPError.timedOut("the TLS handshake with \(host) stalled") }
-            throw HTTPError.tls(CryptoError.withOpenSSLReasons("the handshake with \(host) failed"))
+            throw HTTPError.tls(OpenSSLErrorQueue.describe("the handshake with \(host) failed"))
         }
     }
 
@@ -141,7 +141,7 @@ final class Connection {
                 if error == SSL_ERROR_SYSCALL && errno == 0 { return 0 }  // closed without close_notify: the length check decides
                 n = -1
                 if error != SSL_ERROR_SYSCALL && error != SSL_ERROR_WANT_READ {
-                    throw HTTPError.tls(CryptoError.withOpenSSLReasons("reading from \(host) failed"))
+                    throw HTTPError.tls(OpenSSLErrorQueue.describe("reading from \(host) failed"))
                 }
             } else {
                 n = recv(fd, buffer.baseAddress, buffer.count, 0)

@@ -5,6 +5,8 @@ import Foundation
 #endif
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// Writes a file so readers see either the old bytes or the new, never a mix: a temporary file in the same folder,

@@ -5,6 +5,8 @@ import Foundation
 #endif
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// An authored pack on disk: `pack.json` plus `stops/<NN-slug>/` scene folders (DESIGN.md §3).

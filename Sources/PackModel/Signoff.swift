@@ -5,6 +5,8 @@ import Foundation
 #endif
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 import PackCrypto
 
@@ -57,11 +59,6 @@ public struct Signoff: Codable, Equatable, Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return [UInt8](try encoder.encode(self))
-    }
-
-    /// Signs this sign-off into a DSSE envelope.
-    public func envelope(signedWith key: Ed25519PrivateKey) throws -> DSSEEnvelope {
-        try DSSEEnvelope(signing: payloadBytes(), as: Self.payloadType, with: [key])
     }
 
     /// Decodes the payload of an envelope, after checking its payload type. Signature checks are the caller's: this

@@ -5,6 +5,8 @@ import Foundation
 #endif
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// RFC 3339 UTC timestamps, taken from `SOURCE_DATE_EPOCH` when it is set so that builds are reproducible.

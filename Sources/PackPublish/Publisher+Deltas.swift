@@ -9,6 +9,7 @@ import Glibc
 import PackArchive
 import PackCrypto
 import PackModel
+import PackSigning
 
 extension Publisher {
     /// From the second release on, writes for every scene whose version changed a signed delta from each of its `deltaDepth` most recent earlier

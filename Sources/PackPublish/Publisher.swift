@@ -11,6 +11,7 @@ import PackArchive
 import PackCrypto
 import PackLint
 import PackModel
+import PackSigning
 
 /// Lints, versions, signs and publishes a pack into a CDN tree, recording the release in the ledger.
 ///

@@ -8,6 +8,7 @@ import Glibc
 #endif
 import PackCrypto
 import PackModel
+import PackSigning
 
 /// The publisher's signed root files, `state/root/N.root.json`: created by `root init`, extended by `root rotate`,
 /// and copied into every published tree.

@@ -9,6 +9,7 @@ import Glibc
 import PackArchive
 import PackCrypto
 import PackModel
+import PackSigning
 
 /// Writes the whole CDN tree for what a state folder has published into a new folder, from the state alone: every
 /// root, and for each pack's newest release its manifest and archive (the ledger's kept copy, checked against the

@@ -1,7 +1,6 @@
 import PackCrypto
 
-/// The one seam between the client library and its crypto: an Apple build can supply a CryptoKit implementation
-/// instead of OpenSSL without touching the verification policies that land with the client-library issue.
+/// The one seam between the verification policies and the crypto they use, so a caller can substitute its own.
 public protocol SignatureVerifier: Sendable {
     /// True only when `signature` is a valid Ed25519 signature by the raw 32-byte `publicKey` over `message`.
     func isValidEd25519Signature(_ signature: [UInt8], publicKey: [UInt8], message: [UInt8]) -> Bool
@@ -9,8 +8,9 @@ public protocol SignatureVerifier: Sendable {
     func sha256(_ bytes: [UInt8]) -> [UInt8]
 }
 
-/// The default verifier, backed by OpenSSL through PackCrypto.
-public struct OpenSSLSignatureVerifier: SignatureVerifier {
+/// The default verifier: PackCrypto, with its encoding checks first and then the build's backend (OpenSSL on Linux,
+/// CryptoKit on Apple platforms; `CryptoBackend.name` says which).
+public struct PackCryptoSignatureVerifier: SignatureVerifier {
     public init() {}
 
     public func isValidEd25519Signature(_ signature: [UInt8], publicKey: [UInt8], message: [UInt8]) -> Bool {
@@ -20,3 +20,7 @@ public struct OpenSSLSignatureVerifier: SignatureVerifier {
 
     public func sha256(_ bytes: [UInt8]) -> [UInt8] { SHA256.hash(bytes) }
 }
+
+/// The name this verifier had while OpenSSL was its only backend.
+@available(*, deprecated, renamed: "PackCryptoSignatureVerifier")
+public typealias OpenSSLSignatureVerifier = PackCryptoSignatureVerifier

@@ -12,7 +12,7 @@ import PackModel
 public struct SignedDocument {
     public let verifier: any SignatureVerifier
 
-    public init(verifier: any SignatureVerifier = OpenSSLSignatureVerifier()) { self.verifier = verifier }
+    public init(verifier: any SignatureVerifier = PackCryptoSignatureVerifier()) { self.verifier = verifier }
 
     /// Checks type and threshold for `role` under `root`, and returns the verified payload bytes.
     public func payload(of envelope: DSSEEnvelope, type: String, role: String, root: RootDocument) throws -> [UInt8] {

@@ -5,6 +5,8 @@ import Foundation
 #endif
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// Downloads files of a published tree. Every fetch has a byte cap (the signed size, or a document cap), so a

@@ -8,6 +8,7 @@ import Glibc
 #endif
 import PackCrypto
 import PackModel
+import PackSigning
 
 /// `packtool grant issue`: a signed access code (grant role) for museums and gifts, usable offline.
 enum GrantCommand: Command {

@@ -10,6 +10,7 @@ import PackCrypto
 import PackLint
 import PackMedia
 import PackModel
+import PackSigning
 
 /// `packtool inspect FILE`: shows what packtool reads from a file, so support staff and authors see what the tool sees.
 enum InspectCommand: Command {

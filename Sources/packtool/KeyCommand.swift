@@ -8,6 +8,7 @@ import Glibc
 #endif
 import PackCrypto
 import PackModel
+import PackSigning
 
 /// `packtool key generate`: makes an Ed25519 key pair for one role.
 enum KeyCommand: Command {

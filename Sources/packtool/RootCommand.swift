@@ -10,6 +10,7 @@ import PackCrypto
 import PackModel
 import PackPublish
 import PackVerify
+import PackSigning
 
 /// `packtool root init | rotate | show`: the trust root clients pin.
 enum RootCommand: Command {

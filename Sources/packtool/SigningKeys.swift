@@ -8,6 +8,7 @@ import Glibc
 #endif
 import PackCrypto
 import PackModel
+import PackSigning
 
 /// Loads private and public keys for commands, with the rules every signing command shares: private keys readable
 /// by group or others are refused, and signing with a public example key from keys-example/ prints a warning.

@@ -2,6 +2,7 @@ import Foundation
 import PackCrypto
 import TestSupport
 import XCTest
+import PackSigning
 
 final class DSSEEnvelopeTests: XCTestCase {
     func testPAEMatchesTheDSSESpecExample() {

@@ -3,6 +3,7 @@ import PackCrypto
 import PackModel
 import TestSupport
 import XCTest
+import PackSigning
 
 final class DocumentDecodingTests: XCTestCase {
     func testTheExamplePackDecodes() throws {
@@ -83,7 +84,7 @@ final class DocumentDecodingTests: XCTestCase {
         XCTAssertEqual(String(decoding: try s.payloadBytes(), as: UTF8.self),
                        #"{"digest":"sha256:00","note":"","reviewer":"r","role":"historian","scene":"a","scope":"content","signedAt":"2025-11-30T00:00:00Z"}"#)
         let key = try Ed25519PrivateKey()
-        var env = try s.envelope(signedWith: key)
+        var env = try DSSEEnvelope(signing: s.payloadBytes(), as: Signoff.payloadType, with: [key])
         XCTAssertEqual(try Signoff.decode(from: env), s)
         env.payloadType = "application/vnd.packtool.manifest+json"
         XCTAssertThrowsError(try Signoff.decode(from: env))

@@ -3,6 +3,7 @@ import PackCrypto
 import PackModel
 import PackTrust
 import XCTest
+import PackSigning
 
 /// The one read-verify-decode path: thresholds of distinct keys, a cap on signatures read, and no repeated keys in
 /// anything signed.
@@ -19,7 +20,7 @@ final class SignedDocumentTests: XCTestCase {
         var checks = 0
         func isValidEd25519Signature(_ signature: [UInt8], publicKey: [UInt8], message: [UInt8]) -> Bool {
             checks += 1
-            return OpenSSLSignatureVerifier().isValidEd25519Signature(signature, publicKey: publicKey, message: message)
+            return PackCryptoSignatureVerifier().isValidEd25519Signature(signature, publicKey: publicKey, message: message)
         }
         func sha256(_ bytes: [UInt8]) -> [UInt8] { SHA256.hash(bytes) }
     }

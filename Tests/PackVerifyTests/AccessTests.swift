@@ -4,6 +4,7 @@ import PackModel
 import PackVerify
 import TestSupport
 import XCTest
+import PackSigning
 
 /// Access decisions with injected clocks: free stops, City Pack, Trip Pass windows, access codes, refunds, and a
 /// clock guard that a user cannot cheat by setting the clock back or freezing it.

@@ -4,6 +4,7 @@ import PackModel
 import PackVerify
 import TestSupport
 import XCTest
+import PackSigning
 
 /// Every hostile archive is refused with the previous install and the client state unchanged.
 final class InstallerTests: XCTestCase {

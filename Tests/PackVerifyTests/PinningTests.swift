@@ -4,6 +4,7 @@ import PackModel
 import PackVerify
 import TestSupport
 import XCTest
+import PackSigning
 
 /// Pinning never replaces a client state (its floors would be lost); re-pinning is a separate, explicit call that
 /// keeps the floors and the clock; and a rotation of the index role's keys resets the index floor (the way back from

@@ -4,6 +4,7 @@ import PackModel
 import PackVerify
 import TestSupport
 import XCTest
+import PackSigning
 
 /// Signatures, thresholds, root rotation, rollback, expiry, mix-and-match, payload types and size caps — each refusal
 /// leaving the client state (and install) unchanged.

@@ -4,6 +4,7 @@ import PackModel
 import PackVerify
 import TestSupport
 import XCTest
+import PackSigning
 
 /// The updater follows root rotations published in the tree (`root/N.root.json`) before it judges the index.
 final class UpdaterRootRotationTests: XCTestCase {

@@ -4,6 +4,7 @@ import PackModel
 import PackVerify
 import TestSupport
 import XCTest
+import PackSigning
 
 /// The updater against a tree whose index is validly signed but places files where the layout does not.
 final class UpdaterTests: XCTestCase {

@@ -3,6 +3,8 @@ import PackCrypto
 import PackModel
 import TestSupport
 import XCTest
+import PackSigning
+import PackPublish
 
 final class CommandLineTests: XCTestCase {
     func testHelpListsEveryCommandAndExitsZero() throws {

@@ -20,7 +20,7 @@ public struct SignatureThreshold: Sendable {
     public let root: RootDocument
     public let verifier: any SignatureVerifier
 
-    public init(role: String, root: RootDocument, verifier: any SignatureVerifier = OpenSSLSignatureVerifier()) {
+    public init(role: String, root: RootDocument, verifier: any SignatureVerifier = PackCryptoSignatureVerifier()) {
         self.role = role
         self.root = root
         self.verifier = verifier

@@ -1,4 +1,5 @@
 import COpenSSL
+import PackCrypto
 
 /// Owns one OpenSSL `EVP_PKEY` and frees it in `deinit`; the only place key handles live.
 final class EVPKey {

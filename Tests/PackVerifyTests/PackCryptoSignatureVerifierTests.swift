@@ -4,8 +4,8 @@ import XCTest
 
 /// The client's crypto seam gives the same verdicts as PackCrypto, so a CryptoKit implementation can be tested
 /// against the same cases.
-final class OpenSSLSignatureVerifierTests: XCTestCase {
-    private let verifier: any SignatureVerifier = OpenSSLSignatureVerifier()
+final class PackCryptoSignatureVerifierTests: XCTestCase {
+    private let verifier: any SignatureVerifier = PackCryptoSignatureVerifier()
 
     func testRFC8032Test2VerifiesAndAFlippedBitDoesNot() throws {
         // RFC 8032 §7.1 TEST 2: one-byte message 0x72.

@@ -2,7 +2,9 @@ import Foundation
 import PackCrypto
 import TestSupport
 import XCTest
+import PackSigning
 
+/// Private and public key files: PEM round trips, OpenSSL interoperability and the permission rules of DESIGN.md §5.
 final class KeyTests: XCTestCase {
     func testPEMRoundTripKeepsTheSameKey() throws {
         let key = try Ed25519PrivateKey()

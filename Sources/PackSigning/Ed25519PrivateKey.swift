@@ -1,4 +1,5 @@
 import COpenSSL
+import PackCrypto
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -6,11 +7,13 @@ import Foundation
 #endif
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// An Ed25519 private key: signs, and derives its public key.
 ///
-/// The signing half of PackCrypto. Clients only verify; PackVerify never calls this type.
+/// The signing half, apart from PackCrypto so the client library carries no signing code: clients only verify.
 public struct Ed25519PrivateKey {
     private let key: EVPKey
 
@@ -50,3 +53,10 @@ public struct Ed25519PrivateKey {
         return out
     }
 }
+
+/// A valid pointer for zero-length messages: OpenSSL rejects a NULL buffer even when the length is 0.
+nonisolated(unsafe) private let emptyByte: UnsafePointer<UInt8> = {
+    let p = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
+    p.initialize(to: 0)
+    return UnsafePointer(p)
+}()

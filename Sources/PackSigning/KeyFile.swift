@@ -5,7 +5,10 @@ import Foundation
 #endif
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
+import PackCrypto
 
 /// Reads and writes key files with the permission rules of DESIGN.md §5: private keys are written 0600 and refused
 /// when group or others can read them.

@@ -1,0 +1,70 @@
+import COpenSSL
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Stand-in for CryptoKit's `SHA256`, with Apple's documented semantics: a value type (a copy hashes on
+/// independently of the original) whose `finalize()` does not mutate it, so hashing can continue afterwards.
+///
+/// The `EVP_MD_CTX` lives in a class box that is copied on write (`EVP_MD_CTX_copy_ex`) when shared, which is what
+/// makes the struct behave as a value.
+public struct SHA256 {
+    /// The digest length in bytes.
+    public static let byteCount = 32
+    /// SHA-256's block length in bytes.
+    public static let blockByteCount = 64
+
+    private var box: Context
+
+    /// A fresh hasher.
+    public init() { box = Context() }
+
+    /// Adds the bytes in `bufferPointer` to the running digest.
+    public mutating func update(bufferPointer: UnsafeRawBufferPointer) {
+        if !isKnownUniquelyReferenced(&box) { box = box.copy() }
+        guard let base = bufferPointer.baseAddress, bufferPointer.count > 0 else { return }
+        _ = EVP_DigestUpdate(box.context, base, bufferPointer.count)
+    }
+
+    /// Adds `data` to the running digest, region by region.
+    public mutating func update<D: DataProtocol>(data: D) {
+        for region in data.regions { region.withUnsafeBytes { update(bufferPointer: $0) } }
+    }
+
+    /// The digest of everything added so far. Does not change the hasher: it finalizes a copy of the context.
+    public func finalize() -> SHA256Digest {
+        let finished = box.copy()
+        var out = [UInt8](repeating: 0, count: Self.byteCount)
+        var length: UInt32 = 0
+        guard EVP_DigestFinal_ex(finished.context, &out, &length) == 1, length == 32 else { fatalError("EVP_DigestFinal_ex failed") }
+        return SHA256Digest(bytes: out)
+    }
+
+    /// The digest of `data` in one call.
+    public static func hash<D: DataProtocol>(data: D) -> SHA256Digest {
+        var h = SHA256()
+        h.update(data: data)
+        return h.finalize()
+    }
+
+    /// Owns one `EVP_MD_CTX`, freed in `deinit`.
+    private final class Context {
+        let context: OpaquePointer
+
+        init() {
+            guard let ctx = EVP_MD_CTX_new(), EVP_DigestInit_ex(ctx, EVP_sha256(), nil) == 1 else { fatalError("EVP_MD_CTX_new failed") }
+            context = ctx
+        }
+
+        private init(copying other: OpaquePointer) {
+            guard let ctx = EVP_MD_CTX_new(), EVP_MD_CTX_copy_ex(ctx, other) == 1 else { fatalError("EVP_MD_CTX_copy_ex failed") }
+            context = ctx
+        }
+
+        func copy() -> Context { Context(copying: context) }
+
+        deinit { EVP_MD_CTX_free(context) }
+    }
+}
