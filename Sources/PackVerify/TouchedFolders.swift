@@ -23,10 +23,10 @@ struct TouchedFolders {
         if lstat(path, &info) != 0 {
             created.append(path)
         } else if info.st_mode & S_IFMT == S_IFDIR {
-            #if canImport(Darwin)
-            times.append((path, info.st_atimespec, info.st_mtimespec))
-            #else
+            #if os(Linux)
             times.append((path, info.st_atim, info.st_mtim))
+            #else
+            times.append((path, info.st_atimespec, info.st_mtimespec))
             #endif
         }
     }

@@ -1,0 +1,144 @@
+"""scripts/portability-check.sh, fed offending and clean sample files: it names file:line for each Linux-only symbol
+outside `#if os(Linux)`, follows `#if`/`#elseif`/`#else`/`#endif` nesting, and passes the client modules as they are."""
+import os
+import subprocess
+import tempfile
+import textwrap
+import unittest
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SCRIPT = os.path.join(REPO, "scripts", "portability-check.sh")
+
+
+class PortabilityCheck(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="portability-")
+
+    def check(self, source):
+        path = os.path.join(self.dir, "Sample.swift")
+        with open(path, "w") as f:
+            f.write(textwrap.dedent(source))
+        run = subprocess.run([SCRIPT, path], capture_output=True, text=True)
+        findings = [line for line in run.stdout.splitlines() if line.startswith(path)]
+        return run.returncode, [line[len(path) + 1:] for line in findings]
+
+    def test_the_client_modules_as_they_are_pass(self):
+        run = subprocess.run([SCRIPT], capture_output=True, text=True, cwd=REPO)
+        self.assertEqual(run.returncode, 0, run.stdout)
+        self.assertIn("no Linux-only symbol", run.stdout)
+
+    def test_every_listed_symbol_outside_a_guard_is_named_with_its_line(self):
+        code, findings = self.check("""\
+            let a = info.st_mtim
+            let b = info.st_ctim.tv_sec
+            _ = fdatasync(fd)
+            _ = sync_file_range(fd, 0, 0, 0)
+            _ = syncfs(fd)
+            clock_gettime(CLOCK_BOOTTIME, &t)
+            send(fd, p, n, Int32(MSG_NOSIGNAL))
+            socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC), 0)
+            open(dir, O_TMPFILE | O_RDWR)
+            statx(0, path, 0, 0, &x)
+            renameat2(a, b, c, d, 0)
+            posix_fadvise(fd, 0, 0, 0)
+            let status = "/proc/self/status"
+            import COpenSSL
+            import CTLS
+            """)
+        self.assertEqual(code, 1)
+        self.assertEqual([f.split(":")[0] for f in findings], [str(n) for n in range(1, 16)], findings)
+        self.assertIn("1: st_mtim outside #if os(Linux)", findings)
+        self.assertIn("13: /proc/ outside #if os(Linux)", findings)
+        self.assertIn("14: import COpenSSL outside #if os(Linux)", findings)
+
+    def test_symbols_inside_linux_blocks_even_nested_pass(self):
+        code, findings = self.check("""\
+            #if os(Linux)
+            let a = info.st_mtim
+            #if DEBUG
+            _ = fdatasync(fd)
+            #endif
+            #elseif canImport(Darwin)
+            let a = info.st_mtimespec
+            #endif
+            #if canImport(Glibc)
+            import COpenSSL
+            #endif
+            """)
+        self.assertEqual((code, findings), (0, []))
+
+    def test_a_symbol_in_the_else_of_a_linux_block_is_not_guarded(self):
+        code, findings = self.check("""\
+            #if os(Linux)
+            let a = 1
+            #else
+            let b = info.st_ctim
+            #endif
+            #if canImport(Darwin)
+            let c = info.st_mtimespec
+            #else
+            let d = info.st_mtim
+            #endif
+            """)
+        self.assertEqual(code, 1)
+        self.assertEqual(findings, ["4: st_ctim outside #if os(Linux)", "9: st_mtim outside #if os(Linux)"])
+
+    def test_the_else_of_a_negated_linux_block_is_guarded_and_its_if_is_not(self):
+        code, findings = self.check("""\
+            #if !os(Linux)
+            _ = fdatasync(fd)
+            #else
+            _ = syncfs(fd)
+            #endif
+            """)
+        self.assertEqual(findings, ["2: fdatasync outside #if os(Linux)"])
+
+    def test_import_glibc_needs_a_darwin_branch(self):
+        code, findings = self.check("""\
+            #if canImport(Glibc)
+            import Glibc
+            #endif
+            import Glibc
+            #if canImport(Glibc)
+            import Glibc
+            #elseif canImport(Darwin)
+            import Darwin
+            #endif
+            """)
+        self.assertEqual(code, 1)
+        self.assertEqual(findings, ["2: import Glibc without a #elseif canImport(Darwin) branch",
+                                    "4: import Glibc without a #elseif canImport(Darwin) branch"])
+
+    def test_comments_are_ignored_and_strings_are_not(self):
+        code, findings = self.check("""\
+            // fdatasync is what Linux runs today; st_mtim is Linux's name
+            /* a block comment naming /proc/ and
+               statx */
+            let url = "http://example.com/proc/x" // syncfs
+            """)
+        self.assertEqual(findings, ["4: /proc/ outside #if os(Linux)"])
+
+    def test_darwin_names_that_extend_linux_ones_are_not_mistaken_for_them(self):
+        code, findings = self.check("""\
+            let a = info.st_mtimespec
+            let b = info.st_ctimespec
+            let c = my_statx_wrapper
+            """)
+        self.assertEqual((code, findings), (0, []))
+
+    def test_the_openssl_backend_under_not_cryptokit_is_linux_only(self):
+        code, findings = self.check("""\
+            #if !PACKTOOL_CRYPTOKIT
+            import COpenSSL
+            #endif
+            #if PACKTOOL_CRYPTOKIT
+            import CryptoKit
+            #else
+            import COpenSSL
+            #endif
+            """)
+        self.assertEqual((code, findings), (0, []))
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,172 @@
+"""Finds Linux-only symbols in the client modules' Swift sources that Apple platforms would not compile (or would
+compile into the wrong behaviour), unless they sit inside an `#if os(Linux)` / `#if canImport(Glibc)` block.
+
+Tracks `#if`/`#elseif`/`#else`/`#endif` nesting: a symbol in the `#else` of `#if os(Linux)` is not guarded. Comments
+are ignored; string literals are not (a "/proc/" path in a string is exactly what must be found). `import Glibc`
+needs a `#elseif canImport(Darwin)` branch in the same `#if`, unless the whole region is Linux-only.
+Usage: portability_check.py [FILE-OR-FOLDER ...]   (default: the client modules under Sources/)"""
+import os
+import re
+import sys
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CLIENT_MODULES = ["PackCrypto", "PackModel", "PackTrust", "PackVerify", "PackURLSession"]
+
+SYMBOLS = [(name, re.compile(r"\b" + name + r"\b")) for name in [
+    "st_mtim", "st_ctim", "fdatasync", "sync_file_range", "syncfs", "CLOCK_BOOTTIME", "MSG_NOSIGNAL", "SOCK_CLOEXEC",
+    "O_TMPFILE", "statx", "renameat2", "posix_fadvise"]] + [
+    ("/proc/", re.compile(r"/proc/")),
+    ("import COpenSSL", re.compile(r"^\s*(?:@\w+\s+)*(?:(?:public|internal|private|fileprivate|package)\s+)?import\s+COpenSSL\b")),
+    ("import CTLS", re.compile(r"^\s*(?:@\w+\s+)*(?:(?:public|internal|private|fileprivate|package)\s+)?import\s+CTLS\b")),
+]
+IMPORT_GLIBC = re.compile(r"^\s*(?:@\w+\s+)*(?:(?:public|internal|private|fileprivate|package)\s+)?import\s+Glibc\b")
+IMPORT_DARWIN = re.compile(r"^\s*(?:@\w+\s+)*(?:(?:public|internal|private|fileprivate|package)\s+)?import\s+Darwin\b")
+DIRECTIVE = re.compile(r"^\s*#(if|elseif|else|endif)\b(.*)$")
+# Package.swift defines PACKTOOL_CRYPTOKIT for PackCrypto on every Apple platform, so code under
+# `#if !PACKTOOL_CRYPTOKIT` (the OpenSSL backend) is never compiled there.
+LINUX_ATOMS = {"os(Linux)", "os(Android)", "canImport(Glibc)", "canImport(Musl)", "!PACKTOOL_CRYPTOKIT"}
+
+
+def is_linux_only(condition):
+    """True when a condition can hold only on Linux-like systems: a Linux atom alone, every side of an `||` one, or
+    one side of an `&&`."""
+    c = re.sub(r"\s+", "", condition)
+    while c.startswith("(") and c.endswith(")"):
+        c = c[1:-1]
+    if "&&" in c:
+        return any(is_linux_only(part) for part in c.split("&&"))
+    if "||" in c:
+        return all(is_linux_only(part) for part in c.split("||"))
+    return c in LINUX_ATOMS
+
+
+def is_negated_linux(condition):
+    """True for `!os(Linux)` and the like, whose `#else` branch is the Linux-only one."""
+    c = re.sub(r"\s+", "", condition)
+    return c == "PACKTOOL_CRYPTOKIT" or (c.startswith("!") and is_linux_only(c[1:]))
+
+
+def names_darwin(condition):
+    c = re.sub(r"\s+", "", condition)
+    return any(a in c for a in ["canImport(Darwin)", "os(macOS)", "os(iOS)"]) and not c.startswith("!")
+
+
+class Frame:
+    """One `#if … #endif` block: whether its current branch is Linux-only, and what the `import Glibc` rule needs."""
+
+    def __init__(self, condition):
+        self.negated = is_negated_linux(condition)
+        self.guarded = is_linux_only(condition)
+        self.has_darwin_branch = False
+        self.glibc_imports = []
+
+
+def strip_comments(line, in_block):
+    """The code on a line without `//` and `/* */` comments (strings kept); and whether a block comment is still open."""
+    out, i, in_string = [], 0, False
+    while i < len(line):
+        if in_block:
+            end = line.find("*/", i)
+            if end < 0:
+                return "".join(out), True
+            i, in_block = end + 2, False
+            continue
+        ch = line[i]
+        if in_string:
+            out.append(ch)
+            if ch == "\\" and i + 1 < len(line):
+                out.append(line[i + 1])
+                i += 2
+                continue
+            if ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+            out.append(ch)
+        elif line.startswith("//", i):
+            break
+        elif line.startswith("/*", i):
+            in_block = True
+            i += 2
+            continue
+        else:
+            out.append(ch)
+        i += 1
+    return "".join(out), in_block
+
+
+def check_file(path, display=None):
+    """Findings as "file:line: what" strings."""
+    display = display or path
+    findings, stack, in_block = [], [], False
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    for number, raw in enumerate(lines, 1):
+        code, in_block = strip_comments(raw, in_block)
+        directive = DIRECTIVE.match(code)
+        if directive:
+            kind, condition = directive.group(1), directive.group(2).strip()
+            if kind == "if":
+                stack.append(Frame(condition))
+            elif not stack:
+                findings.append(f"{display}:{number}: #{kind} without #if")
+            elif kind == "elseif":
+                stack[-1].guarded = is_linux_only(condition)
+                stack[-1].has_darwin_branch |= names_darwin(condition)
+            elif kind == "else":
+                stack[-1].guarded = stack[-1].negated
+            else:
+                frame = stack.pop()
+                for line_number in frame.glibc_imports:
+                    if not frame.has_darwin_branch:
+                        findings.append(f"{display}:{line_number}: import Glibc without a #elseif canImport(Darwin) branch")
+            continue
+        guarded = any(frame.guarded for frame in stack)
+        if IMPORT_GLIBC.match(code):
+            # The whole region is Linux-only when an enclosing block (not the import's own) is.
+            if not any(frame.guarded for frame in stack[:-1]):
+                if stack:
+                    stack[-1].glibc_imports.append(number)
+                else:
+                    findings.append(f"{display}:{number}: import Glibc without a #elseif canImport(Darwin) branch")
+            continue
+        if IMPORT_DARWIN.match(code) and stack and not stack[-1].guarded:
+            stack[-1].has_darwin_branch = True
+        if guarded:
+            continue
+        for name, pattern in SYMBOLS:
+            if pattern.search(code):
+                findings.append(f"{display}:{number}: {name} outside #if os(Linux)")
+    for frame in stack:
+        findings.append(f"{display}: #if without #endif")
+    return findings
+
+
+def swift_files(paths):
+    for path in paths:
+        if os.path.isdir(path):
+            for folder, _, names in sorted(os.walk(path)):
+                for name in sorted(names):
+                    if name.endswith(".swift"):
+                        yield os.path.join(folder, name)
+        elif os.path.exists(path):
+            yield path
+
+
+def main(argv):
+    paths = argv[1:] or [os.path.join(REPO, "Sources", m) for m in CLIENT_MODULES if os.path.isdir(os.path.join(REPO, "Sources", m))]
+    files = list(swift_files(paths))
+    findings = []
+    for path in files:
+        findings += check_file(path, os.path.relpath(path, REPO) if path.startswith(REPO + os.sep) else path)
+    for finding in findings:
+        print(finding)
+    if findings:
+        print(f"portability check: {len(findings)} Linux-only use(s) outside #if os(Linux) in {len(files)} client source file(s)")
+        return 1
+    print(f"portability check: {len(files)} client source files, no Linux-only symbol outside #if os(Linux)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
