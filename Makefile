@@ -88,13 +88,29 @@ demo: build
 	@echo "installed: $(DEMO)/app/royal-mile (verified while written, switched atomically, intact at rest)"
 	@echo "access:    free first stop open; others closed until a City Pack, Trip Pass or access code"
 
+# The client modules' suites run twice: over OpenSSL (the default build), then through PackCrypto's CryptoKit code
+# against the test-only stand-in (PACKTOOL_CRYPTOKIT_SHIM=1, its own scratch path so neither build invalidates the
+# other). PACKTOOL_EXPECT_CRYPTO_BACKEND makes each run fail if it got the other backend.
+SHIM_SCRATCH := .build/cryptokit
+SHIM_SUITES  := PackCryptoTests|PackTrustTests|PackVerifyTests|CryptoKitShimTests
+
 test: deps-test
 	@chmod 600 keys-example/*.pem
+	scripts/portability-check.sh
 	swift build --build-tests
 	@echo "swift test (full log in .build/test.log)"
-	@swift test --skip-build > .build/test.log 2>&1; status=$$?; \
+	@PACKTOOL_EXPECT_CRYPTO_BACKEND=OpenSSL swift test --skip-build > .build/test.log 2>&1; status=$$?; \
 	  grep -E "error:|' failed \(" .build/test.log; grep -E "Executed [0-9]+ tests?, with" .build/test.log | tail -n 1; \
 	  scripts/skipped-suites.sh .build/test.log; \
+	  exit $$status
+	@echo "CryptoKit backend (stand-in): building in $(SHIM_SCRATCH) (full log in .build/test-cryptokit.log)"
+	@PACKTOOL_CRYPTOKIT_SHIM=1 swift build --build-tests --scratch-path $(SHIM_SCRATCH) > .build/test-cryptokit.log 2>&1 || \
+	  { grep -E "error:" .build/test-cryptokit.log; echo "CryptoKit backend (stand-in): build failed"; exit 1; }
+	@PACKTOOL_CRYPTOKIT_SHIM=1 PACKTOOL_EXPECT_CRYPTO_BACKEND=CryptoKit swift test --skip-build --scratch-path $(SHIM_SCRATCH) \
+	  --filter '$(SHIM_SUITES)' >> .build/test-cryptokit.log 2>&1; status=$$?; \
+	  grep -E "error:|' failed \(" .build/test-cryptokit.log; \
+	  summary=$$(grep -E "Executed [0-9]+ tests?, with" .build/test-cryptokit.log | tail -n 1 | sed -E 's/^[[:space:]]*Executed //'); \
+	  echo "CryptoKit backend (stand-in): $${summary:-no test summary} ($(SHIM_SUITES))"; \
 	  exit $$status
 	Tests/c/run.sh
 	Tests/http/run.sh
