@@ -8,8 +8,8 @@ import Glibc
 #endif
 import PackCrypto
 import PackModel
-import PackSigning
 import PackPublish
+import PackSigning
 
 /// `packtool review sign`: a reviewer signs the current content of one scene. The only command that writes into the
 /// authored tree, and it writes signoff.json atomically.

@@ -9,8 +9,8 @@ import Glibc
 import PackCrypto
 import PackModel
 import PackPublish
-import PackVerify
 import PackSigning
+import PackVerify
 
 /// `packtool root init | rotate | show`: the trust root clients pin.
 enum RootCommand: Command {

@@ -1,8 +1,8 @@
 import Foundation
 import PackCrypto
+import PackSigning
 import TestSupport
 import XCTest
-import PackSigning
 
 final class DSSEEnvelopeTests: XCTestCase {
     func testPAEMatchesTheDSSESpecExample() {

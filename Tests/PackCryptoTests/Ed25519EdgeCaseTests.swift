@@ -1,8 +1,8 @@
 import Foundation
 @testable import PackCrypto
+import PackSigning
 import TestSupport
 import XCTest
-import PackSigning
 
 /// Ed25519 edge cases the project generates itself (no third-party file), each cross-checked with `openssl pkeyutl`:
 /// the eight small-order encodings as keys and as R, S + L, non-canonical A and R, and one flipped bit in each of

@@ -1,8 +1,8 @@
 import Foundation
 @testable import PackCrypto
+import PackSigning
 import TestSupport
 import XCTest
-import PackSigning
 
 /// Third-party Ed25519 vectors: Wycheproof, RFC 8032 §7.1 and C2SP CCTV, in whichever backend the build uses.
 final class Ed25519VectorTests: XCTestCase {

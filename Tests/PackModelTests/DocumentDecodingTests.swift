@@ -1,9 +1,9 @@
 import Foundation
 import PackCrypto
 import PackModel
+import PackSigning
 import TestSupport
 import XCTest
-import PackSigning
 
 final class DocumentDecodingTests: XCTestCase {
     func testTheExamplePackDecodes() throws {

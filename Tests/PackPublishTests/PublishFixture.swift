@@ -2,8 +2,8 @@ import Foundation
 import PackCrypto
 import PackModel
 import PackPublish
-import TestSupport
 import PackSigning
+import TestSupport
 
 /// A scratch publisher setup: the example keys (copied with mode 0600), a state folder with root version 1, and an
 /// output folder, all under one temporary directory.

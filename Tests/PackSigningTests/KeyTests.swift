@@ -1,8 +1,8 @@
 import Foundation
 import PackCrypto
+import PackSigning
 import TestSupport
 import XCTest
-import PackSigning
 
 /// Private and public key files: PEM round trips, OpenSSL interoperability and the permission rules of DESIGN.md §5.
 final class KeyTests: XCTestCase {

@@ -1,9 +1,9 @@
 import Foundation
 import PackCrypto
 import PackModel
+import PackSigning
 import PackTrust
 import XCTest
-import PackSigning
 
 /// The one read-verify-decode path: thresholds of distinct keys, a cap on signatures read, and no repeated keys in
 /// anything signed.

@@ -1,10 +1,10 @@
 import Foundation
 import PackCrypto
 import PackModel
+import PackSigning
 import PackVerify
 import TestSupport
 import XCTest
-import PackSigning
 
 /// Access decisions with injected clocks: free stops, City Pack, Trip Pass windows, access codes, refunds, and a
 /// clock guard that a user cannot cheat by setting the clock back or freezing it.

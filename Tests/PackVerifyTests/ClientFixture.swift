@@ -1,9 +1,9 @@
 import Foundation
 import PackCrypto
 import PackModel
+import PackSigning
 import PackVerify
 import TestSupport
-import PackSigning
 
 /// A client with a pinned root made from the example keys, and helpers to sign manifests, indexes, roots and
 /// grants the way the publisher does, and to build archives (honest or not) around them.

@@ -1,10 +1,10 @@
 import Foundation
 import PackCrypto
 import PackModel
+import PackSigning
 import PackVerify
 import TestSupport
 import XCTest
-import PackSigning
 
 /// Every hostile archive is refused with the previous install and the client state unchanged.
 final class InstallerTests: XCTestCase {

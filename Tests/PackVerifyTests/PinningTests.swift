@@ -1,10 +1,10 @@
 import Foundation
 import PackCrypto
 import PackModel
+import PackSigning
 import PackVerify
 import TestSupport
 import XCTest
-import PackSigning
 
 /// Pinning never replaces a client state (its floors would be lost); re-pinning is a separate, explicit call that
 /// keeps the floors and the clock; and a rotation of the index role's keys resets the index floor (the way back from

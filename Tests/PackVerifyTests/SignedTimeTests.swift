@@ -1,10 +1,10 @@
 import Foundation
 import PackCrypto
 import PackModel
+import PackSigning
 import PackVerify
 import TestSupport
 import XCTest
-import PackSigning
 
 /// Signed times as lower bounds on the clock: one far ahead of the device (an index dated 2100) is refused before it
 /// can raise the floor, a verified manifest time anchors the clock at install, and the offline limit runs from the

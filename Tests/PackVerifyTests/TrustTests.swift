@@ -1,10 +1,10 @@
 import Foundation
 import PackCrypto
 import PackModel
+import PackSigning
 import PackVerify
 import TestSupport
 import XCTest
-import PackSigning
 
 /// Signatures, thresholds, root rotation, rollback, expiry, mix-and-match, payload types and size caps — each refusal
 /// leaving the client state (and install) unchanged.

@@ -1,10 +1,10 @@
 import Foundation
 import PackCrypto
 import PackModel
+import PackSigning
 import PackVerify
 import TestSupport
 import XCTest
-import PackSigning
 
 /// The updater follows root rotations published in the tree (`root/N.root.json`) before it judges the index.
 final class UpdaterRootRotationTests: XCTestCase {

@@ -1,10 +1,10 @@
 import Foundation
 import PackCrypto
 import PackModel
+import PackSigning
 import PackVerify
 import TestSupport
 import XCTest
-import PackSigning
 
 /// The updater against a tree whose index is validly signed but places files where the layout does not.
 final class UpdaterTests: XCTestCase {

@@ -1,10 +1,10 @@
 import Foundation
 import PackCrypto
 import PackModel
+import PackPublish
+import PackSigning
 import TestSupport
 import XCTest
-import PackSigning
-import PackPublish
 
 final class CommandLineTests: XCTestCase {
     func testHelpListsEveryCommandAndExitsZero() throws {

@@ -2,9 +2,9 @@ import Foundation
 import PackArchive
 import PackCrypto
 import PackModel
+import PackSigning
 import TestSupport
 import XCTest
-import PackSigning
 
 /// Hot updates end to end over file://: deltas carry only what changed, bad deltas leave v2 intact, and an update
 /// killed at any moment leaves exactly the old or the new version.
