@@ -4,9 +4,13 @@ compile into the wrong behaviour), unless they sit inside an `#if os(Linux)` / `
 Tracks `#if`/`#elseif`/`#else`/`#endif` nesting: a symbol in the `#else` of `#if os(Linux)` is not guarded. Comments
 are ignored; string literals are not (a "/proc/" path in a string is exactly what must be found). `import Glibc`
 needs a `#elseif canImport(Darwin)` branch in the same `#if`, unless the whole region is Linux-only.
-Usage: portability_check.py [FILE-OR-FOLDER ...]   (default: the client modules under Sources/)"""
+With no arguments it checks the client modules under Sources/ and, from `swift package dump-package`, that none of
+them depends (directly or through another target) on PackSigning, or on COpenSSL or CTLS on any platform but Linux.
+Usage: portability_check.py [FILE-OR-FOLDER ...]"""
+import json
 import os
 import re
+import subprocess
 import sys
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -142,6 +146,40 @@ def check_file(path, display=None):
     return findings
 
 
+FORBIDDEN_FOR_CLIENTS = {"PackSigning": "the signing half", "COpenSSL": "OpenSSL's libcrypto", "CTLS": "OpenSSL's libssl"}
+
+
+def manifest_findings(package):
+    """Findings for client modules in a `swift package dump-package` document that reach a forbidden target. A
+    dependency conditioned on Linux alone is allowed (that is how PackCrypto uses COpenSSL)."""
+    targets = {t["name"]: t for t in package.get("targets", [])}
+
+    def edges(target):
+        for dep in target.get("dependencies", []):
+            for kind in ("byName", "target", "product"):
+                if kind in dep:
+                    name, condition = dep[kind][0], dep[kind][-1]
+                    platforms = (condition or {}).get("platformNames") if isinstance(condition, dict) else None
+                    yield name, platforms
+
+    findings = []
+    for client in CLIENT_MODULES:
+        if client not in targets:
+            continue
+        seen, queue = set(), [(client, [client])]
+        while queue:
+            name, path = queue.pop(0)
+            for dep, platforms in edges(targets.get(name, {})):
+                if platforms == ["linux"] or dep in seen:
+                    continue
+                seen.add(dep)
+                if dep in FORBIDDEN_FOR_CLIENTS:
+                    findings.append(f"Package.swift: {client} depends on {dep} ({FORBIDDEN_FOR_CLIENTS[dep]}) through "
+                                    f"{' -> '.join(path + [dep])}" + ("" if platforms is None else f" on {', '.join(platforms)}"))
+                queue.append((dep, path + [dep]))
+    return findings
+
+
 def swift_files(paths):
     for path in paths:
         if os.path.isdir(path):
@@ -159,12 +197,19 @@ def main(argv):
     findings = []
     for path in files:
         findings += check_file(path, os.path.relpath(path, REPO) if path.startswith(REPO + os.sep) else path)
+    if len(argv) == 1:
+        dump = subprocess.run(["swift", "package", "dump-package"], cwd=REPO, capture_output=True, text=True)
+        if dump.returncode != 0:
+            print("portability check: swift package dump-package failed:\n" + dump.stderr)
+            return 1
+        findings += manifest_findings(json.loads(dump.stdout))
     for finding in findings:
         print(finding)
     if findings:
-        print(f"portability check: {len(findings)} Linux-only use(s) outside #if os(Linux) in {len(files)} client source file(s)")
+        print(f"portability check: {len(findings)} finding(s) in {len(files)} client source file(s) and their dependencies")
         return 1
-    print(f"portability check: {len(files)} client source files, no Linux-only symbol outside #if os(Linux)")
+    print(f"portability check: {len(files)} client source files, no Linux-only symbol outside #if os(Linux)"
+          + (", no client module depends on signing or (off Linux) OpenSSL" if len(argv) == 1 else ""))
     return 0
 
 

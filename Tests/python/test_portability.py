@@ -1,5 +1,6 @@
 """scripts/portability-check.sh, fed offending and clean sample files: it names file:line for each Linux-only symbol
 outside `#if os(Linux)`, follows `#if`/`#elseif`/`#else`/`#endif` nesting, and passes the client modules as they are."""
+import importlib.util
 import os
 import subprocess
 import tempfile
@@ -8,6 +9,9 @@ import unittest
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCRIPT = os.path.join(REPO, "scripts", "portability-check.sh")
+spec = importlib.util.spec_from_file_location("portability_check", os.path.join(REPO, "scripts", "portability_check.py"))
+portability_check = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(portability_check)
 
 
 class PortabilityCheck(unittest.TestCase):
@@ -26,6 +30,25 @@ class PortabilityCheck(unittest.TestCase):
         run = subprocess.run([SCRIPT], capture_output=True, text=True, cwd=REPO)
         self.assertEqual(run.returncode, 0, run.stdout)
         self.assertIn("no Linux-only symbol", run.stdout)
+        self.assertIn("no client module depends on signing", run.stdout)
+
+    def test_a_client_module_reaching_signing_or_openssl_off_linux_is_named_with_the_path(self):
+        def target(name, *deps):
+            return {"name": name, "dependencies": list(deps)}
+        by_name = lambda n: {"byName": [n, None]}
+        package = {"targets": [
+            target("COpenSSL"), target("CTLS"),
+            target("PackCrypto", {"target": ["COpenSSL", {"platformNames": ["linux"]}]}),
+            target("PackSigning", by_name("COpenSSL"), by_name("PackCrypto")),
+            target("PackModel", by_name("PackCrypto")),
+            target("PackTrust", by_name("PackModel"), by_name("PackSigning")),
+            target("PackVerify", by_name("PackTrust"), {"target": ["CTLS", {"platformNames": ["linux", "macos"]}]}),
+        ]}
+        findings = portability_check.manifest_findings(package)
+        self.assertIn("Package.swift: PackTrust depends on PackSigning (the signing half) through PackTrust -> PackSigning", findings)
+        self.assertIn("Package.swift: PackTrust depends on COpenSSL (OpenSSL's libcrypto) through PackTrust -> PackSigning -> COpenSSL", findings)
+        self.assertIn("Package.swift: PackVerify depends on CTLS (OpenSSL's libssl) through PackVerify -> CTLS on linux, macos", findings)
+        self.assertFalse([f for f in findings if f.startswith("Package.swift: PackCrypto") or f.startswith("Package.swift: PackModel")], findings)
 
     def test_every_listed_symbol_outside_a_guard_is_named_with_its_line(self):
         code, findings = self.check("""\
