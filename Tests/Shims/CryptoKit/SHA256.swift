@@ -11,6 +11,9 @@ import Foundation
 /// The `EVP_MD_CTX` lives in a class box that is copied on write (`EVP_MD_CTX_copy_ex`) when shared, which is what
 /// makes the struct behave as a value.
 public struct SHA256 {
+    /// CryptoKit names the digest type through the hash function too.
+    public typealias Digest = SHA256Digest
+
     /// The digest length in bytes.
     public static let byteCount = 32
     /// SHA-256's block length in bytes.
@@ -34,7 +37,7 @@ public struct SHA256 {
     }
 
     /// The digest of everything added so far. Does not change the hasher: it finalizes a copy of the context.
-    public func finalize() -> SHA256Digest {
+    public func finalize() -> Digest {
         let finished = box.copy()
         var out = [UInt8](repeating: 0, count: Self.byteCount)
         var length: UInt32 = 0
