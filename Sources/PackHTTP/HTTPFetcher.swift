@@ -71,7 +71,7 @@ public final class HTTPFetcher: Fetcher {
                 defer { close(fd) }
                 if sink.have > maxBytes || !Self.isResumable(path) { try sink.restart() }
                 try get(base.appending(path), into: &sink, name: path, due: due)
-                guard fsync(fd) == 0 else { throw VerificationFailure(.fetch, "\(partial): cannot flush (\(FileSystem.reason()))") }
+                guard Durability.system.flushFile(fd, path: partial) else { throw VerificationFailure(.fetch, "\(partial): cannot flush (\(FileSystem.reason()))") }
             } catch let error as HTTPError {
                 var code = VerificationFailure.Code.fetch
                 if case .tls = error { code = .fetchTLS }

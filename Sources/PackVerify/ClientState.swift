@@ -109,12 +109,17 @@ public struct ClientState: Codable, Equatable, Sendable {
         }
     }
 
-    public func save(to folder: URL) throws {
+    public func save(to folder: URL) throws { try save(to: folder, durability: .system) }
+
+    /// Saves atomically and durably (see `AtomicFile`): when this returns, the state survives a power cut.
+    package func save(to folder: URL, durability: Durability) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         CrashPoints.reach("before state save")
-        try AtomicFile.write(try encoder.encode(self), to: folder.appendingPathComponent(Self.fileName))
+        let file = folder.appendingPathComponent(Self.fileName)
+        try AtomicFile.write(try encoder.encode(self), to: file, durability: durability)
+        durability.note(.stateSaved(file.path))
         CrashPoints.reach("after state save")
     }
 }

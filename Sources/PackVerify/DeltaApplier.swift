@@ -16,6 +16,10 @@ import PackModel
 /// installed scene, builds the new version in staging from the unchanged installed files (hard links, not copies)
 /// plus the delta's files (hashed as written), checks every file against the new signed manifest, and switches over
 /// atomically — so a crash or a bad byte at any moment leaves either the old version or the new one, never a mix.
+///
+/// Like `Installer.install`, it holds the client-state lock only to verify against the state (at the start) and to
+/// check again, switch and save (at the end), never while it links, hashes and writes: at the end the installed
+/// version must still be the very folder the deltas were checked against, or the update is refused (`delta-base`).
 public struct DeltaApplier {
     public let installer: Installer
     let documents = SignedDocument()
@@ -57,33 +61,39 @@ public struct DeltaApplier {
     /// `installed`, when given, is the installed manifest the caller has just verified with `installedManifest`
     /// under the same client state (the updater reads it to plan), so it is not read and checked twice.
     func apply(manifestBytes: [UInt8], deltas: [String: URL], into: URL, installed verified: Manifest?) throws -> Result {
-        let lock = try StateLock.acquire(installer.state)
-        defer { lock.release() }
-        var client = try ClientState.load(from: installer.state)
-        let verdict = installer.clock.observe(installer.reading(), state: &client.clock)
-        let manifest = try installer.verifyManifest(manifestBytes, client: client, now: verdict.now)
-        guard let installed = try verified ?? installedManifest(into: into, pack: manifest.pack) else {
-            throw VerificationFailure(.deltaBase, "\(manifest.pack) is not installed; install the full archive")
-        }
-        guard installed.files == manifest.files else {
-            throw VerificationFailure(.deltaBase, "pack-level files changed; install the full archive")
+        // 1. Under the state lock, briefly: the manifest and the installed base against the state as it is now.
+        let (manifest, installed, current, client) = try installer.withState { client, now in
+            let manifest = try installer.verifyManifest(manifestBytes, client: client, now: now)
+            guard let installed = try verified ?? installedManifest(into: into, pack: manifest.pack) else {
+                throw VerificationFailure(.deltaBase, "\(manifest.pack) is not installed; install the full archive")
+            }
+            guard installed.files == manifest.files else {
+                throw VerificationFailure(.deltaBase, "pack-level files changed; install the full archive")
+            }
+            // The installed version, read without following `current` anywhere but to a version folder beside it.
+            guard let current = try InstallLayout.currentVersion(packFolder: into.appendingPathComponent(manifest.pack))?.path else {
+                throw VerificationFailure(.deltaBase, "\(manifest.pack) is not installed; install the full archive")
+            }
+            return (manifest, installed, current, client)
         }
         var listed = PathSafety()
         for (path, _) in manifest.archiveEntries { try listed.admit(path) }
         let packFolder = into.appendingPathComponent(manifest.pack)
-        // The installed version, read without following `current` anywhere but to a version folder beside it.
-        guard let current = try InstallLayout.currentVersion(packFolder: packFolder)?.path else {
-            throw VerificationFailure(.deltaBase, "\(manifest.pack) is not installed; install the full archive")
-        }
-        let staging = packFolder.appendingPathComponent(".staging-\(UUID().uuidString)")
+        // 2. Unlocked: the new version staged from the installed files and the deltas.
         // A refused update leaves the pack folder and its scenes/ as they were, times included.
         var touched = TouchedFolders()
         touched.note(packFolder.path)
         touched.note(packFolder.path + "/" + InstallLayout.scenesFolder)
+        let live: StagingLock
+        do { live = try StagingLock.share(packFolder: packFolder) } catch {
+            touched.restore()
+            throw error
+        }
+        let staging = packFolder.appendingPathComponent(".staging-\(UUID().uuidString)")
         let installedScenes = Dictionary(installed.scenes.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         var changed: [String] = []
         var fromDeltas: UInt64 = 0
-        let writer = StagingWriter(staging: staging)
+        let writer = StagingWriter(staging: staging, durability: installer.durability)
         let scenes = packFolder.path + "/" + InstallLayout.scenesFolder
         // Installed files the new version reuses (hard links in staging, shared scene folders): each is hashed against
         // the new signed manifest before the switch.
@@ -141,9 +151,20 @@ public struct DeltaApplier {
             try Self.verify(reused)
             try writer.write(manifestBytes, path: Installer.manifestFileName)
             try writer.finish()
-            _ = try installer.switchOver(packFolder, to: staging, manifest: manifest, client: client, writer: writer)
+            // 3. Under the state lock again: the manifest against the state as it is now (floors may have moved), the
+            // base unchanged (another install or update may have switched meanwhile), then switch and save.
+            try installer.withState { client, now in
+                _ = try installer.verifyManifest(manifestBytes, client: client, now: now)
+                guard try InstallLayout.currentVersion(packFolder: packFolder)?.path == current else {
+                    throw VerificationFailure(.deltaBase, "another install or update of \(manifest.pack) switched versions while this update was prepared; "
+                        + "its deltas no longer start from the installed version")
+                }
+                _ = try installer.switchOver(packFolder, to: staging, manifest: manifest, client: client, writer: writer, live: live)
+            }
+            live.release()
         } catch {
             writer.discard()
+            live.release()
             touched.restore()
             throw error
         }

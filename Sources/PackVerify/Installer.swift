@@ -16,6 +16,14 @@ import PackModel
 /// manifest — and switches the install over atomically. Any failure leaves the previous install and the client state
 /// exactly as they were.
 ///
+/// The client-state lock (`StateLock`) is held only while the state is read or written — milliseconds — never while
+/// the archive is read, hashed and written: an app suspended mid-install must not hold a lock on a file that may sit
+/// in a shared app-group container (iOS terminates it, 0xdead10cc), and access decisions and trust changes go on
+/// meanwhile. So an install takes it twice: at the start, to verify the manifest against the state; and before the
+/// switch, to verify it again against the state as it is then (another install may have raised the floors meanwhile)
+/// and to switch and save. Installs of the same pack running at once stage in folders of their own and keep out of
+/// each other's clean-up with `StagingLock`.
+///
 /// Layout: `<into>/<pack>/current` is a symbolic link to the version folder in use; switching it is one rename.
 public struct Installer {
     public static let manifestFileName = ".manifest.json"
@@ -23,6 +31,8 @@ public struct Installer {
     public let state: URL
     public var clock = ClockGuard()
     public var reading: () -> ClockGuard.Reading = ClockGuard.Reading.system
+    /// Every flush, barrier and rename of a commit point goes through it; tests inject an observer.
+    package var durability = Durability.system
     let documents = SignedDocument()
 
     public init(state: URL) { self.state = state }
@@ -38,10 +48,6 @@ public struct Installer {
     /// Installs `archive`. `indexEntry` (from a verified index) pins the manifest's SHA-256 against mix-and-match;
     /// without one, the entry of the last index `Trust.accept` accepted does, when that index lists the pack.
     public func install(archive: URL, into: URL, indexEntry: IndexDocument.Entry? = nil) throws -> Result {
-        let lock = try StateLock.acquire(state)
-        defer { lock.release() }
-        var client = try ClientState.load(from: state)
-        let verdict = clock.observe(reading(), state: &client.clock)
         var reader = try StrictTarReader(url: archive)
         guard let first = try reader.next(), first.path == PublishLayout.archiveManifestEntry else {
             throw VerificationFailure(.archiveManifest, "\(archive.path): the first entry is not \(PublishLayout.archiveManifestEntry)")
@@ -49,26 +55,12 @@ public struct Installer {
         guard first.size <= SizeCaps.manifest else { throw VerificationFailure(.size, "the manifest is \(first.size) bytes, over the \(SizeCaps.manifest)-byte cap") }
         var manifestBytes: [UInt8] = []
         try reader.read { manifestBytes += $0 }
-        let binding = indexEntry.map(MixAndMatch.init)
-        try binding?.evaluate(manifestBytes: manifestBytes).require()
-        let manifest = try verifyManifest(manifestBytes, client: client, now: verdict.now)
-        try binding?.evaluate(manifestVersion: manifest.version).require()
-        // Without an explicit entry, the last accepted index's entry for this pack binds the install: after index v3,
-        // a still validly signed v1 archive is not what the publisher currently offers.
-        if binding == nil, let accepted = client.acceptedIndex?[manifest.pack].map(MixAndMatch.init) {
-            try accepted.evaluate(acceptedIndexFor: manifestBytes, version: manifest.version).require()
-        }
+        // 1. Under the state lock, briefly: the manifest against the state as it is now.
+        let manifest = try withState { client, now in try admit(manifestBytes, indexEntry: indexEntry, client: client, now: now, into: into) }
 
+        // 2. Unlocked: every file read, hashed and written into staging.
         let packFolder = into.appendingPathComponent(manifest.pack)
         try InstallLayout.checkPackFolder(packFolder)
-        // What is installed is a floor too, even if the client state that recorded it was lost or replaced: its
-        // manifest is verified under the trusted root, so an older archive cannot come back over it.
-        if let installed = try? InstallLayout.installedManifest(into: into, pack: manifest.pack, root: client.root)?.manifest {
-            var floors = client.floors
-            floors.manifests[installed.pack] = max(floors.manifests[installed.pack] ?? 0, installed.version)
-            for scene in installed.scenes { floors.scenes["\(installed.pack)/\(scene.id)"] = max(floors.scenes["\(installed.pack)/\(scene.id)"] ?? 0, scene.version) }
-            try Rollback(floors: floors).evaluate(pack: manifest.pack, version: manifest.version, scenes: manifest.scenes.map { ($0.id, $0.version) }).require()
-        }
         // A refusal from here on must leave these folders as they were: created ones removed, times put back.
         var touched = TouchedFolders()
         var ancestors: [URL] = []
@@ -82,8 +74,13 @@ public struct Installer {
             touched.restore()
             throw VerificationFailure(.write, "\(packFolder.path): cannot create the folder (\(error))")
         }
+        let live: StagingLock
+        do { live = try StagingLock.share(packFolder: packFolder) } catch {
+            touched.restore()
+            throw error
+        }
         let staging = packFolder.appendingPathComponent(".staging-\(UUID().uuidString)")
-        let writer = StagingWriter(staging: staging)
+        let writer = StagingWriter(staging: staging, durability: durability)
         do {
             try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: false)
             // Every scene gets a fresh folder of its own (see InstallLayout).
@@ -120,15 +117,57 @@ public struct Installer {
             // The signed manifest goes in with the files, and everything must be on disk before the switch-over.
             try writer.write(manifestBytes, path: Self.manifestFileName)
             try writer.finish()
-            // The verified manifest's time is a lower bound, and starts the offline limit if nothing has yet.
-            if let created = Timestamp.parse(manifest.created) { clock.observeSigned(created.timeIntervalSince1970, state: &client.clock) }
-            let folder = try switchOver(packFolder, to: staging, manifest: manifest, client: client, writer: writer)
+
+            // 3. Under the state lock again: the same checks against the state as it is now, then switch and save.
+            let folder = try withState { client, now in
+                _ = try admit(manifestBytes, indexEntry: indexEntry, client: client, now: now, into: into)
+                // The verified manifest's time is a lower bound, and starts the offline limit if nothing has yet.
+                if let created = Timestamp.parse(manifest.created) { clock.observeSigned(created.timeIntervalSince1970, state: &client.clock) }
+                return try switchOver(packFolder, to: staging, manifest: manifest, client: client, writer: writer, live: live)
+            }
+            live.release()
             return Result(pack: manifest.pack, version: manifest.version, files: count, bytes: written, folder: folder)
         } catch {
             writer.discard()
+            live.release()
             touched.restore()
             throw error
         }
+    }
+
+    /// Runs `body` under the state lock with the state loaded and the clock observed (the reading is saved only if
+    /// `body` saves the state).
+    func withState<T>(_ body: (inout ClientState, Double) throws -> T) throws -> T {
+        let lock = try StateLock.acquire(state)
+        defer { lock.release() }
+        var client = try ClientState.load(from: state)
+        let verdict = clock.observe(reading(), state: &client.clock)
+        return try body(&client, verdict.now)
+    }
+
+    /// Every check of an archive's manifest that depends on the client state: the index binding (explicit, or the
+    /// last accepted index's entry), signature, expiry and rollback (`verifyManifest`), and the installed version as
+    /// a floor. Run when the install starts and again just before its switch, against the state as it is then.
+    func admit(_ manifestBytes: [UInt8], indexEntry: IndexDocument.Entry?, client: ClientState, now: Double, into: URL) throws -> Manifest {
+        let binding = indexEntry.map(MixAndMatch.init)
+        try binding?.evaluate(manifestBytes: manifestBytes).require()
+        let manifest = try verifyManifest(manifestBytes, client: client, now: now)
+        try binding?.evaluate(manifestVersion: manifest.version).require()
+        // Without an explicit entry, the last accepted index's entry for this pack binds the install: after index v3,
+        // a still validly signed v1 archive is not what the publisher currently offers.
+        if binding == nil, let accepted = client.acceptedIndex?[manifest.pack].map(MixAndMatch.init) {
+            try accepted.evaluate(acceptedIndexFor: manifestBytes, version: manifest.version).require()
+        }
+        try InstallLayout.checkPackFolder(into.appendingPathComponent(manifest.pack))
+        // What is installed is a floor too, even if the client state that recorded it was lost or replaced: its
+        // manifest is verified under the trusted root, so an older archive cannot come back over it.
+        if let installed = try? InstallLayout.installedManifest(into: into, pack: manifest.pack, root: client.root)?.manifest {
+            var floors = client.floors
+            floors.manifests[installed.pack] = max(floors.manifests[installed.pack] ?? 0, installed.version)
+            for scene in installed.scenes { floors.scenes["\(installed.pack)/\(scene.id)"] = max(floors.scenes["\(installed.pack)/\(scene.id)"] ?? 0, scene.version) }
+            try Rollback(floors: floors).evaluate(pack: manifest.pack, version: manifest.version, scenes: manifest.scenes.map { ($0.id, $0.version) }).require()
+        }
+        return manifest
     }
 
     /// Signature (manifest role), expiry against the guarded clock, and rollback of pack and scene versions.
@@ -158,18 +197,28 @@ public struct Installer {
     }
 
     /// Moves staging into place as a version folder and atomically points `current` at it, then removes what the
-    /// new version no longer needs.
+    /// new version no longer needs. Call with the state lock held and the staged files durable (`StagingWriter.finish`).
     ///
-    /// The client state is saved first, holding the new version's floors and the new folder's name: a run killed at
-    /// any later instant leaves the new version either live and remembered (so no older signed archive can install
-    /// over it) or not live, with a floor a retry of the same version still meets. If moving or switching then fails,
-    /// the state file's previous bytes are put back.
+    /// The commit order, each step through `Durability`, a barrier ending each commit point:
+    /// 1. staged files and folders flushed → barrier (`StagingWriter.finish`);
+    /// 2. client state saved: its file flushed → barrier → renamed → state folder flushed → barrier;
+    /// 3. staging renamed to its version folder, the `current` link renamed over (the switch) → pack folder flushed
+    ///    → barrier.
+    ///
+    /// The state is saved before the switch, not after it (the order "switch → folder → barrier → state saved" would
+    /// also survive a kill, but worse): it holds the new version's floors and the new folder's name, so a run killed at
+    /// any later instant leaves the new version either live and remembered — no older signed archive can install over
+    /// it, and its folder is one the next install may remove — or not live, with a floor a retry of the same version
+    /// still meets. Saved after the switch, a kill in between would leave a live version folder the state does not
+    /// name (never removed, since only recorded names are) and a window in which the floor lags the live version.
+    /// If moving or switching fails, the state file's previous bytes are put back.
     ///
     /// Removal never follows or guesses: `current` is read with `InstallLayout.currentVersion` (a link naming anything
     /// but a version folder beside it is replaced, never followed); only version folders recorded in the client state,
     /// the installer's own temporaries (by their exact shape) and unused scene folders (by theirs, in a real `scenes/`
-    /// folder) are removed.
-    func switchOver(_ packFolder: URL, to staging: URL, manifest: Manifest, client: ClientState, writer: StagingWriter) throws -> URL {
+    /// folder) are removed — the last two only when no other install of the pack is live (`live`, `StagingLock`),
+    /// since another install's staging and new scene folders look exactly like a killed run's.
+    func switchOver(_ packFolder: URL, to staging: URL, manifest: Manifest, client: ClientState, writer: StagingWriter, live: StagingLock) throws -> URL {
         let name = "v\(manifest.version)-\(UUID().uuidString.prefix(8))"
         let folder = packFolder.appendingPathComponent(name)
         let previous = (try? InstallLayout.currentVersion(packFolder: packFolder))?.lastPathComponent
@@ -178,10 +227,10 @@ public struct Installer {
         var updated = client
         updated.recordInstalled(manifest)
         updated.recordVersionFolder(name, pack: manifest.pack, adopting: previous) { FileSystem.exists(packFolder.path + "/" + $0) }
-        try updated.save(to: state)
-        func restoreState() { if let savedBytes { try? AtomicFile.write(savedBytes, to: stateFile) } }
+        try updated.save(to: state, durability: durability)
+        func restoreState() { if let savedBytes { try? AtomicFile.write(savedBytes, to: stateFile, durability: durability) } }
         CrashPoints.reach("before staging rename")
-        guard rename(staging.path, folder.path) == 0 else {
+        guard durability.rename(staging.path, to: folder.path) else {
             restoreState()
             throw VerificationFailure(.install, "cannot move the staged pack into place")
         }
@@ -194,7 +243,7 @@ public struct Installer {
             throw VerificationFailure(.install, "cannot create the switch-over link")
         }
         CrashPoints.reach("before switch")
-        guard rename(link.path, current.path) == 0 else {
+        guard durability.rename(link.path, to: current.path) else {
             unlink(link.path)
             FileSystem.removeTree(folder.path)
             restoreState()
@@ -202,14 +251,19 @@ public struct Installer {
         }
         writer.markSwitched()
         CrashPoints.reach("after switch")
-        let dir = open(packFolder.path, O_RDONLY)
-        if dir >= 0 { fsync(dir); close(dir) }
+        // The switch is done; a failed flush here can only mean it may not survive a power cut, which the saved state
+        // already allows for (see above).
+        _ = durability.flushFolder(at: packFolder.path) && durability.barrier(at: packFolder.path)
         CrashPoints.reach("after directory fsync")
         // What goes: the versions this installer recorded (the previous one, and those of runs killed before their
-        // switch) and its own temporaries of killed runs. Anything else in the pack folder is not ours and stays.
+        // switch). No live install needs them: a delta update linking from one that goes fails, and would be refused
+        // at its own switch anyway, since `current` has moved.
         for recorded in updated.versionFolders?[manifest.pack] ?? [] where recorded != name && InstallLayout.isVersionFolderName(recorded) {
             FileSystem.removeTree(packFolder.path + "/" + recorded)
         }
+        // Temporaries of killed runs and unused scene folders, only while no other install is live. Anything else in
+        // the pack folder is not ours and stays.
+        guard live.tryExclusive() else { return folder }
         for entry in (try? FileSystem.list(packFolder.path)) ?? [] where InstallLayout.isInstallerTemporary(entry) {
             FileSystem.removeTree(packFolder.path + "/" + entry)
         }

@@ -9,10 +9,12 @@ import PackModel
 /// follow root rotations, accept an index, install, update, verify at rest, decide access — goes through it, with one
 /// clock (the guard and the time source) for all of them.
 ///
-/// Each operation that changes the state takes the state's lock once, loads the state once, and saves it at most once
-/// (the types it composes — `Trust`, `Installer`, `DeltaApplier`, `Updater`, `InstalledPack`, `InstalledAccess` — do
-/// that work; the lock is re-entrant, and is never held while the network is waited on). The CLI and the C ABI use
-/// this type only, so both run the same code and get the same results and failure codes.
+/// Each operation that changes the state holds the state's lock only while it reads or writes the state, and saves it
+/// at most once (the types it composes — `Trust`, `Installer`, `DeltaApplier`, `Updater`, `InstalledPack`,
+/// `InstalledAccess` — do that work; the lock is re-entrant). It is never held while the network is waited on or an
+/// archive is hashed and written: an install or update takes it briefly to verify at the start, and again to check,
+/// switch and save at the end (see `StateLock`), so an app may be suspended mid-install without holding it. The CLI
+/// and the C ABI use this type only, so both run the same code and get the same results and failure codes.
 public struct PackClient {
     public let state: URL
     public var clock = ClockGuard()

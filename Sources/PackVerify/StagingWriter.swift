@@ -22,7 +22,8 @@ import PackModel
 /// - each file's writeback is started every 8 MiB as it is written (`sync_file_range` on Linux), so the disk works
 ///   while extraction goes on and the flush in `finish` mostly waits for I/O already under way;
 /// - a file whose bytes do not hash to the manifest's SHA-256 stops the install; then every file is flushed
-///   (`fdatasync`) and every folder it made — only this install's data, not the whole file system's.
+///   (`fdatasync` on Linux) and every folder it made — only this install's data, not the whole file system's — and
+///   one barrier ends the commit point (`Durability`: a full flush of the drive's cache on Darwin).
 /// Nothing is switched in before `finish` returns, so a failure at any point leaves only new folders to delete
 /// (`discard`).
 ///
@@ -56,9 +57,13 @@ final class StagingWriter {
     private var sceneRoots: [String: String] = [:]
     private var sceneLinks: [(id: String, name: String)] = []
 
-    init(staging: URL) {
+    /// Every flush and barrier goes through it (`Durability`).
+    let durability: Durability
+
+    init(staging: URL, durability: Durability = .system) {
         self.staging = staging
         stagingPath = staging.path
+        self.durability = durability
     }
 
     /// Where `path` (an archive path) is written: scene files into their scene's folder, the rest into staging.
@@ -155,14 +160,14 @@ final class StagingWriter {
                     return next - 1
                 }
                 guard let i else { return }
-                do { try Self.extract(entries[i], through: buffer) } catch { failures.record(i, error) }
+                do { try Self.extract(entries[i], through: buffer, durability: durability) } catch { failures.record(i, error) }
             }
         }
         try failures.throwFirst()
     }
 
     /// Copies one file out of its archive into its target, hashing each piece right after writing it.
-    private static func extract(_ entry: Entry, through buffer: UnsafeMutableRawBufferPointer) throws {
+    private static func extract(_ entry: Entry, through buffer: UnsafeMutableRawBufferPointer, durability: Durability) throws {
         // O_EXCL|O_NOFOLLOW: staging is fresh and holds only what this install made, so nothing can redirect a write.
         let fd = open(entry.target, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw VerificationFailure(.write, "\(entry.path): cannot create (\(FileSystem.reason()))") }
@@ -189,7 +194,7 @@ final class StagingWriter {
             throw VerificationFailure(.hash, "\(entry.path) does not match the manifest's SHA-256")
         }
         #if !os(Linux)
-        guard fsync(fd) == 0 else { throw VerificationFailure(.write, "\(entry.path): fsync failed (\(FileSystem.reason()))") }
+        guard durability.flushFile(fd, path: entry.target) else { throw VerificationFailure(.write, "\(entry.path): flushing to disk failed (\(FileSystem.reason()))") }
         #endif
     }
 
@@ -205,8 +210,8 @@ final class StagingWriter {
         files.append(target)
     }
 
-    /// Extracts the queued files, then makes every written file and every folder durable. Throws on a hash mismatch,
-    /// a failed write or a failed flush.
+    /// Extracts the queued files, then makes every written file and every folder durable and ends the commit point
+    /// with a barrier. Throws on a hash mismatch, a failed write or a failed flush.
     func finish() throws {
         try extractQueued()
         // The version's links to its scene folders.
@@ -229,35 +234,32 @@ final class StagingWriter {
         let data: [String] = []
         #endif
         let folderPaths = [stagingPath] + folders.sorted() + touched.sorted()
-        try Self.flush(data.map { Flush(path: $0, folder: false) } + folderPaths.map { Flush(path: $0, folder: true) })
+        try Self.flush(data.map { Flush(path: $0, folder: false) } + folderPaths.map { Flush(path: $0, folder: true) }, durability: durability)
+        guard durability.barrier(at: stagingPath) else { throw VerificationFailure(.write, "\(stagingPath): flushing the drive's cache failed (\(FileSystem.reason()))") }
         CrashPoints.reach("after flush")
     }
 
-    /// A path to make durable: a file's data (`fdatasync`) or a folder's entries (`fsync`).
+    /// A path to make durable: a file's data or a folder's entries (`Durability`).
     private struct Flush: Sendable {
         let path: String
         let folder: Bool
 
-        func sync(_ fd: Int32) -> Int32 {
-            #if os(Linux)
-            return folder ? fsync(fd) : fdatasync(fd)
-            #else
-            return fsync(fd)
-            #endif
+        func sync(_ fd: Int32, _ durability: Durability) -> Bool {
+            folder ? durability.flushFolder(fd, path: path) : durability.flushFile(fd, path: path)
         }
     }
 
     /// Flushes every path from eight threads at once: each call mostly waits for the device, and waiting together
     /// lets the block layer merge their cache flushes (a 240 MB install's ~160 flushes took ~25 ms one after another
     /// and ~10 ms eight at a time). Throws the first failure in `paths` order.
-    private static func flush(_ paths: [Flush]) throws {
+    private static func flush(_ paths: [Flush], durability: Durability) throws {
         let threads = min(8, paths.count)
         let failures = Failures()
         BlockingThreads.run(threads) { t in
             for i in stride(from: t, to: paths.count, by: threads) {
                 let item = paths[i]
                 let fd = open(item.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-                if fd >= 0, item.sync(fd) == 0 {
+                if fd >= 0, item.sync(fd, durability) {
                     close(fd)
                     continue
                 }

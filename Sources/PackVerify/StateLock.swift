@@ -16,11 +16,16 @@ import PackModel
 ///
 /// An advisory lock (`flock`) on `<state>/.lock` covers other processes (an app extension, `packtool`). Within a
 /// process the lock is re-entrant for the thread that holds it, so an operation may call another that locks too.
-/// `Updater` holds it only around each verify-and-switch step, never while downloading; it locks its downloads
-/// folder with the same mechanism (`<state>/downloads/.lock`), which keeps two updates apart without blocking access
-/// decisions or installs. When another thread or process holds it, an operation waits up to two seconds
-/// (an access decision or an index check holds it for milliseconds), then fails with code `busy` rather than wait
-/// behind a long install. Access decisions never wait: they only skip saving their clock reading (`attempt`).
+///
+/// It is held only while the state is read or written — milliseconds — never across a download, an archive being
+/// hashed and written, or anything else long: the state folder may sit in an app-group container, and iOS terminates
+/// a suspended app that holds a lock on a file there (0xdead10cc). `Installer.install` and `DeltaApplier.apply` take
+/// it twice — to verify the manifest against the state, then, after staging unlocked, to verify again against the
+/// state as it is then, switch and save (installs of one pack at once keep apart with `StagingLock`, in the install
+/// folder); `Updater` never holds it while downloading, and locks its downloads folder with the same mechanism
+/// (`<state>/downloads/.lock`), which keeps two updates apart without blocking access decisions or installs. When
+/// another thread or process holds it, an operation waits up to two seconds, then fails with code `busy`. Access
+/// decisions never wait: they only skip saving their clock reading (`attempt`).
 final class StateLock {
     private final class Holder {
         let fd: Int32

@@ -26,6 +26,31 @@ final class AtomicFileTests: XCTestCase {
         XCTAssertEqual(try String(contentsOf: target.appendingPathComponent("inside")), "kept")
     }
 
+    /// The temporary file's data is durable before the rename (a barrier between them), and the rename before `write`
+    /// returns: the order every client-state save relies on.
+    func testAWriteFlushesTheDataThenABarrierThenRenamesThenFlushesTheFolderThenABarrier() throws {
+        let dir = try temporaryDirectory()
+        let url = URL(fileURLWithPath: dir + "/state.json")
+        let events = EventList()
+        try AtomicFile.write(Data("{}".utf8), to: url, durability: Durability { events.append($0) })
+        let all = events.all
+        guard all.count == 5, case .flushedFile(let tmp) = all[0] else { return XCTFail("\(all)") }
+        XCTAssertTrue(tmp.hasPrefix(dir + "/.state.json.tmp-"), tmp)
+        XCTAssertEqual(all, [.flushedFile(tmp), .barrier(tmp), .renamed(tmp, to: url.path), .flushedFolder(dir), .barrier(dir)])
+    }
+
+    /// A failed rename is no commit: nothing after it is flushed or recorded as renamed.
+    func testAFailedRenameRecordsNoRenameAndNoFolderFlush() throws {
+        let dir = try temporaryDirectory()
+        let target = URL(fileURLWithPath: dir + "/state.json")
+        try FileManager.default.createDirectory(at: target, withIntermediateDirectories: false)
+        try Data("kept".utf8).write(to: target.appendingPathComponent("inside"))
+        let events = EventList()
+        XCTAssertThrowsError(try AtomicFile.write(Data("lost".utf8), to: target, durability: Durability { events.append($0) }))
+        XCTAssertEqual(events.all.count, 2, "\(events.all)")
+        XCTAssertFalse(events.all.contains { if case .renamed = $0 { return true } else { return false } })
+    }
+
     func testTimestampsComeFromSourceDateEpoch() {
         XCTAssertEqual(Timestamp.now(environment: ["SOURCE_DATE_EPOCH": "1764460800"]), "2025-11-30T00:00:00Z")
     }
@@ -54,4 +79,12 @@ final class TimestampTests: XCTestCase {
         XCTAssertNil(Timestamp.parse("2026-06-01T00:00:00Zjunk"))
         XCTAssertNil(Timestamp.parse("2026-06-01T00:00:00+2:00"))
     }
+}
+
+/// The events a `Durability` observer saw, from any thread.
+private final class EventList: @unchecked Sendable {
+    private let lock = NSLock()
+    private var events: [Durability.Event] = []
+    func append(_ event: Durability.Event) { lock.withLock { events.append(event) } }
+    var all: [Durability.Event] { lock.withLock { events } }
 }

@@ -58,7 +58,8 @@ struct ClientFixture {
     /// A manifest for `files` (paths under stops/<scene>/ or pack.json) and its signed envelope bytes.
     func manifest(_ files: [(String, [UInt8])], version: Int = 1, sceneVersion: Int = 1, expires: Date = Date().addingTimeInterval(86_400 * 30),
                   signers: [Ed25519PrivateKey]? = nil, type: String = PayloadType.manifest, scene: String = "01-a",
-                  access: PackDocument.Access = ClientFixture.access, created: Date = Date()) throws -> (Manifest, [UInt8]) {
+                  access: PackDocument.Access = ClientFixture.access, created: Date = Date(),
+                  digest: String = "sha256:" + String(repeating: "0", count: 64)) throws -> (Manifest, [UInt8]) {
         var packFiles: [Manifest.File] = [], sceneFiles: [Manifest.File] = []
         let prefix = "stops/\(scene)/"
         for (path, bytes) in files {
@@ -72,7 +73,7 @@ struct ClientFixture {
             }
         }
         let m = Manifest(pack: "test-pack", version: version, created: Timestamp.format(created), expires: Timestamp.format(expires), access: access,
-                         files: packFiles, scenes: [.init(id: scene, version: sceneVersion, digest: "sha256:" + String(repeating: "0", count: 64), files: sceneFiles)])
+                         files: packFiles, scenes: [.init(id: scene, version: sceneVersion, digest: digest, files: sceneFiles)])
         let envelope = try DSSEEnvelope(signing: CanonicalJSON.encode(m), as: type, with: signers ?? [manifestKey])
         return (m, try CanonicalJSON.encode(envelope))
     }
