@@ -1,6 +1,7 @@
 import Foundation
 import PackHTTP
 import PackVerify
+import TestSupport
 import XCTest
 
 /// The fetcher against `misbehaving_server.py`: whatever a server claims about sizes and ranges, a download ends in

@@ -2,24 +2,21 @@ import Foundation
 
 /// `Tests/http/misbehaving_server.py` serving a temporary tree in one of its modes, for tests of the fetcher against
 /// a hostile server. The server picks its own port; it is stopped when this value is released.
-final class MisbehavingServer {
-    let tree: URL
-    let port: Int
+public final class MisbehavingServer {
+    public let tree: URL
+    public let port: Int
     private let process: Process
     private let stdin = Pipe()
 
     /// Starts the server in `mode` over a fresh tree holding `files` (path → bytes).
-    init(mode: String, files: [String: [UInt8]]) throws {
+    public init(mode: String, files: [String: [UInt8]]) throws {
         tree = FileManager.default.temporaryDirectory.appendingPathComponent("packhttp-test-" + UUID().uuidString)
         for (path, bytes) in files {
             let url = tree.appendingPathComponent(path)
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try Data(bytes).write(to: url)
         }
-        var repository = URL(fileURLWithPath: #filePath)
-        while !FileManager.default.fileExists(atPath: repository.appendingPathComponent("Package.swift").path) {
-            repository.deleteLastPathComponent()
-        }
+        let repository = Repository.root
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", repository.appendingPathComponent("Tests/http/misbehaving_server.py").path, "0", tree.path, mode]
@@ -37,7 +34,7 @@ final class MisbehavingServer {
         self.port = port
     }
 
-    var url: String { "http://127.0.0.1:\(port)" }
+    public var url: String { "http://127.0.0.1:\(port)" }
 
     deinit {
         process.terminate()
