@@ -112,7 +112,8 @@ final class URLSessionDownload: NSObject, URLSessionDataDelegate, @unchecked Sen
         } else if redirects > 5 {
             settle(.refused(VerificationFailure(.fetch, "\(name): too many redirects")))
         }
-        if verdict != nil { task.cancel() }
+        // Declining (nil) delivers the 3xx itself as the answer, which the decided refusal then cancels. (Cancelling
+        // here instead would trap FoundationNetworking, which still waits for this handler.)
         completionHandler(verdict == nil ? request : nil)
     }
 
@@ -144,6 +145,10 @@ final class URLSessionDownload: NSObject, URLSessionDataDelegate, @unchecked Sen
                 throw VerificationFailure(.fetchRetry, "\(name): the server resumed at the wrong offset")
             }
             span = try Numbers.add(range.last - range.first, 1, "\(name): the Content-Range's length", code: .fetchSize)
+        case 100, 102, 103:
+            // FoundationNetworking hands every interim head (100 Continue, 103 Early Hints) to the delegate as if it
+            // were the answer, then the final one: skip them. (Apple's URLSession never delivers them.)
+            return
         case 101:
             throw VerificationFailure(.fetchProtocol, "\(name): the server switched protocols (101) instead of answering")
         case 404, 410:

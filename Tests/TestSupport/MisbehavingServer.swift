@@ -8,8 +8,12 @@ public final class MisbehavingServer {
     private let process: Process
     private let stdin = Pipe()
 
-    /// Starts the server in `mode` over a fresh tree holding `files` (path → bytes).
-    public init(mode: String, files: [String: [UInt8]]) throws {
+    /// Where the server notes each Range request's path and start, when asked to (`log`).
+    public let log: URL?
+
+    /// Starts the server in `mode` over a fresh tree holding `files` (path → bytes); with `log`, it records the
+    /// Range requests it answers (`rangeStarts`).
+    public init(mode: String, files: [String: [UInt8]], log: Bool = false) throws {
         tree = FileManager.default.temporaryDirectory.appendingPathComponent("packhttp-test-" + UUID().uuidString)
         for (path, bytes) in files {
             let url = tree.appendingPathComponent(path)
@@ -19,7 +23,10 @@ public final class MisbehavingServer {
         let repository = Repository.root
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        let logFile = log ? tree.deletingLastPathComponent().appendingPathComponent(tree.lastPathComponent + ".log") : nil
+        self.log = logFile
         process.arguments = ["python3", repository.appendingPathComponent("Tests/http/misbehaving_server.py").path, "0", tree.path, mode]
+            + (logFile.map { [$0.path] } ?? [])
         let out = Pipe()
         process.standardOutput = out
         process.standardInput = stdin  // the server exits when this closes, even if the test process dies
@@ -34,11 +41,18 @@ public final class MisbehavingServer {
         self.port = port
     }
 
+    /// "PATH START" for each Range request answered so far, in order (empty without `log`).
+    public var rangeStarts: [String] {
+        guard let log, let text = try? String(contentsOf: log, encoding: .utf8) else { return [] }
+        return text.split(separator: "\n").map(String.init)
+    }
+
     public var url: String { "http://127.0.0.1:\(port)" }
 
     deinit {
         process.terminate()
         process.waitUntilExit()
         try? FileManager.default.removeItem(at: tree)
+        if let log { try? FileManager.default.removeItem(at: log) }
     }
 }
