@@ -66,7 +66,7 @@ let package = Package(
         .testTarget(name: "PackPublishTests", dependencies: ["PackPublish", "PackArchive", "PackModel", "PackCrypto", "PackVerify", "TestSupport"]),
         .testTarget(name: "PackVerifyTests", dependencies: ["PackVerify", "PackTrust", "PackModel", "PackCrypto", "TestSupport"]),
         .testTarget(name: "PackHTTPTests", dependencies: ["PackHTTP", "PackVerify", "TestSupport"]),
-        .testTarget(name: "PackURLSessionTests", dependencies: ["PackURLSession", "PackVerify", "PackModel", "TestSupport", "packtool"]),
+        .testTarget(name: "PackURLSessionTests", dependencies: ["PackURLSession", "PackVerify", "PackModel", "PackCrypto", "TestSupport", "packtool"]),
         .testTarget(name: "packtoolTests", dependencies: ["packtool", "PackModel", "PackCrypto", "PackArchive", "TestSupport"]),
     ]
 )
