@@ -34,6 +34,18 @@ public struct UpdatePlan: Codable, Equatable, Sendable {
         public var scene: String?
         public var fromVersion: Int?
         public var sceneVersion: Int?
+
+        public init(path: String, url: URL?, size: UInt64?, maxBytes: UInt64, sha256: String?, scene: String? = nil, fromVersion: Int? = nil,
+                    sceneVersion: Int? = nil) {
+            self.path = path
+            self.url = url
+            self.size = size
+            self.maxBytes = maxBytes
+            self.sha256 = sha256
+            self.scene = scene
+            self.fromVersion = fromVersion
+            self.sceneVersion = sceneVersion
+        }
     }
 
     public var pack: String
