@@ -189,6 +189,10 @@ final class URLSessionDownload: NSObject, URLSessionDataDelegate, @unchecked Sen
         case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate, .serverCertificateHasUnknownRoot,
              .serverCertificateNotYetValid, .clientCertificateRejected, .clientCertificateRequired:
             return .refused(VerificationFailure(.fetchTLS, message))
+        case .unknown where isTLSFailure(urlError.localizedDescription):
+            // FoundationNetworking reports libcurl's TLS failures ("SSL certificate problem: …", "SSL: no alternative
+            // certificate subject name matches …") as URLError.unknown; only libcurl's message tells them apart.
+            return .refused(VerificationFailure(.fetchTLS, message))
         case .unsupportedURL, .badURL, .redirectToNonExistentLocation:
             return .refused(VerificationFailure(.fetchProtocol, message))
         case .badServerResponse:
@@ -196,5 +200,10 @@ final class URLSessionDownload: NSObject, URLSessionDataDelegate, @unchecked Sen
         default:
             return .retry(VerificationFailure(.fetch, message))
         }
+    }
+
+    /// Whether a libcurl error message (which FoundationNetworking passes on as the description) is about TLS.
+    static func isTLSFailure(_ message: String) -> Bool {
+        ["SSL", "TLS", "certificate"].contains { message.range(of: $0, options: .caseInsensitive) != nil }
     }
 }

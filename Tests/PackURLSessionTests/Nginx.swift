@@ -4,6 +4,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import TestSupport
 import XCTest
 
 /// A real nginx on 127.0.0.1 serving a folder, started with a temporary configuration as Tests/http/run.sh starts
@@ -11,6 +12,8 @@ import XCTest
 /// Its access log records each request's URI with query, status and body bytes. Stopped when released.
 final class Nginx {
     let port: Int
+    /// A second server with TLS, its certificate self-signed (so no client trusts it).
+    let tlsPort: Int
     let folder: URL
     private let process: Process
 
@@ -27,6 +30,11 @@ final class Nginx {
         let nginx = try Self.executable()
         self.folder = folder
         port = try Self.freePort()
+        tlsPort = try Self.freePort()
+        let certificate = folder.appendingPathComponent("server.pem").path, key = folder.appendingPathComponent("server.key").path
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try runTool("/usr/bin/env", ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=localhost",
+                                     "-keyout", key, "-out", certificate])
         try FileManager.default.createDirectory(at: folder.appendingPathComponent("logs"), withIntermediateDirectories: true)
         let user = getuid() == 0 ? "user root root;" : ""
         let config = """
@@ -43,6 +51,12 @@ final class Nginx {
             listen 127.0.0.1:\(port);
             root \(root.path);
             location /slow/ { alias \(root.path)/; limit_rate 1k; }
+          }
+          server {
+            listen 127.0.0.1:\(tlsPort) ssl;
+            ssl_certificate \(certificate);
+            ssl_certificate_key \(key);
+            root \(root.path);
           }
         }
         """

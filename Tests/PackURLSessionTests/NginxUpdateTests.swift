@@ -96,4 +96,14 @@ final class NginxUpdateTests: XCTestCase {
             XCTAssertTrue(line.split(separator: " ")[0].hasSuffix("?X-Amz-Signature=test"), line)
         }
     }
+
+    /// A certificate nobody vouches for is a TLS failure (`fetch-tls`), refused at once rather than retried, and
+    /// nothing is installed.
+    func testAnUntrustedCertificateIsRefusedAsATLSFailure() throws {
+        let fetcher = try URLSessionFetcher(base: URL(string: "https://localhost:\(nginx.tlsPort)")!, timeout: 5, retries: 2)
+        XCTAssertThrowsError(try updater(fetcher).update(pack: "royal-mile")) { error in
+            XCTAssertEqual((error as? VerificationFailure)?.code, "fetch-tls", "\(error)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: pack.into.appendingPathComponent("royal-mile").path))
+    }
 }
