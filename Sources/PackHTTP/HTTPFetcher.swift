@@ -43,6 +43,8 @@ public final class HTTPFetcher: Fetcher {
     /// How many seconds a download of `path` (at most `maxBytes`) may take in all (`DownloadPolicy.deadline`).
     public func deadline(for path: String, maxBytes: UInt64) -> Double { policy.deadline(for: path, maxBytes: maxBytes) }
 
+    public func url(for path: String) throws -> URL? { URL(string: base.appending(path).description) }
+
     public func fetch(_ path: String, to file: URL, maxBytes: UInt64, progress: ((UInt64) -> Void)?) throws {
         let partial = file.path + ".part"
         let budget = deadline(for: path, maxBytes: maxBytes)

@@ -33,6 +33,8 @@ final class URLSessionDownload: NSObject, URLSessionDataDelegate, @unchecked Sen
     private var decided: Outcome?
     private let lock = NSLock()
     private var expected: UInt64?
+    /// Whether a final answer (200 or 206) arrived: a task can end without error after an interim head alone.
+    private var answered = false
     private var redirects = 0
     private let finished = DispatchSemaphore(value: 0)
 
@@ -120,6 +122,8 @@ final class URLSessionDownload: NSObject, URLSessionDataDelegate, @unchecked Sen
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
         if let error {
             settle(Self.outcome(error))
+        } else if !answered {
+            settle(.retry(VerificationFailure(.fetch, "\(name): the server closed the connection without answering")))
         } else if let expected, have != expected {
             settle(.retry(VerificationFailure(.fetch, "\(name): the server closed the connection \(expected > have ? expected - have : 0) bytes before the end")))
         }
@@ -162,6 +166,7 @@ final class URLSessionDownload: NSObject, URLSessionDataDelegate, @unchecked Sen
         default:
             throw VerificationFailure(.fetch, "\(name): HTTP \(http.statusCode) for \(where_)")
         }
+        answered = true
         // The header itself, not `expectedContentLength`: a length past Int64 must be refused, not read as unknown.
         if let text = http.value(forHTTPHeaderField: "Content-Length") {
             guard let length = UInt64(text.trimmingCharacters(in: .whitespaces)) else {

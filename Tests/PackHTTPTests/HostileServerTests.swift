@@ -106,6 +106,12 @@ final class HostileServerTests: XCTestCase {
         XCTAssertTrue(HTTPFetcher.isResumable("packs/p/deltas/01-a/1-2.tar"))
     }
 
+    /// An update plan names each object's URL as the fetcher would request it: the base's folder plus the encoded path.
+    func testTheFetcherTellsAPlanTheURLItWouldFetch() throws {
+        let fetcher = HTTPFetcher(base: HTTPLocation("http://cdn.example:8080/walks")!)
+        XCTAssertEqual(try fetcher.url(for: "packs/a b/1.tar")?.absoluteString, "http://cdn.example:8080/walks/packs/a%20b/1.tar")
+    }
+
     /// A redirect to `file:///etc/passwd` is refused as a redirect to a non-HTTP(S) location (`fetch-protocol`),
     /// not resolved as a relative path on the server and reported as a missing index.
     func testARedirectToAFileURLIsRefusedAndSaysSo() throws {
