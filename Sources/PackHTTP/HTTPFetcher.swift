@@ -25,13 +25,11 @@ public final class HTTPFetcher: Fetcher {
     public var timeout: Double
     public var retries: Int
     public var userAgent = "packverify/\(PackVerifyVersion.string)"
-    /// Whole-download deadlines, across all attempts: `timeout` bounds each read, but a server dripping a byte just
-    /// inside it would otherwise hold an update for ever. A download with a signed size gets
-    /// max(`minimumDeadline`, size / `minimumRate`) seconds; the index and roots, which only have a cap, get
-    /// `documentDeadline`. Overrunning fails with `fetch-timeout`.
-    public var minimumDeadline: Double = 60
-    public var minimumRate: Double = 64 * 1024
-    public var documentDeadline: Double = 30
+    /// The deadline formula and which files resume, shared with every other fetcher (see `DownloadPolicy`).
+    public var policy = DownloadPolicy()
+    public var minimumDeadline: Double { get { policy.minimumDeadline } set { policy.minimumDeadline = newValue } }
+    public var minimumRate: Double { get { policy.minimumRate } set { policy.minimumRate = newValue } }
+    public var documentDeadline: Double { get { policy.documentDeadline } set { policy.documentDeadline = newValue } }
 
     public init(base: HTTPLocation, timeout: Double = 15, retries: Int = 3) {
         self.base = base
@@ -39,27 +37,21 @@ public final class HTTPFetcher: Fetcher {
         self.retries = retries
     }
 
-    /// Whether a partial download of `path` may be resumed: only files whose published name never gets other bytes
-    /// (manifests, archives and deltas, named by version and pinned by the index's or manifest's size and hash).
-    /// index.json is replaced in place, and a `.part` of an older one spliced onto a newer one would fail with a
-    /// misleading signature error; roots are small and are fetched whole too.
-    public static func isResumable(_ path: String) -> Bool {
-        path != PublishLayout.index && !path.hasPrefix("root/")
-    }
+    /// Whether a partial download of `path` may be resumed (`DownloadPolicy.isResumable`).
+    public static func isResumable(_ path: String) -> Bool { DownloadPolicy.isResumable(path) }
 
-    /// How many seconds a download of `path` (at most `maxBytes`) may take in all.
-    public func deadline(for path: String, maxBytes: UInt64) -> Double {
-        if !Self.isResumable(path) { return documentDeadline }
-        return max(minimumDeadline, Double(maxBytes) / minimumRate)
-    }
+    /// How many seconds a download of `path` (at most `maxBytes`) may take in all (`DownloadPolicy.deadline`).
+    public func deadline(for path: String, maxBytes: UInt64) -> Double { policy.deadline(for: path, maxBytes: maxBytes) }
+
+    public func url(for path: String) throws -> URL? { URL(string: base.appending(path).description) }
 
     public func fetch(_ path: String, to file: URL, maxBytes: UInt64, progress: ((UInt64) -> Void)?) throws {
         let partial = file.path + ".part"
         let budget = deadline(for: path, maxBytes: maxBytes)
-        let due = Deadline(seconds: budget, name: path)
+        let due = DownloadDeadline(seconds: budget, name: path)
         var lastFailure = VerificationFailure(.fetch, "\(path): no attempt made")
         for attempt in 0...retries {
-            if attempt > 0 { usleep(useconds_t(min(4, 1 << (attempt - 1)) * 250_000)) }
+            if attempt > 0 { usleep(useconds_t(DownloadPolicy.backoff(attempt: attempt) * 1_000_000)) }
             do { try due.check() } catch {
                 unlink(partial)
                 throw error
@@ -95,7 +87,7 @@ public final class HTTPFetcher: Fetcher {
     }
 
     /// One GET (following redirects) whose body is appended to `sink`.
-    private func get(_ start: HTTPLocation, into sink: inout PartialFile, name: String, due: Deadline) throws {
+    private func get(_ start: HTTPLocation, into sink: inout PartialFile, name: String, due: DownloadDeadline) throws {
         var location = start
         for _ in 0...5 {
             try due.check()
@@ -111,7 +103,7 @@ public final class HTTPFetcher: Fetcher {
             var rangeSpan: UInt64?
             switch head.status {
             case 301, 302, 303, 307, 308:
-                if let value = head.value("location"), let scheme = HTTPLocation.scheme(of: value), scheme != "http", scheme != "https" {
+                if let value = head.value("location"), let scheme = DownloadPolicy.scheme(of: value), scheme != "http", scheme != "https" {
                     throw VerificationFailure(.fetchProtocol, "\(name): the server redirected to a non-HTTP(S) location (\(value.prefix(200))); refused")
                 }
                 guard let target = head.value("location").flatMap(location.resolving) else {
@@ -188,31 +180,6 @@ private struct PartialFile {
     }
 }
 
-/// When a whole download must be over, on the monotonic clock (a wall-clock change neither extends nor ends it).
-struct Deadline {
-    let end: Double
-    let seconds: Double
-    let name: String
-
-    init(seconds: Double, name: String) {
-        self.seconds = seconds
-        self.name = name
-        end = Self.now() + seconds
-    }
-
-    static func now() -> Double {
-        var t = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &t)
-        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
-    }
-
-    func check() throws {
-        guard Self.now() < end else {
-            throw VerificationFailure(.fetchTimeout, "\(name): not finished within its \(Int(seconds)) s deadline (the server is too slow or drip-feeding)")
-        }
-    }
-}
-
 /// Reads a response off a connection through one 64 KiB buffer: the head (at most 64 KiB), then the body framed by
 /// Content-Length, chunked encoding, or the connection's end.
 private struct ResponseReader {
@@ -221,9 +188,9 @@ private struct ResponseReader {
     private var start = 0
     private var end = 0
 
-    let due: Deadline
+    let due: DownloadDeadline
 
-    init(connection: Connection, due: Deadline) {
+    init(connection: Connection, due: DownloadDeadline) {
         self.connection = connection
         self.due = due
     }

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import PackVerify
 
 /// An http or https address split into what a request needs: whether to use TLS, the host to connect to and to
 /// name in `Host` and SNI, the port, and the percent-encoded request target.
@@ -62,24 +63,15 @@ public struct HTTPLocation: Equatable, Sendable {
 
     public var description: String { "\(secure ? "https" : "http")://\(hostHeader)\(target)" }
 
-    /// This location with `path` (relative, `/`-separated) appended to its folder.
+    /// This location with `path` (relative, `/`-separated) appended to its folder (`DownloadPolicy.join`).
     public func appending(_ path: String) -> HTTPLocation {
         var copy = self
-        let base = target.split(separator: "?", maxSplits: 1).first.map(String.init) ?? target
-        copy.target = (base.hasSuffix("/") ? base : base + "/") + Self.encode(path)
+        copy.target = DownloadPolicy.join(target, path)
         return copy
     }
 
-    /// The scheme of an absolute URI reference (RFC 3986 §3.1: a letter, then letters, digits, `+`, `-` or `.`,
-    /// then `:`), lowercased; nil for a relative reference. A `Location: file:///…` must be recognised as another
-    /// scheme, not resolved as a relative path on the same server.
-    public static func scheme(of reference: String) -> String? {
-        guard let colon = reference.firstIndex(of: ":") else { return nil }
-        let name = reference[..<colon]
-        let allowed = Set("abcdefghijklmnopqrstuvwxyz0123456789+-.")
-        guard let head = name.first, head.isASCII, head.isLetter, name.lowercased().allSatisfy(allowed.contains) else { return nil }
-        return name.lowercased()
-    }
+    /// The scheme of an absolute URI reference, lowercased; nil for a relative one (`DownloadPolicy.scheme(of:)`).
+    public static func scheme(of reference: String) -> String? { DownloadPolicy.scheme(of: reference) }
 
     /// Where a redirect's `Location` points: absolute, origin-relative (`/…`) or relative to this target's folder.
     /// nil for an absolute reference with another scheme than http or https (see `scheme(of:)`).
@@ -97,19 +89,6 @@ public struct HTTPLocation: Equatable, Sendable {
         return copy
     }
 
-    /// Percent-encodes every byte outside RFC 3986's unreserved set and the path and query delimiters; existing
-    /// `%XX` escapes are kept.
-    static func encode(_ text: String) -> String {
-        let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/?=&%+:@!$'()*,;".utf8)
-        var out = ""
-        for byte in text.utf8 {
-            if allowed.contains(byte) {
-                out.unicodeScalars.append(UnicodeScalar(byte))
-            } else {
-                let hex = Array("0123456789ABCDEF".utf8)
-                out += "%" + String(UnicodeScalar(hex[Int(byte >> 4)])) + String(UnicodeScalar(hex[Int(byte & 15)]))
-            }
-        }
-        return out
-    }
+    /// Percent-encodes a path (`DownloadPolicy.encode`).
+    static func encode(_ text: String) -> String { DownloadPolicy.encode(text) }
 }

@@ -1,3 +1,5 @@
+import PackVerify
+
 /// The status line and headers of an HTTP/1.x response, and what the fetcher needs from them.
 public struct ResponseHead: Equatable, Sendable {
     public var status: Int
@@ -28,14 +30,8 @@ public struct ResponseHead: Equatable, Sendable {
     /// `Content-Range: bytes FIRST-LAST/TOTAL` of a 206 response (TOTAL may be `*`); nil when it is missing,
     /// malformed, or ends before it starts. Numbers too large for 64 bits are malformed, never wrapped.
     public var contentRange: (first: UInt64, last: UInt64, total: UInt64?)? {
-        guard let v = value("content-range")?.trimmingSpaces, v.lowercased().hasPrefix("bytes ") else { return nil }
-        let spec = v.dropFirst(6).trimmingSpaces
-        guard let dash = spec.firstIndex(of: "-"), let slash = spec.firstIndex(of: "/"), dash < slash,
-              let first = UInt64(spec[..<dash]), let last = UInt64(spec[spec.index(after: dash)..<slash]), first <= last else { return nil }
-        let totalText = spec[spec.index(after: slash)...]
-        if totalText == "*" { return (first, last, nil) }
-        guard let total = UInt64(totalText), last < total else { return nil }
-        return (first, last, total)
+        guard let range = value("content-range").flatMap(ContentRange.init) else { return nil }
+        return (range.first, range.last, range.total)
     }
 
     /// Parses the bytes up to and including the blank line that ends the head.

@@ -15,6 +15,14 @@ public protocol Fetcher {
     /// Fetches `path` (relative to the tree) into `file`. Throws VerificationFailure `fetch-missing` when the server
     /// has no such file (so the caller can fall back), `fetch-size` when it sends more than `maxBytes`.
     func fetch(_ path: String, to file: URL, maxBytes: UInt64, progress: ((UInt64) -> Void)?) throws
+
+    /// The address `path` is fetched from, when the fetcher has one to tell (an `UpdatePlan` names it, so another
+    /// process — a BackgroundAssets extension — can download it); nil when it cannot say.
+    func url(for path: String) throws -> URL?
+}
+
+extension Fetcher {
+    public func url(for path: String) throws -> URL? { nil }
 }
 
 /// A tree on the local file system (`file://` base URLs): for tests, USB sticks and museum kiosks.
@@ -22,6 +30,8 @@ public struct FileFetcher: Fetcher {
     public let base: URL
 
     public init(base: URL) { self.base = base }
+
+    public func url(for path: String) throws -> URL? { base.appendingPathComponent(path) }
 
     public func fetch(_ path: String, to file: URL, maxBytes: UInt64, progress: ((UInt64) -> Void)?) throws {
         let source = base.appendingPathComponent(path)

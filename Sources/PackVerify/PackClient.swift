@@ -65,6 +65,22 @@ public struct PackClient {
         return try updater.update(pack: pack)
     }
 
+    /// The first half of an update, for apps that download elsewhere (a BackgroundAssets extension): fetches and
+    /// accepts the signed documents and returns what is left to download. `urls` gives each object's URL (presigned).
+    public func planUpdate(pack: String, into: URL, from fetcher: any Fetcher, urls: ((String) throws -> URL)? = nil,
+                           progress: ((String, UInt64) -> Void)? = nil) throws -> UpdatePlan {
+        var updater = Updater(state: state, into: into, fetcher: fetcher)
+        updater.installer = installer
+        updater.urls = urls
+        updater.progress = progress
+        return try updater.plan(pack: pack)
+    }
+
+    /// The second half: verifies and installs the files a plan named (published path → local file).
+    public func applyUpdate(_ plan: UpdatePlan, into: URL, files: [String: URL]) throws -> Updater.Result {
+        try UpdateApplier(installer: installer, into: into).apply(plan, files: files)
+    }
+
     /// Verifies an installed pack at rest, on `threads` threads (all cores when nil).
     public func verifyInstalled(pack: String, into: URL, threads: Int? = nil) throws -> InstalledPack.Report {
         var checker = InstalledPack(state: state)

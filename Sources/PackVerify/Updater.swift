@@ -44,7 +44,16 @@ public struct Updater {
     /// The folder inside the state folder that holds downloads while an update runs (emptied when it ends).
     public static let downloadsFolder = "downloads"
 
-    public func update(pack: String) throws -> Result {
+    /// Where each object of a plan is downloaded from, when it is not where the fetcher would say (signed
+    /// per-object URLs: R2 or S3 presigned). `update` fetches through `fetcher` either way; give it a fetcher built
+    /// on the same provider (`URLSessionFetcher(urls:)`).
+    public var urls: ((String) throws -> URL)?
+
+    /// Fetches and accepts the small signed documents — new roots, the index, the manifest it names — and decides
+    /// what is left to download: nothing (up to date), one delta per changed scene (from the installed version, or
+    /// from version 0 for a new scene), or the whole archive (nothing installed, or pack-level files changed).
+    /// Leaves nothing in the downloads folder; the manifest travels in the plan.
+    public func plan(pack: String) throws -> UpdatePlan {
         // The client-state lock is never held while waiting on the network (a slow server would make every access
         // decision skip its clock save and every install fail with busy): Trust.update(roots:), Trust.accept,
         // Installer.install and DeltaApplier.apply each take it around their own verify-and-switch step. A separate
@@ -64,18 +73,10 @@ public struct Updater {
         let index = try trust.accept(index: indexFile)
         guard let entry = index.packs[pack] else { throw VerificationFailure(.missing, "the index does not list \(pack)") }
         try Self.checkLayout(entry, pack: pack)
-        let applier = DeltaApplier(installer: installer)
-        let installed = try? applier.installedManifest(into: into, pack: pack)
+        let installed = try? DeltaApplier(installer: installer).installedManifest(into: into, pack: pack)
         if let installed, installed.version == entry.version {
-            // A run killed after switching over but before saving state leaves the state behind: catch it up.
-            let lock = try StateLock.acquire(state)
-            defer { lock.release() }
-            var client = try ClientState.load(from: state)
-            if (client.manifestVersions[pack] ?? 0) < installed.version {
-                client.recordInstalled(installed)
-                try client.save(to: state)
-            }
-            return Result(pack: pack, fromVersion: installed.version, toVersion: entry.version, method: "up to date", changedScenes: [])
+            return UpdatePlan(pack: pack, fromVersion: installed.version, toVersion: entry.version, method: .upToDate, objects: [], changedScenes: [],
+                              fallbacks: [], indexEntry: entry, manifest: Data())
         }
         let manifestFile = downloads.appendingPathComponent("manifest.json")
         try fetcher.fetch(entry.manifest.path, to: manifestFile, maxBytes: entry.manifest.size) { progress?("manifest", $0) }
@@ -83,43 +84,122 @@ public struct Updater {
         try MixAndMatch(entry: entry).evaluate(manifestBytes: manifestBytes).require()
         // Read here only to plan which deltas to fetch; the installer or delta applier verifies it before use.
         let manifest = try SignedDocument.decode(Manifest.self, from: SignedDocument.envelope(Data(manifestBytes), what: "manifest").payloadBytes(), what: "manifest")
-        var fallbacks: [String] = []
+        var plan = UpdatePlan(pack: pack, fromVersion: installed?.version, toVersion: entry.version, method: .fullArchive, objects: [],
+                              changedScenes: manifest.scenes.map(\.id), fallbacks: [], indexEntry: entry, manifest: Data(manifestBytes))
         if let installed, installed.files == manifest.files {
+            let installedScenes = Dictionary(installed.scenes.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+            let changed = manifest.scenes.filter { installedScenes[$0.id]?.digest != $0.digest }
+            plan.method = .deltas
+            plan.changedScenes = changed.map(\.id).sorted()
+            plan.objects = try changed.map { try deltaObject(pack: pack, scene: $0, from: installedScenes[$0.id]?.version ?? 0) }
+            return plan
+        }
+        if let installed {
+            plan.fallbacks.append("pack-level files changed since version \(installed.version), so the whole archive was fetched instead of scene deltas")
+        }
+        return try fullArchive(plan)
+    }
+
+    /// `plan` downloading the whole archive instead (when deltas cannot be applied: the files they build on are damaged).
+    public func fullArchive(_ plan: UpdatePlan) throws -> UpdatePlan {
+        var full = plan
+        full.method = .fullArchive
+        let archive = plan.indexEntry.archive
+        full.objects = [UpdatePlan.Object(path: archive.path, url: try url(for: archive.path), size: archive.size, maxBytes: archive.size, sha256: archive.sha256)]
+        if plan.method == .deltas, let manifest = try? SignedDocument.decode(Manifest.self, from: SignedDocument.envelope(plan.manifest, what: "manifest").payloadBytes(), what: "manifest") {
+            full.changedScenes = manifest.scenes.map(\.id)
+        }
+        return full
+    }
+
+    /// `plan` with every delta taken from version 0 (self-contained) instead of from the installed version.
+    public func fromVersionZero(_ plan: UpdatePlan) throws -> UpdatePlan {
+        var zero = plan
+        zero.objects = try plan.objects.map { object in
+            guard let scene = object.scene, let version = object.sceneVersion, object.fromVersion != 0 else { return object }
+            return try deltaObject(pack: plan.pack, scene: scene, version: version, from: 0, cap: object.maxBytes)
+        }
+        return zero
+    }
+
+    /// Plans, downloads through `fetcher`, and applies — falling back, as each step allows, from the deltas from the
+    /// installed versions to the version-0 deltas, and from deltas to the whole archive (`Result.fallbacks` says when).
+    public func update(pack: String) throws -> Result {
+        let downloads = state.appendingPathComponent(Self.downloadsFolder)
+        try FileManager.default.createDirectory(at: downloads, withIntermediateDirectories: true)
+        let downloadsLock = try StateLock.acquire(downloads)
+        defer { downloadsLock.release() }
+        defer { Self.clean(downloads) }
+        let plan = try self.plan(pack: pack)
+        let applier = UpdateApplier(installer: installer, into: into)
+        var fallbacks = plan.fallbacks
+        switch plan.method {
+        case .upToDate:
+            return try applier.apply(plan, files: [:])
+        case .deltas:
             do {
-                let installedScenes = Dictionary(installed.scenes.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-                let changed = manifest.scenes.filter { installedScenes[$0.id]?.digest != $0.digest }
-                var deltas: [String: URL] = [:]
-                for scene in changed {
-                    deltas[scene.id] = try fetchDelta(pack: pack, scene: scene, from: installedScenes[scene.id], downloads: downloads, fallbacks: &fallbacks)
+                let installed = try DeltaApplier(installer: installer).installedManifest(into: into, pack: pack)
+                let bases = Dictionary((installed?.scenes ?? []).map { ($0.id, $0.digest) }, uniquingKeysWith: { a, _ in a })
+                let root = try ClientState.load(from: state).root
+                var chosen = plan
+                var files: [String: URL] = [:]
+                for (i, object) in plan.objects.enumerated() {
+                    let (used, file) = try fetchDelta(object, pack: pack, base: object.scene.flatMap { bases[$0] }, root: root, downloads: downloads, fallbacks: &fallbacks)
+                    chosen.objects[i] = used
+                    files[used.path] = file
                 }
-                let result: DeltaApplier.Result
+                chosen.fallbacks = fallbacks
                 do {
-                    result = try applier.apply(manifestBytes: manifestBytes, deltas: deltas, into: into, installed: installed)
-                } catch let failure as VerificationFailure where changed.contains(where: { installedScenes[$0.id] != nil }) {
+                    return try applier.apply(chosen, files: files)
+                } catch let failure as VerificationFailure where plan.objects.contains(where: { $0.fromVersion != 0 }) {
                     // A delta from the installed version was unusable (a bad byte, a wrong base): try the self-contained
                     // version-0 deltas once before giving up. The install is untouched either way.
-                    var full: [String: URL] = [:]
-                    for scene in changed { full[scene.id] = try fetchDelta(pack: pack, scene: scene, from: nil, downloads: downloads, fallbacks: &fallbacks) }
-                    do { result = try applier.apply(manifestBytes: manifestBytes, deltas: full, into: into, installed: installed) } catch { throw failure }
-                    let scenes = changed.filter { installedScenes[$0.id] != nil }.map { "\($0.id) (\(installedScenes[$0.id]!.version)-\($0.version).tar)" }
-                    fallbacks.append("the deltas from the installed versions were refused when applied (\(failure.code): \(failure.message)); "
-                        + "used the version-0 deltas instead for \(scenes.joined(separator: ", "))")
+                    var zero = try fromVersionZero(plan)
+                    var zeroFiles: [String: URL] = [:]
+                    for object in zero.objects { zeroFiles[object.path] = try fetchDelta(object, pack: pack, base: nil, root: root, downloads: downloads, fallbacks: &fallbacks).1 }
+                    let scenes = plan.objects.filter { $0.fromVersion != 0 }.map { "\($0.scene ?? "?") (\($0.path.split(separator: "/").last ?? ""))" }
+                    zero.fallbacks = fallbacks + ["the deltas from the installed versions were refused when applied (\(failure.code): \(failure.message)); "
+                        + "used the version-0 deltas instead for \(scenes.joined(separator: ", "))"]
+                    do { return try applier.apply(zero, files: zeroFiles) } catch { throw failure }
                 }
-                return Result(pack: pack, fromVersion: installed.version, toVersion: result.version, method: "deltas", changedScenes: result.changedScenes.sorted(),
-                              fallbacks: fallbacks)
             } catch let failure as VerificationFailure where failure.kind == .deltaBase {
                 // The installed files the deltas build on are damaged (a scene unchanged since then has no delta to
                 // replace it): the full archive below replaces every file, verified.
                 fallbacks.append("the installed files the deltas build on are damaged (\(failure.message)); the whole archive was fetched instead")
             }
-        } else if let installed {
-            fallbacks.append("pack-level files changed since version \(installed.version), so the whole archive was fetched instead of scene deltas")
+        case .fullArchive:
+            break
         }
+        var full = try fullArchive(plan)
+        full.fallbacks = fallbacks
         let archive = downloads.appendingPathComponent("pack.tar")
-        try fetcher.fetch(entry.archive.path, to: archive, maxBytes: entry.archive.size) { progress?("archive", $0) }
-        let result = try installer.install(archive: archive, into: into, indexEntry: entry)
-        return Result(pack: pack, fromVersion: installed?.version, toVersion: result.version, method: "full archive", changedScenes: manifest.scenes.map(\.id),
-                      fallbacks: fallbacks)
+        let object = full.objects[0]
+        try fetcher.fetch(object.path, to: archive, maxBytes: object.maxBytes) { progress?("archive", $0) }
+        return try applier.apply(full, files: [object.path: archive])
+    }
+
+    /// Where `path` is downloaded from: the URL provider's answer, else the fetcher's.
+    private func url(for path: String) throws -> URL? {
+        if let urls { return try urls(path) }
+        return try fetcher.url(for: path)
+    }
+
+    /// The delta of `scene` from version `from`, with its download cap: each file's signed size plus its tar headers,
+    /// and room for the delta's own document; checked, since a manifest's sizes are numbers from outside like any other.
+    private func deltaObject(pack: String, scene: Manifest.Scene, from: Int) throws -> UpdatePlan.Object {
+        // The scene id becomes part of a fetched path; the install would refuse such a scene later, the fetch must not
+        // go first.
+        try Identifiers.evaluate(scene.id, what: "scene id", code: .indexPath).require()
+        let what = "the download cap of scene \(scene.id)'s delta"
+        let cap = try Numbers.add(try Numbers.sum(try scene.files.map { try Numbers.add($0.size, 1536, what, code: .fetchSize) }, what, code: .fetchSize),
+                                  16 << 20, what, code: .fetchSize)
+        return try deltaObject(pack: pack, scene: scene.id, version: scene.version, from: from, cap: cap)
+    }
+
+    private func deltaObject(pack: String, scene: String, version: Int, from: Int, cap: UInt64) throws -> UpdatePlan.Object {
+        try Identifiers.evaluate(scene, what: "scene id", code: .indexPath).require()
+        let path = PublishLayout.delta(pack: pack, scene: scene, from: from, to: version)
+        return UpdatePlan.Object(path: path, url: try url(for: path), size: nil, maxBytes: cap, sha256: nil, scene: scene, fromVersion: from, sceneVersion: version)
     }
 
     /// At most this many root rotations are followed in one update (TUF's cap on a chain a server may feed).
@@ -160,33 +240,27 @@ public struct Updater {
         }
     }
 
-    /// The delta from the installed version, or — when that one is missing or unusable — from version 0.
-    /// A fall back to the version-0 delta is added to `fallbacks`, naming the delta and why it was passed over.
-    private func fetchDelta(pack: String, scene: Manifest.Scene, from base: Manifest.Scene?, downloads: URL, fallbacks: inout [String]) throws -> URL {
-        // The scene id becomes part of a fetched path; the install would refuse such a scene later, the fetch must not
-        // go first.
-        try Identifiers.evaluate(scene.id, what: "scene id", code: .indexPath).require()
-        // Each file's signed size plus its tar headers, and room for the delta's own document; checked, since a
-        // manifest's sizes are numbers from outside like any other.
-        let what = "the download cap of scene \(scene.id)'s delta"
-        let cap = try Numbers.add(try Numbers.sum(try scene.files.map { try Numbers.add($0.size, 1536, what, code: .fetchSize) }, what, code: .fetchSize),
-                                  16 << 20, what, code: .fetchSize)
-        let root = try ClientState.load(from: state).root
-        for from in [base?.version, 0].compactMap({ $0 }) {
-            let file = downloads.appendingPathComponent("\(scene.id)-\(from)-\(scene.version).tar")
-            let path = PublishLayout.delta(pack: pack, scene: scene.id, from: from, to: scene.version)
+    /// Downloads the delta `object` names, or — when that one is missing, refused, or starts from another base than
+    /// the installed version `base` — the version-0 delta of the same scene. A fall back is added to `fallbacks`,
+    /// naming the delta and why it was passed over.
+    private func fetchDelta(_ object: UpdatePlan.Object, pack: String, base: String?, root: RootDocument, downloads: URL,
+                            fallbacks: inout [String]) throws -> (UpdatePlan.Object, URL) {
+        guard let scene = object.scene, let version = object.sceneVersion else { throw VerificationFailure(.deltaMissing, "\(object.path) is not a scene's delta") }
+        let candidates = object.fromVersion == 0 ? [object] : [object, try deltaObject(pack: pack, scene: scene, version: version, from: 0, cap: object.maxBytes)]
+        for candidate in candidates {
+            let file = downloads.appendingPathComponent("\(scene)-\(candidate.fromVersion ?? 0)-\(version).tar")
             do {
-                try fetcher.fetch(path, to: file, maxBytes: cap) { progress?(scene.id, $0) }
+                try fetcher.fetch(candidate.path, to: file, maxBytes: candidate.maxBytes) { progress?(scene, $0) }
                 let (delta, _) = try DeltaApplier(installer: installer).deltaDocument(file, root: root)
-                if delta.from.version == 0 || delta.from.digest == base?.digest { return file }
-                fallbacks.append("scene \(scene.id): \(path) starts from another base than the installed version; used the version-0 delta instead")
-            } catch let f as VerificationFailure where f.kind == .fetchMissing || from != 0 {
-                fallbacks.append("scene \(scene.id): \(path) was \(f.kind == .fetchMissing ? "missing" : "refused (\(f.code): \(f.message))")"
-                    + (from != 0 ? "; used the version-0 delta instead" : ""))
+                if delta.from.version == 0 || delta.from.digest == base { return (candidate, file) }
+                fallbacks.append("scene \(scene): \(candidate.path) starts from another base than the installed version; used the version-0 delta instead")
+            } catch let f as VerificationFailure where f.kind == .fetchMissing || candidate.fromVersion != 0 {
+                fallbacks.append("scene \(scene): \(candidate.path) was \(f.kind == .fetchMissing ? "missing" : "refused (\(f.code): \(f.message))")"
+                    + (candidate.fromVersion != 0 ? "; used the version-0 delta instead" : ""))
                 continue
             }
         }
-        throw VerificationFailure(.deltaMissing, "no usable delta for scene \(scene.id)")
+        throw VerificationFailure(.deltaMissing, "no usable delta for scene \(scene)")
     }
 
     static func clean(_ downloads: URL) {

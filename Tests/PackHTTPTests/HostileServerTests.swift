@@ -1,6 +1,7 @@
 import Foundation
 import PackHTTP
 import PackVerify
+import TestSupport
 import XCTest
 
 /// The fetcher against `misbehaving_server.py`: whatever a server claims about sizes and ranges, a download ends in
@@ -103,6 +104,12 @@ final class HostileServerTests: XCTestCase {
         XCTAssertFalse(HTTPFetcher.isResumable("root/3.root.json"))
         XCTAssertTrue(HTTPFetcher.isResumable("packs/p/1/manifest.json"))
         XCTAssertTrue(HTTPFetcher.isResumable("packs/p/deltas/01-a/1-2.tar"))
+    }
+
+    /// An update plan names each object's URL as the fetcher would request it: the base's folder plus the encoded path.
+    func testTheFetcherTellsAPlanTheURLItWouldFetch() throws {
+        let fetcher = HTTPFetcher(base: HTTPLocation("http://cdn.example:8080/walks")!)
+        XCTAssertEqual(try fetcher.url(for: "packs/a b/1.tar")?.absoluteString, "http://cdn.example:8080/walks/packs/a%20b/1.tar")
     }
 
     /// A redirect to `file:///etc/passwd` is refused as a redirect to a non-HTTP(S) location (`fetch-protocol`),

@@ -19,6 +19,7 @@ import os
 import sys
 import threading
 import time
+import urllib.parse
 
 PORT, ROOT, MODE = int(sys.argv[1]), sys.argv[2], sys.argv[3]
 LOG = sys.argv[4] if len(sys.argv) > 4 else None
@@ -36,7 +37,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_header("Connection", "close")
             self.end_headers()
             return
-        path = os.path.join(ROOT, self.path.lstrip("/"))
+        # A query (a presigned URL's signature) names no other file.
+        file_path = urllib.parse.urlsplit(self.path).path
+        path = os.path.join(ROOT, file_path.lstrip("/"))
         if not os.path.isfile(path):
             self.send_response(404)
             self.send_header("Content-Length", "0")
@@ -44,7 +47,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.end_headers()
             return
         data = open(path, "rb").read()
-        bulky = "/deltas/" in self.path or self.path.endswith(".tar")
+        bulky = "/deltas/" in file_path or file_path.endswith(".tar")
         self.close_connection = True
         if MODE == "early-hints":
             self.wfile.write(b"HTTP/1.1 103 Early Hints\r\nLink: </packs/style.css>; rel=preload\r\n\r\n")

@@ -1,15 +1,14 @@
 import Foundation
-import TestSupport
 
-/// Runs the built `packtool` binary (beside the test bundle) and captures what it prints and its exit code.
-enum CLI {
-    struct Result {
-        var status: Int32
-        var stdout: String
-        var stderr: String
+/// Runs the built `packtool` binary (beside the test bundle; test targets that use it depend on `packtool`) and captures what it prints and its exit code.
+public enum CLI {
+    public struct Result {
+        public var status: Int32
+        public var stdout: String
+        public var stderr: String
     }
 
-    static let binary: URL = {
+    public static let binary: URL = {
         var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         while dir.path != "/" {
             let candidate = dir.appendingPathComponent("packtool")
@@ -20,7 +19,7 @@ enum CLI {
         return Repository.root.appendingPathComponent(".build/debug/packtool")
     }()
 
-    static func run(_ args: [String], environment: [String: String] = [:], in directory: String? = nil, executable: String? = nil) throws -> Result {
+    public static func run(_ args: [String], environment: [String: String] = [:], in directory: String? = nil, executable: String? = nil) throws -> Result {
         let p = Process()
         p.executableURL = executable.map { URL(fileURLWithPath: $0) } ?? binary
         p.arguments = args
@@ -40,7 +39,7 @@ enum CLI {
 extension CLI {
     /// Fresh keys in `dir/keys`, a root in the state `dir/pub`, and the example pack signed and published into
     /// `dir/cdn` at the current time — what the client-side command tests install from.
-    static func publishExamplePack(in dir: String) throws {
+    public static func publishExamplePack(in dir: String) throws {
         let keys = dir + "/keys"
         for role in ["root", "manifest", "index", "grant"] {
             let r = try run(["key", "generate", "--role", role, "--out", keys])

@@ -2,27 +2,31 @@ import Foundation
 
 /// `Tests/http/misbehaving_server.py` serving a temporary tree in one of its modes, for tests of the fetcher against
 /// a hostile server. The server picks its own port; it is stopped when this value is released.
-final class MisbehavingServer {
-    let tree: URL
-    let port: Int
+public final class MisbehavingServer {
+    public let tree: URL
+    public let port: Int
     private let process: Process
     private let stdin = Pipe()
 
-    /// Starts the server in `mode` over a fresh tree holding `files` (path → bytes).
-    init(mode: String, files: [String: [UInt8]]) throws {
+    /// Where the server notes each Range request's path and start, when asked to (`log`).
+    public let log: URL?
+
+    /// Starts the server in `mode` over a fresh tree holding `files` (path → bytes); with `log`, it records the
+    /// Range requests it answers (`rangeStarts`).
+    public init(mode: String, files: [String: [UInt8]], log: Bool = false) throws {
         tree = FileManager.default.temporaryDirectory.appendingPathComponent("packhttp-test-" + UUID().uuidString)
         for (path, bytes) in files {
             let url = tree.appendingPathComponent(path)
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try Data(bytes).write(to: url)
         }
-        var repository = URL(fileURLWithPath: #filePath)
-        while !FileManager.default.fileExists(atPath: repository.appendingPathComponent("Package.swift").path) {
-            repository.deleteLastPathComponent()
-        }
+        let repository = Repository.root
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        let logFile = log ? tree.deletingLastPathComponent().appendingPathComponent(tree.lastPathComponent + ".log") : nil
+        self.log = logFile
         process.arguments = ["python3", repository.appendingPathComponent("Tests/http/misbehaving_server.py").path, "0", tree.path, mode]
+            + (logFile.map { [$0.path] } ?? [])
         let out = Pipe()
         process.standardOutput = out
         process.standardInput = stdin  // the server exits when this closes, even if the test process dies
@@ -37,11 +41,18 @@ final class MisbehavingServer {
         self.port = port
     }
 
-    var url: String { "http://127.0.0.1:\(port)" }
+    /// "PATH START" for each Range request answered so far, in order (empty without `log`).
+    public var rangeStarts: [String] {
+        guard let log, let text = try? String(contentsOf: log, encoding: .utf8) else { return [] }
+        return text.split(separator: "\n").map(String.init)
+    }
+
+    public var url: String { "http://127.0.0.1:\(port)" }
 
     deinit {
         process.terminate()
         process.waitUntilExit()
         try? FileManager.default.removeItem(at: tree)
+        if let log { try? FileManager.default.removeItem(at: log) }
     }
 }

@@ -1,0 +1,214 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import PackModel
+import PackVerify
+
+/// One attempt of a download: a data task whose delegate appends each piece of the body to the `.part` file as it
+/// arrives, checking the status, the Content-Range and the byte cap before writing anything. `FoundationNetworking`
+/// has no `bytes(for:)`, and `data(for:)` would hold the whole body in memory; a delegate works on both platforms.
+///
+/// The delegate's callbacks run on one serial queue; the caller reads the outcome only after the task completed.
+final class URLSessionDownload: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    enum Outcome {
+        case done
+        /// Worth another attempt (a dropped connection, a 5xx, a resume the server answered wrongly).
+        case retry(VerificationFailure)
+        /// Final: the caller removes the `.part` and throws.
+        case refused(VerificationFailure)
+    }
+
+    let fd: Int32
+    let maxBytes: UInt64
+    let name: String
+    let progress: ((UInt64) -> Void)?
+    private(set) var have: UInt64
+    /// The first thing that decided how this attempt ends; later ones (the cancellation it caused) do not count.
+    private var decided: Outcome?
+    private let lock = NSLock()
+    private var expected: UInt64?
+    /// Whether a final answer (200 or 206) arrived: a task can end without error after an interim head alone.
+    private var answered = false
+    private var redirects = 0
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(fd: Int32, maxBytes: UInt64, name: String, progress: ((UInt64) -> Void)?) {
+        self.fd = fd
+        self.maxBytes = maxBytes
+        self.name = name
+        self.progress = progress
+        have = UInt64(max(0, lseek(fd, 0, SEEK_END)))
+    }
+
+    func restart() throws {
+        guard ftruncate(fd, 0) == 0, lseek(fd, 0, SEEK_SET) == 0 else { throw VerificationFailure(.fetch, "\(name): cannot truncate the partial download") }
+        have = 0
+    }
+
+    /// Runs `request` to its end or until `due` passes (then the task is cancelled and the outcome is `fetch-timeout`).
+    func run(_ request: URLRequest, configuration: URLSessionConfiguration, due: DownloadDeadline) -> Outcome {
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        let session = URLSession(configuration: configuration, delegate: self, delegateQueue: queue)
+        defer { session.invalidateAndCancel() }
+        let task = session.dataTask(with: request)
+        task.resume()
+        if finished.wait(timeout: .now() + max(0, due.remaining)) == .timedOut {
+            settle(.refused(due.expired))
+            task.cancel()
+            _ = finished.wait(timeout: .now() + 30)
+        }
+        return verdict ?? .done
+    }
+
+    private var verdict: Outcome? { lock.withLock { decided } }
+
+    private func settle(_ outcome: Outcome) { lock.withLock { if decided == nil { decided = outcome } } }
+
+    // MARK: URLSessionDataDelegate
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+                    completionHandler: @escaping (URLSession.ResponseDisposition) -> Void) {
+        do {
+            try accept(response)
+            completionHandler(.allow)
+        } catch {
+            settle(Self.outcome(error))
+            completionHandler(.cancel)
+        }
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        guard verdict == nil else { return }
+        do {
+            guard try Numbers.add(have, UInt64(data.count), "\(name): the bytes received", code: .fetchSize) <= maxBytes else {
+                throw VerificationFailure(.fetchSize, "\(name): the server sent more bytes than the signed size")
+            }
+            let written = data.withUnsafeBytes { FileSystem.writeAll(fd, $0) }
+            guard written else { throw VerificationFailure(.fetch, "\(name): cannot write the download (\(FileSystem.reason()))") }
+            have += UInt64(data.count)
+            progress?(have)
+        } catch {
+            settle(Self.outcome(error))
+            dataTask.cancel()
+        }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+                    newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void) {
+        redirects += 1
+        let location = response.value(forHTTPHeaderField: "Location") ?? request.url?.absoluteString ?? ""
+        let target = request.url?.scheme?.lowercased()
+        if let scheme = DownloadPolicy.scheme(of: location), scheme != "http", scheme != "https" {
+            settle(.refused(VerificationFailure(.fetchProtocol, "\(name): the server redirected to a non-HTTP(S) location (\(location.prefix(200))); refused")))
+        } else if target != "http" && target != "https" {
+            settle(.refused(VerificationFailure(.fetchProtocol, "\(name): the server redirected to a non-HTTP(S) location (\(location.prefix(200))); refused")))
+        } else if response.url?.scheme?.lowercased() == "https" && target == "http" {
+            settle(.refused(VerificationFailure(.fetch, "\(name): refused a redirect from https to http (\(request.url?.absoluteString ?? location))")))
+        } else if redirects > 5 {
+            settle(.refused(VerificationFailure(.fetch, "\(name): too many redirects")))
+        }
+        // Declining (nil) delivers the 3xx itself as the answer, which the decided refusal then cancels. (Cancelling
+        // here instead would trap FoundationNetworking, which still waits for this handler.)
+        completionHandler(verdict == nil ? request : nil)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
+        if let error {
+            settle(Self.outcome(error))
+        } else if !answered {
+            settle(.retry(VerificationFailure(.fetch, "\(name): the server closed the connection without answering")))
+        } else if let expected, have != expected {
+            settle(.retry(VerificationFailure(.fetch, "\(name): the server closed the connection \(expected > have ? expected - have : 0) bytes before the end")))
+        }
+        finished.signal()
+    }
+
+    // MARK: Deciding
+
+    /// Checks the answer's status and sizes before any of its body is written; restarts the partial file on a 200.
+    private func accept(_ response: URLResponse) throws {
+        guard let http = response as? HTTPURLResponse else { throw VerificationFailure(.fetchProtocol, "\(name): not an HTTP answer") }
+        let where_ = http.url?.absoluteString ?? name
+        var span: UInt64?
+        switch http.statusCode {
+        case 200:
+            try restart()  // the server ignored the Range (or there was none): start from zero
+        case 206:
+            guard let range = http.value(forHTTPHeaderField: "Content-Range").flatMap(ContentRange.init) else {
+                throw VerificationFailure(.fetchProtocol, "\(name): a partial answer (206) without a well-formed Content-Range")
+            }
+            guard range.first == have else {
+                try restart()
+                throw VerificationFailure(.fetchRetry, "\(name): the server resumed at the wrong offset")
+            }
+            span = try Numbers.add(range.last - range.first, 1, "\(name): the Content-Range's length", code: .fetchSize)
+        case 100, 102, 103:
+            // FoundationNetworking hands every interim head (100 Continue, 103 Early Hints) to the delegate as if it
+            // were the answer, then the final one: skip them. (Apple's URLSession never delivers them.)
+            return
+        case 101:
+            throw VerificationFailure(.fetchProtocol, "\(name): the server switched protocols (101) instead of answering")
+        case 404, 410:
+            throw VerificationFailure(.fetchMissing, "\(name) is not on the server")
+        case 416:
+            // Asked for bytes past the end: the partial file is stale or complete; start again from zero.
+            try restart()
+            throw VerificationFailure(.fetchRetry, "\(name): the server refused the resume range")
+        case 500...599:
+            throw VerificationFailure(.fetchRetry, "\(name): HTTP \(http.statusCode) for \(where_)")
+        default:
+            throw VerificationFailure(.fetch, "\(name): HTTP \(http.statusCode) for \(where_)")
+        }
+        answered = true
+        // The header itself, not `expectedContentLength`: a length past Int64 must be refused, not read as unknown.
+        if let text = http.value(forHTTPHeaderField: "Content-Length") {
+            guard let length = UInt64(text.trimmingCharacters(in: .whitespaces)) else {
+                throw VerificationFailure(.fetchSize, "\(name): a Content-Length that is not a size (\(text.prefix(40)))")
+            }
+            guard try Numbers.add(have, length, "\(name): the resume offset plus the Content-Length", code: .fetchSize) <= maxBytes else {
+                throw VerificationFailure(.fetchSize, "\(name): the server offers more bytes than the signed size")
+            }
+            if let span, length != span {
+                throw VerificationFailure(.fetchProtocol, "\(name): the Content-Length (\(length)) disagrees with the Content-Range (\(span) bytes)")
+            }
+            expected = have + length
+        }
+    }
+
+    /// What an error ends the attempt as: TLS failures `fetch-tls`, an address URLSession cannot fetch
+    /// `fetch-protocol`, other transport errors (dropped, timed out, refused connections) worth a retry.
+    static func outcome(_ error: Error) -> Outcome {
+        if let failure = error as? VerificationFailure {
+            return failure.kind == .fetchRetry ? .retry(VerificationFailure(.fetch, failure.message)) : .refused(failure)
+        }
+        guard let urlError = error as? URLError else { return .retry(VerificationFailure(.fetch, "\(error)")) }
+        let message = "\(urlError.localizedDescription) (URLError \(urlError.code.rawValue))"
+        switch urlError.code {
+        case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate, .serverCertificateHasUnknownRoot,
+             .serverCertificateNotYetValid, .clientCertificateRejected, .clientCertificateRequired:
+            return .refused(VerificationFailure(.fetchTLS, message))
+        case .unknown where isTLSFailure(urlError.localizedDescription):
+            // FoundationNetworking reports libcurl's TLS failures ("SSL certificate problem: …", "SSL: no alternative
+            // certificate subject name matches …") as URLError.unknown; only libcurl's message tells them apart.
+            return .refused(VerificationFailure(.fetchTLS, message))
+        case .unsupportedURL, .badURL, .redirectToNonExistentLocation:
+            return .refused(VerificationFailure(.fetchProtocol, message))
+        case .badServerResponse:
+            return .retry(VerificationFailure(.fetchProtocol, message))
+        default:
+            return .retry(VerificationFailure(.fetch, message))
+        }
+    }
+
+    /// Whether a libcurl error message (which FoundationNetworking passes on as the description) is about TLS.
+    static func isTLSFailure(_ message: String) -> Bool {
+        ["SSL", "TLS", "certificate"].contains { message.range(of: $0, options: .caseInsensitive) != nil }
+    }
+}

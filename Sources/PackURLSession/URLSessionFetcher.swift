@@ -1,0 +1,129 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import PackModel
+import PackVerify
+
+/// The updater's transport for apps: URLSession (the system's proxies, VPN and cellular rules, Low Data Mode), with
+/// the same guarantees and failure codes as PackHTTP's `HTTPFetcher`. On Linux it runs over FoundationNetworking
+/// (libcurl), which is how its tests run here.
+///
+/// The body is streamed into `<file>.part` by a data task's delegate as it arrives and never beyond `maxBytes`
+/// (`fetch-size`, the task cancelled). An interrupted download of an immutable file resumes with `Range: bytes=N-`
+/// and must get a 206 whose Content-Range starts at N; a 200 starts again from zero. The index and roots are always
+/// fetched whole (`DownloadPolicy.isResumable`). Each request has a timeout and the whole download a deadline
+/// across attempts (`fetch-timeout`); dropped connections and 5xx answers are retried with backoff; redirects are
+/// followed only to http(s), never from https to http. A refusal leaves no `.part` behind.
+///
+/// Each object's address comes from a base URL joined with its published path, or from a URL provider (signed
+/// per-object URLs: R2 or S3 presigned). `fetch` is synchronous — it waits for the task on a semaphore — so call it
+/// off the main thread.
+public final class URLSessionFetcher: Fetcher, @unchecked Sendable {
+    /// Where each published path is fetched from.
+    public let urls: @Sendable (String) throws -> URL
+    /// Seconds a request may wait for the next bytes before the attempt counts as dropped.
+    public var timeout: Double
+    public var retries: Int
+    public var policy = DownloadPolicy()
+    public var userAgent = "packverify/\(PackVerifyVersion.string)"
+    /// The configuration each download's session starts from (an app may set `allowsCellularAccess`, …); caching,
+    /// cookies and timeouts are set by the fetcher.
+    public var configuration: URLSessionConfiguration = .ephemeral
+
+    /// Fetches `base` + each published path. `base` must be http or https and carry no credentials.
+    public init(base: URL, timeout: Double = 15, retries: Int = 3) throws {
+        guard let scheme = base.scheme?.lowercased(), scheme == "http" || scheme == "https", base.host != nil,
+              base.user == nil, base.password == nil else {
+            throw VerificationFailure(.request, "\"\(base.absoluteString)\" is not an http:// or https:// URL without credentials")
+        }
+        let text = base.absoluteString
+        urls = { path in
+            guard let url = URL(string: DownloadPolicy.join(text, path)) else {
+                throw VerificationFailure(.request, "\(path): cannot be joined onto \(text)")
+            }
+            return url
+        }
+        self.timeout = timeout
+        self.retries = retries
+    }
+
+    /// Fetches each published path from the URL `urls` returns for it (e.g. a presigned URL, made fresh per call so
+    /// a retry late in a long download still gets an unexpired one).
+    public init(urls: @escaping @Sendable (String) throws -> URL, timeout: Double = 15, retries: Int = 3) {
+        self.urls = urls
+        self.timeout = timeout
+        self.retries = retries
+    }
+
+    public func url(for path: String) throws -> URL? { try urls(path) }
+
+    public func fetch(_ path: String, to file: URL, maxBytes: UInt64, progress: ((UInt64) -> Void)?) throws {
+        let partial = file.path + ".part"
+        let due = DownloadDeadline(seconds: policy.deadline(for: path, maxBytes: maxBytes), name: path)
+        var lastFailure = VerificationFailure(.fetch, "\(path): no attempt made")
+        for attempt in 0...retries {
+            if attempt > 0 { usleep(useconds_t(DownloadPolicy.backoff(attempt: attempt) * 1_000_000)) }
+            do { try due.check() } catch {
+                unlink(partial)
+                throw error
+            }
+            let fd = open(partial, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+            guard fd >= 0 else { throw VerificationFailure(.fetch, "\(partial): cannot write (\(FileSystem.reason()))") }
+            let outcome: URLSessionDownload.Outcome
+            do {
+                defer { close(fd) }
+                let sink = URLSessionDownload(fd: fd, maxBytes: maxBytes, name: path, progress: progress)
+                if sink.have > maxBytes || !DownloadPolicy.isResumable(path) { try sink.restart() }
+                let url = try urls(path)
+                guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+                    throw VerificationFailure(.fetchProtocol, "\(path): \(url.absoluteString.prefix(200)) is not an http(s) URL")
+                }
+                outcome = sink.run(request(url, from: sink.have), configuration: sessionConfiguration(), due: due)
+                if case .done = outcome, !Durability.system.flushFile(fd, path: partial) {
+                    throw VerificationFailure(.fetch, "\(partial): cannot flush (\(FileSystem.reason()))")
+                }
+            } catch {
+                unlink(partial)
+                throw error
+            }
+            switch outcome {
+            case .done:
+                unlink(file.path)
+                guard rename(partial, file.path) == 0 else { throw VerificationFailure(.fetch, "\(file.path): cannot move the download into place") }
+                return
+            case .retry(let failure):
+                lastFailure = failure
+            case .refused(let failure):
+                unlink(partial)
+                throw failure
+            }
+        }
+        throw lastFailure
+    }
+
+    private func request(_ url: URL, from offset: UInt64) -> URLRequest {
+        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
+        request.httpMethod = "GET"
+        request.setValue(userAgent, forHTTPHeaderField: "User-Agent")
+        // Ranges count bytes of the file as stored: no transfer compression, which would also hide the real size.
+        request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
+        if offset > 0 { request.setValue("bytes=\(offset)-", forHTTPHeaderField: "Range") }
+        return request
+    }
+
+    private func sessionConfiguration() -> URLSessionConfiguration {
+        let c = configuration.copy() as! URLSessionConfiguration
+        c.timeoutIntervalForRequest = timeout
+        c.requestCachePolicy = .reloadIgnoringLocalCacheData
+        c.urlCache = nil
+        c.httpCookieStorage = nil
+        c.httpShouldSetCookies = false
+        return c
+    }
+}

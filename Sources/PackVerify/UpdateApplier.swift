@@ -1,0 +1,87 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import PackModel
+
+/// The second half of an update: given an `UpdatePlan` and the files it names, downloaded by anyone (`Updater`, a
+/// BackgroundAssets extension, a background URLSession), verifies and installs them exactly as `Updater.update`
+/// does. The plan is re-checked against the client state first — its index entry must still be the accepted one,
+/// its manifest the one that entry names, the installed version the one the deltas build on — so a stale or altered
+/// plan is refused, and a refusal leaves the install and the state as they were.
+public struct UpdateApplier {
+    public var installer: Installer
+    public let into: URL
+
+    public init(installer: Installer, into: URL) {
+        self.installer = installer
+        self.into = into
+    }
+
+    /// Applies `plan` with `files` (each object's published path → the local file holding it).
+    public func apply(_ plan: UpdatePlan, files: [String: URL]) throws -> Updater.Result {
+        let deltaApplier = DeltaApplier(installer: installer)
+        let installed = try? deltaApplier.installedManifest(into: into, pack: plan.pack)
+        if plan.method == .upToDate {
+            guard let installed, installed.version == plan.toVersion else {
+                throw VerificationFailure(.install, "the plan found \(plan.pack) version \(plan.toVersion) installed, and it no longer is: plan again")
+            }
+            // A run killed after switching over but before saving state leaves the state behind: catch it up.
+            let lock = try StateLock.acquire(installer.state)
+            defer { lock.release() }
+            var client = try ClientState.load(from: installer.state)
+            if (client.manifestVersions[plan.pack] ?? 0) < installed.version {
+                client.recordInstalled(installed)
+                try client.save(to: installer.state)
+            }
+            return .init(pack: plan.pack, fromVersion: installed.version, toVersion: plan.toVersion, method: plan.method.rawValue, changedScenes: [])
+        }
+        try Updater.checkLayout(plan.indexEntry, pack: plan.pack)
+        if let accepted = try ClientState.load(from: installer.state).acceptedIndex?[plan.pack], accepted != plan.indexEntry {
+            throw VerificationFailure(.mixAndMatch, "the plan was made from another index entry for \(plan.pack) than the accepted index's: plan again")
+        }
+        let manifestBytes = [UInt8](plan.manifest)
+        try MixAndMatch(entry: plan.indexEntry).evaluate(manifestBytes: manifestBytes).require()
+        switch plan.method {
+        case .deltas:
+            guard let installed, installed.version == plan.fromVersion else {
+                throw VerificationFailure(.deltaBase, "the plan's deltas build on \(plan.pack) version \(plan.fromVersion.map(String.init) ?? "none"), "
+                    + "but version \(installed.map { String($0.version) } ?? "none") is installed: plan again")
+            }
+            var deltas: [String: URL] = [:]
+            for object in plan.objects {
+                guard let scene = object.scene else { throw VerificationFailure(.deltaMissing, "the plan's object \(object.path) names no scene") }
+                deltas[scene] = try file(object, in: files)
+            }
+            let result = try deltaApplier.apply(manifestBytes: manifestBytes, deltas: deltas, into: into, installed: installed)
+            return .init(pack: plan.pack, fromVersion: installed.version, toVersion: result.version, method: plan.method.rawValue,
+                         changedScenes: result.changedScenes.sorted(), fallbacks: plan.fallbacks)
+        case .fullArchive, .upToDate:
+            guard plan.objects.count == 1, let object = plan.objects.first, object.path == plan.indexEntry.archive.path else {
+                throw VerificationFailure(.mixAndMatch, "a full-archive plan must name exactly the archive the index names (\(plan.indexEntry.archive.path))")
+            }
+            let result = try installer.install(archive: try file(object, in: files), into: into, indexEntry: plan.indexEntry)
+            return .init(pack: plan.pack, fromVersion: installed?.version, toVersion: result.version, method: plan.method.rawValue,
+                         changedScenes: plan.changedScenes, fallbacks: plan.fallbacks)
+        }
+    }
+
+    /// The downloaded file for `object`: present, a regular file, and not larger than the plan allows (a
+    /// downloader that ignored the cap is caught before anything is read).
+    private func file(_ object: UpdatePlan.Object, in files: [String: URL]) throws -> URL {
+        guard let url = files[object.path] else { throw VerificationFailure(.missing, "no downloaded file was given for \(object.path)") }
+        var info = stat()
+        guard stat(url.path, &info) == 0 else { throw VerificationFailure(.missing, "\(url.path) (the download of \(object.path)) is not there") }
+        guard info.st_mode & S_IFMT == S_IFREG else { throw VerificationFailure(.unreadable, "\(url.path) is not a regular file") }
+        guard UInt64(info.st_size) <= object.maxBytes else {
+            throw VerificationFailure(.fetchSize, "\(url.path) holds \(info.st_size) bytes, more than \(object.path)'s \(object.maxBytes)-byte limit")
+        }
+        return url
+    }
+}
