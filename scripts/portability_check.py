@@ -6,6 +6,9 @@ are ignored; string literals are not (a "/proc/" path in a string is exactly wha
 needs a `#elseif canImport(Darwin)` branch in the same `#if`, unless the whole region is Linux-only.
 With no arguments it checks the client modules under Sources/ and, from `swift package dump-package`, that none of
 them depends (directly or through another target) on PackSigning, or on COpenSSL or CTLS on any platform but Linux.
+Every flush of a client module goes through PackModel's Durability seam (F_FULLFSYNC barriers on Darwin, where a plain
+fsync leaves the data in the drive's cache): `fsync`, `fdatasync` or `F_FULLFSYNC` in any other file is a finding,
+guarded or not.
 Usage: portability_check.py [FILE-OR-FOLDER ...]"""
 import json
 import os
@@ -23,6 +26,8 @@ SYMBOLS = [(name, re.compile(r"\b" + name + r"\b")) for name in [
     ("import COpenSSL", re.compile(r"^\s*(?:@\w+\s+)*(?:(?:public|internal|private|fileprivate|package)\s+)?import\s+COpenSSL\b")),
     ("import CTLS", re.compile(r"^\s*(?:@\w+\s+)*(?:(?:public|internal|private|fileprivate|package)\s+)?import\s+CTLS\b")),
 ]
+DURABILITY_SEAM = "Durability.swift"
+FLUSH_CALL = re.compile(r"\b(fsync|fdatasync|F_FULLFSYNC)\b")
 IMPORT_GLIBC = re.compile(r"^\s*(?:@\w+\s+)*(?:(?:public|internal|private|fileprivate|package)\s+)?import\s+Glibc\b")
 IMPORT_DARWIN = re.compile(r"^\s*(?:@\w+\s+)*(?:(?:public|internal|private|fileprivate|package)\s+)?import\s+Darwin\b")
 DIRECTIVE = re.compile(r"^\s*#(if|elseif|else|endif)\b(.*)$")
@@ -125,6 +130,9 @@ def check_file(path, display=None):
                     if not frame.has_darwin_branch:
                         findings.append(f"{display}:{line_number}: import Glibc without a #elseif canImport(Darwin) branch")
             continue
+        flush = FLUSH_CALL.search(code)
+        if flush and os.path.basename(path) != DURABILITY_SEAM:
+            findings.append(f"{display}:{number}: {flush.group(1)} outside the Durability seam (use Durability.flushFile/flushFolder/barrier)")
         guarded = any(frame.guarded for frame in stack)
         if IMPORT_GLIBC.match(code):
             # The whole region is Linux-only when an enclosing block (not the import's own) is.
@@ -208,7 +216,7 @@ def main(argv):
     if findings:
         print(f"portability check: {len(findings)} finding(s) in {len(files)} client source file(s) and their dependencies")
         return 1
-    print(f"portability check: {len(files)} client source files, no Linux-only symbol outside #if os(Linux)"
+    print(f"portability check: {len(files)} client source files, no Linux-only symbol outside #if os(Linux), every flush through Durability"
           + (", no client module depends on signing or (off Linux) OpenSSL" if len(argv) == 1 else ""))
     return 0
 

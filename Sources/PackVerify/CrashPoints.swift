@@ -11,7 +11,7 @@ import Darwin
 import PackModel
 
 /// Fault injection for crash-consistency tests: when PACKVERIFY_CRASH_AT=n is set, the process kills itself with
-/// SIGKILL on reaching the n-th durability boundary (each fsync, rename, link switch and state save). Without the
+/// SIGKILL on reaching the n-th durability boundary (each flush, rename, link switch and state save). Without the
 /// variable this is a counter increment and nothing else.
 enum CrashPoints {
     private static let target: Int? = ProcessInfo.processInfo.environment["PACKVERIFY_CRASH_AT"].flatMap(Int.init)

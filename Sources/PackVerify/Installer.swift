@@ -254,7 +254,7 @@ public struct Installer {
         // The switch is done; a failed flush here can only mean it may not survive a power cut, which the saved state
         // already allows for (see above).
         _ = durability.flushFolder(at: packFolder.path) && durability.barrier(at: packFolder.path)
-        CrashPoints.reach("after directory fsync")
+        CrashPoints.reach("after folder flush")
         // What goes: the versions this installer recorded (the previous one, and those of runs killed before their
         // switch). No live install needs them: a delta update linking from one that goes fails, and would be refused
         // at its own switch anyway, since `current` has moved.

@@ -18,8 +18,10 @@ class PortabilityCheck(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.mkdtemp(prefix="portability-")
 
-    def check(self, source):
-        path = os.path.join(self.dir, "Sample.swift")
+    def check(self, source, name="Durability.swift"):
+        """Findings for `source` written as `name`: by default the Durability seam, the one file where the Linux
+        guards of flush calls (fdatasync) matter rather than the calls themselves."""
+        path = os.path.join(self.dir, name)
         with open(path, "w") as f:
             f.write(textwrap.dedent(source))
         run = subprocess.run([SCRIPT, path], capture_output=True, text=True)
@@ -73,6 +75,35 @@ class PortabilityCheck(unittest.TestCase):
         self.assertIn("1: st_mtim outside #if os(Linux)", findings)
         self.assertIn("13: /proc/ outside #if os(Linux)", findings)
         self.assertIn("14: import COpenSSL outside #if os(Linux)", findings)
+
+    def test_a_flush_outside_the_durability_seam_is_named_even_inside_a_linux_block(self):
+        code, findings = self.check("""\
+            _ = fsync(fd)
+            #if os(Linux)
+            guard fdatasync(fd) == 0 else { return }
+            #else
+            _ = fcntl(fd, F_FULLFSYNC)
+            #endif
+            // fsync in a comment is fine
+            guard Durability.system.flushFile(fd, path: p) else { return }
+            """, name="URLSessionFetcher.swift")
+        self.assertEqual(code, 1)
+        self.assertEqual(findings, [
+            "1: fsync outside the Durability seam (use Durability.flushFile/flushFolder/barrier)",
+            "3: fdatasync outside the Durability seam (use Durability.flushFile/flushFolder/barrier)",
+            "5: F_FULLFSYNC outside the Durability seam (use Durability.flushFile/flushFolder/barrier)",
+        ])
+
+    def test_the_same_flushes_in_the_seam_pass(self):
+        code, findings = self.check("""\
+            #if os(Linux)
+            guard fdatasync(fd) == 0 else { return false }
+            #else
+            guard fsync(fd) == 0 else { return false }
+            guard fcntl(fd, F_FULLFSYNC) == 0 else { return false }
+            #endif
+            """)
+        self.assertEqual((code, findings), (0, []))
 
     def test_symbols_inside_linux_blocks_even_nested_pass(self):
         code, findings = self.check("""\
