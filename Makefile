@@ -10,7 +10,7 @@ APT_TEST  := ffmpeg libheif-examples libarchive-tools sqlite3 nginx curl python3
 APT_MEDIA := imagemagick espeak-ng
 # Test-only Python packages live in a virtual environment under .build/, never in the system Python (which Debian
 # marks externally managed, PEP 668).
-PIP_TEST  := jsonschema
+PIP_TEST  := jsonschema pyyaml
 VENV      := .build/venv
 PYTHON    := $(VENV)/bin/python
 PACK      := scenes/royal-mile
@@ -35,7 +35,7 @@ deps-build:
 
 deps-test: deps-build
 	$(call ensure_apt,$(APT_TEST))
-	@$(PYTHON) -c "import jsonschema, referencing" 2>/dev/null || { \
+	@$(PYTHON) -c "import jsonschema, referencing, yaml" 2>/dev/null || { \
 	  echo "creating $(VENV) with $(PIP_TEST) (test-only Python packages)"; \
 	  rm -rf $(VENV) && python3 -m venv $(VENV) && $(PYTHON) -m pip install -q --disable-pip-version-check $(PIP_TEST); } || \
 	  { echo "cannot create $(VENV): install python3-venv (apt) and reach PyPI, or run: python3 -m venv $(VENV) && $(PYTHON) -m pip install $(PIP_TEST)"; exit 2; }
@@ -92,7 +92,7 @@ demo: build
 # against the test-only stand-in (PACKTOOL_CRYPTOKIT_SHIM=1, its own scratch path so neither build invalidates the
 # other). PACKTOOL_EXPECT_CRYPTO_BACKEND makes each run fail if it got the other backend.
 SHIM_SCRATCH := .build/cryptokit
-SHIM_SUITES  := PackCryptoTests|PackTrustTests|PackVerifyTests|CryptoKitShimTests
+SHIM_SUITES  := PackCryptoTests|PackTrustTests|PackVerifyTests|AppleGuideTests|CryptoKitShimTests
 
 test: deps-test
 	@chmod 600 keys-example/*.pem

@@ -95,6 +95,8 @@ let package = Package(
         .testTarget(name: "PackVerifyTests", dependencies: ["PackVerify", "PackTrust", "PackModel", "PackCrypto", "PackSigning", "TestSupport"]),
         .testTarget(name: "PackHTTPTests", dependencies: ["PackHTTP", "PackVerify", "TestSupport"]),
         .testTarget(name: "PackURLSessionTests", dependencies: ["PackURLSession", "PackVerify", "PackModel", "PackCrypto", "TestSupport", "packtool"]),
+        // docs/client-apple.md's Swift blocks, compiled, and the guide's functions tested on the example pack.
+        .testTarget(name: "AppleGuideTests", dependencies: ["PackURLSession", "PackVerify", "TestSupport", "packtool"]),
         .testTarget(name: "packtoolTests", dependencies: ["packtool", "PackModel", "PackCrypto", "PackSigning", "PackPublish", "PackArchive", "TestSupport"]),
     ] + cryptoKitStandIn
 )

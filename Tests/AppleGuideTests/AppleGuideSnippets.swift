@@ -1,0 +1,186 @@
+// Every Swift block of docs/client-apple.md, verbatim and in the guide's order: this target compiles them against
+// the library's real API, and AppleGuideTests checks that each block of the guide appears here. Edit a snippet here
+// and in the guide together. Parts inside `#if canImport(UIKit)`, `#if canImport(BackgroundTasks)` and
+// `#if canImport(StoreKit)` compile only with Apple's SDKs (see "What was compiled where" in the guide).
+import Foundation
+import PackURLSession
+import PackVerify
+
+/// The app's two folders: the client state (kept in backups) and the installed packs (excluded), both usable by
+/// background work once the phone has been unlocked after a restart.
+struct PackFolders {
+    let state: URL
+    let packs: URL
+
+    /// The folders under the app's Application Support.
+    static func standard() throws -> PackFolders {
+        try PackFolders(in: FileManager.default.url(for: .applicationSupportDirectory, in: .userDomainMask, appropriateFor: nil, create: true))
+    }
+
+    /// Creates the folders, or checks them again at a later launch: the data-protection class on each (createDirectory
+    /// does not change an existing folder's), and the packs and the state's downloads folder excluded from backup (a
+    /// folder deleted and created again loses the flag).
+    init(in support: URL) throws {
+        state = support.appendingPathComponent("PackState", isDirectory: true)
+        packs = support.appendingPathComponent("Packs", isDirectory: true)
+        let downloads = state.appendingPathComponent(Updater.downloadsFolder, isDirectory: true)
+        let protection: [FileAttributeKey: Any] = [.protectionKey: FileProtectionType.completeUntilFirstUserAuthentication]
+        for folder in [state, packs, downloads] {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: protection)
+            try FileManager.default.setAttributes(protection, ofItemAtPath: folder.path)
+        }
+        var values = URLResourceValues()
+        values.isExcludedFromBackup = true
+        for var folder in [packs, downloads] {
+            try folder.setResourceValues(values)
+        }
+    }
+}
+
+/// Opens the client for the app's state folder, pinning the root shipped in the bundle (a no-op once pinned).
+func openClient(folders: PackFolders, bundle: Bundle = .main) throws -> PackClient {
+    guard let root = bundle.url(forResource: "1.root", withExtension: "json") else {
+        throw CocoaError(.fileNoSuchFile)
+    }
+    let client = PackClient(state: folders.state)
+    try client.pin(rootFile: root)
+    return client
+}
+
+/// The publisher's CDN, over URLSession. Wi-Fi only: a city pack is hundreds of megabytes.
+func makeFetcher(cdn: URL) throws -> URLSessionFetcher {
+    let fetcher = try URLSessionFetcher(base: cdn)
+    fetcher.configuration.allowsCellularAccess = false
+    return fetcher
+}
+
+/// Installs the pack the first time and brings it up to date afterwards, downloading only the changed scenes'
+/// deltas. Synchronous and long: call it off the main thread (see "App life cycle").
+func updatePack(client: PackClient, folders: PackFolders, from fetcher: any Fetcher,
+                progress: @escaping (String, UInt64) -> Void = { _, _ in }) throws -> Updater.Result {
+    try client.update(pack: "royal-mile", into: folders.packs, from: fetcher) { object, bytes in
+        progress(object, bytes)   // "index.json", "manifest", "archive" or a scene id, and its bytes so far
+    }
+}
+
+/// In the app: fetch and accept the signed documents, and hand what is left to download to the extension as JSON.
+func planForExtension(client: PackClient, folders: PackFolders, from fetcher: any Fetcher) throws -> Data {
+    let plan = try client.planUpdate(pack: "royal-mile", into: folders.packs, from: fetcher)
+    return try JSONEncoder().encode(plan)
+}
+
+/// In the extension: download each object the plan names, never more than its signed size or cap.
+func downloadPlanned(_ planJSON: Data, with fetcher: any Fetcher, into folder: URL) throws -> [String: URL] {
+    let plan = try JSONDecoder().decode(UpdatePlan.self, from: planJSON)
+    var files: [String: URL] = [:]
+    for (i, object) in plan.objects.enumerated() {
+        let file = folder.appendingPathComponent("\(i).download")
+        try fetcher.fetch(object.path, to: file, maxBytes: object.maxBytes, progress: nil)
+        files[object.path] = file
+    }
+    return files
+}
+
+/// Back in the app: verify and install what the extension downloaded.
+func applyDownloaded(_ planJSON: Data, files: [String: URL], client: PackClient, folders: PackFolders) throws -> Updater.Result {
+    let plan = try JSONDecoder().decode(UpdatePlan.self, from: planJSON)
+    return try client.applyUpdate(plan, into: folders.packs, files: files)
+}
+
+/// The three fields of a StoreKit 2 `Transaction` an access decision reads.
+struct StorePurchase {
+    var productID: String
+    var purchaseDate: Date
+    var revocationDate: Date?
+}
+
+extension AccessRequest.Purchase {
+    /// A purchase as the library reads it: the product and its dates in RFC 3339 (UTC).
+    init(_ purchase: StorePurchase) {
+        let rfc3339 = ISO8601DateFormatter()
+        self.init(productId: purchase.productID,
+                  purchaseDate: rfc3339.string(from: purchase.purchaseDate),
+                  revocationDate: purchase.revocationDate.map(rfc3339.string(from:)))
+    }
+}
+
+#if canImport(StoreKit)
+import StoreKit
+
+extension StorePurchase {
+    init(_ transaction: Transaction) {
+        self.init(productID: transaction.productID, purchaseDate: transaction.purchaseDate, revocationDate: transaction.revocationDate)
+    }
+
+    /// Every verified purchase, refunded ones included (their revocation date closes what they opened).
+    static func all() async -> [StorePurchase] {
+        var purchases: [StorePurchase] = []
+        for await result in Transaction.all {
+            if case .verified(let transaction) = result { purchases.append(StorePurchase(transaction)) }
+        }
+        return purchases
+    }
+}
+#endif
+
+/// Decides access to one stop from the installed pack, the visitor's purchases and the codes they entered.
+func decide(client: PackClient, folders: PackFolders, stop: String, purchases: [StorePurchase], codes: [String]) throws -> AccessDecision {
+    let request = AccessRequest(scene: stop, purchases: purchases.map(AccessRequest.Purchase.init), codes: codes)
+    return try client.decideAccess(pack: "royal-mile", into: folders.packs, request: request)
+}
+
+/// "Trip Pass ends in 5 h" for a stop open on a Trip Pass; nil for entitlements without an end.
+func tripPassBadge(_ decision: AccessDecision, now: Date = Date()) -> String? {
+    guard decision.allowed, decision.code == "trip-pass",
+          let until = decision.until, let end = ISO8601DateFormatter().date(from: until) else { return nil }
+    let left = end.timeIntervalSince(now)
+    if left <= 0 { return nil }
+    if left < 3600 { return "Trip Pass ends in \(Int((left / 60).rounded(.up))) min" }
+    return "Trip Pass ends in \(Int((left / 3600).rounded(.down))) h"
+}
+
+#if canImport(UIKit)
+import UIKit
+
+/// An install or update the visitor started, given background time so leaving the app does not suspend it half-way.
+func updateInForeground(client: PackClient, folders: PackFolders, fetcher: any Fetcher,
+                        done: @escaping (Result<Updater.Result, Error>) -> Void) {
+    var task = UIBackgroundTaskIdentifier.invalid
+    task = UIApplication.shared.beginBackgroundTask(withName: "Install pack") {
+        // Time is up: end the task or iOS ends the app. The install may then be cut off, which is safe.
+        UIApplication.shared.endBackgroundTask(task)
+        task = .invalid
+    }
+    DispatchQueue.global(qos: .userInitiated).async {
+        let result = Result { try updatePack(client: client, folders: folders, from: fetcher) }
+        DispatchQueue.main.async {
+            done(result)
+            if task != .invalid { UIApplication.shared.endBackgroundTask(task) }
+        }
+    }
+}
+#endif
+
+#if canImport(BackgroundTasks)
+import BackgroundTasks
+
+/// Hot updates in the background. Register at launch; list the identifier under BGTaskSchedulerPermittedIdentifiers.
+func registerPackUpdates(client: PackClient, folders: PackFolders, fetcher: any Fetcher) {
+    BGTaskScheduler.shared.register(forTaskWithIdentifier: "uk.example.walks.pack-update", using: nil) { task in
+        // Cut off: safe, and the next run resumes the download (.part files, Range requests).
+        task.expirationHandler = { task.setTaskCompleted(success: false) }
+        DispatchQueue.global(qos: .utility).async {
+            let updated = (try? updatePack(client: client, folders: folders, from: fetcher)) != nil
+            task.setTaskCompleted(success: updated)
+        }
+    }
+}
+
+/// Asks for the next background update: with a network, and (optionally) while charging.
+func schedulePackUpdate() throws {
+    let request = BGProcessingTaskRequest(identifier: "uk.example.walks.pack-update")
+    request.requiresNetworkConnectivity = true
+    request.requiresExternalPower = true
+    try BGTaskScheduler.shared.submit(request)
+}
+#endif

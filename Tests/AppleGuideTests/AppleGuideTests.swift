@@ -1,0 +1,171 @@
+import Foundation
+import PackURLSession
+import PackVerify
+import TestSupport
+import XCTest
+
+/// docs/client-apple.md, kept honest: every Swift block of the guide is compiled in AppleGuideSnippets.swift, and the
+/// guide's functions do what the guide says — folders, pinning, installing, plan/apply, access and the badge — on
+/// the example pack published with fresh keys.
+final class AppleGuideTests: XCTestCase {
+    private static let guide = Repository.root.appendingPathComponent("docs/client-apple.md")
+    private static let snippets = Repository.root.appendingPathComponent("Tests/AppleGuideTests/AppleGuideSnippets.swift")
+
+    /// The fenced ```swift blocks of a Markdown text, with the indentation of an indented fence removed.
+    static func swiftBlocks(_ markdown: String) -> [String] {
+        var blocks: [String] = [], current: [String]? = nil, indent = 0
+        for line in markdown.components(separatedBy: "\n") {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if current == nil, trimmed == "```swift" {
+                current = []
+                indent = line.prefix(while: { $0 == " " }).count
+            } else if let lines = current, trimmed == "```" {
+                blocks.append(lines.joined(separator: "\n"))
+                current = nil
+            } else if current != nil {
+                current!.append(String(line.dropFirst(min(indent, line.prefix(while: { $0 == " " }).count))))
+            }
+        }
+        return blocks
+    }
+
+    func testEverySwiftBlockOfTheGuideIsCompiledHereVerbatim() throws {
+        let guide = try String(contentsOf: Self.guide, encoding: .utf8)
+        let compiled = try String(contentsOf: Self.snippets, encoding: .utf8)
+        let blocks = Self.swiftBlocks(guide)
+        XCTAssertGreaterThanOrEqual(blocks.count, 8, "the guide's Swift blocks were not found")
+        for block in blocks {
+            XCTAssertTrue(compiled.contains(block), "docs/client-apple.md has a Swift block that AppleGuideSnippets.swift does not compile:\n\(block)")
+        }
+        XCTAssertFalse(guide.contains("```\n```"), "an empty code block")
+    }
+
+    func testTheBlockFinderReadsIndentedFencesAndIgnoresOtherLanguages() {
+        let markdown = "text\n```swift\nlet a = 1\n```\n- item:\n\n  ```swift\n  let b = 2\n    .c\n  ```\n```sh\nmake\n```\n"
+        XCTAssertEqual(Self.swiftBlocks(markdown), ["let a = 1", "let b = 2\n  .c"])
+    }
+
+    func testAFreshAppsFoldersKeepThePacksAndDownloadsOutOfBackups() throws {
+        let support = URL(fileURLWithPath: try temporaryDirectory())
+        let folders = try PackFolders(in: support)
+        XCTAssertEqual(folders.state.lastPathComponent, "PackState")
+        XCTAssertEqual(folders.packs.lastPathComponent, "Packs")
+        let downloads = folders.state.appendingPathComponent(Updater.downloadsFolder)
+        for folder in [folders.state, folders.packs, downloads] {
+            var isFolder: ObjCBool = false
+            XCTAssertTrue(FileManager.default.fileExists(atPath: folder.path, isDirectory: &isFolder) && isFolder.boolValue, folder.path)
+        }
+        #if canImport(Darwin)
+        XCTAssertEqual(try folders.packs.resourceValues(forKeys: [.isExcludedFromBackupKey]).isExcludedFromBackup, true)
+        XCTAssertEqual(try downloads.resourceValues(forKeys: [.isExcludedFromBackupKey]).isExcludedFromBackup, true)
+        XCTAssertNotEqual(try folders.state.resourceValues(forKeys: [.isExcludedFromBackupKey]).isExcludedFromBackup, true)
+        #else
+        // swift-corelibs-foundation accepts the backup flag and the protection class and stores neither (Linux has no
+        // backups or data protection), so here only the folders and the calls not failing can be checked.
+        #endif
+        // A second launch checks the same folders again rather than failing on them.
+        XCTAssertNoThrow(try PackFolders(in: support))
+    }
+
+    /// The example pack published with fresh keys, and an app bundle holding its root.
+    private func publishedPack() throws -> (cdn: URL, bundle: Bundle, dir: URL) {
+        let dir = try temporaryDirectory()
+        try CLI.publishExamplePack(in: dir)
+        let bundleFolder = dir + "/App.app"
+        try FileManager.default.createDirectory(atPath: bundleFolder, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: dir + "/pub/root/1.root.json", toPath: bundleFolder + "/1.root.json")
+        let bundle = try XCTUnwrap(Bundle(path: bundleFolder))
+        return (URL(fileURLWithPath: dir + "/cdn"), bundle, URL(fileURLWithPath: dir))
+    }
+
+    func testTheAppPinsItsBundledRootInstallsAndDecidesAccessThroughTheGuidesFunctions() throws {
+        let (cdn, bundle, dir) = try publishedPack()
+        let folders = try PackFolders(in: dir.appendingPathComponent("support"))
+        let client = try openClient(folders: folders, bundle: bundle)
+        XCTAssertNoThrow(try openClient(folders: folders, bundle: bundle), "pinning the same root at the next launch")
+
+        var objects: Set<String> = []
+        let first = try updatePack(client: client, folders: folders, from: FileFetcher(base: cdn)) { object, _ in objects.insert(object) }
+        XCTAssertEqual(first.method, "full archive")
+        XCTAssertEqual(first.toVersion, 1)
+        XCTAssertTrue(objects.isSuperset(of: ["index.json", "manifest", "archive"]), "\(objects)")
+        XCTAssertEqual(try updatePack(client: client, folders: folders, from: FileFetcher(base: cdn)).method, "up to date")
+
+        let now = Date()
+        let free = try decide(client: client, folders: folders, stop: "01-castle-esplanade", purchases: [], codes: [])
+        XCTAssertEqual([free.allowed ? "open" : "closed", free.code], ["open", "free"])
+        let closed = try decide(client: client, folders: folders, stop: "03-mercat-cross", purchases: [], codes: [])
+        XCTAssertEqual([closed.allowed ? "open" : "closed", closed.code], ["closed", "no-entitlement"])
+
+        let cityPack = StorePurchase(productID: "uk.example.walks.royalmile.citypack", purchaseDate: now.addingTimeInterval(-86_400))
+        let bought = try decide(client: client, folders: folders, stop: "03-mercat-cross", purchases: [cityPack], codes: [])
+        XCTAssertEqual([bought.allowed ? "open" : "closed", bought.code], ["open", "city-pack"])
+        XCTAssertNil(tripPassBadge(bought), "a City Pack has no end to count down to")
+
+        var refunded = cityPack
+        refunded.revocationDate = now.addingTimeInterval(-3600)
+        XCTAssertFalse(try decide(client: client, folders: folders, stop: "03-mercat-cross", purchases: [refunded], codes: []).allowed,
+                       "a refunded City Pack must close the stop")
+
+        let tripPass = StorePurchase(productID: "uk.example.walks.trippass72", purchaseDate: now.addingTimeInterval(-2 * 3600 - 60))
+        let onPass = try decide(client: client, folders: folders, stop: "03-mercat-cross", purchases: [tripPass], codes: [])
+        XCTAssertEqual([onPass.allowed ? "open" : "closed", onPass.code], ["open", "trip-pass"])
+        XCTAssertEqual(tripPassBadge(onPass, now: now), "Trip Pass ends in 69 h")
+    }
+
+    func testAPlanCrossesToTheExtensionAsJSONAndWhatItDownloadsInstalls() throws {
+        let (cdn, bundle, dir) = try publishedPack()
+        let folders = try PackFolders(in: dir.appendingPathComponent("support"))
+        let client = try openClient(folders: folders, bundle: bundle)
+        let plan = try planForExtension(client: client, folders: folders, from: FileFetcher(base: cdn))
+        let shared = dir.appendingPathComponent("group-container")
+        try FileManager.default.createDirectory(at: shared, withIntermediateDirectories: true)
+        let files = try downloadPlanned(plan, with: FileFetcher(base: cdn), into: shared)
+        XCTAssertEqual(files.count, 1, "a first install downloads the archive alone")
+
+        var tampered = try Data(contentsOf: try XCTUnwrap(files.values.first))
+        tampered[tampered.count / 2] ^= 1
+        let tamperedFile = shared.appendingPathComponent("tampered.download")
+        try tampered.write(to: tamperedFile)
+        XCTAssertThrowsError(try applyDownloaded(plan, files: files.mapValues { _ in tamperedFile }, client: client, folders: folders))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folders.packs.path), [], "a refused apply installs nothing")
+
+        let result = try applyDownloaded(plan, files: files, client: client, folders: folders)
+        XCTAssertEqual([result.method, String(result.toVersion)], ["full archive", "1"])
+        XCTAssertTrue(try client.verifyInstalled(pack: "royal-mile", into: folders.packs).isIntact)
+    }
+
+    func testTheFetcherIsURLSessionOverTheCDNWithoutCellular() throws {
+        let fetcher = try makeFetcher(cdn: XCTUnwrap(URL(string: "https://cdn.example.org/walks/")))
+        XCTAssertFalse(fetcher.configuration.allowsCellularAccess)
+        XCTAssertEqual(try fetcher.url(for: "index.json")?.absoluteString, "https://cdn.example.org/walks/index.json")
+        XCTAssertThrowsError(try makeFetcher(cdn: XCTUnwrap(URL(string: "ftp://cdn.example.org/"))))
+    }
+
+    func testAStorePurchaseReachesTheLibraryAsRFC3339InUTC() {
+        let bought = StorePurchase(productID: "uk.example.walks.trippass72", purchaseDate: Date(timeIntervalSince1970: 1_796_122_800),
+                                   revocationDate: Date(timeIntervalSince1970: 1_796_126_400))
+        XCTAssertEqual(AccessRequest.Purchase(bought),
+                       AccessRequest.Purchase(productId: "uk.example.walks.trippass72", purchaseDate: "2026-12-01T11:00:00Z",
+                                              revocationDate: "2026-12-01T12:00:00Z"))
+        XCTAssertNil(AccessRequest.Purchase(StorePurchase(productID: "p", purchaseDate: Date())).revocationDate)
+        XCTAssertNil(AccessRequest.Purchase(bought).dateProblem)
+    }
+
+    func testTheTripPassBadgeCountsDownInHoursThenMinutesAndDisappears() {
+        let now = Date(timeIntervalSince1970: 1_796_122_800)
+        // Decisions as the library hands them over (it alone makes them; the app only reads them).
+        func pass(endingIn seconds: TimeInterval, allowed: Bool = true, code: String = "trip-pass") -> AccessDecision {
+            let until = ISO8601DateFormatter().string(from: now.addingTimeInterval(seconds))
+            let json = #"{"allowed": \#(allowed), "code": "\#(code)", "reason": "", "until": "\#(until)"}"#
+            return try! JSONDecoder().decode(AccessDecision.self, from: Data(json.utf8))
+        }
+        XCTAssertEqual(tripPassBadge(pass(endingIn: 5 * 3600 + 1800), now: now), "Trip Pass ends in 5 h")
+        XCTAssertEqual(tripPassBadge(pass(endingIn: 3600), now: now), "Trip Pass ends in 1 h")
+        XCTAssertEqual(tripPassBadge(pass(endingIn: 3599), now: now), "Trip Pass ends in 60 min")
+        XCTAssertEqual(tripPassBadge(pass(endingIn: 61), now: now), "Trip Pass ends in 2 min")
+        XCTAssertNil(tripPassBadge(pass(endingIn: 0), now: now))
+        XCTAssertNil(tripPassBadge(pass(endingIn: 600, allowed: false), now: now))
+        XCTAssertNil(tripPassBadge(pass(endingIn: 600, code: "access-code"), now: now))
+    }
+}
