@@ -93,8 +93,10 @@ let package = Package(
         .testTarget(name: "PackTrustTests", dependencies: ["PackTrust", "PackModel", "PackCrypto", "PackSigning", "TestSupport"]),
         .testTarget(name: "PackPublishTests", dependencies: ["PackPublish", "PackArchive", "PackModel", "PackCrypto", "PackSigning", "PackVerify", "TestSupport"]),
         .testTarget(name: "PackVerifyTests", dependencies: ["PackVerify", "PackTrust", "PackModel", "PackCrypto", "PackSigning", "TestSupport"]),
-        .testTarget(name: "PackHTTPTests", dependencies: ["PackHTTP", "PackVerify", "TestSupport"]),
-        .testTarget(name: "PackURLSessionTests", dependencies: ["PackURLSession", "PackVerify", "PackModel", "PackCrypto", "TestSupport", "packtool"]),
+        // The hostile-server cases every Fetcher passes, written once; each transport's suite runs them.
+        .target(name: "FetcherCases", dependencies: ["PackVerify", "TestSupport"], path: "Tests/FetcherCases"),
+        .testTarget(name: "PackHTTPTests", dependencies: ["PackHTTP", "PackVerify", "TestSupport", "FetcherCases"]),
+        .testTarget(name: "PackURLSessionTests", dependencies: ["PackURLSession", "PackVerify", "PackModel", "PackCrypto", "TestSupport", "FetcherCases", "packtool"]),
         // docs/client-apple.md's Swift blocks, compiled, and the guide's functions tested on the example pack.
         .testTarget(name: "AppleGuideTests", dependencies: ["PackURLSession", "PackVerify", "TestSupport", "packtool"]),
         .testTarget(name: "packtoolTests", dependencies: ["packtool", "PackModel", "PackCrypto", "PackSigning", "PackPublish", "PackArchive", "TestSupport"]),

@@ -83,6 +83,7 @@ public final class HTTPFetcher: Fetcher {
             guard rename(partial, file.path) == 0 else { throw VerificationFailure(.fetch, "\(file.path): cannot move the download into place") }
             return
         }
+        DownloadPolicy.discardUnresumablePart(partial, path: path)
         throw lastFailure
     }
 

@@ -104,6 +104,7 @@ public final class URLSessionFetcher: Fetcher, @unchecked Sendable {
                 throw failure
             }
         }
+        DownloadPolicy.discardUnresumablePart(partial, path: path)
         throw lastFailure
     }
 

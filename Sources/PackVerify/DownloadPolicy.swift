@@ -31,6 +31,14 @@ public struct DownloadPolicy: Equatable, Sendable {
         path != PublishLayout.index && !path.hasPrefix("root/")
     }
 
+    /// After the last attempt failed: the `.part` stays for the next run only when its path resumes and it holds
+    /// bytes. Any other (an index's, which is fetched whole anyway, or an empty one) would only be debris: `Updater`
+    /// keeps `.part` files when it cleans its downloads folder.
+    public static func discardUnresumablePart(_ partial: String, path: String) {
+        var info = stat()
+        if !isResumable(path) || (stat(partial, &info) == 0 && info.st_size == 0) { unlink(partial) }
+    }
+
     /// How many seconds a download of `path` (at most `maxBytes`) may take in all.
     public func deadline(for path: String, maxBytes: UInt64) -> Double {
         if !Self.isResumable(path) { return documentDeadline }
