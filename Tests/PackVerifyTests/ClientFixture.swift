@@ -92,6 +92,22 @@ struct ClientFixture {
         return try save(t, name)
     }
 
+    /// Version 2 of the fixture pack, changing scene 01-a's story.vtt only: its manifest, the manifest's signed bytes,
+    /// and the delta from version 1 carrying that one file.
+    func storyDelta() throws -> (manifest: Manifest, manifestBytes: [UInt8], delta: URL) {
+        var files = ClientFixture.files
+        files[1].1 = Array("WEBVTT\n\nchanged\n".utf8)
+        let (manifest, manifestBytes) = try self.manifest(files, version: 2, sceneVersion: 2, digest: "sha256:" + String(repeating: "1", count: 64))
+        let scene = manifest.scenes[0]
+        let delta = DeltaDocument(pack: "test-pack", scene: scene.id, from: .init(version: 1, digest: "sha256:" + String(repeating: "0", count: 64)),
+                                  to: .init(version: 2, digest: scene.digest), files: scene.files, removed: [], added: ["story.vtt"])
+        var t = TarBuilder()
+        t.file(PublishLayout.deltaDocumentEntry, try CanonicalJSON.encode(try DSSEEnvelope(signing: CanonicalJSON.encode(delta), as: PayloadType.delta, with: [manifestKey])))
+        t.file("story.vtt", files[1].1)
+        t.end()
+        return (manifest, manifestBytes, try save(t, "01-a-1-2.tar"))
+    }
+
     func save(_ t: TarBuilder, _ name: String) throws -> URL {
         let url = dir.appendingPathComponent(name)
         try Data(t.bytes).write(to: url)

@@ -98,17 +98,9 @@ final class StateLockScopeTests: XCTestCase {
     /// A delta update staged against version 1's folder, while version 1 is installed again (a new folder): at its
     /// switch the base is no longer the folder it linked from, so it is refused (`delta-base`) and leaves nothing.
     func testADeltaUpdateWhoseBaseWasReplacedWhileItStagedIsRefusedAtTheSwitch() throws {
-        var files = ClientFixture.files
-        files[1].1 = Array("WEBVTT\n\nchanged\n".utf8)
-        let (manifest, manifestBytes) = try f.manifest(files, version: 2, sceneVersion: 2, digest: "sha256:" + String(repeating: "1", count: 64))
+        // Version 2 changes one file of the scene; its delta carries that file only.
+        let (manifest, manifestBytes, deltaFile) = try f.storyDelta()
         let scene = manifest.scenes[0]
-        let delta = DeltaDocument(pack: "test-pack", scene: scene.id, from: .init(version: 1, digest: "sha256:" + String(repeating: "0", count: 64)),
-                                  to: .init(version: 2, digest: scene.digest), files: scene.files, removed: [], added: ["story.vtt"])
-        var t = TarBuilder()
-        t.file(PublishLayout.deltaDocumentEntry, try CanonicalJSON.encode(try DSSEEnvelope(signing: CanonicalJSON.encode(delta), as: PayloadType.delta, with: [f.manifestKey])))
-        t.file("story.vtt", files[1].1)
-        t.end()
-        let deltaFile = try f.save(t, "01-a-1-2.tar")
         let before = try sceneFolders()
         let log = DurabilityLog(pausingAtFirstBarrier: true)
         var installer = f.installer()
