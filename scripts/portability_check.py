@@ -21,8 +21,14 @@ CLIENT_MODULES = ["PackCrypto", "PackModel", "PackTrust", "PackVerify", "PackURL
 
 SYMBOLS = [(name, re.compile(r"\b" + name + r"\b")) for name in [
     "st_mtim", "st_ctim", "fdatasync", "sync_file_range", "syncfs", "CLOCK_BOOTTIME", "MSG_NOSIGNAL", "SOCK_CLOEXEC",
-    "O_TMPFILE", "statx", "renameat2", "posix_fadvise"]] + [
+    "O_TMPFILE", "statx", "renameat2", "posix_fadvise", "sigtimedwait", "pipe2", "accept4", "epoll_create1", "eventfd",
+    "memfd_create", "sched_getaffinity", "get_nprocs", "mallinfo", "MAP_POPULATE"]] + [
     ("/proc/", re.compile(r"/proc/")),
+    # Glibc imports socket types as an enum (`SOCK_STREAM.rawValue`); Darwin's are plain Int32 constants.
+    ("SOCK_*.rawValue", re.compile(r"\bSOCK_[A-Z]+\.rawValue\b")),
+]
+# Client modules only: the publisher's modules link OpenSSL on every platform, and flush files of their own.
+CLIENT_SYMBOLS = [
     ("import COpenSSL", re.compile(r"^\s*(?:@\w+\s+)*(?:(?:public|internal|private|fileprivate|package)\s+)?import\s+COpenSSL\b")),
     ("import CTLS", re.compile(r"^\s*(?:@\w+\s+)*(?:(?:public|internal|private|fileprivate|package)\s+)?import\s+CTLS\b")),
 ]
@@ -104,8 +110,9 @@ def strip_comments(line, in_block):
     return "".join(out), in_block
 
 
-def check_file(path, display=None):
-    """Findings as "file:line: what" strings."""
+def check_file(path, display=None, client=True):
+    """Findings as "file:line: what" strings. `client`: a client module's file, held to every rule; any other file
+    that Apple platforms build (the publisher's modules, the tool, the tests) is held to the Linux-only symbols."""
     display = display or path
     findings, stack, in_block = [], [], False
     with open(path, encoding="utf-8") as f:
@@ -130,11 +137,11 @@ def check_file(path, display=None):
                     if not frame.has_darwin_branch:
                         findings.append(f"{display}:{line_number}: import Glibc without a #elseif canImport(Darwin) branch")
             continue
-        flush = FLUSH_CALL.search(code)
+        flush = FLUSH_CALL.search(code) if client else None
         if flush and os.path.basename(path) != DURABILITY_SEAM:
             findings.append(f"{display}:{number}: {flush.group(1)} outside the Durability seam (use Durability.flushFile/flushFolder/barrier)")
         guarded = any(frame.guarded for frame in stack)
-        if IMPORT_GLIBC.match(code):
+        if IMPORT_GLIBC.match(code) and client:
             # The whole region is Linux-only when an enclosing block (not the import's own) is.
             if not any(frame.guarded for frame in stack[:-1]):
                 if stack:
@@ -146,7 +153,7 @@ def check_file(path, display=None):
             stack[-1].has_darwin_branch = True
         if guarded:
             continue
-        for name, pattern in SYMBOLS:
+        for name, pattern in SYMBOLS + (CLIENT_SYMBOLS if client else []):
             if pattern.search(code):
                 findings.append(f"{display}:{number}: {name} outside #if os(Linux)")
     for frame in stack:
@@ -199,12 +206,28 @@ def swift_files(paths):
             yield path
 
 
+def other_folders():
+    """Every other folder of Swift sources a macOS build of the package compiles: the publisher's modules, the tool,
+    the C library's wrapper, the fuzz targets and the tests (not the CryptoKit stand-in, which exists only on Linux)."""
+    folders = []
+    for top in ["Sources", "Tests"]:
+        for name in sorted(os.listdir(os.path.join(REPO, top))):
+            path = os.path.join(REPO, top, name)
+            if os.path.isdir(path) and not (top == "Sources" and name in CLIENT_MODULES) and not (top == "Tests" and name == "Shims"):
+                folders.append(path)
+    return folders
+
+
 def main(argv):
     paths = argv[1:] or [os.path.join(REPO, "Sources", m) for m in CLIENT_MODULES if os.path.isdir(os.path.join(REPO, "Sources", m))]
     files = list(swift_files(paths))
+    others = list(swift_files(other_folders())) if len(argv) == 1 else []
     findings = []
+    display = lambda path: os.path.relpath(path, REPO) if path.startswith(REPO + os.sep) else path
     for path in files:
-        findings += check_file(path, os.path.relpath(path, REPO) if path.startswith(REPO + os.sep) else path)
+        findings += check_file(path, display(path))
+    for path in others:
+        findings += check_file(path, display(path), client=False)
     if len(argv) == 1:
         dump = subprocess.run(["swift", "package", "dump-package"], cwd=REPO, capture_output=True, text=True)
         if dump.returncode != 0:
@@ -214,10 +237,11 @@ def main(argv):
     for finding in findings:
         print(finding)
     if findings:
-        print(f"portability check: {len(findings)} finding(s) in {len(files)} client source file(s) and their dependencies")
+        print(f"portability check: {len(findings)} finding(s) in {len(files)} client and {len(others)} other source file(s) and the manifest")
         return 1
     print(f"portability check: {len(files)} client source files, no Linux-only symbol outside #if os(Linux), every flush through Durability"
-          + (", no client module depends on signing or (off Linux) OpenSSL" if len(argv) == 1 else ""))
+          + (f"; {len(others)} other files macOS builds too (publisher, tool, tests), no Linux-only symbol outside #if os(Linux)"
+             f"; no client module depends on signing or (off Linux) OpenSSL" if len(argv) == 1 else ""))
     return 0
 
 

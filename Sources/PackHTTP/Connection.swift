@@ -45,7 +45,7 @@ final class Connection {
     private static func dial(host: String, port: UInt16, timeout: Double) throws -> Int32 {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_socktype = streamSocket
         var list: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(host, String(port), &hints, &list)
         guard status == 0, let first = list else { throw HTTPError.connect("\(host): \(String(cString: gai_strerror(status)))") }
@@ -54,7 +54,7 @@ final class Connection {
         var next: UnsafeMutablePointer<addrinfo>? = first
         while let info = next {
             next = info.pointee.ai_next
-            let fd = socket(info.pointee.ai_family, info.pointee.ai_socktype | Int32(SOCK_CLOEXEC.rawValue), info.pointee.ai_protocol)
+            let fd = openSocket(info.pointee)
             guard fd >= 0 else { reason = String(cString: strerror(errno)); continue }
             // Non-blocking connect, so the wait is bounded by poll's timeout rather than the kernel's minutes.
             let flags = fcntl(fd, F_GETFL)
@@ -154,8 +154,36 @@ final class Connection {
     }
 }
 
+/// `SOCK_STREAM`: an enum case in Glibc, a plain Int32 in Darwin.
+#if os(Linux)
+private let streamSocket = Int32(SOCK_STREAM.rawValue)
+#else
+private let streamSocket = SOCK_STREAM
+#endif
+
+/// A socket for `info` that is not inherited by child processes and, on Apple platforms, never raises SIGPIPE.
+/// Linux sets close-on-exec atomically; Darwin has no SOCK_CLOEXEC, so it is set right after (this process does not
+/// fork meanwhile), with SO_NOSIGPIPE, which Linux lacks (MSG_NOSIGNAL and `withoutSIGPIPE` cover it there).
+private func openSocket(_ info: addrinfo) -> Int32 {
+    #if os(Linux)
+    return socket(info.ai_family, info.ai_socktype | Int32(SOCK_CLOEXEC.rawValue), info.ai_protocol)
+    #else
+    let fd = socket(info.ai_family, info.ai_socktype, info.ai_protocol)
+    guard fd >= 0 else { return fd }
+    var on: Int32 = 1
+    guard fcntl(fd, F_SETFD, FD_CLOEXEC) == 0,
+          setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &on, socklen_t(MemoryLayout<Int32>.size)) == 0 else {
+        let saved = errno
+        close(fd)
+        errno = saved
+        return -1
+    }
+    return fd
+    #endif
+}
+
 /// `send` flags: on Linux, MSG_NOSIGNAL keeps a closed connection from raising SIGPIPE; Apple systems have no such
-/// flag, and `withoutSIGPIPE` around the call covers them.
+/// flag, and the socket's SO_NOSIGPIPE covers them.
 #if os(Linux)
 private let noSIGPIPE = Int32(MSG_NOSIGNAL)
 #else
@@ -163,8 +191,12 @@ private let noSIGPIPE: Int32 = 0
 #endif
 
 /// Runs `body` with SIGPIPE blocked on this thread and discards one raised meanwhile, so a server that closes the
-/// connection mid-write makes libssl's write fail with EPIPE instead of killing the app.
+/// connection mid-write makes libssl's write fail with EPIPE instead of killing the app. On Apple platforms the
+/// socket's SO_NOSIGPIPE already keeps every write on it (libssl's included) from raising the signal.
 private func withoutSIGPIPE<T>(_ body: () -> T) -> T {
+    #if !os(Linux)
+    return body()
+    #else
     var block = sigset_t(), old = sigset_t()
     sigemptyset(&block)
     sigaddset(&block, SIGPIPE)
@@ -178,4 +210,5 @@ private func withoutSIGPIPE<T>(_ body: () -> T) -> T {
     }
     pthread_sigmask(SIG_SETMASK, &old, nil)
     return result
+    #endif
 }

@@ -99,8 +99,15 @@ final class Nginx {
         process.waitUntilExit()
     }
 
+    /// `SOCK_STREAM`: an enum case in Glibc, a plain Int32 in Darwin.
+    #if os(Linux)
+    private static let streamSocket = Int32(SOCK_STREAM.rawValue)
+    #else
+    private static let streamSocket = SOCK_STREAM
+    #endif
+
     private static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Self.streamSocket, 0)
         defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -114,7 +121,7 @@ final class Nginx {
     }
 
     private static func answers(_ port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Self.streamSocket, 0)
         defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)

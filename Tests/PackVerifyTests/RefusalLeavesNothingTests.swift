@@ -27,7 +27,12 @@ final class RefusalLeavesNothingTests: XCTestCase {
     private func mtime(_ path: String) -> [Int] {
         var info = stat()
         guard lstat(path, &info) == 0 else { return [] }
-        return [Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec)]  // modification time; reading a folder changes its access time
+        // The modification time: reading a folder changes its access time.
+        #if os(Linux)
+        return [Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec)]
+        #else
+        return [Int(info.st_mtimespec.tv_sec), Int(info.st_mtimespec.tv_nsec)]
+        #endif
     }
 
     func testARefusedInstallIntoAFreshFolderLeavesNoFolderBehind() throws {
