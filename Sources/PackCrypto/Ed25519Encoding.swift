@@ -1,9 +1,12 @@
 /// Checks on Ed25519 encodings that packtool makes itself, before any crypto backend sees the bytes.
 ///
 /// RFC 8032 leaves room for implementations to differ on edge cases (OpenSSL 3.0 accepts small-order keys and R
-/// values; others do not), and a verdict that depends on the backend is a parser differential. So public keys that
-/// are small-order points or non-canonical encodings, signatures whose R is such a point or encoding, and signatures
-/// whose S is not reduced (S ≥ L) are refused here, and every backend agrees on what is left.
+/// values; others do not; cofactored and cofactorless verifiers disagree on points with a small-order component),
+/// and a verdict that depends on the backend is a parser differential. So public keys and signature R values that
+/// are non-canonical encodings, not points on the curve, or points outside the prime-order subgroup (the small-order
+/// points and every point with a small-order component: `Edwards25519`), and signatures whose S is not reduced
+/// (S ≥ L), are refused here. On what is left, every correct Ed25519 verifier — cofactored or not — gives the same
+/// verdict.
 public enum Ed25519Encoding {
     /// The canonical encodings of the eight points of small order (the libsodium blocklist). No one holds a private
     /// key for them, and signatures under them can verify for unrelated messages.
@@ -56,15 +59,15 @@ public enum Ed25519Encoding {
         if key.count != 32 { return "an Ed25519 public key is 32 bytes, got \(key.count)" }
         if !isCanonicalPoint(key) { return "not a canonical Ed25519 point encoding" }
         if isSmallOrder(key) { return "a small-order point, which no one holds a private key for" }
-        return nil
+        return Edwards25519.problem(with: key)
     }
 
-    /// True when a signature's shape passes the checks above: 64 bytes, R a canonical encoding of a point that is
-    /// not of small order, and S reduced.
+    /// True when a signature's shape passes the checks above: 64 bytes, S reduced, and R a canonical encoding of a
+    /// point in the prime-order subgroup (checked last: it is the one that costs a scalar multiplication).
     public static func isWellFormedSignature<C: Collection>(_ signature: C) -> Bool where C.Element == UInt8 {
         let s = Array(signature)
         guard s.count == 64 else { return false }
         let r = s[0..<32], scalar = s[32..<64]
-        return isCanonicalPoint(r) && !isSmallOrder(r) && isReducedScalar(scalar)
+        return isCanonicalPoint(r) && !isSmallOrder(r) && isReducedScalar(scalar) && Edwards25519.isInPrimeOrderSubgroup(r)
     }
 }

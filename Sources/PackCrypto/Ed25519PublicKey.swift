@@ -9,8 +9,9 @@ public struct Ed25519PublicKey: Equatable, Hashable, Sendable {
     /// The raw 32-byte encoding (RFC 8032 §5.1.2).
     public let rawRepresentation: [UInt8]
 
-    /// Accepts a canonical 32-byte point encoding that is not of small order (`Ed25519Encoding`) and that the
-    /// backend reads as a point; everything else throws, wherever a key is read.
+    /// Accepts a canonical 32-byte encoding of a curve point in the prime-order subgroup (`Ed25519Encoding`: not of
+    /// small order, no small-order component), which the backend then also accepts; everything else throws, wherever
+    /// a key is read.
     public init(rawRepresentation: [UInt8]) throws {
         if let problem = Ed25519Encoding.problem(withPublicKey: rawRepresentation) {
             throw CryptoError(code: rawRepresentation.count == 32 ? "key.weak" : "key.raw-length", message: problem)
@@ -23,8 +24,8 @@ public struct Ed25519PublicKey: Equatable, Hashable, Sendable {
     public var keyID: String { SHA256.hexHash(rawRepresentation) }
 
     /// Verifies a pure Ed25519 signature over `message`. Returns `false` for any signature that does not verify,
-    /// including one of the wrong length or one `Ed25519Encoding` refuses (R small-order or non-canonical, S ≥ L)
-    /// before the backend is asked.
+    /// including one of the wrong length or one `Ed25519Encoding` refuses (R non-canonical, not a point, or not in
+    /// the prime-order subgroup; S ≥ L) before the backend is asked.
     public func isValidSignature<Sig: ContiguousBytes, Msg: ContiguousBytes>(_ signature: Sig, for message: Msg) -> Bool {
         signature.withUnsafeBytes { sig in
             guard Ed25519Encoding.isWellFormedSignature(sig) else { return false }
