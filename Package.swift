@@ -97,8 +97,10 @@ let package = Package(
         .target(name: "FetcherCases", dependencies: ["PackVerify", "TestSupport"], path: "Tests/FetcherCases"),
         .testTarget(name: "PackHTTPTests", dependencies: ["PackHTTP", "PackVerify", "TestSupport", "FetcherCases"]),
         .testTarget(name: "PackURLSessionTests", dependencies: ["PackURLSession", "PackVerify", "PackModel", "PackCrypto", "TestSupport", "FetcherCases", "packtool"]),
-        // docs/client-apple.md's Swift blocks, compiled, and the guide's functions tested on the example pack.
-        .testTarget(name: "AppleGuideTests", dependencies: ["PackURLSession", "PackVerify", "TestSupport", "packtool"]),
+        // docs/client-apple.md's Swift blocks, compiled with only the two products an app adds (so the target builds
+        // for iOS as well), and the guide's functions tested on the example pack.
+        .target(name: "AppleGuideSnippets", dependencies: ["PackVerify", "PackURLSession"], path: "Tests/AppleGuideSnippets"),
+        .testTarget(name: "AppleGuideTests", dependencies: ["AppleGuideSnippets", "PackURLSession", "PackVerify", "TestSupport", "packtool"]),
         .testTarget(name: "packtoolTests", dependencies: ["packtool", "PackModel", "PackCrypto", "PackSigning", "PackPublish", "PackArchive", "TestSupport"]),
     ] + cryptoKitStandIn
 )

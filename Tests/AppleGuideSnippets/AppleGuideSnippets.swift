@@ -1,7 +1,8 @@
-// Every Swift block of docs/client-apple.md, verbatim and in the guide's order: this target compiles them against
-// the library's real API, and AppleGuideTests checks that each block of the guide appears here. Edit a snippet here
-// and in the guide together. Parts inside `#if canImport(UIKit)`, `#if canImport(BackgroundTasks)` and
-// `#if canImport(StoreKit)` compile only with Apple's SDKs (see "What was compiled where" in the guide).
+// Every Swift block of docs/client-apple.md, verbatim and in the guide's order: this target depends on nothing but
+// the two products an app adds (so it builds for iOS too), AppleGuideTests checks that each block of the guide appears
+// here and runs the functions. Edit a snippet here and in the guide together. Parts inside `#if canImport(UIKit)`,
+// `#if canImport(BackgroundTasks) && os(iOS)` and `#if canImport(StoreKit)` compile only with Apple's SDKs (see "What
+// was compiled where" in the guide).
 import Foundation
 import PackURLSession
 import PackVerify
@@ -108,14 +109,14 @@ extension AccessRequest.Purchase {
 import StoreKit
 
 extension StorePurchase {
-    init(_ transaction: Transaction) {
+    init(_ transaction: StoreKit.Transaction) {
         self.init(productID: transaction.productID, purchaseDate: transaction.purchaseDate, revocationDate: transaction.revocationDate)
     }
 
     /// Every verified purchase, refunded ones included (their revocation date closes what they opened).
     static func all() async -> [StorePurchase] {
         var purchases: [StorePurchase] = []
-        for await result in Transaction.all {
+        for await result in StoreKit.Transaction.all {
             if case .verified(let transaction) = result { purchases.append(StorePurchase(transaction)) }
         }
         return purchases
@@ -142,45 +143,78 @@ func tripPassBadge(_ decision: AccessDecision, now: Date = Date()) -> String? {
 #if canImport(UIKit)
 import UIKit
 
-/// An install or update the visitor started, given background time so leaving the app does not suspend it half-way.
-func updateInForeground(client: PackClient, folders: PackFolders, fetcher: any Fetcher,
-                        done: @escaping (Result<Updater.Result, Error>) -> Void) {
-    var task = UIBackgroundTaskIdentifier.invalid
-    task = UIApplication.shared.beginBackgroundTask(withName: "Install pack") {
-        // Time is up: end the task or iOS ends the app. The install may then be cut off, which is safe.
+/// An install or update the visitor started, with background time asked for so that leaving the app does not
+/// suspend it half-way. The work gets a client and a fetcher of its own: both are cheap values.
+@MainActor
+func updateInForeground(folders: PackFolders, cdn: URL) async throws -> Updater.Result {
+    let background = BackgroundTime(name: "Install pack")
+    defer { background.end() }
+    return try await Task.detached(priority: .userInitiated) {
+        try updatePack(client: PackClient(state: folders.state), folders: folders, from: makeFetcher(cdn: cdn))
+    }.value
+}
+
+/// One background task, ended once: when the work returns, or when the system says time is up, whichever is first.
+@MainActor
+final class BackgroundTime {
+    private var task = UIBackgroundTaskIdentifier.invalid
+
+    init(name: String) {
+        task = UIApplication.shared.beginBackgroundTask(withName: name) { [weak self] in
+            // Time is up: end the task, or iOS ends the app. The work is then suspended where it is, which is safe.
+            self?.end()
+        }
+    }
+
+    func end() {
+        guard task != .invalid else { return }
         UIApplication.shared.endBackgroundTask(task)
         task = .invalid
-    }
-    DispatchQueue.global(qos: .userInitiated).async {
-        let result = Result { try updatePack(client: client, folders: folders, from: fetcher) }
-        DispatchQueue.main.async {
-            done(result)
-            if task != .invalid { UIApplication.shared.endBackgroundTask(task) }
-        }
     }
 }
 #endif
 
-#if canImport(BackgroundTasks)
+#if canImport(BackgroundTasks) && os(iOS)
 import BackgroundTasks
 
-/// Hot updates in the background. Register at launch; list the identifier under BGTaskSchedulerPermittedIdentifiers.
-func registerPackUpdates(client: PackClient, folders: PackFolders, fetcher: any Fetcher) {
-    BGTaskScheduler.shared.register(forTaskWithIdentifier: "uk.example.walks.pack-update", using: nil) { task in
-        // Cut off: safe, and the next run resumes the download (.part files, Range requests).
-        task.expirationHandler = { task.setTaskCompleted(success: false) }
+let packUpdateTask = "uk.example.walks.pack-update"
+
+/// Hot updates in the background. Register before the app finishes launching (in a SwiftUI app, from the
+/// `application(_:didFinishLaunchingWithOptions:)` of a `@UIApplicationDelegateAdaptor`).
+func registerPackUpdates(folders: PackFolders, cdn: URL) {
+    BGTaskScheduler.shared.register(forTaskWithIdentifier: packUpdateTask, using: nil) { task in
+        let once = CompletionOnce(task)
+        // Time is up: the update is suspended where it is (safe), and the next run resumes its download.
+        task.expirationHandler = { once.complete(success: false) }
         DispatchQueue.global(qos: .utility).async {
-            let updated = (try? updatePack(client: client, folders: folders, from: fetcher)) != nil
-            task.setTaskCompleted(success: updated)
+            let updated = try? updatePack(client: PackClient(state: folders.state), folders: folders, from: makeFetcher(cdn: cdn))
+            once.complete(success: updated != nil)
         }
     }
 }
 
-/// Asks for the next background update: with a network, and (optionally) while charging.
+/// Asks for the next background update: with a network, and only while charging (leave that out to update on battery).
 func schedulePackUpdate() throws {
-    let request = BGProcessingTaskRequest(identifier: "uk.example.walks.pack-update")
+    let request = BGProcessingTaskRequest(identifier: packUpdateTask)
     request.requiresNetworkConnectivity = true
     request.requiresExternalPower = true
     try BGTaskScheduler.shared.submit(request)
+}
+
+/// Completes a background task exactly once, whichever of the work and the expiration comes first.
+final class CompletionOnce: @unchecked Sendable {
+    private let task: BGTask
+    private let lock = NSLock()
+    private var done = false
+
+    init(_ task: BGTask) { self.task = task }
+
+    func complete(success: Bool) {
+        lock.withLock {
+            guard !done else { return }
+            done = true
+            task.setTaskCompleted(success: success)
+        }
+    }
 }
 #endif

@@ -1,3 +1,4 @@
+@testable import AppleGuideSnippets
 import Foundation
 import PackURLSession
 import PackVerify
@@ -9,7 +10,7 @@ import XCTest
 /// the example pack published with fresh keys.
 final class AppleGuideTests: XCTestCase {
     private static let guide = Repository.root.appendingPathComponent("docs/client-apple.md")
-    private static let snippets = Repository.root.appendingPathComponent("Tests/AppleGuideTests/AppleGuideSnippets.swift")
+    private static let snippets = Repository.root.appendingPathComponent("Tests/AppleGuideSnippets/AppleGuideSnippets.swift")
 
     /// The fenced ```swift blocks of a Markdown text, with the indentation of an indented fence removed.
     static func swiftBlocks(_ markdown: String) -> [String] {

@@ -1,6 +1,7 @@
 """.github/workflows/apple.yml, which this project's CI cannot run (it needs macOS), checked against the package so it
 cannot drift: it is valid YAML, it runs every client suite `make test` runs through the CryptoKit stand-in (and the
-guide's) expecting Apple's CryptoKit, and every target, product and scheme it names exists."""
+guide's) expecting Apple's CryptoKit, requires the vectors when they are provided, and builds the client targets and
+the guide's code for macOS and the iOS simulator on a runner with nothing installed."""
 import os
 import re
 import subprocess
@@ -42,16 +43,29 @@ class AppleWorkflow(unittest.TestCase):
         test_targets = {t["name"] for t in self.package["targets"] if t["type"] == "test"}
         self.assertLessEqual(suites, test_targets, "a suite the package does not have")
 
-    def test_every_target_and_scheme_it_builds_exists_and_is_a_client_library(self):
+    def test_every_target_it_builds_exists_and_is_a_client_library_or_the_guides_code(self):
         targets = {t["name"] for t in self.package["targets"]}
-        products = {p["name"] for p in self.package["products"]}
-        built = [m for run in self.runs for m in re.findall(r"swift build --target (\w+)", run)]
-        schemes = [m for run in self.runs for m in re.findall(r"for scheme in ([\w ]+);", run) for m in m.split()]
-        self.assertEqual(sorted(built), ["PackURLSession", "PackVerify"])
-        self.assertEqual(sorted(schemes), ["PackURLSession", "PackVerify"])
-        self.assertLessEqual(set(built), targets)
-        self.assertLessEqual(set(schemes), products)
-        self.assertTrue(any("platform=iOS Simulator" in run for run in self.runs))
+        loops = [m.split() for run in self.runs for m in re.findall(r"for target in ([\w ]+);", run)]
+        self.assertEqual(len(loops), 2, "one build loop for macOS, one for the iOS simulator")
+        for built in loops:
+            self.assertEqual(sorted(built), ["AppleGuideSnippets", "PackURLSession", "PackVerify"])
+            self.assertLessEqual(set(built), targets)
+        self.assertTrue(any("--triple arm64-apple-ios17.0-simulator" in run and "iphonesimulator" in run for run in self.runs))
+        snippets = next(t for t in self.package["targets"] if t["name"] == "AppleGuideSnippets")
+        deps = {d.get("byName", [None])[0] for d in snippets["dependencies"]}
+        self.assertEqual(deps, {"PackVerify", "PackURLSession"}, "the guide's code needs only what an app adds")
+
+    def test_the_builds_run_on_a_runner_with_nothing_installed(self):
+        builds = self.workflow["jobs"]["client-builds"]["steps"]
+        self.assertFalse(any("brew" in step.get("run", "") for step in builds))
+        self.assertNotIn("env", self.workflow["jobs"]["client-builds"])
+
+    def test_the_tests_require_the_vectors_whenever_they_are_provided(self):
+        job = self.workflow["jobs"]["client-tests"]
+        self.assertIn("PACKTOOL_TESTDATA_URL", job["env"]["PACKTOOL_REQUIRE_SHARED_TESTDATA"])
+        self.assertTrue(job["env"]["PACKTOOL_SHARED"].endswith("/.build/shared"))
+        fetch = next(step for step in job["steps"] if step.get("name") == "Third-party vectors")
+        self.assertIn("$PACKTOOL_SHARED/testdata", fetch["run"])
 
     def test_the_package_declares_the_platforms_the_workflow_builds_for(self):
         platforms = {p["platformName"]: p["version"] for p in self.package["platforms"]}
