@@ -45,7 +45,9 @@ public final class HTTPFetcher: Fetcher {
 
     public func url(for path: String) throws -> URL? { URL(string: base.appending(path).description) }
 
-    public func fetch(_ path: String, to file: URL, maxBytes: UInt64, progress: ((UInt64) -> Void)?) throws {
+    public func partialFile(for file: URL) -> URL? { URL(fileURLWithPath: file.path + ".part") }
+
+    public func fetch(_ path: String, to file: URL, maxBytes: UInt64, progress: ((UInt64) throws -> Void)?) throws {
         let partial = file.path + ".part"
         let budget = deadline(for: path, maxBytes: maxBytes)
         let due = DownloadDeadline(seconds: budget, name: path)
@@ -62,6 +64,7 @@ public final class HTTPFetcher: Fetcher {
             do {
                 defer { close(fd) }
                 if sink.have > maxBytes || !Self.isResumable(path) { try sink.restart() }
+                if sink.have > 0 { try progress?(sink.have) }
                 try get(base.appending(path), into: &sink, name: path, due: due)
                 guard Durability.system.flushFile(fd, path: partial) else { throw VerificationFailure(.fetch, "\(partial): cannot flush (\(FileSystem.reason()))") }
             } catch let error as HTTPError {
@@ -156,10 +159,10 @@ public final class HTTPFetcher: Fetcher {
 private struct PartialFile {
     let fd: Int32
     let maxBytes: UInt64
-    let progress: ((UInt64) -> Void)?
+    let progress: ((UInt64) throws -> Void)?
     var have: UInt64
 
-    init(fd: Int32, maxBytes: UInt64, progress: ((UInt64) -> Void)?) {
+    init(fd: Int32, maxBytes: UInt64, progress: ((UInt64) throws -> Void)?) {
         self.fd = fd
         self.maxBytes = maxBytes
         self.progress = progress
@@ -168,7 +171,9 @@ private struct PartialFile {
 
     mutating func restart() throws {
         guard ftruncate(fd, 0) == 0, lseek(fd, 0, SEEK_SET) == 0 else { throw VerificationFailure(.fetch, "cannot truncate the partial download") }
+        let had = have
         have = 0
+        if had > 0 { try progress?(0) }
     }
 
     mutating func append(_ bytes: UnsafeRawBufferPointer, name: String) throws {
@@ -177,7 +182,7 @@ private struct PartialFile {
         }
         guard FileSystem.writeAll(fd, bytes) else { throw VerificationFailure(.fetch, "\(name): cannot write the download (\(FileSystem.reason()))") }
         have += UInt64(bytes.count)
-        progress?(have)
+        try progress?(have)
     }
 }
 

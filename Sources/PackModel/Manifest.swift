@@ -52,10 +52,17 @@ public struct Manifest: Codable, Equatable, Sendable {
         self.scenes = scenes
     }
 
-    /// Every file as (path relative to the pack root, entry), in the archive's order: bytewise path order.
+    /// Every file as (path relative to the pack root, entry), in the archive's order: the pack-level files, then the
+    /// free stops in route order, then every other stop in route order (`scenes` is the route), each group's files in
+    /// bytewise path order. An app streaming its first download can open the free first stop as soon as it is in,
+    /// then each stop in the order it is walked.
     public var archiveEntries: [(path: String, file: File)] {
-        let all = files.map { ($0.path, $0) } + scenes.flatMap { scene in scene.files.map { ("stops/\(scene.id)/\($0.path)", $0) } }
-        return all.sorted { Array($0.0.utf8).lexicographicallyPrecedes(Array($1.0.utf8)) }
+        func bytewise(_ entries: [(String, File)]) -> [(String, File)] {
+            entries.sorted { Array($0.0.utf8).lexicographicallyPrecedes(Array($1.0.utf8)) }
+        }
+        let free = Set(access.freeStops)
+        let ordered = scenes.filter { free.contains($0.id) } + scenes.filter { !free.contains($0.id) }
+        return bytewise(files.map { ($0.path, $0) }) + ordered.flatMap { scene in bytewise(scene.files.map { ("stops/\(scene.id)/\($0.path)", $0) }) }
     }
 
     /// The media type packtool records for a file name.

@@ -27,7 +27,7 @@ final class URLSessionDownload: NSObject, URLSessionDataDelegate, @unchecked Sen
     let fd: Int32
     let maxBytes: UInt64
     let name: String
-    let progress: ((UInt64) -> Void)?
+    let progress: ((UInt64) throws -> Void)?
     private(set) var have: UInt64
     /// The first thing that decided how this attempt ends; later ones (the cancellation it caused) do not count.
     private var decided: Outcome?
@@ -38,7 +38,7 @@ final class URLSessionDownload: NSObject, URLSessionDataDelegate, @unchecked Sen
     private var redirects = 0
     private let finished = DispatchSemaphore(value: 0)
 
-    init(fd: Int32, maxBytes: UInt64, name: String, progress: ((UInt64) -> Void)?) {
+    init(fd: Int32, maxBytes: UInt64, name: String, progress: ((UInt64) throws -> Void)?) {
         self.fd = fd
         self.maxBytes = maxBytes
         self.name = name
@@ -48,7 +48,9 @@ final class URLSessionDownload: NSObject, URLSessionDataDelegate, @unchecked Sen
 
     func restart() throws {
         guard ftruncate(fd, 0) == 0, lseek(fd, 0, SEEK_SET) == 0 else { throw VerificationFailure(.fetch, "\(name): cannot truncate the partial download") }
+        let had = have
         have = 0
+        if had > 0 { try progress?(0) }
     }
 
     /// Runs `request` to its end or until `due` passes (then the task is cancelled and the outcome is `fetch-timeout`).
@@ -93,7 +95,7 @@ final class URLSessionDownload: NSObject, URLSessionDataDelegate, @unchecked Sen
             let written = data.withUnsafeBytes { FileSystem.writeAll(fd, $0) }
             guard written else { throw VerificationFailure(.fetch, "\(name): cannot write the download (\(FileSystem.reason()))") }
             have += UInt64(data.count)
-            progress?(have)
+            try progress?(have)
         } catch {
             settle(Self.outcome(error))
             dataTask.cancel()

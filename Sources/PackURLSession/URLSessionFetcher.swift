@@ -63,7 +63,9 @@ public final class URLSessionFetcher: Fetcher, @unchecked Sendable {
 
     public func url(for path: String) throws -> URL? { try urls(path) }
 
-    public func fetch(_ path: String, to file: URL, maxBytes: UInt64, progress: ((UInt64) -> Void)?) throws {
+    public func partialFile(for file: URL) -> URL? { URL(fileURLWithPath: file.path + ".part") }
+
+    public func fetch(_ path: String, to file: URL, maxBytes: UInt64, progress: ((UInt64) throws -> Void)?) throws {
         let partial = file.path + ".part"
         let due = DownloadDeadline(seconds: policy.deadline(for: path, maxBytes: maxBytes), name: path)
         var lastFailure = VerificationFailure(.fetch, "\(path): no attempt made")
@@ -80,6 +82,7 @@ public final class URLSessionFetcher: Fetcher, @unchecked Sendable {
                 defer { close(fd) }
                 let sink = URLSessionDownload(fd: fd, maxBytes: maxBytes, name: path, progress: progress)
                 if sink.have > maxBytes || !DownloadPolicy.isResumable(path) { try sink.restart() }
+                if sink.have > 0 { try progress?(sink.have) }
                 let url = try urls(path)
                 guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
                     throw VerificationFailure(.fetchProtocol, "\(path): \(url.absoluteString.prefix(200)) is not an http(s) URL")

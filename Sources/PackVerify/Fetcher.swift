@@ -14,7 +14,16 @@ import Darwin
 public protocol Fetcher {
     /// Fetches `path` (relative to the tree) into `file`. Throws VerificationFailure `fetch-missing` when the server
     /// has no such file (so the caller can fall back), `fetch-size` when it sends more than `maxBytes`.
-    func fetch(_ path: String, to file: URL, maxBytes: UInt64, progress: ((UInt64) -> Void)?) throws
+    ///
+    /// `progress` is told how many bytes the download holds so far: once before the first request when a `.part`
+    /// is resumed (what it already holds), after every write, and with 0 when the download starts again from zero.
+    /// An error it throws stops the download at once and is thrown by `fetch` (a streamed install refused a byte).
+    func fetch(_ path: String, to file: URL, maxBytes: UInt64, progress: ((UInt64) throws -> Void)?) throws
+
+    /// Where the download of `file` grows while `fetch` runs, when the fetcher writes the bytes it receives there in
+    /// order (so a reader told of them by `progress` may follow it: a streamed install); nil when the file appears
+    /// only once complete.
+    func partialFile(for file: URL) -> URL?
 
     /// The address `path` is fetched from, when the fetcher has one to tell (an `UpdatePlan` names it, so another
     /// process — a BackgroundAssets extension — can download it); nil when it cannot say.
@@ -23,6 +32,7 @@ public protocol Fetcher {
 
 extension Fetcher {
     public func url(for path: String) throws -> URL? { nil }
+    public func partialFile(for file: URL) -> URL? { nil }
 }
 
 /// A tree on the local file system (`file://` base URLs): for tests, USB sticks and museum kiosks.
@@ -33,7 +43,7 @@ public struct FileFetcher: Fetcher {
 
     public func url(for path: String) throws -> URL? { base.appendingPathComponent(path) }
 
-    public func fetch(_ path: String, to file: URL, maxBytes: UInt64, progress: ((UInt64) -> Void)?) throws {
+    public func fetch(_ path: String, to file: URL, maxBytes: UInt64, progress: ((UInt64) throws -> Void)?) throws {
         let source = base.appendingPathComponent(path)
         var info = stat()
         guard stat(source.path, &info) == 0 else { throw VerificationFailure(.fetchMissing, "\(path) is not in the tree (no \(source.path))") }
@@ -48,7 +58,7 @@ public struct FileFetcher: Fetcher {
                 throw VerificationFailure(.fetch, "\(source.path): cannot copy it into the download folder")
             }
         }
-        progress?(UInt64(info.st_size))
+        try progress?(UInt64(info.st_size))
     }
 }
 

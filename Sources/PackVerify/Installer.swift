@@ -45,18 +45,36 @@ public struct Installer {
         public var folder: URL
     }
 
-    /// Installs `archive`. `indexEntry` (from a verified index) pins the manifest's SHA-256 against mix-and-match;
-    /// without one, the entry of the last index `Trust.accept` accepted does, when that index lists the pack.
-    public func install(archive: URL, into: URL, indexEntry: IndexDocument.Entry? = nil) throws -> Result {
-        var reader = try StrictTarReader(url: archive)
+    /// Installs `archive`. `indexEntry` (from a verified index) pins the manifest's SHA-256 against mix-and-match, and
+    /// the archive's own SHA-256 and size; without one, the entry of the last index `Trust.accept` accepted binds the
+    /// manifest, when that index lists the pack. `progress` hears of each scene as it is verified (`InstallProgress`).
+    public func install(archive: URL, into: URL, indexEntry: IndexDocument.Entry? = nil,
+                        progress: ((InstallProgress) -> Void)? = nil) throws -> Result {
+        let file: ReadOnlyFile
+        do { file = try ReadOnlyFile(opening: archive.path) } catch { throw VerificationFailure(.archiveOpen, "\(error)") }
+        return try install(source: file, name: archive.path, complete: true, into: into, indexEntry: indexEntry, events: InstallEvents(progress))
+    }
+
+    /// Installs the archive `source` holds — a complete file, or a download still arriving (`GrowingArchive`, with
+    /// `complete` false): the manifest is admitted as soon as its bytes are there, then each file is written and
+    /// hashed as it arrives, on a pipeline of threads — one reading the headers in order and queueing each file,
+    /// one per core extracting and hashing the queued files, and (with an index entry) one hashing the whole stream
+    /// for the index's SHA-256. A complete archive has every header read and checked before any file is written.
+    /// Nothing is switched in before the last byte is verified.
+    func install(source: ArchiveBytes, name: String, complete: Bool, into: URL, indexEntry: IndexDocument.Entry?, events: InstallEvents) throws -> Result {
+        if let indexEntry, source.size != indexEntry.archive.size {
+            throw VerificationFailure(.mixAndMatch, "\(name) is \(source.size) bytes; the index names an archive of \(indexEntry.archive.size)")
+        }
+        var reader = StrictTarReader(source: source, path: name)
         guard let first = try reader.next(), first.path == PublishLayout.archiveManifestEntry else {
-            throw VerificationFailure(.archiveManifest, "\(archive.path): the first entry is not \(PublishLayout.archiveManifestEntry)")
+            throw VerificationFailure(.archiveManifest, "\(name): the first entry is not \(PublishLayout.archiveManifestEntry)")
         }
         guard first.size <= SizeCaps.manifest else { throw VerificationFailure(.size, "the manifest is \(first.size) bytes, over the \(SizeCaps.manifest)-byte cap") }
         var manifestBytes: [UInt8] = []
         try reader.read { manifestBytes += $0 }
         // 1. Under the state lock, briefly: the manifest against the state as it is now.
         let manifest = try withState { client, now in try admit(manifestBytes, indexEntry: indexEntry, client: client, now: now, into: into) }
+        events.begin(manifest: manifest)
 
         // 2. Unlocked: every file read, hashed and written into staging.
         let packFolder = into.appendingPathComponent(manifest.pack)
@@ -87,32 +105,43 @@ public struct Installer {
             let scenes = packFolder.path + "/" + InstallLayout.scenesFolder
             for scene in manifest.scenes {
                 try writer.addScene(scene.id, in: scenes, name: InstallLayout.sceneFolderName(scene.id, digest: scene.digest))
+                writer.expect(scene: scene.id, files: scene.files.count)
             }
+            writer.onSceneVerified = { id, folder in events.verified(scene: id, folder: folder) }
             // The manifest's own list must be safe to write (no traversal, no case or Unicode twins) before any entry
             // is read; entries then match it byte for byte (Swift strings would equate NFC and NFD spellings).
             var listed = PathSafety()
             for (path, _) in manifest.archiveEntries { try listed.admit(path) }
-            var expected = Dictionary(manifest.archiveEntries.map { (Array($0.path.utf8), $0.file) }, uniquingKeysWith: { a, _ in a })
+            let expected = Dictionary(manifest.archiveEntries.map { (Array($0.path.utf8), $0.file) }, uniquingKeysWith: { a, _ in a })
             // Signed sizes are numbers from outside: a manifest whose sizes sum past 2^64 is refused, not a trap.
             let declared = try Numbers.sum(expected.values.map(\.size), "the total size of the files the manifest lists")
-            var safety = PathSafety()
-            var written: UInt64 = 0
-            var count = 0
-            while let header = try reader.next() {
-                try safety.admit(header.path)
-                guard let file = expected.removeValue(forKey: Array(header.path.utf8)) else {
-                    throw VerificationFailure(.archiveExtra, "\(header.path) is not in the manifest")
-                }
-                guard header.size == file.size else {
-                    throw VerificationFailure(.archiveSize, "\(header.path) is \(header.size) bytes in the archive, the manifest says \(file.size)")
-                }
-                written = try Numbers.add(written, header.size, "the archive's total size")
-                guard written <= declared else { throw VerificationFailure(.archiveSize, "the archive holds more data than the manifest declares") }
-                try writer.add(header, of: reader, path: header.path, expected: file)
-                count += 1
+            let scan = HeaderScan(reader: reader, expected: expected, declared: declared)
+            // A download reports its own bytes as they arrive; a complete file's progress is how far the headers are read.
+            if complete && events.isListening { scan.onPosition = { events.bytes($0) } }
+            let archiveDigest = indexEntry.map { _ in ArchiveDigest() }
+            let failures = FirstFailure()
+            let halt: @Sendable (Error) -> Void = { error in
+                failures.record(error)
+                writer.abort()
+                (source as? GrowingArchive)?.stop(error)
             }
-            if let missing = expected.keys.map({ String(decoding: $0, as: UTF8.self) }).sorted().first {
-                throw VerificationFailure(.archiveMissing, "\(missing) is listed in the manifest but not in the archive")
+            let workers = StagingWriter.workers
+            let roles = 1 + (archiveDigest == nil ? 0 : 1) + workers
+            BlockingThreads.run(roles) { role in
+                switch role {
+                case 0:
+                    do { try scan.run(into: writer) } catch { halt(error) }
+                    writer.closeQueue()
+                case 1 where archiveDigest != nil:
+                    do { try archiveDigest!.hash(source, name: name) } catch { halt(error) }
+                default:
+                    writer.work(whole: complete, failures: failures)
+                    if let error = failures.error { halt(error) }
+                }
+            }
+            try failures.throwIfAny()
+            if let indexEntry, let digest = archiveDigest?.hex, digest != indexEntry.archive.sha256 {
+                throw VerificationFailure(.mixAndMatch, "\(name) does not hash to the SHA-256 the index names for \(indexEntry.archive.path)")
             }
             // The signed manifest goes in with the files, and everything must be on disk before the switch-over.
             try writer.write(manifestBytes, path: Self.manifestFileName)
@@ -126,11 +155,13 @@ public struct Installer {
                 return try switchOver(packFolder, to: staging, manifest: manifest, client: client, writer: writer, live: live)
             }
             live.release()
-            return Result(pack: manifest.pack, version: manifest.version, files: count, bytes: written, folder: folder)
+            events.installed()
+            return Result(pack: manifest.pack, version: manifest.version, files: scan.count, bytes: scan.written, folder: folder)
         } catch {
             writer.discard()
             live.release()
             touched.restore()
+            events.failed()
             throw error
         }
     }

@@ -53,15 +53,21 @@ public struct PackClient {
     public func accept(index: URL) throws -> IndexDocument { try trust.accept(index: index) }
 
     /// Installs a pack archive (bound to `indexEntry`, or to the accepted index's entry when there is one).
-    public func install(archive: URL, into: URL, indexEntry: IndexDocument.Entry? = nil) throws -> Installer.Result {
-        try installer.install(archive: archive, into: into, indexEntry: indexEntry)
+    /// `progress` hears of each scene as it is verified and of the switch.
+    public func install(archive: URL, into: URL, indexEntry: IndexDocument.Entry? = nil,
+                        progress: ((InstallProgress) -> Void)? = nil) throws -> Installer.Result {
+        try installer.install(archive: archive, into: into, indexEntry: indexEntry, progress: progress)
     }
 
-    /// Brings an installed pack up to date from a published tree.
-    public func update(pack: String, into: URL, from fetcher: any Fetcher, progress: ((String, UInt64) -> Void)? = nil) throws -> Updater.Result {
+    /// Brings an installed pack up to date from a published tree. A first install (or a whole archive) is verified
+    /// and written while it downloads; `onProgress` hears of bytes, of each scene the moment it is verified (open
+    /// Stop I from its `folder` while the rest arrives), and of the switch.
+    public func update(pack: String, into: URL, from fetcher: any Fetcher, progress: ((String, UInt64) -> Void)? = nil,
+                       onProgress: ((InstallProgress) -> Void)? = nil) throws -> Updater.Result {
         var updater = Updater(state: state, into: into, fetcher: fetcher)
         updater.installer = installer
         updater.progress = progress
+        updater.onProgress = onProgress
         return try updater.update(pack: pack)
     }
 
@@ -77,8 +83,8 @@ public struct PackClient {
     }
 
     /// The second half: verifies and installs the files a plan named (published path → local file).
-    public func applyUpdate(_ plan: UpdatePlan, into: URL, files: [String: URL]) throws -> Updater.Result {
-        try UpdateApplier(installer: installer, into: into).apply(plan, files: files)
+    public func applyUpdate(_ plan: UpdatePlan, into: URL, files: [String: URL], progress: ((InstallProgress) -> Void)? = nil) throws -> Updater.Result {
+        try UpdateApplier(installer: installer, into: into).apply(plan, files: files, progress: progress)
     }
 
     /// Verifies an installed pack at rest, on `threads` threads (all cores when nil).

@@ -38,16 +38,29 @@ final class StagingWriter {
     private static let kickBytes: UInt64 = 8 << 20
     /// Extraction workers: one per core, at most four (past that, a phone's storage is the limit, not hashing).
     static let workers = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
-    /// A queued file: where its bytes lie in which archive, where they go, and what they must hash to.
+    /// A queued file: where its bytes lie in which archive, where they go, what they must hash to, and which new
+    /// scene folder it belongs to.
     private struct Entry {
-        let archive: ReadOnlyFile
+        let archive: ArchiveBytes
         let offset: UInt64
         let size: UInt64
         let path: String
         let target: String
         let sha256: String
+        let scene: String?
     }
+    /// The queue the extraction workers take files from, in archive order (guarded by `queue`): `add` appends,
+    /// `closeQueue` says nothing more comes, `abort` makes every worker stop at its next file.
+    private let queue = Condition()
     private var queued: [Entry] = []
+    private var taken = 0
+    private var closed = false
+    private var aborted = false
+    /// Files still to verify per new scene (guarded by `queue`); see `expect` and `onSceneVerified`.
+    private var pendingFiles: [String: Int] = [:]
+    /// Called (from a worker thread) with a scene id and its folder the moment the scene's last file has been
+    /// written and matched its signed SHA-256: the scene can be opened read-only while the rest is extracted.
+    var onSceneVerified: ((String, String) -> Void)?
     /// Absolute paths of the files written and the folders made, for the final flush.
     private var files: [String] = []
     private var folders: Set<String> = []
@@ -137,33 +150,81 @@ final class StagingWriter {
     func add(_ header: StrictTarReader.Header, of reader: StrictTarReader, path: String, expected: Manifest.File) throws {
         try prepareFolder(for: path)
         let target = absolute(path)
-        queued.append(Entry(archive: reader.file, offset: header.offset, size: header.size, path: path, target: target, sha256: expected.sha256))
+        let entry = Entry(archive: reader.file, offset: header.offset, size: header.size, path: path, target: target, sha256: expected.sha256,
+                          scene: sceneID(of: path))
+        queue.broadcast { queued.append(entry) }
         files.append(target)
     }
 
-    /// Writes every queued file, `workers` at a time, taking the next file as each finishes (sizes vary 1000-fold).
-    /// Throws the first failure (in queue order when several workers fail); the others stop at their next file.
-    private func extractQueued() throws {
-        let entries = queued
-        queued = []
-        guard !entries.isEmpty else { return }
-        let lock = Lock()
-        var next = 0
-        let failures = Failures()
-        DispatchQueue.concurrentPerform(iterations: min(Self.workers, entries.count)) { _ in
-            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: SHA256.fileBufferBytes, alignment: 16)
-            defer { buffer.deallocate() }
-            while true {
-                let i: Int? = lock.withLock {
-                    guard next < entries.count, failures.isEmpty else { return nil }
-                    next += 1
-                    return next - 1
-                }
-                guard let i else { return }
-                do { try Self.extract(entries[i], through: buffer, durability: durability) } catch { failures.record(i, error) }
+    /// The new scene an archive path belongs to, if any.
+    private func sceneID(of path: String) -> String? {
+        guard path.hasPrefix("stops/") else { return nil }
+        let rest = path.dropFirst(6)
+        guard let slash = rest.firstIndex(of: "/") else { return nil }
+        let id = String(rest[..<slash])
+        return sceneRoots[id] == nil ? nil : id
+    }
+
+    /// Says that new scene `id` has `files` files to verify; `onSceneVerified` reports it when the last one has.
+    func expect(scene id: String, files: Int) {
+        queue.withLock { pendingFiles[id] = files }
+    }
+
+    /// Nothing more will be queued: workers return once the queue is empty.
+    func closeQueue() { queue.broadcast { closed = true } }
+
+    /// Stops every worker at its next file (another part of the install failed).
+    func abort() { queue.broadcast { aborted = true } }
+
+    /// The next file to extract and its place in the queue, waiting for one to be queued; nil when the queue is closed
+    /// and empty or the install was aborted. With `whole`, waits until the whole queue is known (every header read
+    /// and checked) before handing out the first file.
+    private func take(whole: Bool) -> (Int, Entry)? {
+        queue.wait { () -> (Int, Entry)?? in
+            if aborted { return .some(nil) }
+            if whole && !closed { return nil }
+            if taken < queued.count {
+                taken += 1
+                return .some((taken - 1, queued[taken - 1]))
             }
+            return closed ? .some(nil) : nil
         }
-        try failures.throwFirst()
+    }
+
+    /// One extraction worker: takes queued files in order until the queue is closed and empty, writing and hashing
+    /// each. Returns on the first failure (recorded in `failures`, and every other worker stopped through `abort`).
+    /// `whole`: start only when every header has been read (a complete archive: a malformed one is then refused
+    /// before a byte is written).
+    func work(whole: Bool, failures: FirstFailure) {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: SHA256.fileBufferBytes, alignment: 16)
+        defer { buffer.deallocate() }
+        while let (index, entry) = take(whole: whole) {
+            do {
+                try Self.extract(entry, through: buffer, durability: durability)
+            } catch {
+                failures.record(error, index: index)
+                abort()
+                return
+            }
+            guard let scene = entry.scene else { continue }
+            let done: Bool = queue.withLock {
+                let left = (pendingFiles[scene] ?? 1) - 1
+                pendingFiles[scene] = left
+                return left == 0
+            }
+            if done, let root = sceneRoots[scene] { onSceneVerified?(scene, root) }
+        }
+    }
+
+    /// Writes every queued file, `workers` at a time, taking the next file as each finishes (sizes vary 1000-fold).
+    /// Throws the first failure; the other workers stop at their next file.
+    private func extractQueued() throws {
+        closeQueue()
+        let count = queue.withLock { queued.count - taken }
+        guard count > 0 else { return }
+        let failures = FirstFailure()
+        DispatchQueue.concurrentPerform(iterations: min(Self.workers, count)) { _ in work(whole: true, failures: failures) }
+        try failures.throwIfAny()
     }
 
     /// Copies one file out of its archive into its target, hashing each piece right after writing it.
@@ -179,6 +240,7 @@ final class StagingWriter {
             let want = Int(min(entry.size - done, UInt64(buffer.count)))
             let piece = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want])
             let n = entry.archive.read(at: entry.offset + done, into: piece)
+            if n < 0 { throw FirstFailure.ReadFailed(failure: VerificationFailure(.archiveOpen, "\(entry.path): the archive cannot be read")) }
             guard n > 0 else { throw VerificationFailure(.archiveTruncated, "\(entry.path): the archive ends inside the file") }
             let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<n])
             guard FileSystem.writeAll(fd, bytes) else { throw VerificationFailure(.write, "\(entry.path): \(FileSystem.reason())") }
@@ -213,7 +275,7 @@ final class StagingWriter {
     /// Extracts the queued files, then makes every written file and every folder durable and ends the commit point
     /// with a barrier. Throws on a hash mismatch, a failed write or a failed flush.
     func finish() throws {
-        try extractQueued()
+        if !queue.withLock({ closed }) { try extractQueued() }
         // The version's links to its scene folders.
         if !sceneLinks.isEmpty {
             let stops = stagingPath + "/stops"
@@ -270,6 +332,43 @@ final class StagingWriter {
             }
         }
         try failures.throwFirst()
+    }
+}
+
+/// The failure of threads working together on one install that a caller sees: the first cause. Once one part fails,
+/// the others stop, and what they then report is a consequence (a read of a stopped download fails) and is not
+/// kept; among files the workers found bad, the first in archive order is kept, so the error does not depend on
+/// thread timing.
+final class FirstFailure: @unchecked Sendable {
+    private let lock = Lock()
+    private var first: (index: Int?, error: Error)?
+
+    /// A read that failed (rather than found a bad byte): after another failure, only its consequence.
+    struct ReadFailed: Error {
+        let failure: VerificationFailure
+    }
+
+    /// Records `error`, from the queued file `index` when a worker found it.
+    func record(_ error: Error, index: Int? = nil) {
+        lock.withLock {
+            guard let kept = first else {
+                first = (index, error)
+                return
+            }
+            if error is ReadFailed { return }
+            if let index, let keptIndex = kept.index, index < keptIndex || kept.error is ReadFailed { first = (index, error) }
+        }
+    }
+
+    var error: Error? {
+        lock.withLock {
+            guard let error = first?.error else { return nil }
+            return (error as? ReadFailed)?.failure ?? error
+        }
+    }
+
+    func throwIfAny() throws {
+        if let error { throw error }
     }
 }
 

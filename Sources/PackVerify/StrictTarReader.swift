@@ -22,8 +22,9 @@ public struct StrictTarReader {
         public var offset: UInt64
     }
 
-    /// The archive, read by offset; the installer's workers read entries' data from it in parallel.
-    let file: ReadOnlyFile
+    /// The archive, read by offset; the installer's workers read entries' data from it in parallel. A download still
+    /// arriving (`GrowingArchive`) is read the same way: each read waits for its bytes.
+    let file: ArchiveBytes
     private let fileSize: UInt64
     private var position: UInt64 = 0
     private var pendingData: UInt64 = 0
@@ -37,6 +38,13 @@ public struct StrictTarReader {
         file = f
         fileSize = f.size
         path = url.path
+    }
+
+    /// Reads `source`, named `path` in messages.
+    init(source: ArchiveBytes, path: String) {
+        file = source
+        fileSize = source.size
+        self.path = path
     }
 
     private func fail(_ code: VerificationFailure.Code, _ message: String) -> VerificationFailure { VerificationFailure(code, "\(path): \(message)") }

@@ -24,8 +24,14 @@ public struct UpdateApplier {
         self.into = into
     }
 
-    /// Applies `plan` with `files` (each object's published path → the local file holding it).
-    public func apply(_ plan: UpdatePlan, files: [String: URL]) throws -> Updater.Result {
+    /// Applies `plan` with `files` (each object's published path → the local file holding it). `progress` hears of
+    /// each scene as it is verified and of the switch (`InstallProgress`).
+    public func apply(_ plan: UpdatePlan, files: [String: URL], progress: ((InstallProgress) -> Void)? = nil) throws -> Updater.Result {
+        try apply(plan, files: files, events: InstallEvents(progress), streaming: nil)
+    }
+
+    /// `apply`, with a full archive's bytes taken from `streaming` as they download instead of from `files`.
+    func apply(_ plan: UpdatePlan, files: [String: URL], events: InstallEvents, streaming: StreamedInstall?) throws -> Updater.Result {
         let deltaApplier = DeltaApplier(installer: installer)
         let installed = try? deltaApplier.installedManifest(into: into, pack: plan.pack)
         if plan.method == .upToDate {
@@ -66,7 +72,19 @@ public struct UpdateApplier {
             guard plan.objects.count == 1, let object = plan.objects.first, object.path == plan.indexEntry.archive.path else {
                 throw VerificationFailure(.mixAndMatch, "a full-archive plan must name exactly the archive the index names (\(plan.indexEntry.archive.path))")
             }
-            let result = try installer.install(archive: try file(object, in: files), into: into, indexEntry: plan.indexEntry)
+            let entry = plan.indexEntry
+            let install = { (source: ArchiveBytes, complete: Bool) in
+                try installer.install(source: source, name: object.path, complete: complete, into: into, indexEntry: entry, events: events)
+            }
+            let result: Installer.Result
+            if let streaming {
+                result = try streaming.run(install)
+            } else {
+                let path = try file(object, in: files)
+                let archive: ReadOnlyFile
+                do { archive = try ReadOnlyFile(opening: path.path) } catch { throw VerificationFailure(.archiveOpen, "\(error)") }
+                result = try install(archive, true)
+            }
             return .init(pack: plan.pack, fromVersion: installed?.version, toVersion: result.version, method: plan.method.rawValue,
                          changedScenes: plan.changedScenes, fallbacks: plan.fallbacks)
         }

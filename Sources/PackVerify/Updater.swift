@@ -20,6 +20,9 @@ public struct Updater {
     public let fetcher: Fetcher
     public var installer: Installer
     public var progress: ((String, UInt64) -> Void)?
+    /// Hears where the install stands (`InstallProgress`): bytes and scenes done, each scene the moment it is
+    /// verified (a first install streams: Stop I can open while the rest downloads), the switch.
+    public var onProgress: ((InstallProgress) -> Void)?
 
     public init(state: URL, into: URL, fetcher: Fetcher) {
         self.state = state
@@ -172,10 +175,13 @@ public struct Updater {
         }
         var full = try fullArchive(plan)
         full.fallbacks = fallbacks
-        let archive = downloads.appendingPathComponent("pack.tar")
         let object = full.objects[0]
-        try fetcher.fetch(object.path, to: archive, maxBytes: object.maxBytes) { progress?("archive", $0) }
-        return try applier.apply(full, files: [object.path: archive])
+        // Named after the archive, so a `.part` left by an interrupted download resumes only the same version's bytes.
+        let archive = downloads.appendingPathComponent(object.path.split(separator: "/").last.map(String.init) ?? "pack.tar")
+        let progress = self.progress
+        let streaming = StreamedInstall(fetcher: fetcher, object: object, file: archive, events: InstallEvents(onProgress),
+                                        progress: { progress?("archive", $0) })
+        return try applier.apply(full, files: [:], events: streaming.events, streaming: streaming)
     }
 
     /// Where `path` is downloaded from: the URL provider's answer, else the fetcher's.

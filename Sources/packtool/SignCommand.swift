@@ -22,8 +22,9 @@ enum SignCommand: Command {
 
         Lints PACKDIR (errors always stop the publish; warnings do unless --allow-warnings), takes versions from the
         ledger in DIR (pack version +1; a scene's version changes only when its digest does), signs the manifest and
-        writes OUT/packs/<id>/<version>/manifest.json and <id>-<version>.tar (manifest first, files in path order,
-        mtime from SOURCE_DATE_EPOCH, owner 0:0, mode 0644, uncompressed), copies DIR/root/*.root.json to OUT/root/,
+        writes OUT/packs/<id>/<version>/manifest.json and <id>-<version>.tar (manifest first, then pack.json, the free
+        stops and the rest of the route in order; mtime from SOURCE_DATE_EPOCH, owner 0:0, mode 0644, uncompressed),
+        copies DIR/root/*.root.json to OUT/root/,
         and finally replaces OUT/index.json (signed by the index key) by rename. Nothing else in OUT changes; any
         failure leaves OUT and DIR as they were. A pack whose content has not changed is not published again.
         --version N publishes as version N: refused when N is below the last version, or equal to it with different

@@ -19,7 +19,7 @@ final class UpdaterLockTests: XCTestCase {
             self.during = during
         }
 
-        func fetch(_ path: String, to file: URL, maxBytes: UInt64, progress: ((UInt64) -> Void)?) throws {
+        func fetch(_ path: String, to file: URL, maxBytes: UInt64, progress: ((UInt64) throws -> Void)?) throws {
             if !ran {
                 ran = true
                 let done = DispatchSemaphore(value: 0)

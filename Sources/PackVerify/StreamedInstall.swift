@@ -1,0 +1,73 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import PackModel
+
+/// Downloads an archive and installs it in the same pass: the fetcher writes the bytes to its resumable `.part` file
+/// on one thread while the install reads them back as they arrive (`GrowingArchive`) — manifest first, each file
+/// hashed as it is written, the whole stream hashed for the index — so a first install takes about as long as the
+/// download. Nothing is switched in before the archive's last byte is verified; a refused byte stops the download.
+///
+/// A fetcher that cannot say where its download grows (`Fetcher.partialFile` nil, e.g. a `file://` tree, where the
+/// file is linked in whole) downloads first and installs after.
+struct StreamedInstall {
+    let fetcher: Fetcher
+    let object: UpdatePlan.Object
+    /// Where the download lands (its `.part` beside it while it grows).
+    let file: URL
+    let events: InstallEvents
+    /// Also told of every byte count (the updater's per-object progress).
+    var progress: ((UInt64) -> Void)?
+
+    /// Runs the download and `install` (given the archive's bytes and whether they are complete) together, and
+    /// returns the install's result. When both fail, the download's failure is the cause (the install only saw the
+    /// bytes stop); when the install fails, its failure is thrown and the download stopped.
+    func run(_ install: @escaping (ArchiveBytes, Bool) throws -> Installer.Result) throws -> Installer.Result {
+        guard let size = object.size else { throw VerificationFailure(.mixAndMatch, "\(object.path): the index pins no size for the archive") }
+        events.expect(bytes: size, pack: "")
+        guard let partial = fetcher.partialFile(for: file) else {
+            try fetcher.fetch(object.path, to: file, maxBytes: object.maxBytes) { count in
+                progress?(count)
+                events.bytes(count)
+            }
+            let complete: ReadOnlyFile
+            do { complete = try ReadOnlyFile(opening: file.path) } catch { throw VerificationFailure(.archiveOpen, "\(error)") }
+            return try install(complete, true)
+        }
+        let growing = GrowingArchive(size: size, partial: partial, complete: file)
+        let outcome = Outcome()
+        BlockingThreads.run(2) { role in
+            if role == 0 {
+                do {
+                    try fetcher.fetch(object.path, to: file, maxBytes: object.maxBytes) { count in
+                        try growing.received(count)
+                        progress?(count)
+                        events.bytes(count)
+                    }
+                    growing.end(complete: true)
+                } catch {
+                    outcome.fetchFailure = error
+                    growing.end(complete: false)
+                }
+            } else {
+                do { outcome.result = try install(growing, false) } catch {
+                    outcome.installFailure = error
+                    growing.stop(error)
+                }
+            }
+        }
+        // Verified and switched in: the download's own end (flushing its `.part`, renaming it) no longer matters.
+        if let result = outcome.result { return result }
+        if let fetchFailure = outcome.fetchFailure, !growing.stoppedWhileDownloading { throw fetchFailure }
+        throw outcome.installFailure ?? VerificationFailure(.unexpected, "\(object.path): the streamed install ended without a result")
+    }
+
+    /// What the two threads leave behind; each field is written by one thread and read after both have ended.
+    private final class Outcome: @unchecked Sendable {
+        var result: Installer.Result?
+        var fetchFailure: Error?
+        var installFailure: Error?
+    }
+}
