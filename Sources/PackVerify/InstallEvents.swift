@@ -13,6 +13,8 @@ final class InstallEvents: @unchecked Sendable {
     private let sink: ((InstallProgress) -> Void)?
     private var report = InstallProgress(event: .started, pack: "")
     private var verified: [String] = []
+    /// Byte reports wait for `started`: until the manifest is accepted there is no pack to report on.
+    private var began = false
     /// When the first bytes were counted, and how many there were then (a resumed `.part`), for the rate.
     private var rateStart: (time: Double, bytes: UInt64)?
     private var lastBytesReport = -Double.infinity
@@ -36,6 +38,7 @@ final class InstallEvents: @unchecked Sendable {
             report.pack = manifest.pack
             report.scenesTotal = manifest.scenes.count
             if report.bytesTotal == 0 { report.bytesTotal = manifest.archiveEntries.reduce(0) { $0 &+ $1.file.size } }
+            began = true
             return .started
         }
     }
@@ -48,6 +51,7 @@ final class InstallEvents: @unchecked Sendable {
             if rateStart == nil { rateStart = (now, count) }
             guard count > report.bytesDone else { return nil }
             report.bytesDone = count
+            guard began else { return nil }
             let last = report.bytesTotal > 0 && count >= report.bytesTotal
             guard last || now - lastBytesReport >= 0.05 else { return nil }
             lastBytesReport = now
