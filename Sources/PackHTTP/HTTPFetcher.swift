@@ -65,8 +65,10 @@ public final class HTTPFetcher: Fetcher {
                 defer { close(fd) }
                 if sink.have > maxBytes || !Self.isResumable(path) { try sink.restart() }
                 if sink.have > 0 { try progress?(sink.have) }
+                // Not flushed: a download is never trusted for what it holds (every byte is hashed against the signed
+                // documents where it is used, and a streamed install flushes the files it writes), so a download a power
+                // cut damaged is refused and fetched again, while flushing it would write a first install twice.
                 try get(base.appending(path), into: &sink, name: path, due: due)
-                guard Durability.system.flushFile(fd, path: partial) else { throw VerificationFailure(.fetch, "\(partial): cannot flush (\(FileSystem.reason()))") }
             } catch let error as HTTPError {
                 var code = VerificationFailure.Code.fetch
                 if case .tls = error { code = .fetchTLS }

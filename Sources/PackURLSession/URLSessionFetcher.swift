@@ -87,10 +87,8 @@ public final class URLSessionFetcher: Fetcher, @unchecked Sendable {
                 guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
                     throw VerificationFailure(.fetchProtocol, "\(path): \(url.absoluteString.prefix(200)) is not an http(s) URL")
                 }
+                // Not flushed, as in HTTPFetcher: downloads are verified where they are used, never trusted as stored.
                 outcome = sink.run(request(url, from: sink.have), configuration: sessionConfiguration(), due: due)
-                if case .done = outcome, !Durability.system.flushFile(fd, path: partial) {
-                    throw VerificationFailure(.fetch, "\(partial): cannot flush (\(FileSystem.reason()))")
-                }
             } catch {
                 unlink(partial)
                 throw error

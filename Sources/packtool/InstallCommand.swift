@@ -13,20 +13,21 @@ enum InstallCommand: Command {
     static let name = "install"
     static let summary = "verify and install a pack archive the way the app does (atomic; refuses unsafe archives)"
     static let help = """
-        usage: packtool install ARCHIVE --into DIR --root ROOT.json [--state STATEDIR]
+        usage: packtool install ARCHIVE --into DIR --root ROOT.json [--state STATEDIR] [--quiet]
                packtool install --verify --into DIR --pack ID [--state STATEDIR] [--threads N]
 
         Verifies ARCHIVE with PackVerify — manifest signature under the pinned root, expiry, rollback, and every
         entry (regular files only; no .., absolute paths, links, devices, duplicates or case/Unicode twins; exact
         sizes and hashes) — into a staging folder, then switches DIR/<pack>/current to it atomically. STATEDIR
         (default DIR/.packtool-client) holds the client state; the first install pins ROOT there.
+        Progress goes to standard error (a bar on a terminal, a line per verified stop otherwise; --quiet: none).
         --verify checks an installed pack at rest and lists every missing, changed or extra file.
         Exit codes: 0 installed / intact, 1 refused / damaged (the previous install is untouched), 2 usage or I/O.
 
         """
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, options: ["--into", "--root", "--state", "--pack", "--threads"], flags: ["--verify"])
+        let a = try Arguments(args, options: ["--into", "--root", "--state", "--pack", "--threads"], flags: ["--verify", "--quiet"])
         let into = URL(fileURLWithPath: try a.required("--into"))
         let state = a.value("--state").map { URL(fileURLWithPath: $0) } ?? into.appendingPathComponent(".packtool-client")
         do {
@@ -45,13 +46,17 @@ enum InstallCommand: Command {
             guard a.positionals.count == 1 else { throw CommandLineError.usage("expected one ARCHIVE") }
             var pin = FirstPin(state: state, into: into)
             let result: Installer.Result
+            let display = InstallProgressDisplay(quiet: a.flag("--quiet"))
             do {
                 try pin.pinIfNeeded { try a.required("--root") }
-                result = try PackClient(state: state).install(archive: URL(fileURLWithPath: a.positionals[0]), into: into)
+                result = try PackClient(state: state).install(archive: URL(fileURLWithPath: a.positionals[0]), into: into,
+                                                              progress: display.map { d in { d.show($0) } })
             } catch {
+                display?.finish()
                 pin.rollBack()
                 throw error
             }
+            display?.finish()
             Output.out("installed \(result.pack) version \(result.version): \(result.files) files, \(result.bytes) bytes, verified\n")
             return 0
         } catch let f as VerificationFailure {

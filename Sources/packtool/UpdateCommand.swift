@@ -14,18 +14,21 @@ enum UpdateCommand: Command {
     static let name = "update"
     static let summary = "update an installed pack from a published tree over HTTP(S) or file://, by per-scene deltas"
     static let help = """
-        usage: packtool update --from URL --into DIR --pack ID --root ROOT.json [--state STATEDIR] [--timeout 15]
+        usage: packtool update --from URL --into DIR --pack ID --root ROOT.json [--state STATEDIR] [--timeout 15] [--quiet]
 
         Fetches URL/index.json and the manifest it names, then for each changed scene the delta from the installed
         version (or from version 0 when that is missing or unusable; the full archive when pack-level files changed
         or nothing is installed). Downloads resume with Range requests, never exceed the signed sizes, time out on a
         stalled server and are retried. The new version is built in staging and switched in atomically; any failure
         leaves the installed version intact. URL is http://, https:// or file://.
+        A whole archive (a first install) is verified and written while it downloads, and each stop is reported the
+        moment its files are verified (the free stop first, then the route). Progress goes to standard error: a bar
+        on a terminal, plain lines otherwise; --quiet turns it off.
 
         """
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, options: ["--from", "--into", "--pack", "--root", "--state", "--timeout"], flags: [])
+        let a = try Arguments(args, options: ["--from", "--into", "--pack", "--root", "--state", "--timeout"], flags: ["--quiet"])
         guard a.positionals.isEmpty else { throw CommandLineError.usage("unexpected \(a.positionals[0])") }
         let into = URL(fileURLWithPath: try a.required("--into"))
         let state = a.value("--state").map { URL(fileURLWithPath: $0) } ?? into.appendingPathComponent(".packtool-client")
@@ -37,17 +40,22 @@ enum UpdateCommand: Command {
         var pin = FirstPin(state: state, into: into)
         do {
             let result: Updater.Result
-            let line = ProgressLine(label: "downloading")
+            let display = InstallProgressDisplay(quiet: a.flag("--quiet"))
+            // Hot updates (deltas) report bytes through the per-object callback; whole archives through the display.
+            let deltas = display != nil && isatty(2) == 1 ? ProgressLine(label: "downloading") : nil
             do {
                 try pin.pinIfNeeded { try a.required("--root") }
                 result = try PackClient(state: state).update(pack: try a.required("--pack"), into: into, from: fetcher,
-                                                             progress: line.map { p in { _, bytes in p.update(bytes, of: 0) } })
+                                                             progress: deltas.map { p in { what, bytes in if what != "archive" { p.update(bytes, of: 0) } } },
+                                                             onProgress: display.map { d in { d.show($0) } })
             } catch {
-                line?.finish()
+                deltas?.finish()
+                display?.finish()
                 pin.rollBack()
                 throw error
             }
-            line?.finish()
+            deltas?.finish()
+            display?.finish()
             let from = result.fromVersion.map { "version \($0)" } ?? "nothing installed"
             Output.out("\(result.pack): \(from) → version \(result.toVersion) (\(result.method))"
                 + (result.changedScenes.isEmpty ? "" : "; changed: \(result.changedScenes.joined(separator: ", "))") + "\n")
