@@ -172,6 +172,9 @@ private struct PartialFile {
     }
 
     mutating func restart() throws {
+        // An empty file is left as it is: truncating one marks it on ext4 for a flush when it is closed (the
+        // replace-by-truncate heuristic), which would write the whole download out for nothing.
+        guard have > 0 || lseek(fd, 0, SEEK_END) > 0 else { return }
         guard ftruncate(fd, 0) == 0, lseek(fd, 0, SEEK_SET) == 0 else { throw VerificationFailure(.fetch, "cannot truncate the partial download") }
         let had = have
         have = 0

@@ -40,6 +40,14 @@ public final class Condition: @unchecked Sendable {
         }
     }
 
+    /// Changes the shared state under the mutex and, when `change` returns true, wakes every waiting thread (a writer
+    /// can skip waking readers whose wait its change cannot end).
+    public func change(_ change: () throws -> Bool) rethrows {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        if try change() { pthread_cond_broadcast(condition) }
+    }
+
     /// Changes the shared state under the mutex and wakes every waiting thread.
     public func broadcast<T>(_ change: () throws -> T) rethrows -> T {
         pthread_mutex_lock(mutex)

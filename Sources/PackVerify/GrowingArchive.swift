@@ -32,6 +32,9 @@ final class GrowingArchive: ArchiveBytes, @unchecked Sendable {
     private var finished: Bool?
     /// Set when the install gave up: every read fails and the next progress report stops the download.
     private var stopped: Error?
+    /// The least byte count some waiting read needs: a report below it wakes nobody (a 64 KiB write per report would
+    /// otherwise wake every reader thousands of times for a few bytes each).
+    private var wanted = UInt64.max
 
     /// Whether the install stopped while the download was still running (so the install's failure is the cause, and
     /// the download's failure only its consequence).
@@ -48,11 +51,15 @@ final class GrowingArchive: ArchiveBytes, @unchecked Sendable {
     /// The fetcher's progress: the `.part` holds `count` bytes (fewer than before when it started again from zero).
     /// Throws once the install has stopped, which stops the download.
     func received(_ count: UInt64) throws {
-        try condition.broadcast {
+        try condition.change {
             // Thrown as a refusal, so every fetcher stops at once and drops its `.part` (its bytes were refused, or
             // the install cannot use them) rather than retrying.
             if let stopped { throw stopped as? VerificationFailure ?? VerificationFailure(.install, "the install stopped: \(stopped)") }
+            let restarted = count < available
             available = count
+            guard restarted || count >= wanted else { return false }
+            wanted = .max
+            return true
         }
     }
 
@@ -76,11 +83,16 @@ final class GrowingArchive: ArchiveBytes, @unchecked Sendable {
 
     func read(at offset: UInt64, into destination: UnsafeMutableRawBufferPointer) -> Int {
         guard destination.count > 0 else { return 0 }
+        // Wait for the whole piece asked for (or the archive's end), so a reader wakes once per piece.
+        let need = offset >= size ? offset + 1 : min(size, offset &+ UInt64(destination.count))
         while true {
             // Wait until the bytes at `offset` are in the file, or the download ended.
             let state: (fd: Int32, limit: UInt64)? = condition.wait {
                 if stopped != nil || finished == false { return (-1, 0) }
-                guard offset < available || finished == true else { return nil }
+                guard need <= available || finished == true else {
+                    wanted = min(wanted, need)
+                    return nil
+                }
                 if fd < 0 {
                     // The `.part` appears with the first bytes and is renamed to the complete file at the end; a
                     // descriptor opened on either keeps reading the same file.
