@@ -59,9 +59,28 @@ public func packverify_accept_index(_ request: UnsafePointer<CChar>?) -> UnsafeM
 
 @_cdecl("packverify_install")
 public func packverify_install(_ request: UnsafePointer<CChar>?) -> UnsafeMutablePointer<CChar>? {
+    packverify_install_progress(request, nil, nil)
+}
+
+/// The C callback for progress: one JSON record per call.
+public typealias ProgressCallback = @convention(c) (UnsafePointer<CChar>?, UnsafeMutableRawPointer?) -> Void
+
+@_cdecl("packverify_install_progress")
+public func packverify_install_progress(_ request: UnsafePointer<CChar>?, _ progress: ProgressCallback?, _ context: UnsafeMutableRawPointer?) -> UnsafeMutablePointer<CChar>? {
     respond(request) { r in
-        let result = try r.client().install(archive: try r.url("archive"), into: try r.url("into"))
+        let result = try r.client().install(archive: try r.url("archive"), into: try r.url("into"), progress: reporter(progress, context))
         return ["pack": JSONValue(result.pack), "version": JSONValue(result.version), "files": JSONValue(result.files), "bytes": JSONValue(result.bytes)]
+    }
+}
+
+/// Each progress report as one line of JSON handed to `callback` (nil when there is none).
+private func reporter(_ callback: ProgressCallback?, _ context: UnsafeMutableRawPointer?) -> ((InstallProgress) -> Void)? {
+    guard let callback else { return nil }
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return { report in
+        guard let data = try? encoder.encode(report) else { return }
+        String(decoding: data, as: UTF8.self).withCString { callback($0, context) }
     }
 }
 
@@ -82,12 +101,17 @@ public func packverify_verify_installed(_ request: UnsafePointer<CChar>?) -> Uns
 
 @_cdecl("packverify_update")
 public func packverify_update(_ request: UnsafePointer<CChar>?) -> UnsafeMutablePointer<CChar>? {
+    packverify_update_progress(request, nil, nil)
+}
+
+@_cdecl("packverify_update_progress")
+public func packverify_update_progress(_ request: UnsafePointer<CChar>?, _ progress: ProgressCallback?, _ context: UnsafeMutableRawPointer?) -> UnsafeMutablePointer<CChar>? {
     respond(request) { r in
         let from = try r.string("from")
         let timeout = r.object["timeout"]?.number ?? 15
         guard timeout > 0, timeout <= 600 else { throw VerificationFailure(.request, "\"timeout\" must be between 0 and 600 seconds") }
         let fetcher = try TreeSource.fetcher(from, timeout: timeout)
-        let result = try r.client().update(pack: try r.string("pack"), into: try r.url("into"), from: fetcher)
+        let result = try r.client().update(pack: try r.string("pack"), into: try r.url("into"), from: fetcher, onProgress: reporter(progress, context))
         var out: [String: JSONValue] = ["pack": JSONValue(result.pack), "toVersion": JSONValue(result.toVersion),
                                         "method": JSONValue(result.method), "changedScenes": JSONValue(result.changedScenes),
                                         "fallbacks": JSONValue(result.fallbacks)]

@@ -18,6 +18,21 @@ static void expect(const char *what, char *result, const char *needle) {
     packverify_free(result);
 }
 
+/* What the progress callback saw: every record, one per line. */
+struct seen { char lines[64][1024]; int count; };
+
+static void on_progress(const char *json, void *context) {
+    struct seen *seen = context;
+    if (seen->count < 64) snprintf(seen->lines[seen->count], sizeof seen->lines[0], "%s", json);
+    seen->count++;
+}
+
+static int count_of(const struct seen *seen, const char *needle) {
+    int n = 0;
+    for (int i = 0; i < seen->count && i < 64; i++) n += strstr(seen->lines[i], needle) != NULL;
+    return n;
+}
+
 int main(int argc, char **argv) {
     if (argc != 5) { fprintf(stderr, "usage: %s ROOT ARCHIVE WORKDIR TREE\n", argv[0]); return 2; }
     char req[4096];
@@ -43,6 +58,23 @@ int main(int argc, char **argv) {
     expect("an update from an unsupported URL is refused", packverify_update(req), "\"code\":\"request\"");
     snprintf(req, sizeof req, "{\"state\": \"%s/state\", \"into\": \"%s/install\", \"pack\": \"royal-mile\", \"from\": \"http://127.0.0.1:9/\", \"timeout\": 1}", argv[3], argv[3]);
     expect("an update from a closed port fails cleanly", packverify_update(req), "\"ok\":false");
+
+    /* A first install through update, with progress: records come as JSON, the free stop verified first. */
+    static struct seen seen;
+    snprintf(req, sizeof req, "{\"state\": \"%s/state2\", \"root\": \"%s\"}", argv[3], argv[1]);
+    expect("pin the root in a second state", packverify_pin_root(req), "\"rootVersion\":1");
+    snprintf(req, sizeof req, "{\"state\": \"%s/state2\", \"into\": \"%s/install2\", \"pack\": \"royal-mile\", \"from\": \"file://%s\"}", argv[3], argv[3], argv[4]);
+    expect("a first install by update, with progress", packverify_update_progress(req, on_progress, &seen), "\"method\":\"full archive\"");
+    expect("progress starts with the totals", strdup(seen.count > 0 ? seen.lines[0] : ""), "\"event\":\"started\"");
+    for (int i = 0; i < seen.count && i < 64; i++) {
+        if (strstr(seen.lines[i], "scene-verified")) {
+            expect("the first verified stop is the free one", strdup(seen.lines[i]), "\"scene\":\"01-castle-esplanade\"");
+            break;
+        }
+    }
+    if (count_of(&seen, "scene-verified") != 7) { fprintf(stderr, "FAIL expected 7 scene-verified records, saw %d\n", count_of(&seen, "scene-verified")); failures++; }
+    expect("progress ends with the switch", strdup(seen.count > 0 && seen.count <= 64 ? seen.lines[seen.count - 1] : ""), "\"event\":\"installed\"");
+    expect("a NULL callback is allowed", packverify_update_progress(req, NULL, NULL), "\"method\":\"up to date\"");
 
     snprintf(req, sizeof req, "{\"state\": \"%s/state\", \"into\": \"%s/install\", \"pack\": \"royal-mile\", "
              "\"request\": {\"scene\": \"01-castle-esplanade\", \"purchases\": [], \"codes\": [], \"revokedCodes\": []}}", argv[3], argv[3]);

@@ -33,6 +33,7 @@
  *                               "fallbacks": an array of sentences, one per less economical way the update took
  *                               (a scene's delta missing or refused, so the version-0 delta was used; the whole
  *                               archive fetched over an install); [] when all went as planned.
+ *                               A whole archive (a first install) is verified and written while it downloads.
  *   packverify_access           {"state": DIR, "into": DIR, "pack": ID,
  *                                "request": {"scene": ID, "purchases"?: [{"productId", "purchaseDate", "revocationDate"?}],
  *                                            "codes"?: ["PTG1...."], "revokedCodes"?: [ID], "device"?: ID}}
@@ -43,6 +44,16 @@
  *                               --device ID); such a code opens only when "device" (the app's identifier for this
  *                               device) equals its claim, and a closed stop says why otherwise. A purchase date or
  *                               refund date that is not RFC 3339 is an error (code "request") naming the purchase.
+ *
+ * Progress (packverify_install_progress, packverify_update_progress): the same calls, and the same result, with a
+ * callback told where the operation stands, one JSON object per call (a JSON Lines record, no newline; valid only
+ * during the call). Calls come from the library's threads, one at a time and in order, and must return promptly:
+ *   {"event": "started"|"bytes"|"scene-verified"|"scenes-unavailable"|"installed", "pack": ID,
+ *    "bytesDone": N, "bytesTotal": N (0: unknown), "scenesDone": N, "scenesTotal": N, "secondsLeft"?: SECONDS,
+ *    "scene"?: ID, "folder"?: DIR, "scenes"?: [ID]}
+ * "scene-verified" names a scene whose files are all written and matched against the signed manifest: its "folder"
+ * can be read now (the free stop comes first, then the route) and stays where it is once the install is switched in.
+ * "scenes-unavailable" follows a failure after scenes were reported: those folders are gone, nothing was switched.
  *
  * Failure codes (docs/verification-codes.md gives each one's meaning; generated from PackTrust's registry).
  * error.outcome is "refused" when the input was checked and is forged, stale or malformed (packtool exits 1), and
@@ -80,6 +91,12 @@ char *packverify_verify_installed(const char *request_json);
  * possible, the full archive otherwise; downloads resume and never exceed the signed sizes. Blocks until done. */
 char *packverify_update(const char *request_json);
 char *packverify_access(const char *request_json);
+
+/* Receives one progress record (see "Progress" above) and the context the caller passed. */
+typedef void (*packverify_progress_fn)(const char *progress_json, void *context);
+/* packverify_install and packverify_update with progress; progress may be NULL. */
+char *packverify_install_progress(const char *request_json, packverify_progress_fn progress, void *context);
+char *packverify_update_progress(const char *request_json, packverify_progress_fn progress, void *context);
 
 /* Frees a string returned by this library. Passing NULL is allowed. */
 void packverify_free(char *p);
