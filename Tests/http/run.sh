@@ -66,6 +66,8 @@ http {
     root $work/cdn;
     # A mirror that moved: everything under /old/ redirects to the same path at the root.
     location /old/ { rewrite ^/old/(.*)\$ /\$1 permanent; }
+    # The same tree throttled, so a streamed install lasts long enough to be killed anywhere in it.
+    location /slow/ { alias $work/cdn/; limit_rate 8m; }
   }
   server {
     listen 127.0.0.1:$tls_port ssl;
@@ -222,3 +224,12 @@ SOURCE_DATE_EPOCH=$(date +%s) "$P" sign "$work/pack" --state "$work/pub" --key "
 out=$(update "http://127.0.0.1:$port" 2>&1) || fail "the update after a root rotation failed: $out"
 grep -q "^/root/2.root.json 200" "$work/nginx/logs/access.log" || fail "root/2.root.json was not fetched"
 pass "after a root rotation to a new index key, the update follows root 2 and installs ($(echo "$out" | head -1))"
+
+# A pack-level change (pack.json) makes the next update take the whole archive, which streams: downloaded, verified
+# and written in one pass. SIGKILL at 100 random moments of it: the install is always the old version or the new one.
+old=$(installed | grep -o "version [0-9]*" | grep -o "[0-9]*")
+python3 -c "import json,sys; p=sys.argv[1]; d=json.load(open(p)); d['title']+=' (revised)'; json.dump(d, open(p,'w'), indent=2)" "$work/pack/pack.json"
+SOURCE_DATE_EPOCH=$(date +%s) "$P" sign "$work/pack" --state "$work/pub" --key "$work/keys/manifest.pem" \
+  --index-key "$work/keys2/index.pem" --publish "$work/cdn" >/dev/null 2>&1 || fail "publishing the pack-level change failed"
+python3 Tests/http/kill_during_install.py "$P" "$work/app" "http://127.0.0.1:$port/slow" "http://127.0.0.1:$port" \
+  "$work/pub/root/1.root.json" "$old" "$((old + 1))" "${KILL_RUNS:-100}" || fail "a kill during a streamed install"
