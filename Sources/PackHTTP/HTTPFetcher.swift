@@ -92,20 +92,64 @@ public final class HTTPFetcher: Fetcher {
         throw lastFailure
     }
 
+    /// The connection the last download left open (HTTP/1.1 keep-alive), for the next one to the same server: a hot
+    /// update's deltas, and the index, manifest and archive before them, then share one TCP (and TLS) connection.
+    private var idle: (key: String, connection: Connection)?
+    private let idleLock = Lock()
+
+    private static func key(_ location: HTTPLocation) -> String { "\(location.secure ? "https" : "http")://\(location.host):\(location.port)" }
+
+    /// The idle connection to `location`'s server, if there is one (taken: no other fetch can use it meanwhile), else
+    /// a new one; and whether it was reused.
+    private func connection(to location: HTTPLocation) throws -> (Connection, Bool) {
+        let key = Self.key(location)
+        let kept: Connection? = idleLock.withLock {
+            defer { idle = nil }
+            guard let idle else { return nil }
+            if idle.key != key { idle.connection.disconnect(); return nil }
+            return idle.connection
+        }
+        if let kept { return (kept, true) }
+        return (try Connection(host: location.host, port: location.port, secure: location.secure, timeout: timeout), false)
+    }
+
+    /// Keeps `connection` for the next request to the same server (closing the one kept before, if any).
+    private func park(_ connection: Connection, for location: HTTPLocation) {
+        idleLock.withLock {
+            idle?.connection.disconnect()
+            idle = (Self.key(location), connection)
+        }
+    }
+
     /// One GET (following redirects) whose body is appended to `sink`.
     private func get(_ start: HTTPLocation, into sink: inout PartialFile, name: String, due: DownloadDeadline) throws {
         var location = start
         for _ in 0...5 {
             try due.check()
-            let connection = try Connection(host: location.host, port: location.port, secure: location.secure, timeout: timeout)
-            defer { connection.disconnect() }
+            var (connection, reused) = try connection(to: location)
+            var keep = false
+            defer { if keep { park(connection, for: location) } else { connection.disconnect() } }
             var request = "GET \(location.target) HTTP/1.1\r\nHost: \(location.hostHeader)\r\nUser-Agent: \(userAgent)\r\n"
-            request += "Accept-Encoding: identity\r\nConnection: close\r\n"
+            request += "Accept-Encoding: identity\r\n"
             if sink.have > 0 { request += "Range: bytes=\(sink.have)-\r\n" }
             request += "\r\n"
-            try connection.transmit(Array(request.utf8))
-            var reader = ResponseReader(connection: connection, due: due)
-            let head = try reader.readHead()
+            var reader: ResponseReader
+            var head: ResponseHead
+            while true {
+                do {
+                    try connection.transmit(Array(request.utf8))
+                    reader = ResponseReader(connection: connection, due: due)
+                    head = try reader.readHead()
+                    break
+                } catch let error as HTTPError where reused {
+                    // The server closed the idle connection before this request reached it (its keep-alive timeout):
+                    // not a failed attempt, just a stale connection. Ask again on a fresh one.
+                    _ = error
+                    connection.disconnect()
+                    connection = try Connection(host: location.host, port: location.port, secure: location.secure, timeout: timeout)
+                    reused = false
+                }
+            }
             var rangeSpan: UInt64?
             switch head.status {
             case 301, 302, 303, 307, 308:
@@ -133,6 +177,12 @@ public final class HTTPFetcher: Fetcher {
                 // Checked after the size below, so an oversized claim is reported as one.
                 rangeSpan = try Numbers.add(range.last - range.first, 1, "\(name): the Content-Range's length", code: .fetchSize)
             case 404, 410:
+                // A missing file is an answer, not a broken connection: a short error page is read off, so the next
+                // request (the root after the last one, the version-0 delta) can use the same connection.
+                if head.keepsConnection, let length = head.contentLength, length <= 1 << 16,
+                   (try? reader.readBody(head: head) { _ in }) == true, !reader.hasUnreadBytes {
+                    keep = true
+                }
                 throw VerificationFailure(.fetchMissing, "\(name) is not on the server")
             case 416:
                 // Asked for bytes past the end: the partial file is stale or complete; start again from zero.
@@ -150,7 +200,9 @@ public final class HTTPFetcher: Fetcher {
             if let span = rangeSpan, let length = head.contentLength, length != span {
                 throw VerificationFailure(.fetchProtocol, "\(name): the Content-Length (\(length)) disagrees with the Content-Range (\(span) bytes)")
             }
-            try reader.readBody(head: head) { try sink.append($0, name: name) }
+            let framed = try reader.readBody(head: head) { try sink.append($0, name: name) }
+            // Kept for the next request only when this answer ended where its framing said and nothing follows it.
+            keep = framed && head.keepsConnection && !reader.hasUnreadBytes
             return
         }
         throw VerificationFailure(.fetch, "\(name): too many redirects")
@@ -258,7 +310,13 @@ private struct ResponseReader {
         }
     }
 
-    mutating func readBody(head: ResponseHead, _ sink: (UnsafeRawBufferPointer) throws -> Void) throws {
+    /// Bytes received past what has been read (after a body: the server sent more than its framing said).
+    var hasUnreadBytes: Bool { start < end }
+
+    /// Reads the body into `sink`; returns whether it was framed (a length or chunks) rather than ended by the
+    /// connection's close, so the connection may carry another request.
+    @discardableResult
+    mutating func readBody(head: ResponseHead, _ sink: (UnsafeRawBufferPointer) throws -> Void) throws -> Bool {
         if head.isChunked {
             var decoder = ChunkedDecoder()
             while true {
@@ -267,7 +325,7 @@ private struct ResponseReader {
                     try buffer.withUnsafeBytes { try decoder.feed(UnsafeRawBufferPointer(rebasing: $0[s..<e]), emit: sink) }
                     start = end
                 }
-                if decoder.isDone { return }
+                if decoder.isDone { return true }
                 guard try fill() else { throw HTTPError.interrupted("the connection closed inside a chunked body") }
             }
         }
@@ -280,9 +338,9 @@ private struct ResponseReader {
                 start += n
                 if let r = remaining { remaining = r - UInt64(n) }
             }
-            if remaining == 0 { return }
+            if remaining == 0 { return true }
             guard try fill() else {
-                if remaining == nil { return }  // no length: the connection's end is the body's end
+                if remaining == nil { return false }  // no length: the connection's end is the body's end
                 throw HTTPError.interrupted("the server closed the connection \(remaining!) bytes before the end")
             }
         }

@@ -5,6 +5,8 @@ public struct ResponseHead: Equatable, Sendable {
     public var status: Int
     /// Header names lowercased, in order; repeated headers stay separate.
     public var headers: [(name: String, value: String)]
+    /// Whether the status line said HTTP/1.0 (whose connections close after each response unless told otherwise).
+    public var isHTTP10 = false
 
     public static func == (a: ResponseHead, b: ResponseHead) -> Bool {
         a.status == b.status && a.headers.elementsEqual(b.headers, by: { $0.name == $1.name && $0.value == $1.value })
@@ -17,6 +19,11 @@ public struct ResponseHead: Equatable, Sendable {
 
     public var isChunked: Bool {
         headers.contains { $0.name == "transfer-encoding" && $0.value.lowercased().contains("chunked") }
+    }
+
+    /// Whether the server keeps the connection open after this response (HTTP/1.1 without `Connection: close`).
+    public var keepsConnection: Bool {
+        !isHTTP10 && !headers.contains { $0.name == "connection" && $0.value.lowercased().split(separator: ",").contains { $0.trimmingSpaces == "close" } }
     }
 
     /// The first byte offset of a 206 response (`Content-Range: bytes FIRST-LAST/TOTAL`).
@@ -53,7 +60,9 @@ public struct ResponseHead: Equatable, Sendable {
             }
             headers.append((String(line[..<colon]).lowercased(), String(line[line.index(after: colon)...]).trimmingSpaces))
         }
-        return ResponseHead(status: status, headers: headers)
+        var head = ResponseHead(status: status, headers: headers)
+        head.isHTTP10 = parts[0] == "HTTP/1.0"
+        return head
     }
 }
 

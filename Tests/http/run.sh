@@ -59,7 +59,7 @@ pid $work/nginx/nginx.pid;
 error_log $work/nginx/logs/error.log;
 events { worker_connections 64; }
 http {
-  log_format bytes '\$uri \$status \$body_bytes_sent';
+  log_format bytes '\$uri \$status \$body_bytes_sent \$connection';
   access_log $work/nginx/logs/access.log bytes;
   server {
     listen 127.0.0.1:$port;
@@ -104,6 +104,10 @@ grep -q "royal-mile-2.tar" "$work/nginx/logs/access.log" && fail "the full archi
 total=$(awk '{s += $3} END {print s}' "$work/nginx/logs/access.log")
 [ "$total" -lt $((archive_size / 10)) ] || fail "transferred $total bytes, the archive is $archive_size"
 pass "v2 by delta: nginx sent $total bytes in all (delta $delta_size), the pack archive is $archive_size"
+requests=$(wc -l < "$work/nginx/logs/access.log")
+connections=$(awk '{print $4}' "$work/nginx/logs/access.log" | sort -u | wc -l)
+[ "$requests" -ge 4 ] && [ "$connections" = 1 ] || fail "the hot update's $requests requests used $connections connections: $(cat "$work/nginx/logs/access.log")"
+pass "the hot update's $requests requests (root, index, manifest, delta) shared one kept-alive connection"
 
 # v3, to attempt with broken servers and trees; every attempt must leave v2 intact.
 sed -i 's/Please stand here/Do stand here/' "$work/pack/stops/03-mercat-cross/story.vtt"
@@ -224,6 +228,23 @@ SOURCE_DATE_EPOCH=$(date +%s) "$P" sign "$work/pack" --state "$work/pub" --key "
 out=$(update "http://127.0.0.1:$port" 2>&1) || fail "the update after a root rotation failed: $out"
 grep -q "^/root/2.root.json 200" "$work/nginx/logs/access.log" || fail "root/2.root.json was not fetched"
 pass "after a root rotation to a new index key, the update follows root 2 and installs ($(echo "$out" | head -1))"
+
+# Two scenes changed at once: both deltas, and the documents before them, come over one kept-alive connection.
+for stop in 01-castle-esplanade 05-netherbow; do
+  # The first cue's text gains a word (the cue timings stay).
+  python3 -c "import sys; p=sys.argv[1]; l=open(p).read().split('\n'); i=next(n for n, x in enumerate(l) if '-->' in x) + 1; l[i]='Now, ' + l[i]; open(p, 'w').write('\n'.join(l))" "$work/pack/stops/$stop/story.vtt"
+  "$P" review sign "$work/pack/stops/$stop" --key "$work/keys/historian.pem" --reviewer example-historian >/dev/null 2>&1
+done
+SOURCE_DATE_EPOCH=$(date +%s) "$P" sign "$work/pack" --state "$work/pub" --key "$work/keys/manifest.pem" \
+  --index-key "$work/keys2/index.pem" --publish "$work/cdn" >/dev/null 2>&1 || fail "publishing two changed scenes failed"
+: > "$work/nginx/logs/access.log"
+out=$(update "http://127.0.0.1:$port" 2>&1) || fail "the two-scene update failed: $out"
+echo "$out" | grep -q "(deltas); changed: 01-castle-esplanade, 05-netherbow" || fail "the two-scene update: $out"
+deltas=$(grep -c "/deltas/.* 200 " "$work/nginx/logs/access.log" || true)
+connections=$(awk '{print $4}' "$work/nginx/logs/access.log" | sort -u | wc -l)
+[ "$deltas" = 2 ] && [ "$connections" = 1 ] || fail "two deltas over $connections connections: $(cat "$work/nginx/logs/access.log")"
+installed | grep -q "intact" || fail "the two-scene update left a damaged install"
+pass "two changed scenes: both deltas over one kept-alive connection, applied together"
 
 # A pack-level change (pack.json) makes the next update take the whole archive, which streams: downloaded, verified
 # and written in one pass. SIGKILL at 100 random moments of it: the install is always the old version or the new one.
