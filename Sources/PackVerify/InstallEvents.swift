@@ -43,6 +43,16 @@ final class InstallEvents: @unchecked Sendable {
         }
     }
 
+    /// A hot update begins: `scenes` to change, bytes unknown until the deltas arrive.
+    func begin(pack: String, scenes: Int) {
+        emit {
+            report.pack = pack
+            report.scenesTotal = scenes
+            began = true
+            return .started
+        }
+    }
+
     /// `count` bytes are in (received, or read from a complete file). Never goes backwards in reports.
     func bytes(_ count: UInt64) {
         guard sink != nil else { return }

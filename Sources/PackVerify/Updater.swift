@@ -140,6 +140,14 @@ public struct Updater {
         case .upToDate:
             return try applier.apply(plan, files: [:])
         case .deltas:
+            // Hot updates report the bytes of their deltas (their total is not known before they arrive) and the switch.
+            let events = InstallEvents(onProgress)
+            events.begin(pack: pack, scenes: plan.changedScenes.count)
+            var before: UInt64 = 0, last: UInt64 = 0
+            let counted: (UInt64) -> Void = { bytes in
+                last = bytes
+                events.bytes(before &+ bytes)
+            }
             do {
                 let installed = try DeltaApplier(installer: installer).installedManifest(into: into, pack: pack)
                 let bases = Dictionary((installed?.scenes ?? []).map { ($0.id, $0.digest) }, uniquingKeysWith: { a, _ in a })
@@ -147,13 +155,18 @@ public struct Updater {
                 var chosen = plan
                 var files: [String: URL] = [:]
                 for (i, object) in plan.objects.enumerated() {
-                    let (used, file) = try fetchDelta(object, pack: pack, base: object.scene.flatMap { bases[$0] }, root: root, downloads: downloads, fallbacks: &fallbacks)
+                    let (used, file) = try fetchDelta(object, pack: pack, base: object.scene.flatMap { bases[$0] }, root: root, downloads: downloads,
+                                                      fallbacks: &fallbacks, counted: counted)
                     chosen.objects[i] = used
                     files[used.path] = file
+                    before &+= last
+                    last = 0
                 }
                 chosen.fallbacks = fallbacks
                 do {
-                    return try applier.apply(chosen, files: files)
+                    let result = try applier.apply(chosen, files: files)
+                    events.installed()
+                    return result
                 } catch let failure as VerificationFailure where plan.objects.contains(where: { $0.fromVersion != 0 }) {
                     // A delta from the installed version was unusable (a bad byte, a wrong base): try the self-contained
                     // version-0 deltas once before giving up. The install is untouched either way.
@@ -163,7 +176,11 @@ public struct Updater {
                     let scenes = plan.objects.filter { $0.fromVersion != 0 }.map { "\($0.scene ?? "?") (\($0.path.split(separator: "/").last ?? ""))" }
                     zero.fallbacks = fallbacks + ["the deltas from the installed versions were refused when applied (\(failure.code): \(failure.message)); "
                         + "used the version-0 deltas instead for \(scenes.joined(separator: ", "))"]
-                    do { return try applier.apply(zero, files: zeroFiles) } catch { throw failure }
+                    do {
+                        let result = try applier.apply(zero, files: zeroFiles)
+                        events.installed()
+                        return result
+                    } catch { throw failure }
                 }
             } catch let failure as VerificationFailure where failure.kind == .deltaBase {
                 // The installed files the deltas build on are damaged (a scene unchanged since then has no delta to
@@ -250,13 +267,16 @@ public struct Updater {
     /// the installed version `base` — the version-0 delta of the same scene. A fall back is added to `fallbacks`,
     /// naming the delta and why it was passed over.
     private func fetchDelta(_ object: UpdatePlan.Object, pack: String, base: String?, root: RootDocument, downloads: URL,
-                            fallbacks: inout [String]) throws -> (UpdatePlan.Object, URL) {
+                            fallbacks: inout [String], counted: ((UInt64) -> Void)? = nil) throws -> (UpdatePlan.Object, URL) {
         guard let scene = object.scene, let version = object.sceneVersion else { throw VerificationFailure(.deltaMissing, "\(object.path) is not a scene's delta") }
         let candidates = object.fromVersion == 0 ? [object] : [object, try deltaObject(pack: pack, scene: scene, version: version, from: 0, cap: object.maxBytes)]
         for candidate in candidates {
             let file = downloads.appendingPathComponent("\(scene)-\(candidate.fromVersion ?? 0)-\(version).tar")
             do {
-                try fetcher.fetch(candidate.path, to: file, maxBytes: candidate.maxBytes) { progress?(scene, $0) }
+                try fetcher.fetch(candidate.path, to: file, maxBytes: candidate.maxBytes) { bytes in
+                    progress?(scene, bytes)
+                    counted?(bytes)
+                }
                 let (delta, _) = try DeltaApplier(installer: installer).deltaDocument(file, root: root)
                 if delta.from.version == 0 || delta.from.digest == base { return (candidate, file) }
                 fallbacks.append("scene \(scene): \(candidate.path) starts from another base than the installed version; used the version-0 delta instead")

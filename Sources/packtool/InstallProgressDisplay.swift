@@ -79,13 +79,14 @@ final class InstallProgressDisplay {
     private func log(_ p: InstallProgress) {
         switch p.event {
         case .started:
-            Output.err("\(p.pack): \(p.bytesTotal > 0 ? Self.megabytes(p.bytesTotal) + " MB, " : "")\(p.scenesTotal) stops to verify\n")
+            Output.err(p.bytesTotal > 0 ? "\(p.pack): \(Self.megabytes(p.bytesTotal)) MB, \(p.scenesTotal) stops to verify\n"
+                                        : "\(p.pack): \(p.scenesTotal) changed \(p.scenesTotal == 1 ? "stop" : "stops") to update\n")
         case .sceneVerified:
             Output.err("\(p.pack): \(p.scene ?? "?") verified (\(p.scenesDone) of \(p.scenesTotal) stops, \(Self.amount(p))); it can be opened now\n")
         case .bytes:
             guard p.bytesTotal > 0 else { return }
             let tenth = Int(min(p.bytesDone, p.bytesTotal) * 10 / p.bytesTotal)
-            guard tenth > lastTenth, tenth < 10 else { return }
+            guard tenth > lastTenth, tenth > 0, tenth < 10 else { return }
             lastTenth = tenth
             Output.err("\(p.pack): \(tenth * 10)% (\(Self.amount(p)))\(Self.left(p))\n")
         case .scenesUnavailable:

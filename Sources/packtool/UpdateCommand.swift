@@ -41,20 +41,15 @@ enum UpdateCommand: Command {
         do {
             let result: Updater.Result
             let display = InstallProgressDisplay(quiet: a.flag("--quiet"))
-            // Hot updates (deltas) report bytes through the per-object callback; whole archives through the display.
-            let deltas = display != nil && isatty(2) == 1 ? ProgressLine(label: "downloading") : nil
             do {
                 try pin.pinIfNeeded { try a.required("--root") }
                 result = try PackClient(state: state).update(pack: try a.required("--pack"), into: into, from: fetcher,
-                                                             progress: deltas.map { p in { what, bytes in if what != "archive" { p.update(bytes, of: 0) } } },
                                                              onProgress: display.map { d in { d.show($0) } })
             } catch {
-                deltas?.finish()
                 display?.finish()
                 pin.rollBack()
                 throw error
             }
-            deltas?.finish()
             display?.finish()
             let from = result.fromVersion.map { "version \($0)" } ?? "nothing installed"
             Output.out("\(result.pack): \(from) → version \(result.toVersion) (\(result.method))"
