@@ -64,6 +64,26 @@ func updatePack(client: PackClient, folders: PackFolders, from fetcher: any Fetc
     }
 }
 
+/// A first install streams: each stop is reported the moment its files are verified — the free stop first, then the
+/// route — so the app can open Stop I from `folder` while the rest downloads. Reports come from the library's
+/// threads, one at a time; hop to the main actor before touching the UI.
+func installPack(client: PackClient, folders: PackFolders, from fetcher: any Fetcher,
+                 stopReady: @escaping (String, URL) -> Void, stopsGone: @escaping ([String]) -> Void = { _ in },
+                 fraction: @escaping (Double) -> Void = { _ in }) throws -> Updater.Result {
+    try client.update(pack: "royal-mile", into: folders.packs, from: fetcher, onProgress: { report in
+        switch report.event {
+        case .sceneVerified:
+            if let scene = report.scene, let folder = report.folder { stopReady(scene, URL(fileURLWithPath: folder)) }
+        case .scenesUnavailable:
+            stopsGone(report.scenes ?? [])   // the download failed: close them again; nothing was switched in
+        case .bytes where report.bytesTotal > 0:
+            fraction(Double(report.bytesDone) / Double(report.bytesTotal))
+        default:
+            break
+        }
+    })
+}
+
 /// In the app: fetch and accept the signed documents, and hand what is left to download to the extension as JSON.
 func planForExtension(client: PackClient, folders: PackFolders, from fetcher: any Fetcher) throws -> Data {
     let plan = try client.planUpdate(pack: "royal-mile", into: folders.packs, from: fetcher)

@@ -92,6 +92,16 @@ final class AppleGuideTests: XCTestCase {
         XCTAssertTrue(objects.isSuperset(of: ["index.json", "manifest", "archive"]), "\(objects)")
         XCTAssertEqual(try updatePack(client: client, folders: folders, from: FileFetcher(base: cdn)).method, "up to date")
 
+        // A second app installing through the streaming reports: every stop reported, the free one first, each folder
+        // holding its verified files.
+        let second = try PackFolders(in: dir.appendingPathComponent("support-2"))
+        let secondClient = try openClient(folders: second, bundle: bundle)
+        var ready: [(String, URL)] = []
+        XCTAssertEqual(try installPack(client: secondClient, folders: second, from: FileFetcher(base: cdn), stopReady: { ready.append(($0, $1)) }).toVersion, 1)
+        XCTAssertEqual(ready.first?.0, "01-castle-esplanade")
+        XCTAssertEqual(ready.count, 7)
+        XCTAssertTrue(ready.allSatisfy { FileManager.default.fileExists(atPath: $0.1.appendingPathComponent("scene.json").path) })
+
         let now = Date()
         let free = try decide(client: client, folders: folders, stop: "01-castle-esplanade", purchases: [], codes: [])
         XCTAssertEqual([free.allowed ? "open" : "closed", free.code], ["open", "free"])
