@@ -179,7 +179,7 @@ public final class HTTPFetcher: Fetcher {
             case 404, 410:
                 // A missing file is an answer, not a broken connection: a short error page is read off, so the next
                 // request (the root after the last one, the version-0 delta) can use the same connection.
-                if head.keepsConnection, let length = head.contentLength, length <= 1 << 16,
+                if head.keepsConnection, !head.isChunked, let length = head.contentLength, length <= 1 << 16,
                    (try? reader.readBody(head: head) { _ in }) == true, !reader.hasUnreadBytes {
                     keep = true
                 }

@@ -2,7 +2,9 @@ import PackCrypto
 import PackModel
 
 /// The SHA-256 of a whole archive, read in order on a thread of its own beside the extraction: the signed index pins
-/// it, so the bytes an install took (headers, padding and trailer included) are exactly the published archive.
+/// it, so the stream an install read (headers, padding and trailer included) is the published archive. (When a
+/// download starts again from zero mid-way, this thread and the header scan may read an offset at different moments;
+/// the files are still each verified against the signed manifest.)
 final class ArchiveDigest: @unchecked Sendable {
     private(set) var hex: String?
     private static let pieceBytes = 256 << 10

@@ -88,8 +88,11 @@ final class GrowingArchive: ArchiveBytes, @unchecked Sendable {
         while true {
             // Wait until the bytes at `offset` are in the file, or the download ended.
             let state: (fd: Int32, limit: UInt64)? = condition.wait {
-                if stopped != nil || finished == false { return (-1, 0) }
-                guard need <= available || finished == true else {
+                if stopped != nil { return (-1, 0) }
+                // A failed download's bytes are still read up to where they stop, so a bad byte among them is found
+                // (and refused) rather than hidden behind the network's failure.
+                if finished == false && offset >= available { return (-1, 0) }
+                guard need <= available || finished != nil else {
                     wanted = min(wanted, need)
                     return nil
                 }
@@ -110,7 +113,8 @@ final class GrowingArchive: ArchiveBytes, @unchecked Sendable {
             let want = Int(min(UInt64(destination.count), state.limit - offset))
             let n = pread(state.fd, destination.baseAddress, want, off_t(offset))
             if n > 0 { return n }
-            if n < 0 && errno != EINTR { return -1 }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 { return -1 }
             // Nothing there although reported: the file ends before `size` (a complete download) or is being
             // truncated to start again (its report follows).
             if condition.withLock({ finished == true }) { return 0 }

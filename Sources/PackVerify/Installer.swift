@@ -121,8 +121,11 @@ public struct Installer {
             if complete && events.isListening { scan.onPosition = { events.bytes($0) } }
             let archiveDigest = indexEntry.map { _ in ArchiveDigest() }
             let failures = FirstFailure()
+            // A refusal stops every part of the install and the download; running out of bytes (the download failed)
+            // stops only the part that ran out, so the files whose bytes are in are still checked.
             let halt: @Sendable (Error) -> Void = { error in
                 failures.record(error)
+                guard complete || !FirstFailure.isConsequence(error) else { return }
                 writer.abort()
                 (source as? GrowingArchive)?.stop(error)
             }

@@ -203,6 +203,9 @@ final class StagingWriter {
                 try Self.extract(entry, through: buffer, durability: durability)
             } catch {
                 failures.record(error, index: index)
+                // Running out of bytes (a download that failed) stops this worker only: the others finish the files
+                // whose bytes are in, so a bad byte among them is still reported as what it is.
+                if !whole && FirstFailure.isConsequence(error) { continue }
                 abort()
                 return
             }
@@ -355,9 +358,16 @@ final class FirstFailure: @unchecked Sendable {
                 first = (index, error)
                 return
             }
-            if error is ReadFailed { return }
-            if let index, let keptIndex = kept.index, index < keptIndex || kept.error is ReadFailed { first = (index, error) }
+            if Self.isConsequence(error) { return }
+            if Self.isConsequence(kept.error) { first = (index, error); return }
+            if let index, let keptIndex = kept.index, index < keptIndex { first = (index, error) }
         }
+    }
+
+    /// Whether `error` only says the bytes ran out or could not be read (a failed or stopped download, a truncated
+    /// file): any other failure recorded later is the cause instead.
+    static func isConsequence(_ error: Error) -> Bool {
+        error is ReadFailed || (error as? VerificationFailure)?.kind == .archiveTruncated
     }
 
     var error: Error? {

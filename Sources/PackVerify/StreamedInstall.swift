@@ -3,6 +3,11 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import PackModel
 
 /// Downloads an archive and installs it in the same pass: the fetcher writes the bytes to its resumable `.part` file
@@ -52,14 +57,27 @@ struct StreamedInstall {
                     growing.end(complete: false)
                 }
             } else {
-                do { outcome.result = try install(growing, false) } catch {
+                do {
+                    outcome.result = try install(growing, false)
+                    // Every byte is in and verified: a download still waiting on the server (a chunked body that never
+                    // ends) is stopped at its next write instead of being waited for.
+                    growing.stop(VerificationFailure(.fetch, "\(object.path): the install is complete"))
+                } catch {
                     outcome.installFailure = error
                     growing.stop(error)
                 }
             }
         }
-        // Verified and switched in: the download's own end (flushing its `.part`, renaming it) no longer matters.
+        // Verified and switched in: the download's own end (renaming its `.part`) no longer matters.
         if let result = outcome.result { return result }
+        // A refusal of bytes that did arrive (a bad hash, a malformed header) is the cause even when the download also
+        // failed afterwards (a server that sends a bad byte, then drops the connection), and its bytes are not kept
+        // to resume from. Only an install that ran out of bytes (truncated, unreadable) failed because the download did.
+        if let refusal = outcome.installFailure as? VerificationFailure, refusal.kind.outcome == .refused,
+           refusal.kind != .archiveTruncated {
+            unlink(partial.path)
+            throw refusal
+        }
         if let fetchFailure = outcome.fetchFailure, !growing.stoppedWhileDownloading { throw fetchFailure }
         throw outcome.installFailure ?? VerificationFailure(.unexpected, "\(object.path): the streamed install ended without a result")
     }

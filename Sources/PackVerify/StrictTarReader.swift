@@ -75,7 +75,7 @@ public struct StrictTarReader {
                 guard second.allSatisfy({ $0 == 0 }) else { throw fail(.archiveTrailer, "data after the end-of-archive marker") }
                 while position < fileSize {
                     let n = Int(min(65_536, fileSize - position))
-                    guard let rest = file.bytes(at: position, count: n) else { break }
+                    guard let rest = file.bytes(at: position, count: n) else { throw fail(.archiveTruncated, "the archive ends inside its trailer") }
                     guard rest.allSatisfy({ $0 == 0 }) else { throw fail(.archiveTrailer, "data after the end-of-archive marker") }
                     position += UInt64(n)
                 }

@@ -195,6 +195,11 @@ public struct Updater {
         let object = full.objects[0]
         // Named after the archive, so a `.part` left by an interrupted download resumes only the same version's bytes.
         let archive = downloads.appendingPathComponent(object.path.split(separator: "/").last.map(String.init) ?? "pack.tar")
+        // A `.part` of any other download (an older version's archive, an earlier name) would never be resumed again.
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: downloads.path)) ?? []
+        where name.hasSuffix(".part") && name != archive.lastPathComponent + ".part" {
+            unlink(downloads.appendingPathComponent(name).path)
+        }
         let progress = self.progress
         let streaming = StreamedInstall(fetcher: fetcher, object: object, file: archive, events: InstallEvents(onProgress),
                                         progress: { progress?("archive", $0) })

@@ -225,6 +225,32 @@ final class StreamedInstallTests: XCTestCase {
                        "refused bytes are not kept to resume from")
     }
 
+    /// A server that sends a bad byte and then drops the connection: the bad byte is the cause (a refusal, not a network
+    /// failure), and its `.part` is not kept to resume from.
+    func testABadByteFollowedByADroppedConnectionIsRefusedAndNotKept() throws {
+        let f = try ClientFixture()
+        let tree = try Tree(fixture: f, corrupt: "stops/01-castle/layers/1824-16x9.heic")
+        let fetcher = DrippingFetcher(base: tree.folder)
+        fetcher.failAfter = Int(try tree.end(of: "01-castle"))
+        XCTAssertThrowsError(try updater(f, fetcher, Reports()).update(pack: "test-pack")) { error in
+            XCTAssertEqual((error as? VerificationFailure)?.code, "hash", "\(error)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: f.state.appendingPathComponent("downloads/test-pack-1.tar.part").path))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: f.into.appendingPathComponent("test-pack/current").path))
+    }
+
+    /// A `.part` of another download (an older version's archive) is removed when a whole archive is fetched: nothing
+    /// would ever resume it.
+    func testAPartOfAnotherDownloadIsRemoved() throws {
+        let f = try ClientFixture()
+        let tree = try Tree(fixture: f)
+        let downloads = f.state.appendingPathComponent("downloads")
+        try FileManager.default.createDirectory(at: downloads, withIntermediateDirectories: true)
+        try Data(repeating: 7, count: 1000).write(to: downloads.appendingPathComponent("test-pack-0.tar.part"))
+        XCTAssertEqual(try updater(f, DrippingFetcher(base: tree.folder), Reports()).update(pack: "test-pack").toVersion, 1)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: downloads.path).filter { $0.hasSuffix(".part") }, [])
+    }
+
     func testAnArchiveThatIsNotTheIndexedOneIsRefusedAfterEveryFileVerified() throws {
         let f = try ClientFixture()
         // Every file matches the signed manifest, but the index pins another archive SHA-256.
