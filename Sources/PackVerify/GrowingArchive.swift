@@ -102,7 +102,8 @@ final class GrowingArchive: ArchiveBytes, @unchecked Sendable {
                     fd = open(partial, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
                     if fd < 0 && finished == true { fd = open(complete, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }
                     if fd < 0 {
-                        if finished == true { return (-1, 0) }
+                        // Gone after the download ended (a failed fetch removes its `.part`): nothing more will come.
+                        if finished != nil { return (-1, 0) }
                         return nil  // renamed between the report and the open: wait for the end of the fetch
                     }
                 }
@@ -117,8 +118,11 @@ final class GrowingArchive: ArchiveBytes, @unchecked Sendable {
             if n < 0 { return -1 }
             // Nothing there although reported: the file ends before `size` (a complete download) or is being
             // truncated to start again (its report follows).
-            if condition.withLock({ finished == true }) { return 0 }
-            usleep(1000)
+            switch condition.withLock({ finished }) {
+            case true?: return 0
+            case false?: return -1
+            case nil: usleep(1000)
+            }
         }
     }
 }

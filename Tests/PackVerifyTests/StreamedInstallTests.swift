@@ -78,6 +78,8 @@ final class StreamedInstallTests: XCTestCase {
     final class DrippingFetcher: Fetcher, @unchecked Sendable {
         let base: URL
         var failAfter: Int?
+        /// Drops the `.part` when it fails (as a fetcher does when it gives up on bytes it cannot resume).
+        var removeOnFailure = false
         var pause: useconds_t = 1000
         private(set) var sent = 0
         private(set) var stoppedByReader = false
@@ -104,8 +106,11 @@ final class StreamedInstallTests: XCTestCase {
                 throw error
             }
             while have < bytes.count {
-                if let failAfter, have >= failAfter { throw VerificationFailure(.fetch, "\(path): the connection dropped") }
-                let piece = bytes[have..<min(bytes.count, have + (16 << 10))]
+                if let failAfter, have >= failAfter {
+                    if removeOnFailure { unlink(partial) }
+                    throw VerificationFailure(.fetch, "\(path): the connection dropped")
+                }
+                let piece = bytes[have..<min(bytes.count, have + (16 << 10), failAfter.map { max($0, have + 1) } ?? Int.max)]
                 try handle.write(contentsOf: piece)
                 have += piece.count
                 sent += piece.count
@@ -204,6 +209,20 @@ final class StreamedInstallTests: XCTestCase {
         XCTAssertEqual(result.toVersion, 1)
         XCTAssertLessThan(resumed.sent, tree.archive.count, "only the missing bytes were fetched again")
         XCTAssertTrue(try PackClient(state: f.state).verifyInstalled(pack: "test-pack", into: f.into).isIntact)
+    }
+
+    /// A download that fails before the first header is in and removes its `.part`: the install ends with the
+    /// download's failure instead of waiting for bytes that will never come.
+    func testADownloadFailingBeforeTheFirstHeaderEndsTheInstall() throws {
+        let f = try ClientFixture()
+        let tree = try Tree(fixture: f)
+        let fetcher = DrippingFetcher(base: tree.folder)
+        fetcher.failAfter = 100
+        fetcher.removeOnFailure = true
+        XCTAssertThrowsError(try updater(f, fetcher, Reports()).update(pack: "test-pack")) { error in
+            XCTAssertEqual((error as? VerificationFailure)?.code, "fetch", "\(error)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: f.into.appendingPathComponent("test-pack").path))
     }
 
     func testABadByteStopsTheDownloadAndLeavesNothing() throws {
