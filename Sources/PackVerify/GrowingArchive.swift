@@ -78,7 +78,6 @@ final class GrowingArchive: ArchiveBytes, @unchecked Sendable {
         }
     }
 
-    var bytesAvailable: UInt64 { condition.withLock { available } }
     var stoppedWhileDownloading: Bool { condition.withLock { stoppedDownload } }
 
     func read(at offset: UInt64, into destination: UnsafeMutableRawBufferPointer) -> Int {

@@ -25,11 +25,8 @@ final class InstallEvents: @unchecked Sendable {
     var isListening: Bool { sink != nil }
 
     /// The size of what is downloaded or read, when known before the manifest is (the index pins the archive's).
-    func expect(bytes total: UInt64, pack: String) {
-        lock.withLock {
-            report.bytesTotal = total
-            if report.pack.isEmpty { report.pack = pack }
-        }
+    func expect(bytes total: UInt64) {
+        lock.withLock { report.bytesTotal = total }
     }
 
     /// The manifest was admitted: reports `started` with the totals.

@@ -65,7 +65,7 @@ public struct Installer {
         if let indexEntry, source.size != indexEntry.archive.size {
             throw VerificationFailure(.mixAndMatch, "\(name) is \(source.size) bytes; the index names an archive of \(indexEntry.archive.size)")
         }
-        events.expect(bytes: source.size, pack: "")
+        events.expect(bytes: source.size)
         var reader = StrictTarReader(source: source, path: name)
         guard let first = try reader.next(), first.path == PublishLayout.archiveManifestEntry else {
             throw VerificationFailure(.archiveManifest, "\(name): the first entry is not \(PublishLayout.archiveManifestEntry)")

@@ -31,7 +31,7 @@ struct StreamedInstall {
     /// bytes stop); when the install fails, its failure is thrown and the download stopped.
     func run(_ install: @escaping (ArchiveBytes, Bool) throws -> Installer.Result) throws -> Installer.Result {
         guard let size = object.size else { throw VerificationFailure(.mixAndMatch, "\(object.path): the index pins no size for the archive") }
-        events.expect(bytes: size, pack: "")
+        events.expect(bytes: size)
         guard let partial = fetcher.partialFile(for: file) else {
             try fetcher.fetch(object.path, to: file, maxBytes: object.maxBytes) { count in
                 progress?(count)
