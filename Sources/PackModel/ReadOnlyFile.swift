@@ -9,10 +9,32 @@ import Glibc
 import Darwin
 #endif
 
+/// Bytes read by offset: a file (`ReadOnlyFile`), or one still being written whose reads wait for their bytes
+/// (PackVerify's streamed installs). `size` is the whole size; a read returns how many bytes it got (0 at the end,
+/// -1 on an error).
+public protocol OffsetReadable: AnyObject {
+    var size: UInt64 { get }
+    func read(at offset: UInt64, into destination: UnsafeMutableRawBufferPointer) -> Int
+}
+
+extension OffsetReadable {
+    /// Exactly `count` bytes at `offset`, or nil if the bytes end first or cannot be read.
+    public func bytes(at offset: UInt64, count: Int) -> [UInt8]? {
+        var out = [UInt8](repeating: 0, count: count)
+        var done = 0
+        while done < count {
+            let n = out.withUnsafeMutableBytes { read(at: offset + UInt64(done), into: UnsafeMutableRawBufferPointer(rebasing: $0[done...])) }
+            guard n > 0 else { return nil }
+            done += n
+        }
+        return out
+    }
+}
+
 /// An open regular file read by offset (`pread`), closed when the last reference goes. Archives are read through
 /// this instead of FileHandle, which is not in FoundationEssentials, and positional reads need no seeking state to
 /// keep in step.
-public final class ReadOnlyFile {
+public final class ReadOnlyFile: OffsetReadable {
     public let fd: Int32
     public let size: UInt64
     /// Opens `path`, which must be a regular file; the error names the path and the system's reason. The open does
@@ -40,17 +62,5 @@ public final class ReadOnlyFile {
             if n < 0 && errno == EINTR { continue }
             return n
         }
-    }
-
-    /// Exactly `count` bytes at `offset`, or nil if the file ends first or cannot be read.
-    public func bytes(at offset: UInt64, count: Int) -> [UInt8]? {
-        var out = [UInt8](repeating: 0, count: count)
-        var done = 0
-        while done < count {
-            let n = out.withUnsafeMutableBytes { read(at: offset + UInt64(done), into: UnsafeMutableRawBufferPointer(rebasing: $0[done...])) }
-            guard n > 0 else { return nil }
-            done += n
-        }
-        return out
     }
 }
