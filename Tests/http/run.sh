@@ -227,7 +227,7 @@ SOURCE_DATE_EPOCH=$(date +%s) "$P" sign "$work/pack" --state "$work/pub" --key "
 : > "$work/nginx/logs/access.log"
 out=$(update "http://127.0.0.1:$port" 2>&1) || fail "the update after a root rotation failed: $out"
 grep -q "^/root/2.root.json 200" "$work/nginx/logs/access.log" || fail "root/2.root.json was not fetched"
-pass "after a root rotation to a new index key, the update follows root 2 and installs ($(echo "$out" | head -1))"
+pass "after a root rotation to a new index key, the update follows root 2 and installs ($(echo "$out" | grep "→" | head -1))"
 
 # Two scenes changed at once: both deltas, and the documents before them, come over one kept-alive connection.
 for stop in 01-castle-esplanade 05-netherbow; do
