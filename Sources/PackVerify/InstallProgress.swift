@@ -8,7 +8,8 @@ public struct InstallProgress: Codable, Equatable, Sendable {
         /// More bytes arrived (or, installing from a file, were read).
         case bytes
         /// `scene` has every file written and matched against the signed manifest: its `folder` can be opened read-only
-        /// now, while the rest downloads; it stays where it is once the install is switched in.
+        /// now, while the rest downloads; it stays where it is once the install is switched in. Scenes are reported in
+        /// archive order (packtool's archives: the free stops, then the route), even when a later one finishes first.
         case sceneVerified = "scene-verified"
         /// The install failed after scenes were reported verified: `scenes` are gone again (nothing was switched).
         case scenesUnavailable = "scenes-unavailable"

@@ -58,8 +58,18 @@ final class StagingWriter {
     private var aborted = false
     /// Files still to verify per new scene (guarded by `queue`); see `expect` and `onSceneVerified`.
     private var pendingFiles: [String: Int] = [:]
-    /// Called (from a worker thread) with a scene id and its folder the moment the scene's last file has been
-    /// written and matched its signed SHA-256: the scene can be opened read-only while the rest is extracted.
+    /// New scenes in the order their first file was queued (archive order, so route order for packtool's archives),
+    /// and how many of them have been reported (both guarded by `queue`).
+    private var sceneOrder: [String] = []
+    private var orderedScenes: Set<String> = []
+    private var reportedScenes = 0
+    /// Held while scenes are picked and reported, so two workers never report out of order.
+    private let reporting = Lock()
+    /// Called (from a worker thread) with a scene id and its folder once the scene's last file has been written and
+    /// matched its signed SHA-256 — and every scene before it in the archive has been reported. Workers finish files
+    /// out of order (a large plate of the first stop can still be hashing when a later stop's small files are done);
+    /// reporting in archive order keeps the promise clients rely on: the free first stop is the first one ready. The
+    /// scene can be opened read-only while the rest is extracted.
     var onSceneVerified: ((String, String) -> Void)?
     /// Absolute paths of the files written and the folders made, for the final flush.
     private var files: [String] = []
@@ -152,7 +162,10 @@ final class StagingWriter {
         let target = absolute(path)
         let entry = Entry(archive: reader.file, offset: header.offset, size: header.size, path: path, target: target, sha256: expected.sha256,
                           scene: sceneID(of: path))
-        queue.broadcast { queued.append(entry) }
+        queue.broadcast {
+            queued.append(entry)
+            if let scene = entry.scene, pendingFiles[scene] != nil, orderedScenes.insert(scene).inserted { sceneOrder.append(scene) }
+        }
         files.append(target)
     }
 
@@ -210,12 +223,24 @@ final class StagingWriter {
                 return
             }
             guard let scene = entry.scene else { continue }
-            let done: Bool = queue.withLock {
-                let left = (pendingFiles[scene] ?? 1) - 1
-                pendingFiles[scene] = left
-                return left == 0
+            sceneFileVerified(scene)
+        }
+    }
+
+    /// Counts one verified file of `scene`, then reports, in archive order, every scene now complete whose
+    /// predecessors have all been reported.
+    private func sceneFileVerified(_ scene: String) {
+        reporting.withLock {
+            let ready: [String] = queue.withLock {
+                pendingFiles[scene] = (pendingFiles[scene] ?? 1) - 1
+                var ready: [String] = []
+                while reportedScenes < sceneOrder.count, pendingFiles[sceneOrder[reportedScenes]] == 0 {
+                    ready.append(sceneOrder[reportedScenes])
+                    reportedScenes += 1
+                }
+                return ready
             }
-            if done, let root = sceneRoots[scene] { onSceneVerified?(scene, root) }
+            for id in ready { if let root = sceneRoots[id] { onSceneVerified?(id, root) } }
         }
     }
 

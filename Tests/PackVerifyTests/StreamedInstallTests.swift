@@ -20,7 +20,8 @@ final class StreamedInstallTests: XCTestCase {
         let archive: [UInt8]
         let archivePath = "packs/test-pack/1/test-pack-1.tar"
 
-        init(fixture f: ClientFixture, archiveSHA256: String? = nil, corrupt: String? = nil) throws {
+        /// `plateBytes`: a scene whose plate is not the usual 384 KiB (filled with one byte value, quick to make).
+        init(fixture f: ClientFixture, archiveSHA256: String? = nil, corrupt: String? = nil, plateBytes: [String: Int] = [:]) throws {
             fixture = f
             folder = f.dir.appendingPathComponent("tree")
             try FileManager.default.createDirectory(at: folder.appendingPathComponent("packs/test-pack/1"), withIntermediateDirectories: true)
@@ -30,7 +31,8 @@ final class StreamedInstallTests: XCTestCase {
             var contents: [String: [UInt8]] = ["pack.json": Array("{}".utf8)]
             var scenes: [Manifest.Scene] = []
             for (n, id) in ["01-castle", "02-lawnmarket", "03-tron"].enumerated() {
-                let plate = (0..<(384 << 10)).map { UInt8(truncatingIfNeeded: $0 &* (n + 3) &+ n) }
+                let plate = plateBytes[id].map { [UInt8](repeating: UInt8(n), count: $0) }
+                    ?? (0..<(384 << 10)).map { UInt8(truncatingIfNeeded: $0 &* (n + 3) &+ n) }
                 let story = Array("WEBVTT\n\n\(id)\n".utf8)
                 contents["stops/\(id)/layers/1824-16x9.heic"] = plate
                 contents["stops/\(id)/story.vtt"] = story
@@ -306,5 +308,18 @@ final class StreamedInstallTests: XCTestCase {
         XCTAssertEqual(try updater(f, FileFetcher(base: tree.folder), reports).update(pack: "test-pack").toVersion, 1)
         XCTAssertEqual(reports.list.filter { $0.event == .sceneVerified }.count, 3)
         XCTAssertEqual(reports.list.last?.event, .installed)
+    }
+
+    /// Workers finish files out of order: while one still hashes the free stop's 48 MiB plate, another has written
+    /// every file of the next stops. Scenes are still reported in archive order, so the first one reported is the free
+    /// stop (CI caught the C ABI's test seeing the second stop first).
+    func testScenesAreReportedInArchiveOrderWhenALaterSceneFinishesFirst() throws {
+        let f = try ClientFixture()
+        let tree = try Tree(fixture: f, plateBytes: ["02-lawnmarket": 48 << 20])
+        let reports = Reports()
+        XCTAssertEqual(try updater(f, FileFetcher(base: tree.folder), reports).update(pack: "test-pack").toVersion, 1)
+        let verified = reports.list.filter { $0.event == .sceneVerified }
+        XCTAssertEqual(verified.map(\.scene), ["02-lawnmarket", "01-castle", "03-tron"], "the free stop first, then the route")
+        XCTAssertEqual(verified.map(\.scenesDone), [1, 2, 3])
     }
 }

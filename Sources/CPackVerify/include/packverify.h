@@ -52,7 +52,8 @@
  *    "bytesDone": N, "bytesTotal": N (0: unknown), "scenesDone": N, "scenesTotal": N, "secondsLeft"?: SECONDS,
  *    "scene"?: ID, "folder"?: DIR, "scenes"?: [ID]}
  * "scene-verified" names a scene whose files are all written and matched against the signed manifest: its "folder"
- * can be read now (the free stop comes first, then the route) and stays where it is once the install is switched in.
+ * can be read now and stays where it is once the install is switched in. Scenes are reported in archive order (the
+ * free stop first, then the route), even when a later one finishes verifying first.
  * "scenes-unavailable" follows a failure after scenes were reported: those folders are gone, nothing was switched.
  *
  * Failure codes (docs/verification-codes.md gives each one's meaning; generated from PackTrust's registry).
