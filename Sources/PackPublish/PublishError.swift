@@ -7,6 +7,8 @@ public enum PublishError: Error, CustomStringConvertible {
     case contentChanged(pack: String, version: Int)
     case trust(String)
     case io(String)
+    /// Object storage: bad settings, a refused request, a store that disagrees with what was uploaded.
+    case objectStore(String)
 
     public var description: String {
         switch self {
@@ -17,7 +19,7 @@ public enum PublishError: Error, CustomStringConvertible {
             return "\(pack) version \(version) is not greater than the last published version \(last)"
         case .contentChanged(let pack, let version):
             return "\(pack) version \(version) was already signed with different content; publish a new version instead"
-        case .trust(let m), .io(let m):
+        case .trust(let m), .io(let m), .objectStore(let m):
             return m
         }
     }

@@ -23,6 +23,19 @@ public enum ThirdPartyData {
         throw XCTSkip(why)
     }
 
+    /// Data `make test` fetches from PyPI into `.build/fetched/<name>` (never committed, e.g. AWS's SigV4 suite from
+    /// botocore's source distribution), or a skip with the same marker (a failure when the data is required).
+    public static func fetched(_ name: String) throws -> URL {
+        let url = Repository.root.appendingPathComponent(".build/fetched").appendingPathComponent(name)
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue { return url }
+        let why = "\(skipMarker) \(name) (\(url.path) not found; make test fetches it)"
+        if ProcessInfo.processInfo.environment["PACKTOOL_REQUIRE_SHARED_TESTDATA"] == "1" {
+            throw Missing(description: why + "; PACKTOOL_REQUIRE_SHARED_TESTDATA=1 requires it")
+        }
+        throw XCTSkip(why)
+    }
+
     /// A file under `testdata/<name>/`, or a skip as for `folder`.
     public static func file(_ name: String, _ relative: String) throws -> URL {
         try folder(name).appendingPathComponent(relative)

@@ -1,0 +1,107 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// An access key, its secret and, for temporary credentials, a session token. The secret never appears in a
+/// description, so printing an error or a value can never leak it.
+public struct AWSCredentials: Sendable, CustomStringConvertible {
+    public let accessKeyID: String
+    public let secretAccessKey: String
+    public let sessionToken: String?
+
+    public init(accessKeyID: String, secretAccessKey: String, sessionToken: String? = nil) {
+        self.accessKeyID = accessKeyID
+        self.secretAccessKey = secretAccessKey
+        self.sessionToken = sessionToken
+    }
+
+    public var description: String { "access key \(accessKeyID) (secret withheld)" }
+}
+
+/// Where an object store is and who is talking to it, read the way the AWS tools read it: the environment
+/// (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, `AWS_REGION` / `AWS_DEFAULT_REGION`,
+/// `AWS_ENDPOINT_URL_S3` / `AWS_ENDPOINT_URL`, `AWS_PROFILE`) first, then the profile in `~/.aws/credentials` and
+/// `~/.aws/config` (`AWS_SHARED_CREDENTIALS_FILE`, `AWS_CONFIG_FILE` move them). Command-line flags override both.
+public struct ObjectStoreSettings: Sendable {
+    public var credentials: AWSCredentials
+    public var region: String
+    /// `https://<account>.r2.cloudflarestorage.com`, `http://127.0.0.1:8333`…; nil: AWS's own `s3.REGION.amazonaws.com`.
+    public var endpoint: String?
+    /// `bucket.host/key` (virtual-hosted, AWS's default) or `host/bucket/key` (path style, what most other stores want).
+    public var pathStyle: Bool
+    /// Which profile the settings came from (for messages).
+    public var profile: String
+
+    /// Reads the settings; `overrides` are the command line's (`region`, `endpoint`, `profile`, `pathStyle`).
+    public static func resolve(environment: [String: String], home: String?, region: String? = nil, endpoint: String? = nil,
+                               profile: String? = nil, pathStyle: Bool? = nil) throws -> ObjectStoreSettings {
+        let profileName = profile ?? environment["AWS_PROFILE"] ?? "default"
+        let credentialsFile = environment["AWS_SHARED_CREDENTIALS_FILE"] ?? home.map { $0 + "/.aws/credentials" }
+        let configFile = environment["AWS_CONFIG_FILE"] ?? home.map { $0 + "/.aws/config" }
+        let stored = try credentialsFile.map { try INIFile.read($0)?.section(profileName) ?? [:] } ?? [:]
+        let config = try configFile.map { try INIFile.read($0)?.section(profileName == "default" ? "default" : "profile \(profileName)") ?? [:] } ?? [:]
+        func pick(_ env: String, _ key: String) -> String? {
+            // An explicit profile (flag) wins over the environment's keys, as the AWS CLI's --profile does.
+            if profile == nil, let v = environment[env], !v.isEmpty { return v }
+            return stored[key] ?? config[key]
+        }
+        guard let id = pick("AWS_ACCESS_KEY_ID", "aws_access_key_id"), let secret = pick("AWS_SECRET_ACCESS_KEY", "aws_secret_access_key") else {
+            throw PublishError.objectStore("no credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or add profile \(profileName) to \(credentialsFile ?? "~/.aws/credentials")")
+        }
+        let token = pick("AWS_SESSION_TOKEN", "aws_session_token")
+        let region = region ?? environment["AWS_REGION"] ?? environment["AWS_DEFAULT_REGION"] ?? config["region"] ?? "us-east-1"
+        let endpoint = endpoint ?? environment["AWS_ENDPOINT_URL_S3"] ?? environment["AWS_ENDPOINT_URL"] ?? config["endpoint_url"]
+        let style = pathStyle ?? config["addressing_style"].map { $0 == "path" } ?? (endpoint != nil)
+        return ObjectStoreSettings(credentials: AWSCredentials(accessKeyID: id, secretAccessKey: secret, sessionToken: token),
+                                   region: region, endpoint: endpoint, pathStyle: style, profile: profileName)
+    }
+}
+
+/// The AWS tools' INI files: `[section]` headers, `key = value` lines, `#` and `;` comments. Nested blocks
+/// (`s3 =` followed by indented `addressing_style = path`) are flattened into their section.
+struct INIFile {
+    var sections: [String: [String: String]] = [:]
+
+    func section(_ name: String) -> [String: String]? { sections[name] }
+
+    /// The parsed file, or nil when there is none; a file that cannot be read is an error naming it.
+    static func read(_ path: String) throws -> INIFile? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
+            throw PublishError.objectStore("\(path): cannot read it as UTF-8 text")
+        }
+        return parse(text)
+    }
+
+    static func parse(_ text: String) -> INIFile {
+        var file = INIFile()
+        var current: String?
+        for raw in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
+            let line = raw.trimmed
+            if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }
+            if line.hasPrefix("["), line.hasSuffix("]") {
+                let name = line.dropFirst().dropLast().trimmed
+                current = name
+                if file.sections[name] == nil { file.sections[name] = [:] }
+                continue
+            }
+            guard let section = current, let equals = line.firstIndex(of: "=") else { continue }
+            let key = line[..<equals].trimmed.lowercased()
+            let value = line[line.index(after: equals)...].trimmed
+            if value.isEmpty { continue }  // the head of a nested block (`s3 =`)
+            file.sections[section]?[key] = value
+        }
+        return file
+    }
+}
+
+extension StringProtocol {
+    /// Without leading and trailing spaces and tabs (FoundationEssentials has no `trimmingCharacters`).
+    var trimmed: String {
+        let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" }
+        guard let start = firstIndex(where: { !blank($0) }), let end = lastIndex(where: { !blank($0) }) else { return "" }
+        return String(self[start...end])
+    }
+}
