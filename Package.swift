@@ -55,7 +55,7 @@ let package = Package(
         // Signed documents, the root chain, the failure-code registry and one file per verification policy: below
         // both the client (PackVerify) and the publisher (PackPublish), so neither reaches into the other.
         .target(name: "PackTrust", dependencies: ["PackModel", "PackCrypto"]),
-        .target(name: "PackPublish", dependencies: ["PackModel", "PackArchive", "CSQLite", "PackLint", "PackTrust", "PackSigning"]),
+        .target(name: "PackPublish", dependencies: ["PackModel", "PackArchive", "CSQLite", "PackLint", "PackTrust", "PackSigning", "PackNet"]),
         .target(name: "PackVerify", dependencies: ["PackTrust", "PackModel", "PackCrypto"]),
         // The release C library carries its own copy of the Swift runtime and FoundationEssentials (static stdlib,
         // linked with lld, no undefined symbols left): a C or Java app needs no Swift installed, and only the parts
@@ -66,8 +66,11 @@ let package = Package(
             "-static-stdlib", "-use-ld=lld", "-Xlinker", "--no-undefined", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
             "-l_FoundationCollections", "-l_FoundationCShims", "-lswiftSynchronization",
         ], .when(platforms: [.linux], configuration: .release))]),
-        // The updater's HTTP(S) transport (sockets and libssl), apart from the verifier so an app can bring its own.
-        .target(name: "PackHTTP", dependencies: ["PackVerify", "PackModel", "PackCrypto", "CTLS"]),
+        // Sockets and TLS (libssl) with bounded waits, and HTTP/1.1 framing: shared by the updater's transport and the
+        // publisher's object-store uploads, and below both so neither reaches into the other.
+        .target(name: "PackNet", dependencies: ["CTLS"]),
+        // The updater's HTTP(S) transport, apart from the verifier so an app can bring its own.
+        .target(name: "PackHTTP", dependencies: ["PackVerify", "PackModel", "PackCrypto", "PackNet"]),
         // The updater's transport for apps: URLSession (FoundationNetworking on Linux), no C library of its own.
         .target(name: "PackURLSession", dependencies: ["PackVerify", "PackModel"]),
         // The release tool carries the Swift runtime statically too: each run maps ten fewer libraries (15.7 → 11.2

@@ -9,6 +9,7 @@ import Glibc
 import Darwin
 #endif
 import PackModel
+import PackNet
 import PackVerify
 
 /// The updater's HTTP/1.1 transport, written on sockets and libssl rather than URLSession: on Linux,

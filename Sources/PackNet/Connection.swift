@@ -1,5 +1,4 @@
 import CTLS
-import PackCrypto
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -9,13 +8,13 @@ import Darwin
 /// One TCP connection, optionally wrapped in TLS (libssl, verifying the server's certificate chain against the
 /// system's trust store — or `SSL_CERT_FILE` — and its name against the host). Every connect, send and receive is
 /// bounded by `timeout`, so a server that stops responding is noticed instead of waited on forever.
-final class Connection {
+package final class Connection {
     private let fd: Int32
     private var ssl: OpaquePointer?
     private var context: OpaquePointer?
     private let host: String
 
-    init(host: String, port: UInt16, secure: Bool, timeout: Double) throws {
+    package init(host: String, port: UInt16, secure: Bool, timeout: Double) throws {
         self.host = host
         fd = try Self.dial(host: host, port: port, timeout: timeout)
         var tv = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - timeout.rounded(.down)) * 1_000_000))
@@ -33,7 +32,7 @@ final class Connection {
 
     private var closed = false
 
-    func disconnect() {
+    package func disconnect() {
         guard !closed else { return }
         closed = true
         if let ssl { SSL_free(ssl) }
@@ -113,7 +112,7 @@ final class Connection {
     }
 
     /// Sends all of `bytes`.
-    func transmit(_ bytes: [UInt8]) throws {
+    package func transmit(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
             let n: Int = bytes.withUnsafeBytes { raw in
@@ -129,7 +128,7 @@ final class Connection {
     }
 
     /// Receives up to `buffer.count` bytes; 0 when the server closed the connection cleanly.
-    func receive(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    package func receive(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         while true {
             errno = 0
             let n: Int

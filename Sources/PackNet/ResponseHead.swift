@@ -1,5 +1,3 @@
-import PackVerify
-
 /// The status line and headers of an HTTP/1.x response, and what the fetcher needs from them.
 public struct ResponseHead: Equatable, Sendable {
     public var status: Int
@@ -32,13 +30,6 @@ public struct ResponseHead: Equatable, Sendable {
         let spec = v.dropFirst(6)
         guard let dash = spec.firstIndex(of: "-") else { return nil }
         return UInt64(spec[..<dash])
-    }
-
-    /// `Content-Range: bytes FIRST-LAST/TOTAL` of a 206 response (TOTAL may be `*`); nil when it is missing,
-    /// malformed, or ends before it starts. Numbers too large for 64 bits are malformed, never wrapped.
-    public var contentRange: (first: UInt64, last: UInt64, total: UInt64?)? {
-        guard let range = value("content-range").flatMap(ContentRange.init) else { return nil }
-        return (range.first, range.last, range.total)
     }
 
     /// Parses the bytes up to and including the blank line that ends the head.
@@ -94,7 +85,7 @@ public enum HTTPError: Error, Equatable {
 }
 
 extension StringProtocol {
-    var trimmingSpaces: String {
+    package var trimmingSpaces: String {
         let scalars = Array(unicodeScalars)
         guard let start = scalars.firstIndex(where: { $0 != " " && $0 != "\t" }) else { return "" }
         let end = scalars.lastIndex(where: { $0 != " " && $0 != "\t" })!
