@@ -9,6 +9,8 @@ public enum PublishError: Error, CustomStringConvertible {
     case io(String)
     /// Object storage: bad settings, a refused request, a store that disagrees with what was uploaded.
     case objectStore(String)
+    /// An object already in the store under a versioned name holds other bytes: refused, never overwritten.
+    case contentMismatch(String)
 
     public var description: String {
         switch self {
@@ -19,7 +21,7 @@ public enum PublishError: Error, CustomStringConvertible {
             return "\(pack) version \(version) is not greater than the last published version \(last)"
         case .contentChanged(let pack, let version):
             return "\(pack) version \(version) was already signed with different content; publish a new version instead"
-        case .trust(let m), .io(let m), .objectStore(let m):
+        case .trust(let m), .io(let m), .objectStore(let m), .contentMismatch(let m):
             return m
         }
     }

@@ -33,11 +33,12 @@ enum PresignCommand: Command {
         let a = try Arguments(args, options: ["--expires", "--endpoint", "--region", "--profile"], flags: ["--path-style", "--virtual-hosted"])
         guard a.positionals.count == 1 else { throw CommandLineError.usage("expected one s3://BUCKET/KEY") }
         let expires = try duration(a.value("--expires") ?? "1h")
+        let location: S3Location
+        do { location = try S3Location(a.positionals[0]) } catch let e as PublishError { throw CommandLineError.usage("\(e)") }
         do {
-            let location = try S3Location(a.positionals[0])
             let settings = try ObjectStoreFlags.settings(a)
             Output.out(try Presigner.url(for: location, settings: settings, expires: expires) + "\n")
-        } catch let e as PublishError { throw CommandLineError.usage("\(e)") }
+        } catch let e as PublishError { throw CommandLineError.io("\(e)") }
         return 0
     }
 

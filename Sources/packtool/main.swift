@@ -13,7 +13,7 @@ import PackVerify
 let commands: [any Command.Type] = [
     LintCommand.self, InspectCommand.self, DigestCommand.self, ReviewCommand.self,
     KeyCommand.self, RootCommand.self, BuildCommand.self, SignCommand.self, ExportCommand.self, VerifyCommand.self, LedgerCommand.self, GrantCommand.self,
-    InstallCommand.self, UpdateCommand.self, AccessCommand.self, PresignCommand.self,
+    InstallCommand.self, UpdateCommand.self, AccessCommand.self, UploadCommand.self, PresignCommand.self,
 ]
 
 let usage = """

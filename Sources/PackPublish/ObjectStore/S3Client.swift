@@ -1,0 +1,146 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import PackCrypto
+import PackNet
+
+/// The few S3 requests a publisher needs (HEAD, GET, PUT of one object), each signed with SigV4 and sent on its own
+/// connection through PackNet (TLS verified against the system's trust store). Bodies are streamed from disk in
+/// 1 MiB pieces, so memory stays flat whatever the object's size.
+public final class S3Client {
+    public let settings: ObjectStoreSettings
+    let endpoint: ObjectStoreEndpoint
+    let signer: SigV4
+    let bucket: String
+    /// Every connect, send and receive is bounded by this many seconds.
+    var timeout: Double = 30
+
+    public init(settings: ObjectStoreSettings, bucket: String) throws {
+        self.settings = settings
+        endpoint = try ObjectStoreEndpoint(settings: settings)
+        signer = SigV4(credentials: settings.credentials, region: settings.region)
+        self.bucket = bucket
+    }
+
+    public struct Response {
+        public let head: ResponseHead
+        /// The body, kept up to the caller's limit (error documents, small objects).
+        public let body: [UInt8]
+    }
+
+    /// What a PUT sends: a whole file, read piece by piece.
+    public struct FileBody {
+        public let path: String
+        public let size: UInt64
+        public let sha256: [UInt8]
+    }
+
+    /// Sends one request; with `hashing`, every body byte received is passed to it (a verifying GET) rather than kept.
+    public func send(_ method: String, key: String, headers extra: [(name: String, value: String)] = [], body: FileBody? = nil,
+                     keep: Int = 64 << 10, hashing: SHA256? = nil) throws -> Response {
+        let payloadHash = body.map { Hex.encode($0.sha256) } ?? SigV4.emptyPayloadHash
+        let host = endpoint.hostHeader(bucket: bucket)
+        var headers = [("host", host)] + extra
+        if let body { headers.append(("content-length", String(body.size))) }
+        let request = SigV4.Request(method: method, path: endpoint.path(bucket: bucket, key: key), headers: headers, payloadHash: payloadHash)
+        headers += signer.signedHeaders(for: request, at: Date())
+        var head = "\(method) \(SigV4.encode(request.path, keepingSlashes: true)) HTTP/1.1\r\n"
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        head += "connection: close\r\n\r\n"
+        let connection: Connection
+        do { connection = try Connection(host: endpoint.host, port: endpoint.port ?? (endpoint.secure ? 443 : 80), secure: endpoint.secure, timeout: timeout) }
+        catch let e as HTTPError { throw PublishError.objectStore("\(method) \(key): \(e.message)") }
+        defer { connection.disconnect() }
+        do {
+            try connection.transmit(Array(head.utf8))
+            if let body { try stream(body, to: connection) }
+            return try receiveResponse(from: connection, method: method, keep: keep, hashing: hashing)
+        } catch let e as HTTPError {
+            throw PublishError.objectStore("\(method) \(key): \(e.message)")
+        }
+    }
+
+    private func stream(_ body: FileBody, to connection: Connection) throws {
+        let fd = open(body.path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw PublishError.io("\(body.path): cannot open it (\(String(cString: strerror(errno))))") }
+        defer { close(fd) }
+        var piece = [UInt8](repeating: 0, count: 1 << 20)
+        var sent: UInt64 = 0
+        while sent < body.size {
+            let n = piece.withUnsafeMutableBytes { read(fd, $0.baseAddress, Int(min(UInt64($0.count), body.size - sent))) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { throw PublishError.io("\(body.path): it changed while being uploaded (short read)") }
+            try connection.transmit(n == piece.count ? piece : Array(piece[..<n]))
+            sent += UInt64(n)
+        }
+    }
+
+    private func receiveResponse(from connection: Connection, method: String, keep: Int, hashing: SHA256?) throws -> Response {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 16)
+        defer { buffer.deallocate() }
+        var pending: [UInt8] = []
+        var parsed: ResponseHead?
+        while parsed == nil {
+            let n = try connection.receive(into: buffer)
+            guard n > 0 else { throw HTTPError.interrupted("the store closed the connection before answering") }
+            pending += buffer[..<n]
+            guard pending.count <= 64 << 10 else { throw HTTPError.protocolError("an overlong response head") }
+            if let end = Self.headEnd(pending) {
+                let candidate = try ResponseHead.parse(Array(pending[..<end]))
+                pending.removeFirst(end)
+                if candidate.status == 100 { continue }
+                parsed = candidate
+            }
+        }
+        let head = parsed!
+        var body: [UInt8] = []
+        var decoder = head.isChunked ? ChunkedDecoder() : nil
+        var remaining = method == "HEAD" || head.status == 204 || head.status == 304 ? 0 : head.contentLength
+        func take(_ bytes: UnsafeRawBufferPointer) {
+            if let hashing { hashing.update(bytes) } else if body.count < keep { body += bytes.prefix(keep - body.count) }
+        }
+        func feed(_ bytes: UnsafeRawBufferPointer) throws {
+            if decoder != nil { try decoder!.feed(bytes, emit: take) } else {
+                let n = remaining.map { Int(min(UInt64(bytes.count), $0)) } ?? bytes.count
+                take(UnsafeRawBufferPointer(rebasing: bytes[..<n]))
+                if let r = remaining { remaining = r - UInt64(n) }
+            }
+        }
+        try pending.withUnsafeBytes { try feed($0) }
+        while !(decoder?.isDone ?? false) && remaining != 0 {
+            let n = try connection.receive(into: buffer)
+            if n == 0 {
+                if decoder == nil && remaining == nil { break }
+                throw HTTPError.interrupted("the store closed the connection mid-response")
+            }
+            try feed(UnsafeRawBufferPointer(rebasing: buffer[..<n]))
+        }
+        return Response(head: head, body: body)
+    }
+
+    private static func headEnd(_ bytes: [UInt8]) -> Int? {
+        guard bytes.count >= 4 else { return nil }
+        for i in 3..<bytes.count where bytes[i] == 0x0A && bytes[i - 1] == 0x0D && bytes[i - 2] == 0x0A && bytes[i - 3] == 0x0D { return i + 1 }
+        return nil
+    }
+
+    /// The store's error document (`<Code>…</Code><Message>…</Message>`) in a few words, never echoing credentials.
+    public static func describe(_ response: Response) -> String {
+        let text = String(decoding: response.body, as: UTF8.self)
+        func tag(_ name: String) -> String? {
+            let open = text.components(separatedBy: "<\(name)>")
+            guard open.count > 1, let inner = open[1].components(separatedBy: "</\(name)>").first, open[1].contains("</\(name)>") else { return nil }
+            return String(inner.prefix(200))
+        }
+        let code = tag("Code").map { " \($0)" } ?? ""
+        let message = tag("Message").map { ": \($0)" } ?? ""
+        return "HTTP \(response.head.status)\(code)\(message)"
+    }
+}

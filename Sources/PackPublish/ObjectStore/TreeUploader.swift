@@ -1,0 +1,116 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import PackCrypto
+import PackModel
+
+/// Uploads a published tree to a bucket the way clients need it fed:
+/// - every versioned object (roots, manifests, archives, deltas) first, each checked after upload — the store's
+///   SHA-256 (`x-amz-checksum-sha256`) and size, or a verifying GET where the store keeps no checksum;
+/// - `index.json` last, so a client never sees an index naming an object that is not there yet;
+/// - a rerun uploads only what is missing; a versioned object already there with other bytes is refused, never
+///   overwritten (clients and CDN caches hold it under that name for ever);
+/// - `Cache-Control`: a year and `immutable` for versioned names, a minute for `index.json`.
+public struct TreeUploader {
+    public let client: S3Client
+    public let prefix: String
+    public static let immutableCaching = "public, max-age=31536000, immutable"
+    public static let indexCaching = "public, max-age=60"
+
+    public init(client: S3Client, prefix: String) {
+        self.client = client
+        var p = prefix
+        while p.hasSuffix("/") { p.removeLast() }
+        self.prefix = p
+    }
+
+    public struct Report: Sendable {
+        public var uploaded: [String] = []
+        public var present: [String] = []
+        public var bytesUploaded: UInt64 = 0
+    }
+
+    /// Each file of the tree (relative paths), `index.json` last; refuses a tree without one.
+    static func files(of tree: URL) throws -> [String] {
+        var files: [String] = []
+        func walk(_ relative: String) throws {
+            let folder = relative.isEmpty ? tree.path : tree.path + "/" + relative
+            do {
+                for name in try FileSystem.list(folder) where !name.hasPrefix(".") {  // staging and editor leftovers are not published
+                    let path = relative.isEmpty ? name : relative + "/" + name
+                    let full = tree.path + "/" + path
+                    if FileSystem.isDirectory(full) { try walk(path) } else if FileSystem.isRegularFile(full) { files.append(path) }
+                }
+            } catch let e as ModelError { throw PublishError.io("\(e)") }
+        }
+        try walk("")
+        guard files.contains(PublishLayout.index) else { throw PublishError.io("\(tree.path) has no \(PublishLayout.index): not a published tree (packtool sign --publish makes one)") }
+        return files.filter { $0 != PublishLayout.index }.sorted() + [PublishLayout.index]
+    }
+
+    public func upload(tree: URL, progress: ((String, Bool) -> Void)? = nil) throws -> Report {
+        var report = Report()
+        for path in try Self.files(of: tree) {
+            let file = tree.appendingPathComponent(path)
+            let (digest, size) = try SHA256.hash(fileAt: file)
+            let key = prefix.isEmpty ? path : prefix + "/" + path
+            let isIndex = path == PublishLayout.index
+            if try matches(key: key, digest: digest, size: size, versioned: !isIndex) {
+                report.present.append(path)
+                progress?(path, false)
+                continue
+            }
+            let headers: [(name: String, value: String)] = [
+                ("content-type", path.hasSuffix(".tar") ? "application/x-tar" : Manifest.mediaType(for: path)),
+                ("cache-control", isIndex ? Self.indexCaching : Self.immutableCaching),
+                ("x-amz-checksum-sha256", Self.base64(digest)),
+                ("x-amz-meta-sha256", Hex.encode(digest)),
+            ]
+            let response = try client.send("PUT", key: key, headers: headers, body: .init(path: file.path, size: size, sha256: digest))
+            guard response.head.status == 200 else { throw Self.refusal("PUT \(key)", response) }
+            guard try matches(key: key, digest: digest, size: size, versioned: false) else {
+                throw PublishError.objectStore("\(key): the store does not hold the bytes just uploaded (size or SHA-256 differ)")
+            }
+            report.uploaded.append(path)
+            report.bytesUploaded += size
+            progress?(path, true)
+        }
+        return report
+    }
+
+    /// Whether `key` already holds exactly these bytes. A versioned key holding other bytes is an error.
+    func matches(key: String, digest: [UInt8], size: UInt64, versioned: Bool) throws -> Bool {
+        let head = try client.send("HEAD", key: key, headers: [("x-amz-checksum-mode", "ENABLED")])
+        if head.head.status == 404 { return false }
+        guard head.head.status == 200 else { throw Self.refusal("HEAD \(key)", head) }
+        var same: Bool
+        if let length = head.head.contentLength, length != size {
+            same = false
+        } else if let checksum = head.head.value("x-amz-checksum-sha256") {
+            same = checksum == Self.base64(digest)
+        } else {
+            // No checksum kept (or another tool uploaded it): read it back and hash it.
+            let hasher = SHA256()
+            let get = try client.send("GET", key: key, hashing: hasher)
+            guard get.head.status == 200 else { throw Self.refusal("GET \(key)", get) }
+            same = hasher.finalize() == digest
+        }
+        if !same && versioned {
+            throw PublishError.contentMismatch("\(key) is already in the bucket with other bytes; versioned objects are never overwritten (publish a new version)")
+        }
+        return same
+    }
+
+    static func refusal(_ what: String, _ response: S3Client.Response) -> PublishError {
+        let words = S3Client.describe(response)
+        switch response.head.status {
+        case 403: return .objectStore("\(what): \(words) — check the access key, the secret and the region")
+        case 404: return .objectStore("\(what): \(words) — check the bucket name and the endpoint")
+        default: return .objectStore("\(what): \(words)")
+        }
+    }
+
+    static func base64(_ bytes: [UInt8]) -> String { Data(bytes).base64EncodedString() }
+}

