@@ -126,6 +126,10 @@ test: deps-test
 	Tests/c/run.sh
 	Tests/http/run.sh
 	$(PYTHON) -m unittest discover -s Tests/python -v
+	@# The README's first command, on the optimised build users run (an optimised build once refused every valid key
+	@# that the debug build accepted).
+	@$(MAKE) --no-print-directory demo > .build/demo.log 2>&1 && echo "make demo: passed on the release build (log in .build/demo.log)" || \
+	  { tail -n 20 .build/demo.log; echo "make demo failed (log in .build/demo.log)"; exit 1; }
 
 # Regenerates scenes/royal-mile from scripts/royal_mile_content.py (needs the media tools; takes about two minutes).
 example-pack: deps-build
@@ -143,4 +147,5 @@ fuzz: deps-build
 # Prints packtool's timings beside the standard tools on the same data (scripts/bench.py).
 bench: deps-test
 	$(call ensure_apt,xdelta3 zstd)
+	@[ -x $(VENV)/bin/aws ] || $(PYTHON) -m pip install -q --disable-pip-version-check awscli
 	python3 scripts/bench.py

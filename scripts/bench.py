@@ -21,7 +21,7 @@ time its bytes take to arrive (curl of that byte range); peak RSS at 240 MB and 
 Deltas: one 4.5 MB plate replaced and a transcript edited in the 240 MB pack: delta size against the changed bytes,
 delta build time, apply time (packtool update) against tar -xf of only the changed files plus sha256sum of them,
 beside xdelta3 and zstd --patch-from on the same scene.
-Set BENCH=lint, BENCH=publish, BENCH=client, BENCH=stream or BENCH=delta to run one part.
+Set BENCH=lint, BENCH=publish, BENCH=client, BENCH=stream, BENCH=delta or BENCH=upload to run one part.
 """
 import json
 import os
@@ -636,6 +636,69 @@ def bench_delta(pack_template):
         row(f"{name} (scene tar, same change)", time.perf_counter() - t0, None, f"patch {os.path.getsize(patch):,} bytes")
 
 
+VENV_BIN = os.path.join(REPO, ".build", "venv", "bin")
+S3_ENV = {"AWS_ACCESS_KEY_ID": "PACKTOOLBENCH", "AWS_SECRET_ACCESS_KEY": "packtool-bench-secret", "AWS_DEFAULT_REGION": "us-east-1"}
+
+
+def start_seaweedfs():
+    """SeaweedFS (`weed mini` from the test virtual environment) on loopback with its own credentials. Returns
+    (process, endpoint, folder)."""
+    folder = os.path.join(WORK, "seaweedfs")
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+    with open(os.path.join(folder, "s3.json"), "w") as f:
+        json.dump({"identities": [{"name": "bench", "credentials": [{"accessKey": S3_ENV["AWS_ACCESS_KEY_ID"], "secretKey": S3_ENV["AWS_SECRET_ACCESS_KEY"]}],
+                                   "actions": ["Admin", "Read", "Write", "List", "Tagging"]}]}, f)
+    ports = {}
+    while len(set(ports.values())) < 6 or any(p > 55000 for p in ports.values()):
+        ports = {n: free_port() for n in ["master", "volume", "filer", "s3", "admin", "webdav"]}
+    proc = subprocess.Popen([os.path.join(VENV_BIN, "weed"), "mini", f"-dir={folder}/data", "-ip=127.0.0.1", "-ip.bind=127.0.0.1",
+                             f"-s3.config={folder}/s3.json", "-admin.ui=false", "-s3.port.iceberg=0", "-s3.port.lance=0", "-bucket=bench"]
+                            + [f"-{n}.port={p}" for n, p in ports.items()],
+                            stdout=open(os.path.join(folder, "log"), "w"), stderr=subprocess.STDOUT, start_new_session=True)
+    endpoint = f"http://127.0.0.1:{ports['s3']}"
+    env = dict(os.environ, **S3_ENV)
+    for _ in range(200):
+        if subprocess.run([os.path.join(VENV_BIN, "aws"), "--endpoint-url", endpoint, "s3", "ls", "s3://bench"], env=env,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0:
+            return proc, endpoint, folder
+        time.sleep(0.3)
+    os.killpg(proc.pid, 9)
+    raise SystemExit(f"SeaweedFS did not start; see {folder}/log")
+
+
+def bench_upload(label, pack, repeat):
+    """`packtool upload` of a published tree to a real S3-compatible store (SeaweedFS on loopback), beside `aws s3 sync`
+    of the same tree to the same store, and a rerun with nothing new."""
+    keys, state, out = fresh_state("upload")
+    env = dict(os.environ, SOURCE_DATE_EPOCH="1764460800")
+    subprocess.run([PACKTOOL, "sign", pack, "--state", state, "--key", f"{keys}/manifest.pem", "--index-key", f"{keys}/index.pem",
+                    "--publish", out], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    size = sum(os.path.getsize(f) for f in files_under(out))
+    print(f"\n{label}: a published tree of {size / 1e6:.0f} MB ({len(files_under(out))} objects) to SeaweedFS on 127.0.0.1")
+    proc, endpoint, folder = start_seaweedfs()
+    env = dict(os.environ, **S3_ENV)
+    aws = os.path.join(VENV_BIN, "aws")
+    results = {"packtool": [], "aws": [], "again": []}
+    rss = 0
+    try:
+        for n in range(repeat):
+            wall, r = timed([PACKTOOL, "upload", out, f"s3://bench/packtool-{n}", "--endpoint", endpoint, "--quiet"], repeat=1, env=env)
+            results["packtool"].append(wall)
+            rss = max(rss, r)
+            results["again"].append(timed([PACKTOOL, "upload", out, f"s3://bench/packtool-{n}", "--endpoint", endpoint, "--quiet"], repeat=1, env=env)[0])
+            results["aws"].append(timed([aws, "--endpoint-url", endpoint, "s3", "sync", out, f"s3://bench/aws-{n}", "--only-show-errors"], repeat=1, env=env)[0])
+    finally:
+        os.killpg(proc.pid, 15)
+        proc.wait()
+        shutil.rmtree(folder, ignore_errors=True)
+    p, a, again = (statistics.median(results[k]) for k in ("packtool", "aws", "again"))
+    row("aws s3 sync (awscli; the peer)", a)
+    row("packtool upload (checked, index.json last)", p, rss, f"{p / a:.2f}x aws s3 sync (target <= 1.1x)")
+    row("packtool upload again, nothing new", again, None, "target <= 0.2 s")
+    print(f"  peak RSS {rss / 1024:.1f} MiB (target <= 32 MiB)")
+
+
 def main():
     subprocess.run(["swift", "build", "-c", "release", "--product", "packtool"], cwd=REPO, check=True, stdout=subprocess.DEVNULL)
     subprocess.run(["swift", "build", "-c", "release", "--product", "packverify"], cwd=REPO, check=True, stdout=subprocess.DEVNULL)
@@ -663,6 +726,9 @@ def main():
         bench_stream("stream: generated 12-scene pack", generated_pack("pack-12x240MB", 12, 3_500_000), repeat=7)
         bench_stream("stream: generated 12-scene pack, 10x larger plates (memory)", generated_pack("pack-12x2400MB", 12, 35_000_000),
                      repeat=1, throttled=False)
+    if part in ("all", "upload"):
+        bench_upload("upload: generated 12-scene pack", generated_pack("pack-12x240MB", 12, 3_500_000), repeat=3)
+        bench_upload("upload: generated 12-scene pack, 10x larger plates (memory)", generated_pack("pack-12x2400MB", 12, 35_000_000), repeat=1)
     if part in ("all", "client"):
         fresh_state("warmup")
         bench_client("client: generated 12-scene pack", generated_pack("pack-12x240MB", 12, 3_500_000), repeat=7)

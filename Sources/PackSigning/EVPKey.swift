@@ -37,12 +37,17 @@ final class EVPKey {
     static func pem(_ text: String, isPrivate: Bool) throws -> EVPKey {
         let bytes = Array(text.utf8)
         guard bytes.count < 64 * 1024 else { throw CryptoError(code: "key.pem", message: "PEM key file is implausibly large (\(bytes.count) bytes)") }
-        guard let bio = bytes.withUnsafeBufferPointer({ BIO_new_mem_buf($0.baseAddress, Int32($0.count)) }) else {
-            throw CryptoError.openSSL("key.pem", "cannot allocate a memory BIO")
+        // A memory BIO reads the buffer in place, so the read happens inside the closure: a pointer taken out of
+        // withUnsafeBufferPointer may outlive the array (an optimised build released it before the read, and every
+        // release `packtool` refused valid keys as "not a PEM … key").
+        let read: Result<OpaquePointer?, CryptoError> = bytes.withUnsafeBufferPointer { buffer in
+            guard let bio = BIO_new_mem_buf(buffer.baseAddress, Int32(buffer.count)) else {
+                return .failure(CryptoError.openSSL("key.pem", "cannot allocate a memory BIO"))
+            }
+            defer { BIO_free(bio) }
+            return .success(isPrivate ? PEM_read_bio_PrivateKey(bio, nil, nil, nil) : PEM_read_bio_PUBKEY(bio, nil, nil, nil))
         }
-        defer { BIO_free(bio) }
-        let key = isPrivate ? PEM_read_bio_PrivateKey(bio, nil, nil, nil) : PEM_read_bio_PUBKEY(bio, nil, nil, nil)
-        guard let key else {
+        guard let key = try read.get() else {
             let kind = isPrivate ? "a PEM PKCS#8 private key (-----BEGIN PRIVATE KEY-----)" : "a PEM public key (-----BEGIN PUBLIC KEY-----)"
             throw CryptoError.openSSL("key.pem", "not \(kind)")
         }

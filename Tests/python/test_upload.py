@@ -114,6 +114,21 @@ class Upload(unittest.TestCase):
         with open(f"{self.cdn}/root/1.root.json", "rb") as f:
             self.assertEqual(body, f.read(), "the versioned object was not overwritten")
 
+    def test_a_tree_changed_after_signing_is_not_uploaded(self):
+        changed = os.path.join(self.work, "changed")
+        shutil.copytree(self.cdn, changed)
+        archive = f"{changed}/packs/royal-mile/1/royal-mile-1.tar"
+        with open(archive, "r+b") as f:
+            f.seek(4096)
+            byte = f.read(1)
+            f.seek(4096)
+            f.write(bytes([byte[0] ^ 1]))
+        run = self.upload(changed, "changed")
+        self.assertEqual(run.returncode, 2, run.stdout + run.stderr)
+        self.assertIn("is not the file the tree's index.json signs", run.stderr)
+        self.assertNotIn("packs/royal-mile/1/royal-mile-1.tar", self.keys("changed"))
+        self.assertNotIn("index.json", self.keys("changed"))
+
     def test_a_wrong_secret_is_a_clear_error_and_writes_nothing(self):
         run = self.upload(self.cdn, "wrong", AWS_SECRET_ACCESS_KEY="not-the-secret")
         self.assertEqual(run.returncode, 2)

@@ -3,6 +3,11 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import PackCrypto
 import PackModel
 
@@ -50,14 +55,41 @@ public struct TreeUploader {
         return files.filter { $0 != PublishLayout.index }.sorted() + [PublishLayout.index]
     }
 
+    /// The SHA-256 and size the tree's signed index gives its manifests and archives (read, not verified: the store's
+    /// copy is compared with what the index signs, and a local file is hashed anyway before it is sent). Lets a rerun
+    /// skip hashing hundreds of megabytes just to learn that nothing is new.
+    static func indexedDigests(of tree: URL) -> [String: (digest: [UInt8], size: UInt64)] {
+        guard let data = try? FileSystem.read(tree.appendingPathComponent(PublishLayout.index).path, cap: 16 << 20),
+              let envelope = try? JSONDecoder().decode(DSSEEnvelope.self, from: data),
+              let payload = try? envelope.payloadBytes(),
+              let index = try? JSONDecoder().decode(IndexDocument.self, from: Data(payload)) else { return [:] }
+        var known: [String: (digest: [UInt8], size: UInt64)] = [:]
+        for entry in index.packs.values {
+            for target in [entry.manifest, entry.archive] {
+                if let digest = Hex.decode(target.sha256), digest.count == 32 { known[target.path] = (digest, target.size) }
+            }
+        }
+        return known
+    }
+
     public func upload(tree: URL, progress: ((String, Bool) -> Void)? = nil) throws -> Report {
         var report = Report()
+        let indexed = Self.indexedDigests(of: tree)
         for path in try Self.files(of: tree) {
             let file = tree.appendingPathComponent(path)
-            let (digest, size) = try SHA256.hash(fileAt: file)
             let key = prefix.isEmpty ? path : prefix + "/" + path
             let isIndex = path == PublishLayout.index
-            if try matches(key: key, digest: digest, size: size, versioned: !isIndex) {
+            if let known = indexed[path], Self.size(file.path) == known.size,
+               try matches(key: key, digest: known.digest, size: known.size, versioned: true) {
+                report.present.append(path)
+                progress?(path, false)
+                continue
+            }
+            let (digest, size) = try SHA256.hash(fileAt: file)
+            if let known = indexed[path], known.digest != digest || known.size != size {
+                throw PublishError.io("\(file.path) is not the file the tree's index.json signs (its SHA-256 or size differ): the tree was changed after signing; publish again")
+            }
+            if indexed[path] == nil, try matches(key: key, digest: digest, size: size, versioned: !isIndex) {
                 report.present.append(path)
                 progress?(path, false)
                 continue
@@ -110,6 +142,11 @@ public struct TreeUploader {
         case 404: return .objectStore("\(what): \(words) — check the bucket name and the endpoint")
         default: return .objectStore("\(what): \(words)")
         }
+    }
+
+    static func size(_ path: String) -> UInt64? {
+        var info = stat()
+        return stat(path, &info) == 0 ? UInt64(info.st_size) : nil
     }
 
     static func base64(_ bytes: [UInt8]) -> String { Data(bytes).base64EncodedString() }
