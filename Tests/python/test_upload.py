@@ -3,6 +3,8 @@ the example pack's published tree is uploaded and a client installs it from the 
 nothing; a new release sends only its new objects; a versioned object with other bytes is refused; a wrong secret
 writes nothing; uploads killed at random moments never expose an index naming a missing object, and a rerun
 completes; a store that goes away mid-upload is a resumable error."""
+import base64
+import hashlib
 import os
 import random
 import shutil
@@ -72,6 +74,12 @@ class Upload(unittest.TestCase):
         self.assertEqual(self.keys("install"), self.tree_files(self.cdn))
         head = self.store.client.head_object(Bucket="public", Key="install/packs/royal-mile/1/royal-mile-1.tar")
         self.assertEqual(head["CacheControl"], "public, max-age=31536000, immutable")
+        self.assertEqual(head["ContentType"], "application/x-tar")
+        with open(os.path.join(self.cdn, "packs/royal-mile/1/royal-mile-1.tar"), "rb") as f:
+            digest = hashlib.sha256(f.read()).digest()
+        checked = self.store.client.head_object(Bucket="public", Key="install/packs/royal-mile/1/royal-mile-1.tar", ChecksumMode="ENABLED")
+        self.assertEqual(checked.get("ChecksumSHA256"), base64.b64encode(digest).decode(), "the store keeps the SHA-256 the upload is checked by")
+        self.assertEqual(head["Metadata"].get("sha256"), digest.hex())
         self.assertEqual(self.store.client.head_object(Bucket="public", Key="install/index.json")["CacheControl"], "public, max-age=60")
         client = os.path.join(self.work, "client")
         update = subprocess.run([self.tool, "update", "--from", f"{self.store.endpoint}/public/install", "--into", f"{client}/app",
