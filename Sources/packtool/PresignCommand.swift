@@ -30,7 +30,7 @@ enum PresignCommand: Command {
         """
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, options: ["--expires", "--endpoint", "--region", "--profile"], flags: ["--path-style", "--virtual-hosted"])
+        let a = try Arguments(args, options: Set(["--expires"] + ObjectStoreFlags.options), flags: Set(ObjectStoreFlags.flags))
         guard a.positionals.count == 1 else { throw CommandLineError.usage("expected one s3://BUCKET/KEY") }
         let expires = try duration(a.value("--expires") ?? "1h")
         let location: S3Location
@@ -54,8 +54,23 @@ enum PresignCommand: Command {
     }
 }
 
-/// The object-store flags `presign` (and later `upload`) share, resolved with the environment and ~/.aws files.
+/// The object-store flags `presign`, `upload`, `sign` and `export` share, resolved with the environment and ~/.aws files.
 enum ObjectStoreFlags {
+    static let options: [String] = ["--endpoint", "--region", "--profile"]
+    static let flags: [String] = ["--path-style", "--virtual-hosted"]
+
+    /// For `--publish s3://BUCKET/PREFIX`: the location, its settings (checked before anything is signed), and the
+    /// folder in the state where the tree is published first (kept, so a rerun resumes the upload).
+    static func destination(_ publish: String, state: String, _ a: Arguments) throws -> (S3Location, ObjectStoreSettings, URL)? {
+        guard publish.hasPrefix("s3://") else { return nil }
+        let location: S3Location
+        do { location = try S3Location(publish) } catch let e as PublishError { throw CommandLineError.usage("\(e)") }
+        let settings: ObjectStoreSettings
+        do { settings = try Self.settings(a) } catch let e as PublishError { throw CommandLineError.io("\(e)") }
+        let folder = ([location.bucket] + location.key.split(separator: "/").map { SigV4.encode(String($0), keepingSlashes: false) }).joined(separator: "/")
+        return (location, settings, URL(fileURLWithPath: state).appendingPathComponent("uploads/" + folder))
+    }
+
     static func settings(_ a: Arguments) throws -> ObjectStoreSettings {
         if a.flag("--path-style") && a.flag("--virtual-hosted") { throw CommandLineError.usage("--path-style and --virtual-hosted exclude each other") }
         let style: Bool? = a.flag("--path-style") ? true : a.flag("--virtual-hosted") ? false : nil

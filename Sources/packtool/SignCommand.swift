@@ -17,7 +17,7 @@ enum SignCommand: Command {
     static let name = "sign"
     static let summary = "lint, version, sign and publish a pack into a CDN tree"
     static let help = """
-        usage: packtool sign PACKDIR --state DIR --key MANIFEST.pem... --index-key INDEX.pem... --publish OUT
+        usage: packtool sign PACKDIR --state DIR --key MANIFEST.pem... --index-key INDEX.pem... --publish OUT|s3://BUCKET/PREFIX
                              [--allow-warnings] [--manifest-days 365] [--index-days 7] [--version N]
 
         Lints PACKDIR (errors always stop the publish; warnings do unless --allow-warnings), takes versions from the
@@ -29,12 +29,16 @@ enum SignCommand: Command {
         failure leaves OUT and DIR as they were. A pack whose content has not changed is not published again.
         --version N publishes as version N: refused when N is below the last version, or equal to it with different
         content; above it, the same content is published again as N (to renew a manifest before it expires).
+        With --publish s3://BUCKET/PREFIX the tree is published into DIR/uploads/BUCKET/PREFIX first, then uploaded
+        as `packtool upload` does (--endpoint, --region, --profile, --path-style, --virtual-hosted as there); a failed
+        upload is resumed by running `packtool upload` on that folder, or sign again.
         Exit codes: 0 published (or nothing to do), 1 refused (lint, keys, versions), 2 usage or I/O error.
 
         """
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, options: ["--state", "--key", "--index-key", "--publish", "--manifest-days", "--index-days", "--version"], flags: ["--allow-warnings"])
+        let a = try Arguments(args, options: Set(["--state", "--key", "--index-key", "--publish", "--manifest-days", "--index-days", "--version"] + ObjectStoreFlags.options),
+                              flags: Set(["--allow-warnings"] + ObjectStoreFlags.flags))
         guard a.positionals.count == 1 else { throw CommandLineError.usage("expected one PACKDIR") }
         let pack = URL(fileURLWithPath: a.positionals[0])
         guard FileManager.default.fileExists(atPath: pack.appendingPathComponent("pack.json").path) else {
@@ -43,7 +47,8 @@ enum SignCommand: Command {
         let manifestPaths = a.values("--key"), indexPaths = a.values("--index-key")
         guard !manifestPaths.isEmpty else { throw CommandLineError.usage("give the manifest key with --key") }
         guard !indexPaths.isEmpty else { throw CommandLineError.usage("give the index key with --index-key") }
-        let output = URL(fileURLWithPath: try a.required("--publish"))
+        let store = try ObjectStoreFlags.destination(try a.required("--publish"), state: try a.required("--state"), a)
+        let output = try store?.2 ?? URL(fileURLWithPath: a.required("--publish"))
         var options = Publisher.Options(pack: pack, state: URL(fileURLWithPath: try a.required("--state")), output: output,
                                         manifestKeys: try SigningKeys.privateKeys(manifestPaths, role: RootDocument.Role.manifest),
                                         indexKeys: try SigningKeys.privateKeys(indexPaths, role: RootDocument.Role.index))
@@ -71,6 +76,9 @@ enum SignCommand: Command {
                         new version is made when the pack changes, or with --version \(last + 1).
 
                         """)
+                } else if let (location, settings, _) = store {
+                    // Unchanged here, but the bucket may still lack it (an upload that failed): finish it.
+                    return try UploadCommand.upload(tree: output, to: location, settings: settings, quiet: true)
                 }
                 return 0
             case .published(let published):
@@ -89,6 +97,7 @@ enum SignCommand: Command {
                   signing took \(NumberText.fixed(result.signingSeconds * 1000, 2)) ms
 
                 """)
+            if let (location, settings, _) = store { return try UploadCommand.upload(tree: output, to: location, settings: settings, quiet: false) }
             return 0
         } catch let e as PublishError {
             progress?.finish()

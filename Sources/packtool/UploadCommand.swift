@@ -32,7 +32,7 @@ enum UploadCommand: Command {
         """
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, options: ["--endpoint", "--region", "--profile"], flags: ["--path-style", "--virtual-hosted", "--quiet"])
+        let a = try Arguments(args, options: Set(ObjectStoreFlags.options), flags: Set(ObjectStoreFlags.flags + ["--quiet"]))
         guard a.positionals.count == 2 else { throw CommandLineError.usage("expected TREE and s3://BUCKET/PREFIX") }
         let tree = URL(fileURLWithPath: a.positionals[0])
         guard FileSystem.isDirectory(tree.path) else { throw CommandLineError.usage("\(tree.path): no such folder (the tree `packtool sign --publish` wrote)") }
@@ -40,7 +40,11 @@ enum UploadCommand: Command {
         let settings: ObjectStoreSettings
         do { location = try S3Location(a.positionals[1]) } catch let e as PublishError { throw CommandLineError.usage("\(e)") }
         do { settings = try ObjectStoreFlags.settings(a) } catch let e as PublishError { throw CommandLineError.io("\(e)") }
-        let quiet = a.flag("--quiet")
+        return try upload(tree: tree, to: location, settings: settings, quiet: a.flag("--quiet"))
+    }
+
+    /// Uploads `tree` (also what `sign --publish s3://…` and `export --publish s3://…` end with).
+    static func upload(tree: URL, to location: S3Location, settings: ObjectStoreSettings, quiet: Bool) throws -> Int32 {
         do {
             let uploader = TreeUploader(client: try S3Client(settings: settings, bucket: location.bucket), prefix: location.key)
             let report = try uploader.upload(tree: tree) { path, uploaded in

@@ -137,6 +137,25 @@ class Upload(unittest.TestCase):
         self.assertNotIn("packs/royal-mile/1/royal-mile-1.tar", self.keys("changed"))
         self.assertNotIn("index.json", self.keys("changed"))
 
+    def test_sign_publishes_straight_to_the_store(self):
+        keys = os.path.join(REPO, "keys-example")
+        state = os.path.join(self.work, "sign-state")
+        subprocess.run([self.tool, "root", "init", "--state", state, "--root-key", f"{keys}/root.pem", "--manifest-key", f"{keys}/manifest.pub",
+                        "--index-key", f"{keys}/index.pub", "--grant-key", f"{keys}/grant.pub"], check=True, capture_output=True)
+        sign = [self.tool, "sign", os.path.join(REPO, "scenes/royal-mile"), "--state", state, "--key", f"{keys}/manifest.pem",
+                "--index-key", f"{keys}/index.pem", "--publish", "s3://public/signed", "--endpoint", self.store.endpoint]
+        run = subprocess.run(sign, capture_output=True, text=True, env=environment(), timeout=300)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertIn("uploaded index.json", run.stdout)
+        self.assertEqual(self.keys("signed"), self.tree_files(os.path.join(state, "uploads/public/signed")))
+        again = subprocess.run(sign, capture_output=True, text=True, env=environment(), timeout=300)
+        self.assertEqual(again.returncode, 0, again.stderr)
+        self.assertIn("nothing changed", again.stdout)
+        self.assertIn("0 uploaded (0.0 MB), 4 already there", again.stdout)
+        bad = subprocess.run(sign[:-4] + ["--publish", "s3://Not_A_Bucket/x"], capture_output=True, text=True, env=environment())
+        self.assertEqual(bad.returncode, 2)
+        self.assertIn("not a bucket name", bad.stderr)
+
     def test_a_wrong_secret_is_a_clear_error_and_writes_nothing(self):
         run = self.upload(self.cdn, "wrong", AWS_SECRET_ACCESS_KEY="not-the-secret")
         self.assertEqual(run.returncode, 2)
