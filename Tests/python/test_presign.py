@@ -99,12 +99,45 @@ class PresignCommandLine(unittest.TestCase):
             (["s3://packs/"], "name an object"),
             (["s3://packs/index.json", "--endpoint", "ftp://host"], "http"),
             (["s3://packs/index.json", "--path-style", "--virtual-hosted"], "exclude"),
+            (["s3://packs/a/../index.json"], "segments"),
+            (["s3://packs/a//index.json"], "segments"),
+            (["s3://packs/index.json", "--endpoint", "https://ho st"], "host"),
+            (["s3://packs/index.json", "--endpoint", "https://host/?x=1"], "query"),
+            (["s3://packs/index.json", "--region", "us east/1"], "region"),
         ]
         for args, words in cases:
             run = presign(self.tool, *args)
             self.assertEqual(run.returncode, 2, (args, run.stdout, run.stderr))
             self.assertEqual(run.stdout, "", args)
             self.assertIn(words, run.stderr, args)
+
+    def test_credentials_in_an_endpoint_are_refused_and_never_repeated(self):
+        for endpoint in ["https://AKID:SuperSecret123@host.example", "https://AKID:SuperSecret123@host.example:9000", "https://AKID:SuperSecret123@host:x"]:
+            run = presign(self.tool, "s3://packs/index.json", "--endpoint", endpoint)
+            self.assertEqual(run.returncode, 2, endpoint)
+            self.assertIn("AWS_SECRET_ACCESS_KEY", run.stderr)
+            self.assertNotIn("SuperSecret123", run.stdout + run.stderr)
+
+    def test_an_ipv6_endpoint_is_bracketed_in_the_url(self):
+        run = presign(self.tool, "s3://packs/index.json", "--endpoint", "http://[::1]:9000")
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertTrue(run.stdout.startswith("http://[::1]:9000/packs/index.json?"), run.stdout)
+
+    def test_keys_from_the_environment_never_take_a_token_from_the_profile(self):
+        home = tempfile.mkdtemp(prefix="packtool-aws-home-")
+        os.makedirs(f"{home}/.aws")
+        with open(f"{home}/.aws/credentials", "w") as f:
+            f.write("[default]\naws_access_key_id = FILEKEY\naws_secret_access_key = file-secret\naws_session_token = FILETOKEN\n")
+        run = presign(self.tool, "s3://packs/index.json", "--endpoint", "http://127.0.0.1:9", env=environment(HOME=home))
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertIn(f"X-Amz-Credential={KEY_ID}%2F", run.stdout)
+        self.assertNotIn("FILETOKEN", run.stdout, "the key pair and the token come from one provider")
+        env = environment(HOME=home)
+        del env["AWS_SECRET_ACCESS_KEY"]
+        run = presign(self.tool, "s3://packs/index.json", "--endpoint", "http://127.0.0.1:9", env=env)
+        self.assertIn("X-Amz-Credential=FILEKEY%2F", run.stdout, "a half pair in the environment is not mixed with the file's")
+        self.assertIn("X-Amz-Security-Token=FILETOKEN", run.stdout)
+        shutil.rmtree(home)
 
     def test_missing_credentials_say_where_they_are_read_from(self):
         env = environment()

@@ -8,6 +8,7 @@ import hashlib
 import os
 import random
 import shutil
+import socket
 import subprocess
 import tempfile
 import threading
@@ -156,6 +157,32 @@ class Upload(unittest.TestCase):
         self.assertEqual(bad.returncode, 2)
         self.assertIn("not a bucket name", bad.stderr)
 
+    def test_links_in_the_tree_are_refused_and_nothing_is_uploaded(self):
+        linked = os.path.join(self.work, "linked")
+        shutil.copytree(self.cdn, linked)
+        secret = os.path.join(self.work, "outside-credentials")
+        with open(secret, "w") as f:
+            f.write("not for the bucket")
+        os.symlink(secret, f"{linked}/packs/outside")
+        run = self.upload(linked, "linked")
+        self.assertEqual(run.returncode, 2, run.stdout + run.stderr)
+        self.assertIn("a symbolic link", run.stderr)
+        self.assertEqual(self.keys("linked"), [])
+        os.remove(f"{linked}/packs/outside")
+        os.symlink("..", f"{linked}/loop")
+        run = self.upload(linked, "linked")
+        self.assertEqual(run.returncode, 2)
+        self.assertEqual(self.keys("linked"), [])
+
+    def test_an_index_naming_an_object_not_in_the_tree_is_not_uploaded(self):
+        partial = os.path.join(self.work, "partial")
+        shutil.copytree(self.cdn, partial)
+        os.remove(f"{partial}/packs/royal-mile/1/royal-mile-1.tar")
+        run = self.upload(partial, "partial")
+        self.assertEqual(run.returncode, 2, run.stdout + run.stderr)
+        self.assertIn("is named by the tree's index.json but is not in the tree", run.stderr)
+        self.assertEqual(self.keys("partial"), [])
+
     def test_a_wrong_secret_is_a_clear_error_and_writes_nothing(self):
         run = self.upload(self.cdn, "wrong", AWS_SECRET_ACCESS_KEY="not-the-secret")
         self.assertEqual(run.returncode, 2)
@@ -222,6 +249,82 @@ class StoreGoneMidUpload(unittest.TestCase):
             self.assertIn("rerun to resume", err)
             self.assertNotIn("uploaded index.json", out)
         finally:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+class OddStore:
+    """A small S3 stand-in on loopback for what SeaweedFS does not do: it answers every PUT with `100 Continue` and
+    the final `200` in one write, and reports the stored object's checksum in its composite (multipart) form, which
+    is not the file's SHA-256 and must send the uploader to read the object back."""
+
+    def __init__(self):
+        self.objects = {}
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.endpoint = "http://127.0.0.1:%d" % self.sock.getsockname()[1]
+        self.gets = 0
+        threading.Thread(target=self.serve, daemon=True).start()
+
+    def serve(self):
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self.handle, args=(conn,), daemon=True).start()
+
+    def handle(self, conn):
+        with conn:
+            data = b""
+            while b"\r\n\r\n" not in data:
+                chunk = conn.recv(65536)
+                if not chunk:
+                    return
+                data += chunk
+            head, body = data.split(b"\r\n\r\n", 1)
+            lines = head.decode().split("\r\n")
+            method, path, _ = lines[0].split(" ")
+            headers = {l.split(":", 1)[0].lower(): l.split(":", 1)[1].strip() for l in lines[1:]}
+            if method == "PUT":
+                size = int(headers["content-length"])
+                while len(body) < size:
+                    body += conn.recv(65536)
+                self.objects[path] = body
+                conn.sendall(b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
+            elif path in self.objects:
+                stored = self.objects[path]
+                composite = base64.b64encode(hashlib.sha256(b"parts").digest()).decode() + "-2"
+                out = f"HTTP/1.1 200 OK\r\nContent-Length: {len(stored)}\r\nx-amz-checksum-sha256: {composite}\r\n\r\n".encode()
+                if method == "GET":
+                    self.gets += 1
+                    out += stored
+                conn.sendall(out)
+            else:
+                conn.sendall(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n")
+
+    def stop(self):
+        self.sock.close()
+
+
+class AnswersSeaweedFSDoesNotGive(unittest.TestCase):
+    def test_a_100_continue_and_a_composite_checksum_still_upload_and_verify(self):
+        tool = packtool()
+        work = tempfile.mkdtemp(prefix="packtool-upload-odd-")
+        store = OddStore()
+        try:
+            cdn = publish(tool, work)
+            run = subprocess.run([tool, "upload", cdn, "s3://odd/tree", "--endpoint", store.endpoint], capture_output=True, text=True,
+                                 env=environment(), timeout=120)
+            self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+            self.assertIn("4 uploaded", run.stdout)
+            self.assertGreaterEqual(store.gets, 4, "each object was read back: a composite checksum is not the file's SHA-256")
+            again = subprocess.run([tool, "upload", cdn, "s3://odd/tree", "--endpoint", store.endpoint], capture_output=True, text=True,
+                                   env=environment(), timeout=120)
+            self.assertEqual(again.returncode, 0, again.stdout + again.stderr)
+            self.assertIn("4 already there", again.stdout, "identical objects are not refused as other bytes")
+        finally:
+            store.stop()
             shutil.rmtree(work, ignore_errors=True)
 
 

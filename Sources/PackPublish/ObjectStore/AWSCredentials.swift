@@ -42,15 +42,19 @@ public struct ObjectStoreSettings: Sendable {
         let configFile = environment["AWS_CONFIG_FILE"] ?? home.map { $0 + "/.aws/config" }
         let stored = try credentialsFile.map { try INIFile.read($0)?.section(profileName) ?? [:] } ?? [:]
         let config = try configFile.map { try INIFile.read($0)?.section(profileName == "default" ? "default" : "profile \(profileName)") ?? [:] } ?? [:]
-        func pick(_ env: String, _ key: String) -> String? {
-            // An explicit profile (flag) wins over the environment's keys, as the AWS CLI's --profile does.
-            if profile == nil, let v = environment[env], !v.isEmpty { return v }
-            return stored[key] ?? config[key]
-        }
-        guard let id = pick("AWS_ACCESS_KEY_ID", "aws_access_key_id"), let secret = pick("AWS_SECRET_ACCESS_KEY", "aws_secret_access_key") else {
+        // The whole set comes from one provider, as the AWS CLI takes it: the environment when it holds both the key id
+        // and the secret (and no --profile was given), otherwise the profile — never a key from one and a token from
+        // the other.
+        let id: String, secret: String, token: String?
+        if profile == nil, let envID = environment["AWS_ACCESS_KEY_ID"], !envID.isEmpty,
+           let envSecret = environment["AWS_SECRET_ACCESS_KEY"], !envSecret.isEmpty {
+            (id, secret, token) = (envID, envSecret, environment["AWS_SESSION_TOKEN"].flatMap { $0.isEmpty ? nil : $0 })
+        } else if let fileID = stored["aws_access_key_id"] ?? config["aws_access_key_id"],
+                  let fileSecret = stored["aws_secret_access_key"] ?? config["aws_secret_access_key"] {
+            (id, secret, token) = (fileID, fileSecret, stored["aws_session_token"] ?? config["aws_session_token"])
+        } else {
             throw PublishError.objectStore("no credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or add profile \(profileName) to \(credentialsFile ?? "~/.aws/credentials")")
         }
-        let token = pick("AWS_SESSION_TOKEN", "aws_session_token")
         let region = region ?? environment["AWS_REGION"] ?? environment["AWS_DEFAULT_REGION"] ?? config["region"] ?? "us-east-1"
         let endpoint = endpoint ?? environment["AWS_ENDPOINT_URL_S3"] ?? environment["AWS_ENDPOINT_URL"] ?? config["endpoint_url"]
         let style = pathStyle ?? config["addressing_style"].map { $0 == "path" } ?? (endpoint != nil)

@@ -43,8 +43,9 @@ public final class S3Client {
     }
 
     /// Sends one request; with `hashing`, every body byte received is passed to it (a verifying GET) rather than kept.
+    /// `limit`: with `hashing`, the most body bytes to read (the size expected, plus one to notice a longer body).
     public func send(_ method: String, key: String, headers extra: [(name: String, value: String)] = [], body: FileBody? = nil,
-                     keep: Int = 64 << 10, hashing: SHA256? = nil) throws -> Response {
+                     keep: Int = 64 << 10, hashing: SHA256? = nil, limit: UInt64? = nil) throws -> Response {
         let payloadHash = body.map { Hex.encode($0.sha256) } ?? SigV4.emptyPayloadHash
         let host = endpoint.hostHeader(bucket: bucket)
         var headers = [("host", host)] + extra
@@ -56,15 +57,44 @@ public final class S3Client {
         head += "connection: close\r\n\r\n"
         let connection: Connection
         do { connection = try Connection(host: endpoint.host, port: endpoint.port ?? (endpoint.secure ? 443 : 80), secure: endpoint.secure, timeout: timeout) }
-        catch let e as HTTPError { throw PublishError.objectStore("\(method) \(key): \(e.message)") }
+        catch let e as HTTPError { throw PublishError.objectStore("\(method) \(key): \(Self.words(e))") }
         defer { connection.disconnect() }
+        // The whole response must arrive within the timeout plus the time its body takes at 1 MB/s: a server that
+        // trickles bytes just inside each read's timeout cannot keep the upload waiting for ever.
+        let deadline = Self.monotonic() + timeout + Double(limit ?? 0) / 1_000_000
         do {
             try connection.transmit(Array(head.utf8))
-            if let body { try stream(body, to: connection) }
-            return try receiveResponse(from: connection, method: method, keep: keep, hashing: hashing)
+            if let body {
+                do { try stream(body, to: connection) } catch let sending as HTTPError {
+                    // A store that refuses early (a bad signature) answers and closes before the body is in: its
+                    // answer says more than the broken pipe does.
+                    if let early = try? receiveResponse(from: connection, method: method, keep: keep, hashing: nil, limit: nil, deadline: deadline) {
+                        return early
+                    }
+                    throw sending
+                }
+            }
+            return try receiveResponse(from: connection, method: method, keep: keep, hashing: hashing, limit: limit, deadline: deadline)
         } catch let e as HTTPError {
-            throw PublishError.objectStore("\(method) \(key): \(e.message)")
+            throw PublishError.objectStore("\(method) \(key): \(Self.words(e))")
         }
+    }
+
+    /// HTTPError's messages are worded for downloads; these are for any request to a store.
+    static func words(_ error: HTTPError) -> String {
+        switch error {
+        case .protocolError(let m): return "the store's response is malformed: \(m)"
+        case .interrupted(let m): return "the connection to the store broke: \(m)"
+        case .timedOut(let m): return "timed out: \(m)"
+        case .connect(let m): return "cannot connect to the store: \(m)"
+        case .tls(let m): return "TLS: \(m)"
+        }
+    }
+
+    static func monotonic() -> Double {
+        var t = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &t)
+        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
     }
 
     private func stream(_ body: FileBody, to connection: Connection) throws {
@@ -82,40 +112,51 @@ public final class S3Client {
         }
     }
 
-    private func receiveResponse(from connection: Connection, method: String, keep: Int, hashing: SHA256?) throws -> Response {
+    private func receiveResponse(from connection: Connection, method: String, keep: Int, hashing: SHA256?, limit: UInt64?, deadline: Double) throws -> Response {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 16)
         defer { buffer.deallocate() }
         var pending: [UInt8] = []
         var parsed: ResponseHead?
+        func receive() throws -> Int {
+            guard Self.monotonic() < deadline else { throw HTTPError.timedOut("the store is answering too slowly") }
+            return try connection.receive(into: buffer)
+        }
         while parsed == nil {
-            let n = try connection.receive(into: buffer)
-            guard n > 0 else { throw HTTPError.interrupted("the store closed the connection before answering") }
-            pending += buffer[..<n]
-            guard pending.count <= 64 << 10 else { throw HTTPError.protocolError("an overlong response head") }
+            // Interim 1xx heads (100 Continue, 103 Early Hints) are skipped, including several in one read.
             if let end = Self.headEnd(pending) {
                 let candidate = try ResponseHead.parse(Array(pending[..<end]))
                 pending.removeFirst(end)
-                if candidate.status == 100 { continue }
+                if (100...199).contains(candidate.status) && candidate.status != 101 { continue }
                 parsed = candidate
+                break
             }
+            let n = try receive()
+            guard n > 0 else { throw HTTPError.interrupted("the store closed the connection before answering") }
+            pending += buffer[..<n]
+            guard pending.count <= 64 << 10 else { throw HTTPError.protocolError("an overlong response head") }
         }
         let head = parsed!
         var body: [UInt8] = []
         var decoder = head.isChunked ? ChunkedDecoder() : nil
         var remaining = method == "HEAD" || head.status == 204 || head.status == 304 ? 0 : head.contentLength
-        func take(_ bytes: UnsafeRawBufferPointer) {
-            if let hashing { hashing.update(bytes) } else if body.count < keep { body += bytes.prefix(keep - body.count) }
+        var hashed: UInt64 = 0
+        func take(_ bytes: UnsafeRawBufferPointer) throws {
+            if let hashing {
+                hashed += UInt64(bytes.count)
+                if let limit, hashed > limit { throw HTTPError.protocolError("the object is longer than expected") }
+                hashing.update(bytes)
+            } else if body.count < keep { body += bytes.prefix(keep - body.count) }
         }
         func feed(_ bytes: UnsafeRawBufferPointer) throws {
             if decoder != nil { try decoder!.feed(bytes, emit: take) } else {
                 let n = remaining.map { Int(min(UInt64(bytes.count), $0)) } ?? bytes.count
-                take(UnsafeRawBufferPointer(rebasing: bytes[..<n]))
+                try take(UnsafeRawBufferPointer(rebasing: bytes[..<n]))
                 if let r = remaining { remaining = r - UInt64(n) }
             }
         }
         try pending.withUnsafeBytes { try feed($0) }
         while !(decoder?.isDone ?? false) && remaining != 0 {
-            let n = try connection.receive(into: buffer)
+            let n = try receive()
             if n == 0 {
                 if decoder == nil && remaining == nil { break }
                 throw HTTPError.interrupted("the store closed the connection mid-response")

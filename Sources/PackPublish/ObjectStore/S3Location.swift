@@ -23,6 +23,11 @@ public struct S3Location: Equatable, Sendable, CustomStringConvertible {
         var key = String(rest.dropFirst(bucket.count))
         while key.hasPrefix("/") { key.removeFirst() }
         guard !key.utf8.contains(where: { $0 < 0x20 || $0 == 0x7f }) else { throw PublishError.objectStore("\(bucket): the key holds a control character") }
+        // Many S3-compatible servers resolve `.` and `..`, so such a key could name another object (or bucket).
+        let segments = key.split(separator: "/", omittingEmptySubsequences: false)
+        guard key.isEmpty || !segments.dropLast().contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }) && segments.last != "." && segments.last != ".." else {
+            throw PublishError.objectStore("s3://\(bucket)/\(key): empty, `.` or `..` segments are not allowed in a key")
+        }
         self.bucket = bucket
         self.key = key
     }
@@ -40,14 +45,22 @@ public struct ObjectStoreEndpoint: Sendable {
     public let pathStyle: Bool
 
     public init(settings: ObjectStoreSettings) throws {
+        guard !settings.region.isEmpty, settings.region.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "-") }) else {
+            throw PublishError.objectStore("\(settings.region): not a region name (lower-case letters, digits and hyphens, e.g. eu-west-2 or auto)")
+        }
         let url = settings.endpoint ?? "https://s3.\(settings.region).amazonaws.com"
         let secure: Bool
         let rest: Substring
         if url.hasPrefix("https://") { secure = true; rest = url.dropFirst(8) }
         else if url.hasPrefix("http://") { secure = false; rest = url.dropFirst(7) }
-        else { throw PublishError.objectStore("\(url): the endpoint must be an http:// or https:// URL") }
+        else { throw PublishError.objectStore("the endpoint must be an http:// or https:// URL (\(Self.shown(url)))") }
         let authority = rest.prefix { $0 != "/" }
+        // Credentials in the URL are refused before anything else, and never repeated in a message.
+        guard !authority.contains("@") else {
+            throw PublishError.objectStore("the endpoint carries credentials before its host (USER:SECRET@); give them as AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY")
+        }
         var base = String(rest.dropFirst(authority.count))
+        guard !base.contains("?"), !base.contains("#") else { throw PublishError.objectStore("\(url): the endpoint cannot carry a query or fragment") }
         while base.hasSuffix("/") { base.removeLast() }
         var host = String(authority)
         var port: UInt16?
@@ -56,7 +69,9 @@ public struct ObjectStoreEndpoint: Sendable {
             port = p
             host = String(authority[..<colon])
         }
-        guard !host.isEmpty, !host.contains("@") else { throw PublishError.objectStore("\(url): the endpoint has no host (or carries credentials, which belong in AWS_ACCESS_KEY_ID)") }
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        let hostCharacters = host.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == ":") }
+        guard !host.isEmpty, hostCharacters else { throw PublishError.objectStore("\(url): the endpoint's host is not a host name or address") }
         self.secure = secure
         self.host = host
         self.port = port
@@ -64,9 +79,17 @@ public struct ObjectStoreEndpoint: Sendable {
         self.pathStyle = settings.pathStyle
     }
 
+    /// An endpoint URL as it may be shown: anything before an `@` (user and secret) left out.
+    static func shown(_ url: String) -> String {
+        guard let at = url.lastIndex(of: "@") else { return url }
+        let scheme = url.hasPrefix("https://") ? "https://" : url.hasPrefix("http://") ? "http://" : ""
+        return scheme + "…@" + url[url.index(after: at)...]
+    }
+
     /// The `Host` header for requests to `bucket`.
     public func hostHeader(bucket: String) -> String {
-        let name = pathStyle ? host : "\(bucket).\(host)"
+        let bracketed = host.contains(":") ? "[\(host)]" : host
+        let name = pathStyle ? bracketed : "\(bucket).\(bracketed)"
         guard let port, port != (secure ? 443 : 80) else { return name }
         return "\(name):\(port)"
     }

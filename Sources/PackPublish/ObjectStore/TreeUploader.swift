@@ -46,7 +46,15 @@ public struct TreeUploader {
                 for name in try FileSystem.list(folder) where !name.hasPrefix(".") {  // staging and editor leftovers are not published
                     let path = relative.isEmpty ? name : relative + "/" + name
                     let full = tree.path + "/" + path
-                    if FileSystem.isDirectory(full) { try walk(path) } else if FileSystem.isRegularFile(full) { files.append(path) }
+                    // lstat: a link is never followed, so nothing outside the tree (or a loop) is ever uploaded.
+                    var info = stat()
+                    guard lstat(full, &info) == 0 else { throw PublishError.io("\(full): cannot read it (\(FileSystem.reason()))") }
+                    switch info.st_mode & S_IFMT {
+                    case S_IFDIR: try walk(path)
+                    case S_IFREG: files.append(path)
+                    default:
+                        throw PublishError.io("\(full) is \(FileSystem.kind(info.st_mode)), not a file or folder: a published tree holds only files and folders (nothing was uploaded)")
+                    }
                 }
             } catch let e as ModelError { throw PublishError.io("\(e)") }
         }
@@ -75,7 +83,13 @@ public struct TreeUploader {
     public func upload(tree: URL, progress: ((String, Bool) -> Void)? = nil) throws -> Report {
         var report = Report()
         let indexed = Self.indexedDigests(of: tree)
-        for path in try Self.files(of: tree) {
+        let files = try Self.files(of: tree)
+        // Every object the index names must be in the tree, or the index would go up naming an object that is not there.
+        let listed = Set(files)
+        if let missing = indexed.keys.sorted().first(where: { !listed.contains($0) }) {
+            throw PublishError.io("\(tree.path)/\(missing) is named by the tree's index.json but is not in the tree: nothing was uploaded (publish again, or `packtool export` a whole tree)")
+        }
+        for path in files {
             let file = tree.appendingPathComponent(path)
             let key = prefix.isEmpty ? path : prefix + "/" + path
             let isIndex = path == PublishLayout.index
@@ -100,7 +114,18 @@ public struct TreeUploader {
                 ("x-amz-checksum-sha256", Self.base64(digest)),
                 ("x-amz-meta-sha256", Hex.encode(digest)),
             ]
-            let response = try client.send("PUT", key: key, headers: headers, body: .init(path: file.path, size: size, sha256: digest))
+            // A versioned name is only created, never replaced: with two uploads racing, the second PUT is refused
+            // (412) and its bytes are compared with what won.
+            let conditional: [(name: String, value: String)] = isIndex ? [] : [("if-none-match", "*")]
+            let response = try client.send("PUT", key: key, headers: headers + conditional, body: .init(path: file.path, size: size, sha256: digest))
+            if response.head.status == 412 && !isIndex {
+                guard try matches(key: key, digest: digest, size: size, versioned: true) else {
+                    throw PublishError.objectStore("PUT \(key): the store says the object exists (412) but does not show it; rerun to resume")
+                }
+                report.present.append(path)
+                progress?(path, false)
+                continue
+            }
             guard response.head.status == 200 else { throw Self.refusal("PUT \(key)", response) }
             guard try matches(key: key, digest: digest, size: size, versioned: false) else {
                 throw PublishError.objectStore("\(key): the store does not hold the bytes just uploaded (size or SHA-256 differ)")
@@ -120,12 +145,15 @@ public struct TreeUploader {
         var same: Bool
         if let length = head.head.contentLength, length != size {
             same = false
-        } else if let checksum = head.head.value("x-amz-checksum-sha256") {
+        } else if let checksum = head.head.value("x-amz-checksum-sha256"), !checksum.contains("-"),
+                  head.head.value("x-amz-checksum-type")?.uppercased() != "COMPOSITE" {
+            // A whole-object checksum. A composite one (`…-N`, from a multipart upload) is a hash of part hashes, not
+            // comparable with the file's: such an object is read back instead.
             same = checksum == Self.base64(digest)
         } else {
             // No checksum kept (or another tool uploaded it): read it back and hash it.
             let hasher = SHA256()
-            let get = try client.send("GET", key: key, hashing: hasher)
+            let get = try client.send("GET", key: key, hashing: hasher, limit: size + 1)
             guard get.head.status == 200 else { throw Self.refusal("GET \(key)", get) }
             same = hasher.finalize() == digest
         }
