@@ -13,7 +13,11 @@ public enum ThirdPartyData {
 
     /// The folder `testdata/<name>` beside the checkout, or a skip (a failure when the data is required).
     public static func folder(_ name: String) throws -> URL {
-        let url = Repository.shared.appendingPathComponent("testdata").appendingPathComponent(name)
+        try existing(Repository.shared.appendingPathComponent("testdata").appendingPathComponent(name), name)
+    }
+
+    /// `url` when it is a folder; otherwise a skip naming `name`, or a failure when the data is required.
+    private static func existing(_ url: URL, _ name: String) throws -> URL {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue { return url }
         let why = "\(skipMarker) \(name) (\(url.path) not found)"
@@ -26,14 +30,7 @@ public enum ThirdPartyData {
     /// Data `make test` fetches from PyPI into `.build/fetched/<name>` (never committed, e.g. AWS's SigV4 suite from
     /// botocore's source distribution), or a skip with the same marker (a failure when the data is required).
     public static func fetched(_ name: String) throws -> URL {
-        let url = Repository.root.appendingPathComponent(".build/fetched").appendingPathComponent(name)
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue { return url }
-        let why = "\(skipMarker) \(name) (\(url.path) not found)"
-        if ProcessInfo.processInfo.environment["PACKTOOL_REQUIRE_SHARED_TESTDATA"] == "1" {
-            throw Missing(description: why + "; PACKTOOL_REQUIRE_SHARED_TESTDATA=1 requires it")
-        }
-        throw XCTSkip(why)
+        try existing(Repository.root.appendingPathComponent(".build/fetched").appendingPathComponent(name), name)
     }
 
     /// A file under `testdata/<name>/`, or a skip as for `folder`.

@@ -14,10 +14,8 @@ import tempfile
 import threading
 import time
 import unittest
-import urllib.error
-import urllib.request
 
-from test_presign import REPO, SeaweedFS, environment, packtool
+from test_presign import REPO, SeaweedFS, environment, packtool, status as fetch
 
 
 def publish(tool, work):
@@ -32,14 +30,6 @@ def publish(tool, work):
     subprocess.run([tool, "sign", os.path.join(REPO, "scenes/royal-mile"), "--state", state, "--key", f"{keys}/manifest.pem",
                     "--index-key", f"{keys}/index.pem", "--publish", cdn], check=True, capture_output=True)
     return cdn
-
-
-def fetch(url):
-    try:
-        with urllib.request.urlopen(url, timeout=10) as r:
-            return r.status, r.read()
-    except urllib.error.HTTPError as e:
-        return e.code, b""
 
 
 class Upload(unittest.TestCase):

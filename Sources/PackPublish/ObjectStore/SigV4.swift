@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import PackCrypto
+import PackModel
 
 /// AWS Signature Version 4: how every request to S3, R2, B2 or SeaweedFS proves who sent it. The request's method,
 /// path, query, signed headers and payload hash are put in one canonical form, hashed, and signed with a key derived
@@ -47,23 +48,9 @@ public struct SigV4: Sendable {
     public static let unsignedPayload = "UNSIGNED-PAYLOAD"
     static let algorithm = "AWS4-HMAC-SHA256"
 
-    /// `YYYYMMDDTHHMMSSZ`, the form SigV4 dates take.
+    /// `YYYYMMDDTHHMMSSZ`, the form SigV4 dates take: PackModel's RFC 3339 UTC time without its separators.
     public static func timestamp(_ date: Date) -> String {
-        let seconds = Int64(date.timeIntervalSince1970.rounded(.down))
-        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
-        let rest = seconds - days * 86_400
-        // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm): no calendar or locale involved.
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
-        func two(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        return "\(year)\(two(month))\(two(day))T\(two(rest / 3600))\(two(rest % 3600 / 60))\(two(rest % 60))Z"
+        String(Timestamp.format(date).filter { $0 != "-" && $0 != ":" })
     }
 
     /// The credential scope: `DAY/REGION/SERVICE/aws4_request`.
