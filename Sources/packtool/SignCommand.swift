@@ -37,7 +37,7 @@ enum SignCommand: Command {
         """
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, options: Set(["--state", "--key", "--index-key", "--publish", "--manifest-days", "--index-days", "--version"] + ObjectStoreFlags.options),
+        let a = try Arguments(args, options: Set(["--state", "--key", "--index-key", "--publish", "--manifest-days", "--index-days", "--version"] + ObjectStoreFlags.options + ObjectStoreFlags.uploadOptions),
                               flags: Set(["--allow-warnings"] + ObjectStoreFlags.flags))
         guard a.positionals.count == 1 else { throw CommandLineError.usage("expected one PACKDIR") }
         let pack = URL(fileURLWithPath: a.positionals[0])
@@ -78,7 +78,7 @@ enum SignCommand: Command {
                         """)
                 } else if let (location, settings, _) = store {
                     // Unchanged here, but the bucket may still lack it (an upload that failed): finish it.
-                    return try UploadCommand.upload(tree: output, to: location, settings: settings, quiet: true)
+                    return try UploadCommand.upload(tree: output, to: location, settings: settings, arguments: a, quiet: true)
                 }
                 return 0
             case .published(let published):
@@ -97,7 +97,7 @@ enum SignCommand: Command {
                   signing took \(NumberText.fixed(result.signingSeconds * 1000, 2)) ms
 
                 """)
-            if let (location, settings, _) = store { return try UploadCommand.upload(tree: output, to: location, settings: settings, quiet: false) }
+            if let (location, settings, _) = store { return try UploadCommand.upload(tree: output, to: location, settings: settings, arguments: a, quiet: false) }
             return 0
         } catch let e as PublishError {
             progress?.finish()

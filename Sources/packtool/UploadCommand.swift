@@ -13,7 +13,8 @@ enum UploadCommand: Command {
     static let summary = "upload a published tree to S3, R2 or any S3-compatible store, index.json last"
     static let help = """
         usage: packtool upload TREE s3://BUCKET[/PREFIX] [--endpoint URL] [--region REGION] [--profile NAME]
-                               [--path-style | --virtual-hosted] [--quiet]
+                               [--path-style | --virtual-hosted] [--multipart-threshold SIZE]
+                               [--part-size SIZE] [--quiet]
 
         Uploads the tree `packtool sign --publish` wrote: every versioned object first (roots, manifests,
         archives, deltas), each checked after upload (the store's SHA-256 and size, or a read-back), then
@@ -23,6 +24,10 @@ enum UploadCommand: Command {
         `public, max-age=60`.
 
           --endpoint, --region, --profile, --path-style, --virtual-hosted: as for `packtool presign`
+          --multipart-threshold SIZE  files this large or larger go as multipart uploads (default 64MiB);
+                      an interrupted one resumes on the next run from the parts already in the store, and
+                      stale uploads of this tree's versioned names are aborted
+          --part-size SIZE            the size of each part, 5MiB to 5GiB (default 16MiB)
           --quiet     print only the summary
 
         Credentials: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, or a profile in ~/.aws.
@@ -32,7 +37,7 @@ enum UploadCommand: Command {
         """
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, options: Set(ObjectStoreFlags.options), flags: Set(ObjectStoreFlags.flags + ["--quiet"]))
+        let a = try Arguments(args, options: Set(ObjectStoreFlags.options + ObjectStoreFlags.uploadOptions), flags: Set(ObjectStoreFlags.flags + ["--quiet"]))
         guard a.positionals.count == 2 else { throw CommandLineError.usage("expected TREE and s3://BUCKET/PREFIX") }
         let tree = URL(fileURLWithPath: a.positionals[0])
         guard FileSystem.isDirectory(tree.path) else { throw CommandLineError.usage("\(tree.path): no such folder (the tree `packtool sign --publish` wrote)") }
@@ -40,18 +45,27 @@ enum UploadCommand: Command {
         let settings: ObjectStoreSettings
         do { location = try S3Location(a.positionals[1]) } catch let e as PublishError { throw CommandLineError.usage("\(e)") }
         do { settings = try ObjectStoreFlags.settings(a) } catch let e as PublishError { throw CommandLineError.io("\(e)") }
-        return try upload(tree: tree, to: location, settings: settings, quiet: a.flag("--quiet"))
+        return try upload(tree: tree, to: location, settings: settings, arguments: a, quiet: a.flag("--quiet"))
     }
 
     /// Uploads `tree` (also what `sign --publish s3://…` and `export --publish s3://…` end with).
-    static func upload(tree: URL, to location: S3Location, settings: ObjectStoreSettings, quiet: Bool) throws -> Int32 {
+    static func upload(tree: URL, to location: S3Location, settings: ObjectStoreSettings, arguments a: Arguments, quiet: Bool) throws -> Int32 {
         do {
-            let uploader = TreeUploader(client: try S3Client(settings: settings, bucket: location.bucket), prefix: location.key)
-            let report = try uploader.upload(tree: tree) { path, uploaded in
-                if !quiet { Output.out("\(uploaded ? "uploaded" : "present ") \(path)\n") }
+            let uploader = try ObjectStoreFlags.uploader(location, settings: settings, a)
+            let report = try uploader.upload(tree: tree) { path, step in
+                guard !quiet else { return }
+                switch step {
+                case .present: Output.out("present  \(path)\n")
+                case .uploaded: Output.out("uploaded \(path)\n")
+                case .uploadedInParts(let parts, let resumed):
+                    let resumption = resumed > 0 ? ", \(resumed) already in the store from an interrupted upload" : ""
+                    Output.out("uploaded \(path) (in \(parts) parts\(resumption))\n")
+                }
             }
             let tenths = (report.bytesUploaded + 50_000) / 100_000
-            Output.out("\(location): \(report.uploaded.count) uploaded (\(tenths / 10).\(tenths % 10) MB), \(report.present.count) already there\n")
+            var summary = "\(location): \(report.uploaded.count) uploaded (\(tenths / 10).\(tenths % 10) MB), \(report.present.count) already there"
+            if report.abortedUploads > 0 { summary += "; \(report.abortedUploads) stale multipart upload\(report.abortedUploads == 1 ? "" : "s") aborted" }
+            Output.out(summary + "\n")
             return 0
         } catch let e as PublishError {
             if case .contentMismatch = e { throw CommandLineError.failure("\(e); index.json was not changed") }

@@ -1,16 +1,18 @@
 #if !PACKTOOL_CRYPTOKIT
 import COpenSSL
 
-/// Incremental SHA-256 over OpenSSL's EVP interface (which uses the CPU's SHA extensions where present). Owns its
+/// An incremental digest over OpenSSL's EVP interface (which uses the CPU's SHA extensions where present). Owns its
 /// `EVP_MD_CTX` and frees it in `deinit`; the only place PackCrypto holds a digest context.
-final class BackendSHA256 {
+class BackendEVPDigest {
     private let context: OpaquePointer
+    private let length: Int
 
-    init() {
+    init(_ algorithm: OpaquePointer?, length: Int, name: String) {
         // EVP_MD_CTX_new only fails when memory is exhausted; there is nothing sensible to continue with then.
         guard let ctx = EVP_MD_CTX_new() else { fatalError("EVP_MD_CTX_new: out of memory") }
         context = ctx
-        guard EVP_DigestInit_ex(ctx, EVP_sha256(), nil) == 1 else { fatalError("EVP_DigestInit_ex(sha256) failed") }
+        self.length = length
+        guard EVP_DigestInit_ex(ctx, algorithm, nil) == 1 else { fatalError("EVP_DigestInit_ex(\(name)) failed") }
     }
 
     deinit { EVP_MD_CTX_free(context) }
@@ -23,11 +25,21 @@ final class BackendSHA256 {
 
     /// Wraps `EVP_DigestFinal_ex`; called once.
     func finalize() -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: 32)
-        var length: UInt32 = 0
-        _ = EVP_DigestFinal_ex(context, &out, &length)
+        var out = [UInt8](repeating: 0, count: length)
+        var written: UInt32 = 0
+        _ = EVP_DigestFinal_ex(context, &out, &written)
         return out
     }
+}
+
+/// Incremental SHA-256 (`EVP_sha256`).
+final class BackendSHA256: BackendEVPDigest {
+    init() { super.init(EVP_sha256(), length: 32, name: "sha256") }
+}
+
+/// Incremental MD5 (`EVP_md5`), for the S3 protocol's part ETags only.
+final class BackendMD5: BackendEVPDigest {
+    init() { super.init(EVP_md5(), length: 16, name: "md5") }
 }
 
 /// An Ed25519 public key as OpenSSL holds it (`EVP_PKEY_new_raw_public_key`), freed in `deinit`.

@@ -35,24 +35,37 @@ public final class S3Client {
         public let body: [UInt8]
     }
 
-    /// What a PUT sends: a whole file, read piece by piece.
+    /// What a PUT or POST sends: a file's bytes from `offset` (a whole object, or one part of a multipart upload),
+    /// read piece by piece, or a small document held in memory.
     public struct FileBody {
         public let path: String
+        public let offset: UInt64
         public let size: UInt64
         public let sha256: [UInt8]
+
+        public init(path: String, offset: UInt64 = 0, size: UInt64, sha256: [UInt8]) {
+            self.path = path
+            self.offset = offset
+            self.size = size
+            self.sha256 = sha256
+        }
     }
 
     /// Sends one request; with `hashing`, every body byte received is passed to it (a verifying GET) rather than kept.
     /// `limit`: with `hashing`, the most body bytes to read (the size expected, plus one to notice a longer body).
-    public func send(_ method: String, key: String, headers extra: [(name: String, value: String)] = [], body: FileBody? = nil,
+    /// `query` holds decoded names and values (`uploadId`, `partNumber`); `document` is a small request body.
+    public func send(_ method: String, key: String, query: [(name: String, value: String)] = [], headers extra: [(name: String, value: String)] = [],
+                     body: FileBody? = nil, document: [UInt8]? = nil,
                      keep: Int = 64 << 10, hashing: SHA256? = nil, limit: UInt64? = nil) throws -> Response {
-        let payloadHash = body.map { Hex.encode($0.sha256) } ?? SigV4.emptyPayloadHash
+        let payloadHash = body.map { Hex.encode($0.sha256) } ?? document.map { SHA256.hexHash($0) } ?? SigV4.emptyPayloadHash
         let host = endpoint.hostHeader(bucket: bucket)
         var headers = [("host", host)] + extra
         if let body { headers.append(("content-length", String(body.size))) }
-        let request = SigV4.Request(method: method, path: endpoint.path(bucket: bucket, key: key), headers: headers, payloadHash: payloadHash)
+        if let document { headers.append(("content-length", String(document.count))) }
+        let request = SigV4.Request(method: method, path: endpoint.path(bucket: bucket, key: key), query: query, headers: headers, payloadHash: payloadHash)
         headers += signer.signedHeaders(for: request, at: Date())
-        var head = "\(method) \(SigV4.encode(request.path, keepingSlashes: true)) HTTP/1.1\r\n"
+        let encodedQuery = SigV4.canonicalQuery(query)
+        var head = "\(method) \(SigV4.encode(request.path, keepingSlashes: true))\(encodedQuery.isEmpty ? "" : "?" + encodedQuery) HTTP/1.1\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         head += "connection: close\r\n\r\n"
         let connection: Connection
@@ -63,7 +76,7 @@ public final class S3Client {
         // trickles bytes just inside each read's timeout cannot keep the upload waiting for ever.
         let deadline = Self.monotonic() + timeout + Double(limit ?? 0) / 1_000_000
         do {
-            try connection.transmit(Array(head.utf8))
+            try connection.transmit(Array(head.utf8) + (document ?? []))
             if let body {
                 do { try stream(body, to: connection) } catch let sending as HTTPError {
                     // A store that refuses early (a bad signature) answers and closes before the body is in: its
@@ -104,7 +117,7 @@ public final class S3Client {
         var piece = [UInt8](repeating: 0, count: 1 << 20)
         var sent: UInt64 = 0
         while sent < body.size {
-            let n = piece.withUnsafeMutableBytes { read(fd, $0.baseAddress, Int(min(UInt64($0.count), body.size - sent))) }
+            let n = piece.withUnsafeMutableBytes { pread(fd, $0.baseAddress, Int(min(UInt64($0.count), body.size - sent)), off_t(body.offset + sent)) }
             if n < 0 && errno == EINTR { continue }
             guard n > 0 else { throw PublishError.io("\(body.path): it changed while being uploaded (short read)") }
             try connection.transmit(n == piece.count ? piece : Array(piece[..<n]))

@@ -17,10 +17,17 @@ import PackModel
 /// - `index.json` last, so a client never sees an index naming an object that is not there yet;
 /// - a rerun uploads only what is missing; a versioned object already there with other bytes is refused, never
 ///   overwritten (clients and CDN caches hold it under that name for ever);
-/// - `Cache-Control`: a year and `immutable` for versioned names, a minute for `index.json`.
+/// - `Cache-Control`: a year and `immutable` for versioned names, a minute for `index.json`;
+/// - files from `multipartThreshold` up go as multipart uploads (`MultipartUpload`) that resume after an interruption.
 public struct TreeUploader {
     public let client: S3Client
     public let prefix: String
+    /// Files this large or larger are sent in parts (AWS's tools use 8 MiB; a pack's archives are large and few).
+    public var multipartThreshold: UInt64 = 64 << 20
+    /// The preferred part size; raised for a file that would need more than 10,000 parts.
+    public var partSize: UInt64 = 16 << 20
+    /// Where the multipart uploads this user started are recorded, so that a rerun resumes them.
+    public var journal = MultipartJournal(folder: nil)
     public static let immutableCaching = "public, max-age=31536000, immutable"
     public static let indexCaching = "public, max-age=60"
 
@@ -35,6 +42,18 @@ public struct TreeUploader {
         public var uploaded: [String] = []
         public var present: [String] = []
         public var bytesUploaded: UInt64 = 0
+        /// Parts of multipart uploads found in the store from an earlier run and not sent again.
+        public var resumedParts = 0
+        /// Stale multipart uploads (of this tree's versioned names) aborted.
+        public var abortedUploads = 0
+    }
+
+    /// What happened to one file, for progress lines.
+    public enum Step: Sendable, Equatable {
+        case present
+        case uploaded
+        /// Sent in `parts` parts, `resumed` of them found in the store from an earlier run.
+        case uploadedInParts(parts: Int, resumed: Int)
     }
 
     /// Each file of the tree (relative paths), `index.json` last; refuses a tree without one.
@@ -80,7 +99,7 @@ public struct TreeUploader {
         return known
     }
 
-    public func upload(tree: URL, progress: ((String, Bool) -> Void)? = nil) throws -> Report {
+    public func upload(tree: URL, progress: ((String, Step) -> Void)? = nil) throws -> Report {
         var report = Report()
         let indexed = Self.indexedDigests(of: tree)
         let files = try Self.files(of: tree)
@@ -96,16 +115,19 @@ public struct TreeUploader {
             if let known = indexed[path], Self.size(file.path) == known.size,
                try matches(key: key, digest: known.digest, size: known.size, versioned: true) {
                 report.present.append(path)
-                progress?(path, false)
+                progress?(path, .present)
                 continue
             }
-            let (digest, size) = try SHA256.hash(fileAt: file)
+            let inParts = (Self.size(file.path) ?? 0) >= multipartThreshold && !isIndex
+            let (digest, size, parts) = inParts
+                ? try MultipartUpload.hash(fileAt: file.path, partSize: MultipartUpload.partSize(for: Self.size(file.path) ?? 0, preferred: partSize))
+                : try { let (d, s) = try SHA256.hash(fileAt: file); return (d, s, []) }()
             if let known = indexed[path], known.digest != digest || known.size != size {
                 throw PublishError.io("\(file.path) is not the file the tree's index.json signs (its SHA-256 or size differ): the tree was changed after signing; publish again")
             }
             if indexed[path] == nil, try matches(key: key, digest: digest, size: size, versioned: !isIndex) {
                 report.present.append(path)
-                progress?(path, false)
+                progress?(path, .present)
                 continue
             }
             let headers: [(name: String, value: String)] = [
@@ -114,6 +136,27 @@ public struct TreeUploader {
                 ("x-amz-checksum-sha256", Self.base64(digest)),
                 ("x-amz-meta-sha256", Hex.encode(digest)),
             ]
+            if inParts {
+                let outcome = try MultipartUpload(client: client, key: key, path: file.path, parts: parts, headers: headers, journal: journal).run()
+                report.abortedUploads += outcome.abortedUploads
+                // Refused because the object appeared meanwhile (another upload won): compare it.
+                if !outcome.completed {
+                    guard try matches(key: key, digest: digest, size: size, versioned: true) else {
+                        throw PublishError.objectStore("\(key): the store says the object exists (412) but does not show it; rerun to resume")
+                    }
+                    report.present.append(path)
+                    progress?(path, .present)
+                    continue
+                }
+                guard try matches(key: key, digest: digest, size: size, versioned: false, composite: MultipartUpload.compositeChecksum(of: parts)) else {
+                    throw PublishError.objectStore("\(key): the store does not hold the bytes just uploaded (size or SHA-256 differ)")
+                }
+                report.uploaded.append(path)
+                report.bytesUploaded += outcome.bytesSent
+                report.resumedParts += outcome.resumedParts
+                progress?(path, .uploadedInParts(parts: parts.count, resumed: outcome.resumedParts))
+                continue
+            }
             // A versioned name is only created, never replaced: with two uploads racing, the second PUT is refused
             // (412) and its bytes are compared with what won.
             let conditional: [(name: String, value: String)] = isIndex ? [] : [("if-none-match", "*")]
@@ -123,7 +166,7 @@ public struct TreeUploader {
                     throw PublishError.objectStore("PUT \(key): the store says the object exists (412) but does not show it; rerun to resume")
                 }
                 report.present.append(path)
-                progress?(path, false)
+                progress?(path, .present)
                 continue
             }
             guard response.head.status == 200 else { throw Self.refusal("PUT \(key)", response) }
@@ -132,13 +175,17 @@ public struct TreeUploader {
             }
             report.uploaded.append(path)
             report.bytesUploaded += size
-            progress?(path, true)
+            progress?(path, .uploaded)
         }
         return report
     }
 
     /// Whether `key` already holds exactly these bytes. A versioned key holding other bytes is an error.
-    func matches(key: String, digest: [UInt8], size: UInt64, versioned: Bool) throws -> Bool {
+    /// `composite`: the composite checksum of the parts just uploaded (`MultipartUpload.compositeChecksum`), which the
+    /// store's must equal. Without it, an object the store keeps a composite checksum for is taken as the same bytes
+    /// when its `x-amz-meta-sha256` (set by packtool when the upload began, and the upload then checked part by part
+    /// and against the composite) names this digest; any other such object is read back.
+    func matches(key: String, digest: [UInt8], size: UInt64, versioned: Bool, composite: String? = nil) throws -> Bool {
         let head = try client.send("HEAD", key: key, headers: [("x-amz-checksum-mode", "ENABLED")])
         if head.head.status == 404 { return false }
         guard head.head.status == 200 else { throw Self.refusal("HEAD \(key)", head) }
@@ -148,8 +195,12 @@ public struct TreeUploader {
         } else if let checksum = head.head.value("x-amz-checksum-sha256"), !checksum.contains("-"),
                   head.head.value("x-amz-checksum-type")?.uppercased() != "COMPOSITE" {
             // A whole-object checksum. A composite one (`…-N`, from a multipart upload) is a hash of part hashes, not
-            // comparable with the file's: such an object is read back instead.
+            // comparable with the file's.
             same = checksum == Self.base64(digest)
+        } else if let checksum = head.head.value("x-amz-checksum-sha256"), let composite {
+            same = checksum == composite
+        } else if head.head.value("x-amz-checksum-sha256")?.contains("-") == true, head.head.value("x-amz-meta-sha256") == Hex.encode(digest) {
+            same = true
         } else {
             // No checksum kept (or another tool uploaded it): read it back and hash it.
             let hasher = SHA256()

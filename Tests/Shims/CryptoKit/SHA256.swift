@@ -19,16 +19,15 @@ public struct SHA256 {
     /// SHA-256's block length in bytes.
     public static let blockByteCount = 64
 
-    private var box: Context
+    private var box: DigestContext
 
     /// A fresh hasher.
-    public init() { box = Context() }
+    public init() { box = DigestContext(EVP_sha256()) }
 
     /// Adds the bytes in `bufferPointer` to the running digest.
     public mutating func update(bufferPointer: UnsafeRawBufferPointer) {
         if !isKnownUniquelyReferenced(&box) { box = box.copy() }
-        guard let base = bufferPointer.baseAddress, bufferPointer.count > 0 else { return }
-        _ = EVP_DigestUpdate(box.context, base, bufferPointer.count)
+        box.update(bufferPointer)
     }
 
     /// Adds `data` to the running digest, region by region.
@@ -38,11 +37,7 @@ public struct SHA256 {
 
     /// The digest of everything added so far. Does not change the hasher: it finalizes a copy of the context.
     public func finalize() -> Digest {
-        let finished = box.copy()
-        var out = [UInt8](repeating: 0, count: Self.byteCount)
-        var length: UInt32 = 0
-        guard EVP_DigestFinal_ex(finished.context, &out, &length) == 1, length == 32 else { fatalError("EVP_DigestFinal_ex failed") }
-        return SHA256Digest(bytes: out)
+        SHA256Digest(bytes: box.finalizedCopy(length: Self.byteCount))
     }
 
     /// The digest of `data` in one call.
@@ -50,24 +45,5 @@ public struct SHA256 {
         var h = SHA256()
         h.update(data: data)
         return h.finalize()
-    }
-
-    /// Owns one `EVP_MD_CTX`, freed in `deinit`.
-    private final class Context {
-        let context: OpaquePointer
-
-        init() {
-            guard let ctx = EVP_MD_CTX_new(), EVP_DigestInit_ex(ctx, EVP_sha256(), nil) == 1 else { fatalError("EVP_MD_CTX_new failed") }
-            context = ctx
-        }
-
-        private init(copying other: OpaquePointer) {
-            guard let ctx = EVP_MD_CTX_new(), EVP_MD_CTX_copy_ex(ctx, other) == 1 else { fatalError("EVP_MD_CTX_copy_ex failed") }
-            context = ctx
-        }
-
-        func copy() -> Context { Context(copying: context) }
-
-        deinit { EVP_MD_CTX_free(context) }
     }
 }

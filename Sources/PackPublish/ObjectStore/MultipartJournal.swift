@@ -1,0 +1,83 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import PackCrypto
+import PackModel
+
+/// The multipart uploads this user's packtool started and has not finished, one small file per object
+/// (`$XDG_CACHE_HOME/packtool/multipart/`, else `~/.cache/packtool/multipart/`). A store lists every open upload of a
+/// key, whoever started it, and shows neither its headers nor its owner's intent: the journal is how a rerun knows
+/// which are its own, to resume one and abort the rest, and never touches another tool's upload.
+///
+/// Without a home folder there is no journal: uploads still work, and an interrupted one starts again from its first
+/// part. The journal holds upload IDs only, never credentials.
+public struct MultipartJournal: Sendable {
+    /// Where the files go; nil when there is nowhere to keep them.
+    public let folder: String?
+
+    public init(folder: String?) { self.folder = folder }
+
+    /// The journal for this environment: `XDG_CACHE_HOME`, else `HOME/.cache`, when that folder's parent exists.
+    public static func standard(environment: [String: String]) -> MultipartJournal {
+        if let cache = environment["XDG_CACHE_HOME"], cache.hasPrefix("/"), FileSystem.isDirectory(cache) {
+            return MultipartJournal(folder: cache + "/packtool/multipart")
+        }
+        if let home = environment["HOME"], home.hasPrefix("/"), FileSystem.isDirectory(home) {
+            return MultipartJournal(folder: home + "/.cache/packtool/multipart")
+        }
+        return MultipartJournal(folder: nil)
+    }
+
+    struct Entry: Codable {
+        /// The bucket and key, in full: a collision of file names cannot mix two objects' uploads.
+        var object: String
+        var uploads: [String]
+    }
+
+    func file(for object: String) -> String? {
+        folder.map { $0 + "/" + SHA256.hexHash(Array(object.utf8)).prefix(32) + ".json" }
+    }
+
+    /// The open uploads recorded for `object` (`BUCKET/KEY`). A missing, unreadable or foreign file is none.
+    func uploads(for object: String) -> [String] {
+        guard let path = file(for: object), let data = try? FileSystem.read(path, cap: 1 << 20),
+              let entry = try? JSONDecoder().decode(Entry.self, from: data), entry.object == object else { return [] }
+        return entry.uploads
+    }
+
+    /// Records that upload `id` of `object` was started. Failing to record is not an error: the upload goes on, and
+    /// only its resumption is lost.
+    func record(_ id: String, for object: String) {
+        // The newest few: an ID that was never forgotten (its store is gone) must not make the file grow for ever.
+        write(Array((uploads(for: object) + [id]).suffix(16)), for: object)
+    }
+
+    /// Forgets uploads of `object` that were completed or aborted.
+    func forget(_ ids: Set<String>, for object: String) {
+        write(uploads(for: object).filter { !ids.contains($0) }, for: object)
+    }
+
+    private func write(_ uploads: [String], for object: String) {
+        guard let folder, let path = file(for: object) else { return }
+        if uploads.isEmpty { unlink(path); return }
+        var built = ""
+        for part in folder.split(separator: "/") {
+            built += "/" + part
+            if !FileSystem.isDirectory(built) { _ = mkdir(built, 0o700) }
+        }
+        guard let data = try? JSONEncoder().encode(Entry(object: object, uploads: uploads)) else { return }
+        let temporary = path + ".\(getpid()).tmp"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return }
+        let written = data.withUnsafeBytes { FileSystem.writeAll(fd, $0) }
+        close(fd)
+        if !written || rename(temporary, path) != 0 { unlink(temporary) }
+    }
+}
