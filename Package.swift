@@ -99,7 +99,7 @@ let package = Package(
         // The hostile-server cases every Fetcher passes, written once; each transport's suite runs them.
         .target(name: "FetcherCases", dependencies: ["PackVerify", "TestSupport"], path: "Tests/FetcherCases"),
         .testTarget(name: "PackHTTPTests", dependencies: ["PackHTTP", "PackVerify", "TestSupport", "FetcherCases"]),
-        .testTarget(name: "PackURLSessionTests", dependencies: ["PackURLSession", "PackVerify", "PackModel", "PackCrypto", "TestSupport", "FetcherCases", "packtool"]),
+        .testTarget(name: "PackURLSessionTests", dependencies: ["PackURLSession", "PackVerify", "PackModel", "PackCrypto", "PackPublish", "TestSupport", "FetcherCases", "packtool"]),
         // docs/client-apple.md's Swift blocks, compiled with only the two products an app adds (so the target builds
         // for iOS as well), and the guide's functions tested on the example pack.
         .target(name: "AppleGuideSnippets", dependencies: ["PackVerify", "PackURLSession"], path: "Tests/AppleGuideSnippets"),

@@ -5,6 +5,11 @@ import Foundation
 #endif
 import PackPublish
 import PackModel
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// `packtool export`: the whole CDN tree of what a state has published, into a new folder, from the state alone.
 enum ExportCommand: Command {
@@ -12,6 +17,7 @@ enum ExportCommand: Command {
     static let summary = "write the CDN tree of everything a state has published into a new folder (a lost tree, a mirror)"
     static let help = """
         usage: packtool export --state DIR --key MANIFEST.pem... --index-key INDEX.pem... --publish OUT [--index-days 7]
+               packtool export … --publish s3://BUCKET/PREFIX [--endpoint URL] [--region R] [--profile NAME] …
 
         Writes into OUT (which must not exist, or be empty) the tree `sign` publishes, for the newest release of every
         pack the ledger in DIR records: root/N.root.json for every root, packs/<id>/<version>/manifest.json and the
@@ -19,17 +25,25 @@ enum ExportCommand: Command {
         state's stored files; the same bytes sign wrote, given the same keys), and a fresh index.json signed by the
         index key, whose version the ledger records. Use it when a published folder is lost, or to start a mirror,
         without publishing a new version. Any failure removes what was written; the ledger is unchanged.
+        With an s3:// destination the tree is exported into DIR/uploads/BUCKET/PREFIX (replacing what was there
+        only once the export is complete), then uploaded as `packtool upload` does, index.json last; the store
+        flags are upload's (see `packtool upload --help`).
         Exit codes: 0 exported, 1 refused (keys, a kept copy that does not match the ledger), 2 usage or I/O error.
 
         """
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, options: ["--state", "--key", "--index-key", "--publish", "--index-days"], flags: [])
+        let a = try Arguments(args, options: Set(["--state", "--key", "--index-key", "--publish", "--index-days"] + ObjectStoreFlags.options + ObjectStoreFlags.uploadOptions),
+                              flags: Set(ObjectStoreFlags.flags))
         guard a.positionals.isEmpty else { throw CommandLineError.usage("export takes no PACKDIR; it reads the state folder") }
         let manifestPaths = a.values("--key"), indexPaths = a.values("--index-key")
         guard !manifestPaths.isEmpty else { throw CommandLineError.usage("give the manifest key with --key (it signs the deltas)") }
         guard !indexPaths.isEmpty else { throw CommandLineError.usage("give the index key with --index-key") }
-        let output = URL(fileURLWithPath: try a.required("--publish"))
+        let store = try ObjectStoreFlags.destination(try a.required("--publish"), state: try a.required("--state"), a)
+        // To a store: exported beside the kept upload folder first, so a failed export leaves the last one whole.
+        let output = try store.map { $0.2.deletingLastPathComponent().appendingPathComponent(".export-\(getpid())-" + $0.2.lastPathComponent) }
+            ?? URL(fileURLWithPath: a.required("--publish"))
+        if store != nil { try FileManager.default.createDirectory(at: output.deletingLastPathComponent(), withIntermediateDirectories: true) }
         var options = TreeExporter.Options(state: URL(fileURLWithPath: try a.required("--state")), output: output,
                                            manifestKeys: try SigningKeys.privateKeys(manifestPaths, role: RootDocument.Role.manifest),
                                            indexKeys: try SigningKeys.privateKeys(indexPaths, role: RootDocument.Role.index))
@@ -37,13 +51,35 @@ enum ExportCommand: Command {
         do {
             let result = try TreeExporter(options: options).export()
             let releases = result.releases.map { "\($0.pack) version \($0.version)" }.joined(separator: ", ")
-            Output.out("exported \(releases) into \(output.path)\n  deltas: \(result.deltas)\n  index: \(output.path)/index.json version \(result.indexVersion)\n")
-            return 0
+            guard let (location, settings, folder) = store else {
+                Output.out("exported \(releases) into \(output.path)\n  deltas: \(result.deltas)\n  index: \(output.path)/index.json version \(result.indexVersion)\n")
+                return 0
+            }
+            try replace(folder, with: output)
+            Output.out("exported \(releases) into \(folder.path)\n  deltas: \(result.deltas)\n  index: \(folder.path)/index.json version \(result.indexVersion)\n")
+            return try UploadCommand.upload(tree: folder, to: location, settings: settings, arguments: a, quiet: false)
+        } catch let e as CommandLineError {
+            throw e
         } catch let e as PublishError {
             if case .io(let message) = e { throw CommandLineError.io(message + "; nothing was exported") }
             throw CommandLineError.failure(e.description + "; nothing was exported")
         } catch {
             throw CommandLineError.io("\(error); nothing was exported")
         }
+    }
+
+    /// Puts the finished export at `folder` in place of the last one: the old folder is moved aside, the new one
+    /// renamed in, then the old one removed, so the kept tree is always one whole export or the other.
+    static func replace(_ folder: URL, with exported: URL) throws {
+        let aside = folder.deletingLastPathComponent().appendingPathComponent(".replaced-\(getpid())-" + folder.lastPathComponent)
+        let hadOne = FileSystem.exists(folder.path)
+        if hadOne { guard rename(folder.path, aside.path) == 0 else { throw CommandLineError.io("\(folder.path): cannot move it aside (\(FileSystem.reason()))") } }
+        guard rename(exported.path, folder.path) == 0 else {
+            let reason = FileSystem.reason()
+            if hadOne { _ = rename(aside.path, folder.path) }
+            FileSystem.removeTree(exported.path)
+            throw CommandLineError.io("\(folder.path): cannot put the export in place (\(reason)); nothing was uploaded")
+        }
+        if hadOne { FileSystem.removeTree(aside.path) }
     }
 }

@@ -106,7 +106,7 @@ final class Nginx {
     private static let streamSocket = SOCK_STREAM
     #endif
 
-    private static func freePort() throws -> Int {
+    static func freePort() throws -> Int {
         let fd = socket(AF_INET, Self.streamSocket, 0)
         defer { close(fd) }
         var address = sockaddr_in()
@@ -120,7 +120,7 @@ final class Nginx {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
-    private static func answers(_ port: Int) -> Bool {
+    static func answers(_ port: Int) -> Bool {
         let fd = socket(AF_INET, Self.streamSocket, 0)
         defer { close(fd) }
         var address = sockaddr_in()

@@ -147,6 +147,30 @@ class Upload(unittest.TestCase):
         self.assertEqual(bad.returncode, 2)
         self.assertIn("not a bucket name", bad.stderr)
 
+    def test_export_writes_the_whole_tree_from_the_state_and_uploads_it(self):
+        keys = os.path.join(REPO, "keys-example")
+        state = os.path.join(self.work, "state")
+        export = [self.tool, "export", "--state", state, "--key", f"{keys}/manifest.pem", "--index-key", f"{keys}/index.pem",
+                  "--publish", "s3://public/exported", "--endpoint", self.store.endpoint]
+        run = subprocess.run(export, capture_output=True, text=True, env=environment(), timeout=300)
+        self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+        kept = os.path.join(state, "uploads/public/exported")
+        self.assertEqual(run.stdout.splitlines()[-2], "uploaded index.json")
+        self.assertEqual(self.keys("exported"), self.tree_files(kept))
+        self.assertEqual(sorted(os.listdir(os.path.dirname(kept))), ["exported"], "no export or replaced folder is left beside it")
+        client = os.path.join(self.work, "export-client")
+        update = subprocess.run([self.tool, "update", "--from", f"{self.store.endpoint}/public/exported", "--into", f"{client}/app",
+                                 "--pack", "royal-mile", "--root", os.path.join(self.cdn, "root/1.root.json"), "--state", f"{client}/state", "--quiet"],
+                                capture_output=True, text=True, timeout=120)
+        self.assertEqual(update.returncode, 0, update.stderr)
+        # Again: a fresh index replaces the kept tree whole, and only the index is new in the store.
+        again = subprocess.run(export, capture_output=True, text=True, env=environment(), timeout=300)
+        self.assertEqual(again.returncode, 0, again.stdout + again.stderr)
+        self.assertEqual([l for l in again.stdout.splitlines() if l.startswith("uploaded ")], ["uploaded index.json"])
+        wrong = subprocess.run(export, capture_output=True, text=True, env=environment(AWS_SECRET_ACCESS_KEY="not-the-secret"), timeout=300)
+        self.assertEqual(wrong.returncode, 2, wrong.stdout + wrong.stderr)
+        self.assertNotIn("not-the-secret", wrong.stdout + wrong.stderr)
+
     def test_links_in_the_tree_are_refused_and_nothing_is_uploaded(self):
         linked = os.path.join(self.work, "linked")
         shutil.copytree(self.cdn, linked)

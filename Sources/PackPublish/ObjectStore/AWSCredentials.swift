@@ -34,6 +34,14 @@ public struct ObjectStoreSettings: Sendable {
     /// Which profile the settings came from (for messages).
     public var profile: String
 
+    public init(credentials: AWSCredentials, region: String, endpoint: String?, pathStyle: Bool, profile: String) {
+        self.credentials = credentials
+        self.region = region
+        self.endpoint = endpoint
+        self.pathStyle = pathStyle
+        self.profile = profile
+    }
+
     /// Reads the settings; `overrides` are the command line's (`region`, `endpoint`, `profile`, `pathStyle`).
     public static func resolve(environment: [String: String], home: String?, region: String? = nil, endpoint: String? = nil,
                                profile: String? = nil, pathStyle: Bool? = nil) throws -> ObjectStoreSettings {
