@@ -59,11 +59,18 @@ enum ObjectStoreFlags {
     static let options: [String] = ["--endpoint", "--region", "--profile"]
     static let flags: [String] = ["--path-style", "--virtual-hosted"]
     /// What `upload`, `sign` and `export` also take: when and how large files go in parts.
-    static let uploadOptions: [String] = ["--multipart-threshold", "--part-size"]
+    static let uploadOptions: [String] = ["--multipart-threshold", "--part-size", "--timeout"]
 
     /// An uploader for `location` with `--multipart-threshold` and `--part-size` applied.
     static func uploader(_ location: S3Location, settings: ObjectStoreSettings, _ a: Arguments) throws -> TreeUploader {
-        var uploader = TreeUploader(client: try S3Client(settings: settings, bucket: location.bucket), prefix: location.key)
+        let client = try S3Client(settings: settings, bucket: location.bucket)
+        if let text = a.value("--timeout") {
+            guard let seconds = Double(text), seconds.isFinite, seconds > 0, seconds <= 3600 else {
+                throw CommandLineError.usage("--timeout \(text): expected seconds, more than 0 and at most 3600")
+            }
+            client.timeout = seconds
+        }
+        var uploader = TreeUploader(client: client, prefix: location.key)
         uploader.journal = MultipartJournal.standard(environment: ProcessInfo.processInfo.environment)
         if let text = a.value("--multipart-threshold") { uploader.multipartThreshold = try size(text, flag: "--multipart-threshold") }
         if let text = a.value("--part-size") {

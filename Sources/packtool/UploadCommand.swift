@@ -14,7 +14,7 @@ enum UploadCommand: Command {
     static let help = """
         usage: packtool upload TREE s3://BUCKET[/PREFIX] [--endpoint URL] [--region REGION] [--profile NAME]
                                [--path-style | --virtual-hosted] [--multipart-threshold SIZE]
-                               [--part-size SIZE] [--quiet]
+                               [--part-size SIZE] [--timeout SECONDS] [--quiet]
 
         Uploads the tree `packtool sign --publish` wrote: every versioned object first (roots, manifests,
         archives, deltas), each checked after upload (the store's SHA-256 and size, or a read-back), then
@@ -28,6 +28,8 @@ enum UploadCommand: Command {
                       an interrupted one resumes on the next run from the parts already in the store, and
                       stale uploads of this tree's versioned names are aborted
           --part-size SIZE            the size of each part, 5MiB to 5GiB (default 16MiB)
+          --timeout SECONDS           how long the store may stay silent (default 30); a response must also
+                      arrive whole within this plus the time its body takes at 1 MB/s
           --quiet     print only the summary
 
         Credentials: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, or a profile in ~/.aws.

@@ -207,6 +207,24 @@ class Multipart(unittest.TestCase):
         self.store.client.abort_multipart_upload(Bucket="public", Key=f"nojournal/{KEY}", UploadId=old)
         self.assert_holds_the_archive("nojournal")
 
+    def test_a_large_archive_changed_after_signing_is_never_completed(self):
+        from test_upload import publish
+        cdn = publish(self.tool, os.path.join(self.work, "signed"))
+        archive = os.path.join(cdn, "packs/royal-mile/1/royal-mile-1.tar")
+        with open(archive, "r+b") as f:
+            f.seek(os.path.getsize(archive) - 5000)
+            byte = f.read(1)
+            f.seek(-1, 1)
+            f.write(bytes([byte[0] ^ 1]))
+        run = subprocess.run([self.tool, "upload", cdn, "s3://public/changed", "--endpoint", self.store.endpoint,
+                              "--multipart-threshold", "1MiB", "--part-size", "5MiB"], capture_output=True, text=True, env=self.env, timeout=120)
+        self.assertEqual(run.returncode, 2, run.stdout + run.stderr)
+        self.assertIn("royal-mile-1.tar is not the file the tree's index.json signs", run.stderr)
+        keys = [o["Key"] for o in self.store.client.list_objects_v2(Bucket="public", Prefix="changed/").get("Contents", [])]
+        self.assertNotIn("changed/packs/royal-mile/1/royal-mile-1.tar", keys)
+        self.assertNotIn("changed/index.json", keys)
+        self.assertEqual(self.open_uploads("changed"), [], "the upload of the changed bytes was aborted")
+
     def test_part_sizes_outside_s3s_limits_are_refused_before_anything_is_sent(self):
         for size in ["1MiB", "6GiB", "0", "5 MiB", "lots"]:
             run = subprocess.run([self.tool, "upload", self.tree, "s3://public/limits", "--endpoint", self.store.endpoint, "--part-size", size],

@@ -342,5 +342,123 @@ class AnswersSeaweedFSDoesNotGive(unittest.TestCase):
             shutil.rmtree(work, ignore_errors=True)
 
 
+class RacingStore(OddStore):
+    """An S3 stand-in where another upload wins the race for one versioned name: the first HEAD of it says 404, and
+    the conditional PUT (`If-None-Match: *`) that follows is refused with 412 because the winner's bytes (`winner`)
+    arrived meanwhile."""
+
+    def __init__(self, contested, winner):
+        super().__init__()
+        self.contested, self.winner, self.conditional = contested, winner, []
+
+    def handle(self, conn):
+        with conn:
+            data = b""
+            while b"\r\n\r\n" not in data:
+                chunk = conn.recv(65536)
+                if not chunk:
+                    return
+                data += chunk
+            head, body = data.split(b"\r\n\r\n", 1)
+            lines = head.decode().split("\r\n")
+            method, path, _ = lines[0].split(" ")
+            headers = {l.split(":", 1)[0].lower(): l.split(":", 1)[1].strip() for l in lines[1:]}
+            if method == "PUT":
+                size = int(headers["content-length"])
+                while len(body) < size:
+                    body += conn.recv(65536)
+                if headers.get("if-none-match") == "*":
+                    self.conditional.append(path)
+                if path.endswith(self.contested) and path not in self.objects:
+                    self.objects[path] = self.winner
+                    conn.sendall(b"HTTP/1.1 412 Precondition Failed\r\nContent-Length: 0\r\n\r\n")
+                    return
+                self.objects[path] = body
+                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
+            elif path in self.objects:
+                stored = self.objects[path]
+                checksum = base64.b64encode(hashlib.sha256(stored).digest()).decode()
+                conn.sendall(f"HTTP/1.1 200 OK\r\nContent-Length: {len(stored)}\r\nx-amz-checksum-sha256: {checksum}\r\n\r\n".encode()
+                             + (stored if method == "GET" else b""))
+            else:
+                conn.sendall(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n")
+
+
+class TricklingStore(OddStore):
+    """A store that answers every request one byte every 0.3 s, for ever: each read is inside any timeout, the
+    whole answer never comes."""
+
+    def handle(self, conn):
+        with conn:
+            try:
+                conn.recv(65536)
+                for byte in b"HTTP/1.1 200 OK\r\n" * 1000:
+                    conn.sendall(bytes([byte]))
+                    time.sleep(0.3)
+            except OSError:
+                pass
+
+
+class StoresThatMisbehave(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tool = packtool()
+        cls.work = tempfile.mkdtemp(prefix="packtool-upload-race-")
+        cls.cdn = publish(cls.tool, cls.work)
+        with open(os.path.join(cls.cdn, "root/1.root.json"), "rb") as f:
+            cls.root = f.read()
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.work, ignore_errors=True)
+
+    def upload(self, store, *extra):
+        return subprocess.run([self.tool, "upload", self.cdn, "s3://race/tree", "--endpoint", store.endpoint, *extra], capture_output=True,
+                              text=True, env=environment(), timeout=120)
+
+    def test_losing_a_race_to_the_same_bytes_counts_the_object_as_there(self):
+        store = RacingStore("root/1.root.json", self.root)
+        try:
+            run = self.upload(store)
+            self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+            self.assertIn("present  root/1.root.json", run.stdout)
+            self.assertEqual(run.stdout.splitlines()[-2], "uploaded index.json")
+            self.assertIn("/race/tree/root/1.root.json", store.conditional, "versioned PUTs are conditional")
+            self.assertNotIn("/race/tree/index.json", store.conditional, "index.json is replaced, not created")
+        finally:
+            store.stop()
+
+    def test_losing_a_race_to_other_bytes_is_refused_and_the_index_not_sent(self):
+        store = RacingStore("root/1.root.json", self.root + b" ")
+        try:
+            run = self.upload(store)
+            self.assertEqual(run.returncode, 1, run.stdout + run.stderr)
+            self.assertIn("root/1.root.json is already in the bucket with other bytes", run.stderr)
+            self.assertNotIn("/race/tree/index.json", store.objects)
+            self.assertEqual(store.objects["/race/tree/root/1.root.json"], self.root + b" ", "the winner's object is not replaced")
+        finally:
+            store.stop()
+
+    def test_a_store_that_trickles_its_answer_times_out_instead_of_waiting_for_ever(self):
+        store = TricklingStore()
+        try:
+            started = time.monotonic()
+            run = self.upload(store, "--timeout", "2")
+            took = time.monotonic() - started
+            self.assertEqual(run.returncode, 2, run.stdout + run.stderr)
+            self.assertIn("answering too slowly", run.stderr)
+            self.assertIn("rerun to resume", run.stderr)
+            self.assertLess(took, 60, "bounded by the overall deadline, not the reads")
+        finally:
+            store.stop()
+
+    def test_a_timeout_that_is_not_a_number_of_seconds_is_a_usage_error(self):
+        for value in ["0", "-1", "soon", "nan", "4000"]:
+            run = subprocess.run([self.tool, "upload", self.cdn, "s3://race/tree", "--endpoint", "http://127.0.0.1:9", "--timeout", value],
+                                 capture_output=True, text=True, env=environment())
+            self.assertEqual(run.returncode, 2, value)
+            self.assertIn("--timeout", run.stderr)
+
+
 if __name__ == "__main__":
     unittest.main()

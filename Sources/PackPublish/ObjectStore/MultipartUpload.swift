@@ -9,6 +9,8 @@ import Glibc
 import Darwin
 #endif
 import PackCrypto
+import PackModel
+import Dispatch
 
 /// One large file sent as an S3 multipart upload that survives interruption:
 /// - an upload of ours already open for the key (an earlier run was killed or lost the store; `MultipartJournal` knows
@@ -23,7 +25,11 @@ struct MultipartUpload {
     let client: S3Client
     let key: String
     let path: String
-    let parts: [Part]
+    let size: UInt64
+    let partSize: UInt64
+    /// The SHA-256 the tree's signed index gives the file, when it names it: the read that hashes the parts also
+    /// hashes the whole, and the upload is completed only if the two agree.
+    let expectedDigest: [UInt8]?
     /// Sent when the upload is created: the object's content type, caching and `x-amz-meta-sha256`.
     let headers: [(name: String, value: String)]
     /// Which open uploads are this user's own.
@@ -47,6 +53,16 @@ struct MultipartUpload {
         var resumedParts: Int
         var bytesSent: UInt64
         var abortedUploads: Int
+        /// The whole file's SHA-256 and its parts, as read while uploading.
+        var digest: [UInt8]
+        var parts: [Part]
+    }
+
+    /// A part the store lists for an open upload.
+    struct Listed {
+        let size: UInt64
+        let etag: String
+        let sha256: String?
     }
 
     /// The part size for a file: the preferred size, raised (to whole MiB) when the file would need more than
@@ -57,36 +73,23 @@ struct MultipartUpload {
         return max(preferred, rounded)
     }
 
-    /// The file's SHA-256 and each part's, in one read of the file.
+    /// Where each part starts and how long it is.
+    static func layout(size: UInt64, partSize: UInt64) -> [(offset: UInt64, size: UInt64)] {
+        guard size > 0 else { return [(0, 0)] }
+        return stride(from: 0, to: size, by: Int(partSize)).map { (UInt64($0), min(partSize, size - UInt64($0))) }
+    }
+
+    /// The file's SHA-256 and each part's, in one read of the file (without uploading: tests and callers that need
+    /// the parts alone).
     static func hash(fileAt path: String, partSize: UInt64) throws -> (digest: [UInt8], size: UInt64, parts: [Part]) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw PublishError.io("\(path): cannot open it (\(String(cString: strerror(errno))))") }
-        defer { close(fd) }
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: SHA256.fileBufferBytes, alignment: 16)
-        defer { buffer.deallocate() }
-        let whole = SHA256()
-        var part = SHA256()
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw PublishError.io("\(path): cannot read it (\(String(cString: strerror(errno))))") }
         var parts: [Part] = []
-        var size: UInt64 = 0, partStart: UInt64 = 0
-        func endPart() {
-            parts.append(Part(number: parts.count + 1, offset: partStart, size: size - partStart, sha256: part.finalize()))
-            part = SHA256()
-            partStart = size
+        let digest = try PartReader(path: path, layout: layout(size: UInt64(info.st_size), partSize: partSize)).readParts(md5For: []) { part, _ in
+            parts.append(part)
+            return true
         }
-        while true {
-            let room = Int(min(UInt64(buffer.count), partStart + partSize - size))
-            let n = read(fd, buffer.baseAddress, room)
-            if n < 0 && errno == EINTR { continue }
-            guard n >= 0 else { throw PublishError.io("\(path): cannot read it (\(String(cString: strerror(errno))))") }
-            if n == 0 { break }
-            let bytes = UnsafeRawBufferPointer(rebasing: buffer[..<n])
-            whole.update(bytes)
-            part.update(bytes)
-            size += UInt64(n)
-            if size - partStart == partSize { endPart() }
-        }
-        if size > partStart || parts.isEmpty { endPart() }
-        return (whole.finalize(), size, parts)
+        return (digest, UInt64(info.st_size), parts)
     }
 
     /// The checksum a store reports for an object assembled from these parts: the SHA-256 of the parts' SHA-256s,
@@ -98,31 +101,34 @@ struct MultipartUpload {
     }
 
     func run() throws -> Outcome {
+        let layout = Self.layout(size: size, partSize: partSize)
         // Named by bucket and key only, not the endpoint (a store reached through another name or a relay is the same
         // store); an ID recorded for another store's bucket of the same name is simply not among those listed here.
         let object = client.bucket + "/" + key
         let recorded = Set(journal.uploads(for: object))
         // Our own uploads still open for the key (another tool's are never resumed nor aborted).
         let own = recorded.isEmpty ? [] : try openUploads().filter { recorded.contains($0) }
-        // Resume the one with the most parts that match the local bytes; one with none is stale.
-        var resumable: (id: String, etags: [Int: String])?
+        // Resume the one with the most parts of the right sizes (their bytes are checked as the file is read); the
+        // others are stale.
+        var chosen: (id: String, listed: [Int: Listed])?
         for id in own {
-            let etags = try verifiedParts(of: id)
-            if !etags.isEmpty && etags.count > (resumable?.etags.count ?? 0) { resumable = (id, etags) }
+            let listed = try listedParts(of: id)
+            let fitting = listed.filter { $0.key <= layout.count && $0.value.size == layout[$0.key - 1].size }
+            if !fitting.isEmpty && fitting.count > (chosen?.listed.count ?? 0) { chosen = (id, fitting) }
         }
         let id: String
-        if let resumable { id = resumable.id } else {
+        if let chosen { id = chosen.id } else {
             id = try create()
             journal.record(id, for: object)
         }
-        var etags = resumable?.etags ?? [:]
-        let resumed = etags.count
-        var sent: UInt64 = 0
-        for part in parts where etags[part.number] == nil {
-            etags[part.number] = try send(part, to: id)
-            sent += part.size
+        let listed = chosen?.listed ?? [:]
+        let (digest, parts, etags, resumed, sent) = try readAndSend(layout: layout, listed: listed, to: id)
+        if let expectedDigest, digest != expectedDigest {
+            try? abort(id)
+            journal.forget([id], for: object)
+            throw PublishError.io("\(path) is not the file the tree's index.json signs (its SHA-256 differs): the tree was changed after signing; publish again")
         }
-        let completed = try complete(id, etags: etags)
+        let completed = try complete(id, parts: parts, etags: etags)
         var aborted = 0
         for other in own where other != id {
             try abort(other)
@@ -130,7 +136,45 @@ struct MultipartUpload {
         }
         if !completed { try abort(id) }
         journal.forget(Set(own).union([id]), for: object)
-        return Outcome(completed: completed, resumedParts: resumed, bytesSent: sent, abortedUploads: aborted)
+        return Outcome(completed: completed, resumedParts: resumed, bytesSent: sent, abortedUploads: aborted, digest: digest, parts: parts)
+    }
+
+    /// Reads the file once, hashing each part (and the whole), while up to `connections` connections send the parts
+    /// the store does not already hold: the read and the sends overlap, so a large archive costs one pass over the
+    /// disk and the link is kept busy. A listed part counts as held only if its SHA-256 (or, where the store lists
+    /// none, its MD5 ETag) is the local part's.
+    func readAndSend(layout: [(offset: UInt64, size: UInt64)], listed: [Int: Listed], to id: String)
+        throws -> (digest: [UInt8], parts: [Part], etags: [Int: String], resumed: Int, bytesSent: UInt64) {
+        let queue = PartQueue()
+        let workers = min(Self.connections, max(1, layout.count - listed.count))
+        let upload = UncheckedSendable(self)
+        let needMD5 = Set(listed.filter { $0.value.sha256 == nil }.keys)
+        let reader = PartReader(path: path, layout: layout)
+        BlockingThreads.run(1 + workers) { worker in
+            if worker == 0 {
+                do {
+                    let digest = try reader.readParts(md5For: needMD5) { part, md5 in
+                        queue.record(part: part)
+                        if let held = listed[part.number], held.sha256.map({ $0 == Data(part.sha256).base64EncodedString() })
+                            ?? (md5.map { MultipartUpload.unquoted(held.etag).lowercased() == Hex.encode($0) } ?? false) {
+                            queue.resume(part.number, etag: held.etag)
+                        } else {
+                            queue.push(part)
+                        }
+                        return !queue.failed
+                    }
+                    queue.finish(digest: digest)
+                } catch {
+                    queue.fail(error)
+                }
+                queue.close(workers: workers)
+                return
+            }
+            while let part = queue.pop() {
+                do { queue.sent(part, etag: try upload.value.send(part, to: id)) } catch { queue.fail(error) }
+            }
+        }
+        return try queue.result()
     }
 
     /// The IDs of the uploads open for exactly this key, newest first.
@@ -151,9 +195,9 @@ struct MultipartUpload {
         return ids.sorted { $0.initiated > $1.initiated }.map(\.id)
     }
 
-    /// The parts already in upload `id` that hold exactly the local bytes, by part number, with their ETags.
-    func verifiedParts(of id: String) throws -> [Int: String] {
-        var verified: [Int: String] = [:]
+    /// The parts the store lists for upload `id`, by part number; none when the upload is gone.
+    func listedParts(of id: String) throws -> [Int: Listed] {
+        var listed: [Int: Listed] = [:]
         var marker: String?
         while true {
             var query: [(name: String, value: String)] = [("uploadId", id), ("max-parts", "1000")]
@@ -163,21 +207,15 @@ struct MultipartUpload {
             if response.head.status == 404 { return [:] }
             guard response.head.status == 200 else { throw TreeUploader.refusal("listing the parts of an upload of \(key)", response) }
             let text = Substring(decoding: response.body, as: UTF8.self)
-            for listed in S3XML.elements("Part", in: text) {
-                guard let number = S3XML.value("PartNumber", in: listed).flatMap({ Int($0) }), (1...parts.count).contains(number),
-                      let size = S3XML.value("Size", in: listed).flatMap({ UInt64($0) }), let etag = S3XML.value("ETag", in: listed) else { continue }
-                let part = parts[number - 1]
-                guard size == part.size else { continue }
-                if let checksum = S3XML.value("ChecksumSHA256", in: listed), !checksum.isEmpty {
-                    if checksum == Data(part.sha256).base64EncodedString() { verified[number] = etag }
-                } else if try Self.unquoted(etag).lowercased() == Hex.encode(md5(of: part)) {
-                    verified[number] = etag
-                }
+            for part in S3XML.elements("Part", in: text) {
+                guard let number = S3XML.value("PartNumber", in: part).flatMap({ Int($0) }), number >= 1,
+                      let size = S3XML.value("Size", in: part).flatMap({ UInt64($0) }), let etag = S3XML.value("ETag", in: part) else { continue }
+                listed[number] = Listed(size: size, etag: etag, sha256: S3XML.value("ChecksumSHA256", in: part).flatMap { $0.isEmpty ? nil : $0 })
             }
             guard S3XML.value("IsTruncated", in: text) == "true", let next = S3XML.value("NextPartNumberMarker", in: text), next != marker else { break }
             marker = next
         }
-        return verified
+        return listed
     }
 
     func create() throws -> String {
@@ -189,12 +227,17 @@ struct MultipartUpload {
         return id
     }
 
+    /// Parts go on this many connections at once: one connection leaves the link idle during each part's round
+    /// trips and the store's work on it (AWS's tools use 10). Each connection streams its part from disk, so memory
+    /// grows by one 1 MiB buffer per connection.
+    static let connections = 4
+
     /// Sends one part; returns the ETag the store gives it.
     func send(_ part: Part, to id: String) throws -> String {
         let response = try client.send("PUT", key: key, query: [("partNumber", String(part.number)), ("uploadId", id)],
                                        headers: [("x-amz-checksum-sha256", Data(part.sha256).base64EncodedString())],
                                        body: .init(path: path, offset: part.offset, size: part.size, sha256: part.sha256))
-        guard response.head.status == 200 else { throw TreeUploader.refusal("PUT \(key) part \(part.number) of \(parts.count)", response) }
+        guard response.head.status == 200 else { throw TreeUploader.refusal("PUT \(key) part \(part.number)", response) }
         guard let etag = response.head.value("etag"), !etag.isEmpty else {
             throw PublishError.objectStore("PUT \(key) part \(part.number): the store's answer has no ETag")
         }
@@ -202,7 +245,7 @@ struct MultipartUpload {
     }
 
     /// Completes the upload with every part; false when the store says the object already exists (412).
-    func complete(_ id: String, etags: [Int: String]) throws -> Bool {
+    func complete(_ id: String, parts: [Part], etags: [Int: String]) throws -> Bool {
         var document = "<CompleteMultipartUpload xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
         for part in parts {
             document += "<Part><PartNumber>\(part.number)</PartNumber><ETag>\(S3XML.escape(etags[part.number]!))</ETag>"
@@ -225,26 +268,112 @@ struct MultipartUpload {
         guard [200, 204, 404].contains(response.head.status) else { throw TreeUploader.refusal("aborting a stale upload of \(key)", response) }
     }
 
-    /// The MD5 of one part of the local file (S3's ETag for a part, where the store lists no SHA-256).
-    func md5(of part: Part) throws -> [UInt8] {
+    static func unquoted(_ etag: String) -> String {
+        etag.count >= 2 && etag.hasPrefix("\"") && etag.hasSuffix("\"") ? String(etag.dropFirst().dropLast()) : etag
+    }
+}
+
+/// A value handed to worker threads that only read it (the upload's client and settings; each request opens its own
+/// connection).
+struct UncheckedSendable<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}
+
+/// Reads a file from start to end once, in 64 KiB pieces, hashing each part as laid out (SHA-256, and MD5 for the
+/// parts asked for) and the whole file.
+struct PartReader {
+    let path: String
+    let layout: [(offset: UInt64, size: UInt64)]
+
+    /// Calls `each` as every part is read (with its MD5 when asked for); stops early when it returns false. Returns
+    /// the whole file's SHA-256.
+    func readParts(md5For: Set<Int>, _ each: (MultipartUpload.Part, [UInt8]?) throws -> Bool) throws -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw PublishError.io("\(path): cannot open it (\(String(cString: strerror(errno))))") }
         defer { close(fd) }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: SHA256.fileBufferBytes, alignment: 16)
         defer { buffer.deallocate() }
-        let hasher = MD5()
-        var done: UInt64 = 0
-        while done < part.size {
-            let n = pread(fd, buffer.baseAddress, Int(min(UInt64(buffer.count), part.size - done)), off_t(part.offset + done))
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { throw PublishError.io("\(path): it changed while being uploaded (short read)") }
-            hasher.update(UnsafeRawBufferPointer(rebasing: buffer[..<n]))
-            done += UInt64(n)
+        let whole = SHA256()
+        for (index, slot) in layout.enumerated() {
+            let part = SHA256()
+            let md5 = md5For.contains(index + 1) ? MD5() : nil
+            var done: UInt64 = 0
+            while done < slot.size {
+                let n = read(fd, buffer.baseAddress, Int(min(UInt64(buffer.count), slot.size - done)))
+                if n < 0 && errno == EINTR { continue }
+                guard n >= 0 else { throw PublishError.io("\(path): cannot read it (\(String(cString: strerror(errno))))") }
+                guard n > 0 else { throw PublishError.io("\(path): it changed while being uploaded (shorter than it was)") }
+                let bytes = UnsafeRawBufferPointer(rebasing: buffer[..<n])
+                whole.update(bytes)
+                part.update(bytes)
+                md5?.update(bytes)
+                done += UInt64(n)
+            }
+            guard try each(MultipartUpload.Part(number: index + 1, offset: slot.offset, size: slot.size, sha256: part.finalize()), md5?.finalize()) else {
+                return whole.finalize()
+            }
         }
-        return hasher.finalize()
+        var extra: UInt8 = 0
+        guard read(fd, &extra, 1) == 0 else { throw PublishError.io("\(path): it changed while being uploaded (longer than it was)") }
+        return whole.finalize()
+    }
+}
+
+/// The parts between the reader and the connections sending them: parts hashed and waiting, parts the store already
+/// held, parts sent, and the first failure (after which no connection takes another part).
+final class PartQueue: @unchecked Sendable {
+    private let lock = Lock()
+    private let ready = DispatchSemaphore(value: 0)
+    private var waiting: [MultipartUpload.Part] = []
+    private var parts: [MultipartUpload.Part] = []
+    private var etags: [Int: String] = [:]
+    private var resumed = 0
+    private var bytesSent: UInt64 = 0
+    private var digest: [UInt8]?
+    private var failure: Error?
+
+    var failed: Bool { lock.withLock { failure != nil } }
+
+    func record(part: MultipartUpload.Part) { lock.withLock { parts.append(part) } }
+
+    func resume(_ number: Int, etag: String) {
+        lock.withLock {
+            etags[number] = etag
+            resumed += 1
+        }
     }
 
-    static func unquoted(_ etag: String) -> String {
-        etag.count >= 2 && etag.hasPrefix("\"") && etag.hasSuffix("\"") ? String(etag.dropFirst().dropLast()) : etag
+    func push(_ part: MultipartUpload.Part) {
+        lock.withLock { waiting.append(part) }
+        ready.signal()
+    }
+
+    /// The next part to send; nil once the reader is done and nothing waits, or after a failure.
+    func pop() -> MultipartUpload.Part? {
+        ready.wait()
+        return lock.withLock { failure == nil && !waiting.isEmpty ? waiting.removeFirst() : nil }
+    }
+
+    func sent(_ part: MultipartUpload.Part, etag: String) {
+        lock.withLock {
+            etags[part.number] = etag
+            bytesSent += part.size
+        }
+    }
+
+    func finish(digest: [UInt8]) { lock.withLock { self.digest = digest } }
+
+    func fail(_ error: Error) { lock.withLock { if failure == nil { failure = error } } }
+
+    /// Wakes every connection once more, so each sees the end.
+    func close(workers: Int) { for _ in 0..<workers { ready.signal() } }
+
+    func result() throws -> (digest: [UInt8], parts: [MultipartUpload.Part], etags: [Int: String], resumed: Int, bytesSent: UInt64) {
+        try lock.withLock {
+            if let failure { throw failure }
+            guard let digest, etags.count == parts.count else { throw PublishError.objectStore("a part was neither sent nor found in the store; rerun to resume") }
+            return (digest, parts, etags, resumed, bytesSent)
+        }
     }
 }

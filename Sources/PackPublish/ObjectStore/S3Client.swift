@@ -19,8 +19,9 @@ public final class S3Client {
     let endpoint: ObjectStoreEndpoint
     let signer: SigV4
     let bucket: String
-    /// Every connect, send and receive is bounded by this many seconds.
-    var timeout: Double = 30
+    /// Every connect, send and receive is bounded by this many seconds, and each whole response by this plus the time
+    /// its body takes at 1 MB/s.
+    public var timeout: Double = 30
 
     public init(settings: ObjectStoreSettings, bucket: String) throws {
         self.settings = settings
@@ -72,9 +73,10 @@ public final class S3Client {
         do { connection = try Connection(host: endpoint.host, port: endpoint.port ?? (endpoint.secure ? 443 : 80), secure: endpoint.secure, timeout: timeout) }
         catch let e as HTTPError { throw PublishError.objectStore("\(method) \(key): \(Self.words(e))") }
         defer { connection.disconnect() }
-        // The whole response must arrive within the timeout plus the time its body takes at 1 MB/s: a server that
-        // trickles bytes just inside each read's timeout cannot keep the upload waiting for ever.
-        let deadline = Self.monotonic() + timeout + Double(limit ?? 0) / 1_000_000
+        // The whole response must arrive within the timeout plus the time its body takes at 1 MB/s, counted from when
+        // the request is sent (a large body may take long to send): a server that trickles bytes just inside each
+        // read's timeout cannot keep the upload waiting for ever.
+        var deadline: Double { Self.monotonic() + timeout + Double(limit ?? 0) / 1_000_000 }
         do {
             try connection.transmit(Array(head.utf8) + (document ?? []))
             if let body {

@@ -118,10 +118,27 @@ public struct TreeUploader {
                 progress?(path, .present)
                 continue
             }
-            let inParts = (Self.size(file.path) ?? 0) >= multipartThreshold && !isIndex
-            let (digest, size, parts) = inParts
-                ? try MultipartUpload.hash(fileAt: file.path, partSize: MultipartUpload.partSize(for: Self.size(file.path) ?? 0, preferred: partSize))
-                : try { let (d, s) = try SHA256.hash(fileAt: file); return (d, s, []) }()
+            let localSize = Self.size(file.path) ?? 0
+            if localSize >= multipartThreshold && !isIndex {
+                // A large file is hashed while it is sent (one read). When the index names it, its signed digest is
+                // what the read must give; otherwise what is already under the key is compared first.
+                var expected = indexed[path]?.digest
+                if let known = indexed[path], known.size != localSize {
+                    throw PublishError.io("\(file.path) is not the file the tree's index.json signs (its size differs): the tree was changed after signing; publish again")
+                }
+                if expected == nil {
+                    let (digest, size) = try SHA256.hash(fileAt: file)
+                    if try matches(key: key, digest: digest, size: size, versioned: true) {
+                        report.present.append(path)
+                        progress?(path, .present)
+                        continue
+                    }
+                    expected = digest
+                }
+                try uploadInParts(file: file, path: path, key: key, size: localSize, digest: expected!, report: &report, progress: progress)
+                continue
+            }
+            let (digest, size) = try SHA256.hash(fileAt: file)
             if let known = indexed[path], known.digest != digest || known.size != size {
                 throw PublishError.io("\(file.path) is not the file the tree's index.json signs (its SHA-256 or size differ): the tree was changed after signing; publish again")
             }
@@ -130,33 +147,7 @@ public struct TreeUploader {
                 progress?(path, .present)
                 continue
             }
-            let headers: [(name: String, value: String)] = [
-                ("content-type", path.hasSuffix(".tar") ? "application/x-tar" : Manifest.mediaType(for: path)),
-                ("cache-control", isIndex ? Self.indexCaching : Self.immutableCaching),
-                ("x-amz-checksum-sha256", Self.base64(digest)),
-                ("x-amz-meta-sha256", Hex.encode(digest)),
-            ]
-            if inParts {
-                let outcome = try MultipartUpload(client: client, key: key, path: file.path, parts: parts, headers: headers, journal: journal).run()
-                report.abortedUploads += outcome.abortedUploads
-                // Refused because the object appeared meanwhile (another upload won): compare it.
-                if !outcome.completed {
-                    guard try matches(key: key, digest: digest, size: size, versioned: true) else {
-                        throw PublishError.objectStore("\(key): the store says the object exists (412) but does not show it; rerun to resume")
-                    }
-                    report.present.append(path)
-                    progress?(path, .present)
-                    continue
-                }
-                guard try matches(key: key, digest: digest, size: size, versioned: false, composite: MultipartUpload.compositeChecksum(of: parts)) else {
-                    throw PublishError.objectStore("\(key): the store does not hold the bytes just uploaded (size or SHA-256 differ)")
-                }
-                report.uploaded.append(path)
-                report.bytesUploaded += outcome.bytesSent
-                report.resumedParts += outcome.resumedParts
-                progress?(path, .uploadedInParts(parts: parts.count, resumed: outcome.resumedParts))
-                continue
-            }
+            let headers = Self.objectHeaders(path: path, digest: digest) + [("x-amz-checksum-sha256", Self.base64(digest))]
             // A versioned name is only created, never replaced: with two uploads racing, the second PUT is refused
             // (412) and its bytes are compared with what won.
             let conditional: [(name: String, value: String)] = isIndex ? [] : [("if-none-match", "*")]
@@ -178,6 +169,40 @@ public struct TreeUploader {
             progress?(path, .uploaded)
         }
         return report
+    }
+
+    /// The headers an object is created with: its type, caching and SHA-256 (as metadata, for a rerun's check).
+    static func objectHeaders(path: String, digest: [UInt8]) -> [(name: String, value: String)] {
+        [("content-type", path.hasSuffix(".tar") ? "application/x-tar" : Manifest.mediaType(for: path)),
+         ("cache-control", path == PublishLayout.index ? indexCaching : immutableCaching),
+         ("x-amz-meta-sha256", Hex.encode(digest))]
+    }
+
+    /// Sends a large versioned file as a multipart upload (`MultipartUpload`), then checks the store's composite
+    /// checksum against the parts read.
+    func uploadInParts(file: URL, path: String, key: String, size: UInt64, digest: [UInt8], report: inout Report,
+                       progress: ((String, Step) -> Void)?) throws {
+        let upload = MultipartUpload(client: client, key: key, path: file.path, size: size,
+                                     partSize: MultipartUpload.partSize(for: size, preferred: partSize), expectedDigest: digest,
+                                     headers: Self.objectHeaders(path: path, digest: digest), journal: journal)
+        let outcome = try upload.run()
+        report.abortedUploads += outcome.abortedUploads
+        // Refused because the object appeared meanwhile (another upload won): compare it.
+        if !outcome.completed {
+            guard try matches(key: key, digest: digest, size: size, versioned: true) else {
+                throw PublishError.objectStore("\(key): the store says the object exists (412) but does not show it; rerun to resume")
+            }
+            report.present.append(path)
+            progress?(path, .present)
+            return
+        }
+        guard try matches(key: key, digest: digest, size: size, versioned: false, composite: MultipartUpload.compositeChecksum(of: outcome.parts)) else {
+            throw PublishError.objectStore("\(key): the store does not hold the bytes just uploaded (size or SHA-256 differ)")
+        }
+        report.uploaded.append(path)
+        report.bytesUploaded += outcome.bytesSent
+        report.resumedParts += outcome.resumedParts
+        progress?(path, .uploadedInParts(parts: outcome.parts.count, resumed: outcome.resumedParts))
     }
 
     /// Whether `key` already holds exactly these bytes. A versioned key holding other bytes is an error.
