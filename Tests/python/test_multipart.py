@@ -134,7 +134,7 @@ class Multipart(unittest.TestCase):
         """Starts an upload through a slow relay and kills it once `parts_before_kill` parts of a new upload are in the
         store; returns that upload's ID and its parts."""
         before = {u["UploadId"] for u in self.open_uploads(prefix)}
-        throttle = Throttle(self.store.port, rate=8 * MiB)
+        throttle = Throttle(self.store.port, rate=2 * MiB)  # per connection; packtool uses four
         try:
             p = subprocess.Popen(self.command(prefix, throttle.endpoint, *extra), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=self.env)
             deadline, upload, parts = time.time() + 60, None, []
@@ -180,7 +180,7 @@ class Multipart(unittest.TestCase):
         wrong = bytes(PART)
         client.upload_part(Bucket="public", Key=key, UploadId=first, PartNumber=1, Body=wrong,
                            ChecksumSHA256=base64.b64encode(hashlib.sha256(wrong).digest()).decode())
-        kept = len(client.list_parts(Bucket="public", Key=key, UploadId=first)["Parts"]) - 1
+        kept = len({p["PartNumber"] for p in client.list_parts(Bucket="public", Key=key, UploadId=first)["Parts"]} - {1})
         # Our second upload, with 6 MiB parts, none of which matches the first's: a new upload, killed too.
         second, _ = self.kill_part_way("stale", "--part-size", "6MiB", parts_before_kill=1)
         self.assertNotEqual(first, second)

@@ -198,6 +198,7 @@ struct MultipartUpload {
     /// The parts the store lists for upload `id`, by part number; none when the upload is gone.
     func listedParts(of id: String) throws -> [Int: Listed] {
         var listed: [Int: Listed] = [:]
+        var doubled: Set<Int> = []
         var marker: String?
         while true {
             var query: [(name: String, value: String)] = [("uploadId", id), ("max-parts", "1000")]
@@ -210,6 +211,12 @@ struct MultipartUpload {
             for part in S3XML.elements("Part", in: text) {
                 guard let number = S3XML.value("PartNumber", in: part).flatMap({ Int($0) }), number >= 1,
                       let size = S3XML.value("Size", in: part).flatMap({ UInt64($0) }), let etag = S3XML.value("ETag", in: part) else { continue }
+                // A number listed twice (a store that keeps a replaced part's old entry) cannot be told apart: sent again.
+                if listed[number] != nil || doubled.contains(number) {
+                    listed[number] = nil
+                    doubled.insert(number)
+                    continue
+                }
                 listed[number] = Listed(size: size, etag: etag, sha256: S3XML.value("ChecksumSHA256", in: part).flatMap { $0.isEmpty ? nil : $0 })
             }
             guard S3XML.value("IsTruncated", in: text) == "true", let next = S3XML.value("NextPartNumberMarker", in: text), next != marker else { break }
