@@ -43,6 +43,9 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"])]),
         .systemLibrary(name: "CTLS", pkgConfig: "libssl", providers: [.apt(["libssl-dev"])]),
+        // Image codecs for `packtool preview` only (browsers other than Safari cannot show HEIC): never in a client module.
+        .systemLibrary(name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
+        .systemLibrary(name: "CWebP", pkgConfig: "libwebp", providers: [.apt(["libwebp-dev"])]),
 
         packCrypto,
         // Signing, PEM and key files: OpenSSL only, on every platform (publishers run Linux or macOS with OpenSSL, and
@@ -52,6 +55,11 @@ let package = Package(
         .target(name: "PackMedia"),
         .target(name: "PackArchive", dependencies: ["CArchive", "PackCrypto", "PackModel"]),
         .target(name: "PackLint", dependencies: ["PackModel", "PackMedia"]),
+        // HEIC plates decoded (libheif) and written as WebP (libwebp) at display sizes: the one module owning their handles.
+        .target(name: "PackImage", dependencies: ["CHeif", "CWebP"]),
+        // `packtool preview`: the pack as the app shows it, as a static site that works from file:// (HTML, CSS and a
+        // little JavaScript of our own), with lint's findings beside each stop.
+        .target(name: "PackPreview", dependencies: ["PackLint", "PackModel", "PackMedia", "PackCrypto", "PackImage"]),
         // Signed documents, the root chain, the failure-code registry and one file per verification policy: below
         // both the client (PackVerify) and the publisher (PackPublish), so neither reaches into the other.
         .target(name: "PackTrust", dependencies: ["PackModel", "PackCrypto"]),
@@ -77,7 +85,7 @@ let package = Package(
         // MiB resident for `packtool --version`, ~2.5 ms less start-up), and it runs without a Swift installation.
         .executableTarget(
             name: "packtool",
-            dependencies: ["PackCrypto", "PackSigning", "PackModel", "PackMedia", "PackLint", "PackTrust", "PackPublish", "PackVerify", "PackHTTP"],
+            dependencies: ["PackCrypto", "PackSigning", "PackModel", "PackMedia", "PackLint", "PackTrust", "PackPublish", "PackVerify", "PackHTTP", "PackPreview"],
             linkerSettings: [.unsafeFlags(["-static-stdlib", "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
                                            "-l_FoundationCollections", "-l_FoundationCShims", "-lswiftSynchronization"],
                                           .when(platforms: [.linux], configuration: .release))]),
@@ -92,6 +100,8 @@ let package = Package(
         .testTarget(name: "PackModelTests", dependencies: ["PackModel", "PackCrypto", "PackSigning", "TestSupport"]),
         .testTarget(name: "PackMediaTests", dependencies: ["PackMedia", "TestSupport"]),
         .testTarget(name: "PackLintTests", dependencies: ["PackLint", "PackModel", "TestSupport"]),
+        .testTarget(name: "PackImageTests", dependencies: ["PackImage", "TestSupport"]),
+        .testTarget(name: "PackPreviewTests", dependencies: ["PackPreview", "PackLint", "PackModel", "PackMedia", "PackImage", "TestSupport"]),
         .testTarget(name: "PackArchiveTests", dependencies: ["PackArchive", "PackCrypto", "TestSupport"]),
         .testTarget(name: "PackTrustTests", dependencies: ["PackTrust", "PackModel", "PackCrypto", "PackSigning", "TestSupport"]),
         .testTarget(name: "PackPublishTests", dependencies: ["PackPublish", "PackArchive", "PackModel", "PackCrypto", "PackSigning", "PackVerify", "TestSupport"]),

@@ -56,6 +56,11 @@ public struct Linter {
     public func run(_ path: URL, sceneDigests: [String: TreeDigest] = [:]) -> (diagnostics: [Diagnostic], report: Report) {
         let context = currentYear.map { LintContext(path: path, currentYear: $0, sceneDigests: sceneDigests) }
             ?? LintContext(path: path, sceneDigests: sceneDigests)
+        return run(context)
+    }
+
+    /// Lints what `context` has read; for callers that go on to use the same documents and probes (the preview).
+    public func run(_ context: LintContext) -> (diagnostics: [Diagnostic], report: Report) {
         let diagnostics = Self.rules.flatMap { $0.check(context) }.sorted {
             ($0.location.file, $0.location.line, $0.location.column, $0.code) < ($1.location.file, $1.location.line, $1.location.column, $1.code)
         }

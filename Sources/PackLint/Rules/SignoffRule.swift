@@ -21,67 +21,46 @@ struct SignoffRule: LintRule {
     static let codes = [missing, stale, invalid, unreadable, wrongScene]
 
     func check(_ context: LintContext) -> [Diagnostic] {
-        guard let packReviewers = context.packReviewers else { return [] }
-        let reviewers: [String: (PackDocument.Reviewer, Ed25519PublicKey)] = Dictionary(packReviewers.compactMap { r in
-            guard let raw = Hex.decode(r.publicKey), let key = try? Ed25519PublicKey(rawRepresentation: raw) else { return nil }
-            return (r.id, (r, key))
-        }, uniquingKeysWith: { first, _ in first })
         var out: [Diagnostic] = []
         for source in context.scenes {
+            guard let assessment = SignoffAssessment.of(source, in: context) else { return [] }  // pack.json's reviewers unreadable
             let hint = "after a historian has reviewed the scene: packtool review sign \(source.path) --key KEY --reviewer ID"
-            guard let document = source.signoff else {
+            switch assessment.outcome {
+            case .missing:
                 out.append(Self.missing.diagnostic("\(source.path) has no signoff.json", at: .init(file: source.path), hint: hint))
                 continue
-            }
-            guard let envelopes = document.decode([DSSEEnvelope].self) else { continue }  // StructureRule reported why.
-            let digest: TreeDigest
-            do { digest = try context.contentDigest(source) } catch {
+            case .malformed:
+                continue  // StructureRule reported why.
+            case .undigestable(let error):
                 out.append(Self.missing.diagnostic("cannot compute the content digest: \(error)", at: .init(file: source.path), hint: "make every file readable"))
                 continue
-            }
-            var current = false
-            for (i, envelope) in envelopes.enumerated() {
-                let at = document.location("/\(i)")
-                guard let signoff = try? Signoff.decode(from: envelope) else {
-                    out.append(Self.unreadable.diagnostic("envelope \(i) is not a sign-off payload", at: at, hint: "signoff.json is written by packtool review sign; remove this entry"))
-                    continue
-                }
-                guard let (reviewer, key) = reviewers[signoff.reviewer], envelope.verifiedKeyIDs(trusting: [key]).contains(key.keyID) else {
-                    out.append(Self.invalid.diagnostic("the sign-off by \"\(signoff.reviewer)\" does not verify against a reviewer key in pack.json", at: at,
-                                                       hint: "check the reviewer's id and key in pack.json, then sign again"))
-                    continue
-                }
-                if signoff.scene != source.stop {
-                    out.append(Self.wrongScene.diagnostic("the sign-off by \"\(reviewer.id)\" is for scene \"\(signoff.scene)\", not \"\(source.stop)\"", at: at,
-                                                          hint: "a sign-off copied from another scene does not count; sign this scene"))
-                } else if signoff.digest != digest.prefixed {
-                    let changes = signoff.files.map { files in
-                        digest.changes(since: files.map { TreeDigest.Entry(path: $0.path, size: 0, sha256: $0.sha256) })
+            case .assessed(let entries):
+                guard let document = source.signoff else { continue }
+                for entry in entries {
+                    let at = document.location("/\(entry.index)")
+                    let who = entry.reviewer?.id ?? entry.signoff?.reviewer ?? ""
+                    switch entry.state {
+                    case .current:
+                        break
+                    case .unreadable:
+                        out.append(Self.unreadable.diagnostic("envelope \(entry.index) is not a sign-off payload", at: at,
+                                                              hint: "signoff.json is written by packtool review sign; remove this entry"))
+                    case .invalid:
+                        out.append(Self.invalid.diagnostic("the sign-off by \"\(who)\" does not verify against a reviewer key in pack.json", at: at,
+                                                           hint: "check the reviewer's id and key in pack.json, then sign again"))
+                    case .wrongScene(let scene):
+                        out.append(Self.wrongScene.diagnostic("the sign-off by \"\(who)\" is for scene \"\(scene)\", not \"\(source.stop)\"", at: at,
+                                                              hint: "a sign-off copied from another scene does not count; sign this scene"))
+                    case .stale(let changes):
+                        out.append(Self.stale.diagnostic("the sign-off by \"\(who)\" (\(entry.signoff?.signedAt ?? "")) covers an earlier state; \(changes)",
+                                                         at: at, hint: "have the changes reviewed, then sign again"))
                     }
-                    let what = changes.map(Self.describe) ?? "the scene is now \(digest.prefixed), it covers \(signoff.digest)"
-                    out.append(Self.stale.diagnostic("the sign-off by \"\(reviewer.id)\" (\(signoff.signedAt)) covers an earlier state; \(what)",
-                                                     at: at, hint: "have the changes reviewed, then sign again"))
-                } else if reviewer.role == "historian" {
-                    current = true
                 }
-            }
-            if !current {
-                out.append(Self.missing.diagnostic("no valid historian sign-off covers the current content of \(source.path)", at: .init(file: document.path), hint: hint))
+                if !assessment.isCurrent {
+                    out.append(Self.missing.diagnostic("no valid historian sign-off covers the current content of \(source.path)", at: .init(file: document.path), hint: hint))
+                }
             }
         }
         return out
-    }
-
-    /// "changed since: scene.json; removed since: story.m4a; added since: notes.txt" — the parts that apply.
-    static func describe(_ changes: TreeDigest.Changes) -> String {
-        let parts = [("changed", changes.changed), ("removed", changes.removed), ("added", changes.added)]
-            .filter { !$0.1.isEmpty }
-            .map { "\($0.0) since: \(list($0.1))" }
-        return parts.isEmpty ? "its file listing differs" : parts.joined(separator: "; ")
-    }
-
-    /// "a, b and 3 more".
-    static func list(_ paths: [String]) -> String {
-        paths.count <= 6 ? paths.joined(separator: ", ") : paths.prefix(5).joined(separator: ", ") + " and \(paths.count - 5) more"
     }
 }

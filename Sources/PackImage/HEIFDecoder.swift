@@ -1,0 +1,81 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import CHeif
+
+/// Decodes a HEIC file's primary image to RGB with libheif, applying its rotation and mirroring as a viewer would.
+public struct HEIFDecoder: Sendable {
+    /// Images above this many pixels are refused before decoding: a plate is a few megapixels, and a forged header must
+    /// not make the preview allocate gigabytes.
+    public var maxPixels: Int
+
+    public init(maxPixels: Int = 64_000_000) { self.maxPixels = maxPixels }
+
+    /// The primary image's size as shown (after rotation), read without decoding it. `name` is how errors name the
+    /// file (the path as the user gave it), `path` by default.
+    public func size(ofFileAt path: String, named name: String? = nil) throws -> DisplaySize {
+        let context = try HEIFContext(path: path, name: name ?? path)
+        let handle = try context.primaryImage()
+        defer { heif_image_handle_release(handle) }
+        return DisplaySize(width: Int(heif_image_handle_get_width(handle)), height: Int(heif_image_handle_get_height(handle)))
+    }
+
+    public func decode(fileAt path: String, named name: String? = nil) throws -> RGBImage {
+        let file = name ?? path
+        let context = try HEIFContext(path: path, name: file)
+        let handle = try context.primaryImage()
+        defer { heif_image_handle_release(handle) }
+        let width = Int(heif_image_handle_get_width(handle)), height = Int(heif_image_handle_get_height(handle))
+        guard width > 0, height > 0 else { throw ImageError(file: file, "the primary image has no size (\(width)x\(height))") }
+        guard width.multipliedReportingOverflow(by: height).partialValue <= maxPixels, width <= 1 << 16, height <= 1 << 16 else {
+            throw ImageError(file: file, "the primary image is \(width)x\(height), more than the \(maxPixels / 1_000_000) megapixels a plate may have")
+        }
+        var image: OpaquePointer?
+        try ImageError.check(heif_decode_image(handle, &image, heif_colorspace_RGB, heif_chroma_interleaved_RGB, nil), file, "cannot decode the primary image")
+        guard let image else { throw ImageError(file: file, "libheif returned no image") }
+        defer { heif_image_release(image) }
+        let outWidth = Int(heif_image_get_width(image, heif_channel_interleaved))
+        let outHeight = Int(heif_image_get_height(image, heif_channel_interleaved))
+        var stride: Int32 = 0
+        guard outWidth > 0, outHeight > 0, let plane = heif_image_get_plane_readonly(image, heif_channel_interleaved, &stride),
+              Int(stride) >= outWidth * 3 else {
+            throw ImageError(file: file, "the decoded image has no RGB plane")
+        }
+        let rowBytes = outWidth * 3
+        var pixels = [UInt8](repeating: 0, count: rowBytes * outHeight)
+        pixels.withUnsafeMutableBytes { out in
+            for row in 0..<outHeight {
+                (out.baseAddress! + row * rowBytes).copyMemory(from: plane + row * Int(stride), byteCount: rowBytes)
+            }
+        }
+        return RGBImage(width: outWidth, height: outHeight, stride: rowBytes, pixels: pixels)
+    }
+}
+
+/// Owns one libheif context; freed when it goes.
+final class HEIFContext {
+    /// How errors name the file.
+    let name: String
+    private let context: OpaquePointer
+
+    init(path: String, name: String) throws {
+        guard let context = heif_context_alloc() else { throw ImageError(file: name, "libheif could not allocate a context") }
+        self.context = context
+        self.name = name
+        // Plates are decoded one per core already; libheif's own threads would only compete with the other plate.
+        heif_context_set_max_decoding_threads(context, 1)
+        try ImageError.check(heif_context_read_from_file(context, path, nil), name, "not a readable HEIF file")
+    }
+
+    deinit { heif_context_free(context) }
+
+    /// The primary image's handle; the caller releases it.
+    func primaryImage() throws -> OpaquePointer {
+        var handle: OpaquePointer?
+        try ImageError.check(heif_context_get_primary_image_handle(context, &handle), name, "no primary image")
+        guard let handle else { throw ImageError(file: name, "no primary image") }
+        return handle
+    }
+}

@@ -1,0 +1,223 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import PackImage
+import PackLint
+import PackModel
+
+/// Writes a pack's preview site: lints the pack, decodes its plates to WebP (reusing the previous site's), writes the
+/// route page, a page per stop, the stylesheet, the script and the story files into a staging folder beside the
+/// output, and swaps it in whole. The authored pack is only read; a failure leaves the previous site as it was.
+public struct PreviewBuilder {
+    public var pack: URL
+    public var output: URL
+    /// Longest side of a plate as shown, and of a route-page thumbnail, in pixels.
+    public var plateSize = 1920
+    public var thumbnailSize = 480
+    /// Injectable for tests (lint's "not in the future").
+    public var currentYear: Int?
+
+    /// The file in every site this tool writes: an existing output folder without it is not replaced.
+    public static let marker = ".packtool-preview"
+
+    public init(pack: URL, output: URL) {
+        self.pack = pack
+        self.output = output
+    }
+
+    public struct Summary: Sendable {
+        public var index: URL
+        public var stops: Int
+        public var plates: Int
+        /// Plates decoded now, and plates whose every WebP an earlier preview had already made.
+        public var decoded: Int
+        public var reused: Int
+        /// WebP files written now (plates and thumbnails).
+        public var written: Int
+        public var failedPlates: [ImageError]
+        public var errors: Int
+        public var warnings: Int
+    }
+
+    /// Progress of the plate decoding: plates done out of the total.
+    public typealias Progress = @Sendable (_ done: Int, _ total: Int) -> Void
+
+    public func build(progress: @escaping Progress = { _, _ in }) throws -> Summary {
+        try checkPack()
+        let target = URL(fileURLWithPath: FileSystem.resolved(output.path))
+        try checkOutput(target)
+        let context = currentYear.map { LintContext(path: pack, currentYear: $0) } ?? LintContext(path: pack)
+        let diagnostics = Linter().run(context).diagnostics
+        let model = PreviewPack(context: context, diagnostics: diagnostics)
+
+        let parent = target.deletingLastPathComponent()
+        Self.removeAbandonedStaging(in: parent, for: target.lastPathComponent)
+        let staging = parent.appendingPathComponent(".\(target.lastPathComponent).packtool-preview-\(getpid())")
+        FileSystem.removeTree(staging.path)
+        do {
+            let summary = try write(model, into: staging, finalIndex: target.appendingPathComponent("index.html"),
+                                    cache: FileSystem.isDirectory(target.path) ? target.appendingPathComponent("plates") : nil, progress: progress)
+            try swap(staging, into: target)
+            return summary
+        } catch {
+            FileSystem.removeTree(staging.path)
+            throw error
+        }
+    }
+
+    private func checkPack() throws {
+        guard FileSystem.isDirectory(pack.path) else {
+            throw PreviewError.usage("\(LintContext.display(pack)): \(FileSystem.exists(pack.path) ? "not a folder" : "no such folder") (give a pack folder)")
+        }
+        guard FileSystem.isRegularFile(pack.appendingPathComponent("pack.json").path) else {
+            let isStop = FileSystem.exists(pack.appendingPathComponent(PackFolder.sceneFile).path)
+            throw PreviewError.usage("\(LintContext.display(pack)): no pack.json; \(isStop ? "this is a stop folder: give the pack folder two levels up" : "give a pack folder")")
+        }
+    }
+
+    /// The output may be new, an empty folder, or an earlier preview (it carries the marker); never the pack, a folder
+    /// inside it (the preview would become stray files in the authored tree), or a folder holding it.
+    private func checkOutput(_ target: URL) throws {
+        let packPath = FileSystem.resolved(pack.path)
+        let out = target.path
+        if out == packPath || out.hasPrefix(packPath + "/") {
+            throw PreviewError.usage("--out \(output.path) is inside the pack folder; write the preview outside the authored tree")
+        }
+        if packPath.hasPrefix(out.hasSuffix("/") ? out : out + "/") {
+            throw PreviewError.usage("--out \(output.path) holds the pack folder; choose a folder of its own for the preview")
+        }
+        var info = stat()
+        if lstat(out, &info) == 0 {
+            guard info.st_mode & S_IFMT == S_IFDIR else { throw PreviewError.usage("--out \(output.path) exists and is not a folder") }
+            let entries = (try? FileSystem.list(out)) ?? []
+            guard entries.isEmpty || FileSystem.isRegularFile(target.appendingPathComponent(Self.marker).path) else {
+                throw PreviewError.usage("--out \(output.path) is a folder that packtool preview did not write; give a new or empty folder (it is replaced whole)")
+            }
+        } else {
+            guard FileSystem.isDirectory(target.deletingLastPathComponent().path) else {
+                throw PreviewError.usage("--out \(output.path): the folder it goes in does not exist")
+            }
+        }
+    }
+
+    private func write(_ model: PreviewPack, into site: URL, finalIndex: URL, cache: URL?, progress: @escaping Progress) throws -> Summary {
+        try SiteFiles.makeFolder(site)
+        for folder in ["assets", "stops", "plates", "media"] { try SiteFiles.makeFolder(site.appendingPathComponent(folder)) }
+        try SiteFiles.write("packtool preview of \(model.id)\n", to: site.appendingPathComponent(Self.marker))
+        try SiteFiles.write(PreviewStylesheet.text, to: site.appendingPathComponent("assets/preview.css"))
+        try SiteFiles.write(PreviewScript.text, to: site.appendingPathComponent("assets/preview.js"))
+
+        // Every plate once, with a thumbnail size for each stop's default 16:9 plate.
+        var order: [URL] = []
+        var sizes: [URL: [Int]] = [:]
+        for stop in model.stops {
+            for era in stop.eras {
+                for crop in PlateCrop.allCases {
+                    guard let url = era.plates[crop] else { continue }
+                    if sizes[url] == nil { order.append(url); sizes[url] = [plateSize] }
+                }
+            }
+            if let thumb = Self.thumbnailPlate(stop), !(sizes[thumb]?.contains(thumbnailSize) ?? false) { sizes[thumb]?.append(thumbnailSize) }
+        }
+        let jobs = order.map { PlateRenderer.Job(source: $0, sizes: sizes[$0]!) }
+        let total = jobs.count
+        progress(0, total)
+        let results = PlateRenderer().render(jobs, into: site.appendingPathComponent("plates"), cache: cache) { progress($0, total) }
+        var plates: [URL: Result<RenderedPlate, ImageError>] = [:]
+        var thumbnails: [URL: RenderedPlate] = [:]
+        var failed: [ImageError] = []
+        var decoded = 0, reused = 0, written = 0
+        for (job, result) in zip(jobs, results) {
+            switch result {
+            case .success(let rendered):
+                plates[job.source] = .success(rendered[0])
+                if rendered.count > 1 { thumbnails[job.source] = rendered[1] }
+                let fresh = rendered.filter { !$0.reused }.count
+                written += fresh
+                if fresh > 0 { decoded += 1 } else { reused += 1 }
+            case .failure(let error):
+                plates[job.source] = .failure(error)
+                failed.append(error)
+            }
+        }
+        var stopThumbnails: [String: RenderedPlate] = [:]
+        for stop in model.stops {
+            if let url = Self.thumbnailPlate(stop), let thumb = thumbnails[url] ?? (try? plates[url]?.get()) { stopThumbnails[stop.folder] = thumb }
+        }
+
+        try SiteFiles.write(RoutePage(pack: model, thumbnails: stopThumbnails).html(), to: site.appendingPathComponent("index.html"))
+        for (i, stop) in model.stops.enumerated() {
+            let (audio, transcript) = try copyStory(stop, into: site)
+            let page = StopPage(pack: model, index: i, plates: plates, audioPath: audio, transcriptDataURL: transcript)
+            try SiteFiles.write(try page.html(), to: site.appendingPathComponent("stops/" + stop.page))
+        }
+        let all = model.stops.flatMap(\.findings) + model.packFindings
+        return Summary(index: finalIndex, stops: model.stops.count, plates: jobs.count, decoded: decoded, reused: reused, written: written, failedPlates: failed,
+                       errors: all.filter { $0.severity == .error }.count, warnings: all.filter { $0.severity == .warning }.count)
+    }
+
+    /// The plate a stop's thumbnail is made from: its default era's 16:9 plate (or its first era's).
+    static func thumbnailPlate(_ stop: PreviewStop) -> URL? {
+        (stop.eras.first { $0.isDefault } ?? stop.eras.first)?.plates[.landscape]
+    }
+
+    /// Copies the story's audio into `media/<page>/` and returns its path from the stop page, with the transcript as a
+    /// data: URL (Chromium will not load a text track from a file:// URL, which it treats as another origin).
+    private func copyStory(_ stop: PreviewStop, into site: URL) throws -> (String?, String?) {
+        guard let story = stop.story else { return (nil, nil) }
+        var audioPath: String?
+        if let audio = story.audio {
+            let folderName = String(stop.page.dropLast(".html".count))
+            let folder = site.appendingPathComponent("media/" + folderName)
+            try SiteFiles.makeFolder(folder)
+            let ext = audio.pathExtension.lowercased()
+            let name = "story." + (["m4a", "mp4", "aac"].contains(ext) ? ext : "m4a")
+            do { try SiteFiles.copy(audio, to: folder.appendingPathComponent(name), cap: 512 << 20) } catch let error as PreviewError {
+                throw error
+            } catch {
+                throw PreviewError.io("\(LintContext.display(audio)): cannot copy the story: \(error)")
+            }
+            audioPath = "../media/\(folderName)/\(name)"
+        }
+        var transcript: String?
+        if let vtt = story.transcript, !story.cues.isEmpty, let bytes = try? FileSystem.read(vtt.path, cap: 4 << 20) {
+            transcript = "data:text/vtt;charset=utf-8;base64," + bytes.base64EncodedString()
+        }
+        return (audioPath, transcript)
+    }
+
+    /// Puts the finished site in place: the old one is moved aside and removed after, so the output folder only ever
+    /// holds a whole site.
+    private func swap(_ staging: URL, into target: URL) throws {
+        guard FileSystem.exists(target.path) else {
+            guard rename(staging.path, target.path) == 0 else { throw PreviewError.io("\(output.path): cannot move the preview into place: \(FileSystem.reason())") }
+            return
+        }
+        let aside = target.deletingLastPathComponent().appendingPathComponent(".\(target.lastPathComponent).packtool-preview-old-\(getpid())")
+        FileSystem.removeTree(aside.path)
+        guard rename(target.path, aside.path) == 0 else { throw PreviewError.io("\(output.path): cannot replace the previous preview: \(FileSystem.reason())") }
+        guard rename(staging.path, target.path) == 0 else {
+            let reason = FileSystem.reason()
+            _ = rename(aside.path, target.path)
+            throw PreviewError.io("\(output.path): cannot move the preview into place: \(reason)")
+        }
+        FileSystem.removeTree(aside.path)
+    }
+
+    /// Staging and set-aside folders of runs that were killed (their process is gone) are removed.
+    static func removeAbandonedStaging(in parent: URL, for name: String) {
+        let prefixes = [".\(name).packtool-preview-old-", ".\(name).packtool-preview-"]
+        for entry in (try? FileSystem.list(parent.path)) ?? [] {
+            guard let prefix = prefixes.first(where: { entry.hasPrefix($0) }), let pid = Int32(entry.dropFirst(prefix.count)) else { continue }
+            if pid != getpid(), kill(pid, 0) == 0 { continue }  // another run, still going
+            FileSystem.removeTree(parent.appendingPathComponent(entry).path)
+        }
+    }
+}

@@ -1,0 +1,114 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import PackModel
+import PackPreview
+
+/// `packtool preview PACK`: writes the pack as the app will show it, as a static site to open in any browser.
+enum PreviewCommand: Command {
+    static let name = "preview"
+    static let summary = "write the pack as the app shows it, as a site to open in any browser"
+    static let help = """
+        usage: packtool preview PACK [--out DIR] [--open] [--quiet]
+
+        Writes a static site of the pack at PACK that works from file:// with no server and no network: the route
+        with a map of every stop's anchor, bearing, field of view and target; a page per stop with each era's plate in
+        16:9 and 9:16 (decoded from HEIC to WebP), the conjecture mask hatched over it (click a region for its note),
+        a compare slider between eras, the story with its transcript following the audio, the sources and licences,
+        the historian's sign-off and whether it is current, and lint's findings at file:line:col.
+
+        Plates are decoded on every core and kept under their SHA-256, so a rerun decodes only plates that changed.
+        The site is written beside DIR and swapped in whole; the pack is only read.
+
+          --out DIR   where to write the site (default ./PACKNAME-preview); DIR must be new, empty, or an earlier
+                      preview, and outside the pack
+          --open      open the route page in the desktop's browser when done
+          --quiet     no progress on standard error
+
+        Exit codes: 0 written and lint found no errors, 1 written but the pages show errors (lint errors or a plate
+        that cannot be decoded), 2 usage or I/O error (nothing written; an earlier preview is left as it was).
+
+        """
+
+    static func run(_ args: [String]) throws -> Int32 {
+        let a = try Arguments(args, options: ["--out"], flags: ["--open", "--quiet"])
+        guard a.positionals.count == 1, let packPath = a.positionals.first else {
+            throw CommandLineError.usage(a.positionals.isEmpty ? "expected a PACK folder" : "expected one PACK folder, got \(a.positionals.count)")
+        }
+        let pack = URL(fileURLWithPath: packPath)
+        let outPath = a.value("--out") ?? (URL(fileURLWithPath: FileSystem.resolved(packPath)).lastPathComponent + "-preview")
+        guard !outPath.isEmpty else { throw CommandLineError.usage("--out needs a folder") }
+        var builder = PreviewBuilder(pack: pack, output: URL(fileURLWithPath: outPath))
+        if let year = ProcessInfo.processInfo.environment["PACKTOOL_CURRENT_YEAR"].flatMap(Int.init) { builder.currentYear = year }
+        let bar = a.flag("--quiet") ? nil : PlateProgressBar()
+        let summary: PreviewBuilder.Summary
+        do {
+            summary = try builder.build { done, total in bar?.show(done, total) }
+        } catch let error as PreviewError {
+            bar?.finish()
+            switch error {
+            case .usage(let m): throw CommandLineError.usage(m)
+            case .io(let m): throw CommandLineError.io(m)
+            }
+        }
+        bar?.finish()
+        for failure in summary.failedPlates { Output.err("packtool preview: \(failure.file): cannot show this plate: \(failure.message)\n") }
+        let lint = summary.errors + summary.warnings == 0 ? "lint: clean"
+            : "lint: \(summary.errors) error\(summary.errors == 1 ? "" : "s"), \(summary.warnings) warning\(summary.warnings == 1 ? "" : "s") (shown on the pages)"
+        Output.out("preview of \(packPath): \(summary.stops) stop\(summary.stops == 1 ? "" : "s"), \(summary.plates) plate\(summary.plates == 1 ? "" : "s") (\(summary.decoded) decoded, \(summary.reused) reused)\(summary.failedPlates.isEmpty ? "" : ", \(summary.failedPlates.count) cannot be shown"); \(lint)\n")
+        Output.out("open: \(summary.index.absoluteString)\n")
+        if a.flag("--open") { openInBrowser(summary.index) }
+        return summary.errors > 0 || !summary.failedPlates.isEmpty ? 1 : 0
+    }
+
+    /// Hands the page to the desktop (`xdg-open` on Linux, `open` on macOS); a machine without one only gets a note.
+    private static func openInBrowser(_ url: URL) {
+        #if os(macOS)
+        let opener = "open"
+        #else
+        let opener = "xdg-open"
+        #endif
+        var pid = pid_t()
+        let argv: [UnsafeMutablePointer<CChar>?] = [strdup(opener), strdup(url.absoluteString), nil]
+        defer { argv.forEach { free($0) } }
+        guard posix_spawnp(&pid, opener, nil, nil, argv, environ) == 0 else {
+            Output.err("packtool preview: could not run \(opener) to open the page; open it yourself: \(url.absoluteString)\n")
+            return
+        }
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+    }
+}
+
+/// The plate decoding's progress on standard error: a bar redrawn in place on a terminal, nothing otherwise (the
+/// summary line says what was done).
+final class PlateProgressBar: @unchecked Sendable {
+    private let terminal = isatty(2) == 1
+    private let lock = Lock()
+    private var drawn = false
+    private var last = -1
+
+    func show(_ done: Int, _ total: Int) {
+        guard terminal, total > 0 else { return }
+        lock.withLock {
+            guard done != last else { return }
+            last = done
+            let width = 30
+            let filled = done * width / total
+            Output.err("\r\u{1B}[2Kplates [\(String(repeating: "#", count: filled))\(String(repeating: "-", count: width - filled))] \(done)/\(total)")
+            drawn = true
+        }
+    }
+
+    func finish() {
+        lock.withLock {
+            if drawn { Output.err("\n") }
+            drawn = false
+        }
+    }
+}
