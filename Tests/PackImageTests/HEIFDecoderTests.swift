@@ -1,0 +1,62 @@
+import Foundation
+import PackImage
+import TestSupport
+import XCTest
+
+/// libheif through PackImage, on HEIC files written by heif-enc (ffmpeg's test pattern) and on the example pack.
+final class HEIFDecoderTests: XCTestCase {
+    func testAHEICWrittenByHeifEncDecodesToItsOwnSize() throws {
+        let url = URL(fileURLWithPath: try temporaryDirectory()).appendingPathComponent("pattern.heic")
+        try MediaFiles.heic(width: 320, height: 180, at: url)
+        let image = try HEIFDecoder().decode(fileAt: url.path)
+        XCTAssertEqual(image.width, 320)
+        XCTAssertEqual(image.height, 180)
+        XCTAssertEqual(image.pixels.count, 320 * 180 * 3)
+        XCTAssertEqual(try HEIFDecoder().size(ofFileAt: url.path), DisplaySize(width: 320, height: 180))
+        // testsrc2 is colourful: a decoder that returned a blank plane would fail here.
+        let distinct = Set(stride(from: 0, to: 180, by: 9).flatMap { y in stride(from: 0, to: 320, by: 16).map { x in "\(image.pixel(x: x, y: y))" } })
+        XCTAssertGreaterThan(distinct.count, 20)
+    }
+
+    func testEveryExamplePlateDecodesAtTheSizeHeifInfoReports() throws {
+        for stop in ExamplePack.stops.prefix(2) {
+            for name in try FileManager.default.contentsOfDirectory(atPath: stop.appendingPathComponent("layers").path) where name.hasSuffix(".heic") {
+                let path = stop.appendingPathComponent("layers/" + name).path
+                let info = String(decoding: try runTool("/usr/bin/heif-info", [path]), as: UTF8.self)
+                let match = try XCTUnwrap(info.range(of: #"image: (\d+)x(\d+)"#, options: .regularExpression).map { String(info[$0]) })
+                let dims = match.dropFirst("image: ".count).split(separator: "x").compactMap { Int($0) }
+                XCTAssertEqual(try HEIFDecoder().size(ofFileAt: path), DisplaySize(width: dims[0], height: dims[1]), name)
+            }
+        }
+    }
+
+    func testAFileThatIsNotHEIFIsAnErrorNamingTheFile() throws {
+        let url = URL(fileURLWithPath: try temporaryDirectory()).appendingPathComponent("plate.heic")
+        try Data("not an image at all".utf8).write(to: url)
+        XCTAssertThrowsError(try HEIFDecoder().decode(fileAt: url.path, named: "stops/x/layers/plate.heic")) { error in
+            let e = error as? ImageError
+            XCTAssertEqual(e?.file, "stops/x/layers/plate.heic")
+            XCTAssertTrue(e?.message.contains("not a readable HEIF file") == true, "\(error)")
+        }
+    }
+
+    func testAHEICCutShortIsAnErrorNotACrash() throws {
+        let dir = URL(fileURLWithPath: try temporaryDirectory())
+        let whole = dir.appendingPathComponent("whole.heic")
+        try MediaFiles.heic(width: 256, height: 144, at: whole)
+        let bytes = try Data(contentsOf: whole)
+        for cut in [16, bytes.count / 3, bytes.count - 200] {
+            let url = dir.appendingPathComponent("cut-\(cut).heic")
+            try bytes.prefix(cut).write(to: url)
+            XCTAssertThrowsError(try HEIFDecoder().decode(fileAt: url.path), "cut at \(cut) of \(bytes.count)")
+        }
+    }
+
+    func testAPlateAboveThePixelLimitIsRefusedBeforeItIsDecoded() throws {
+        let url = URL(fileURLWithPath: try temporaryDirectory()).appendingPathComponent("big.heic")
+        try MediaFiles.heic(width: 640, height: 360, at: url)
+        XCTAssertThrowsError(try HEIFDecoder(maxPixels: 100_000).decode(fileAt: url.path)) { error in
+            XCTAssertTrue("\(error)".contains("640x360"), "\(error)")
+        }
+    }
+}

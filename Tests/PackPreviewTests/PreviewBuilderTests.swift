@@ -1,0 +1,158 @@
+import Foundation
+import PackPreview
+import TestSupport
+import XCTest
+
+/// The site as files: what is written, what a rerun reuses, what is refused, and what a broken pack still shows.
+/// Tests/python/test_preview.py drives the same site in a real Chromium.
+final class PreviewBuilderTests: XCTestCase {
+    private func build(_ pack: URL, into out: URL) throws -> PreviewBuilder.Summary {
+        var builder = PreviewBuilder(pack: pack, output: out)
+        builder.currentYear = 2026
+        return try builder.build()
+    }
+
+    private func files(_ folder: URL) throws -> [String] {
+        try FileManager.default.subpathsOfDirectory(atPath: folder.path).sorted()
+    }
+
+    private func text(_ url: URL) throws -> String { try String(contentsOf: url, encoding: .utf8) }
+
+    func testTheExamplePackGivesARoutePageAPagePerStopAndAWebPPerPlate() throws {
+        let out = URL(fileURLWithPath: try temporaryDirectory()).appendingPathComponent("site")
+        let summary = try build(ExamplePack.root, into: out)
+        XCTAssertEqual(summary.stops, 7)
+        XCTAssertEqual(summary.plates, 40)
+        XCTAssertEqual(summary.decoded, 40)
+        XCTAssertEqual(summary.written, 47, "40 plates and 7 thumbnails")
+        XCTAssertEqual(summary.errors, 0)
+        XCTAssertTrue(summary.failedPlates.isEmpty)
+        let all = try files(out)
+        XCTAssertTrue(all.contains("index.html"))
+        XCTAssertEqual(all.filter { $0.hasPrefix("stops/") && $0.hasSuffix(".html") }.count, 7)
+        XCTAssertEqual(all.filter { $0.hasPrefix("plates/") && $0.hasSuffix(".webp") }.count, 47)
+        XCTAssertEqual(all.filter { $0.hasPrefix("media/") && $0.hasSuffix("story.m4a") }.count, 7)
+        let index = try text(out.appendingPathComponent("index.html"))
+        for stop in ExamplePack.stops { XCTAssertTrue(index.contains("href=\"stops/\(stop.lastPathComponent).html\""), stop.lastPathComponent) }
+        XCTAssertFalse(index.contains("http://") && index.contains("<script src=\"http"), "no third-party scripts")
+        // The story copies are byte-for-byte the authored files, not links to them.
+        let copy = out.appendingPathComponent("media/01-castle-esplanade/story.m4a")
+        let authored = ExamplePack.stops[0].appendingPathComponent("story.m4a")
+        XCTAssertEqual(try Data(contentsOf: copy), try Data(contentsOf: authored))
+        let links = try FileManager.default.attributesOfItem(atPath: authored.path)[.referenceCount] as? Int
+        XCTAssertEqual(links, 1, "the authored story must not be hard-linked into the site")
+    }
+
+    func testARerunDecodesNothingAndAChangedPlateIsTheOnlyOneDecodedAgain() throws {
+        let pack = try PackCopy()
+        let out = URL(fileURLWithPath: try temporaryDirectory()).appendingPathComponent("site")
+        _ = try build(pack.root, into: out)
+        let again = try build(pack.root, into: out)
+        XCTAssertEqual(again.decoded, 0)
+        XCTAssertEqual(again.reused, 40)
+        XCTAssertEqual(again.written, 0)
+        try MediaFiles.heic(width: 1920, height: 1080, at: pack.stop(2).appendingPathComponent("layers/1824-16x9.heic"))
+        let changed = try build(pack.root, into: out)
+        XCTAssertEqual(changed.decoded, 1)
+        XCTAssertEqual(changed.reused, 39)
+        XCTAssertEqual(try files(out).filter { $0.hasSuffix(".webp") }.count, 47, "the old plate's WebP is gone with the old site")
+    }
+
+    func testThePackIsOnlyRead() throws {
+        let pack = try PackCopy()
+        let before = try TreeSnapshot(pack.root)
+        _ = try build(pack.root, into: URL(fileURLWithPath: try temporaryDirectory()).appendingPathComponent("site"))
+        XCTAssertEqual(try TreeSnapshot(pack.root), before)
+    }
+
+    func testAnOutputInsideThePackOrHoldingItIsRefusedAndNothingIsWritten() throws {
+        let pack = try PackCopy()
+        let before = try TreeSnapshot(pack.root)
+        for out in [pack.root.appendingPathComponent("preview"), pack.root, pack.root.deletingLastPathComponent()] {
+            XCTAssertThrowsError(try build(pack.root, into: out), out.path) { error in
+                guard case .usage(let message)? = error as? PreviewError else { return XCTFail("\(error)") }
+                XCTAssertTrue(message.contains("pack"), message)
+            }
+        }
+        XCTAssertEqual(try TreeSnapshot(pack.root), before)
+    }
+
+    func testAFolderThePreviewDidNotWriteIsNeverReplaced() throws {
+        let out = URL(fileURLWithPath: try temporaryDirectory()).appendingPathComponent("documents")
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+        try Data("keep me".utf8).write(to: out.appendingPathComponent("thesis.txt"))
+        XCTAssertThrowsError(try build(ExamplePack.root, into: out)) { error in
+            XCTAssertTrue("\(error)".contains("did not write"), "\(error)")
+        }
+        XCTAssertEqual(try files(out), ["thesis.txt"])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out.deletingLastPathComponent().path), ["documents"], "no staging left behind")
+    }
+
+    func testAStopFolderIsRefusedWithTheFolderToGiveInstead() throws {
+        let out = URL(fileURLWithPath: try temporaryDirectory()).appendingPathComponent("site")
+        XCTAssertThrowsError(try build(ExamplePack.stops[0], into: out)) { error in
+            XCTAssertTrue("\(error)".contains("stop folder"), "\(error)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out.path))
+    }
+
+    func testAPlateThatIsNotHEICIsShownAsAnErrorAndTheRestOfThePackStillPreviews() throws {
+        let pack = try PackCopy()
+        try Data("GIF89a not a plate".utf8).write(to: pack.stop(1).appendingPathComponent("layers/1824-9x16.heic"))
+        let out = URL(fileURLWithPath: try temporaryDirectory()).appendingPathComponent("site")
+        let summary = try build(pack.root, into: out)
+        XCTAssertEqual(summary.failedPlates.count, 1)
+        XCTAssertTrue(summary.failedPlates[0].file.hasSuffix("02-gladstones-land/layers/1824-9x16.heic"), summary.failedPlates[0].file)
+        XCTAssertGreaterThan(summary.errors, 0, "lint reports the plate too")
+        let page = try text(out.appendingPathComponent("stops/02-gladstones-land.html"))
+        XCTAssertTrue(page.contains("not a readable HEIF file"))
+        XCTAssertTrue(page.contains("error[PT"), "the stop's findings are listed")
+        XCTAssertEqual(try files(out).filter { $0.hasSuffix(".webp") }.count, 46, "47 less the broken 9:16 plate")
+    }
+
+    func testAuthoredTextCannotInjectMarkupOrScript() throws {
+        let pack = try PackCopy()
+        try pack.edit("stops/01-castle-esplanade/scene.json", replacing: "\"The Castle Esplanade\"", with: "\"</script><script>alert(1)</script><b onmouseover=x>\"")
+        try pack.edit("stops/01-castle-esplanade/uncertainty.json", replacing: "\"note\": \"", with: "\"note\": \"</script><img src=x onerror=alert(2)> ")
+        let out = URL(fileURLWithPath: try temporaryDirectory()).appendingPathComponent("site")
+        _ = try build(pack.root, into: out)
+        for page in ["index.html", "stops/01-castle-esplanade.html"] {
+            let html = try text(out.appendingPathComponent(page))
+            XCTAssertFalse(html.contains("<script>alert"), page)
+            XCTAssertFalse(html.contains("<b onmouseover"), page)
+            XCTAssertFalse(html.contains("</script><img"), page)
+            XCTAssertEqual(html.components(separatedBy: "<script").count - 1, page == "index.html" ? 1 : 2, "only the site's own script tags")
+        }
+    }
+
+    func testAPlatePathLeavingTheStopFolderIsNotRead() throws {
+        let pack = try PackCopy()
+        try pack.edit("stops/01-castle-esplanade/scene.json", replacing: "\"layers/1824-16x9.heic\"", with: "\"../02-gladstones-land/layers/1824-16x9.heic\"")
+        let out = URL(fileURLWithPath: try temporaryDirectory()).appendingPathComponent("site")
+        let summary = try build(pack.root, into: out)
+        XCTAssertEqual(summary.plates, 39)
+        let page = try text(out.appendingPathComponent("stops/01-castle-esplanade.html"))
+        XCTAssertTrue(page.contains("no plate file to show"))
+    }
+
+    func testAStagingFolderLeftByAKilledRunIsRemovedByTheNextRun() throws {
+        let parent = URL(fileURLWithPath: try temporaryDirectory())
+        let abandoned = parent.appendingPathComponent(".site.packtool-preview-999999999")
+        try FileManager.default.createDirectory(at: abandoned.appendingPathComponent("plates"), withIntermediateDirectories: true)
+        _ = try build(ExamplePack.root, into: parent.appendingPathComponent("site"))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: parent.path), ["site"])
+    }
+}
+
+/// Every file's path, size, modification time and bytes' digest under a folder, to show a run changed nothing.
+struct TreeSnapshot: Equatable {
+    var entries: [String]
+
+    init(_ root: URL) throws {
+        entries = try FileManager.default.subpathsOfDirectory(atPath: root.path).sorted().map { path in
+            let attributes = try FileManager.default.attributesOfItem(atPath: root.appendingPathComponent(path).path)
+            let data = (attributes[.type] as? FileAttributeType) == .typeRegular ? try Data(contentsOf: root.appendingPathComponent(path)) : Data()
+            return "\(path) \(attributes[.size] ?? 0) \((attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0) \(data.hashValue)"
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+@testable import PackPreview
+import PackLint
+import PackModel
+import TestSupport
+import XCTest
+
+/// The mask regions a stop page hatches on each crop, and the route's legs, from the example pack's own documents.
+final class StopPageRegionTests: XCTestCase {
+    private func model(_ root: URL = ExamplePack.root) -> PreviewPack {
+        let context = LintContext(path: root, currentYear: 2026)
+        return PreviewPack(context: context, diagnostics: Linter(currentYear: 2026).run(context).diagnostics)
+    }
+
+    func testStopsFollowTheRouteAndEachLegIsTheDistanceFromThePreviousAnchor() throws {
+        let pack = model()
+        XCTAssertEqual(pack.stops.map(\.folder), ExamplePack.stops.map(\.lastPathComponent))
+        XCTAssertNil(pack.stops[0].legFromPrevious)
+        for leg in pack.stops.dropFirst().map(\.legFromPrevious) { XCTAssertGreaterThan(try XCTUnwrap(leg), 50) }
+        XCTAssertEqual(pack.routeLength, pack.stops.compactMap(\.legFromPrevious).reduce(0, +))
+        XCTAssertTrue(pack.stops[0].isFree)
+        XCTAssertTrue(pack.stops.allSatisfy { $0.signoff?.isCurrent == true })
+    }
+
+    func testTheLandscapeCropHatchesEveryRegionAndThePortraitCropOnlyThoseOverlappingIt() throws {
+        let pack = model()
+        var portraitSkipped = 0
+        for i in pack.stops.indices {
+            let page = StopPage(pack: pack, index: i, plates: [:], audioPath: nil, transcriptDataURL: nil)
+            for era in pack.stops[i].eras {
+                XCTAssertEqual(page.regions(era.regions, crop: .landscape, width: 1920, height: 1080, titles: [:]).count, era.regions.count)
+                let portrait = page.regions(era.regions, crop: .portrait, width: 1080, height: 1920, titles: [:])
+                XCTAssertLessThanOrEqual(portrait.count, era.regions.count)
+                portraitSkipped += era.regions.count - portrait.count
+                for region in portrait {
+                    for point in region.points.split(separator: " ") {
+                        let xy = point.split(separator: ",").compactMap { Double($0) }
+                        XCTAssertTrue((0...1080).contains(xy[0]) && (0...1920).contains(xy[1]), "\(region.id) \(point)")
+                    }
+                }
+            }
+        }
+        XCTAssertGreaterThan(portraitSkipped, 0, "the example has regions outside the 9:16 crop, so the clip is exercised")
+    }
+
+    func testAPageNameIsTheFolderOnlyWhenItIsPortable() {
+        XCTAssertEqual(PreviewPack.pageName("01-castle-esplanade", number: 1), "01-castle-esplanade.html")
+        XCTAssertEqual(PreviewPack.pageName("../evil", number: 2), "stop-2.html")
+        XCTAssertEqual(PreviewPack.pageName("café", number: 3), "stop-3.html")
+        XCTAssertEqual(PreviewPack.pageName(".hidden", number: 4), "stop-4.html")
+    }
+}

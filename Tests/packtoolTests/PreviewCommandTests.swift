@@ -1,0 +1,55 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// `packtool preview` end to end: what it prints, its exit codes, and the default output folder.
+final class PreviewCommandTests: XCTestCase {
+    func testTheExamplePackPreviewsCleanlyAndPrintsWhereToOpenIt() throws {
+        let dir = try temporaryDirectory()
+        let r = try CLI.run(["preview", ExamplePack.root.path, "--out", dir + "/site", "--quiet"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("7 stops, 40 plates (40 decoded, 0 reused); lint: clean"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("open: file://\(dir)/site/index.html"), r.stdout)
+        XCTAssertEqual(r.stderr, "", "--quiet and not a terminal: nothing on standard error")
+        let again = try CLI.run(["preview", ExamplePack.root.path, "--out", dir + "/site"])
+        XCTAssertEqual(again.status, 0)
+        XCTAssertTrue(again.stdout.contains("(0 decoded, 40 reused)"), again.stdout)
+    }
+
+    func testWithoutOutTheSiteGoesBesideTheWorkingFolderNamedAfterThePack() throws {
+        let dir = try temporaryDirectory()
+        let r = try CLI.run(["preview", ExamplePack.root.path, "--quiet"], in: dir)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: dir + "/royal-mile-preview/index.html"))
+    }
+
+    func testAPackWithABrokenSceneStillPreviewsAndExitsOne() throws {
+        let pack = try PackCopy()
+        try pack.edit("stops/03-mercat-cross/scene.json", replacing: "\"bearing\": ", with: "\"bearing\": 400 + ")
+        let dir = try temporaryDirectory()
+        let r = try CLI.run(["preview", pack.root.path, "--out", dir + "/site", "--quiet"])
+        XCTAssertEqual(r.status, 1, r.stdout + r.stderr)
+        XCTAssertTrue(r.stdout.contains("34 plates"), "the broken stop's plates are left out, the others shown: \(r.stdout)")
+        XCTAssertTrue(r.stdout.contains("lint: 2 errors"), r.stdout)
+        let page = try String(contentsOfFile: dir + "/site/stops/03-mercat-cross.html", encoding: .utf8)
+        XCTAssertTrue(page.contains("scene.json:"), "the stop page lists the JSON error at its place")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: dir + "/site/stops/03-mercat-cross.html"))
+    }
+
+    func testUsageMistakesExitTwoAndWriteNothing() throws {
+        let dir = try temporaryDirectory()
+        let none = try CLI.run(["preview"], in: dir)
+        XCTAssertEqual(none.status, 2)
+        XCTAssertTrue(none.stderr.contains("expected a PACK folder"), none.stderr)
+        let two = try CLI.run(["preview", ExamplePack.root.path, ExamplePack.root.path], in: dir)
+        XCTAssertEqual(two.status, 2)
+        let missing = try CLI.run(["preview", dir + "/no-such-pack", "--out", dir + "/site"])
+        XCTAssertEqual(missing.status, 2)
+        XCTAssertTrue(missing.stderr.contains("no-such-pack: no such folder"), missing.stderr)
+        let inside = try CLI.run(["preview", ExamplePack.root.path, "--out", ExamplePack.root.path + "/preview"])
+        XCTAssertEqual(inside.status, 2)
+        XCTAssertTrue(inside.stderr.contains("inside the pack folder"), inside.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir), [])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: ExamplePack.root.path + "/preview"))
+    }
+}
