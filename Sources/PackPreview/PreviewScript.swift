@@ -39,8 +39,19 @@ enum PreviewScript {
             note.dataset.region = region.id;
           }
 
+          // The note belongs to a region of the plate on show: it goes when the era, the crop or the hatching changes.
+          function clearNote() {
+            note.textContent = "";
+            const hint = document.createElement("p");
+            hint.className = "note-hint";
+            hint.textContent = "Click or tap a hatched region to see why we're unsure.";
+            note.append(hint);
+            delete note.dataset.region;
+          }
+
           function render() {
             if (!plate) return;
+            clearNote();
             const era = data.eras[state.era];
             const shown = era.plates[state.crop];
             document.querySelectorAll(".era-chip").forEach((chip) => {

@@ -73,37 +73,40 @@ struct RouteMap {
         if anchored.count > 1 {
             out += #"<polyline class="route-line" points=""# + anchored.map { "\(n($0.1.x)),\(n($0.1.y))" }.joined(separator: " ") + "\"/>\n"
         }
+        // Three layers, so nothing hides a mark: every cone and bearing first, then the anchors (numbered links to
+        // their stops), then the targets on top — a target 20 m from its anchor is only a few pixels away from it.
+        var targets = ""
         for (stop, at) in anchored {
-            out += "<g class=\"stop-mark\(stop.errorCount > 0 ? " has-errors" : stop.warningCount > 0 ? " has-warnings" : "")\" data-stop=\"\(HTML.escape(stop.folder))\">\n"
+            out += "<g class=\"stop-view\" data-stop=\"\(HTML.escape(stop.folder))\">\n"
             if let view = stop.view, view.bearing.isFinite, view.fov.isFinite {
                 let reach: Double
                 if let t = view.target {
                     let tp = p.screen(t.lat, t.lon)
                     reach = min(max(hypot(tp.x - at.x, tp.y - at.y), 36), 140)
+                    targets += "<path class=\"target\" data-stop=\"\(HTML.escape(stop.folder))\" d=\"M\(n(tp.x)) \(n(tp.y - 6)) L\(n(tp.x + 6)) \(n(tp.y)) L\(n(tp.x)) \(n(tp.y + 6)) L\(n(tp.x - 6)) \(n(tp.y)) Z\"><title>Stop \(stop.number)'s target: \(HTML.escape(t.name))</title></path>\n"
                 } else {
                     reach = 60
                 }
                 out += cone(at: at, bearing: view.bearing, fov: min(max(view.fov, 1), 179), reach: reach, stop: stop)
                 let end = Self.point(at, bearing: view.bearing, distance: reach)
                 out += "<line class=\"bearing\" x1=\"\(n(at.x))\" y1=\"\(n(at.y))\" x2=\"\(n(end.x))\" y2=\"\(n(end.y))\"/>\n"
-                if let t = view.target {
-                    let tp = p.screen(t.lat, t.lon)
-                    out += "<path class=\"target\" d=\"M\(n(tp.x)) \(n(tp.y - 6)) L\(n(tp.x + 6)) \(n(tp.y)) L\(n(tp.x)) \(n(tp.y + 6)) L\(n(tp.x - 6)) \(n(tp.y)) Z\"><title>Target: \(HTML.escape(t.name))</title></path>\n"
-                }
-            }
-            let findings = stop.errorCount + stop.warningCount
-            out += """
-            <a href="stops/\(HTML.escape(stop.page))" aria-label="Stop \(stop.number): \(HTML.escape(stop.title))\(findings > 0 ? ", \(findings) finding\(findings == 1 ? "" : "s")" : "")">
-            <circle class="anchor" cx="\(n(at.x))" cy="\(n(at.y))" r="11"/>
-            <text class="anchor-number" x="\(n(at.x))" y="\(n(at.y + 4))" text-anchor="middle">\(stop.number)</text>
-            </a>
-
-            """
-            if findings > 0 {
-                out += "<circle class=\"finding-ring\" cx=\"\(n(at.x))\" cy=\"\(n(at.y))\" r=\"16\"/>\n"
             }
             out += "</g>\n"
         }
+        for (stop, at) in anchored {
+            let findings = stop.errorCount + stop.warningCount
+            out += """
+            <g class="stop-mark\(stop.errorCount > 0 ? " has-errors" : stop.warningCount > 0 ? " has-warnings" : "")" data-stop="\(HTML.escape(stop.folder))">
+            \(findings > 0 ? "<circle class=\"finding-ring\" cx=\"\(n(at.x))\" cy=\"\(n(at.y))\" r=\"15\"/>" : "")
+            <a href="stops/\(HTML.escape(stop.page))" aria-label="Stop \(stop.number): \(HTML.escape(stop.title))\(findings > 0 ? ", \(findings) finding\(findings == 1 ? "" : "s")" : "")">
+            <circle class="anchor" cx="\(n(at.x))" cy="\(n(at.y))" r="10"/>
+            <text class="anchor-number" x="\(n(at.x))" y="\(n(at.y + 4))" text-anchor="middle">\(stop.number)</text>
+            </a>
+            </g>
+
+            """
+        }
+        out += "<g class=\"targets\">\n\(targets)</g>\n"
         out += scaleBar(p)
         out += "<text class=\"north\" x=\"\(n(width - 24))\" y=\"30\" text-anchor=\"middle\">N ↑</text>\n</svg>\n"
         return out

@@ -43,8 +43,7 @@ enum PreviewCommand: Command {
         let pack = URL(fileURLWithPath: packPath)
         let outPath = a.value("--out") ?? (URL(fileURLWithPath: FileSystem.resolved(packPath)).lastPathComponent + "-preview")
         guard !outPath.isEmpty else { throw CommandLineError.usage("--out needs a folder") }
-        var builder = PreviewBuilder(pack: pack, output: URL(fileURLWithPath: outPath))
-        if let year = ProcessInfo.processInfo.environment["PACKTOOL_CURRENT_YEAR"].flatMap(Int.init) { builder.currentYear = year }
+        let builder = PreviewBuilder(pack: pack, output: URL(fileURLWithPath: outPath))
         let bar = a.flag("--quiet") ? nil : PlateProgressBar()
         let summary: PreviewBuilder.Summary
         do {

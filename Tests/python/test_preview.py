@@ -37,6 +37,7 @@ SCREENSHOTS = os.path.join(REPO, ".build", "preview-screenshots")
 CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 CROPS = ("16x9", "9x16")
 WIDTH, HEIGHT = 1280, 1000
+POLL = 0.02  # seconds between WebDriverWait's checks (its default, half a second, would dominate the run time)
 EARTH_RADIUS = 6_371_008.8
 
 
@@ -91,6 +92,11 @@ def expected_regions(stop, year, crop):
         regions = [region for region in regions
                    if area(clip(region["polygon"], r["x"], r["y"], r["x"] + r["width"], r["y"] + r["height"])) > 0]
     return {region["id"]: region["note"] for region in regions}
+
+
+def stop_default_era(stop):
+    """The index of the era scene.json marks as default (the first when none is)."""
+    return next((i for i, era in enumerate(stop["scene"]["eras"]) if era.get("default")), 0)
 
 
 def heic_size(path):
@@ -150,6 +156,7 @@ return [checked, bad];
 """
 
 PLATE_READY = "const p = document.getElementById('plate'); return p.complete && p.naturalWidth > 0;"
+IMAGES_READY = "return Array.from(document.images).every((img) => img.complete && img.naturalWidth > 0);"
 
 
 class PreviewInChromium(unittest.TestCase):
@@ -193,8 +200,12 @@ class PreviewInChromium(unittest.TestCase):
         self.open(f"stops/{stop['folder']}.html")
         self.wait_for(PLATE_READY, "the first plate to load")
 
-    def wait_for(self, script, what, timeout=5):
-        WebDriverWait(self.driver, timeout).until(lambda d: d.execute_script(script), f"timed out waiting for {what}")
+    def until(self, condition, what):
+        """Waits (5 s at most) for a condition, a function of no arguments."""
+        WebDriverWait(self.driver, 5, poll_frequency=POLL).until(lambda _: condition(), f"timed out waiting for {what}")
+
+    def wait_for(self, script, what):
+        self.until(lambda: self.js(script), what)
 
     def js(self, script, *args):
         return self.driver.execute_script(script, *args)
@@ -202,28 +213,48 @@ class PreviewInChromium(unittest.TestCase):
     def css(self, selector):
         return self.driver.find_elements(By.CSS_SELECTOR, selector)
 
+    def click(self, selector):
+        self.css(selector)[0].click()
+
     def show(self, era, crop):
         """Clicks an era chip and a crop button, and waits for that plate to load."""
-        self.css(f'button.era-chip[data-era="{era}"]')[0].click()
-        self.css(f'button.crop-button[data-crop="{crop}"]')[0].click()
+        self.click(f'button.era-chip[data-era="{era}"]')
+        self.click(f'button.crop-button[data-crop="{crop}"]')
         self.wait_for(PLATE_READY, f"era {era}'s {crop} plate to load")
 
     def states(self, stop):
-        """Every era and crop of the open stop page, shown in turn: yields (era index, era, crop)."""
+        """Every era and crop of a stop page just opened (so on 16:9), shown in turn with one click each (the crops
+        go back and forth): yields (era index, era, crop) once that plate has loaded."""
+        crops = list(CROPS)
         for i, era in enumerate(stop["scene"]["eras"]):
-            for crop in CROPS:
-                self.show(i, crop)
+            self.click(f'button.era-chip[data-era="{i}"]')
+            for n, crop in enumerate(crops):
+                if n:
+                    self.click(f'button.crop-button[data-crop="{crop}"]')
+                self.wait_for(PLATE_READY, f"era {i}'s {crop} plate to load")
                 yield i, era, crop
+            crops.reverse()
+
+    def load_thumbnails(self):
+        """The route page's thumbnails, each scrolled into view (they load lazily) and waited for."""
+        thumbnails = self.css("img.thumb")
+        for thumbnail in thumbnails:
+            self.js("arguments[0].scrollIntoView({block: 'center'});", thumbnail)
+            self.until(lambda: self.js("return arguments[0].complete;", thumbnail), thumbnail.get_attribute("src"))
+        return thumbnails
+
+    def pressed_chips(self):
+        return self.js("return Array.from(document.querySelectorAll('button.era-chip'), (chip) => chip.getAttribute('aria-pressed'));")
 
     def severe_log(self):
         return [entry["message"] for entry in self.driver.get_log("browser") if entry["level"] == "SEVERE"]
 
-    def screenshot(self, name, ready):
-        """The whole page as a PNG in SCREENSHOTS, taken once `ready` (a script) is true at the page's full height."""
-        height = self.js("return document.body.scrollHeight")
-        self.driver.set_window_size(WIDTH, height)
+    def screenshot(self, name):
+        """The whole page as a PNG in SCREENSHOTS, taken at the page's full height once its images have loaded."""
+        height, chrome = self.js("return [document.body.scrollHeight, window.outerHeight - window.innerHeight];")
+        self.driver.set_window_size(WIDTH, height + chrome)
         try:
-            self.wait_for(ready, f"the images of {name} to load")
+            self.wait_for(IMAGES_READY, f"the images of {name} to load")
             os.makedirs(SCREENSHOTS, exist_ok=True)
             path = os.path.join(SCREENSHOTS, name)
             self.assertTrue(self.driver.save_screenshot(path))
@@ -255,10 +286,14 @@ class PreviewInChromium(unittest.TestCase):
                     self.assertEqual(int(previous), i)
                     expected = metres_between(self.stops[i - 1]["scene"]["anchor"], stop["scene"]["anchor"])
                     self.assertAlmostEqual(metres, expected, delta=1 if unit == "m" else 50, msg=leg)
-                for part in ("circle.anchor", "path.fov", "line.bearing"):
-                    self.assertEqual(len(mark.find_elements(By.CSS_SELECTOR, part)), 1, part)
+                self.assertEqual(len(mark.find_elements(By.CSS_SELECTOR, "circle.anchor")), 1)
+                view = self.css(f'svg#route-map g.stop-view[data-stop="{stop["folder"]}"]')
+                self.assertEqual(len(view), 1)
+                for part in ("path.fov", "line.bearing"):
+                    self.assertEqual(len(view[0].find_elements(By.CSS_SELECTOR, part)), 1, part)
                 has_target = "target" in stop["scene"]["view"]
-                self.assertEqual(len(mark.find_elements(By.CSS_SELECTOR, "path.target")), int(has_target))
+                targets = self.css(f'svg#route-map g.targets path.target[data-stop="{stop["folder"]}"]')
+                self.assertEqual(len(targets), int(has_target))
         points = self.css("svg#route-map polyline.route-line")[0].get_attribute("points").split()
         self.assertEqual(len(points), len(self.stops))
 
@@ -266,8 +301,7 @@ class PreviewInChromium(unittest.TestCase):
 
     def test_no_page_logs_a_console_error_after_switching_eras_and_crops(self):
         self.open("index.html")
-        self.js("document.querySelectorAll('img').forEach((img) => img.scrollIntoView());")
-        self.wait_for("return Array.from(document.images).every((img) => img.complete)", "the thumbnails to load")
+        self.load_thumbnails()
         self.assertEqual(self.severe_log(), [], "index.html")
         for stop in self.stops:
             with self.subTest(stop=stop["folder"]):
@@ -279,7 +313,7 @@ class PreviewInChromium(unittest.TestCase):
     def test_every_image_has_alt_text_and_every_control_a_label_in_every_era_and_crop(self):
         self.open("index.html")
         checked, unlabelled = self.js(UNLABELLED_SCRIPT)
-        self.assertGreater(checked, len(self.stops), "the route page's images were not found")
+        self.assertGreaterEqual(checked, len(self.stops), "the route page's thumbnails were not found")
         self.assertEqual(unlabelled, [], "index.html")
         for stop in self.stops:
             self.open_stop(stop)
@@ -299,11 +333,9 @@ class PreviewInChromium(unittest.TestCase):
                     natural = self.js("const p = document.getElementById('plate'); return [p.naturalWidth, p.naturalHeight];")
                     self.assertEqual(tuple(natural), heic_size(os.path.join(stop["path"], era["layers"][crop])))
         self.open("index.html")
-        thumbnails = self.css("img.thumb")
+        thumbnails = self.load_thumbnails()
         self.assertEqual(len(thumbnails), len(self.stops))
-        for thumbnail in thumbnails:  # loading="lazy": each is scrolled into view to load
-            self.js("arguments[0].scrollIntoView({block: 'center'});", thumbnail)
-            WebDriverWait(self.driver, 5).until(lambda d: self.js("return arguments[0].complete;", thumbnail))
+        for thumbnail in thumbnails:
             self.assertGreater(self.js("return arguments[0].naturalWidth;", thumbnail), 0, thumbnail.get_attribute("src"))
 
     def test_each_era_chip_shows_its_own_plate_and_is_the_only_one_pressed_starting_from_the_default_era(self):
@@ -312,17 +344,19 @@ class PreviewInChromium(unittest.TestCase):
                 self.open_stop(stop)
                 eras = stop["scene"]["eras"]
                 default = next(i for i, era in enumerate(eras) if era.get("default"))
-                chips = self.css("button.era-chip")
-                self.assertEqual([chip.get_attribute("aria-pressed") for chip in chips],
-                                 ["true" if i == default else "false" for i in range(len(eras))])
+                self.assertEqual(self.pressed_chips(), ["true" if i == default else "false" for i in range(len(eras))])
+                first = self.css("img#plate")[0].get_attribute("src")
                 for crop in CROPS:
+                    self.click(f'button.crop-button[data-crop="{crop}"]')
                     sources = []
                     for i in range(len(eras)):
-                        self.show(i, crop)
-                        self.assertEqual([chip.get_attribute("aria-pressed") for chip in chips],
-                                         ["true" if j == i else "false" for j in range(len(eras))])
+                        self.click(f'button.era-chip[data-era="{i}"]')
+                        self.wait_for(PLATE_READY, f"era {i}'s {crop} plate to load")
+                        self.assertEqual(self.pressed_chips(), ["true" if j == i else "false" for j in range(len(eras))])
                         sources.append(self.css("img#plate")[0].get_attribute("src"))
                     self.assertEqual(len(set(sources)), len(eras), f"{crop}: {sources}")
+                    if crop == "16x9":
+                        self.assertEqual(sources[default], first, "the page did not open on the default era's plate")
 
     # The conjecture mask
 
@@ -339,6 +373,19 @@ class PreviewInChromium(unittest.TestCase):
                         polygon.click()
                         note = self.css("#note .note-text")
                         self.assertEqual([n.text for n in note], [expected[polygon.get_attribute("data-region")]])
+
+    def test_a_regions_note_goes_when_the_era_the_crop_or_the_hatching_changes(self):
+        stop = self.stops[0]
+        self.open_stop(stop)
+        for change in (lambda: self.show(0, "16x9"), lambda: self.show(0, "9x16"), lambda: self.click("input#mask-toggle")):
+            self.show(stop_default_era(stop), "16x9")
+            if not self.css("input#mask-toggle")[0].is_selected():
+                self.click("input#mask-toggle")
+            self.css("svg#mask g#regions polygon.region")[0].click()
+            self.assertEqual(len(self.css("#note .note-text")), 1)
+            change()
+            self.assertEqual(self.css("#note .note-text"), [], "a note stayed up for a region no longer shown")
+            self.assertEqual(len(self.css("#note .note-hint")), 1)
 
     def test_unticking_the_mask_toggle_hides_the_hatching_and_ticking_it_shows_it_again(self):
         stop = self.stops[0]
@@ -362,8 +409,9 @@ class PreviewInChromium(unittest.TestCase):
                 self.open(f"stops/{stop['folder']}.html")
                 self.wait_for("return document.getElementById('story-audio').readyState >= 1", "the audio's metadata")
                 self.wait_for("return document.querySelector('#story-audio track').readyState === 2", "the text track to load")
-                duration, cues = self.js("const a = document.getElementById('story-audio');"
-                                         "return [a.duration, a.textTracks[0].cues.length];")
+                source, duration, cues = self.js("const a = document.getElementById('story-audio');"
+                                                 "return [a.currentSrc, a.duration, a.textTracks[0].cues.length];")
+                self.assertEqual(source, "file://" + os.path.join(self.site, "media", stop["folder"], "story.m4a"))
                 self.assertAlmostEqual(duration, audio_duration(os.path.join(stop["path"], "story.m4a")), delta=0.1)
                 expected = cue_count(os.path.join(stop["path"], "story.vtt"))
                 self.assertEqual(cues, expected)
@@ -379,8 +427,7 @@ class PreviewInChromium(unittest.TestCase):
                     cue = cues[index]
                     middle = (float(cue.get_attribute("data-start")) + float(cue.get_attribute("data-end"))) / 2
                     self.js("document.getElementById('story-audio').currentTime = arguments[0];", middle)
-                    WebDriverWait(self.driver, 5).until(lambda d: "current" in cue.get_attribute("class").split(),
-                                                        f"cue {index + 1} at {middle:.2f} s was not marked current")
+                    self.until(lambda: "current" in cue.get_attribute("class").split(), f"cue {index + 1} to be marked at {middle:.2f} s")
                     current = [i for i, c in enumerate(cues) if "current" in c.get_attribute("class").split()]
                     self.assertEqual(current, [index])
 
@@ -413,9 +460,10 @@ class PreviewInChromium(unittest.TestCase):
 
     def test_screenshots_of_the_route_page_and_a_stop_page(self):
         self.open("index.html")
-        self.screenshot("route.png", "return Array.from(document.images).every((img) => img.complete && img.naturalWidth > 0)")
+        self.screenshot("route.png")
         self.open_stop(self.stops[0])
-        self.screenshot("stop.png", "return Array.from(document.images).every((img) => img.complete && img.naturalWidth > 0)")
+        self.css("polygon.region")[0].click()  # the first stop's default era has a region: show its note too
+        self.screenshot("stop.png")
 
 
 if __name__ == "__main__":
