@@ -22,7 +22,23 @@ public struct HEIFDecoder: Sendable {
         return DisplaySize(width: Int(heif_image_handle_get_width(handle)), height: Int(heif_image_handle_get_height(handle)))
     }
 
+    /// The primary image as an owned copy of its pixels.
     public func decode(fileAt path: String, named name: String? = nil) throws -> RGBImage {
+        try withDecodedImage(fileAt: path, named: name) { pixels in
+            let rowBytes = pixels.width * 3
+            var copy = [UInt8](repeating: 0, count: rowBytes * pixels.height)
+            copy.withUnsafeMutableBytes { out in
+                for row in 0..<pixels.height {
+                    (out.baseAddress! + row * rowBytes).copyMemory(from: pixels.base + row * pixels.stride, byteCount: rowBytes)
+                }
+            }
+            return RGBImage(width: pixels.width, height: pixels.height, stride: rowBytes, pixels: copy)
+        }
+    }
+
+    /// Decodes the primary image and lends `body` libheif's own pixel buffer, freed when `body` returns: a plate on
+    /// its way to WebP is never copied.
+    public func withDecodedImage<T>(fileAt path: String, named name: String? = nil, _ body: (RGBPixels) throws -> T) throws -> T {
         let file = name ?? path
         let context = try HEIFContext(path: path, name: file)
         let handle = try context.primaryImage()
@@ -43,14 +59,7 @@ public struct HEIFDecoder: Sendable {
               Int(stride) >= outWidth * 3 else {
             throw ImageError(file: file, "the decoded image has no RGB plane")
         }
-        let rowBytes = outWidth * 3
-        var pixels = [UInt8](repeating: 0, count: rowBytes * outHeight)
-        pixels.withUnsafeMutableBytes { out in
-            for row in 0..<outHeight {
-                (out.baseAddress! + row * rowBytes).copyMemory(from: plane + row * Int(stride), byteCount: rowBytes)
-            }
-        }
-        return RGBImage(width: outWidth, height: outHeight, stride: rowBytes, pixels: pixels)
+        return try body(RGBPixels(width: outWidth, height: outHeight, stride: Int(stride), base: plane))
     }
 }
 

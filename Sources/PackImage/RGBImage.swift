@@ -20,3 +20,17 @@ public struct RGBImage: Sendable {
         return (pixels[i], pixels[i + 1], pixels[i + 2])
     }
 }
+
+/// Pixels borrowed for the length of a call (a decoder's own buffer, or an `RGBImage`'s): 8-bit RGB, interleaved.
+public struct RGBPixels {
+    public let width: Int
+    public let height: Int
+    public let stride: Int
+    public let base: UnsafePointer<UInt8>
+}
+
+extension RGBImage {
+    public func withPixels<T>(_ body: (RGBPixels) throws -> T) rethrows -> T {
+        try pixels.withUnsafeBufferPointer { try body(RGBPixels(width: width, height: height, stride: stride, base: $0.baseAddress!)) }
+    }
+}

@@ -20,6 +20,11 @@ public struct WebPEncoder: Sendable {
 
     /// The WebP bytes of `image` at `size`; `file` names the plate in errors.
     public func encode(_ image: RGBImage, size: DisplaySize, file: String) throws -> [UInt8] {
+        try image.withPixels { try encode($0, size: size, file: file) }
+    }
+
+    /// The WebP bytes of borrowed pixels (a decoder's buffer) at `size`.
+    public func encode(_ image: RGBPixels, size: DisplaySize, file: String) throws -> [UInt8] {
         guard size.width > 0, size.height > 0, size.width <= WEBP_MAX_DIMENSION, size.height <= WEBP_MAX_DIMENSION else {
             throw ImageError(file: file, "cannot write a \(size) WebP (at most \(WEBP_MAX_DIMENSION) pixels a side)")
         }
@@ -32,7 +37,7 @@ public struct WebPEncoder: Sendable {
         defer { WebPPictureFree(&picture) }
         picture.width = Int32(image.width)
         picture.height = Int32(image.height)
-        let imported = image.pixels.withUnsafeBufferPointer { WebPPictureImportRGB(&picture, $0.baseAddress, Int32(image.stride)) }
+        let imported = WebPPictureImportRGB(&picture, image.base, Int32(image.stride))
         guard imported != 0 else { throw ImageError(file: file, "libwebp could not take the \(image.width)x\(image.height) pixels (out of memory)") }
         if size.width != image.width || size.height != image.height {
             guard WebPPictureRescale(&picture, Int32(size.width), Int32(size.height)) != 0 else {
