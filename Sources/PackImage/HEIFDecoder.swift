@@ -5,6 +5,12 @@ import Foundation
 #endif
 import CHeif
 
+/// Where a HEIC comes from: a file, or bytes already read (so what is decoded is exactly what was hashed).
+public enum HEIFSource: Sendable {
+    case file(String)
+    case bytes([UInt8])
+}
+
 /// Decodes a HEIC file's primary image to RGB with libheif, applying its rotation and mirroring as a viewer would.
 public struct HEIFDecoder: Sendable {
     /// Images above this many pixels are refused before decoding: a plate is a few megapixels, and a forged header must
@@ -16,7 +22,11 @@ public struct HEIFDecoder: Sendable {
     /// The primary image's size as shown (after rotation), read without decoding it. `name` is how errors name the
     /// file (the path as the user gave it), `path` by default.
     public func size(ofFileAt path: String, named name: String? = nil) throws -> DisplaySize {
-        let context = try HEIFContext(path: path, name: name ?? path)
+        try size(of: .file(path), named: name ?? path)
+    }
+
+    public func size(of source: HEIFSource, named name: String) throws -> DisplaySize {
+        let context = try HEIFContext(source, name: name)
         let handle = try context.primaryImage()
         defer { heif_image_handle_release(handle) }
         return DisplaySize(width: Int(heif_image_handle_get_width(handle)), height: Int(heif_image_handle_get_height(handle)))
@@ -39,8 +49,11 @@ public struct HEIFDecoder: Sendable {
     /// Decodes the primary image and lends `body` libheif's own pixel buffer, freed when `body` returns: a plate on
     /// its way to WebP is never copied.
     public func withDecodedImage<T>(fileAt path: String, named name: String? = nil, _ body: (RGBPixels) throws -> T) throws -> T {
-        let file = name ?? path
-        let context = try HEIFContext(path: path, name: file)
+        try withDecodedImage(.file(path), named: name ?? path, body)
+    }
+
+    public func withDecodedImage<T>(_ source: HEIFSource, named file: String, _ body: (RGBPixels) throws -> T) throws -> T {
+        let context = try HEIFContext(source, name: file)
         let handle = try context.primaryImage()
         defer { heif_image_handle_release(handle) }
         let width = Int(heif_image_handle_get_width(handle)), height = Int(heif_image_handle_get_height(handle))
@@ -69,13 +82,19 @@ final class HEIFContext {
     let name: String
     private let context: OpaquePointer
 
-    init(path: String, name: String) throws {
+    init(_ source: HEIFSource, name: String) throws {
         guard let context = heif_context_alloc() else { throw ImageError(file: name, "libheif could not allocate a context") }
         self.context = context
         self.name = name
         // Plates are decoded one per core already; libheif's own threads would only compete with the other plate.
         heif_context_set_max_decoding_threads(context, 1)
-        try ImageError.check(heif_context_read_from_file(context, path, nil), name, "not a readable HEIF file")
+        switch source {
+        case .file(let path):
+            try ImageError.check(heif_context_read_from_file(context, path, nil), name, "not a readable HEIF file")
+        case .bytes(let bytes):
+            // libheif copies the bytes, so nothing here has to outlive the call.
+            try ImageError.check(bytes.withUnsafeBytes { heif_context_read_from_memory(context, $0.baseAddress, $0.count, nil) }, name, "not a readable HEIF file")
+        }
     }
 
     deinit { heif_context_free(context) }

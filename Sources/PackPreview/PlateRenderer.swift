@@ -77,12 +77,12 @@ public struct PlateRenderer: Sendable {
 
     private func renderOne(_ job: Job, into folder: URL, cache: URL?) throws -> [RenderedPlate] {
         let display = LintContext.display(job.source)
-        let bytes: Data
-        do { bytes = try FileSystem.read(job.source.path, cap: maxFileBytes) } catch {
+        let bytes: [UInt8]
+        do { bytes = [UInt8](try FileSystem.read(job.source.path, cap: maxFileBytes)) } catch {
             throw ImageError(file: display, "cannot read the plate: \(error)")
         }
         let digest = SHA256.hexHash(bytes)
-        let sourceSize = try decoder.size(ofFileAt: job.source.path, named: display)
+        let sourceSize = try decoder.size(of: .bytes(bytes), named: display)
         var out: [RenderedPlate] = []
         var missing: [(name: String, target: URL, size: DisplaySize)] = []
         for longSide in job.sizes {
@@ -98,7 +98,7 @@ public struct PlateRenderer: Sendable {
             }
         }
         guard !missing.isEmpty else { return out }
-        try decoder.withDecodedImage(fileAt: job.source.path, named: display) { pixels in
+        try decoder.withDecodedImage(.bytes(bytes), named: display) { pixels in
             guard pixels.width == sourceSize.width, pixels.height == sourceSize.height else {
                 throw ImageError(file: display, "decodes to \(pixels.width)x\(pixels.height), not the \(sourceSize) its header gives")
             }

@@ -30,6 +30,19 @@ final class HEIFDecoderTests: XCTestCase {
         }
     }
 
+    func testBytesAlreadyReadDecodeToTheSamePixelsAsTheFile() throws {
+        let plate = ExamplePack.stops[0].appendingPathComponent("layers/1824-9x16.heic")
+        let bytes = [UInt8](try Data(contentsOf: plate))
+        let fromFile = try HEIFDecoder().decode(fileAt: plate.path)
+        let fromBytes = try HEIFDecoder().withDecodedImage(.bytes(bytes), named: "1824-9x16.heic") { pixels in
+            (pixels.width, pixels.height, (0..<pixels.height).map { Array(UnsafeBufferPointer(start: pixels.base + $0 * pixels.stride, count: pixels.width * 3)) })
+        }
+        XCTAssertEqual(fromBytes.0, fromFile.width)
+        XCTAssertEqual(fromBytes.1, fromFile.height)
+        XCTAssertEqual(fromBytes.2.flatMap { $0 }, fromFile.pixels)
+        XCTAssertEqual(try HEIFDecoder().size(of: .bytes(bytes), named: "p"), DisplaySize(width: 1080, height: 1920))
+    }
+
     func testAFileThatIsNotHEIFIsAnErrorNamingTheFile() throws {
         let url = URL(fileURLWithPath: try temporaryDirectory()).appendingPathComponent("plate.heic")
         try Data("not an image at all".utf8).write(to: url)
