@@ -54,8 +54,9 @@ public struct PlateRenderer: Sendable {
 
     /// Renders `jobs` into `folder` (which exists), taking files already made from `cache` (an earlier site's plates
     /// folder) when their names match. Results are by job, then by size, in the order given. `progress` is called
-    /// from worker threads with the number of jobs done.
-    public func render(_ jobs: [Job], into folder: URL, cache: URL?,
+    /// from worker threads with the number of jobs done; once `shouldStop` answers true, the jobs not yet started fail
+    /// at once.
+    public func render(_ jobs: [Job], into folder: URL, cache: URL?, shouldStop: @escaping @Sendable () -> Bool = { false },
                        progress: @escaping @Sendable (Int) -> Void = { _ in }) -> [Result<[RenderedPlate], ImageError>] {
         Self.keepLargeBuffers()
         let results = ResultSlots<Result<[RenderedPlate], ImageError>>(count: jobs.count)
@@ -66,6 +67,10 @@ public struct PlateRenderer: Sendable {
             while true {
                 let i = next.increment() - 1
                 guard i < jobs.count else { return }
+                if shouldStop() {
+                    results.set(i, .failure(ImageError(file: LintContext.display(jobs[i].source), "not decoded: the run was interrupted")))
+                    continue
+                }
                 results.set(i, Result { try renderOne(jobs[i], into: folder, cache: cache) }.mapError { error in
                     (error as? ImageError) ?? ImageError(file: LintContext.display(jobs[i].source), "\(error)")
                 })
@@ -89,8 +94,8 @@ public struct PlateRenderer: Sendable {
             let name = fileName(digest: digest, longSide: longSide)
             let target = folder.appendingPathComponent(name)
             let size = DisplaySize.fitting(width: sourceSize.width, height: sourceSize.height, maxLongSide: longSide)
-            let cached = cache.map { $0.appendingPathComponent(name).path }
-            if FileSystem.isRegularFile(target.path) || (cached.map { FileSystem.isRegularFile($0) && link($0, target.path) == 0 } ?? false) {
+            let cached = cache.map { $0.appendingPathComponent(name) }
+            if FileSystem.isRegularFile(target.path) || (cached.map { SiteFiles.isWholeWebP($0) && link($0.path, target.path) == 0 } ?? false) {
                 out.append(RenderedPlate(fileName: name, size: size, sourceSize: sourceSize, reused: true))
             } else {
                 missing.append((name, target, size))
@@ -104,7 +109,7 @@ public struct PlateRenderer: Sendable {
             }
             for plate in missing {
                 let webp = try encoder.encode(pixels, size: plate.size, file: display)
-                do { try SiteFiles.write(webp, to: plate.target) } catch {
+                do { try SiteFiles.writeShared(webp, to: plate.target) } catch {
                     throw ImageError(file: LintContext.display(plate.target), "cannot write the WebP: \(error)")
                 }
             }

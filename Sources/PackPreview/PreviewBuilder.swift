@@ -23,6 +23,9 @@ public struct PreviewBuilder {
     public var thumbnailSize = 480
     /// Injectable for tests (lint's "not in the future").
     public var currentYear: Int?
+    /// Asked between plates and before the swap; true makes the run stop, remove its staging folder and throw
+    /// `PreviewError.interrupted` (the CLI sets it from SIGINT, SIGTERM and SIGHUP).
+    public var shouldStop: @Sendable () -> Bool = { false }
 
     /// The file in every site this tool writes: an existing output folder without it is not replaced.
     public static let marker = ".packtool-preview"
@@ -50,20 +53,25 @@ public struct PreviewBuilder {
     public typealias Progress = @Sendable (_ done: Int, _ total: Int) -> Void
 
     public func build(progress: @escaping Progress = { _, _ in }) throws -> Summary {
-        try checkPack()
         let target = URL(fileURLWithPath: FileSystem.resolved(output.path))
+        // First of all, a site an earlier run set aside and did not get to put back is put back (even if this run
+        // then stops at a usage mistake), and killed runs' staging folders are removed.
+        if FileSystem.isDirectory(target.deletingLastPathComponent().path) {
+            Self.removeAbandonedStaging(in: target.deletingLastPathComponent(), for: target.lastPathComponent)
+        }
+        try checkPack()
         try checkOutput(target)
         let context = currentYear.map { LintContext(path: pack, currentYear: $0) } ?? LintContext(path: pack)
         let diagnostics = Linter().run(context).diagnostics
         let model = PreviewPack(context: context, diagnostics: diagnostics)
 
         let parent = target.deletingLastPathComponent()
-        Self.removeAbandonedStaging(in: parent, for: target.lastPathComponent)
         let staging = parent.appendingPathComponent(".\(target.lastPathComponent).packtool-preview-\(getpid())")
         FileSystem.removeTree(staging.path)
         do {
             let summary = try write(model, into: staging, finalIndex: target.appendingPathComponent("index.html"),
                                     cache: FileSystem.isDirectory(target.path) ? target.appendingPathComponent("plates") : nil, progress: progress)
+            if shouldStop() { throw PreviewError.interrupted }
             try swap(staging, into: target)
             return summary
         } catch {
@@ -93,12 +101,17 @@ public struct PreviewBuilder {
         if packPath.hasPrefix(out.hasSuffix("/") ? out : out + "/") {
             throw PreviewError.usage("--out \(output.path) holds the pack folder; choose a folder of its own for the preview")
         }
+        let cwd = FileSystem.resolved(".")
+        if cwd == out || cwd.hasPrefix(out.hasSuffix("/") ? out : out + "/") {
+            throw PreviewError.usage("--out \(output.path) is the current folder or holds it; the site is replaced whole, so give a folder of its own")
+        }
         var info = stat()
         if lstat(out, &info) == 0 {
             guard info.st_mode & S_IFMT == S_IFDIR else { throw PreviewError.usage("--out \(output.path) exists and is not a folder") }
-            let entries = (try? FileSystem.list(out)) ?? []
-            guard entries.isEmpty || FileSystem.isRegularFile(target.appendingPathComponent(Self.marker).path) else {
-                throw PreviewError.usage("--out \(output.path) is a folder that packtool preview did not write; give a new or empty folder (it is replaced whole)")
+            let foreign = SiteShape.foreignEntries(in: target)
+            guard foreign.isEmpty else {
+                let listed = foreign.prefix(5).joined(separator: ", ") + (foreign.count > 5 ? " and \(foreign.count - 5) more" : "")
+                throw PreviewError.usage("--out \(output.path) holds what packtool preview did not write (\(listed)); the site is replaced whole, so give a new or empty folder, or move those out")
             }
         } else {
             guard FileSystem.isDirectory(target.deletingLastPathComponent().path) else {
@@ -110,7 +123,7 @@ public struct PreviewBuilder {
     private func write(_ model: PreviewPack, into site: URL, finalIndex: URL, cache: URL?, progress: @escaping Progress) throws -> Summary {
         try SiteFiles.makeFolder(site)
         for folder in ["assets", "stops", "plates", "media"] { try SiteFiles.makeFolder(site.appendingPathComponent(folder)) }
-        try SiteFiles.write("packtool preview of \(model.id)\n", to: site.appendingPathComponent(Self.marker))
+        try SiteFiles.write(SiteShape.marker(pack: model.id), to: site.appendingPathComponent(Self.marker))
         try SiteFiles.write(PreviewStylesheet.text, to: site.appendingPathComponent("assets/preview.css"))
         try SiteFiles.write(PreviewScript.text, to: site.appendingPathComponent("assets/preview.js"))
 
@@ -129,7 +142,8 @@ public struct PreviewBuilder {
         let jobs = order.map { PlateRenderer.Job(source: $0, sizes: sizes[$0]!) }
         let total = jobs.count
         progress(0, total)
-        let results = PlateRenderer().render(jobs, into: site.appendingPathComponent("plates"), cache: cache) { progress($0, total) }
+        let results = PlateRenderer().render(jobs, into: site.appendingPathComponent("plates"), cache: cache, shouldStop: shouldStop) { progress($0, total) }
+        if shouldStop() { throw PreviewError.interrupted }
         var plates: [URL: Result<RenderedPlate, ImageError>] = [:]
         var thumbnails: [URL: RenderedPlate] = [:]
         var failed: [ImageError] = []
@@ -193,14 +207,19 @@ public struct PreviewBuilder {
         return (audioPath, transcript)
     }
 
-    /// Puts the finished site in place: the old one is moved aside and removed after, so the output folder only ever
-    /// holds a whole site.
+    /// Puts the finished site in place: swapped with the old one in one step where the file system can (the old one,
+    /// now under the staging name, is removed after); elsewhere the old one is renamed aside first, and put back if
+    /// the new one cannot take its place.
     private func swap(_ staging: URL, into target: URL) throws {
         guard FileSystem.exists(target.path) else {
             guard rename(staging.path, target.path) == 0 else { throw PreviewError.io("\(output.path): cannot move the preview into place: \(FileSystem.reason())") }
             return
         }
-        let aside = target.deletingLastPathComponent().appendingPathComponent(".\(target.lastPathComponent).packtool-preview-old-\(getpid())")
+        if SiteFiles.exchange(staging, target) {
+            FileSystem.removeTree(staging.path)
+            return
+        }
+        let aside = Self.asideName(for: target)
         FileSystem.removeTree(aside.path)
         guard rename(target.path, aside.path) == 0 else { throw PreviewError.io("\(output.path): cannot replace the previous preview: \(FileSystem.reason())") }
         guard rename(staging.path, target.path) == 0 else {
@@ -211,13 +230,21 @@ public struct PreviewBuilder {
         FileSystem.removeTree(aside.path)
     }
 
-    /// Staging and set-aside folders of runs that were killed (their process is gone) are removed.
+    static func asideName(for target: URL) -> URL {
+        target.deletingLastPathComponent().appendingPathComponent(".\(target.lastPathComponent).packtool-preview-old-\(getpid())")
+    }
+
+    /// Staging and set-aside folders of runs that were killed (their process is gone) are cleared up: a site set aside
+    /// by a run killed before its new site took its place is put back, and the rest removed.
     static func removeAbandonedStaging(in parent: URL, for name: String) {
-        let prefixes = [".\(name).packtool-preview-old-", ".\(name).packtool-preview-"]
-        for entry in (try? FileSystem.list(parent.path)) ?? [] {
-            guard let prefix = prefixes.first(where: { entry.hasPrefix($0) }), let pid = Int32(entry.dropFirst(prefix.count)) else { continue }
+        let aside = ".\(name).packtool-preview-old-", staging = ".\(name).packtool-preview-"
+        for entry in ((try? FileSystem.list(parent.path)) ?? []).sorted() {
+            let isAside = entry.hasPrefix(aside)
+            guard isAside || entry.hasPrefix(staging), let pid = Int32(entry.dropFirst(isAside ? aside.count : staging.count)) else { continue }
             if pid != getpid(), kill(pid, 0) == 0 { continue }  // another run, still going
-            FileSystem.removeTree(parent.appendingPathComponent(entry).path)
+            let url = parent.appendingPathComponent(entry), target = parent.appendingPathComponent(name)
+            if isAside, !FileSystem.exists(target.path), rename(url.path, target.path) == 0 { continue }
+            FileSystem.removeTree(url.path)
         }
     }
 }

@@ -129,6 +129,13 @@ extension PreviewPack {
 }
 
 extension PreviewStop {
+    /// When provenance as a whole does not meet the schema, each source that does on its own, so one broken source
+    /// does not hide every licence of the stop.
+    static func readableSources(_ source: SceneSource) -> [SceneDocument.Source] {
+        let count = source.scene?.root?.node(at: "/provenance/sources")?.array?.count ?? 0
+        return (0..<count).compactMap { source.scene?.decode(SceneDocument.Source.self, at: "/provenance/sources/\($0)") }
+    }
+
     static func read(_ source: SceneSource, number: Int, page: String, context: LintContext, findings: [Diagnostic]) -> PreviewStop {
         let eras = (source.eras ?? []).map { era -> PreviewEra in
             var plates: [PlateCrop: URL] = [:]
@@ -141,7 +148,10 @@ extension PreviewStop {
         }
         var story: PreviewStory?
         if let s = source.story {
-            let audio = SafeFile.inside(source.url, s.audio)
+            // Only a story the app could play gets a player: AAC audio with a duration, as lint checks it.
+            let audio = SafeFile.inside(source.url, s.audio).flatMap { url in
+                context.audio(url).map { $0.isAAC && $0.duration != nil } == true ? url : nil
+            }
             let transcript = SafeFile.inside(source.url, s.transcript)
             let vtt = transcript.flatMap { context.vtt($0) }
             story = PreviewStory(audio: audio, transcript: transcript, language: s.language,
@@ -155,7 +165,7 @@ extension PreviewStop {
         return PreviewStop(number: number, folder: source.stop, page: page, title: source.scene?.decode(String.self, at: "/title") ?? source.stop,
                            anchor: source.anchor, view: source.view, targetDistance: targetDistance, targetBearing: targetBearing,
                            legFromPrevious: nil, portraitCrop: source.crops?.portrait, eras: eras, story: story,
-                           sources: source.provenance?.sources ?? [], credits: source.provenance?.credits,
+                           sources: source.provenance?.sources ?? Self.readableSources(source), credits: source.provenance?.credits,
                            signoff: SignoffAssessment.of(source, in: context), findings: findings, isFree: false)
     }
 }

@@ -25,6 +25,46 @@ enum SiteFiles {
 
     static func write(_ text: String, to url: URL) throws { try write(Array(text.utf8), to: url) }
 
+    /// Writes a file that another worker may be writing with the same bytes at the same moment (two plates with
+    /// identical contents share a WebP): each writes its own temporary file and renames it into place.
+    static func writeShared<Bytes: ContiguousBytes>(_ bytes: Bytes, to url: URL) throws {
+        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(UInt64.random(in: 0...UInt64.max))")
+        try write(bytes, to: temporary)
+        guard rename(temporary.path, url.path) == 0 else {
+            let reason = FileSystem.reason()
+            unlink(temporary.path)
+            throw PreviewError.io("\(LintContext.display(url)): cannot write: \(reason)")
+        }
+    }
+
+    /// True when `url` is a regular file (not a link) holding one whole WebP: a RIFF header naming WEBP whose length
+    /// is the file's. A preview's cached plate is reused only then; a truncated or replaced one is made again.
+    static func isWholeWebP(_ url: URL) -> Bool {
+        var info = stat()
+        guard lstat(url.path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size >= 20,
+              let file = try? ReadOnlyFile(opening: url.path), let head = file.bytes(at: 0, count: 12) else { return false }
+        let riff = Array(head)
+        let length = UInt64(riff[4]) | UInt64(riff[5]) << 8 | UInt64(riff[6]) << 16 | UInt64(riff[7]) << 24
+        return riff[0..<4].elementsEqual("RIFF".utf8) && riff[8..<12].elementsEqual("WEBP".utf8) && length + 8 == UInt64(info.st_size)
+    }
+
+    /// Swaps two folders in one step (`renameat2(RENAME_EXCHANGE)` on Linux, `renamex_np(RENAME_SWAP)` on Darwin), so
+    /// there is never a moment without a site at either name; false when the file system cannot.
+    static func exchange(_ a: URL, _ b: URL) -> Bool {
+        #if os(Linux)
+        // renameat2(2) needs _GNU_SOURCE, which Swift's Glibc module does not define; the symbol is in glibc 2.28+.
+        typealias RenameAt2 = @convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "renameat2") else { return false }
+        let renameat2 = unsafeBitCast(symbol, to: RenameAt2.self)
+        let atCurrentFolder: Int32 = -100, renameExchange: UInt32 = 1 << 1  // AT_FDCWD, RENAME_EXCHANGE
+        return renameat2(atCurrentFolder, a.path, atCurrentFolder, b.path, renameExchange) == 0
+        #elseif canImport(Darwin)
+        return renamex_np(a.path, b.path, UInt32(RENAME_SWAP)) == 0
+        #else
+        return false
+        #endif
+    }
+
     static func makeFolder(_ url: URL) throws {
         guard mkdir(url.path, 0o755) == 0 else { throw PreviewError.io("\(LintContext.display(url)): cannot create the folder: \(FileSystem.reason())") }
     }
@@ -41,10 +81,13 @@ enum SiteFiles {
 public enum PreviewError: Error, CustomStringConvertible, Equatable {
     case usage(String)
     case io(String)
+    /// The caller asked the run to stop (an interrupt): the staging folder is gone and the earlier site untouched.
+    case interrupted
 
     public var description: String {
         switch self {
         case .usage(let m), .io(let m): m
+        case .interrupted: "interrupted; the earlier preview, if any, is as it was"
         }
     }
 }

@@ -233,14 +233,14 @@ struct StopPage {
             out += "<audio id=\"story-audio\" controls preload=\"metadata\" src=\"\(HTML.escape(audioPath))\" aria-label=\"Story audio\">\(track)</audio>\n"
             out += "<p class=\"sub\">\(story.duration.map { "\(PageParts.clock($0)) long, " } ?? "")\(PageParts.plural(story.cues.count, "cue")) in the transcript</p>\n"
         } else {
-            out += "<p class=\"empty\">The story's audio file could not be read: see the findings.</p>\n"
+            out += "<p class=\"empty\">The story's audio cannot be played: it is missing, unreadable or not AAC audio (see the findings).</p>\n"
         }
         if story.cues.isEmpty {
             out += "<p class=\"empty\">The transcript has no cues to show.</p>\n"
         } else {
             out += "<ol class=\"transcript\" id=\"transcript\" aria-label=\"Transcript\">\n"
             for cue in story.cues {
-                out += "<li class=\"cue\" data-start=\"\(HTML.number(cue.startTime))\" data-end=\"\(HTML.number(cue.endTime))\"><button type=\"button\" class=\"cue-time\" aria-label=\"Play from \(PageParts.clock(cue.startTime))\">\(PageParts.clock(cue.startTime))</button> <span class=\"cue-text\">\(HTML.escape(cue.text))</span></li>\n"
+                out += "<li class=\"cue\" data-start=\"\(HTML.number(cue.startTime))\" data-end=\"\(HTML.number(cue.endTime))\"><button type=\"button\" class=\"cue-time\" aria-label=\"Play from \(PageParts.clock(cue.startTime))\">\(PageParts.clock(cue.startTime))</button> <span class=\"cue-text\">\(HTML.escape(CueText.plain(cue.text)))</span></li>\n"
             }
             out += "</ol>\n"
         }

@@ -43,7 +43,9 @@ enum PreviewCommand: Command {
         let pack = URL(fileURLWithPath: packPath)
         let outPath = a.value("--out") ?? (URL(fileURLWithPath: FileSystem.resolved(packPath)).lastPathComponent + "-preview")
         guard !outPath.isEmpty else { throw CommandLineError.usage("--out needs a folder") }
-        let builder = PreviewBuilder(pack: pack, output: URL(fileURLWithPath: outPath))
+        var builder = PreviewBuilder(pack: pack, output: URL(fileURLWithPath: outPath))
+        PreviewInterruption.install()
+        builder.shouldStop = { PreviewInterruption.received != 0 }
         let bar = a.flag("--quiet") ? nil : PlateProgressBar()
         let summary: PreviewBuilder.Summary
         do {
@@ -53,6 +55,7 @@ enum PreviewCommand: Command {
             switch error {
             case .usage(let m): throw CommandLineError.usage(m)
             case .io(let m): throw CommandLineError.io(m)
+            case .interrupted: PreviewInterruption.endAsSignalled()
             }
         }
         bar?.finish()
@@ -81,6 +84,29 @@ enum PreviewCommand: Command {
         }
         var status: Int32 = 0
         waitpid(pid, &status, 0)
+        if status != 0 { Output.err("packtool preview: \(opener) could not open the page; open it yourself: \(url.absoluteString)\n") }
+    }
+}
+
+/// SIGINT, SIGTERM and SIGHUP during a preview only raise a flag: the run stops at its next plate, removes its staging
+/// folder, and then dies of the same signal, so the shell sees an interrupted command and no debris is left.
+enum PreviewInterruption {
+    /// The signal received, 0 for none; written only by the handler.
+    nonisolated(unsafe) static var received: sig_atomic_t = 0
+
+    static func install() {
+        received = 0  // initialised before any handler can touch it
+        for sig in [SIGINT, SIGTERM, SIGHUP] {
+            _ = signal(sig) { PreviewInterruption.received = $0 }
+        }
+    }
+
+    static func endAsSignalled() -> Never {
+        let sig = received == 0 ? SIGINT : received
+        Output.err("packtool preview: interrupted; the earlier preview, if any, is as it was\n")
+        _ = signal(sig, SIG_DFL)
+        raise(sig)
+        exit(128 + sig)
     }
 }
 

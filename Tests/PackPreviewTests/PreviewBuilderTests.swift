@@ -135,6 +135,90 @@ final class PreviewBuilderTests: XCTestCase {
         XCTAssertTrue(page.contains("no plate file to show"))
     }
 
+    func testAnEarlierPreviewWithFilesAddedToItIsNotReplaced() throws {
+        let out = URL(fileURLWithPath: try temporaryDirectory()).appendingPathComponent("site")
+        _ = try build(ExamplePack.root, into: out)
+        for added in ["NOTES.txt", ".git/HEAD", "stops/notes.txt", "media/01-castle-esplanade/cover.jpg", "plates/.keep"] {
+            let url = out.appendingPathComponent(added)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data("mine".utf8).write(to: url)
+            XCTAssertThrowsError(try build(ExamplePack.root, into: out), added) { error in
+                XCTAssertTrue("\(error)".contains(added.hasPrefix(".git") ? ".git" : added), "\(error)")
+            }
+            XCTAssertEqual(try Data(contentsOf: url), Data("mine".utf8))
+            try FileManager.default.removeItem(at: url)
+        }
+        try? FileManager.default.removeItem(at: out.appendingPathComponent(".git"))
+        XCTAssertEqual(try build(ExamplePack.root, into: out).reused, 40, "the untouched site is replaced as before")
+    }
+
+    func testAMarkerCopiedIntoAnotherFolderDoesNotMakeItReplaceable() throws {
+        let out = URL(fileURLWithPath: try temporaryDirectory()).appendingPathComponent("website")
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+        try Data("hello".utf8).write(to: out.appendingPathComponent(PreviewBuilder.marker))
+        XCTAssertThrowsError(try build(ExamplePack.root, into: out)) { error in
+            XCTAssertTrue("\(error)".contains("not written by packtool preview"), "\(error)")
+        }
+        XCTAssertEqual(try files(out), [PreviewBuilder.marker])
+    }
+
+    func testASiteSetAsideByAKilledRunIsPutBackAndReused() throws {
+        let parent = URL(fileURLWithPath: try temporaryDirectory())
+        let out = parent.appendingPathComponent("site")
+        _ = try build(ExamplePack.root, into: out)
+        let aside = parent.appendingPathComponent(".site.packtool-preview-old-999999999")
+        try FileManager.default.moveItem(at: out, to: aside)
+        // Even a run that stops at a usage mistake puts it back.
+        XCTAssertThrowsError(try build(ExamplePack.stops[0], into: out))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: parent.path), ["site"])
+        XCTAssertEqual(try build(ExamplePack.root, into: out).reused, 40)
+    }
+
+    func testAnInterruptedRunLeavesTheEarlierSiteAndNoStagingFolder() throws {
+        let parent = URL(fileURLWithPath: try temporaryDirectory())
+        let out = parent.appendingPathComponent("site")
+        _ = try build(ExamplePack.root, into: out)
+        let before = try TreeSnapshot(out)
+        let pack = try PackCopy()
+        try MediaFiles.heic(width: 640, height: 360, at: pack.stop(0).appendingPathComponent("layers/1647-16x9.heic"))
+        let asked = Counter()
+        var builder = PreviewBuilder(pack: pack.root, output: out)
+        builder.shouldStop = { asked.increment() > 3 }
+        XCTAssertThrowsError(try builder.build()) { XCTAssertEqual($0 as? PreviewError, .interrupted) }
+        XCTAssertEqual(try TreeSnapshot(out), before)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: parent.path).sorted(), ["site"])
+    }
+
+    func testACachedPlateThatIsNoLongerAWholeWebPIsDecodedAgain() throws {
+        let out = URL(fileURLWithPath: try temporaryDirectory()).appendingPathComponent("site")
+        _ = try build(ExamplePack.root, into: out)
+        let plates = try files(out.appendingPathComponent("plates")).filter { $0.contains("-1920-") }
+        try Data().write(to: out.appendingPathComponent("plates/" + plates[0]))
+        try Data("\u{89}PNG not a webp at all".utf8).write(to: out.appendingPathComponent("plates/" + plates[1]))
+        let again = try build(ExamplePack.root, into: out)
+        XCTAssertEqual(again.decoded, 2)
+        XCTAssertEqual(again.reused, 38)
+        for plate in plates.prefix(2) {
+            XCTAssertEqual(try Data(contentsOf: out.appendingPathComponent("plates/" + plate)).prefix(4), Data("RIFF".utf8))
+        }
+    }
+
+    func testTwoPlatesWithTheSameBytesShareOneWebP() throws {
+        let pack = try PackCopy()
+        let copy = pack.stop(0).appendingPathComponent("layers/1824-16x9.heic")
+        for stop in 1...4 {
+            let target = pack.stop(stop).appendingPathComponent("layers/1824-16x9.heic")
+            guard FileManager.default.fileExists(atPath: target.path) else { continue }
+            try FileManager.default.removeItem(at: target)
+            try FileManager.default.copyItem(at: copy, to: target)
+        }
+        let out = URL(fileURLWithPath: try temporaryDirectory()).appendingPathComponent("site")
+        let summary = try build(pack.root, into: out)
+        XCTAssertTrue(summary.failedPlates.isEmpty, "\(summary.failedPlates)")
+        XCTAssertEqual(summary.plates, 40)
+        XCTAssertLessThan(try files(out).filter { $0.hasSuffix(".webp") }.count, 47)
+    }
+
     func testAStagingFolderLeftByAKilledRunIsRemovedByTheNextRun() throws {
         let parent = URL(fileURLWithPath: try temporaryDirectory())
         let abandoned = parent.appendingPathComponent(".site.packtool-preview-999999999")
@@ -142,6 +226,13 @@ final class PreviewBuilderTests: XCTestCase {
         _ = try build(ExamplePack.root, into: parent.appendingPathComponent("site"))
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: parent.path), ["site"])
     }
+}
+
+final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0
+
+    func increment() -> Int { lock.lock(); defer { lock.unlock() }; value += 1; return value }
 }
 
 /// Every file's path, size, modification time and bytes' digest under a folder, to show a run changed nothing.

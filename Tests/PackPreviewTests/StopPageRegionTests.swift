@@ -43,6 +43,31 @@ final class StopPageRegionTests: XCTestCase {
         XCTAssertGreaterThan(portraitSkipped, 0, "the example has regions outside the 9:16 crop, so the clip is exercised")
     }
 
+    func testCueTextLosesItsMarkupAndKeepsItsWords() {
+        XCTAssertEqual(CueText.plain("<v Bob>Hello</v> <b>there</b>, <c.loud>friend</c>"), "Hello there, friend")
+        XCTAssertEqual(CueText.plain("fish &amp; chips &lt;3 &#x263A; &#9731;&nbsp;!"), "fish & chips <3 \u{263A} \u{2603}\u{A0}!")
+        XCTAssertEqual(CueText.plain("at <00:00:05.000>five"), "at five")
+        XCTAssertEqual(CueText.plain("a & b &unknown; c"), "a & b &unknown; c")
+        XCTAssertEqual(CueText.plain("unclosed <b"), "unclosed ")
+    }
+
+    func testAStoryThatIsNotAACGetsNoPlayer() throws {
+        let pack = try PackCopy()
+        try Data().write(to: pack.stop(0).appendingPathComponent("story.m4a"))
+        let stop = model(pack.root).stops[0]
+        XCTAssertNil(stop.story?.audio)
+        XCTAssertEqual(stop.story?.cues.isEmpty, false, "the transcript is still shown")
+    }
+
+    func testOneBrokenSourceLeavesTheOtherSourcesListed() throws {
+        let pack = try PackCopy()
+        try pack.edit("stops/01-castle-esplanade/scene.json", replacing: "\"id\": \"gordon-1647\",", with: "\"id\": \"gordon-1647\", \"colour\": \"red\",")
+        let stop = model(pack.root).stops[0]
+        let all = try JSONDecoder().decode(SceneDocument.self, from: Data(contentsOf: ExamplePack.stops[0].appendingPathComponent("scene.json"))).provenance.sources
+        XCTAssertEqual(stop.sources.count, all.count - 1)
+        XCTAssertEqual(stop.sources.map(\.id), Array(all.map(\.id).dropFirst()))
+    }
+
     func testAPageNameIsTheFolderOnlyWhenItIsPortable() {
         XCTAssertEqual(PreviewPack.pageName("01-castle-esplanade", number: 1), "01-castle-esplanade.html")
         XCTAssertEqual(PreviewPack.pageName("../evil", number: 2), "stop-2.html")

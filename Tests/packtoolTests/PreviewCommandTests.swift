@@ -36,6 +36,31 @@ final class PreviewCommandTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: dir + "/site/stops/03-mercat-cross.html"))
     }
 
+    func testAnInterruptEndsTheRunBySignalAndLeavesNoStagingFolder() throws {
+        let dir = try temporaryDirectory()
+        let p = Process()
+        p.executableURL = CLI.binary
+        p.arguments = ["preview", ExamplePack.root.path, "--out", dir + "/site", "--quiet"]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        // Wait for the staging folder (it appears after lint, before the plates), then interrupt.
+        let deadline = Date().addingTimeInterval(30)
+        while (try FileManager.default.contentsOfDirectory(atPath: dir)).isEmpty, p.isRunning, Date() < deadline { usleep(2000) }
+        kill(p.processIdentifier, SIGINT)
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationReason, .uncaughtSignal)
+        XCTAssertEqual(p.terminationStatus, SIGINT)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir), [], "no site and no staging folder")
+    }
+
+    func testTheCurrentFolderIsNotAnOutput() throws {
+        let dir = try temporaryDirectory()
+        let r = try CLI.run(["preview", ExamplePack.root.path, "--out", "."], in: dir)
+        XCTAssertEqual(r.status, 2)
+        XCTAssertTrue(r.stderr.contains("current folder"), r.stderr)
+    }
+
     func testUsageMistakesExitTwoAndWriteNothing() throws {
         let dir = try temporaryDirectory()
         let none = try CLI.run(["preview"], in: dir)
