@@ -74,6 +74,11 @@ public struct PreviewBuilder {
             if shouldStop() { throw PreviewError.interrupted }
             try swap(staging, into: target)
             return summary
+        } catch let error as PreviewError {
+            FileSystem.removeTree(staging.path)
+            // Messages name the output the user gave, not the hidden staging folder the files were being written in.
+            guard case .io(let message) = error else { throw error }
+            throw PreviewError.io(message.replacing(LintContext.display(staging), with: output.path).replacing(staging.path, with: output.path))
         } catch {
             FileSystem.removeTree(staging.path)
             throw error
@@ -161,6 +166,18 @@ public struct PreviewBuilder {
                 failed.append(error)
             }
         }
+        // A plate that cannot be shown is a finding of its stop, beside lint's: counted on the route page's badges and
+        // listed in the stop's findings with the file it concerns.
+        var model = model
+        for i in model.stops.indices {
+            let failures = model.stops[i].eras.flatMap { era in PlateCrop.allCases.compactMap { era.plates[$0] } }
+                .compactMap { url -> ImageError? in if case .failure(let error)? = plates[url] { return error } else { return nil } }
+            var seen = Set<String>()
+            for failure in failures where seen.insert(failure.file).inserted {
+                model.stops[i].findings.append(Diagnostic(code: "plate", severity: .error, message: "the preview cannot show this plate: \(failure.message)",
+                                                          location: .init(file: failure.file), hint: "export the plate again as HEIC (packtool lint explains what is wrong with it)"))
+            }
+        }
         var stopThumbnails: [String: RenderedPlate] = [:]
         for stop in model.stops {
             if let url = Self.thumbnailPlate(stop), let thumb = thumbnails[url] ?? (try? plates[url]?.get()) { stopThumbnails[stop.folder] = thumb }
@@ -172,7 +189,7 @@ public struct PreviewBuilder {
             let page = StopPage(pack: model, index: i, plates: plates, audioPath: audio, transcriptDataURL: transcript)
             try SiteFiles.write(try page.html(), to: site.appendingPathComponent("stops/" + stop.page))
         }
-        let all = model.stops.flatMap(\.findings) + model.packFindings
+        let all = (model.stops.flatMap(\.findings) + model.packFindings).filter { $0.code != "plate" }
         return Summary(index: finalIndex, stops: model.stops.count, plates: jobs.count, decoded: decoded, reused: reused, written: written, failedPlates: failed,
                        errors: all.filter { $0.severity == .error }.count, warnings: all.filter { $0.severity == .warning }.count)
     }

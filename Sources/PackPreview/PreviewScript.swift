@@ -61,7 +61,8 @@ enum PreviewScript {
               button.setAttribute("aria-pressed", String(button.dataset.crop === state.crop));
             });
             document.getElementById("frame").dataset.crop = state.crop;
-            caption.textContent = era.year + " · " + era.label + " · " + (state.crop === "16x9" ? "16:9" : "9:16");
+            caption.textContent = era.year + " · " + era.label + " · " + (state.crop === "16x9" ? "16:9" : "9:16")
+              + (state.crop === "16x9" && data.portraitCrop ? " · dashed outline: the 9:16 crop" : "");
             regions.textContent = "";
             if (!shown.src) {
               plate.hidden = true;
@@ -80,6 +81,19 @@ enum PreviewScript {
             plate.height = shown.height;
             mask.setAttribute("viewBox", "0 0 " + shown.width + " " + shown.height);
             mask.style.display = state.mask ? "" : "none";
+            // On the 16:9 plate, where the 9:16 plate is cut from: authors check it frames the same subject.
+            if (state.crop === "16x9" && data.portraitCrop) {
+              const crop = document.createElementNS(SVG, "rect");
+              crop.setAttribute("class", "crop-outline");
+              crop.setAttribute("x", data.portraitCrop.x * shown.width);
+              crop.setAttribute("y", data.portraitCrop.y * shown.height);
+              crop.setAttribute("width", data.portraitCrop.width * shown.width);
+              crop.setAttribute("height", data.portraitCrop.height * shown.height);
+              const title = document.createElementNS(SVG, "title");
+              title.textContent = "The 9:16 crop";
+              crop.append(title);
+              regions.append(crop);
+            }
             for (const region of era.regions[state.crop]) {
               const polygon = document.createElementNS(SVG, "polygon");
               polygon.setAttribute("points", region.points);

@@ -66,6 +66,7 @@ enum PreviewStylesheet {
         .mask { position: absolute; inset: 0; width: 100%; height: 100%; }
         .region { cursor: pointer; stroke: var(--rust); stroke-width: 3; }
         .region:hover, .region:focus { stroke-width: 6; outline: none; }
+        .crop-outline { fill: none; stroke: #fff; stroke-width: 3; stroke-dasharray: 14 10; pointer-events: none; opacity: 0.85; }
         .hatch-bg { fill: rgba(183, 65, 14, 0.10); }
         .hatch-line { stroke: var(--rust); stroke-width: 5; }
         .hatch-line.inferred { stroke-width: 3; stroke-dasharray: 6 6; }

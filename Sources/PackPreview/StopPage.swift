@@ -47,8 +47,17 @@ struct StopPage {
             var regions: [String: [Region]]
         }
 
+        /// The 9:16 crop in normalised 16:9 frame coordinates, outlined on the 16:9 plate.
+        struct Crop: Encodable {
+            var x: Double
+            var y: Double
+            var width: Double
+            var height: Double
+        }
+
         var eras: [Era]
         var initialEra: Int
+        var portraitCrop: Crop?
     }
 
     func data() -> PageData {
@@ -73,7 +82,10 @@ struct StopPage {
             }
             return PageData.Era(year: era.year, label: era.label, plates: shown, regions: regions)
         }
-        return PageData(eras: eras, initialEra: stop.eras.firstIndex { $0.isDefault } ?? 0)
+        let crop = stop.portraitCrop.flatMap { r in
+            [r.x, r.y, r.width, r.height].allSatisfy(\.isFinite) && r.width > 0 && r.height > 0 ? PageData.Crop(x: r.x, y: r.y, width: r.width, height: r.height) : nil
+        }
+        return PageData(eras: eras, initialEra: stop.eras.firstIndex { $0.isDefault } ?? 0, portraitCrop: crop)
     }
 
     /// Mask regions as drawn on one crop, in its pixels: the 16:9 plate is the frame itself; the 9:16 plate shows the

@@ -107,6 +107,11 @@ final class PreviewBuilderTests: XCTestCase {
         let page = try text(out.appendingPathComponent("stops/02-gladstones-land.html"))
         XCTAssertTrue(page.contains("not a readable HEIF file"))
         XCTAssertTrue(page.contains("error[PT"), "the stop's findings are listed")
+        XCTAssertTrue(page.contains("error[plate]</span> <span class=\"message\">the preview cannot show this plate"), "the plate is a finding of its stop")
+        let route = try text(out.appendingPathComponent("index.html"))
+        let row = try XCTUnwrap(route.components(separatedBy: "<li class=\"stop-row").first { $0.contains("data-stop=\"02-gladstones-land\"") })
+        let lintErrors = summary.errors
+        XCTAssertTrue(row.contains("\(lintErrors + 1) errors"), "the route page counts lint's errors and the plate: \(row)")
         XCTAssertEqual(try files(out).filter { $0.hasSuffix(".webp") }.count, 46, "47 less the broken 9:16 plate")
     }
 

@@ -387,6 +387,20 @@ class PreviewInChromium(unittest.TestCase):
             self.assertEqual(self.css("#note .note-text"), [], "a note stayed up for a region no longer shown")
             self.assertEqual(len(self.css("#note .note-hint")), 1)
 
+    def test_the_16_9_plate_outlines_where_the_9_16_plate_is_cut_from(self):
+        for stop in self.stops[:3]:
+            with self.subTest(stop=stop["folder"]):
+                self.open_stop(stop)
+                crop = stop["scene"]["crops"]["9x16"]
+                outline = self.css("svg#mask rect.crop-outline")
+                self.assertEqual(len(outline), 1)
+                width, height = (int(v) for v in self.js("return document.getElementById('mask').getAttribute('viewBox')").split()[2:])
+                for attribute, expected in (("x", crop["x"] * width), ("y", crop["y"] * height),
+                                            ("width", crop["width"] * width), ("height", crop["height"] * height)):
+                    self.assertAlmostEqual(float(outline[0].get_attribute(attribute)), expected, delta=0.01)
+                self.show(stop_default_era(stop), "9x16")
+                self.assertEqual(self.css("svg#mask rect.crop-outline"), [], "no outline on the 9:16 plate itself")
+
     def test_unticking_the_mask_toggle_hides_the_hatching_and_ticking_it_shows_it_again(self):
         stop = self.stops[0]
         self.open_stop(stop)
