@@ -95,8 +95,9 @@ public struct PreviewBuilder {
         }
     }
 
-    /// The output may be new, an empty folder, or an earlier preview (it carries the marker); never the pack, a folder
-    /// inside it (the preview would become stray files in the authored tree), or a folder holding it.
+    /// The output may be new, an empty folder, or an earlier preview holding only what a preview writes (`SiteShape`);
+    /// never the pack, a folder inside it (the preview would become stray files in the authored tree), a folder holding
+    /// it, or the current folder (the shell would be left in a deleted folder).
     private func checkOutput(_ target: URL) throws {
         let packPath = FileSystem.resolved(pack.path)
         let out = target.path

@@ -25,8 +25,9 @@ enum PreviewCommand: Command {
         Plates are decoded on every core and kept under their SHA-256, so a rerun decodes only plates that changed.
         The site is written beside DIR and swapped in whole; the pack is only read.
 
-          --out DIR   where to write the site (default ./PACKNAME-preview); DIR must be new, empty, or an earlier
-                      preview, and outside the pack
+          --out DIR   where to write the site (default ./PACKNAME-preview, or beside the pack when run inside it);
+                      DIR must be new, empty, or an earlier preview holding only what the preview wrote, and
+                      outside the pack
           --open      open the route page in the desktop's browser when done
           --quiet     no progress on standard error
 
@@ -41,7 +42,7 @@ enum PreviewCommand: Command {
             throw CommandLineError.usage(a.positionals.isEmpty ? "expected a PACK folder" : "expected one PACK folder, got \(a.positionals.count)")
         }
         let pack = URL(fileURLWithPath: packPath)
-        let outPath = a.value("--out") ?? (URL(fileURLWithPath: FileSystem.resolved(packPath)).lastPathComponent + "-preview")
+        let outPath = a.value("--out") ?? defaultOutput(forPack: packPath)
         guard !outPath.isEmpty else { throw CommandLineError.usage("--out needs a folder") }
         var builder = PreviewBuilder(pack: pack, output: URL(fileURLWithPath: outPath))
         PreviewInterruption.install()
@@ -66,6 +67,15 @@ enum PreviewCommand: Command {
         Output.out("open: \(summary.index.absoluteString)\n")
         if a.flag("--open") { openInBrowser(summary.index) }
         return summary.errors > 0 || !summary.failedPlates.isEmpty ? 1 : 0
+    }
+
+    /// `./PACKNAME-preview`, or beside the pack when the current folder is inside it (`packtool preview .` from the
+    /// pack's own folder must not write into the authored tree).
+    private static func defaultOutput(forPack path: String) -> String {
+        let pack = FileSystem.resolved(path), cwd = FileSystem.resolved(".")
+        let name = URL(fileURLWithPath: pack).lastPathComponent + "-preview"
+        guard cwd == pack || cwd.hasPrefix(pack + "/") else { return name }
+        return URL(fileURLWithPath: pack).deletingLastPathComponent().appendingPathComponent(name).path
     }
 
     /// Hands the page to the desktop (`xdg-open` on Linux, `open` on macOS); a machine without one only gets a note.

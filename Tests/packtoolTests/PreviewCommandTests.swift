@@ -23,6 +23,14 @@ final class PreviewCommandTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: dir + "/royal-mile-preview/index.html"))
     }
 
+    func testRunFromInsideThePackTheDefaultSiteGoesBesideIt() throws {
+        let pack = try PackCopy()
+        let r = try CLI.run(["preview", "../..", "--quiet"], in: pack.stop(0).path)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: pack.root.deletingLastPathComponent().path + "/royal-mile-preview/index.html"))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: pack.root.path + "/royal-mile-preview"))
+    }
+
     func testAPackWithABrokenSceneStillPreviewsAndExitsOne() throws {
         let pack = try PackCopy()
         try pack.edit("stops/03-mercat-cross/scene.json", replacing: "\"bearing\": ", with: "\"bearing\": 400 + ")
