@@ -23,6 +23,8 @@ public struct RenderedPlate: Sendable, Equatable {
     public var sourceSize: DisplaySize
     /// True when the WebP came from an earlier preview's cache rather than being decoded now.
     public var reused: Bool
+    /// The WebP's SHA-256 (hex), recorded in the site's marker so a later run can check the file before reusing it.
+    public var sha256: String
 }
 
 /// Decodes HEIC plates (libheif) and writes them as WebP (libwebp) at display sizes, on every core, keeping each WebP
@@ -52,11 +54,22 @@ public struct PlateRenderer: Sendable {
         "\(digest)-\(longSide)-q\(Int(encoder.quality))m\(encoder.method).webp"
     }
 
-    /// Renders `jobs` into `folder` (which exists), taking files already made from `cache` (an earlier site's plates
-    /// folder) when their names match. Results are by job, then by size, in the order given. `progress` is called
+    /// An earlier site's plates folder and the SHA-256 its marker recorded for each WebP.
+    public struct Cache: Sendable {
+        public var folder: URL
+        public var recorded: [String: String]
+
+        public init(folder: URL, recorded: [String: String]) {
+            self.folder = folder
+            self.recorded = recorded
+        }
+    }
+
+    /// Renders `jobs` into `folder` (which exists), taking files already made from `cache` when their names match and
+    /// their bytes are still the ones recorded. Results are by job, then by size, in the order given. `progress` is called
     /// from worker threads with the number of jobs done; once `shouldStop` answers true, the jobs not yet started fail
     /// at once.
-    public func render(_ jobs: [Job], into folder: URL, cache: URL?, shouldStop: @escaping @Sendable () -> Bool = { false },
+    public func render(_ jobs: [Job], into folder: URL, cache: Cache?, shouldStop: @escaping @Sendable () -> Bool = { false },
                        progress: @escaping @Sendable (Int) -> Void = { _ in }) -> [Result<[RenderedPlate], ImageError>] {
         Self.keepLargeBuffers()
         let results = ResultSlots<Result<[RenderedPlate], ImageError>>(count: jobs.count)
@@ -80,7 +93,7 @@ public struct PlateRenderer: Sendable {
         return results.values
     }
 
-    private func renderOne(_ job: Job, into folder: URL, cache: URL?) throws -> [RenderedPlate] {
+    private func renderOne(_ job: Job, into folder: URL, cache: Cache?) throws -> [RenderedPlate] {
         let display = LintContext.display(job.source)
         let bytes: [UInt8]
         do { bytes = [UInt8](try FileSystem.read(job.source.path, cap: maxFileBytes)) } catch {
@@ -89,17 +102,21 @@ public struct PlateRenderer: Sendable {
         let digest = SHA256.hexHash(bytes)
         let sourceSize = try decoder.size(of: .bytes(bytes), named: display)
         var out: [RenderedPlate] = []
-        var missing: [(name: String, target: URL, size: DisplaySize)] = []
+        var missing: [(index: Int, target: URL, size: DisplaySize)] = []
         for longSide in job.sizes {
             let name = fileName(digest: digest, longSide: longSide)
             let target = folder.appendingPathComponent(name)
             let size = DisplaySize.fitting(width: sourceSize.width, height: sourceSize.height, maxLongSide: longSide)
-            let cached = cache.map { $0.appendingPathComponent(name) }
-            if FileSystem.isRegularFile(target.path) || (cached.map { SiteFiles.isWholeWebP($0) && link($0.path, target.path) == 0 } ?? false) {
-                out.append(RenderedPlate(fileName: name, size: size, sourceSize: sourceSize, reused: true))
+            // Made already in this run (two plates with the same bytes), or kept from the earlier site when it is
+            // still the file that site recorded (linked, so nothing is copied).
+            if FileSystem.isRegularFile(target.path), let made = try? SHA256.hash(fileAt: target) {
+                out.append(RenderedPlate(fileName: name, size: size, sourceSize: sourceSize, reused: true, sha256: Hex.encode(made.digest)))
+            } else if let cache, let recorded = cache.recorded[name], SiteShape.isRecordedPlate(cache.folder.appendingPathComponent(name), sha256: recorded),
+                      link(cache.folder.appendingPathComponent(name).path, target.path) == 0 {
+                out.append(RenderedPlate(fileName: name, size: size, sourceSize: sourceSize, reused: true, sha256: recorded))
             } else {
-                missing.append((name, target, size))
-                out.append(RenderedPlate(fileName: name, size: size, sourceSize: sourceSize, reused: false))
+                missing.append((out.count, target, size))
+                out.append(RenderedPlate(fileName: name, size: size, sourceSize: sourceSize, reused: false, sha256: ""))
             }
         }
         guard !missing.isEmpty else { return out }
@@ -112,6 +129,7 @@ public struct PlateRenderer: Sendable {
                 do { try SiteFiles.writeShared(webp, to: plate.target) } catch {
                     throw ImageError(file: LintContext.display(plate.target), "cannot write the WebP: \(error)")
                 }
+                out[plate.index].sha256 = SHA256.hexHash(webp)
             }
         }
         return out

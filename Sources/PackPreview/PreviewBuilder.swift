@@ -69,8 +69,9 @@ public struct PreviewBuilder {
         let staging = parent.appendingPathComponent(".\(target.lastPathComponent).packtool-preview-\(getpid())")
         FileSystem.removeTree(staging.path)
         do {
-            let summary = try write(model, into: staging, finalIndex: target.appendingPathComponent("index.html"),
-                                    cache: FileSystem.isDirectory(target.path) ? target.appendingPathComponent("plates") : nil, progress: progress)
+            let cache = FileSystem.isDirectory(target.path)
+                ? PlateRenderer.Cache(folder: target.appendingPathComponent("plates"), recorded: SiteShape.recordedPlates(in: target)) : nil
+            let summary = try write(model, into: staging, finalIndex: target.appendingPathComponent("index.html"), cache: cache, progress: progress)
             if shouldStop() { throw PreviewError.interrupted }
             try swap(staging, into: target)
             return summary
@@ -115,9 +116,10 @@ public struct PreviewBuilder {
         if lstat(out, &info) == 0 {
             guard info.st_mode & S_IFMT == S_IFDIR else { throw PreviewError.usage("--out \(output.path) exists and is not a folder") }
             let foreign = SiteShape.foreignEntries(in: target)
-            guard foreign.isEmpty else {
-                let listed = foreign.prefix(5).joined(separator: ", ") + (foreign.count > 5 ? " and \(foreign.count - 5) more" : "")
-                throw PreviewError.usage("--out \(output.path) holds what packtool preview did not write (\(listed)); the site is replaced whole, so give a new or empty folder, or move those out")
+            guard foreign.isEmpty else { throw PreviewError.usage(Self.refusal(output.path, foreign, during: false)) }
+            var parent = stat()
+            if lstat(target.deletingLastPathComponent().path, &parent) == 0, parent.st_dev != info.st_dev {
+                throw PreviewError.usage("--out \(output.path) is a mount point, which cannot be replaced; give a folder inside it")
             }
         } else {
             guard FileSystem.isDirectory(target.deletingLastPathComponent().path) else {
@@ -126,10 +128,9 @@ public struct PreviewBuilder {
         }
     }
 
-    private func write(_ model: PreviewPack, into site: URL, finalIndex: URL, cache: URL?, progress: @escaping Progress) throws -> Summary {
+    private func write(_ model: PreviewPack, into site: URL, finalIndex: URL, cache: PlateRenderer.Cache?, progress: @escaping Progress) throws -> Summary {
         try SiteFiles.makeFolder(site)
         for folder in ["assets", "stops", "plates", "media"] { try SiteFiles.makeFolder(site.appendingPathComponent(folder)) }
-        try SiteFiles.write(SiteShape.marker(pack: model.id), to: site.appendingPathComponent(Self.marker))
         try SiteFiles.write(PreviewStylesheet.text, to: site.appendingPathComponent("assets/preview.css"))
         try SiteFiles.write(PreviewScript.text, to: site.appendingPathComponent("assets/preview.js"))
 
@@ -190,6 +191,9 @@ public struct PreviewBuilder {
             let page = StopPage(pack: model, index: i, plates: plates, audioPath: audio, transcriptDataURL: transcript)
             try SiteFiles.write(try page.html(), to: site.appendingPathComponent("stops/" + stop.page))
         }
+        // The marker last: it vouches for every WebP the site holds.
+        let webps = Dictionary(results.compactMap { try? $0.get() }.flatMap { $0 }.map { ($0.fileName, $0.sha256) }, uniquingKeysWith: { first, _ in first })
+        try SiteFiles.write(SiteShape.marker(pack: model.id, plates: webps.map { ($0.key, $0.value) }), to: site.appendingPathComponent(Self.marker))
         let all = (model.stops.flatMap(\.findings) + model.packFindings).filter { $0.code != "plate" }
         return Summary(index: finalIndex, stops: model.stops.count, plates: jobs.count, decoded: decoded, reused: reused, written: written, failedPlates: failed,
                        errors: all.filter { $0.severity == .error }.count, warnings: all.filter { $0.severity == .warning }.count)
@@ -234,18 +238,39 @@ public struct PreviewBuilder {
             return
         }
         if SiteFiles.exchange(staging, target) {
+            // The old site is now under the staging name. Anything added to it while this run worked is not ours to
+            // delete: swap back, so the folder is as the user left it, and say what was found.
+            let foreign = SiteShape.foreignEntries(in: staging)
+            guard foreign.isEmpty else {
+                if SiteFiles.exchange(staging, target) { FileSystem.removeTree(staging.path) }
+                throw PreviewError.usage(Self.refusal(output.path, foreign, during: true))
+            }
             FileSystem.removeTree(staging.path)
             return
         }
+        // A file system that cannot swap folders in one step (some network and FUSE file systems): the old site is
+        // renamed aside first, and put back by the next run if this one is killed before the new one takes its place.
         let aside = Self.asideName(for: target)
         FileSystem.removeTree(aside.path)
         guard rename(target.path, aside.path) == 0 else { throw PreviewError.io("\(output.path): cannot replace the previous preview: \(FileSystem.reason())") }
+        let foreign = SiteShape.foreignEntries(in: aside)
+        guard foreign.isEmpty else {
+            _ = rename(aside.path, target.path)
+            throw PreviewError.usage(Self.refusal(output.path, foreign, during: true))
+        }
         guard rename(staging.path, target.path) == 0 else {
             let reason = FileSystem.reason()
             _ = rename(aside.path, target.path)
             throw PreviewError.io("\(output.path): cannot move the preview into place: \(reason)")
         }
         FileSystem.removeTree(aside.path)
+    }
+
+    /// Why an output folder is not replaced: the first few entries a preview did not write.
+    static func refusal(_ out: String, _ foreign: [String], during: Bool) -> String {
+        let listed = foreign.prefix(5).joined(separator: ", ") + (foreign.count > 5 ? " and \(foreign.count - 5) more" : "")
+        return "--out \(out) holds what packtool preview did not write (\(listed))\(during ? ", added while this run worked; it is left as it was" : "")"
+            + "; the site is replaced whole, so give a new or empty folder, or move those out"
     }
 
     static func asideName(for target: URL) -> URL {
@@ -262,7 +287,15 @@ public struct PreviewBuilder {
             if pid != getpid(), kill(pid, 0) == 0 { continue }  // another run, still going
             let url = parent.appendingPathComponent(entry), target = parent.appendingPathComponent(name)
             if isAside, !FileSystem.exists(target.path), rename(url.path, target.path) == 0 { continue }
-            FileSystem.removeTree(url.path)
+            // Removed only when it holds nothing but what a preview writes: a folder that merely has such a name is
+            // left alone.
+            var info = stat()
+            guard lstat(url.path, &info) == 0 else { continue }
+            if info.st_mode & S_IFMT != S_IFDIR {
+                if info.st_mode & S_IFMT == S_IFLNK { unlink(url.path) }
+                continue
+            }
+            if SiteShape.foreignEntries(in: url, partial: true).isEmpty { FileSystem.removeTree(url.path) }
         }
     }
 }

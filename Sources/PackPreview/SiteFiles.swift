@@ -37,17 +37,6 @@ enum SiteFiles {
         }
     }
 
-    /// True when `url` is a regular file (not a link) holding one whole WebP: a RIFF header naming WEBP whose length
-    /// is the file's. A preview's cached plate is reused only then; a truncated or replaced one is made again.
-    static func isWholeWebP(_ url: URL) -> Bool {
-        var info = stat()
-        guard lstat(url.path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size >= 20,
-              let file = try? ReadOnlyFile(opening: url.path), let head = file.bytes(at: 0, count: 12) else { return false }
-        let riff = Array(head)
-        let length = UInt64(riff[4]) | UInt64(riff[5]) << 8 | UInt64(riff[6]) << 16 | UInt64(riff[7]) << 24
-        return riff[0..<4].elementsEqual("RIFF".utf8) && riff[8..<12].elementsEqual("WEBP".utf8) && length + 8 == UInt64(info.st_size)
-    }
-
     /// Swaps two folders in one step (`renameat2(RENAME_EXCHANGE)` on Linux, `renamex_np(RENAME_SWAP)` on Darwin), so
     /// there is never a moment without a site at either name; false when the file system cannot.
     static func exchange(_ a: URL, _ b: URL) -> Bool {

@@ -23,7 +23,8 @@ enum PreviewCommand: Command {
         the historian's sign-off and whether it is current, and lint's findings at file:line:col.
 
         Plates are decoded on every core and kept under their SHA-256, so a rerun decodes only plates that changed.
-        The site is written beside DIR and swapped in whole; the pack is only read.
+        The site is written beside DIR and swapped in whole (in one step where the file system can); the pack is
+        only read. An earlier preview is replaced only while it holds nothing but what the preview wrote.
 
           --out DIR   where to write the site (default ./PACKNAME-preview, or beside the pack when run inside it);
                       DIR must be new, empty, or an earlier preview holding only what the preview wrote, and

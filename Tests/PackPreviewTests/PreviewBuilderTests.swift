@@ -157,6 +157,32 @@ final class PreviewBuilderTests: XCTestCase {
         XCTAssertEqual(try build(ExamplePack.root, into: out).reused, 40, "the untouched site is replaced as before")
     }
 
+    func testFilesAddedToTheEarlierSiteWhileTheRunWorksAreKeptAndTheRunRefuses() throws {
+        let out = URL(fileURLWithPath: try temporaryDirectory()).appendingPathComponent("site")
+        _ = try build(ExamplePack.root, into: out)
+        let pack = try PackCopy()
+        try MediaFiles.heic(width: 640, height: 360, at: pack.stop(0).appendingPathComponent("layers/1647-16x9.heic"))
+        var builder = PreviewBuilder(pack: pack.root, output: out)
+        let notes = out.appendingPathComponent("NOTES.txt")
+        // The hook is asked between plates: by then the folder has been checked, and the user adds a file to it.
+        builder.shouldStop = { _ = FileManager.default.createFile(atPath: notes.path, contents: Data("mine".utf8)); return false }
+        XCTAssertThrowsError(try builder.build()) { error in
+            XCTAssertTrue("\(error)".contains("NOTES.txt") && "\(error)".contains("added while this run worked"), "\(error)")
+        }
+        XCTAssertEqual(try Data(contentsOf: notes), Data("mine".utf8))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: out.appendingPathComponent("index.html").path), "the earlier site is back in place")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out.deletingLastPathComponent().path), ["site"], "no staging left")
+    }
+
+    func testAFolderThatOnlyHasAStagingFoldersNameIsLeftAlone() throws {
+        let parent = URL(fileURLWithPath: try temporaryDirectory())
+        let lookalike = parent.appendingPathComponent(".site.packtool-preview-999999999")
+        try FileManager.default.createDirectory(at: lookalike, withIntermediateDirectories: true)
+        try Data("precious".utf8).write(to: lookalike.appendingPathComponent("thesis.tex"))
+        _ = try build(ExamplePack.root, into: parent.appendingPathComponent("site"))
+        XCTAssertEqual(try Data(contentsOf: lookalike.appendingPathComponent("thesis.tex")), Data("precious".utf8))
+    }
+
     func testAMarkerCopiedIntoAnotherFolderDoesNotMakeItReplaceable() throws {
         let out = URL(fileURLWithPath: try temporaryDirectory()).appendingPathComponent("website")
         try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
@@ -194,18 +220,26 @@ final class PreviewBuilderTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: parent.path).sorted(), ["site"])
     }
 
-    func testACachedPlateThatIsNoLongerAWholeWebPIsDecodedAgain() throws {
-        let out = URL(fileURLWithPath: try temporaryDirectory()).appendingPathComponent("site")
+    func testACachedPlateThatIsNotTheFileTheSiteRecordedIsDecodedAgain() throws {
+        let dir = URL(fileURLWithPath: try temporaryDirectory())
+        let out = dir.appendingPathComponent("site")
         _ = try build(ExamplePack.root, into: out)
         let plates = try files(out.appendingPathComponent("plates")).filter { $0.contains("-1920-") }
-        try Data().write(to: out.appendingPathComponent("plates/" + plates[0]))
-        try Data("\u{89}PNG not a webp at all".utf8).write(to: out.appendingPathComponent("plates/" + plates[1]))
+        let original = try plates.prefix(4).map { try Data(contentsOf: out.appendingPathComponent("plates/" + $0)) }
+        try Data().write(to: out.appendingPathComponent("plates/" + plates[0]))                                        // cut short
+        try Data("\u{89}PNG not a webp at all".utf8).write(to: out.appendingPathComponent("plates/" + plates[1]))      // not a WebP
+        try original[3].write(to: out.appendingPathComponent("plates/" + plates[2]))                                    // another plate's WebP
+        let outside = dir.appendingPathComponent("outside.webp")                                                        // shared with a file outside
+        try FileManager.default.moveItem(at: out.appendingPathComponent("plates/" + plates[3]), to: outside)
+        try FileManager.default.linkItem(at: outside, to: out.appendingPathComponent("plates/" + plates[3]))
         let again = try build(ExamplePack.root, into: out)
-        XCTAssertEqual(again.decoded, 2)
-        XCTAssertEqual(again.reused, 38)
-        for plate in plates.prefix(2) {
-            XCTAssertEqual(try Data(contentsOf: out.appendingPathComponent("plates/" + plate)).prefix(4), Data("RIFF".utf8))
+        XCTAssertEqual(again.decoded, 4)
+        XCTAssertEqual(again.reused, 36)
+        for (plate, bytes) in zip(plates.prefix(4), original) {
+            XCTAssertEqual(try Data(contentsOf: out.appendingPathComponent("plates/" + plate)), bytes, plate)
         }
+        let links = try FileManager.default.attributesOfItem(atPath: outside.path)[.referenceCount] as? Int
+        XCTAssertEqual(links, 1, "the new site shares no file with the outside one")
     }
 
     func testTwoPlatesWithTheSameBytesShareOneWebP() throws {
