@@ -6,10 +6,12 @@ each; no page logs a console error; every plate decodes at its HEIC's size in ev
 switch it; the mask draws one polygon per region in view, a click on one shows its note and the toggle hides the
 hatching; the audio lasts as long as ffprobe says, its text track loads every cue and the spoken cue is marked; a drag
 moves the compare divider; every image has alt text and every control a label. Screenshots of the route page and a
-stop page go to .build/preview-screenshots/ for a person to look at."""
+stop page go to .build/preview-screenshots/ for a person to look at. The plates' progress bar shows on a terminal
+(a pseudo-terminal) and not in a log."""
 import json
 import math
 import os
+import pty
 import re
 import shutil
 import struct
@@ -478,6 +480,46 @@ class PreviewInChromium(unittest.TestCase):
         self.open_stop(self.stops[0])
         self.css("polygon.region")[0].click()  # the first stop's default era has a region: show its note too
         self.screenshot("stop.png")
+
+
+class PreviewProgress(unittest.TestCase):
+    """The plates' progress bar is drawn on a terminal (a pseudo-terminal here) and nowhere else."""
+
+    def run_preview(self, stderr_on_terminal):
+        out = tempfile.mkdtemp(prefix="packtool-preview-progress-")
+        self.addCleanup(shutil.rmtree, out, True)
+        master, slave = pty.openpty()
+        try:
+            process = subprocess.Popen([packtool(), "preview", PACK, "--out", os.path.join(out, "site")], stdout=subprocess.DEVNULL,
+                                       stderr=slave if stderr_on_terminal else subprocess.PIPE)
+            os.close(slave)
+            slave = None
+            seen = b""
+            if stderr_on_terminal:
+                while True:
+                    try:
+                        chunk = os.read(master, 65536)
+                    except OSError:  # the terminal's other end closed: the run is over
+                        break
+                    if not chunk:
+                        break
+                    seen += chunk
+            else:
+                seen = process.stderr.read()
+            self.assertEqual(process.wait(), 0)
+            return seen.decode()
+        finally:
+            os.close(master)
+            if slave is not None:
+                os.close(slave)
+
+    def test_a_terminal_sees_a_bar_redrawn_up_to_every_plate(self):
+        seen = self.run_preview(stderr_on_terminal=True)
+        self.assertIn("\rplates [", seen.replace("\x1b[2K", ""))
+        self.assertIn("] 40/40", seen)
+
+    def test_a_log_gets_no_bar(self):
+        self.assertEqual(self.run_preview(stderr_on_terminal=False), "")
 
 
 if __name__ == "__main__":
