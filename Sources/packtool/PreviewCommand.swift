@@ -61,10 +61,11 @@ enum PreviewCommand: Command {
             }
         }
         bar?.finish()
-        for failure in summary.failedPlates { Output.err("packtool preview: \(failure.file): cannot show this plate: \(failure.message)\n") }
+        // Names from the pack are printed with control characters escaped, as every message is.
+        for failure in summary.failedPlates { Output.err("packtool preview: \(Output.escapingControls("\(failure.file): cannot show this plate: \(failure.message)"))\n") }
         let lint = summary.errors + summary.warnings == 0 ? "lint: clean"
             : "lint: \(summary.errors) error\(summary.errors == 1 ? "" : "s"), \(summary.warnings) warning\(summary.warnings == 1 ? "" : "s") (shown on the pages)"
-        Output.out("preview of \(packPath): \(summary.stops) stop\(summary.stops == 1 ? "" : "s"), \(summary.plates) plate\(summary.plates == 1 ? "" : "s") (\(summary.decoded) decoded, \(summary.reused) reused)\(summary.failedPlates.isEmpty ? "" : ", \(summary.failedPlates.count) cannot be shown"); \(lint)\n")
+        Output.out("preview of \(Output.escapingControls(packPath)): \(summary.stops) stop\(summary.stops == 1 ? "" : "s"), \(summary.plates) plate\(summary.plates == 1 ? "" : "s") (\(summary.decoded) decoded, \(summary.reused) reused)\(summary.failedPlates.isEmpty ? "" : ", \(summary.failedPlates.count) cannot be shown"); \(lint)\n")
         Output.out("open: \(summary.index.absoluteString)\n")
         if a.flag("--open") { openInBrowser(summary.index) }
         return summary.errors > 0 || !summary.failedPlates.isEmpty ? 1 : 0
