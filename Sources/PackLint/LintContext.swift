@@ -36,6 +36,8 @@ public final class LintContext {
     private var heifCache: [String: HEIFInfo] = [:]
     private var audioCache: [String: MP4AudioInfo] = [:]
     private var vttCache: [String: WebVTTFile] = [:]
+    private var signoffCache: [String: SignoffAssessment] = [:]
+    private lazy var reviewerKeys = packReviewers.map(SignoffAssessment.reviewerKeys)
     /// Bytes the media probes read, and the total size of the media they looked at.
     /// Conjecture coverage by stop and era year, filled by MaskRule for the report.
     public var conjectureCoverage: [String: [String: Double]] = [:]
@@ -131,6 +133,16 @@ public final class LintContext {
         count(source)
         audioCache[url.path] = info
         return info
+    }
+
+    /// The scene's sign-offs assessed once (signatures verified, the content digest compared), for lint's rule and the
+    /// preview alike; nil when pack.json's reviewers cannot be read.
+    public func signoff(_ scene: SceneSource) -> SignoffAssessment? {
+        guard let reviewers = reviewerKeys else { return nil }
+        if let cached = signoffCache[scene.stop] { return cached }
+        let assessment = SignoffAssessment.assess(scene, in: self, reviewers: reviewers)
+        signoffCache[scene.stop] = assessment
+        return assessment
     }
 
     /// Parses a WebVTT file, refusing files above 4 MB (a two-minute transcript is a few kilobytes).

@@ -50,12 +50,21 @@ public struct SignoffAssessment: Sendable {
     }
 
     /// Assesses `source`'s sign-offs against the reviewers of its pack; nil when pack.json's reviewers cannot be read.
+    /// Asked once per scene by lint and again by the preview: the context keeps each answer (`LintContext.signoff`).
     public static func of(_ source: SceneSource, in context: LintContext) -> SignoffAssessment? {
-        guard let packReviewers = context.packReviewers else { return nil }
-        let reviewers: [String: (PackDocument.Reviewer, Ed25519PublicKey)] = Dictionary(packReviewers.compactMap { r in
+        context.signoff(source)
+    }
+
+    /// Reviewer id → the reviewer and their key, for the keys that parse (each key is read and checked once).
+    static func reviewerKeys(_ reviewers: [PackDocument.Reviewer]) -> [String: (PackDocument.Reviewer, Ed25519PublicKey)] {
+        Dictionary(reviewers.compactMap { r in
             guard let raw = Hex.decode(r.publicKey), let key = try? Ed25519PublicKey(rawRepresentation: raw) else { return nil }
             return (r.id, (r, key))
         }, uniquingKeysWith: { first, _ in first })
+    }
+
+    static func assess(_ source: SceneSource, in context: LintContext,
+                       reviewers: [String: (PackDocument.Reviewer, Ed25519PublicKey)]) -> SignoffAssessment {
         guard let document = source.signoff else { return SignoffAssessment(outcome: .missing) }
         guard let envelopes = document.decode([DSSEEnvelope].self) else { return SignoffAssessment(outcome: .malformed) }
         let digest: TreeDigest
