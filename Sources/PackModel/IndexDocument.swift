@@ -9,6 +9,24 @@ public struct IndexDocument: Codable, Equatable, Sendable {
     /// The newest root version, so clients know to fetch root/N.root.json files up to it.
     public var rootVersion: Int
     public var packs: [String: Entry]
+    /// The current revocation list (`revocations/N.json`, grant role), bound here by version, size and SHA-256 so a
+    /// mirror cannot withhold or roll it back. Absent until the first code is revoked (and from older indexes).
+    public var revocations: Revocations?
+
+    /// Where the revocation list is, and which one.
+    public struct Revocations: Codable, Equatable, Sendable {
+        public var version: Int
+        public var path: String
+        public var size: UInt64
+        public var sha256: String
+
+        public init(version: Int, path: String, size: UInt64, sha256: String) {
+            self.version = version
+            self.path = path
+            self.size = size
+            self.sha256 = sha256
+        }
+    }
 
     public struct Entry: Codable, Equatable, Sendable {
         public var version: Int
@@ -35,7 +53,8 @@ public struct IndexDocument: Codable, Equatable, Sendable {
         }
     }
 
-    public init(version: Int, created: String, expires: String, rootVersion: Int, packs: [String: Entry]) {
+    public init(version: Int, created: String, expires: String, rootVersion: Int, packs: [String: Entry], revocations: Revocations? = nil) {
+        self.revocations = revocations
         self.version = version
         self.created = created
         self.expires = expires

@@ -5,5 +5,7 @@ public enum PayloadType {
     public static let index = "application/vnd.packtool.index+json"
     public static let grant = "application/vnd.packtool.grant+json"
     public static let delta = "application/vnd.packtool.delta+json"
+    /// The revocation list (grant role), bound by the index.
+    public static let revocations = "application/vnd.packtool.revocations+json"
     public static let signoff = Signoff.payloadType
 }

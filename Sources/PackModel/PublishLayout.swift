@@ -6,6 +6,9 @@ public enum PublishLayout {
 
     public static func root(version: Int) -> String { "root/\(version).root.json" }
 
+    /// The revocation list of version `version` (written once, like every versioned name).
+    public static func revocations(version: Int) -> String { "revocations/\(version).json" }
+
     public static func manifest(pack: String, version: Int) -> String { "packs/\(pack)/\(version)/manifest.json" }
 
     public static func archive(pack: String, version: Int) -> String { "packs/\(pack)/\(version)/\(pack)-\(version).tar" }

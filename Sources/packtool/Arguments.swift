@@ -5,7 +5,9 @@ struct Arguments {
     private var flags: Set<String> = []
 
     /// Parses `args` given which options take a value and which are flags; anything else starting with `-` is an error.
-    init(_ args: [String], options valued: Set<String>, flags known: Set<String>) throws {
+    /// `aliases` maps an old spelling to its current name (DESIGN.md §8.1): it still works, with a notice on stderr
+    /// naming the new one, and CHANGELOG.md records it.
+    init(_ args: [String], options valued: Set<String>, flags known: Set<String>, aliases: [String: String] = [:]) throws {
         var i = 0
         var onlyPositionals = false
         while i < args.count {
@@ -17,6 +19,10 @@ struct Arguments {
             if let eq = a.firstIndex(of: "="), a.hasPrefix("--") {
                 name = String(a[..<eq])
                 inline = String(a[a.index(after: eq)...])
+            }
+            if let current = aliases[name] {
+                Output.err("note: \(name) is now spelled \(current); the old spelling still works\n")
+                name = current
             }
             if valued.contains(name) {
                 if let inline { options[name, default: []].append(inline); continue }
