@@ -323,36 +323,37 @@ public final class Publisher {
             try AtomicFile.write(root.bytes, to: url)
         }
 
-        // The index lists the newest release of every pack this state has published, this one included.
-        let indexVersion = try ledger.nextIndexVersion()
-        var entries = try ledger.indexEntries(excluding: manifest.pack)
-        entries[manifest.pack] = IndexDocument.Entry(
+        // The index lists the newest release of every pack: what the tree's index lists now (a renew or another
+        // release may have written it since this state's last release), this state's other releases, and this one.
+        // It is replaced by compare-and-swap (`IndexCommit`): a renew running meanwhile is built upon, never lost.
+        let entry = IndexDocument.Entry(
             version: manifest.version,
             manifest: .init(path: PublishLayout.manifest(pack: manifest.pack, version: manifest.version), size: UInt64(envelopeBytes.count), sha256: SHA256.hexHash(envelopeBytes)),
             archive: .init(path: PublishLayout.archive(pack: manifest.pack, version: manifest.version), size: writer.archiveSize, sha256: writer.archiveSHA256))
-        // The index is the one fresh document (short expiry), so its times come from the clock, not SOURCE_DATE_EPOCH.
-        let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
-        let index = IndexDocument(version: indexVersion, created: Timestamp.format(now), expires: Timestamp.format(now.addingTimeInterval(options.indexLifetime)),
-                                  rootVersion: roots.last?.version ?? 1, packs: entries)
-        let indexStarted = Date()
-        let indexEnvelope = try DSSEEnvelope(signing: CanonicalJSON.encode(index), as: PayloadType.index, with: options.indexKeys)
-        signing += Date().timeIntervalSince(indexStarted)
-        let indexBytes = try indexEnvelope.jsonData()
-        let indexTemporary = out.appendingPathComponent(".index.json.tmp")
-        created.file(indexTemporary)
-        unlink(indexTemporary.path)
-        try AtomicFile.write(indexBytes, to: indexTemporary)
-
-        // Record, then swap the index in. If the swap fails, the release is taken back out of the ledger.
         let ledger = try recordingLedger(tracking: &created)
-        let release = try ledger.record(manifest: manifest, envelope: envelopeBytes, archiveSHA256: writer.archiveSHA256, archiveSize: Int64(writer.archiveSize),
+        let tree = FolderTree(folder: out)
+        let commit = IndexCommit(tree: tree, roots: try CatalogueRoots.load(state: options.state, tree: tree), keys: options.indexKeys)
+        let lifetime = options.indexLifetime
+        let indexStarted = Date()
+        var release: Ledger.Release?
+        let outcome = try commit.commit({ current in
+            var entries = try ledger.indexEntries(excluding: manifest.pack)
+            entries[manifest.pack] = entry
+            // The index is the one fresh document (short expiry), so its times come from the clock, not SOURCE_DATE_EPOCH.
+            let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+            let ours = IndexDocument(version: try ledger.nextIndexVersion(), created: Timestamp.format(now), expires: Timestamp.format(now.addingTimeInterval(lifetime)),
+                                     rootVersion: roots.last?.version ?? 1, packs: entries)
+            return try ours.merged(onto: current?.document, releasing: manifest.pack)
+        }, record: { index, bytes in
+            // Recorded just before the swap; taken back out if another writer's index wins the race (then rebuilt).
+            release = try ledger.record(manifest: manifest, envelope: envelopeBytes, archiveSHA256: writer.archiveSHA256, archiveSize: Int64(writer.archiveSize),
                                         archiveName: kept.lastPathComponent, layout: layout,
-                                        index: (indexVersion, index.created, SHA256.hexHash(indexBytes)))
-        guard rename(indexTemporary.path, out.appendingPathComponent(PublishLayout.index).path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            try? ledger.remove(pack: manifest.pack, version: manifest.version, index: indexVersion)
-            throw PublishError.io("\(out.path)/index.json: \(reason)")
-        }
+                                        index: (index.version, index.created, SHA256.hexHash(Array(bytes))))
+            return { try? ledger.remove(pack: manifest.pack, version: manifest.version, index: index.version) }
+        })
+        signing += Date().timeIntervalSince(indexStarted)
+        guard case .written(let index, _, _) = outcome, let release else { throw PublishError.io("\(out.path)/index.json: not written") }
+        let indexVersion = index.version
         created.keepAll()
         return Result(plan: plan, archive: archiveURL, archiveSize: writer.archiveSize, archiveSHA256: writer.archiveSHA256, manifest: manifestURL,
                       indexVersion: indexVersion, signingSeconds: signing, release: release, deltas: deltas, deltaSeconds: deltaSeconds)

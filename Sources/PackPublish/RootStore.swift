@@ -73,14 +73,18 @@ extension RootDocument {
     /// The signing keys must be the ones this root lists for their roles, enough of them, or clients would refuse
     /// what they sign.
     func checkSigningKeys(manifest: [Ed25519PrivateKey], index: [Ed25519PrivateKey]) throws {
-        for (role, keys) in [("manifest", manifest), ("index", index)] {
-            guard let spec = roles[role] else { throw PublishError.trust("root version \(version) has no \(role) role") }
-            for key in keys where !spec.keyids.contains(key.publicKey.keyID) {
-                throw PublishError.trust("key \(key.publicKey.keyID) is not \(role == "index" ? "an" : "a") \(role) key in root version \(version)")
-            }
-            guard Set(keys.map(\.publicKey.keyID)).count >= spec.threshold else {
-                throw PublishError.trust("the \(role) role needs \(spec.threshold) distinct signing keys; \(keys.count) given")
-            }
+        try checkSigningKeys(role: RootDocument.Role.manifest, manifest)
+        try checkSigningKeys(role: RootDocument.Role.index, index)
+    }
+
+    /// The same check for one role.
+    public func checkSigningKeys(role: String, _ keys: [Ed25519PrivateKey]) throws {
+        guard let spec = roles[role] else { throw PublishError.trust("root version \(version) has no \(role) role") }
+        for key in keys where !spec.keyids.contains(key.publicKey.keyID) {
+            throw PublishError.trust("key \(key.publicKey.keyID) is not \(role == "index" ? "an" : "a") \(role) key in root version \(version)")
+        }
+        guard Set(keys.map(\.publicKey.keyID)).count >= spec.threshold else {
+            throw PublishError.trust("the \(role) role needs \(spec.threshold) distinct signing keys; \(keys.count) given")
         }
     }
 }

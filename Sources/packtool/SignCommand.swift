@@ -67,6 +67,9 @@ enum SignCommand: Command {
             case .unchanged(let plan):
                 let last = plan.previousVersion ?? 0
                 Output.out("\(plan.manifest.pack): nothing changed since version \(last); nothing published\n")
+                // The usual reason to run sign with nothing new is an index about to expire: that is renew's job.
+                Output.err("note: to keep the published index from expiring, renew it (no new version needed): "
+                           + "packtool renew --index-key \(indexPaths[0]) --publish \(a.value("--publish") ?? "DEST") --state \(a.value("--state") ?? "DIR")\n")
                 // The state remembers releases, not where their trees went: a new --publish folder stays empty.
                 let published = output.appendingPathComponent(PublishLayout.manifest(pack: plan.manifest.pack, version: last))
                 if !FileManager.default.fileExists(atPath: published.path) {
@@ -97,7 +100,7 @@ enum SignCommand: Command {
                   signing took \(NumberText.fixed(result.signingSeconds * 1000, 2)) ms
 
                 """)
-            if let (location, settings, _) = store { return try UploadCommand.upload(tree: output, to: location, settings: settings, arguments: a, quiet: false) }
+            if let (location, settings, _) = store { return try UploadCommand.upload(tree: output, to: location, settings: settings, arguments: a, quiet: false, releasing: m.pack) }
             return 0
         } catch let e as PublishError {
             progress?.finish()

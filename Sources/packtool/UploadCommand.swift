@@ -51,9 +51,15 @@ enum UploadCommand: Command {
     }
 
     /// Uploads `tree` (also what `sign --publish s3://…` and `export --publish s3://…` end with).
-    static func upload(tree: URL, to location: S3Location, settings: ObjectStoreSettings, arguments a: Arguments, quiet: Bool) throws -> Int32 {
+    /// With index keys in `a` (sign, export, renew), a bucket index renewed or published meanwhile is merged and signed
+    /// again; `releasing` names the pack a sign releases (it must not lose to an older copy).
+    static func upload(tree: URL, to location: S3Location, settings: ObjectStoreSettings, arguments a: Arguments, quiet: Bool, releasing: String? = nil) throws -> Int32 {
         do {
-            let uploader = try ObjectStoreFlags.uploader(location, settings: settings, a)
+            var uploader = try ObjectStoreFlags.uploader(location, settings: settings, a)
+            let indexKeys = a.values("--index-key")
+            if !indexKeys.isEmpty {
+                uploader.indexMerge = (try SigningKeys.privateKeys(indexKeys, role: RootDocument.Role.index), a.value("--state").map { URL(fileURLWithPath: $0) }, releasing)
+            }
             let report = try uploader.upload(tree: tree) { path, step in
                 guard !quiet else { return }
                 switch step {

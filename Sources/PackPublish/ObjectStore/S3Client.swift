@@ -19,6 +19,8 @@ public final class S3Client {
     let endpoint: ObjectStoreEndpoint
     let signer: SigV4
     let bucket: String
+    /// The bucket this client sends to (for messages).
+    public var bucketName: String { bucket }
     /// Every connect, send and receive is bounded by this many seconds, and each whole response by this plus the time
     /// its body takes at 1 MB/s.
     public var timeout: Double = 30

@@ -10,6 +10,7 @@ import Darwin
 #endif
 import PackCrypto
 import PackModel
+import PackSigning
 
 /// Uploads a published tree to a bucket the way clients need it fed:
 /// - every versioned object (roots, manifests, archives, deltas) first, each checked after upload — the store's
@@ -28,6 +29,10 @@ public struct TreeUploader {
     public var partSize: UInt64 = 16 << 20
     /// Where the multipart uploads this user started are recorded, so that a rerun resumes them.
     public var journal = MultipartJournal(folder: nil)
+    /// Lets the upload build on a bucket index newer than the tree's (a renew or a release that ran meanwhile) by
+    /// signing a merged one: the index keys, the state whose roots and ledger to use, and the pack being released
+    /// (which must not lose to an older copy). Without it such a bucket index is refused, never overwritten.
+    public var indexMerge: (keys: [Ed25519PrivateKey], state: URL?, releasing: String?)?
     public static let immutableCaching = "public, max-age=31536000, immutable"
     public static let indexCaching = "public, max-age=60"
 
@@ -112,6 +117,10 @@ public struct TreeUploader {
             let file = tree.appendingPathComponent(path)
             let key = prefix.isEmpty ? path : prefix + "/" + path
             let isIndex = path == PublishLayout.index
+            if isIndex {
+                try uploadIndex(tree: tree, report: &report, progress: progress)
+                continue
+            }
             if let known = indexed[path], Self.size(file.path) == known.size,
                try matches(key: key, digest: known.digest, size: known.size, versioned: true) {
                 report.present.append(path)
@@ -169,6 +178,47 @@ public struct TreeUploader {
             progress?(path, .uploaded)
         }
         return report
+    }
+
+    /// Puts the tree's index in the bucket by compare-and-swap (`BucketTree`): over no index with `If-None-Match: *`,
+    /// over an older one of this catalogue with `If-Match` on its ETag; a bucket index that lists something the tree's
+    /// does not (a renew or another release ran) is merged and signed again when `indexMerge` allows, else refused.
+    func uploadIndex(tree: URL, report: inout Report, progress: ((String, Step) -> Void)?) throws {
+        let local = try FileSystem.read(tree.appendingPathComponent(PublishLayout.index).path, cap: IndexCommit.indexCap)
+        let bucket = BucketTree(client: client, prefix: prefix)
+        let roots = try CatalogueRoots.load(state: indexMerge?.state, tree: FolderTree(folder: tree))
+        let commit = IndexCommit(tree: bucket, roots: roots, keys: indexMerge?.keys ?? [])
+        let ours = try commit.verify(local)
+        for _ in 1...commit.attempts {
+            let current = try commit.current()
+            if current?.bytes == local {
+                report.present.append(PublishLayout.index)
+                progress?(PublishLayout.index, .present)
+                return
+            }
+            let merged = try ours.merged(onto: current?.document, releasing: indexMerge?.releasing)
+            if merged == ours {
+                // The tree's index already publishes everything the bucket's does, at a higher version.
+                guard try bucket.swapIndex(local, expected: current?.tag) else { continue }
+            } else if let merge = indexMerge {
+                let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+                let lifetime = (Timestamp.parse(ours.expires)?.timeIntervalSince1970 ?? 0) - (Timestamp.parse(ours.created)?.timeIntervalSince1970 ?? 0)
+                try commit.commit { current in
+                    var next = try ours.merged(onto: current?.document, releasing: merge.releasing)
+                    next.created = Timestamp.format(now)
+                    next.expires = Timestamp.format(now.addingTimeInterval(max(lifetime, 3_600)))
+                    return next
+                }
+            } else {
+                let version = current.map { String($0.document.version) } ?? "?"
+                throw PublishError.objectStore("\(bucket.describe(PublishLayout.index)) (version \(version)) lists releases or a revocation list this tree's index (version \(ours.version)) does not: it was renewed or published meanwhile; index.json was not replaced (sign or renew against the bucket: `packtool renew --tree \(bucket.location) --index-key …`)")
+            }
+            report.uploaded.append(PublishLayout.index)
+            report.bytesUploaded += UInt64(local.count)
+            progress?(PublishLayout.index, .uploaded)
+            return
+        }
+        throw PublishError.objectStore("\(bucket.describe(PublishLayout.index)) kept changing while it was being replaced; rerun to resume")
     }
 
     /// The headers an object is created with: its type, caching and SHA-256 (as metadata, for a rerun's check).

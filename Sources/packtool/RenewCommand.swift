@@ -1,0 +1,151 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import PackModel
+import PackPublish
+
+/// `packtool renew`: re-signs the published index with a new version and expiry, nothing else changed (TUF's
+/// timestamp role), after publishing the roots and revocation list it will name. Made for cron and scheduled CI.
+enum RenewCommand: Command {
+    static let name = "renew"
+    static let summary = "re-sign the published index before it expires (run it from cron); publishes new roots and revocations"
+    static let help = """
+        usage: packtool renew --index-key INDEX.pem... --publish DEST|s3://BUCKET/PREFIX [--state DIR]
+                              [--index-days 7] [--warn-days 30] [--force] [--format text|json]
+                              [--endpoint URL] [--region R] [--profile NAME] [--path-style | --virtual-hosted] [--timeout S]
+
+        Reads DEST/index.json, checks it is this catalogue's (signed by the index role of a root in DEST/root/ or
+        DIR/root/), and replaces it with the same index at the next version, expiring --index-days from now. Before
+        the index, it publishes every root version DEST lacks and, with --state, the state's newest revocation list
+        (`packtool grant revoke` writes it), which the new index binds. No archive is read.
+        The index is replaced by compare-and-swap (a lock and compare on a folder, If-Match on S3/R2/SeaweedFS): a
+        release published meanwhile is kept and built upon, never lost. Rerunning within the hour changes nothing
+        unless something new is to be published (or --force).
+        Manifests expiring within --warn-days are reported: re-release them with `packtool sign PACK --version N+1`.
+
+        Example (weekly, from cron; the key is the only secret needed):
+          packtool renew --index-key /etc/packtool/index.pem --publish s3://packs/royal-mile --endpoint https://ACCOUNT.r2.cloudflarestorage.com
+
+        Exit codes: 0 renewed (or fresh already), 1 refused (not this catalogue's index, wrong key, expired root),
+        2 usage or I/O error (nothing changed; rerun).
+
+        """
+
+    static func run(_ args: [String]) throws -> Int32 {
+        let a = try Arguments(args, options: Set(["--state", "--index-key", "--publish", "--index-days", "--warn-days", "--format"] + ObjectStoreFlags.options + ["--timeout"]),
+                              flags: Set(["--force"] + ObjectStoreFlags.flags), aliases: ["--tree": "--publish"])
+        guard a.positionals.isEmpty else { throw CommandLineError.usage("renew takes no positional arguments (give the tree with --publish)") }
+        let keyPaths = a.values("--index-key")
+        guard !keyPaths.isEmpty else { throw CommandLineError.usage("give the index key with --index-key") }
+        let json = try OutputFormat.json(a)
+        let tree = try PublishedTreeFlags.open(try a.required("--publish"), a, writable: true)
+        var options = Renewal.Options(tree: tree, state: a.value("--state").map { URL(fileURLWithPath: $0) },
+                                      indexKeys: try SigningKeys.privateKeys(keyPaths, role: RootDocument.Role.index))
+        options.indexLifetime = try a.number("--index-days", default: 7) * 86_400
+        options.manifestWarning = try a.number("--warn-days", default: 30) * 86_400
+        options.force = a.flag("--force")
+        let report: Renewal.Report
+        do { report = try Renewal(options: options).run() } catch let e as PublishError {
+            switch e {
+            case .io(let m), .objectStore(let m): throw CommandLineError.io(m + "; the index was not changed")
+            default: throw CommandLineError.failure(e.description + "; the index was not changed")
+            }
+        }
+        if json {
+            struct Out: Encodable {
+                var tree: String, renewed: Bool, indexVersion: Int, expires: String, attempts: Int
+                var rootsPublished: [Int], revocationsPublished: Int?
+                var expiringManifests: [[String: String]]
+            }
+            let out = Out(tree: tree.location, renewed: report.renewed, indexVersion: report.index.version, expires: report.index.expires, attempts: report.attempts,
+                          rootsPublished: report.rootsPublished, revocationsPublished: report.revocationsPublished,
+                          expiringManifests: report.expiringManifests.map { ["pack": $0.pack, "version": String($0.version), "expires": $0.expires] })
+            Output.out(String(decoding: try OutputFormat.encoder.encode(out), as: UTF8.self) + "\n")
+            return 0
+        }
+        var text = ""
+        for version in report.rootsPublished { text += "published \(tree.describe(PublishLayout.root(version: version)))\n" }
+        if let v = report.revocationsPublished { text += "published \(tree.describe(PublishLayout.revocations(version: v)))\n" }
+        if report.renewed {
+            text += "renewed \(tree.describe(PublishLayout.index)): version \(report.index.version), expires \(report.index.expires)"
+                + (report.attempts > 1 ? " (built on another writer's index; \(report.attempts) reads)" : "") + "\n"
+        } else {
+            text += "\(tree.describe(PublishLayout.index)) version \(report.index.version) is fresh (expires \(report.index.expires)); nothing to do (--force re-signs anyway)\n"
+        }
+        Output.out(text)
+        for m in report.expiringManifests {
+            Output.err("warning: \(m.pack) version \(m.version)'s manifest expires at \(m.expires); re-release it before then: packtool sign PACKDIR --state DIR --manifest-key MANIFEST.pem --index-key INDEX.pem --version \(m.version + 1) --publish \(tree.location)\n")
+        }
+        return 0
+    }
+}
+
+/// `packtool status`: what expires when, in the state and as published; exits 1 when something needs doing.
+enum StatusCommand: Command {
+    static let name = "status"
+    static let summary = "show the root, index, manifests and revocations with days to expiry; exit 1 when one needs attention"
+    static let help = """
+        usage: packtool status [--state DIR] [--tree DEST|URL|s3://BUCKET/PREFIX] [--warn-days 3] [--format text|json]
+
+        For the root, the index, every pack's manifest and the revocation list: the version in the state folder and
+        as published, when it expires and the days left. Exits 1 when anything expires within --warn-days (default
+        3) or the published tree lags the state (a root, a release or a revocation list not yet published), so a
+        cron job or a CI schedule can alert; 0 when all is well; 2 on usage or I/O errors. --tree may be a folder,
+        an s3:// location (with upload's store flags) or the http(s):// address clients use.
+
+        Example: packtool status --state ~/royal-mile-state --tree https://cdn.example.org/royal-mile --warn-days 3
+
+        """
+
+    static func run(_ args: [String]) throws -> Int32 {
+        let a = try Arguments(args, options: Set(["--state", "--tree", "--warn-days", "--format", "--timeout"] + ObjectStoreFlags.options),
+                              flags: Set(ObjectStoreFlags.flags), aliases: ["--cdn": "--tree"])
+        guard a.positionals.isEmpty else { throw CommandLineError.usage("status takes no positional arguments") }
+        let json = try OutputFormat.json(a)
+        let tree = try a.value("--tree").map { try PublishedTreeFlags.open($0, a, writable: false) }
+        let state = a.value("--state").map { URL(fileURLWithPath: $0) }
+        guard state != nil || tree != nil else { throw CommandLineError.usage("give --state, --tree, or both") }
+        let status: CatalogueStatus
+        do { status = try CatalogueStatus.check(state: state, tree: tree, warnDays: try a.number("--warn-days", default: 3)) } catch let e as PublishError {
+            switch e {
+            case .io(let m), .objectStore(let m): throw CommandLineError.io(m)
+            default: throw CommandLineError.failure(e.description)
+            }
+        }
+        if json {
+            Output.out(String(decoding: try OutputFormat.encoder.encode(status.rows), as: UTF8.self) + "\n")
+        } else {
+            func col(_ s: String, _ w: Int) -> String { s + String(repeating: " ", count: max(1, w - s.count)) }
+            let names = status.rows.map { row in row.pack.map { "\(row.kind) \($0)" } ?? row.kind }
+            let width = (names.map(\.count).max() ?? 0) + 2
+            var text = col("what", width) + "state  published  expires               days left\n"
+            for (row, what) in zip(status.rows, names) {
+                text += col(what, width) + col(row.stateVersion.map(String.init) ?? "-", 7) + col(row.publishedVersion.map(String.init) ?? "-", 11)
+                    + col(row.expires ?? "-", 22) + (row.daysLeft.map { String($0) } ?? "-") + "\n"
+                if let problem = row.problem { text += "  ! \(problem)\n" }
+            }
+            text += status.needsAttention ? "needs attention\n" : "all well\n"
+            Output.out(text)
+        }
+        return status.needsAttention ? 1 : 0
+    }
+}
+
+/// `--format text|json`, for the lifecycle commands.
+enum OutputFormat {
+    static func json(_ a: Arguments) throws -> Bool {
+        switch a.value("--format") ?? "text" {
+        case "text": return false
+        case "json": return true
+        case let other: throw CommandLineError.usage("--format \(other): expected text or json")
+        }
+    }
+
+    static var encoder: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+        return encoder
+    }
+}
