@@ -22,18 +22,25 @@ enum RootCommand: Command {
                                   [--expires-days 365]
                packtool root rotate --state DIR --sign-with OLDROOT.pem... [--root-key NEWROOT.pem...]
                                   [--manifest-key K...] [--index-key K...] [--grant-key K...] [--*-threshold N] [--expires-days 365]
+                                  [--publish DEST|s3://BUCKET/PREFIX]
                packtool root show [FILE | --state DIR]
 
         init writes DIR/root/1.root.json, signed by the root keys. Role keys may be given as public (.pub) or
         private (.pem) files; thresholds default to 1. rotate writes version N+1: it must be signed by a threshold of
         version N's root keys (--sign-with) and a threshold of its own root keys (--root-key, private; default: the
         same keys). Roles not named keep their keys. show prints a root and checks its signatures.
+        rotate --publish DEST also puts the new root into the published tree. When the rotation changes the index
+        keys, the index must be signed by the new key at once (clients that follow the new root refuse the old
+        key's index): give the new index key as a private key (--index-key NEW.pem) and rotate renews the index
+        right after publishing the root; otherwise it publishes nothing and prints the renew command to run.
+        Example (a stolen index key): packtool root rotate --state DIR --sign-with root.pem --index-key new-index.pem --publish s3://packs/royal-mile
 
         """
 
     static func run(_ args: [String]) throws -> Int32 {
         let roleOptions = RootDocument.roles.flatMap { ["--\($0)-key", "--\($0)-threshold"] }
-        let a = try Arguments(args, options: Set(["--state", "--sign-with", "--expires-days"] + roleOptions), flags: [])
+        let a = try Arguments(args, options: Set(["--state", "--sign-with", "--expires-days", "--publish", "--timeout"] + roleOptions + ObjectStoreFlags.options),
+                              flags: Set(ObjectStoreFlags.flags))
         switch a.positionals.first {
         case "init": return try initRoot(a)
         case "rotate": return try rotate(a)
@@ -108,8 +115,39 @@ enum RootCommand: Command {
             }
             let url = try store.write(document, signers: Array(signers.values).sorted { $0.publicKey.keyID < $1.publicKey.keyID })
             Output.out("wrote \(url.path): root version \(document.version), expires \(document.expires)\n")
-            return 0
+            return try publishRotation(a, state: store.folder.deletingLastPathComponent(), from: current.document, to: document)
         } catch let e as PublishError { throw CommandLineError.failure(e.description) }
+    }
+
+    /// Puts a rotated root into the published tree (`--publish`), renewing the index when its keys changed; without
+    /// `--publish`, says what to run next.
+    private static func publishRotation(_ a: Arguments, state: URL, from old: RootDocument, to new: RootDocument) throws -> Int32 {
+        let indexChanged = old.roles[RootDocument.Role.index] != new.roles[RootDocument.Role.index]
+        guard let destination = a.value("--publish") else {
+            Output.err("next: publish it to the tree clients read, with the index signed by \(indexChanged ? "the new" : "the") index key: "
+                       + "packtool renew --state \(state.path) --index-key INDEX.pem --publish DEST\n")
+            return 0
+        }
+        let tree = try PublishedTreeFlags.open(destination, a, writable: true)
+        do {
+            if indexChanged {
+                let keys = (try? SigningKeys.privateKeys(a.values("--index-key"), role: RootDocument.Role.index)) ?? []
+                guard !keys.isEmpty, (try? new.checkSigningKeys(role: RootDocument.Role.index, keys)) != nil else {
+                    throw CommandLineError.failure("root version \(new.version) gives the index role new keys, so publishing it alone would make clients refuse "
+                        + "the published index; it is in \(state.path)/root but not published. Publish it with the index signed by the new key: "
+                        + "packtool renew --state \(state.path) --index-key NEW-INDEX.pem --publish \(destination)")
+                }
+                let report = try Renewal(options: Renewal.Options(tree: tree, state: state, indexKeys: keys)).run()
+                Output.out("published root version \(new.version) and renewed \(tree.describe(PublishLayout.index)) (version \(report.index.version)) with the new index key\n")
+            } else {
+                let bytes = try RootStore(state: state).all().last { $0.version == new.version }!.bytes
+                _ = try tree.create(PublishLayout.root(version: new.version), bytes: bytes)
+                Output.out("published \(tree.describe(PublishLayout.root(version: new.version)))\n")
+            }
+            return 0
+        } catch let e as PublishError {
+            throw CommandLineError.io("\(e); root version \(new.version) is in \(state.path)/root but may not be published: rerun with `packtool renew --state \(state.path) --index-key INDEX.pem --publish \(destination)`")
+        }
     }
 
     private static func show(_ a: Arguments) throws -> Int32 {
