@@ -72,7 +72,7 @@ demo: build
 	  --index-key $(KEYS)/index.pub --grant-key $(KEYS)/grant.pub 2>/dev/null
 	@echo
 	@echo "== 3. build, sign and publish: packtool sign $(PACK) --publish $(DEMO)/cdn"
-	@SOURCE_DATE_EPOCH=$(EPOCH) $(PACKTOOL) sign $(PACK) --state $(DEMO)/state --key $(KEYS)/manifest.pem \
+	@SOURCE_DATE_EPOCH=$(EPOCH) $(PACKTOOL) sign $(PACK) --state $(DEMO)/state --manifest-key $(KEYS)/manifest.pem \
 	  --index-key $(KEYS)/index.pem --publish $(DEMO)/cdn
 	@echo
 	@echo "== 4. verify the published tree against the pinned root"

@@ -16,7 +16,7 @@ enum ExportCommand: Command {
     static let name = "export"
     static let summary = "write the CDN tree of everything a state has published into a new folder (a lost tree, a mirror)"
     static let help = """
-        usage: packtool export --state DIR --key MANIFEST.pem... --index-key INDEX.pem... --publish OUT [--index-days 7]
+        usage: packtool export --state DIR --manifest-key MANIFEST.pem... --index-key INDEX.pem... --publish OUT [--index-days 7]
                packtool export … --publish s3://BUCKET/PREFIX [--endpoint URL] [--region R] [--profile NAME] …
 
         Writes into OUT (which must not exist, or be empty) the tree `sign` publishes, for the newest release of every
@@ -33,11 +33,11 @@ enum ExportCommand: Command {
         """
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, options: Set(["--state", "--key", "--index-key", "--publish", "--index-days"] + ObjectStoreFlags.options + ObjectStoreFlags.uploadOptions),
-                              flags: Set(ObjectStoreFlags.flags))
+        let a = try Arguments(args, options: Set(["--state", "--manifest-key", "--index-key", "--publish", "--index-days"] + ObjectStoreFlags.options + ObjectStoreFlags.uploadOptions),
+                              flags: Set(ObjectStoreFlags.flags), aliases: ["--key": "--manifest-key"])
         guard a.positionals.isEmpty else { throw CommandLineError.usage("export takes no PACKDIR; it reads the state folder") }
-        let manifestPaths = a.values("--key"), indexPaths = a.values("--index-key")
-        guard !manifestPaths.isEmpty else { throw CommandLineError.usage("give the manifest key with --key (it signs the deltas)") }
+        let manifestPaths = a.values("--manifest-key"), indexPaths = a.values("--index-key")
+        guard !manifestPaths.isEmpty else { throw CommandLineError.usage("give the manifest key with --manifest-key (it signs the deltas)") }
         guard !indexPaths.isEmpty else { throw CommandLineError.usage("give the index key with --index-key") }
         let store = try ObjectStoreFlags.destination(try a.required("--publish"), state: try a.required("--state"), a)
         // To a store: exported beside the kept upload folder first, so a failed export leaves the last one whole.

@@ -17,7 +17,7 @@ enum SignCommand: Command {
     static let name = "sign"
     static let summary = "lint, version, sign and publish a pack into a CDN tree"
     static let help = """
-        usage: packtool sign PACKDIR --state DIR --key MANIFEST.pem... --index-key INDEX.pem... --publish OUT|s3://BUCKET/PREFIX
+        usage: packtool sign PACKDIR --state DIR --manifest-key MANIFEST.pem... --index-key INDEX.pem... --publish OUT|s3://BUCKET/PREFIX
                              [--allow-warnings] [--manifest-days 365] [--index-days 7] [--version N]
 
         Lints PACKDIR (errors always stop the publish; warnings do unless --allow-warnings), takes versions from the
@@ -37,15 +37,15 @@ enum SignCommand: Command {
         """
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, options: Set(["--state", "--key", "--index-key", "--publish", "--manifest-days", "--index-days", "--version"] + ObjectStoreFlags.options + ObjectStoreFlags.uploadOptions),
-                              flags: Set(["--allow-warnings"] + ObjectStoreFlags.flags))
+        let a = try Arguments(args, options: Set(["--state", "--manifest-key", "--index-key", "--publish", "--manifest-days", "--index-days", "--version"] + ObjectStoreFlags.options + ObjectStoreFlags.uploadOptions),
+                              flags: Set(["--allow-warnings"] + ObjectStoreFlags.flags), aliases: ["--key": "--manifest-key"])
         guard a.positionals.count == 1 else { throw CommandLineError.usage("expected one PACKDIR") }
         let pack = URL(fileURLWithPath: a.positionals[0])
         guard FileManager.default.fileExists(atPath: pack.appendingPathComponent("pack.json").path) else {
             throw CommandLineError.io("\(a.positionals[0]): no pack.json (give a pack folder)")
         }
-        let manifestPaths = a.values("--key"), indexPaths = a.values("--index-key")
-        guard !manifestPaths.isEmpty else { throw CommandLineError.usage("give the manifest key with --key") }
+        let manifestPaths = a.values("--manifest-key"), indexPaths = a.values("--index-key")
+        guard !manifestPaths.isEmpty else { throw CommandLineError.usage("give the manifest key with --manifest-key") }
         guard !indexPaths.isEmpty else { throw CommandLineError.usage("give the index key with --index-key") }
         let store = try ObjectStoreFlags.destination(try a.required("--publish"), state: try a.required("--state"), a)
         let output = try store?.2 ?? URL(fileURLWithPath: a.required("--publish"))
