@@ -25,11 +25,20 @@ enum AccessCommand: Command {
         --device ID is the app's device identifier, checked against codes issued for one device (grant issue --device).
         --repeat N times N decisions and prints the time per decision on standard error (for benchmarks).
 
+               packtool access --into DIR --pack ID --scene ID [--client-state DIR] [--purchase …]… [--code …]… [--device ID]
+
+        With --into, decides exactly as the app does on an installed pack: the installed manifest verified under the
+        client state's root (default DIR/.packtool-client, as `packtool update` uses), the revocation list accepted
+        with the client's last update, and the client's clock guard (the device clock; --at is refused here).
+
         """
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, options: ["--root", "--scene", "--purchase", "--code", "--revoked", "--device", "--at", "--format", "--repeat"], flags: [])
-        guard a.positionals.count == 1 else { throw CommandLineError.usage("expected one MANIFEST") }
+        let a = try Arguments(args, options: ["--root", "--scene", "--purchase", "--code", "--revoked", "--device", "--at", "--format", "--repeat",
+                                            "--into", "--pack", "--client-state"], flags: [])
+        guard a.positionals.count == (a.value("--into") == nil ? 1 : 0) else {
+            throw CommandLineError.usage(a.value("--into") == nil ? "expected one MANIFEST (or --into DIR --pack ID)" : "with --into, give no MANIFEST")
+        }
         var now = Date().timeIntervalSince1970
         if let at = a.value("--at") {
             guard let d = Timestamp.parse(at) else { throw CommandLineError.usage("--at must be RFC 3339, e.g. 2026-06-01T12:00:00Z") }
@@ -41,6 +50,18 @@ enum AccessCommand: Command {
                 throw CommandLineError.usage("--purchase is PRODUCT@TIME or PRODUCT@TIME@REFUNDED-TIME with RFC 3339 times")
             }
             return .init(productId: parts[0], purchaseDate: parts[1], revocationDate: parts.count == 3 ? parts[2] : nil)
+        }
+        if let into = a.value("--into") {
+            guard a.value("--at") == nil, a.value("--repeat") == nil, a.value("--root") == nil else {
+                throw CommandLineError.usage("--at, --root and --repeat do not apply with --into (the client's own root and clock decide)")
+            }
+            let folder = URL(fileURLWithPath: into)
+            let state = a.value("--client-state").map { URL(fileURLWithPath: $0) } ?? folder.appendingPathComponent(".packtool-client")
+            let request = AccessRequest(scene: try a.required("--scene"), purchases: purchases, codes: a.values("--code"), revokedCodes: a.values("--revoked"), device: a.value("--device"))
+            do {
+                let decision = try InstalledAccess(state: state).decide(into: folder, pack: try a.required("--pack"), request: request)
+                return try report(decision, scene: request.scene, json: a.value("--format") == "json")
+            } catch let f as VerificationFailure { throw CommandLineError(f) }
         }
         do {
             let rootFile = URL(fileURLWithPath: try a.required("--root")), manifestFile = URL(fileURLWithPath: a.positionals[0])
@@ -69,17 +90,22 @@ enum AccessCommand: Command {
                 let micros = (Double(elapsed.seconds) * 1e6 + Double(elapsed.attoseconds) / 1e12) / Double(n)
                 Output.err("\(n) decisions, \(NumberText.fixed(micros, 2)) µs each (\(allowed) allowed)\n")
             }
-            if a.value("--format") == "json" {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-                Output.out(String(decoding: try encoder.encode(decision), as: UTF8.self) + "\n")
-            } else {
-                Output.out("\(request.scene): \(decision.allowed ? "OPEN" : "CLOSED") — \(decision.reason)"
-                    + (decision.entitlement.map { " (entitlement \($0))" } ?? "") + (decision.until.map { ", until \($0)" } ?? "") + "\n")
-            }
-            return decision.allowed ? 0 : 1
+            return try report(decision, scene: request.scene, json: a.value("--format") == "json")
         } catch let f as VerificationFailure {
             throw CommandLineError(f)
         }
+    }
+
+    /// Prints a decision; exit 0 when the scene is open, 1 when closed.
+    private static func report(_ decision: AccessDecision, scene: String, json: Bool) throws -> Int32 {
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            Output.out(String(decoding: try encoder.encode(decision), as: UTF8.self) + "\n")
+        } else {
+            Output.out("\(scene): \(decision.allowed ? "OPEN" : "CLOSED") — \(decision.reason)"
+                + (decision.entitlement.map { " (entitlement \($0))" } ?? "") + (decision.until.map { ", until \($0)" } ?? "") + "\n")
+        }
+        return decision.allowed ? 0 : 1
     }
 }
