@@ -72,6 +72,7 @@ enum UploadCommand: Command {
             }
             let tenths = (report.bytesUploaded + 50_000) / 100_000
             var summary = "\(location): \(report.uploaded.count) uploaded (\(tenths / 10).\(tenths % 10) MB), \(report.present.count) already there"
+            if let version = report.indexVersion { summary += "; index.json version \(version)" }
             if report.abortedUploads > 0 { summary += "; \(report.abortedUploads) stale multipart upload\(report.abortedUploads == 1 ? "" : "s") aborted" }
             Output.out(summary + "\n")
             return 0

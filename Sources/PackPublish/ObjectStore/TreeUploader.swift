@@ -47,6 +47,8 @@ public struct TreeUploader {
         public var uploaded: [String] = []
         public var present: [String] = []
         public var bytesUploaded: UInt64 = 0
+        /// The version of the index the bucket holds afterwards (above the tree's when a newer one was merged).
+        public var indexVersion: Int?
         /// Parts of multipart uploads found in the store from an earlier run and not sent again.
         public var resumedParts = 0
         /// Stale multipart uploads (of this tree's versioned names) aborted.
@@ -192,6 +194,7 @@ public struct TreeUploader {
         for _ in 1...commit.attempts {
             let current = try commit.current()
             if current?.bytes == local {
+                report.indexVersion = ours.version
                 report.present.append(PublishLayout.index)
                 progress?(PublishLayout.index, .present)
                 return
@@ -200,15 +203,17 @@ public struct TreeUploader {
             if merged == ours {
                 // The tree's index already publishes everything the bucket's does, at a higher version.
                 guard try bucket.swapIndex(local, expected: current?.tag) else { continue }
+                report.indexVersion = ours.version
             } else if let merge = indexMerge {
                 let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
                 let lifetime = (Timestamp.parse(ours.expires)?.timeIntervalSince1970 ?? 0) - (Timestamp.parse(ours.created)?.timeIntervalSince1970 ?? 0)
-                try commit.commit { current in
+                let outcome = try commit.commit { current in
                     var next = try ours.merged(onto: current?.document, releasing: merge.releasing)
                     next.created = Timestamp.format(now)
                     next.expires = Timestamp.format(now.addingTimeInterval(max(lifetime, 3_600)))
                     return next
                 }
+                if case .written(let index, _, _) = outcome { report.indexVersion = index.version }
             } else {
                 let version = current.map { String($0.document.version) } ?? "?"
                 throw PublishError.objectStore("\(bucket.describe(PublishLayout.index)) (version \(version)) lists releases or a revocation list this tree's index (version \(ours.version)) does not: it was renewed or published meanwhile; index.json was not replaced (sign or renew against the bucket: `packtool renew --tree \(bucket.location) --index-key …`)")

