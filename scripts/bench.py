@@ -24,7 +24,7 @@ beside xdelta3 and zstd --patch-from on the same scene.
 Preview: packtool preview of the example pack, first run (no earlier site, every plate decoded) and a rerun with
 nothing changed, beside the standard tools doing only the plates' part of the first run on both cores (heif-convert
 to Y4M, then ffmpeg's libwebp encoder at the same quality and method).
-Set BENCH=lint, BENCH=publish, BENCH=client, BENCH=stream, BENCH=delta, BENCH=upload or BENCH=preview to run one part.
+Set BENCH=lint, BENCH=publish, BENCH=client, BENCH=stream, BENCH=delta, BENCH=upload, BENCH=renew or BENCH=preview to run one part.
 """
 import json
 import os
@@ -174,7 +174,7 @@ def fresh_state(label):
 
 def sign_once(pack, label):
     keys, state, out = fresh_state(label)
-    cmd = [PACKTOOL, "sign", pack, "--state", state, "--key", f"{keys}/manifest.pem", "--index-key", f"{keys}/index.pem", "--publish", out]
+    cmd = [PACKTOOL, "sign", pack, "--state", state, "--manifest-key", f"{keys}/manifest.pem", "--index-key", f"{keys}/index.pem", "--publish", out]
     env = dict(os.environ, SOURCE_DATE_EPOCH="1764460800")
     settle()
     t0 = time.perf_counter()
@@ -285,7 +285,7 @@ def bench_client(label, pack, repeat):
     come from libpackverify (through packverify-run); packtool install is shown beside it."""
     keys, state, out = fresh_state("client")
     env = dict(os.environ, SOURCE_DATE_EPOCH=str(int(time.time())))
-    subprocess.run([PACKTOOL, "sign", pack, "--state", state, "--key", f"{keys}/manifest.pem", "--index-key", f"{keys}/index.pem",
+    subprocess.run([PACKTOOL, "sign", pack, "--state", state, "--manifest-key", f"{keys}/manifest.pem", "--index-key", f"{keys}/index.pem",
                     "--publish", out], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     archive = os.path.join(out, "packs", "royal-mile", "1", "royal-mile-1.tar")
     root = os.path.join(state, "root", "1.root.json")
@@ -469,7 +469,7 @@ def bench_stream(label, pack, repeat, throttled=True):
     """A first install over HTTP from nginx on loopback, verified and written while it downloads, beside curl."""
     keys, state, out = fresh_state("stream")
     env = dict(os.environ, SOURCE_DATE_EPOCH=str(int(time.time())))
-    subprocess.run([PACKTOOL, "sign", pack, "--state", state, "--key", f"{keys}/manifest.pem", "--index-key", f"{keys}/index.pem",
+    subprocess.run([PACKTOOL, "sign", pack, "--state", state, "--manifest-key", f"{keys}/manifest.pem", "--index-key", f"{keys}/index.pem",
                     "--publish", out], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     relative = "packs/royal-mile/1/royal-mile-1.tar"
     archive = os.path.join(out, relative)
@@ -559,7 +559,7 @@ def bench_delta(pack_template):
     shutil.copytree(pack_template, pack)
     keys, state, out = fresh_state("delta")
     env = dict(os.environ, SOURCE_DATE_EPOCH=str(int(time.time())))
-    sign = [PACKTOOL, "sign", pack, "--state", state, "--key", f"{keys}/manifest.pem", "--index-key", f"{keys}/index.pem", "--publish", out]
+    sign = [PACKTOOL, "sign", pack, "--state", state, "--manifest-key", f"{keys}/manifest.pem", "--index-key", f"{keys}/index.pem", "--publish", out]
     subprocess.run(sign, check=True, capture_output=True, env=env)
     root = os.path.join(state, "root", "1.root.json")
     app = os.path.join(work, "app")
@@ -675,7 +675,7 @@ def bench_upload(label, pack, repeat):
     of the same tree to the same store, and a rerun with nothing new."""
     keys, state, out = fresh_state("upload")
     env = dict(os.environ, SOURCE_DATE_EPOCH="1764460800")
-    subprocess.run([PACKTOOL, "sign", pack, "--state", state, "--key", f"{keys}/manifest.pem", "--index-key", f"{keys}/index.pem",
+    subprocess.run([PACKTOOL, "sign", pack, "--state", state, "--manifest-key", f"{keys}/manifest.pem", "--index-key", f"{keys}/index.pem",
                     "--publish", out], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     size = sum(os.path.getsize(f) for f in files_under(out))
     print(f"\n{label}: a published tree of {size / 1e6:.0f} MB ({len(files_under(out))} objects) to SeaweedFS on 127.0.0.1")
@@ -736,6 +736,31 @@ def bench_preview(pack, repeat):
     return first, again
 
 
+def bench_renew(label, pack, repeat):
+    """`packtool renew` (re-sign the index; no archive read) and `packtool status` on a published catalogue, beside the
+    peers a scheduled job could otherwise run: `openssl pkeyutl -sign` of the index's bytes (the signing floor) and
+    `sha256sum` of the archive (what any renewal that re-reads content would cost at least)."""
+    keys, state, out = fresh_state("renew")
+    env = dict(os.environ, SOURCE_DATE_EPOCH="1764460800")
+    subprocess.run([PACKTOOL, "sign", pack, "--state", state, "--manifest-key", f"{keys}/manifest.pem", "--index-key", f"{keys}/index.pem",
+                    "--publish", out], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    archives = [f for f in files_under(out) if f.endswith(".tar")]
+    size = sum(os.path.getsize(f) for f in files_under(out))
+    print(f"\n{label}: a published catalogue of {size / 1e6:.0f} MB")
+    index_payload = os.path.join(WORK, "renew-index.json")
+    shutil.copy(os.path.join(out, "index.json"), index_payload)
+    renew, rss = timed([PACKTOOL, "renew", "--index-key", f"{keys}/index.pem", "--publish", out, "--force"], repeat=repeat)
+    fresh, _ = timed([PACKTOOL, "renew", "--index-key", f"{keys}/index.pem", "--publish", out], repeat=repeat)
+    status, _ = timed([PACKTOOL, "status", "--state", state, "--tree", out], repeat=repeat)
+    openssl, _ = timed(["openssl", "pkeyutl", "-sign", "-rawin", "-inkey", f"{keys}/index.pem", "-in", index_payload, "-out", os.devnull], repeat=repeat)
+    sha, _ = timed(["sha256sum", *archives], repeat=repeat)
+    row("openssl pkeyutl -sign of the index (the signing floor)", openssl)
+    row("sha256sum of the archive (a renewal that reads content)", sha)
+    row("packtool renew (re-sign, compare-and-swap)", renew, rss, f"target <= 0.2 s; {renew / sha:.3f}x sha256sum of the archive")
+    row("packtool renew, index still fresh (nothing to do)", fresh)
+    row("packtool status --state --tree", status)
+
+
 def main():
     subprocess.run(["swift", "build", "-c", "release", "--product", "packtool"], cwd=REPO, check=True, stdout=subprocess.DEVNULL)
     subprocess.run(["swift", "build", "-c", "release", "--product", "packverify"], cwd=REPO, check=True, stdout=subprocess.DEVNULL)
@@ -766,6 +791,8 @@ def main():
     if part in ("all", "upload"):
         bench_upload("upload: generated 12-scene pack", generated_pack("pack-12x240MB", 12, 3_500_000), repeat=3)
         bench_upload("upload: generated 12-scene pack, 10x larger plates (memory)", generated_pack("pack-12x2400MB", 12, 35_000_000), repeat=1)
+    if part in ("all", "renew"):
+        bench_renew("renew: generated 12-scene pack", generated_pack("pack-12x240MB", 12, 3_500_000), repeat=7)
     if part in ("all", "preview"):
         bench_preview(EXAMPLE, repeat=5)
     if part in ("all", "client"):

@@ -25,8 +25,10 @@ enum SignCommand: Command {
         writes OUT/packs/<id>/<version>/manifest.json and <id>-<version>.tar (manifest first, then pack.json, the free
         stops and the rest of the route in order; mtime from SOURCE_DATE_EPOCH, owner 0:0, mode 0644, uncompressed),
         copies DIR/root/*.root.json to OUT/root/,
-        and finally replaces OUT/index.json (signed by the index key) by rename. Nothing else in OUT changes; any
-        failure leaves OUT and DIR as they were. A pack whose content has not changed is not published again.
+        and finally replaces OUT/index.json (signed by the index key) by compare-and-swap: the index OUT holds then
+        (renewed meanwhile by `packtool renew`, or listing other packs) is built upon, never lost, and one this
+        catalogue did not sign is refused. Nothing else in OUT changes; any failure leaves OUT and DIR as they were.
+        A pack whose content has not changed is not published again (to keep the index from expiring, run renew).
         --version N publishes as version N: refused when N is below the last version, or equal to it with different
         content; above it, the same content is published again as N (to renew a manifest before it expires).
         With --publish s3://BUCKET/PREFIX the tree is published into DIR/uploads/BUCKET/PREFIX first, then uploaded
