@@ -252,6 +252,7 @@ final class AccessTests: XCTestCase {
         access.reading = { .init(wall: self.t0 - 48 * self.hour, boot: 100 + 2 * self.hour) }
         XCTAssertEqual(try access.decide(into: f.into, pack: "test-pack", request: .init(scene: "02-b", purchases: [trip(t0)])).code, "clock-rollback")
     }
+
     func testAShortCodeOpensTheStopForItsProductInsideItsWindowOnly() throws {
         let c = try shortCode(from: h0, hours: 168)
         let open = decider.decide(.init(scene: "02-b", codes: [c]), clock: at(h0 + hour))
