@@ -38,7 +38,7 @@ public struct AccessRequest: Codable, Sendable {
 
     public var scene: String
     public var purchases: [Purchase]
-    /// Access codes as printed (`PTG1.…`).
+    /// Access codes as printed: long (`PTG1.…`) or short (`CompactGrant`, any case, separators ignored).
     public var codes: [String]
     /// Grant ids the publisher revoked.
     public var revokedCodes: [String]
