@@ -81,7 +81,11 @@ final class GrantCommandTests: XCTestCase {
         XCTAssertFalse(r.stderr.contains("the root was not checked"), r.stderr)
         let printed = r.stdout.trimmingCharacters(in: .newlines)
         XCTAssertEqual(printed.count, 140)
-        XCTAssertEqual(Array(try Data(contentsOf: URL(fileURLWithPath: png)).prefix(8)), [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: png)))
+        XCTAssertEqual(Array(bytes.prefix(8)), [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+        // IHDR width: version 6 (41 modules) plus a quiet zone of 4 each side, 8 px a module. In alphanumeric mode the 140
+        // characters fit version 6; in byte mode they would need version 8 (49 modules, 456 px).
+        XCTAssertEqual(bytes[16..<20].reduce(0) { $0 << 8 | Int($1) }, (41 + 8) * 8)
         let read = String(decoding: try runTool(zbarimg, ["--raw", "-q", png]), as: UTF8.self).trimmingCharacters(in: .newlines)
         XCTAssertEqual(read, printed)
         let access = try CLI.run(["access", site + "/cdn/packs/royal-mile/1/manifest.json", "--root", root, "--scene", "05-netherbow",
