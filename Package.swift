@@ -46,6 +46,9 @@ let package = Package(
         // Image codecs for `packtool preview` only (browsers other than Safari cannot show HEIC): never in a client module.
         .systemLibrary(name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
         .systemLibrary(name: "CWebP", pkgConfig: "libwebp", providers: [.apt(["libwebp-dev"])]),
+        // QR codes of access codes for `packtool grant issue --qr` only: never in a client module.
+        .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
+        .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
 
         packCrypto,
         // Signing, PEM and key files: OpenSSL only, on every platform (publishers run Linux or macOS with OpenSSL, and
@@ -57,6 +60,8 @@ let package = Package(
         .target(name: "PackLint", dependencies: ["PackModel", "PackMedia"]),
         // HEIC plates decoded (libheif) and written as WebP (libwebp) at display sizes: the one module owning their handles.
         .target(name: "PackImage", dependencies: ["CHeif", "CWebP"]),
+        // Access codes as QR code PNGs (libqrencode, libpng): the one module owning their handles, used by packtool alone.
+        .target(name: "PackQR", dependencies: ["CQRencode", "CPNG"]),
         // `packtool preview`: the pack as the app shows it, as a static site that works from file:// (HTML, CSS and a
         // little JavaScript of our own), with lint's findings beside each stop.
         .target(name: "PackPreview", dependencies: ["PackLint", "PackModel", "PackMedia", "PackCrypto", "PackImage"]),
@@ -85,7 +90,7 @@ let package = Package(
         // MiB resident for `packtool --version`, ~2.5 ms less start-up), and it runs without a Swift installation.
         .executableTarget(
             name: "packtool",
-            dependencies: ["PackCrypto", "PackSigning", "PackModel", "PackMedia", "PackLint", "PackTrust", "PackPublish", "PackVerify", "PackHTTP", "PackPreview"],
+            dependencies: ["PackCrypto", "PackSigning", "PackModel", "PackMedia", "PackLint", "PackTrust", "PackPublish", "PackVerify", "PackHTTP", "PackPreview", "PackQR"],
             linkerSettings: [.unsafeFlags(["-static-stdlib", "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
                                            "-l_FoundationCollections", "-l_FoundationCShims", "-lswiftSynchronization"],
                                           .when(platforms: [.linux], configuration: .release))]),

@@ -33,9 +33,17 @@ enum FuzzTargets {
         },
         "code": { bytes in
             // What an access code and a StoreKit purchase bring into an access decision: RFC 3339 times (parsed by
-            // hand) and base64 text holding a DSSE envelope.
+            // hand), base64 text holding a DSSE envelope, and short codes (base32 text and bit-packed claims), which
+            // must read back as the text they print.
             let text = String(decoding: bytes, as: UTF8.self)
             if let date = Timestamp.parse(text) { _ = Timestamp.format(date) }
+            if let date = Timestamp.parseDateOrDateTime(text) { _ = Timestamp.format(date) }
+            if let (grant, signature) = try? CompactGrant.decode(text) {
+                guard let again = try? CompactGrant.decode(try grant.text(signature: signature)), again.grant == grant, again.signature == signature else {
+                    fatalError("a short code did not read back as the text it prints")
+                }
+                _ = grant.signedMessage(product: "city", device: "phone")
+            }
             if let data = DSSE.decodeBase64(text), let envelope = try? DSSEEnvelope.parse(data, maxBytes: 8192) {
                 _ = envelope.verifiedKeyIDs(trusting: [fixedKey])
             }

@@ -4,6 +4,8 @@ public enum PayloadType {
     public static let manifest = "application/vnd.packtool.manifest+json"
     public static let index = "application/vnd.packtool.index+json"
     public static let grant = "application/vnd.packtool.grant+json"
+    /// A short access code's signature (`CompactGrant`): claims, product and device, not a JSON document.
+    public static let grantCode = CompactGrant.payloadType
     public static let delta = "application/vnd.packtool.delta+json"
     /// The revocation list (grant role), bound by the index.
     public static let revocations = "application/vnd.packtool.revocations+json"

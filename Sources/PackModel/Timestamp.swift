@@ -67,6 +67,17 @@ public enum Timestamp {
         return Date(timeIntervalSince1970: Double(daysFromCivil(y, mo, d) * 86_400 + h * 3600 + mi * 60 + s - offset) + fraction)
     }
 
+    /// The one time grammar of the command line (DESIGN.md §8.1): an RFC 3339 date-time, or a bare date
+    /// `YYYY-MM-DD`, which means 00:00:00Z that day. Signed documents keep using `parse`, which takes date-times only.
+    public static func parseDateOrDateTime(_ text: String) -> Date? {
+        let u = Array(text.utf8)
+        guard u.count == 10 else { return parse(text) }
+        guard u[4] == 0x2D, u[7] == 0x2D, u.enumerated().allSatisfy({ $0.offset == 4 || $0.offset == 7 || ($0.element >= 0x30 && $0.element <= 0x39) }) else {
+            return nil
+        }
+        return parse(text + "T00:00:00Z")
+    }
+
     /// `YYYY-MM-DDTHH:MM:SSZ`, whole seconds (rounded down), UTC.
     public static func format(_ date: Date) -> String {
         let t = Int(date.timeIntervalSince1970.rounded(.down))

@@ -38,7 +38,7 @@ public struct AccessRequest: Codable, Sendable {
 
     public var scene: String
     public var purchases: [Purchase]
-    /// Access codes as printed (`PTG1.…`).
+    /// Access codes as printed: long (`PTG1.…`) or short (`CompactGrant`, any case, separators ignored).
     public var codes: [String]
     /// Grant ids the publisher revoked.
     public var revokedCodes: [String]
@@ -91,10 +91,13 @@ public struct AccessDecision: Codable, Equatable, Sendable {
 public struct AccessDecider {
     public let policy: PackDocument.Access
     public let root: RootDocument
+    /// Checks short codes' signatures (long codes go through `SignedDocument`, which uses the same default).
+    public let verifier: any SignatureVerifier
 
-    public init(policy: PackDocument.Access, root: RootDocument) {
+    public init(policy: PackDocument.Access, root: RootDocument, verifier: any SignatureVerifier = PackCryptoSignatureVerifier()) {
         self.policy = policy
         self.root = root
+        self.verifier = verifier
     }
 
     public func decide(_ request: AccessRequest, clock: ClockGuard.Verdict) -> AccessDecision {
@@ -189,10 +192,13 @@ public struct AccessDecider {
         case invalid(String)
     }
 
+    /// What a code that is damaged, or not signed by a grant key of the root, is called: the same for long and short
+    /// codes, since a typo and a forgery look alike to the verifier.
+    static let notValidHere = "an access code entered is not valid here (damaged, or not signed by this app's publisher)"
+
     private func check(_ code: String, products: Set<String>, revoked: [String], device: String?, now: Double) -> CodeCheck {
-        guard let grant = verifiedGrant(code) else {
-            return .invalid("an access code entered is not valid here (damaged, or not signed by this app's publisher)")
-        }
+        let opened = open(code, device: device)
+        guard case .valid(let grant) = opened else { return opened }
         let name = "access code \(grant.id.prefix(8))"
         if revoked.contains(grant.id) { return .invalid("\(name) was revoked") }
         if products.isDisjoint(with: grant.products) { return .invalid("\(name) is for \(grant.products.sorted().joined(separator: ", ")), not this pack") }
@@ -209,10 +215,50 @@ public struct AccessDecider {
         return .valid(grant)
     }
 
+    /// A long or short code verified under the root (a short one for this pack's products and `device`), or nil.
+    public func verifiedGrant(_ code: String, device: String?) -> GrantDocument? {
+        guard case .valid(let grant) = open(code, device: device) else { return nil }
+        return grant
+    }
+
+    /// A long or short code verified under the root: the grant it proves, or why not. Checks only who signed it; the
+    /// window, device and revocation checks are `check`'s, the same for both forms.
+    private func open(_ code: String, device: String?) -> CodeCheck {
+        if code.hasPrefix("PTG1.") {
+            guard let grant = verifiedGrant(code) else { return .invalid(Self.notValidHere) }
+            return .valid(grant)
+        }
+        return openShort(code, device: device)
+    }
+
+    /// A short code (`CompactGrant`): its one signature must match a grant key of the root over its claims, one of this
+    /// pack's products, and the device when the code is bound to one; the product that matches is the one it unlocks.
+    private func openShort(_ code: String, device: String?) -> CodeCheck {
+        guard let (claims, signature) = try? CompactGrant.decode(code), let role = root.roles[RootDocument.Role.grant] else {
+            return .invalid(Self.notValidHere)
+        }
+        guard role.threshold == 1 else {
+            return .invalid("an access code entered is a short code, which carries one signature, and this app's publisher requires \(role.threshold) "
+                            + "signatures on access codes; ask for the long code (PTG1.…)")
+        }
+        if claims.deviceBound && device == nil {
+            return .invalid("an access code entered is for one device only, and the app did not say which device this is")
+        }
+        let keys = SignatureThreshold.keys(of: role, in: root)
+        let products = [policy.products.cityPack.productId] + (policy.products.tripPass.map { [$0.productId] } ?? [])
+        for product in products {
+            let message = claims.signedMessage(product: product, device: device)
+            for id in keys.keys.sorted() where verifier.isValidEd25519Signature(signature, publicKey: keys[id]!, message: message) {
+                return .valid(claims.grant(product: product, device: device))
+            }
+        }
+        return .invalid(Self.notValidHere)
+    }
+
     /// A `PTG1.` code whose envelope is a grant signed by a threshold of the root's grant keys, or nil.
     public func verifiedGrant(_ code: String) -> GrantDocument? {
         guard code.hasPrefix("PTG1."), code.utf8.count < 8192, let data = DSSE.decodeBase64(String(code.dropFirst(5))),
               data.count <= 8192 else { return nil }
-        return try? SignedDocument().open(data, as: GrantDocument.self, type: PayloadType.grant, role: RootDocument.Role.grant, root: root, what: "access code")
+        return try? SignedDocument(verifier: verifier).open(data, as: GrantDocument.self, type: PayloadType.grant, role: RootDocument.Role.grant, root: root, what: "access code")
     }
 }

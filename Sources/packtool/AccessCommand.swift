@@ -17,7 +17,7 @@ enum AccessCommand: Command {
     static let summary = "show the access decision for a scene given purchases, codes and a time"
     static let help = """
         usage: packtool access MANIFEST --root ROOT.json --scene ID [--purchase PRODUCT@TIME[@REFUNDED-TIME]]...
-                               [--code PTG1...]... [--revoked GRANT-ID]... [--device ID] [--at TIME] [--format text|json] [--repeat N]
+                               [--code CODE]... [--revoked GRANT-ID]... [--device ID] [--at TIME] [--format text|json] [--repeat N]
 
         MANIFEST is a signed manifest (a published manifest.json or an install's .manifest.json), verified under
         ROOT. Prints whether the scene is open, why, with which entitlement and until when. TIME is RFC 3339 UTC;

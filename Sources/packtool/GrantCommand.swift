@@ -15,47 +15,33 @@ enum GrantCommand: Command {
     static let name = "grant"
     static let summary = "issue a signed access code for products, valid between two times"
     static let help = """
-        usage: packtool grant issue --key GRANT.pem --products ID[,ID...] --not-before TIME --not-after TIME
-                                    [--device ID] [--note TEXT] [--out FILE]
+        usage: packtool grant issue --grant-key GRANT.pem --products ID[,ID...] --not-before TIME --not-after TIME
+                                    [--pack PACKDIR] [--root ROOT.json] [--device ID] [--note TEXT]
+                                    [--format auto|compact|long] [--out FILE] [--qr FILE.png]
 
-        Signs a grant {id, products, notBefore, notAfter} with the grant role's key. Prints the code as one line of
-        text (PTG1.<base64url of the signed envelope>) for printing, QR codes or e-mail; --out also writes the
-        envelope as JSON. TIME is RFC 3339 UTC, e.g. 2026-06-01T00:00:00Z; the code is valid in [not-before, not-after).
-        Without --device a code is a bearer token: it opens on any number of devices. --device ID (the identifier the
-        app passes as "device" in its access requests) makes it open on that device only.
+        Signs a grant {id, products, notBefore, notAfter} with the grant role's key and prints it as an access code,
+        usable offline. The code is valid in [not-before, not-after). TIME is RFC 3339 (2026-06-01T09:00:00Z) or a bare
+        date (2026-06-01, meaning 00:00:00Z that day).
+        A code for one product with whole-hour times is printed short, for people to type: 117 characters in groups of
+        five (e.g. 1N2Q4-…-5Z), any case, dashes optional. Otherwise, or with --format long, it is printed long
+        (PTG1.<base64url of the signed envelope>, about 740 characters), with a note saying why. A short code carries one
+        signature, so it opens only where the root's grant threshold is 1: --root checks that (and that the key is one
+        of the root's grant keys); --format compact refuses to print anything else.
+        --pack PACKDIR checks each product against the pack's City Pack and Trip Pass ids (pack.json); without it the
+        products are not checked. Without --device a code is a bearer token: it opens on any number of devices.
+        --device ID (the identifier the app passes as "device" in its access requests) makes it open on that device only.
+        --out also writes the signed envelope as JSON; --qr writes the code as a QR code PNG.
+        (--key is the old spelling of --grant-key.)
+
+        example:
+          packtool grant issue --grant-key keys/grant.pem --pack scenes/royal-mile --root pub/root/1.root.json \\
+              --products uk.example.walks.royalmile.citypack --not-before 2026-12-01 --not-after 2026-12-08 --qr desk.png
 
         """
 
     static let textPrefix = "PTG1."
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, options: ["--key", "--products", "--not-before", "--not-after", "--device", "--note", "--out"], flags: [])
-        guard a.positionals == ["issue"] else { throw CommandLineError.usage("expected `grant issue`") }
-        let key = try SigningKeys.privateKeys([try a.required("--key")], role: RootDocument.Role.grant)[0]
-        let products = try a.required("--products").split(separator: ",").map { String($0.filter { !$0.isWhitespace }) }.filter { !$0.isEmpty }
-        guard !products.isEmpty else { throw CommandLineError.usage("--products needs at least one product id") }
-        guard let notBefore = Timestamp.parse(try a.required("--not-before")) else { throw CommandLineError.usage("--not-before must be RFC 3339, e.g. 2026-06-01T00:00:00Z") }
-        guard let notAfter = Timestamp.parse(try a.required("--not-after")) else { throw CommandLineError.usage("--not-after must be RFC 3339, e.g. 2026-06-08T00:00:00Z") }
-        guard notAfter > notBefore else { throw CommandLineError.usage("--not-after must be later than --not-before") }
-        let device = a.value("--device")
-        if let device, device.isEmpty || device.utf8.count > 256 || device.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
-            throw CommandLineError.usage("--device must be the app's device identifier (1 to 256 printable characters)")
-        }
-        var random = [UInt8](repeating: 0, count: 16)
-        var generator = SystemRandomNumberGenerator()
-        for i in random.indices { random[i] = UInt8.random(in: 0...255, using: &generator) }
-        let grant = GrantDocument(id: Hex.encode(random), products: products, notBefore: Timestamp.format(notBefore), notAfter: Timestamp.format(notAfter),
-                                  issued: Timestamp.now(), note: a.value("--note") ?? "", device: device)
-        let envelope = try DSSEEnvelope(signing: CanonicalJSON.encode(grant), as: PayloadType.grant, with: [key])
-        let compact = try CanonicalJSON.encode(envelope)
-        let code = textPrefix + Data(compact).base64EncodedString().replacing("+", with: "-")
-            .replacing("/", with: "_").replacing("=", with: "")
-        if let out = a.value("--out") {
-            do { try AtomicFile.write(try envelope.jsonData(), to: URL(fileURLWithPath: out)) } catch { throw CommandLineError.io("\(error)") }
-        }
-        Output.out(code + "\n")
-        Output.err("grant \(grant.id): \(products.joined(separator: ", ")) from \(grant.notBefore) until \(grant.notAfter)"
-                   + (device.map { " on device \($0) only" } ?? " (any device)") + "\n")
-        return 0
+        try issue(args)
     }
 }

@@ -29,6 +29,18 @@ final class AccessTests: XCTestCase {
         return "PTG1." + Data(try CanonicalJSON.encode(envelope)).base64EncodedString()
     }
 
+    /// 2026-06-01T00:00:00Z: short codes' windows are whole hours.
+    private var h0: Double { Timestamp.parse("2026-06-01T00:00:00Z")!.timeIntervalSince1970 }
+
+    private func shortCode(product: String = "city", from: Double, hours: Int, key: Ed25519PrivateKey? = nil, id: UInt32 = 0x0A0B_0C0D,
+                           device: String? = nil) throws -> String {
+        let grant = try CompactGrant(id: id, deviceBound: device != nil, notBefore: Date(timeIntervalSince1970: from),
+                                     notAfter: Date(timeIntervalSince1970: from + Double(hours) * hour))
+        return try grant.text(signature: (key ?? f.grantKey).signature(for: grant.signedMessage(product: product, device: device)))
+    }
+
+    private let notValidHere = "an access code entered is not valid here (damaged, or not signed by this app's publisher)"
+
     func testAFreeStopIsOpenWithoutAnything() {
         let d = decider.decide(.init(scene: "01-a"), clock: at(t0, rollback: true, offline: true))
         XCTAssertEqual(d.code, "free")
@@ -239,5 +251,85 @@ final class AccessTests: XCTestCase {
         // A new process, the wall clock set back two days: the persisted guard notices.
         access.reading = { .init(wall: self.t0 - 48 * self.hour, boot: 100 + 2 * self.hour) }
         XCTAssertEqual(try access.decide(into: f.into, pack: "test-pack", request: .init(scene: "02-b", purchases: [trip(t0)])).code, "clock-rollback")
+    }
+
+    func testAShortCodeOpensTheStopForItsProductInsideItsWindowOnly() throws {
+        let c = try shortCode(from: h0, hours: 168)
+        let open = decider.decide(.init(scene: "02-b", codes: [c]), clock: at(h0 + hour))
+        XCTAssertEqual(open.code, "access-code")
+        XCTAssertEqual(open.entitlement, "code:0a0b0c0d")
+        XCTAssertEqual(open.until, "2026-06-08T00:00:00Z")
+        XCTAssertEqual(decider.verifiedGrant(c, device: nil)?.products, ["city"], "the signature names the product")
+        let trip = try shortCode(product: "trip", from: h0, hours: 24)
+        XCTAssertEqual(decider.verifiedGrant(trip, device: nil)?.products, ["trip"])
+        XCTAssertTrue(decider.decide(.init(scene: "02-b", codes: [trip]), clock: at(h0 + 23 * hour)).allowed)
+        XCTAssertEqual(decider.decide(.init(scene: "02-b", codes: [c]), clock: at(h0 - 1)).reason, "access code 0a0b0c0d is valid from 2026-06-01T00:00:00Z")
+        XCTAssertEqual(decider.decide(.init(scene: "02-b", codes: [c]), clock: at(h0 + 168 * hour)).reason, "access code 0a0b0c0d expired at 2026-06-08T00:00:00Z")
+    }
+
+    func testAShortCodeTypedCarelesslyStillOpens() throws {
+        let c = try shortCode(from: h0, hours: 168)
+        for typed in [c.lowercased(), c.replacingOccurrences(of: "-", with: " "), c.replacingOccurrences(of: "-", with: ""),
+                      c.replacingOccurrences(of: "0", with: "O").replacingOccurrences(of: "1", with: "l")] {
+            XCTAssertTrue(decider.decide(.init(scene: "02-b", codes: [typed]), clock: at(h0 + hour)).allowed, typed)
+        }
+    }
+
+    func testAShortCodeForAnotherProductOrSignedByAnotherKeyDoesNotOpen() throws {
+        let other = try shortCode(product: "another-city", from: h0, hours: 168)
+        XCTAssertEqual(decider.decide(.init(scene: "02-b", codes: [other]), clock: at(h0 + hour)).reason, notValidHere)
+        let forged = try shortCode(from: h0, hours: 168, key: f.manifestKey)
+        XCTAssertEqual(decider.decide(.init(scene: "02-b", codes: [forged]), clock: at(h0 + hour)).reason, notValidHere)
+    }
+
+    func testAShortCodeWithOneCharacterChangedIsNotValidHereWhereverTheChangeIs() throws {
+        let c = Array(try shortCode(from: h0, hours: 168))
+        let alphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ")
+        var tried = 0
+        for i in c.indices where c[i] != "-" {
+            var typo = c
+            typo[i] = alphabet[(alphabet.firstIndex(of: c[i])! + 1 + i % 7) % alphabet.count]
+            let d = decider.decide(.init(scene: "02-b", codes: [String(typo)]), clock: at(h0 + hour))
+            XCTAssertFalse(d.allowed, "position \(i)")
+            XCTAssertEqual(d.reason, notValidHere, "position \(i)")
+            tried += 1
+        }
+        XCTAssertEqual(tried, 117)
+    }
+
+    func testARevokedShortCodeIsRefusedByItsHexId() throws {
+        let c = try shortCode(from: h0, hours: 168, id: 0xFFFF_0001)
+        let d = decider.decide(.init(scene: "02-b", codes: [c], revokedCodes: ["ffff0001"]), clock: at(h0 + hour))
+        XCTAssertFalse(d.allowed)
+        XCTAssertEqual(d.reason, "access code ffff0001 was revoked")
+    }
+
+    func testADeviceBoundShortCodeOpensOnItsDeviceOnly() throws {
+        let c = try shortCode(from: h0, hours: 168, device: "phone-a")
+        XCTAssertEqual(decider.decide(.init(scene: "02-b", codes: [c], device: "phone-a"), clock: at(h0 + hour)).code, "access-code")
+        // The device is signed, not carried: on another device the signature does not match, as for a damaged code.
+        XCTAssertEqual(decider.decide(.init(scene: "02-b", codes: [c], device: "phone-b"), clock: at(h0 + hour)).reason, notValidHere)
+        XCTAssertEqual(decider.decide(.init(scene: "02-b", codes: [c]), clock: at(h0 + hour)).reason,
+                       "an access code entered is for one device only, and the app did not say which device this is")
+        // A bearer short code opens whatever device the app names.
+        let bearer = try shortCode(from: h0, hours: 168)
+        XCTAssertTrue(decider.decide(.init(scene: "02-b", codes: [bearer], device: "phone-b"), clock: at(h0 + hour)).allowed)
+    }
+
+    func testAShortCodeIsRefusedWhereTheRootAsksForMoreThanOneGrantSignature() throws {
+        var root = f.root
+        root.roles[RootDocument.Role.grant]!.threshold = 2
+        let d = AccessDecider(policy: ClientFixture.access, root: root).decide(.init(scene: "02-b", codes: [try shortCode(from: h0, hours: 168)]), clock: at(h0 + hour))
+        XCTAssertFalse(d.allowed)
+        XCTAssertTrue(d.reason.contains("short code, which carries one signature") && d.reason.contains("requires 2"), d.reason)
+    }
+
+    func testALongCodeStillOpensBesideADamagedShortOne() throws {
+        var damaged = try shortCode(from: h0, hours: 168)
+        damaged.removeLast()
+        let long = try code(from: h0, to: h0 + 7 * 86_400)
+        let d = decider.decide(.init(scene: "02-b", codes: [damaged, long]), clock: at(h0 + hour))
+        XCTAssertEqual(d.code, "access-code")
+        XCTAssertEqual(d.entitlement, "code:g1")
     }
 }

@@ -36,9 +36,10 @@
  *                               A whole archive (a first install) is verified and written while it downloads.
  *   packverify_access           {"state": DIR, "into": DIR, "pack": ID,
  *                                "request": {"scene": ID, "purchases"?: [{"productId", "purchaseDate", "revocationDate"?}],
- *                                            "codes"?: ["PTG1...."], "revokedCodes"?: [ID], "device"?: ID}}
+ *                                            "codes"?: [CODE], "revokedCodes"?: [ID], "device"?: ID}}
  *                                                                                 -> {"allowed", "code", "reason", "entitlement"?, "until"?}
  *                               a scene the installed pack does not have is an error (code "scene"), not a closed stop.
+ *                               A CODE is printed long ("PTG1....") or short (117 base32 characters in groups of five).
  *                               Only "scene" is required. Access codes are bearer tokens: one code opens on any
  *                               number of devices, unless it was issued with a device claim (packtool grant issue
  *                               --device ID); such a code opens only when "device" (the app's identifier for this

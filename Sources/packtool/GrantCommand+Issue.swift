@@ -1,0 +1,132 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import PackCrypto
+import PackModel
+import PackQR
+import PackSigning
+import PackVerify
+
+/// `packtool grant issue`: signs a grant and prints it short (`CompactGrant`) when it fits, else long (`PTG1.`).
+extension GrantCommand {
+    static func issue(_ args: [String]) throws -> Int32 {
+        let a = try Arguments(args, options: ["--grant-key", "--products", "--not-before", "--not-after", "--device", "--note", "--out", "--format",
+                                              "--pack", "--root", "--qr"],
+                              flags: [], aliases: ["--key": "--grant-key"])
+        guard a.positionals == ["issue"] else { throw CommandLineError.usage("expected `grant issue`") }
+        let format = a.value("--format") ?? "auto"
+        guard ["auto", "compact", "long"].contains(format) else { throw CommandLineError.usage("--format is auto, compact or long, not \(format)") }
+        let key = try SigningKeys.privateKeys([try a.required("--grant-key")], role: RootDocument.Role.grant)[0]
+        let products = try a.required("--products").split(separator: ",").map { String($0.filter { !$0.isWhitespace }) }.filter { !$0.isEmpty }
+        guard !products.isEmpty else { throw CommandLineError.usage("--products needs at least one product id") }
+        if let pack = a.value("--pack") {
+            try checkProducts(products, pack: URL(fileURLWithPath: pack))
+        } else {
+            Output.err("warning: products were not checked against a pack (--pack PACKDIR checks them)\n")
+        }
+        let notBefore = try time(a, "--not-before", example: "2026-06-01T09:00:00Z or 2026-06-01")
+        let notAfter = try time(a, "--not-after", example: "2026-06-08T09:00:00Z or 2026-06-08")
+        guard notAfter > notBefore else { throw CommandLineError.usage("--not-after must be later than --not-before") }
+        let device = a.value("--device")
+        if let device, device.isEmpty || device.utf8.count > 256 || device.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            throw CommandLineError.usage("--device must be the app's device identifier (1 to 256 printable characters)")
+        }
+        let threshold = try a.value("--root").map { try grantThreshold(root: URL(fileURLWithPath: $0), key: key) }
+
+        // The short form when the claims fit it, else the long one and why.
+        var generator = SystemRandomNumberGenerator()
+        var compact: CompactGrant?
+        var why: String?
+        if format != "long" {
+            do {
+                guard products.count == 1 else { throw CompactGrant.Problem("a short code names one product, and this grant has \(products.count)") }
+                if let threshold, threshold != 1 {
+                    throw CompactGrant.Problem("a short code carries one signature, and the root requires \(threshold) on access codes")
+                }
+                compact = try CompactGrant(id: UInt32.random(in: 0...UInt32.max, using: &generator), deviceBound: device != nil, notBefore: notBefore, notAfter: notAfter)
+            } catch let problem as CompactGrant.Problem {
+                if format == "compact" { throw CommandLineError.usage("cannot print a short code: \(problem.message)") }
+                why = problem.message
+            }
+        }
+        let id = compact?.idText ?? Hex.encode((0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        let grant = GrantDocument(id: id, products: products, notBefore: Timestamp.format(notBefore), notAfter: Timestamp.format(notAfter),
+                                  issued: Timestamp.now(), note: a.value("--note") ?? "", device: device)
+        let envelope = try DSSEEnvelope(signing: CanonicalJSON.encode(grant), as: PayloadType.grant, with: [key])
+        let code: String
+        if let compact {
+            code = try compact.text(signature: key.signature(for: compact.signedMessage(product: products[0], device: device)))
+        } else {
+            code = textPrefix + Data(try CanonicalJSON.encode(envelope)).base64EncodedString().replacing("+", with: "-")
+                .replacing("/", with: "_").replacing("=", with: "")
+        }
+        // Everything is made in memory first, so a failure writes nothing.
+        let qr: [UInt8]?
+        do { qr = try a.value("--qr").map { _ in try QRCode(code).png(moduleSize: 8, quietZone: 4) } } catch { throw CommandLineError.io("--qr: \(error)") }
+        try writeFiles(out: a.value("--out").map { ($0, try envelope.jsonData()) }, qr: a.value("--qr").flatMap { path in qr.map { (path, Data($0)) } })
+        if let why { Output.err("note: printing the long code: \(why)\n") }
+        if threshold == nil, compact != nil {
+            Output.err("note: the root was not checked (--root ROOT.json): a short code opens only where the root's grant threshold is 1\n")
+        }
+        Output.out(code + "\n")
+        Output.err("grant \(grant.id): \(products.joined(separator: ", ")) from \(grant.notBefore) until \(grant.notAfter)"
+                   + (device.map { " on device \($0) only" } ?? " (any device)") + "\n")
+        return 0
+    }
+
+    /// A time option in the one time grammar (RFC 3339, or a bare date meaning 00:00:00Z).
+    static func time(_ a: Arguments, _ name: String, example: String) throws -> Date {
+        guard let date = Timestamp.parseDateOrDateTime(try a.required(name)) else { throw CommandLineError.usage("\(name) must be RFC 3339 or a date, e.g. \(example)") }
+        return date
+    }
+
+    /// Refuses a product the pack does not sell, listing the products it does: a misspelt id would make a code that opens
+    /// nothing, and a visitor would find out at the door.
+    static func checkProducts(_ products: [String], pack: URL) throws {
+        let document: PackDocument
+        do { document = try DocumentLoader.load(PackDocument.self, from: pack.appendingPathComponent("pack.json")) } catch {
+            throw CommandLineError.io("--pack: \(error)")
+        }
+        let sold = [(document.access.products.cityPack.productId, "City Pack")]
+            + (document.access.products.tripPass.map { [($0.productId, "Trip Pass")] } ?? [])
+        for product in products where !sold.contains(where: { $0.0 == product }) {
+            throw CommandLineError.usage("\(document.id) does not sell \"\(product)\"; did you mean "
+                                         + sold.map { "\($0.0) (\($0.1))" }.joined(separator: " or ") + "?")
+        }
+    }
+
+    /// The grant threshold of a published root (`root/N.root.json`), after checking it is self-signed and that `key` is
+    /// one of its grant keys (a code signed by another key would open nothing).
+    static func grantThreshold(root url: URL, key: Ed25519PrivateKey) throws -> Int {
+        let root: RootDocument
+        do {
+            let data = try SizeCaps.read(url, cap: SizeCaps.root)
+            root = try VerificationFailure.about(url, .root) { try RootChain().selfSigned(SignedDocument.envelope(data, what: "root")) }
+        } catch let f as VerificationFailure {
+            throw CommandLineError(f)
+        }
+        guard let role = root.roles[RootDocument.Role.grant] else { throw CommandLineError.failure("\(url.path): root version \(root.version) has no grant role") }
+        guard role.keyids.contains(key.publicKey.keyID) else {
+            throw CommandLineError.failure("the grant key (key id \(key.publicKey.keyID)) is not one of root version \(root.version)'s grant keys")
+        }
+        return role.threshold
+    }
+
+    /// Writes the envelope (--out) and the QR code (--qr), each atomically; when the second fails the first is removed,
+    /// so a failed run leaves no file behind.
+    static func writeFiles(out: (String, Data)?, qr: (String, Data)?) throws {
+        var written: [URL] = []
+        do {
+            for (path, data) in [out, qr].compactMap({ $0 }) {
+                let url = URL(fileURLWithPath: path)
+                try AtomicFile.write(data, to: url)
+                written.append(url)
+            }
+        } catch {
+            for url in written { try? FileManager.default.removeItem(at: url) }
+            throw CommandLineError.io("\(error)")
+        }
+    }
+}
