@@ -59,6 +59,8 @@ public final class Publisher {
         /// Where each archive entry's bytes come from, and what those files were when hashed.
         var sources: [String: URL]
         var identities: [String: FileIdentity]
+        /// For a re-release from the ledger's store: where each entry's bytes start inside its source (a kept archive).
+        var offsets: [String: UInt64] = [:]
         /// Lint still running beside the archive write (`sign`); `publish` waits for it before anything is visible.
         var pendingLint: LintRun?
         public var totalBytes: UInt64 { manifest.archiveEntries.reduce(0) { $0 + $1.file.size } }
@@ -205,7 +207,7 @@ public final class Publisher {
     }
 
     /// The signing keys must be the ones the current root lists for their roles, or clients would refuse the tree.
-    private func checkKeys() throws {
+    func checkKeys() throws {
         guard let root = try RootStore(state: options.state).latest()?.document else {
             throw PublishError.trust("no root in \(options.state.path)/root; run `packtool root init` first")
         }
@@ -218,6 +220,9 @@ public final class Publisher {
         try checkOutsidePack()
         return try publishChecked(plan)
     }
+
+    /// `publish` of a plan made from the ledger (a re-release): no pack folder is involved.
+    func publishExisting(_ plan: Plan) throws -> Result { try publishChecked(plan) }
 
     /// `publish` once the output and state are known to lie outside the pack (`sign` checks that before hashing).
     private func publishChecked(_ plan: Plan) throws -> Result {
@@ -276,7 +281,7 @@ public final class Publisher {
                 }
             } else {
                 let hasher = SHA256()
-                try writer.add(path, from: plan.sources[path]!, size: file.size) { chunk in
+                try writer.add(path, from: plan.sources[path]!, offset: plan.offsets[path] ?? 0, size: file.size) { chunk in
                     hasher.update(chunk)
                     done += UInt64(chunk.count)
                     self.options.progress?(done, total)

@@ -14,6 +14,7 @@ enum RenewCommand: Command {
     static let help = """
         usage: packtool renew --index-key INDEX.pem... --publish DEST|s3://BUCKET/PREFIX [--state DIR]
                               [--index-days 7] [--warn-days 30] [--force] [--format text|json]
+                              [--manifest-key MANIFEST.pem... [--manifest-days 365]]
                               [--endpoint URL] [--region R] [--profile NAME] [--path-style | --virtual-hosted] [--timeout S]
 
         Reads DEST/index.json, checks it is this catalogue's (signed by the index role of a root in DEST/root/ or
@@ -23,7 +24,9 @@ enum RenewCommand: Command {
         The index is replaced by compare-and-swap (a lock and compare on a folder, If-Match on S3/R2/SeaweedFS): a
         release published meanwhile is kept and built upon, never lost. Rerunning within the hour changes nothing
         unless something new is to be published (or --force).
-        Manifests expiring within --warn-days are reported: re-release them with `packtool sign PACK --version N+1`.
+        Manifests expiring within --warn-days are reported: re-release them with `packtool sign PACK --version N+1`,
+        or give --manifest-key (with --state): each is then re-released first as version N+1 with the same content
+        and a fresh expiry, from the ledger's store (no pack folder needed; manifests are never re-signed in place).
 
         Example (weekly, from cron; the key is the only secret needed):
           packtool renew --index-key /etc/packtool/index.pem --publish s3://packs/royal-mile --endpoint https://ACCOUNT.r2.cloudflarestorage.com
@@ -34,7 +37,8 @@ enum RenewCommand: Command {
         """
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, options: Set(["--state", "--index-key", "--publish", "--index-days", "--warn-days", "--format"] + ObjectStoreFlags.options + ["--timeout"]),
+        let a = try Arguments(args, options: Set(["--state", "--index-key", "--publish", "--index-days", "--warn-days", "--format", "--manifest-key", "--manifest-days"]
+                                                  + ObjectStoreFlags.options + ObjectStoreFlags.uploadOptions),
                               flags: Set(["--force"] + ObjectStoreFlags.flags), aliases: ["--tree": "--publish"])
         guard a.positionals.isEmpty else { throw CommandLineError.usage("renew takes no positional arguments (give the tree with --publish)") }
         let keyPaths = a.values("--index-key")
@@ -46,8 +50,14 @@ enum RenewCommand: Command {
         options.indexLifetime = try a.number("--index-days", default: 7) * 86_400
         options.manifestWarning = try a.number("--warn-days", default: 30) * 86_400
         options.force = a.flag("--force")
+        var rereleased: [String] = []
         let report: Renewal.Report
-        do { report = try Renewal(options: options).run() } catch let e as PublishError {
+        do {
+            if !a.values("--manifest-key").isEmpty {
+                rereleased = try rerelease(Renewal(options: options).expiringManifests(), a)
+            }
+            report = try Renewal(options: options).run()
+        } catch let e as PublishError {
             switch e {
             case .io(let m), .objectStore(let m): throw CommandLineError.io(m + "; the index was not changed")
             default: throw CommandLineError.failure(e.description + "; the index was not changed")
@@ -55,17 +65,18 @@ enum RenewCommand: Command {
         }
         if json {
             struct Out: Encodable {
+                var rereleased: [String]
                 var tree: String, renewed: Bool, indexVersion: Int, expires: String, attempts: Int
                 var rootsPublished: [Int], revocationsPublished: Int?
                 var expiringManifests: [[String: String]]
             }
-            let out = Out(tree: tree.location, renewed: report.renewed, indexVersion: report.index.version, expires: report.index.expires, attempts: report.attempts,
+            let out = Out(rereleased: rereleased, tree: tree.location, renewed: report.renewed, indexVersion: report.index.version, expires: report.index.expires, attempts: report.attempts,
                           rootsPublished: report.rootsPublished, revocationsPublished: report.revocationsPublished,
                           expiringManifests: report.expiringManifests.map { ["pack": $0.pack, "version": String($0.version), "expires": $0.expires] })
             Output.out(String(decoding: try OutputFormat.encoder.encode(out), as: UTF8.self) + "\n")
             return 0
         }
-        var text = ""
+        var text = rereleased.map { "re-released \($0)\n" }.joined()
         for version in report.rootsPublished { text += "published \(tree.describe(PublishLayout.root(version: version)))\n" }
         if let v = report.revocationsPublished { text += "published \(tree.describe(PublishLayout.revocations(version: v)))\n" }
         if report.renewed {
@@ -79,6 +90,35 @@ enum RenewCommand: Command {
             Output.err("warning: \(m.pack) version \(m.version)'s manifest expires at \(m.expires); re-release it before then: packtool sign PACKDIR --state DIR --manifest-key MANIFEST.pem --index-key INDEX.pem --version \(m.version + 1) --publish \(tree.location)\n")
         }
         return 0
+    }
+}
+
+extension RenewCommand {
+    /// Re-releases each expiring manifest's pack as the next version from the state's ledger (`Publisher.rerelease`),
+    /// into the folder, or for a bucket into the state's upload folder and then uploaded as `sign --publish` does.
+    static func rerelease(_ expiring: [(pack: String, version: Int, expires: String)], _ a: Arguments) throws -> [String] {
+        guard !expiring.isEmpty else { return [] }
+        guard let state = a.value("--state") else {
+            throw CommandLineError.usage("--manifest-key re-releases from the state's ledger: give --state DIR")
+        }
+        let destination = try a.required("--publish")
+        let store = try ObjectStoreFlags.destination(destination, state: state, a)
+        var options = Publisher.Options(pack: URL(fileURLWithPath: state), state: URL(fileURLWithPath: state), output: store?.2 ?? URL(fileURLWithPath: destination),
+                                        manifestKeys: try SigningKeys.privateKeys(a.values("--manifest-key"), role: RootDocument.Role.manifest),
+                                        indexKeys: try SigningKeys.privateKeys(a.values("--index-key"), role: RootDocument.Role.index))
+        options.manifestLifetime = try a.number("--manifest-days", default: 365) * 86_400
+        options.indexLifetime = try a.number("--index-days", default: 7) * 86_400
+        var done: [String] = []
+        for manifest in expiring {
+            let result = try Publisher(options: options).rerelease(pack: manifest.pack)
+            if let (location, settings, folder) = store {
+                guard try UploadCommand.upload(tree: folder, to: location, settings: settings, arguments: a, quiet: true, releasing: manifest.pack) == 0 else {
+                    throw CommandLineError.io("\(location): the re-release of \(manifest.pack) did not upload; rerun renew")
+                }
+            }
+            done.append("\(manifest.pack) version \(manifest.version) (expires \(manifest.expires)) as version \(result.plan.manifest.version), expires \(result.plan.manifest.expires)")
+        }
+        return done
     }
 }
 

@@ -127,9 +127,17 @@ public struct Renewal {
         return (IndexDocument.Revocations(version: version, path: path, size: UInt64(bytes.count), sha256: SHA256.hexHash(Array(bytes))), bytes)
     }
 
+    /// The published index's manifests that expire within the warning window, before anything is renewed (what
+    /// `renew --manifest-key` re-releases first).
+    public func expiringManifests() throws -> [(pack: String, version: Int, expires: String)] {
+        let roots = try CatalogueRoots.load(state: options.state, tree: options.tree)
+        guard let current = try IndexCommit(tree: options.tree, roots: roots, keys: []).current() else { return [] }
+        return try expiringManifests(current.document, roots: roots, now: options.now())
+    }
+
     /// Manifests the index names that expire within the warning window (read from the tree, small files; the
     /// archive is never read).
-    func expiringManifests(_ index: IndexDocument, roots: CatalogueRoots, now: Date) throws -> [(pack: String, version: Int, expires: String)] {
+    public func expiringManifests(_ index: IndexDocument, roots: CatalogueRoots, now: Date) throws -> [(pack: String, version: Int, expires: String)] {
         var found: [(pack: String, version: Int, expires: String)] = []
         for (pack, entry) in index.packs.sorted(by: { $0.key < $1.key }) {
             guard let bytes = try options.tree.read(entry.manifest.path, cap: Int(entry.manifest.size)),
