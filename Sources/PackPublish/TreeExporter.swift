@@ -136,25 +136,24 @@ public struct TreeExporter {
         return count
     }
 
-    /// Signs and writes a fresh index listing every pack's newest release, recording it in the ledger before it is
-    /// renamed into place (and taking the record back if that fails).
+    /// Signs and writes a fresh index listing every pack's newest release, through the same compare-and-swap as every
+    /// other index write (the folder was empty, so another writer's index appearing meanwhile is refused, not
+    /// replaced), recording it in the ledger just before the swap (and taking the record back if the swap fails).
     private func writeIndex(ledger: Ledger, rootVersion: Int, tracking created: inout CreatedPaths) throws -> Int {
-        let version = try ledger.nextIndexVersion()
-        let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
-        let index = IndexDocument(version: version, created: Timestamp.format(now), expires: Timestamp.format(now.addingTimeInterval(options.indexLifetime)),
-                                  rootVersion: rootVersion, packs: try ledger.indexEntries())
-        let bytes = try DSSEEnvelope(signing: CanonicalJSON.encode(index), as: PayloadType.index, with: options.indexKeys).jsonData()
-        let temporary = options.output.appendingPathComponent(".index.json.tmp")
-        created.file(temporary)
-        try AtomicFile.write(bytes, to: temporary)
-        try ledger.recordIndex(version: version, created: index.created, sha256: SHA256.hexHash([UInt8](bytes)))
-        let target = options.output.appendingPathComponent(PublishLayout.index)
-        created.file(target)
-        guard rename(temporary.path, target.path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            try? ledger.removeIndex(version: version)
-            throw PublishError.io("\(target.path): \(reason)")
-        }
-        return version
+        let tree = FolderTree(folder: options.output)
+        let commit = IndexCommit(tree: tree, roots: try CatalogueRoots.load(state: options.state, tree: tree), keys: options.indexKeys)
+        let lifetime = options.indexLifetime
+        created.file(options.output.appendingPathComponent(PublishLayout.index))
+        let outcome = try commit.commit({ current in
+            guard current == nil else { throw PublishError.io("\(tree.describe(PublishLayout.index)) appeared while exporting; nothing was exported") }
+            let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+            return IndexDocument(version: try ledger.nextIndexVersion(), created: Timestamp.format(now), expires: Timestamp.format(now.addingTimeInterval(lifetime)),
+                                 rootVersion: rootVersion, packs: try ledger.indexEntries())
+        }, record: { index, bytes in
+            try ledger.recordIndex(version: index.version, created: index.created, sha256: SHA256.hexHash([UInt8](bytes)))
+            return { try? ledger.removeIndex(version: index.version) }
+        })
+        guard case .written(let index, _, _) = outcome else { throw PublishError.io("\(tree.describe(PublishLayout.index)): not written") }
+        return index.version
     }
 }
