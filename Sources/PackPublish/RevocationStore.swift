@@ -27,6 +27,11 @@ public struct RevocationStore {
         public var url: URL
         public var bytes: Data
         public var document: RevocationsDocument
+
+        /// How an index binds this list (what `renew` writes into `IndexDocument.revocations`).
+        public var binding: IndexDocument.Revocations {
+            .init(version: version, path: PublishLayout.revocations(version: version), size: UInt64(bytes.count), sha256: SHA256.hexHash(Array(bytes)))
+        }
     }
 
     /// What `revoke` did.

@@ -93,7 +93,7 @@ final class TreeVerifierRevocationsTests: XCTestCase {
         try (bytes ?? list.bytes).write(to: f.out.appendingPathComponent(path))
         let now = Date()
         let index = IndexDocument(version: 1, created: Timestamp.format(now), expires: Timestamp.format(now.addingTimeInterval(86_400)), rootVersion: 1, packs: [:],
-                                  revocations: binding ?? .init(version: list.version, path: path, size: UInt64(list.bytes.count), sha256: SHA256.hexHash(Array(list.bytes))))
+                                  revocations: binding ?? list.binding)
         try DSSEEnvelope(signing: CanonicalJSON.encode(index), as: PayloadType.index, with: [try f.key("index")]).jsonData()
             .write(to: f.out.appendingPathComponent(PublishLayout.index))
     }

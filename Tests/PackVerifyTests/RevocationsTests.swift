@@ -76,6 +76,16 @@ final class RevocationsTests: XCTestCase {
         XCTAssertEqual(other.code, "access-code")
     }
 
+    /// `PackClient`, which the C ABI's `packverify_update` and `packverify_access` call, takes the same paths.
+    func testPackClientUpdatesAndDecidesWithTheList() throws {
+        try publish(list: try list(version: 1, ids: [lost]), version: 1, indexVersion: 1)
+        let client = PackClient(state: f.state)
+        XCTAssertEqual(try client.update(pack: "test-pack", into: f.into, from: FileFetcher(base: tree)).method, "up to date")
+        let d = try client.decideAccess(pack: "test-pack", into: f.into, request: .init(scene: "01-a", codes: [try code(lost)]))
+        XCTAssertFalse(d.allowed)
+        XCTAssertTrue(d.reason.contains("was revoked: lost at the museum desk"), d.reason)
+    }
+
     func testTheAppsOwnRevokedCodesStillApplyBesideTheList() throws {
         try publish(list: try list(version: 1, ids: [lost]), version: 1, indexVersion: 1)
         _ = try update()
