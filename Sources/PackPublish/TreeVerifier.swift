@@ -44,6 +44,7 @@ public struct TreeVerifier {
         try checkExpiry(index.expires, what: "index version \(index.version)")
         try RootReached(trusted: root.version).evaluate(indexRootVersion: index.rootVersion, reached: "the tree").require()
         lines.append("index: version \(index.version), \(index.packs.count) pack(s), expires \(index.expires)")
+        if let binding = index.revocations { lines.append(try verifyRevocations(binding, in: out, root: root)) }
         for (pack, entry) in index.packs.sorted(by: { $0.key < $1.key }) {
             let manifestURL = out.appendingPathComponent(entry.manifest.path)
             let manifestData = try checkedFile(manifestURL, size: entry.manifest.size, sha256: entry.manifest.sha256, what: "manifest of \(pack)")
@@ -58,6 +59,26 @@ public struct TreeVerifier {
             lines.append("\(pack): version \(manifest.version), \(manifest.scenes.count) scenes, \(files) files verified, \(deltas) deltas verified, manifest expires \(manifest.expires)")
         }
         return lines
+    }
+
+    /// The revocation list the index binds: at its layout path, the bound size and SHA-256, signed by a threshold of
+    /// the grant role as a revocation list, and of the bound version.
+    func verifyRevocations(_ binding: IndexDocument.Revocations, in out: URL, root: RootDocument) throws -> String {
+        let expected = PublishLayout.revocations(version: binding.version)
+        guard binding.path == expected else {
+            throw VerificationFailure(.indexPath, "the index places revocation list version \(binding.version) at \"\(binding.path)\", not at \(expected)")
+        }
+        guard binding.size <= SizeCaps.revocations else {
+            throw VerificationFailure(.size, "the index binds a revocation list of \(binding.size) bytes, over the \(SizeCaps.revocations)-byte cap")
+        }
+        let url = out.appendingPathComponent(expected)
+        if FileSystem.exists(url.path), !FileSystem.isRegularFile(url.path) { throw VerificationFailure(.notAFile, "\(url.path) is not a regular file") }
+        let data = try checkedFile(url, size: binding.size, sha256: binding.sha256, what: "revocation list")
+        let list = try documents.open(data, as: RevocationsDocument.self, type: PayloadType.revocations, role: RootDocument.Role.grant, root: root, what: "revocation list")
+        guard list.version == binding.version else {
+            throw VerificationFailure(.mixAndMatch, "\(url.path) is revocation list version \(list.version), the index binds version \(binding.version)")
+        }
+        return "revocations: version \(list.version), \(list.revoked.count) code(s) revoked, signed by the grant role"
     }
 
     /// Verifies a manifest envelope: type, threshold of the manifest role, expiry. Returns the manifest.

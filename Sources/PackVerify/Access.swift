@@ -40,7 +40,8 @@ public struct AccessRequest: Codable, Sendable {
     public var purchases: [Purchase]
     /// Access codes as printed: long (`PTG1.…`) or short (`CompactGrant`, any case, separators ignored).
     public var codes: [String]
-    /// Grant ids the publisher revoked.
+    /// Grant ids the publisher revoked, as the app learnt them. Kept for apps written before the signed revocation
+    /// list; decisions on an installed pack also apply the list the updater accepted (`ClientState.revocations`).
     public var revokedCodes: [String]
     /// The app's identifier for this device (e.g. identifierForVendor). Codes are bearer tokens unless issued with a
     /// device claim (`packtool grant issue --device`); such a code opens only when this matches its claim.
@@ -93,10 +94,14 @@ public struct AccessDecider {
     public let root: RootDocument
     /// Checks short codes' signatures (long codes go through `SignedDocument`, which uses the same default).
     public let verifier: any SignatureVerifier
+    /// The revocation list the client accepted (`ClientState.revocations`), applied with the request's `revokedCodes`.
+    public let revocations: RevocationsDocument?
 
-    public init(policy: PackDocument.Access, root: RootDocument, verifier: any SignatureVerifier = PackCryptoSignatureVerifier()) {
+    public init(policy: PackDocument.Access, root: RootDocument, revocations: RevocationsDocument? = nil,
+                verifier: any SignatureVerifier = PackCryptoSignatureVerifier()) {
         self.policy = policy
         self.root = root
+        self.revocations = revocations
         self.verifier = verifier
     }
 
@@ -200,6 +205,7 @@ public struct AccessDecider {
         let opened = open(code, device: device)
         guard case .valid(let grant) = opened else { return opened }
         let name = "access code \(grant.id.prefix(8))"
+        if let reason = revocations?.reason(for: grant.id) { return .invalid("\(name) was revoked: \(reason)") }
         if revoked.contains(grant.id) { return .invalid("\(name) was revoked") }
         if products.isDisjoint(with: grant.products) { return .invalid("\(name) is for \(grant.products.sorted().joined(separator: ", ")), not this pack") }
         // A code with a device claim opens on that device only (a code without one is a bearer token).

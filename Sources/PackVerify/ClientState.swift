@@ -34,6 +34,9 @@ public struct ClientState: Codable, Equatable, Sendable {
     /// SHA-256 of the root file first pinned (or last re-pinned): pinning it again is a no-op. Nil in states written
     /// before it was recorded.
     public var pinnedRootSHA256: String?
+    /// The newest revocation list accepted (grant role, bound by an accepted index): access decisions refuse the codes
+    /// it names, with their reasons. Nil before the first one (and in older state files).
+    public var revocations: RevocationsDocument?
 
     public init(rootEnvelope: String, root: RootDocument) {
         self.rootEnvelope = rootEnvelope
@@ -44,7 +47,7 @@ public struct ClientState: Codable, Equatable, Sendable {
 
     /// The floors the rollback policy judges new documents against.
     public var floors: Rollback.Floors {
-        Rollback.Floors(root: root.version, index: indexVersion, manifests: manifestVersions, scenes: sceneVersions)
+        Rollback.Floors(root: root.version, index: indexVersion, manifests: manifestVersions, scenes: sceneVersions, revocations: revocations?.version ?? 0)
     }
 
     /// Remembers `manifest` as installed: its pack and scene versions become the highest seen. Never lowers one (an
@@ -84,6 +87,9 @@ public struct ClientState: Codable, Equatable, Sendable {
             indexVersion = 0
             acceptedIndex = nil
         }
+        // Codes the old grant keys signed no longer open under the new root, so their list is moot; and a list a
+        // stolen grant key signed at a huge version must not stay a floor the publisher's real lists cannot pass.
+        if Rollback.keysChanged(role: RootDocument.Role.grant, from: root, to: new) { revocations = nil }
         root = new
         rootEnvelope = envelope.base64EncodedString()
     }

@@ -39,6 +39,6 @@ public struct InstalledAccess {
         }
         let verdict = clock.observe(reading(), state: &client.clock)
         if lock != nil { try client.save(to: state) }
-        return AccessDecider(policy: manifest.access, root: client.root).decide(request, clock: verdict)
+        return AccessDecider(policy: manifest.access, root: client.root, revocations: client.revocations).decide(request, clock: verdict)
     }
 }

@@ -50,7 +50,7 @@ public struct PackClient {
     public func updateRoots(_ files: [URL]) throws -> RootDocument { try trust.update(roots: files) }
 
     /// Verifies and records a signed index.
-    public func accept(index: URL) throws -> IndexDocument { try trust.accept(index: index) }
+    public func accept(index: URL, revocations: URL? = nil) throws -> IndexDocument { try trust.accept(index: index, revocations: revocations) }
 
     /// Installs a pack archive (bound to `indexEntry`, or to the accepted index's entry when there is one).
     /// `progress` hears of each scene as it is verified and of the switch.

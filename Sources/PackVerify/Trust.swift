@@ -92,8 +92,15 @@ public struct Trust {
     }
 
     /// Verifies an index: index-role threshold, not expired (a mirror that stopped updating is frozen), version not
-    /// below the last seen, and no pack version below what is installed. Records it and confirms the clock.
-    public func accept(index file: URL) throws -> IndexDocument {
+    /// below the last seen, no pack version below what is installed, and no revocation list older than the one held.
+    /// Records it and confirms the clock.
+    ///
+    /// `revocations` is the revocation list the index binds, fetched beforehand (`Updater.plan` does, capped at the
+    /// bound size): when the index binds a newer list than the one held, it must match the binding's size and
+    /// SHA-256, be a revocation list signed by the grant role, and be the bound version; it is then stored with the
+    /// index, in the same save. Any refusal saves neither. Without it the held list stays (an index accepted this way
+    /// never lowers it).
+    public func accept(index file: URL, revocations listFile: URL? = nil) throws -> IndexDocument {
         let lock = try StateLock.acquire(state)
         defer { lock.release() }
         var client = try ClientState.load(from: state)
@@ -113,10 +120,48 @@ public struct Trust {
         try ClockSkew(now: verdict.now).evaluate(signed: created.timeIntervalSince1970, what: "\(file.path): the index's creation time").require()
         try Expiry(now: verdict.now).evaluate(expires: index.expires, what: "the index", hint: "; the mirror may be frozen").require()
         try Rollback(floors: client.floors).evaluate(index: .init(version: index.version, packs: index.packs.mapValues(\.version))).require()
+        if let binding = index.revocations {
+            try Rollback(floors: client.floors).evaluate(revocations: binding.version, what: "the index binds revocation list").require()
+            if let listFile, binding.version > client.floors.revocations {
+                client.revocations = try Self.revocations(listFile, binding: binding, root: client.root)
+            }
+        }
         client.indexVersion = index.version
         client.acceptedIndex = index.packs
         clock.confirmOnline(indexCreated: created.timeIntervalSince1970, reading: reading, state: &client.clock)
         try client.save(to: state)
         return index
+    }
+
+    /// The revocation list in `file`, checked against the index's `binding`: its place in the layout, size, SHA-256,
+    /// payload type, the grant role's threshold under `root`, and version.
+    static func revocations(_ file: URL, binding: IndexDocument.Revocations, root: RootDocument) throws -> RevocationsDocument {
+        try checkLayout(binding)
+        guard binding.size <= SizeCaps.revocations else {
+            throw VerificationFailure(.size, "the index binds a revocation list of \(binding.size) bytes, over the \(SizeCaps.revocations)-byte cap")
+        }
+        let data = try SizeCaps.read(file, cap: binding.size)
+        guard UInt64(data.count) == binding.size else {
+            throw VerificationFailure(.size, "\(file.path): the revocation list is \(data.count) bytes, the index binds \(binding.size)")
+        }
+        guard SHA256.hexHash(Array(data)) == binding.sha256 else {
+            throw VerificationFailure(.hash, "\(file.path): the revocation list does not match the index's SHA-256")
+        }
+        let list = try VerificationFailure.about(file, .document) {
+            try SignedDocument().open(data, as: RevocationsDocument.self, type: PayloadType.revocations, role: RootDocument.Role.grant, root: root,
+                                      what: "revocation list")
+        }
+        guard list.version == binding.version else {
+            throw VerificationFailure(.mixAndMatch, "\(file.path) is revocation list version \(list.version), the index binds version \(binding.version)")
+        }
+        return list
+    }
+
+    /// The index trusts a list's hash, not its path: it must be where the published layout puts that version.
+    static func checkLayout(_ binding: IndexDocument.Revocations) throws {
+        let expected = PublishLayout.revocations(version: binding.version)
+        guard binding.version >= 1, binding.path == expected else {
+            throw VerificationFailure(.indexPath, "the index places revocation list version \(binding.version) at \"\(binding.path)\", not at \(expected) where the published layout puts it")
+        }
     }
 }

@@ -70,10 +70,11 @@ public struct Updater {
         try followRoots(downloads: downloads)
         let indexFile = downloads.appendingPathComponent("index.json")
         try fetcher.fetch(PublishLayout.index, to: indexFile, maxBytes: SizeCaps.index) { progress?("index.json", $0) }
+        let revocationsFile = try fetchRevocations(boundBy: indexFile, downloads: downloads)
         var trust = Trust(state: state)
         trust.clock = installer.clock
         trust.reading = installer.reading
-        let index = try trust.accept(index: indexFile)
+        let index = try trust.accept(index: indexFile, revocations: revocationsFile)
         guard let entry = index.packs[pack] else { throw VerificationFailure(.missing, "the index does not list \(pack)") }
         try Self.checkLayout(entry, pack: pack)
         let installed = try? DeltaApplier(installer: installer).installedManifest(into: into, pack: pack)
@@ -254,6 +255,24 @@ public struct Updater {
         trust.clock = installer.clock
         trust.reading = installer.reading
         try trust.update(roots: files)
+    }
+
+    /// The revocation list the downloaded index binds, downloaded when it is newer than the one the client holds
+    /// (nil otherwise). The index is read unverified here only to know what to fetch — its path must be the layout's,
+    /// and no more than the bound size (itself capped) is accepted; `Trust.accept(index:revocations:)` then verifies
+    /// the index and checks the list against it under the state lock, so nothing is trusted before that.
+    private func fetchRevocations(boundBy indexFile: URL, downloads: URL) throws -> URL? {
+        guard let data = try? SizeCaps.read(indexFile, cap: SizeCaps.index),
+              let unverified = try? SignedDocument.decode(IndexDocument.self, from: SignedDocument.envelope(data, what: "index").payloadBytes(), what: "index"),
+              let binding = unverified.revocations,
+              binding.version > (try ClientState.load(from: state).revocations?.version ?? 0) else { return nil }
+        try Trust.checkLayout(binding)
+        guard binding.size <= SizeCaps.revocations else {
+            throw VerificationFailure(.size, "the index binds a revocation list of \(binding.size) bytes, over the \(SizeCaps.revocations)-byte cap")
+        }
+        let file = downloads.appendingPathComponent("revocations.json")
+        try fetcher.fetch(binding.path, to: file, maxBytes: binding.size) { progress?("revocations", $0) }
+        return file
     }
 
     /// The index names where its manifest and archive lie; they must be where the published layout (DESIGN.md §5)

@@ -5,6 +5,7 @@ import Foundation
 #endif
 import PackCrypto
 import PackModel
+import PackPublish
 import PackQR
 import PackSigning
 import PackVerify
@@ -13,7 +14,7 @@ import PackVerify
 extension GrantCommand {
     static func issue(_ args: [String]) throws -> Int32 {
         let a = try Arguments(args, options: ["--grant-key", "--products", "--not-before", "--not-after", "--device", "--note", "--out", "--format",
-                                              "--pack", "--root", "--qr"],
+                                              "--pack", "--root", "--qr", "--state"],
                               flags: [], aliases: ["--key": "--grant-key"])
         guard a.positionals == ["issue"] else { throw CommandLineError.usage("expected `grant issue`") }
         let format = a.value("--format") ?? "auto"
@@ -33,7 +34,12 @@ extension GrantCommand {
         if let device, device.isEmpty || device.utf8.count > 256 || device.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
             throw CommandLineError.usage("--device must be the app's device identifier (1 to 256 printable characters)")
         }
-        let threshold = try a.value("--root").map { try grantThreshold(root: URL(fileURLWithPath: $0), key: key) }
+        // The root that decides the grant threshold: --root, else the state's newest.
+        var rootFile = a.value("--root").map { URL(fileURLWithPath: $0) }
+        if rootFile == nil, let state = a.value("--state"), let latest = try? RootStore(state: URL(fileURLWithPath: state)).latest() {
+            rootFile = URL(fileURLWithPath: state).appendingPathComponent(PublishLayout.root(version: latest.version))
+        }
+        let threshold = try rootFile.map { try grantThreshold(root: $0, key: key) }
 
         // The short form when the claims fit it, else the long one and why.
         var generator = SystemRandomNumberGenerator()
@@ -65,10 +71,11 @@ extension GrantCommand {
         // Everything is made in memory first, so a failure writes nothing.
         let qr: [UInt8]?
         do { qr = try a.value("--qr").map { _ in try QRCode(code).png(moduleSize: 8, quietZone: 4) } } catch { throw CommandLineError.io("--qr: \(error)") }
+        try GrantRevokeCommand.record(grant, code: code, state: a.value("--state"))
         try writeFiles(out: a.value("--out").map { ($0, try envelope.jsonData()) }, qr: a.value("--qr").flatMap { path in qr.map { (path, Data($0)) } })
         if let why { Output.err("note: printing the long code: \(why)\n") }
         if threshold == nil, compact != nil {
-            Output.err("note: the root was not checked (--root ROOT.json): a short code opens only where the root's grant threshold is 1\n")
+            Output.err("note: the root was not checked (--root ROOT.json or --state DIR): a short code opens only where the root's grant threshold is 1\n")
         }
         Output.out(code + "\n")
         Output.err("grant \(grant.id): \(products.joined(separator: ", ")) from \(grant.notBefore) until \(grant.notAfter)"

@@ -1,6 +1,8 @@
 """libpackverify through Python ctypes, as a non-Swift runtime uses it: JSON in, JSON out, every result freed with
 packverify_free. The pack is published with fresh keys by the built packtool."""
+import base64
 import ctypes
+import hashlib
 import json
 import os
 import shutil
@@ -166,6 +168,60 @@ class CABI(unittest.TestCase):
         repin = self.call("packverify_repin_root", {"state": state, "root": root})
         self.assertTrue(repin["ok"], repin)
         self.assertEqual(repin["rootVersion"], 1)
+
+    def test_a_revocation_list_the_index_binds_is_fetched_by_update_and_applied_by_access(self):
+        client = tempfile.mkdtemp(dir=self.work)
+        state, into = os.path.join(client, "state"), os.path.join(client, "install")
+        packtool, keys = os.path.join(self.build, "packtool"), os.path.join(self.work, "keys")
+        pub = os.path.join(client, "pub")
+        shutil.copytree(self.pub, pub)
+        today = datetime.now(timezone.utc).replace(hour=0, minute=0, second=0, microsecond=0)
+        window = [today.strftime("%Y-%m-%dT%H:%M:%SZ"), (today + timedelta(days=7)).strftime("%Y-%m-%dT%H:%M:%SZ")]
+        codes = [subprocess.run([packtool, "grant", "issue", "--key", f"{keys}/grant.pem", "--products", "uk.example.walks.trippass72",
+                                 "--not-before", window[0], "--not-after", window[1], "--state", pub], check=True, capture_output=True, text=True)
+                 for _ in range(2)]
+        lost_id = codes[0].stderr.split("grant ", 1)[1].split(":", 1)[0]
+        subprocess.run([packtool, "grant", "revoke", lost_id[:8], "--reason", "lost at the museum desk", "--state", pub, "--grant-key", f"{keys}/grant.pem"],
+                       check=True, capture_output=True)
+        # What renew will do: the list in the tree, bound by a re-signed index (here signed with the openssl CLI).
+        cdn = os.path.join(client, "cdn")
+        shutil.copytree(self.cdn, cdn)
+        os.makedirs(os.path.join(cdn, "revocations"))
+        shutil.copy(os.path.join(pub, "revocations", "1.json"), os.path.join(cdn, "revocations", "1.json"))
+        with open(os.path.join(cdn, "revocations", "1.json"), "rb") as f:
+            listed = f.read()
+        with open(os.path.join(cdn, "index.json")) as f:
+            index = json.loads(base64.b64decode(json.load(f)["payload"]))
+        index["version"] += 1
+        index["revocations"] = {"version": 1, "path": "revocations/1.json", "size": len(listed), "sha256": hashlib.sha256(listed).hexdigest()}
+        with open(os.path.join(cdn, "index.json"), "wb") as f:
+            f.write(self.sign(json.dumps(index, sort_keys=True, separators=(",", ":")).encode(), "application/vnd.packtool.index+json", f"{keys}/index.pem"))
+        self.assertTrue(self.call("packverify_pin_root", {"state": state, "root": os.path.join(self.pub, "root", "1.root.json")})["ok"])
+        updated = self.call("packverify_update", {"state": state, "into": into, "pack": "royal-mile", "from": "file://" + cdn})
+        self.assertTrue(updated["ok"], updated)
+
+        def access(code):
+            return self.call("packverify_access", {"state": state, "into": into, "pack": "royal-mile",
+                                                   "request": {"scene": "05-netherbow", "codes": [code]}})
+
+        refused = access(codes[0].stdout.strip())
+        self.assertFalse(refused["allowed"], refused)
+        self.assertIn(f"access code {lost_id[:8]} was revoked: lost at the museum desk", refused["reason"])
+        self.assertTrue(access(codes[1].stdout.strip())["allowed"], "another code still opens")
+
+    @staticmethod
+    def sign(payload, payload_type, key):
+        """A DSSE envelope over `payload`, signed with the Ed25519 PEM `key` through `openssl pkeyutl -rawin`."""
+        pae = b"DSSEv1 %d %s %d %s" % (len(payload_type), payload_type.encode(), len(payload), payload)
+        # OpenSSL 3.0 reads Ed25519 input for -rawin from a file only.
+        with tempfile.NamedTemporaryFile() as message:
+            message.write(pae)
+            message.flush()
+            sig = subprocess.run(["openssl", "pkeyutl", "-sign", "-rawin", "-inkey", key, "-in", message.name], check=True, capture_output=True).stdout
+        der = subprocess.run(["openssl", "pkey", "-in", key, "-pubout", "-outform", "DER"], check=True, capture_output=True).stdout
+        envelope = {"payloadType": payload_type, "payload": base64.b64encode(payload).decode(),
+                    "signatures": [{"keyid": hashlib.sha256(der[-32:]).hexdigest(), "sig": base64.b64encode(sig).decode()}]}
+        return json.dumps(envelope, sort_keys=True).encode()
 
     def test_bad_requests_are_errors(self):
         bad = self.call("packverify_install", {"state": "/nonexistent", "archive": "/nonexistent.tar", "into": "/tmp/x"})

@@ -11,12 +11,15 @@ public struct Rollback: Sendable {
         public var manifests: [String: Int]
         /// "pack/scene" → highest scene version installed.
         public var scenes: [String: Int]
+        /// Version of the revocation list held (0: none).
+        public var revocations: Int
 
-        public init(root: Int, index: Int, manifests: [String: Int], scenes: [String: Int]) {
+        public init(root: Int, index: Int, manifests: [String: Int], scenes: [String: Int], revocations: Int = 0) {
             self.root = root
             self.index = index
             self.manifests = manifests
             self.scenes = scenes
+            self.revocations = revocations
         }
     }
 
@@ -44,6 +47,12 @@ public struct Rollback: Sendable {
             }
         }
         return .meets
+    }
+
+    /// A revocation list, or an index's binding of one, may repeat the version held but never go below it: an older
+    /// list would bring revoked codes back.
+    public func evaluate(revocations version: Int, what: String = "revocation list") -> PolicyResult {
+        .check(version >= floors.revocations, .rollback, "\(what) version \(version) is older than version \(floors.revocations) already held")
     }
 
     /// A manifest may not be older than the pack's installed version, nor any of its scenes older than installed.

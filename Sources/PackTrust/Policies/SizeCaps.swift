@@ -18,6 +18,9 @@ public enum SizeCaps {
     public static let manifest: UInt64 = 16 << 20
     public static let deltaDocument: UInt64 = 16 << 20
     public static let clientState: UInt64 = 1 << 20
+    /// The revocation list (`revocations/N.json`): a hard cap, on top of the size the index binds. A few thousand
+    /// entries fit; the client state, which keeps the list, is capped at 1 MiB too.
+    public static let revocations: UInt64 = 512 << 10
 
     /// Reads a file only after checking it is a regular file within `cap` bytes.
     public static func read(_ url: URL, cap: UInt64) throws -> Data {

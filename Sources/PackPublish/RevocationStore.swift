@@ -1,0 +1,157 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import PackCrypto
+import PackModel
+import PackSigning
+import PackTrust
+
+/// The publisher's signed revocation lists, `<state>/revocations/N.json` — the same relative path each has in the
+/// published tree (`PublishLayout.revocations(version:)`). Each version is written once by `grant revoke`; `renew`
+/// copies the newest into the tree and binds it in the index (DESIGN.md §8.3).
+public struct RevocationStore {
+    public let state: URL
+
+    public init(state: URL) { self.state = state }
+
+    /// One stored list: its version, file, exact signed bytes and decoded payload.
+    public struct Stored: Sendable {
+        public var version: Int
+        public var url: URL
+        public var bytes: Data
+        public var document: RevocationsDocument
+
+        /// How an index binds this list (what `renew` writes into `IndexDocument.revocations`).
+        public var binding: IndexDocument.Revocations {
+            .init(version: version, path: PublishLayout.revocations(version: version), size: UInt64(bytes.count), sha256: SHA256.hexHash(Array(bytes)))
+        }
+    }
+
+    /// What `revoke` did.
+    public enum Outcome: Sendable {
+        /// A new list was signed and written.
+        case written(Stored, entry: RevocationsDocument.Entry)
+        /// The id was already on the newest list: nothing was written.
+        case alreadyRevoked(Stored, entry: RevocationsDocument.Entry)
+    }
+
+    /// The file of list `version` in the state.
+    public func url(version: Int) -> URL { state.appendingPathComponent(PublishLayout.revocations(version: version)) }
+
+    /// The versions of every stored list, ascending (names that are not `N.json` are ignored).
+    public func versions() throws -> [Int] {
+        try StateFolder.check(state.path)
+        let folder = url(version: 1).deletingLastPathComponent()
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        return names.compactMap { name -> Int? in
+            guard name.hasSuffix(".json"), let v = Int(name.dropLast(5)), v >= 1, "\(v).json" == name else { return nil }
+            return v
+        }.sorted()
+    }
+
+    /// The newest stored list, read back and decoded (its signature is the publisher's own and is not re-checked
+    /// here; `packtool verify` checks it in the tree). Nil before the first revocation.
+    public func latest() throws -> Stored? {
+        guard let version = try versions().last else { return nil }
+        let url = url(version: version)
+        do {
+            let bytes = try SizeCaps.read(url, cap: SizeCaps.revocations)
+            let envelope = try DSSEEnvelope.parse(bytes)
+            guard envelope.payloadType == PayloadType.revocations else { throw PublishError.io("\(url.path): not a revocation list (\(envelope.payloadType))") }
+            let document = try CanonicalJSON.decode(RevocationsDocument.self, from: envelope.payloadBytes(), what: "revocation list")
+            guard document.version == version else { throw PublishError.io("\(url.path) holds list version \(document.version)") }
+            return Stored(version: version, url: url, bytes: bytes, document: document)
+        } catch let e as PublishError {
+            throw e
+        } catch {
+            throw PublishError.io("\(url.path): cannot read this revocation list: \(error)")
+        }
+    }
+
+    /// Revokes `id`: signs the next list (every earlier entry kept, this one appended) with `keys`, which must hold
+    /// the grant role of the state's newest root, writes it once to `revocations/<N>.json` and records it in the
+    /// grant ledger — both or neither. An id already on the newest list writes nothing.
+    public func revoke(id: String, reason: String, keys: [Ed25519PrivateKey], ledger: GrantLedger, now: Date = Date()) throws -> Outcome {
+        try checkSigningKeys(keys)
+        // The ledger's write transaction also serialises two revokes racing for the same next version. A commit that
+        // fails after the file was linked takes the file away again.
+        var written: URL?
+        do {
+            return try ledger.transaction {
+                try revokeInTransaction(id: id, reason: reason, keys: keys, ledger: ledger, now: now, written: &written)
+            }
+        } catch {
+            if let written { unlink(written.path) }
+            throw error
+        }
+    }
+
+    private func revokeInTransaction(id: String, reason: String, keys: [Ed25519PrivateKey], ledger: GrantLedger, now: Date,
+                                     written: inout URL?) throws -> Outcome {
+        do {
+            let previous = try latest()
+            if let previous, let entry = previous.document.revoked.first(where: { $0.id == id }) {
+                return .alreadyRevoked(previous, entry: entry)
+            }
+            let version = (previous?.version ?? 0) + 1
+            let entry = RevocationsDocument.Entry(id: id, reason: reason, revoked: Timestamp.format(now))
+            let document = RevocationsDocument(version: version, created: entry.revoked, revoked: (previous?.document.revoked ?? []) + [entry])
+            let envelope = try DSSEEnvelope(signing: CanonicalJSON.encode(document), as: PayloadType.revocations, with: keys)
+            let bytes = try envelope.jsonData()
+            guard UInt64(bytes.count) <= SizeCaps.revocations else {
+                throw PublishError.trust("revocation list version \(version) would be \(bytes.count) bytes, over the \(SizeCaps.revocations)-byte cap clients accept")
+            }
+            let url = url(version: version)
+            try Self.writeOnce(bytes, to: url)
+            written = url
+            try ledger.recordRevocation(entry, listVersion: version)
+            return .written(Stored(version: version, url: url, bytes: bytes, document: document), entry: entry)
+        }
+    }
+
+    /// Refuses `keys` unless they hold the grant role of the state's newest root, enough of them for its threshold.
+    public func checkSigningKeys(_ keys: [Ed25519PrivateKey]) throws {
+        guard let root = try RootStore(state: state).latest()?.document else {
+            throw PublishError.trust("no root in \(state.path)/root; run `packtool root init` first")
+        }
+        try root.checkGrantKeys(keys)
+    }
+
+    /// Writes `data` to `url` only if nothing is there: a complete temporary file is linked to the name (which fails
+    /// rather than replace an existing file), so readers see the whole list or none, and any failure leaves nothing.
+    static func writeOnce(_ data: Data, to url: URL) throws {
+        let folder = url.deletingLastPathComponent()
+        do { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) } catch {
+            throw PublishError.io("\(folder.path): cannot create the folder")
+        }
+        guard !FileSystem.exists(url.path) else { throw PublishError.io("\(url.path) already exists; revocation lists are written once") }
+        let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).new-\(getpid())")
+        unlink(temporary.path)
+        do { try AtomicFile.write(data, to: temporary) } catch { throw PublishError.io("\(error)") }
+        defer { unlink(temporary.path) }
+        guard link(temporary.path, url.path) == 0 else {
+            let reason = errno == EEXIST ? "already exists; revocation lists are written once" : "cannot be written: \(FileSystem.reason())"
+            throw PublishError.io("\(url.path) \(reason)")
+        }
+    }
+}
+
+extension RootDocument {
+    /// The keys must hold this root's grant role, enough of them for its threshold, or clients would refuse the list.
+    func checkGrantKeys(_ keys: [Ed25519PrivateKey]) throws {
+        guard let spec = roles[Role.grant] else { throw PublishError.trust("root version \(version) has no grant role") }
+        for key in keys where !spec.keyids.contains(key.publicKey.keyID) {
+            throw PublishError.trust("key \(key.publicKey.keyID) is not a grant key in root version \(version)")
+        }
+        guard Set(keys.map(\.publicKey.keyID)).count >= spec.threshold else {
+            throw PublishError.trust("the grant role needs \(spec.threshold) distinct signing keys; \(keys.count) given")
+        }
+    }
+}

@@ -1,0 +1,166 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import PackCrypto
+import PackModel
+import PackPublish
+
+/// `packtool grant revoke` and `packtool grant list`: withdraw an access code through a signed revocation list, and
+/// show every code the state's grant ledger knows with its status. `GrantCommand` dispatches here.
+enum GrantRevokeCommand {
+    static let help = """
+
+        usage: packtool grant revoke ID --reason TEXT --state DIR --grant-key GRANT.pem... [--unknown-id]
+               packtool grant list --state DIR [--format text|json]
+
+        revoke signs the next revocation list (every code revoked before, plus ID with its reason) with the grant
+        role's key and writes it once to DIR/revocations/<N>.json; publish it with `packtool renew`, which copies the
+        newest list into the tree and binds it in the index. Apps that update refuse the code from then on, showing
+        the reason. ID is a grant id or the start of one in DIR's grant ledger (codes issued with --state are
+        recorded there); an id the ledger does not know (a code issued without --state) needs --unknown-id.
+        Revoking a revoked code again changes nothing.
+          packtool grant revoke 1a2b3c4d --reason "lost at the museum desk" --state pub --grant-key keys/grant.pem
+
+        list prints every grant in the ledger (id, products, window, device, note) with its status: active, not yet
+        valid, expired or revoked (with the reason), then revoked ids the ledger did not issue.
+          packtool grant list --state pub --format json
+
+        """
+
+    /// `grant revoke ID …`
+    static func revoke(_ args: [String]) throws -> Int32 {
+        let a = try Arguments(args, options: ["--reason", "--state", "--grant-key"], flags: ["--unknown-id"])
+        guard a.positionals.count == 1 else { throw CommandLineError.usage("expected `grant revoke ID` with one grant id") }
+        let text = a.positionals[0]
+        guard Self.isPlausibleID(text) else { throw CommandLineError.usage("\"\(text)\" is not a grant id (letters, digits, '-' and '_', up to 128)") }
+        let reason = String(try a.required("--reason").drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
+        guard !reason.isEmpty, reason.count <= 500, !reason.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) else {
+            throw CommandLineError.usage("--reason must be one line of 1 to 500 printable characters (it is shown to the visitor)")
+        }
+        let state = URL(fileURLWithPath: try a.required("--state"))
+        let keyPaths = a.values("--grant-key")
+        guard !keyPaths.isEmpty else { throw CommandLineError.usage("give the grant role's private key with --grant-key") }
+        let keys = try SigningKeys.privateKeys(keyPaths, role: RootDocument.Role.grant)
+        do {
+            let store = RevocationStore(state: state)
+            // Keys first: a refused key leaves the state folder without even an empty ledger.
+            try store.checkSigningKeys(keys)
+            let known = GrantLedger.exists(in: state) ? try GrantLedger(state: state).grant(matching: text) : nil
+            let id: String
+            if let grant = known {
+                id = grant.id
+            } else if let listed = try store.latest()?.document.revoked.first(where: { $0.id == text }) {
+                id = listed.id
+            } else if a.flag("--unknown-id") {
+                id = text
+            } else {
+                throw CommandLineError.failure("\(text) is not a grant id in \(state.path)'s grant ledger; codes issued without --state are not "
+                    + "recorded there: check the whole id (from the code or the app) and pass --unknown-id to revoke it anyway")
+            }
+            switch try store.revoke(id: id, reason: reason, keys: keys, ledger: try GrantLedger(state: state)) {
+            case .alreadyRevoked(let list, let entry):
+                Output.out("\(id) was already revoked (\(entry.revoked): \(Output.escapingControls(entry.reason))) in revocation list version \(list.version); nothing written\n")
+            case .written(let list, _):
+                Output.out("""
+                    revoked \(id): \(reason)
+                      revocation list version \(list.version) (\(list.document.revoked.count) code(s) revoked): \(list.url.path)
+                    next: publish it with `packtool renew --tree TREE --index-key INDEX.pem --state \(state.path)`; apps refuse the code once they update
+
+                    """)
+            }
+            return 0
+        } catch let e as PublishError {
+            if case .io(let message) = e { throw CommandLineError.io(message + "; nothing was revoked") }
+            throw CommandLineError.failure(e.description + "; nothing was revoked")
+        }
+    }
+
+    /// Records an issued grant in the state's grant ledger (`grant issue --state`), or says that it is not recorded.
+    static func record(_ grant: GrantDocument, code: String, state: String?) throws {
+        guard let state else {
+            Output.err("note: grant \(grant.id) is not recorded (no --state): `grant list` will not show it, and revoking it needs its whole id and --unknown-id\n")
+            return
+        }
+        do { try GrantLedger(state: URL(fileURLWithPath: state)).record(grant, code: code) } catch let e as PublishError {
+            throw CommandLineError.io(e.description + "; the code was not handed out")
+        }
+    }
+
+    /// `grant list …`
+    static func list(_ args: [String]) throws -> Int32 {
+        let a = try Arguments(args, options: ["--state", "--format"], flags: [])
+        guard a.positionals.isEmpty else { throw CommandLineError.usage("`grant list` takes no positional arguments") }
+        let format = a.value("--format") ?? "text"
+        guard format == "text" || format == "json" else { throw CommandLineError.usage("--format must be text or json") }
+        let state = URL(fileURLWithPath: try a.required("--state"))
+        guard GrantLedger.exists(in: state) || !((try? RevocationStore(state: state).versions()) ?? []).isEmpty else {
+            throw CommandLineError.io("\(state.path): no grant ledger (\(GrantLedger.fileName)) here; codes issued with --state are recorded in one")
+        }
+        let rows: [Row]
+        do {
+            let grants = try GrantLedger(state: state).grants()
+            let revoked = try RevocationStore(state: state).latest()?.document.revoked ?? []
+            rows = Self.rows(grants: grants, revoked: revoked, now: Date())
+        } catch let e as PublishError {
+            throw CommandLineError.io(e.description)
+        }
+        if format == "json" {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+            Output.out(String(decoding: try encoder.encode(rows), as: UTF8.self) + "\n")
+            return 0
+        }
+        if rows.isEmpty { Output.out("no grants recorded\n") }
+        for r in rows {
+            var line = "\(r.id)  \(r.status)\(r.reason.map { ": \($0)" } ?? "")"
+            if r.inLedger {
+                line += "\n    \(r.products?.joined(separator: ", ") ?? "")  [\(r.notBefore ?? ""), \(r.notAfter ?? ""))  \(r.device.map { "device \($0)" } ?? "any device")"
+                if let note = r.note, !note.isEmpty { line += "  note: \(note)" }
+            } else {
+                line += "\n    not in the grant ledger (issued without --state)"
+            }
+            Output.out(Output.escapingControls(line) + "\n")
+        }
+        return 0
+    }
+
+    /// One line of `grant list`, also its JSON form.
+    struct Row: Encodable {
+        var id: String
+        var status: String
+        var reason: String?
+        var revoked: String?
+        var inLedger: Bool
+        var products: [String]?
+        var notBefore: String?
+        var notAfter: String?
+        var device: String?
+        var note: String?
+    }
+
+    /// Every ledger grant with its status at `now` (revoked wins over the time window), then revoked ids not issued here.
+    static func rows(grants: [GrantLedger.Grant], revoked: [RevocationsDocument.Entry], now: Date) -> [Row] {
+        let byID = Dictionary(revoked.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        var rows = grants.map { g -> Row in
+            var status = "active"
+            if let entry = byID[g.id] {
+                status = "revoked"
+                return Row(id: g.id, status: status, reason: entry.reason, revoked: entry.revoked, inLedger: true, products: g.products,
+                           notBefore: g.notBefore, notAfter: g.notAfter, device: g.device, note: g.note)
+            }
+            if let from = Timestamp.parse(g.notBefore), now < from { status = "not yet valid" }
+            else if let to = Timestamp.parse(g.notAfter), now >= to { status = "expired" }
+            return Row(id: g.id, status: status, inLedger: true, products: g.products, notBefore: g.notBefore, notAfter: g.notAfter, device: g.device, note: g.note)
+        }
+        let known = Set(grants.map(\.id))
+        rows += revoked.filter { !known.contains($0.id) }.map { Row(id: $0.id, status: "revoked", reason: $0.reason, revoked: $0.revoked, inLedger: false) }
+        return rows
+    }
+
+    /// A grant id as `grant issue` makes them (32 hex digits) or as another tool might: a short plain token.
+    static func isPlausibleID(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.count <= 128 && text.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "-" || $0 == "_" }
+    }
+}
