@@ -339,6 +339,8 @@ public final class Publisher {
         let tree = FolderTree(folder: out)
         let commit = IndexCommit(tree: tree, roots: try CatalogueRoots.load(state: options.state, tree: tree), keys: options.indexKeys)
         let lifetime = options.indexLifetime
+        guard let latestRoot = roots.last?.document else { throw PublishError.trust("no root in \(options.state.path)/root; run `packtool root init` first") }
+        let revocations = try RevocationStore(state: options.state).latestVerified(root: latestRoot)
         let indexStarted = Date()
         var release: Ledger.Release?
         let outcome = try commit.commit({ current in
@@ -348,7 +350,19 @@ public final class Publisher {
             let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
             let ours = IndexDocument(version: try ledger.nextIndexVersion(), created: Timestamp.format(now), expires: Timestamp.format(now.addingTimeInterval(lifetime)),
                                      rootVersion: roots.last?.version ?? 1, packs: entries)
-            return try ours.merged(onto: current?.document, releasing: manifest.pack)
+            var next = try ours.merged(onto: current?.document, releasing: manifest.pack)
+            // The state's newest revocation list, if the tree's index does not bind it yet (written once, before the
+            // index that names it).
+            if let list = revocations, list.version > (next.revocations?.version ?? 0) {
+                let url = out.appendingPathComponent(list.binding.path)
+                if !FileSystem.exists(url.path) {
+                    try created.makeDirectory(url.deletingLastPathComponent())
+                    created.file(url)
+                }
+                _ = try tree.create(list.binding.path, bytes: list.bytes)
+                next.revocations = list.binding
+            }
+            return next
         }, record: { index, bytes in
             // Recorded just before the swap; taken back out if another writer's index wins the race (then rebuilt).
             release = try ledger.record(manifest: manifest, envelope: envelopeBytes, archiveSHA256: writer.archiveSHA256, archiveSize: Int64(writer.archiveSize),

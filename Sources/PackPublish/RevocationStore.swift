@@ -145,13 +145,21 @@ public struct RevocationStore {
 
 extension RootDocument {
     /// The keys must hold this root's grant role, enough of them for its threshold, or clients would refuse the list.
-    func checkGrantKeys(_ keys: [Ed25519PrivateKey]) throws {
-        guard let spec = roles[Role.grant] else { throw PublishError.trust("root version \(version) has no grant role") }
-        for key in keys where !spec.keyids.contains(key.publicKey.keyID) {
-            throw PublishError.trust("key \(key.publicKey.keyID) is not a grant key in root version \(version)")
+    func checkGrantKeys(_ keys: [Ed25519PrivateKey]) throws { try checkSigningKeys(role: Role.grant, keys) }
+}
+
+extension RevocationStore {
+    /// The newest stored list, checked as clients will check it — a revocations document signed by a threshold of
+    /// `root`'s grant keys — before any command publishes it (`renew`, `sign`, `export`). Nil before the first
+    /// revocation.
+    public func latestVerified(root: RootDocument) throws -> Stored? {
+        guard let stored = try latest() else { return nil }
+        do {
+            _ = try SignedDocument().open(stored.bytes, as: RevocationsDocument.self, type: PayloadType.revocations, role: RootDocument.Role.grant,
+                                          root: root, what: "revocation list")
+        } catch let failure as VerificationFailure {
+            throw PublishError.trust("\(stored.url.path) is not a revocation list clients would accept under root version \(root.version) (\(failure.message)); nothing was published")
         }
-        guard Set(keys.map(\.publicKey.keyID)).count >= spec.threshold else {
-            throw PublishError.trust("the grant role needs \(spec.threshold) distinct signing keys; \(keys.count) given")
-        }
+        return stored
     }
 }

@@ -147,8 +147,15 @@ public struct TreeExporter {
         let outcome = try commit.commit({ current in
             guard current == nil else { throw PublishError.io("\(tree.describe(PublishLayout.index)) appeared while exporting; nothing was exported") }
             let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+            // The state's newest revocation list goes with it (written before the index that binds it).
+            let list = try RevocationStore(state: options.state).latestVerified(root: commit.roots.latest!)
+            if let list {
+                try created.makeDirectory(options.output.appendingPathComponent(list.binding.path).deletingLastPathComponent())
+                created.file(options.output.appendingPathComponent(list.binding.path))
+                _ = try tree.create(list.binding.path, bytes: list.bytes)
+            }
             return IndexDocument(version: try ledger.nextIndexVersion(), created: Timestamp.format(now), expires: Timestamp.format(now.addingTimeInterval(lifetime)),
-                                 rootVersion: rootVersion, packs: try ledger.indexEntries())
+                                 rootVersion: rootVersion, packs: try ledger.indexEntries(), revocations: list?.binding)
         }, record: { index, bytes in
             try ledger.recordIndex(version: index.version, created: index.created, sha256: SHA256.hexHash([UInt8](bytes)))
             return { try? ledger.removeIndex(version: index.version) }

@@ -89,7 +89,7 @@ class Season:
 
     def issue(self, n, until_day):
         run = self.ok(n, "grant", "issue", "--grant-key", self.key("grant.pem"), "--products", CITY_PACK, "--not-before", day(n).strftime("%Y-%m-%d"),
-                      "--not-after", day(until_day).strftime("%Y-%m-%d"), "--state", self.state, "--note", "season test")
+                      "--not-after", day(until_day).strftime("%Y-%m-%d"), "--state", self.state, "--pack", self.pack, "--note", "season test")
         code = run.stdout.strip().splitlines()[-1]
         grant = re.search(r"grant ([0-9a-f]{8,})", run.stderr + run.stdout).group(1)
         return code, grant
@@ -140,6 +140,7 @@ class SeasonOfPublishing(unittest.TestCase):
         lost_code, lost = season.issue(0, 150)
         kept_code, _ = season.issue(0, 150)
         old_key_index = None
+        counts = {"updates": 0, "decisions": 0, "replays refused": 0, "revoked refusals": 0}
         for n in range(0, 121):
             if n and n % 30 == 0:
                 season.release(n)
@@ -167,10 +168,13 @@ class SeasonOfPublishing(unittest.TestCase):
                 self.assertEqual(run.returncode, 0, f"seed {SEED}: day {n}: {name}: update failed\n{run.stdout}\n{run.stderr}")
                 client.installed = True
                 client.updated_after = n
+                counts["updates"] += 1
                 kept = client.access(n, kept_code)
                 self.assertTrue(kept["allowed"], f"seed {SEED}: day {n}: {name}: a valid code was refused: {kept}")
                 lost_decision = client.access(n, lost_code)
+                counts["decisions"] += 2
                 if n >= 60:
+                    counts["revoked refusals"] += 1
                     self.assertFalse(lost_decision["allowed"], f"seed {SEED}: day {n}: {name}: the revoked code still opens: {lost_decision}")
                     self.assertIn("lost at the museum desk", lost_decision["reason"])
                 else:
@@ -184,7 +188,10 @@ class SeasonOfPublishing(unittest.TestCase):
                     refused = client.update(n, cdn=replay)
                     self.assertEqual(refused.returncode, 1, f"seed {SEED}: day {n}: {name}: an index signed by the retired key was not refused\n{refused.stderr}")
                     self.assertIn("threshold", refused.stderr)
+                    counts["replays refused"] += 1
         self.assertTrue(all(c.installed for c in clients.values()))
+        print(f"\n  seed {SEED}: {len(clients)} phones, " + ", ".join(f"{v} {k}" for k, v in counts.items()), end=" ")
+        self.assertTrue(counts["replays refused"] and counts["revoked refusals"], "the calendars reached past days 45 and 60")
         status = season.run(120, "status", "--state", season.state, "--tree", season.cdn, hour=2)
         self.assertEqual(status.returncode, 0, status.stdout + status.stderr)
         index = json.loads(subprocess.run(["python3", "-c", "import json,base64,sys; e=json.load(open(sys.argv[1])); print(base64.b64decode(e['payload']).decode())",

@@ -96,9 +96,7 @@ public struct CatalogueStatus {
         }
 
         // The revocation list.
-        let stateRevocations = state.flatMap { s in
-            ((try? FileSystem.list(s.appendingPathComponent("revocations").path)) ?? []).compactMap { $0.hasSuffix(".json") ? Int($0.dropLast(5)) : nil }.max()
-        }
+        let stateRevocations = try state.flatMap { try RevocationStore(state: $0).versions().last }
         if stateRevocations != nil || published?.revocations != nil {
             var row = Row(kind: "revocations", stateVersion: stateRevocations, publishedVersion: published?.revocations?.version)
             if let s = stateRevocations, tree != nil, (row.publishedVersion ?? 0) < s {

@@ -69,9 +69,9 @@ public struct Renewal {
         for root in roots.chain {
             if try tree.create(PublishLayout.root(version: root.document.version), bytes: root.bytes) { rootsPublished.append(root.document.version) }
         }
-        let revocations = try newestRevocations(root: latest)
+        let revocations = try options.state.flatMap { try RevocationStore(state: $0).latestVerified(root: latest) }
         var revocationsPublished: Int?
-        if let revocations, try tree.create(revocations.binding.path, bytes: revocations.bytes) { revocationsPublished = revocations.binding.version }
+        if let revocations, try tree.create(revocations.binding.path, bytes: revocations.bytes) { revocationsPublished = revocations.version }
 
         let ledger = try options.state.flatMap { state -> Ledger? in
             FileSystem.exists(state.appendingPathComponent(Ledger.fileName).path) ? try Ledger(state: state, createIfMissing: false) : nil
@@ -102,29 +102,6 @@ public struct Renewal {
         report.revocationsPublished = revocationsPublished
         report.expiringManifests = try expiringManifests(report.index, roots: roots, now: now)
         return report
-    }
-
-    /// The state's newest revocation list (`<state>/revocations/N.json`), checked as clients will check it: a
-    /// revocations document signed by the current root's grant role, of the version its name says.
-    func newestRevocations(root: RootDocument) throws -> (binding: IndexDocument.Revocations, bytes: Data)? {
-        guard let state = options.state else { return nil }
-        let folder = state.appendingPathComponent("revocations")
-        let versions = ((try? FileSystem.list(folder.path)) ?? []).compactMap { name -> Int? in
-            guard name.hasSuffix(".json"), let n = Int(name.dropLast(5)), n > 0 else { return nil }
-            return n
-        }
-        guard let version = versions.max() else { return nil }
-        let path = PublishLayout.revocations(version: version)
-        let url = state.appendingPathComponent(path)
-        let bytes: Data
-        do { bytes = try FileSystem.read(url.path, cap: Int(SizeCaps.root)) } catch { throw PublishError.io("\(url.path): \(error)") }
-        do {
-            let list = try SignedDocument().open(bytes, as: RevocationsDocument.self, type: PayloadType.revocations, role: RootDocument.Role.grant, root: root, what: "revocation list")
-            guard list.version == version else { throw VerificationFailure(.document, "it says version \(list.version)") }
-        } catch let failure as VerificationFailure {
-            throw PublishError.trust("\(url.path) is not a revocation list clients would accept (\(failure.message)); nothing was published")
-        }
-        return (IndexDocument.Revocations(version: version, path: path, size: UInt64(bytes.count), sha256: SHA256.hexHash(Array(bytes))), bytes)
     }
 
     /// The published index's manifests that expire within the warning window, before anything is renewed (what
