@@ -401,9 +401,10 @@ final class PublishCommandTests: XCTestCase {
     func testGrantCodesAreSignedTextThatVerifiesWithTheGrantKey() throws {
         let file = dir + "/grant.json"
         let r = try CLI.run(["grant", "issue", "--key", "\(keys)/grant.pem", "--products", "uk.example.walks.royalmile.citypack",
-                             "--not-before", "2026-06-01T00:00:00Z", "--not-after", "2026-06-08T00:00:00Z", "--note", "museum", "--out", file])
+                             "--not-before", "2026-06-01T00:00:00Z", "--not-after", "2026-06-08T00:00:00Z", "--note", "museum", "--out", file,
+                             "--format", "long"])
         XCTAssertEqual(r.status, 0, r.stderr)
-        XCTAssertTrue(r.stdout.hasPrefix("PTG1."))
+        XCTAssertTrue(r.stdout.hasPrefix("PTG1."), "--format long prints the long form (the short one is the default when it fits)")
         XCTAssertEqual(r.stdout.split(separator: "\n").count, 1, "one printable line")
         let inspect = try CLI.run(["inspect", file, "--key", "\(keys)/grant.pub"])
         XCTAssertEqual(inspect.status, 0, inspect.stdout)
