@@ -350,7 +350,7 @@ public final class Publisher {
             let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
             let ours = IndexDocument(version: try ledger.nextIndexVersion(), created: Timestamp.format(now), expires: Timestamp.format(now.addingTimeInterval(lifetime)),
                                      rootVersion: roots.last?.version ?? 1, packs: entries)
-            var next = try ours.merged(onto: current?.document, releasing: manifest.pack)
+            var next = try ours.merged(onto: current?.trusted, releasing: manifest.pack)
             // The state's newest revocation list, if the tree's index does not bind it yet (written once, before the
             // index that names it).
             if let list = revocations, list.version > (next.revocations?.version ?? 0) {

@@ -39,6 +39,18 @@ public struct IndexCommit {
         public var document: IndexDocument
         public var bytes: Data
         public var tag: String
+        /// Signed under an earlier root by index keys the newest root no longer lists (a rotation away from a stolen
+        /// key): its version still counts, but what it lists may be a thief's and is never signed again.
+        public var retired = false
+
+        /// What a writer may build on: the document, or for a retired index only its version.
+        public var trusted: IndexDocument {
+            guard retired else { return document }
+            var stub = document
+            stub.packs = [:]
+            stub.revocations = nil
+            return stub
+        }
     }
 
     /// What a commit did.
@@ -53,7 +65,12 @@ public struct IndexCommit {
     /// names is another party's, or damaged: refused, so it is never silently replaced.
     public func current() throws -> Current? {
         guard let (bytes, tag) = try tree.readIndex() else { return nil }
-        return Current(document: try verify(bytes), bytes: bytes, tag: tag)
+        var current = Current(document: try verify(bytes), bytes: bytes, tag: tag)
+        if let latest = roots.latest, current.document.rootVersion < latest.version {
+            current.retired = (try? SignedDocument().payload(of: SignedDocument.envelope(bytes, what: "index"), type: PayloadType.index,
+                                                              role: RootDocument.Role.index, root: latest)) == nil
+        }
+        return current
     }
 
     func verify(_ bytes: Data) throws -> IndexDocument {

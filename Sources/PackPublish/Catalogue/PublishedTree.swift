@@ -86,7 +86,11 @@ public struct FolderTree: PublishedTree {
 
     /// Reads a regular file (never a link, a FIFO or a device) of at most `cap` bytes.
     private func readChecked(_ url: URL, cap: Int) throws -> Data {
-        guard FileSystem.isRegularFile(url.path) else { throw PublishError.io("\(url.path): not a regular file") }
+        var info = stat()
+        guard lstat(url.path, &info) == 0 else { throw PublishError.io("\(url.path): cannot read it (\(FileSystem.reason()))") }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw PublishError.io("\(url.path) is \(FileSystem.kind(info.st_mode)), not a file: a published tree holds only files and folders")
+        }
         do { return try FileSystem.read(url.path, cap: cap) } catch { throw PublishError.io("\(url.path): \(error)") }
     }
 }

@@ -79,6 +79,16 @@ public struct Renewal {
         let outcome = try commit.commit({ current in
             guard let current else { throw PublishError.io("\(tree.describe(PublishLayout.index)) was removed while renewing") }
             var next = current.document
+            if current.retired {
+                // Signed by an index key the newest root retired (perhaps stolen): what it lists is not signed again.
+                // The releases come from the ledger instead, so this needs the state.
+                guard let ledger else {
+                    throw PublishError.trust("\(tree.describe(PublishLayout.index)) is signed by an index key that root version \(latest.version) no longer trusts, "
+                        + "so what it lists may not be yours: renew with --state DIR, which rebuilds the index from the ledger's releases")
+                }
+                next = current.trusted
+                next.packs = try ledger.indexEntries()
+            }
             if let revocations, revocations.binding.version > (next.revocations?.version ?? 0) { next.revocations = revocations.binding }
             next.rootVersion = max(next.rootVersion, latest.version)
             let fresh = Timestamp.parse(current.document.expires).map { $0 > now.addingTimeInterval(options.indexLifetime - options.renewSlack) } ?? false

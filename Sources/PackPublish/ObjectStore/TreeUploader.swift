@@ -199,7 +199,7 @@ public struct TreeUploader {
                 progress?(PublishLayout.index, .present)
                 return
             }
-            let merged = try ours.merged(onto: current?.document, releasing: indexMerge?.releasing)
+            let merged = try ours.merged(onto: current?.trusted, releasing: indexMerge?.releasing)
             if merged == ours {
                 // The tree's index already publishes everything the bucket's does, at a higher version.
                 guard try bucket.swapIndex(local, expected: current?.tag) else { continue }
@@ -208,7 +208,7 @@ public struct TreeUploader {
                 let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
                 let lifetime = (Timestamp.parse(ours.expires)?.timeIntervalSince1970 ?? 0) - (Timestamp.parse(ours.created)?.timeIntervalSince1970 ?? 0)
                 let outcome = try commit.commit { current in
-                    var next = try ours.merged(onto: current?.document, releasing: merge.releasing)
+                    var next = try ours.merged(onto: current?.trusted, releasing: merge.releasing)
                     next.created = Timestamp.format(now)
                     next.expires = Timestamp.format(now.addingTimeInterval(max(lifetime, 3_600)))
                     return next

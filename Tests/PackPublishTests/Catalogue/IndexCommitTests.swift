@@ -134,6 +134,37 @@ final class IndexCommitTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: f.out.appendingPathComponent("root/2.root.json")), try Data(contentsOf: f.state.appendingPathComponent("root/2.root.json")))
     }
 
+    /// After the index key is rotated away (stolen), an index the old key signed may be the thief's: its version still
+    /// counts, but nothing it lists is ever signed again by the new key.
+    func testAnIndexSignedByARetiredKeyIsNeverBuiltUponOnlyNumberedAbove() throws {
+        let f = try PublishFixture()
+        try f.publish(ExamplePack.root)
+        let thief = try f.key("index")
+        let newIndexKey = try Ed25519PrivateKey()
+        let store = RootStore(state: f.state)
+        var rotated = try XCTUnwrap(try store.latest()).document
+        rotated.version = 2
+        rotated.keys[newIndexKey.publicKey.keyID] = RootDocument.Key(public: Hex.encode(newIndexKey.publicKey.rawRepresentation))
+        rotated.roles[RootDocument.Role.index] = RootDocument.Role(keyids: [newIndexKey.publicKey.keyID], threshold: 1)
+        _ = try store.write(rotated, signers: [try f.key("root")])
+        try FileManager.default.copyItem(at: f.state.appendingPathComponent("root/2.root.json"), to: f.out.appendingPathComponent("root/2.root.json"))
+        // The thief writes an index (under root 1, which trusted the stolen key) listing a pack of theirs.
+        let tree = FolderTree(folder: f.out)
+        var forged = try XCTUnwrap(try IndexCommit(tree: tree, roots: try CatalogueRoots.load(state: f.state, tree: tree), keys: []).current()).document
+        forged.version = 500
+        forged.packs["thief-pack"] = forged.packs["royal-mile"]
+        try DSSEEnvelope(signing: CanonicalJSON.encode(forged), as: PayloadType.index, with: [thief]).jsonData().write(to: f.out.appendingPathComponent("index.json"))
+
+        XCTAssertThrowsError(try Renewal(options: Renewal.Options(tree: tree, state: nil, indexKeys: [newIndexKey])).run()) { error in
+            XCTAssertTrue("\(error)".contains("no longer trusts"), "\(error)")
+        }
+        let renewed = try Renewal(options: Renewal.Options(tree: tree, state: f.state, indexKeys: [newIndexKey])).run()
+        XCTAssertEqual(renewed.index.version, 501, "numbered above the thief's index")
+        XCTAssertNil(renewed.index.packs["thief-pack"], "what the retired key signed is not signed again")
+        XCTAssertEqual(renewed.index.packs["royal-mile"]?.version, 1)
+        XCTAssertEqual(renewed.index.rootVersion, 2)
+    }
+
     func testRenewWithAKeyTheRootDoesNotListForTheIndexRoleIsRefusedBeforeAnythingIsWritten() throws {
         let f = try PublishFixture()
         try f.publish(ExamplePack.root)
