@@ -254,3 +254,17 @@ SOURCE_DATE_EPOCH=$(date +%s) "$P" sign "$work/pack" --state "$work/pub" --key "
   --index-key "$work/keys2/index.pem" --publish "$work/cdn" >/dev/null 2>&1 || fail "publishing the pack-level change failed"
 python3 Tests/http/kill_during_install.py "$P" "$work/app" "http://127.0.0.1:$port/slow" "http://127.0.0.1:$port" \
   "$work/pub/root/1.root.json" "$old" "$((old + 1))" "${KILL_RUNS:-100}" || fail "a kill during a streamed install"
+
+# `packtool status` reads the tree as clients do, over HTTP: all well now (exit 0); shifted (faketime) to a day before
+# the index expires it needs attention (exit 1); after a renew of the folder nginx serves, all well again.
+if command -v faketime >/dev/null; then
+  "$P" status --state "$work/pub" --tree "http://127.0.0.1:$port" >"$work/status.txt" 2>&1 || fail "status over HTTP: $(cat "$work/status.txt")"
+  soon=$(python3 -c 'import datetime; print((datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=6)).strftime("@%Y-%m-%d %H:%M:%S"))')
+  set +e; TZ=UTC faketime -f "$soon" "$P" status --state "$work/pub" --tree "http://127.0.0.1:$port" >"$work/status.txt" 2>&1; code=$?; set -e
+  [ "$code" = 1 ] && grep -q "within 3 days" "$work/status.txt" || fail "status a day before expiry exited $code: $(cat "$work/status.txt")"
+  TZ=UTC faketime -f "$soon" "$P" renew --index-key "$work/keys2/index.pem" --publish "$work/cdn" >/dev/null 2>&1 || fail "renew failed"
+  TZ=UTC faketime -f "$soon" "$P" status --state "$work/pub" --tree "http://127.0.0.1:$port" >"$work/status.txt" 2>&1 || fail "status after renew: $(cat "$work/status.txt")"
+  pass "status over HTTP: 0 when fresh, 1 a day before the index expires, 0 again after renew"
+else
+  echo "skip status over HTTP: faketime (apt) is not installed"
+fi
