@@ -13,7 +13,7 @@ enum RenewCommand: Command {
     static let summary = "re-sign the published index before it expires (run it from cron); publishes new roots and revocations"
     static let help = """
         usage: packtool renew --index-key INDEX.pem... --publish DEST|s3://BUCKET/PREFIX [--state DIR]
-                              [--index-days 7] [--warn-days 30] [--force] [--format text|json]
+                              [--index-days 7] [--warn-days 30] [--force] [--reset-memory] [--format text|json]
                               [--manifest-key MANIFEST.pem... [--manifest-days 365]]
                               [--endpoint URL] [--region R] [--profile NAME] [--path-style | --virtual-hosted] [--timeout S]
 
@@ -24,6 +24,12 @@ enum RenewCommand: Command {
         The index is replaced by compare-and-swap (a lock and compare on a folder, If-Match on S3/R2/SeaweedFS): a
         release published meanwhile is kept and built upon, never lost. Rerunning within the hour changes nothing
         unless something new is to be published (or --force).
+        This machine remembers the newest index it saw of each tree ($XDG_STATE_HOME/packtool/renew, else
+        ~/.local/state/packtool/renew) and refuses to sign over an older one — an old index put back by someone who
+        can write to the tree would otherwise bring a withdrawn release back or unbind a revocation list. With
+        --state, the ledger decides instead: releases older than the state's are listed again from it. A tree
+        replaced on purpose (a new bucket at the same address): --reset-memory. A clock behind the index's creation
+        time is refused.
         Manifests expiring within --warn-days are reported: re-release them with `packtool sign PACK --version N+1`,
         or give --manifest-key (with --state): each is then re-released first as version N+1 with the same content
         and a fresh expiry, from the ledger's store (no pack folder needed; manifests are never re-signed in place).
@@ -39,7 +45,7 @@ enum RenewCommand: Command {
     static func run(_ args: [String]) throws -> Int32 {
         let a = try Arguments(args, options: Set(["--state", "--index-key", "--publish", "--index-days", "--warn-days", "--format", "--manifest-key", "--manifest-days"]
                                                   + ObjectStoreFlags.options + ObjectStoreFlags.uploadOptions),
-                              flags: Set(["--force"] + ObjectStoreFlags.flags), aliases: ["--tree": "--publish"])
+                              flags: Set(["--force", "--reset-memory"] + ObjectStoreFlags.flags), aliases: ["--tree": "--publish"])
         guard a.positionals.isEmpty else { throw CommandLineError.usage("renew takes no positional arguments (give the tree with --publish)") }
         let keyPaths = a.values("--index-key")
         guard !keyPaths.isEmpty else { throw CommandLineError.usage("give the index key with --index-key") }
@@ -50,6 +56,7 @@ enum RenewCommand: Command {
         options.indexLifetime = try a.number("--index-days", default: 7) * 86_400
         options.manifestWarning = try a.number("--warn-days", default: 30) * 86_400
         options.force = a.flag("--force")
+        if a.flag("--reset-memory"), let folder = options.memory { RenewMemory.forget(in: folder, location: tree.location) }
         var rereleased: [String] = []
         let report: Renewal.Report
         do {
@@ -67,11 +74,11 @@ enum RenewCommand: Command {
             struct Out: Encodable {
                 var rereleased: [String]
                 var tree: String, renewed: Bool, indexVersion: Int, expires: String, attempts: Int
-                var rootsPublished: [Int], revocationsPublished: Int?
+                var rootsPublished: [Int], revocationsPublished: Int?, warnings: [String]
                 var expiringManifests: [[String: String]]
             }
             let out = Out(rereleased: rereleased, tree: tree.location, renewed: report.renewed, indexVersion: report.index.version, expires: report.index.expires, attempts: report.attempts,
-                          rootsPublished: report.rootsPublished, revocationsPublished: report.revocationsPublished,
+                          rootsPublished: report.rootsPublished, revocationsPublished: report.revocationsPublished, warnings: report.warnings,
                           expiringManifests: report.expiringManifests.map { ["pack": $0.pack, "version": String($0.version), "expires": $0.expires] })
             Output.out(String(decoding: try OutputFormat.encoder.encode(out), as: UTF8.self) + "\n")
             return 0
@@ -86,6 +93,7 @@ enum RenewCommand: Command {
             text += "\(tree.describe(PublishLayout.index)) version \(report.index.version) is fresh (expires \(report.index.expires)); nothing to do (--force re-signs anyway)\n"
         }
         Output.out(text)
+        for warning in report.warnings { Output.err("warning: \(warning)\n") }
         for m in report.expiringManifests {
             Output.err("warning: \(m.pack) version \(m.version)'s manifest expires at \(m.expires); re-release it before then: packtool sign PACKDIR --state DIR --manifest-key MANIFEST.pem --index-key INDEX.pem --version \(m.version + 1) --publish \(tree.location)\n")
         }

@@ -33,6 +33,13 @@ struct PublishFixture {
                                               signers: [try key("root")])
     }
 
+    /// Renewal options whose memory of trees (`RenewMemory`) lives in this fixture's folder, not the user's.
+    func renewal(tree: PublishedTree, state: URL?, indexKeys: [Ed25519PrivateKey]) -> Renewal.Options {
+        var options = Renewal.Options(tree: tree, state: state, indexKeys: indexKeys)
+        options.memory = dir.appendingPathComponent("renew-memory")
+        return options
+    }
+
     func key(_ name: String) throws -> Ed25519PrivateKey { try KeyFile.loadPrivateKey(at: keys.appendingPathComponent("\(name).pem").path) }
 
     var rootFile: URL { state.appendingPathComponent("root/1.root.json") }

@@ -12,6 +12,8 @@ swift build --product packtool >/dev/null
 P="$BUILD/packtool"
 work=$(mktemp -d)
 chmod 755 "$work"
+# renew keeps a memory of each tree it renews: this run's own, not the user's.
+export XDG_STATE_HOME="$work/xdg-state"
 nginx_pid=""
 py_pid=""
 cleanup() {

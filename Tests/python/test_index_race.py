@@ -13,7 +13,8 @@ import time
 import random
 import unittest
 
-from test_presign import REPO, SeaweedFS, environment, packtool
+from test_presign import REPO, SeaweedFS, packtool
+from test_presign import environment as store_environment
 
 ROUNDS = int(os.environ.get("RACE_ROUNDS", "50"))
 KEYS = os.path.join(REPO, "keys-example")
@@ -37,6 +38,10 @@ class IndexRace(unittest.TestCase):
         subprocess.run([self.tool, "root", "init", "--state", self.state, "--root-key", f"{KEYS}/root.pem", "--manifest-key", f"{KEYS}/manifest.pub",
                         "--index-key", f"{KEYS}/index.pub", "--grant-key", f"{KEYS}/grant.pub"], check=True, capture_output=True)
 
+    def environment(self):
+        """The store's credentials, and this test's own memory of trees (renew keeps one per machine)."""
+        return store_environment(XDG_STATE_HOME=os.path.join(self.work, "xdg-state"))
+
     def tearDown(self):
         shutil.rmtree(self.work, ignore_errors=True)
 
@@ -44,7 +49,7 @@ class IndexRace(unittest.TestCase):
         sign = [self.tool, "sign", os.path.join(REPO, "scenes/royal-mile"), "--state", self.state, "--manifest-key", f"{KEYS}/manifest.pem",
                 "--index-key", f"{KEYS}/index.pem", "--publish", destination, *extra]
         started = time.monotonic()
-        first = subprocess.run(sign + ["--version", "1"], capture_output=True, text=True, env=environment(), timeout=300)
+        first = subprocess.run(sign + ["--version", "1"], capture_output=True, text=True, env=self.environment(), timeout=300)
         self.assertEqual(first.returncode, 0, first.stdout + first.stderr)
         # Each renew starts at a random moment within a sign's run, so over the rounds its index write lands before,
         # during and after the sign's.
@@ -53,11 +58,11 @@ class IndexRace(unittest.TestCase):
         renewals_that_built_on_another = releases_after_a_renew = 0
         for release in range(2, ROUNDS + 2):
             # Same content, a new version each round (a re-release), so every round has a release to lose.
-            signing = subprocess.Popen(sign + ["--version", str(release)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environment())
+            signing = subprocess.Popen(sign + ["--version", str(release)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=self.environment())
             time.sleep(rng.uniform(0, span * 1.1))
             writers = [signing,
                        subprocess.Popen([self.tool, "renew", "--index-key", f"{KEYS}/index.pem", "--publish", destination, "--force", *extra],
-                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environment())]
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=self.environment())]
             outputs = [w.communicate(timeout=300) for w in writers]
             for w, (out, err) in zip(writers, outputs):
                 self.assertEqual(w.returncode, 0, f"round {release}: {' '.join(w.args[:2])} failed\n{out}\n{err}")

@@ -58,7 +58,7 @@ class Season:
     def run(self, n, *args, hour=0):
         """packtool on day n (UTC), through faketime."""
         at = day(n, hour).strftime("@%Y-%m-%d %H:%M:%S")
-        env = dict(os.environ, TZ="UTC", FAKETIME_DONT_RESET="1")
+        env = dict(os.environ, TZ="UTC", XDG_STATE_HOME=os.path.join(self.work, "xdg-state"))
         return subprocess.run(["faketime", "-f", at, self.tool, *args], capture_output=True, text=True, env=env, timeout=300)
 
     def ok(self, n, *args, hour=0):
@@ -80,7 +80,8 @@ class Season:
         env_epoch = str(int(day(n).timestamp()))
         run = subprocess.run(["faketime", "-f", day(n).strftime("@%Y-%m-%d %H:%M:%S"), self.tool, "sign", self.pack, "--state", self.state,
                               "--manifest-key", self.key("manifest.pem"), "--index-key", self.index_key, "--publish", self.cdn],
-                             capture_output=True, text=True, env=dict(os.environ, TZ="UTC", SOURCE_DATE_EPOCH=env_epoch), timeout=300)
+                             capture_output=True, text=True, timeout=300,
+                             env=dict(os.environ, TZ="UTC", SOURCE_DATE_EPOCH=env_epoch, XDG_STATE_HOME=os.path.join(self.work, "xdg-state")))
         if run.returncode != 0:
             raise AssertionError(f"day {n}: sign exited {run.returncode}\n{run.stdout}\n{run.stderr}")
 

@@ -27,6 +27,8 @@ public struct Renewal {
         /// Manifests expiring within this window are reported.
         public var manifestWarning: TimeInterval = 30 * 86_400
         public var now: () -> Date = { Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)) }
+        /// Where this machine remembers what it last saw of each tree (`RenewMemory`); nil: no memory.
+        public var memory: URL? = RenewMemory.folder(environment: ProcessInfo.processInfo.environment)
 
         public init(tree: PublishedTree, state: URL?, indexKeys: [Ed25519PrivateKey]) {
             self.tree = tree
@@ -46,6 +48,9 @@ public struct Renewal {
         public var attempts = 1
         /// Manifests that expire within the warning window: (pack, version, expires).
         public var expiringManifests: [(pack: String, version: Int, expires: String)] = []
+        /// What the operator should know: a published manifest that is missing or damaged, an index that had
+        /// expired, an index older than the state's releases (rebuilt from the ledger), no memory kept.
+        public var warnings: [String] = []
     }
 
     public let options: Options
@@ -62,9 +67,21 @@ public struct Renewal {
         try RootChain.checkExpiryForPublisher(latest, now: now)
         let commit = IndexCommit(tree: tree, roots: roots, keys: options.indexKeys)
         // Nothing is published over an index that is not this catalogue's.
-        guard try commit.current() != nil else {
+        guard let before = try commit.current() else {
             throw PublishError.io("\(tree.describe(PublishLayout.index)) does not exist: publish a release first (`packtool sign … --publish \(tree.location)`)")
         }
+        var warnings: [String] = []
+        // A clock behind the index's own creation would sign an index that expires early (or already has).
+        if let created = Timestamp.parse(before.document.created), created.timeIntervalSince(now) > 300 {
+            throw PublishError.trust("\(tree.describe(PublishLayout.index)) was created at \(before.document.created), after this machine's clock (\(Timestamp.format(now))): "
+                + "the clock is behind; set it right (NTP) before renewing")
+        }
+        if let expires = Timestamp.parse(before.document.expires), expires <= now {
+            warnings.append("\(tree.describe(PublishLayout.index)) (version \(before.document.version)) had expired at \(before.document.expires): "
+                + "clients refused it until now; if no renew was missed, check that nobody put an old index back")
+        }
+        let memory = options.memory.flatMap { RenewMemory.load(from: $0, location: tree.location) }
+        if options.memory == nil { warnings.append("no memory of this tree is kept on this machine (no HOME or XDG_STATE_HOME): an older index put back could not be noticed") }
         var rootsPublished: [Int] = []
         for root in roots.chain {
             if try tree.create(PublishLayout.root(version: root.document.version), bytes: root.bytes) { rootsPublished.append(root.document.version) }
@@ -89,18 +106,30 @@ public struct Renewal {
                 next = current.trusted
                 next.packs = try ledger.indexEntries()
             }
+            if let ledger {
+                // The state knows the truth: an index older than its releases (put back by someone who can write to
+                // the tree) is rebuilt rather than signed again, and no index version is ever used twice.
+                for (pack, entry) in try ledger.indexEntries() where (next.packs[pack]?.version ?? 0) < entry.version {
+                    warnings.append("\(tree.describe(PublishLayout.index)) listed \(pack) \(next.packs[pack].map { "version \($0.version)" } ?? "not at all"), "
+                        + "older than version \(entry.version) this state released: listed again from the ledger; check who can write to the tree")
+                    next.packs[pack] = entry
+                }
+            } else if !current.retired, let memory, let regression = memory.regression(in: current.document) {
+                throw PublishError.trust("\(tree.describe(PublishLayout.index)) is older than the index this machine last saw (\(regression)): "
+                    + "it was put back or rolled back; nothing was signed. Renew with --state DIR to rebuild it from the ledger")
+            }
             if let revocations, revocations.binding.version > (next.revocations?.version ?? 0) { next.revocations = revocations.binding }
             next.rootVersion = max(next.rootVersion, latest.version)
             let fresh = Timestamp.parse(current.document.expires).map { $0 > now.addingTimeInterval(options.indexLifetime - options.renewSlack) } ?? false
             if !options.force && fresh && next == current.document { return nil }
-            next.version = try Numbers.add(current.document.version, 1, "the next index version")
+            next.version = max(try Numbers.add(current.document.version, 1, "the next index version"), try ledger?.nextIndexVersion() ?? 0)
             next.created = Timestamp.format(now)
             next.expires = Timestamp.format(now.addingTimeInterval(options.indexLifetime))
             return next
         }, record: ledger.map { ledger in { index, bytes in
-            // The ledger numbers later releases' indexes above this one; it accepts versions written elsewhere.
-            guard index.version >= (try ledger.nextIndexVersion()) else { return {} }
-            try ledger.recordIndex(version: index.version, created: index.created, sha256: SHA256.hexHash(Array(bytes)))
+            // The ledger numbers later releases' indexes above this one; it accepts versions written elsewhere. A
+            // renew racing another on the same state may find the version taken: the swap decides, not the ledger.
+            guard (try? ledger.recordIndex(version: index.version, created: index.created, sha256: SHA256.hexHash(Array(bytes)))) != nil else { return {} }
             return { try? ledger.removeIndex(version: index.version) }
         } })
         var report: Report
@@ -110,7 +139,14 @@ public struct Renewal {
         }
         report.rootsPublished = rootsPublished
         report.revocationsPublished = revocationsPublished
-        report.expiringManifests = try expiringManifests(report.index, roots: roots, now: now)
+        // Only reported from here on: the index is already replaced, so nothing below may fail the run.
+        let (expiring, problems) = expiringManifests(report.index, now: now)
+        report.expiringManifests = expiring
+        var seen = Set<String>()
+        report.warnings = (warnings + problems).filter { seen.insert($0).inserted }   // a retried build repeats its notes
+        if let folder = options.memory, !RenewMemory(location: tree.location, index: report.index).save(to: folder) {
+            report.warnings.append("\(folder.path): cannot keep this machine's memory of the tree there; an older index put back could not be noticed next time")
+        }
         return report
     }
 
@@ -119,23 +155,25 @@ public struct Renewal {
     public func expiringManifests() throws -> [(pack: String, version: Int, expires: String)] {
         let roots = try CatalogueRoots.load(state: options.state, tree: options.tree)
         guard let current = try IndexCommit(tree: options.tree, roots: roots, keys: []).current() else { return [] }
-        return try expiringManifests(current.document, roots: roots, now: options.now())
+        return expiringManifests(current.document, now: options.now()).expiring
     }
 
-    /// Manifests the index names that expire within the warning window (read from the tree, small files; the
-    /// archive is never read).
-    public func expiringManifests(_ index: IndexDocument, roots: CatalogueRoots, now: Date) throws -> [(pack: String, version: Int, expires: String)] {
+    /// Manifests the index names that expire within the warning window, and those that are missing or not the
+    /// manifest the index names (read from the tree, small files; the archive is never read).
+    func expiringManifests(_ index: IndexDocument, now: Date) -> (expiring: [(pack: String, version: Int, expires: String)], problems: [String]) {
         var found: [(pack: String, version: Int, expires: String)] = []
+        var problems: [String] = []
         for (pack, entry) in index.packs.sorted(by: { $0.key < $1.key }) {
-            guard let bytes = try options.tree.read(entry.manifest.path, cap: Int(entry.manifest.size)),
+            guard let bytes = try? options.tree.read(entry.manifest.path, cap: Int(entry.manifest.size)),
                   SHA256.hexHash(Array(bytes)) == entry.manifest.sha256,
                   let manifest = try? SignedDocument.decode(Manifest.self, from: SignedDocument.envelope(bytes, what: "manifest").payloadBytes(), what: "manifest"),
                   let expires = Timestamp.parse(manifest.expires) else {
-                throw PublishError.io("\(options.tree.describe(entry.manifest.path)) is missing or is not the manifest the index names")
+                problems.append("\(options.tree.describe(entry.manifest.path)) is missing or is not the manifest the index names: clients cannot install \(pack); publish it again")
+                continue
             }
             if expires <= now.addingTimeInterval(options.manifestWarning) { found.append((pack, manifest.version, manifest.expires)) }
         }
-        return found
+        return (found, problems)
     }
 }
 

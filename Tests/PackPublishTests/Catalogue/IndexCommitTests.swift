@@ -107,7 +107,7 @@ final class IndexCommitTests: XCTestCase {
         try f.publish(ExamplePack.root)
         let tree = FolderTree(folder: f.out)
         let before = try XCTUnwrap(try IndexCommit(tree: tree, roots: try CatalogueRoots.load(state: f.state, tree: tree), keys: []).current()).document
-        var options = Renewal.Options(tree: tree, state: nil, indexKeys: [try f.key("index")])
+        var options = f.renewal(tree: tree, state: nil, indexKeys: [try f.key("index")])
         options.now = { Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 6 * 86_400).rounded(.down)) }
         let renewed = try Renewal(options: options).run()
         XCTAssertTrue(renewed.renewed)
@@ -128,7 +128,7 @@ final class IndexCommitTests: XCTestCase {
         var next = current
         next.version = 2
         _ = try store.write(next, signers: [try f.key("root")])
-        let report = try Renewal(options: Renewal.Options(tree: FolderTree(folder: f.out), state: f.state, indexKeys: [try f.key("index")])).run()
+        let report = try Renewal(options: f.renewal(tree: FolderTree(folder: f.out), state: f.state, indexKeys: [try f.key("index")])).run()
         XCTAssertEqual(report.rootsPublished, [2])
         XCTAssertEqual(report.index.rootVersion, 2)
         XCTAssertEqual(try Data(contentsOf: f.out.appendingPathComponent("root/2.root.json")), try Data(contentsOf: f.state.appendingPathComponent("root/2.root.json")))
@@ -155,10 +155,10 @@ final class IndexCommitTests: XCTestCase {
         forged.packs["thief-pack"] = forged.packs["royal-mile"]
         try DSSEEnvelope(signing: CanonicalJSON.encode(forged), as: PayloadType.index, with: [thief]).jsonData().write(to: f.out.appendingPathComponent("index.json"))
 
-        XCTAssertThrowsError(try Renewal(options: Renewal.Options(tree: tree, state: nil, indexKeys: [newIndexKey])).run()) { error in
+        XCTAssertThrowsError(try Renewal(options: f.renewal(tree: tree, state: nil, indexKeys: [newIndexKey])).run()) { error in
             XCTAssertTrue("\(error)".contains("no longer trusts"), "\(error)")
         }
-        let renewed = try Renewal(options: Renewal.Options(tree: tree, state: f.state, indexKeys: [newIndexKey])).run()
+        let renewed = try Renewal(options: f.renewal(tree: tree, state: f.state, indexKeys: [newIndexKey])).run()
         XCTAssertEqual(renewed.index.version, 501, "numbered above the thief's index")
         XCTAssertNil(renewed.index.packs["thief-pack"], "what the retired key signed is not signed again")
         XCTAssertEqual(renewed.index.packs["royal-mile"]?.version, 1)
@@ -169,7 +169,7 @@ final class IndexCommitTests: XCTestCase {
         let f = try PublishFixture()
         try f.publish(ExamplePack.root)
         let before = PublishFixture.snapshot(f.out)
-        XCTAssertThrowsError(try Renewal(options: Renewal.Options(tree: FolderTree(folder: f.out), state: nil, indexKeys: [try f.key("manifest")])).run())
+        XCTAssertThrowsError(try Renewal(options: f.renewal(tree: FolderTree(folder: f.out), state: nil, indexKeys: [try f.key("manifest")])).run())
         XCTAssertEqual(PublishFixture.snapshot(f.out), before)
     }
 }

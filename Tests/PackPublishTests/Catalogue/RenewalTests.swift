@@ -1,0 +1,70 @@
+import Foundation
+import PackCrypto
+import PackModel
+import PackPublish
+import TestSupport
+import XCTest
+
+/// What an outside review of `renew` tried: an old, genuine index put back into the tree, a clock set back, a
+/// damaged manifest. Each is refused or reported, and never signed again as if it were current.
+final class RenewalTests: XCTestCase {
+    private func days(_ n: Double) -> () -> Date { { Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + n * 86_400).rounded(.down)) } }
+
+    func testAnOldIndexPutBackIsRefusedByTheMachineThatRenewedANewerOne() throws {
+        let f = try PublishFixture()
+        try f.publish(ExamplePack.root)
+        let old = try Data(contentsOf: f.out.appendingPathComponent("index.json"))
+        var options = f.renewal(tree: FolderTree(folder: f.out), state: nil, indexKeys: [try f.key("index")])
+        options.now = days(6)
+        XCTAssertTrue(try Renewal(options: options).run().renewed)
+        try old.write(to: f.out.appendingPathComponent("index.json"))
+        options.now = days(9)
+        XCTAssertThrowsError(try Renewal(options: options).run()) { error in
+            XCTAssertTrue("\(error)".contains("older than the index this machine last saw"), "\(error)")
+        }
+        XCTAssertEqual(try Data(contentsOf: f.out.appendingPathComponent("index.json")), old, "nothing was signed")
+    }
+
+    func testWithTheStateAnIndexOlderThanItsReleasesIsRebuiltAndNumberedAboveEveryIndexItRecorded() throws {
+        let f = try PublishFixture()
+        let copy = try PackCopy()
+        try f.publish(copy.root)
+        let old = try Data(contentsOf: f.out.appendingPathComponent("index.json"))
+        try copy.edit("stops/04-tron-kirk/story.vtt", replacing: "Tron Kirk.", with: "Tron Kirk, the Tron.")
+        try f.resign(copy.stop(3))
+        let second = try f.publish(copy.root)
+        try old.write(to: f.out.appendingPathComponent("index.json"))   // version 1 again, naming pack version 1
+        var options = f.renewal(tree: FolderTree(folder: f.out), state: f.state, indexKeys: [try f.key("index")])
+        options.memory = nil
+        let report = try Renewal(options: options).run()
+        XCTAssertEqual(report.index.packs["royal-mile"]?.version, 2, "the withdrawn listing is not signed again")
+        XCTAssertGreaterThan(report.index.version, second.indexVersion, "no index version is used twice")
+        XCTAssertTrue(report.warnings.contains { $0.contains("older than version 2 this state released") }, "\(report.warnings)")
+    }
+
+    func testAClockBehindTheIndexsCreationIsRefusedAndNothingChanges() throws {
+        let f = try PublishFixture()
+        try f.publish(ExamplePack.root)
+        let before = PublishFixture.snapshot(f.out)
+        var options = f.renewal(tree: FolderTree(folder: f.out), state: f.state, indexKeys: [try f.key("index")])
+        options.now = days(-30)
+        options.force = true
+        XCTAssertThrowsError(try Renewal(options: options).run()) { error in
+            XCTAssertTrue("\(error)".contains("the clock is behind"), "\(error)")
+        }
+        XCTAssertEqual(PublishFixture.snapshot(f.out), before)
+    }
+
+    func testADamagedManifestIsReportedAfterTheIndexIsRenewedNotAsAFailure() throws {
+        let f = try PublishFixture()
+        let result = try f.publish(ExamplePack.root)
+        var manifest = try Data(contentsOf: result.manifest)
+        manifest[manifest.count / 2] ^= 0x01
+        try manifest.write(to: result.manifest)
+        var options = f.renewal(tree: FolderTree(folder: f.out), state: nil, indexKeys: [try f.key("index")])
+        options.force = true
+        let report = try Renewal(options: options).run()
+        XCTAssertTrue(report.renewed)
+        XCTAssertTrue(report.warnings.contains { $0.contains("is not the manifest the index names") }, "\(report.warnings)")
+    }
+}
