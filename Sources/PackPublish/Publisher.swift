@@ -254,6 +254,7 @@ public final class Publisher {
         signing += Date().timeIntervalSince(started)
         let envelopeBytes = [UInt8](try envelope.jsonData())
 
+        try clearInterruptedRelease(plan)
         let versionDir = out.appendingPathComponent("packs/\(manifest.pack)/\(manifest.version)")
         guard !FileManager.default.fileExists(atPath: versionDir.path) else {
             throw PublishError.io("\(versionDir.path) already exists; this version was published from another state folder?")

@@ -38,3 +38,50 @@ final class RereleaseTests: XCTestCase {
         XCTAssertEqual(PublishFixture.snapshot(f.out), before)
     }
 }
+
+/// A publish killed part-way leaves files no index names and the ledger does not record; the next run clears them
+/// when they are the state's own, and refuses anything else.
+final class InterruptedReleaseTests: XCTestCase {
+    /// What a publish of version 2 killed just before its index swap leaves: the kept archive, the version folder.
+    private func leaveInterruptedVersion2(_ f: PublishFixture, extra: String? = nil, kept: Bool = true) throws {
+        let v1 = f.out.appendingPathComponent("packs/royal-mile/1")
+        let v2 = f.out.appendingPathComponent("packs/royal-mile/2")
+        try FileManager.default.createDirectory(at: v2, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: v1.appendingPathComponent("manifest.json"), to: v2.appendingPathComponent("manifest.json"))
+        try FileManager.default.copyItem(at: v1.appendingPathComponent("royal-mile-1.tar"), to: v2.appendingPathComponent("royal-mile-2.tar"))
+        if let extra { try Data("notes".utf8).write(to: v2.appendingPathComponent(extra)) }
+        if kept {
+            try FileManager.default.copyItem(at: f.state.appendingPathComponent("archives/royal-mile-1.tar"), to: f.state.appendingPathComponent("archives/royal-mile-2.tar"))
+        }
+    }
+
+    func testTheStatesOwnLeftoversAreClearedAndTheReleaseGoesThrough() throws {
+        let f = try PublishFixture()
+        try f.publish(ExamplePack.root)
+        try leaveInterruptedVersion2(f)
+        let again = try Publisher(options: try f.options(pack: ExamplePack.root)).rerelease(pack: "royal-mile")
+        XCTAssertEqual(again.plan.manifest.version, 2)
+        let verifier = try TreeVerifier(pinnedRoot: Data(contentsOf: f.rootFile), now: Date())
+        XCTAssertFalse(try verifier.verifyTree(f.out).isEmpty)
+        XCTAssertEqual(try Ledger(state: f.state, createIfMissing: false).verify(deep: true), [])
+    }
+
+    func testAVersionFolderWithoutTheStatesKeptArchiveIsAnotherStatesAndIsRefused() throws {
+        let f = try PublishFixture()
+        try f.publish(ExamplePack.root)
+        try leaveInterruptedVersion2(f, kept: false)
+        let before = PublishFixture.snapshot(f.out)
+        XCTAssertThrowsError(try Publisher(options: try f.options(pack: ExamplePack.root)).rerelease(pack: "royal-mile")) { error in
+            XCTAssertTrue("\(error)".contains("--version 3"), "\(error)")
+        }
+        XCTAssertEqual(PublishFixture.snapshot(f.out), before)
+    }
+
+    func testAFileAPublishDoesNotWriteIsNeverDeleted() throws {
+        let f = try PublishFixture()
+        try f.publish(ExamplePack.root)
+        try leaveInterruptedVersion2(f, extra: "NOTES.txt")
+        XCTAssertThrowsError(try Publisher(options: try f.options(pack: ExamplePack.root)).rerelease(pack: "royal-mile"))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: f.out.appendingPathComponent("packs/royal-mile/2/NOTES.txt").path))
+    }
+}
