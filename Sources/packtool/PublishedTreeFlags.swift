@@ -48,6 +48,9 @@ struct FetchedTree: PublishedTree {
 
     func create(_ path: String, bytes: Data) throws -> Bool { throw PublishError.io("\(location): read only") }
 
+    /// Not known without downloading it (a client's fetcher has no HEAD): status skips the archive's size.
+    func size(of path: String) throws -> UInt64? { unknownSize }
+
     func read(_ path: String, cap: Int) throws -> Data? {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("packtool-status-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -83,12 +83,24 @@ public struct CatalogueStatus {
         for pack in Set(packs.keys).union(published?.packs.keys ?? [:].keys).sorted() {
             let entry = published?.packs[pack]
             var expires = packs[pack]?.expires
-            if let tree, let entry, let bytes = try tree.read(entry.manifest.path, cap: Int(entry.manifest.size)), SHA256.hexHash(Array(bytes)) == entry.manifest.sha256,
-               let manifest = try? CanonicalJSON.decode(Manifest.self, from: DSSEEnvelope.parse(bytes).payloadBytes(), what: "manifest") {
-                expires = manifest.expires
+            var damage: String?
+            if let tree, let entry {
+                // What clients will fetch must be what the index names, or every install fails: the manifest's bytes,
+                // the archive's size (its bytes are not read), checked as `verify` would.
+                if let bytes = try? tree.read(entry.manifest.path, cap: Int(entry.manifest.size)), SHA256.hexHash(Array(bytes)) == entry.manifest.sha256,
+                   let manifest = try? CanonicalJSON.decode(Manifest.self, from: DSSEEnvelope.parse(bytes).payloadBytes(), what: "manifest") {
+                    expires = manifest.expires
+                } else {
+                    expires = nil
+                    damage = "\(tree.describe(entry.manifest.path)) is missing or is not the manifest the index names: clients cannot install \(pack)"
+                }
+                let size = try? tree.size(of: entry.archive.path)
+                if damage == nil, size == nil || (size! != unknownSize && size! != entry.archive.size) {
+                    damage = "\(tree.describe(entry.archive.path)) is \(size == nil ? "missing" : "\(size!) bytes, not the \(entry.archive.size) the index names"): clients cannot install \(pack)"
+                }
             }
             var row = Row(kind: "manifest", pack: pack, stateVersion: packs[pack]?.state, publishedVersion: entry?.version, expires: expires, daysLeft: days(expires))
-            row.problem = expiryProblem("\(pack) version \(entry?.version ?? packs[pack]?.state ?? 0)'s manifest", expires)
+            row.problem = damage ?? expiryProblem("\(pack) version \(entry?.version ?? packs[pack]?.state ?? 0)'s manifest", expires)
             if let s = row.stateVersion, tree != nil, (row.publishedVersion ?? 0) < s {
                 row.problem = "the index lists \(pack) version \(row.publishedVersion.map(String.init) ?? "none"); the state released \(s)"
             }
@@ -99,7 +111,13 @@ public struct CatalogueStatus {
         let stateRevocations = try state.flatMap { try RevocationStore(state: $0).versions().last }
         if stateRevocations != nil || published?.revocations != nil {
             var row = Row(kind: "revocations", stateVersion: stateRevocations, publishedVersion: published?.revocations?.version)
-            if let s = stateRevocations, tree != nil, (row.publishedVersion ?? 0) < s {
+            if let tree, let binding = published?.revocations {
+                let bytes = try? tree.read(binding.path, cap: Int(binding.size))
+                if bytes.map({ UInt64($0.count) != binding.size || SHA256.hexHash(Array($0)) != binding.sha256 }) ?? true {
+                    row.problem = "\(tree.describe(binding.path)) is missing or is not the list the index binds: every client update fails"
+                }
+            }
+            if row.problem == nil, let s = stateRevocations, tree != nil, (row.publishedVersion ?? 0) < s {
                 row.problem = "the index binds revocation list \(row.publishedVersion.map(String.init) ?? "none"); the state has \(s) (renew publishes it)"
             }
             status.rows.append(row)

@@ -27,7 +27,12 @@ public protocol PublishedTree {
     /// Creates a versioned file. Returns false when the very same bytes are already there; a file with other bytes
     /// is refused (`PublishError.contentMismatch`): versioned names are written once.
     func create(_ path: String, bytes: Data) throws -> Bool
+    /// A file's size without reading it (nil: it is missing); `unknownSize` where the tree cannot tell cheaply.
+    func size(of path: String) throws -> UInt64?
 }
+
+/// What `size(of:)` answers for a file that may exist when the tree cannot tell its size without reading it.
+public let unknownSize = UInt64.max
 
 extension PublishedTree {
     /// Files a path below the tree refers to in messages.
@@ -82,6 +87,12 @@ public struct FolderTree: PublishedTree {
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         try AtomicFile.write(bytes, to: url)
         return true
+    }
+
+    public func size(of path: String) throws -> UInt64? {
+        var info = stat()
+        guard lstat(folder.appendingPathComponent(path).path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        return UInt64(info.st_size)
     }
 
     /// Reads a regular file (never a link, a FIFO or a device) of at most `cap` bytes.

@@ -56,6 +56,13 @@ public struct BucketTree: PublishedTree {
         return Data(response.body)
     }
 
+    public func size(of path: String) throws -> UInt64? {
+        let response = try client.send("HEAD", key: key(path))
+        if response.head.status == 404 { return nil }
+        guard response.head.status == 200 else { throw TreeUploader.refusal("HEAD \(key(path))", response) }
+        return response.head.contentLength ?? unknownSize
+    }
+
     public func create(_ path: String, bytes: Data) throws -> Bool {
         let digest = SHA256.hash(Array(bytes))
         let headers = TreeUploader.objectHeaders(path: path, digest: digest) + [("x-amz-checksum-sha256", TreeUploader.base64(digest)), ("if-none-match", "*")]
