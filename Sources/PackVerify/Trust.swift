@@ -121,7 +121,7 @@ public struct Trust {
         try Expiry(now: verdict.now).evaluate(expires: index.expires, what: "the index", hint: "; the mirror may be frozen").require()
         try Rollback(floors: client.floors).evaluate(index: .init(version: index.version, packs: index.packs.mapValues(\.version))).require()
         if let binding = index.revocations {
-            try Rollback(floors: client.floors).evaluate(revocations: binding.version, what: "the index binds revocation list").require()
+            try Rollback(floors: client.floors).evaluate(revocations: binding.version, what: "the revocation list the index binds").require()
             if let listFile, binding.version > client.floors.revocations {
                 client.revocations = try Self.revocations(listFile, binding: binding, root: client.root)
             }

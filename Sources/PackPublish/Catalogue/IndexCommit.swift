@@ -79,6 +79,9 @@ public struct IndexCommit {
         do {
             let envelope = try SignedDocument.envelope(bytes, what: "index")
             let claimed = try SignedDocument.decode(IndexDocument.self, from: envelope.payloadBytes(), what: "index")
+            guard claimed.rootVersion >= 1 else {
+                throw PublishError.trust("\(place) names root version \(claimed.rootVersion), which no root has: it is not an index packtool wrote; \(advice)")
+            }
             guard let root = roots.root(version: claimed.rootVersion) else {
                 throw PublishError.trust("\(place) names root version \(claimed.rootVersion), and this catalogue's roots end at version \(roots.latest?.version ?? 0): it was published from a newer state, or by someone else; \(advice)")
             }

@@ -102,6 +102,6 @@ public struct FolderTree: PublishedTree {
         guard info.st_mode & S_IFMT == S_IFREG else {
             throw PublishError.io("\(url.path) is \(FileSystem.kind(info.st_mode)), not a file: a published tree holds only files and folders")
         }
-        do { return try FileSystem.read(url.path, cap: cap) } catch { throw PublishError.io("\(url.path): \(error)") }
+        do { return try FileSystem.read(url.path, cap: cap) } catch { throw PublishError.io("\(error)") }   // the error names the file
     }
 }

@@ -52,7 +52,7 @@ public struct Rollback: Sendable {
     /// A revocation list, or an index's binding of one, may repeat the version held but never go below it: an older
     /// list would bring revoked codes back.
     public func evaluate(revocations version: Int, what: String = "revocation list") -> PolicyResult {
-        .check(version >= floors.revocations, .rollback, "\(what) version \(version) is older than version \(floors.revocations) already held")
+        .check(version >= floors.revocations, .rollback, "\(what) is version \(version), older than version \(floors.revocations) already held")
     }
 
     /// A manifest may not be older than the pack's installed version, nor any of its scenes older than installed.
