@@ -37,6 +37,8 @@ public struct ClientState: Codable, Equatable, Sendable {
     /// The newest revocation list accepted (grant role, bound by an accepted index): access decisions refuse the codes
     /// it names, with their reasons. Nil before the first one (and in older state files).
     public var revocations: RevocationsDocument?
+    /// The SHA-256 the accepting index bound that list by: another list under the same version is equivocation.
+    public var revocationsSHA256: String?
 
     public init(rootEnvelope: String, root: RootDocument) {
         self.rootEnvelope = rootEnvelope
@@ -89,7 +91,10 @@ public struct ClientState: Codable, Equatable, Sendable {
         }
         // Codes the old grant keys signed no longer open under the new root, so their list is moot; and a list a
         // stolen grant key signed at a huge version must not stay a floor the publisher's real lists cannot pass.
-        if Rollback.keysChanged(role: RootDocument.Role.grant, from: root, to: new) { revocations = nil }
+        if Rollback.keysChanged(role: RootDocument.Role.grant, from: root, to: new) {
+            revocations = nil
+            revocationsSHA256 = nil
+        }
         root = new
         rootEnvelope = envelope.base64EncodedString()
     }

@@ -122,8 +122,14 @@ public struct Trust {
         try Rollback(floors: client.floors).evaluate(index: .init(version: index.version, packs: index.packs.mapValues(\.version))).require()
         if let binding = index.revocations {
             try Rollback(floors: client.floors).evaluate(revocations: binding.version, what: "the revocation list the index binds").require()
+            // One version, one list: an index binding other bytes under the version already held is a server
+            // showing different clients different lists.
+            if binding.version == client.floors.revocations, let held = client.revocationsSHA256, held != binding.sha256 {
+                throw VerificationFailure(.mixAndMatch, "\(file.path): the index binds revocation list version \(binding.version) with another SHA-256 than the list already held")
+            }
             if let listFile, binding.version > client.floors.revocations {
                 client.revocations = try Self.revocations(listFile, binding: binding, root: client.root)
+                client.revocationsSHA256 = binding.sha256
             }
         }
         client.indexVersion = index.version

@@ -144,6 +144,16 @@ final class RevocationsTests: XCTestCase {
         XCTAssertFalse(try decide([try code(kept)]).allowed, "the newer list still applies")
     }
 
+    /// One version, one list: a server binding other bytes under the version a client holds (a list without a
+    /// revoked code, shown to some clients) is refused, not quietly ignored.
+    func testAnIndexBindingAnotherListUnderTheVersionHeldIsRefusedAndChangesNothing() throws {
+        try publish(list: try list(version: 1, ids: [lost, kept]), version: 1, indexVersion: 1)
+        _ = try update()
+        try publish(list: try list(version: 1, ids: [lost]), version: 1, indexVersion: 2)
+        assertRefused("mix-and-match", leaving: f.snapshot())
+        XCTAssertFalse(try decide([try code(kept)]).allowed, "the list held still applies")
+    }
+
     func testAListTheIndexPlacesOutsideTheLayoutIsNotFetched() throws {
         try publish(list: try list(version: 1, ids: [lost]), version: 1, indexVersion: 1)
         let now = Date()
