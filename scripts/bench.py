@@ -454,7 +454,7 @@ def packtool_update_timed(base, state, target, root):
     shutil.rmtree(target, ignore_errors=True)
     settle()
     t0 = time.perf_counter()
-    p = subprocess.Popen([PACKTOOL, "update", "--from", base, "--into", target, "--pack", "royal-mile", "--root", root, "--state", state],
+    p = subprocess.Popen([PACKTOOL, "update", "--from", base, "--into", target, "--pack", "royal-mile", "--root", root, "--client-state", state],
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     first = None
     for line in p.stderr:

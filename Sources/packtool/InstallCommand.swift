@@ -13,8 +13,8 @@ enum InstallCommand: Command {
     static let name = "install"
     static let summary = "verify and install a pack archive the way the app does (atomic; refuses unsafe archives)"
     static let help = """
-        usage: packtool install ARCHIVE --into DIR --root ROOT.json [--state STATEDIR] [--quiet]
-               packtool install --verify --into DIR --pack ID [--state STATEDIR] [--threads N]
+        usage: packtool install ARCHIVE --into DIR --root ROOT.json [--client-state STATEDIR] [--quiet]
+               packtool install --verify --into DIR --pack ID [--client-state STATEDIR] [--threads N]
 
         Verifies ARCHIVE with PackVerify — manifest signature under the pinned root, expiry, rollback, and every
         entry (regular files only; no .., absolute paths, links, devices, duplicates or case/Unicode twins; exact
@@ -27,9 +27,9 @@ enum InstallCommand: Command {
         """
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, options: ["--into", "--root", "--state", "--pack", "--threads"], flags: ["--verify", "--quiet"])
+        let a = try Arguments(args, options: ["--into", "--root", "--client-state", "--pack", "--threads"], flags: ["--verify", "--quiet"], aliases: ["--state": "--client-state"])
         let into = URL(fileURLWithPath: try a.required("--into"))
-        let state = a.value("--state").map { URL(fileURLWithPath: $0) } ?? into.appendingPathComponent(".packtool-client")
+        let state = a.value("--client-state").map { URL(fileURLWithPath: $0) } ?? into.appendingPathComponent(".packtool-client")
         do {
             if a.flag("--verify") {
                 var threads: Int?

@@ -14,7 +14,7 @@ enum UpdateCommand: Command {
     static let name = "update"
     static let summary = "update an installed pack from a published tree over HTTP(S) or file://, by per-scene deltas"
     static let help = """
-        usage: packtool update --from URL --into DIR --pack ID --root ROOT.json [--state STATEDIR] [--timeout 15] [--quiet]
+        usage: packtool update --from URL --into DIR --pack ID --root ROOT.json [--client-state STATEDIR] [--timeout 15] [--quiet]
 
         Fetches URL/index.json and the manifest it names, then for each changed scene the delta from the installed
         version (or from version 0 when that is missing or unusable; the full archive when pack-level files changed
@@ -28,10 +28,10 @@ enum UpdateCommand: Command {
         """
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, options: ["--from", "--into", "--pack", "--root", "--state", "--timeout"], flags: ["--quiet"])
+        let a = try Arguments(args, options: ["--from", "--into", "--pack", "--root", "--client-state", "--timeout"], flags: ["--quiet"], aliases: ["--state": "--client-state"])
         guard a.positionals.isEmpty else { throw CommandLineError.usage("unexpected \(a.positionals[0])") }
         let into = URL(fileURLWithPath: try a.required("--into"))
-        let state = a.value("--state").map { URL(fileURLWithPath: $0) } ?? into.appendingPathComponent(".packtool-client")
+        let state = a.value("--client-state").map { URL(fileURLWithPath: $0) } ?? into.appendingPathComponent(".packtool-client")
         let from = try a.required("--from")
         let fetcher: Fetcher
         do { fetcher = try TreeSource.fetcher(from, timeout: try a.number("--timeout", default: 15)) } catch let f as VerificationFailure {

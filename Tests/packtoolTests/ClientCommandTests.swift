@@ -66,7 +66,7 @@ final class ClientCommandTests: XCTestCase {
         let before = try FileManager.default.subpathsOfDirectory(atPath: pack).sorted()
         let current = try FileManager.default.destinationOfSymbolicLink(atPath: pack + "/current")
         // The same archive again over a fresh client state, so it is installed anew rather than refused as a replay.
-        let args = ["install", archive, "--into", dir + "/app", "--root", root, "--state", dir + "/other-state"]
+        let args = ["install", archive, "--into", dir + "/app", "--root", root, "--client-state", dir + "/other-state"]
         let quoted = ([CLI.binary.path] + args).map { "'\($0)'" }.joined(separator: " ")
         let r = try CLI.run(["-c", "ulimit -f 16; exec \(quoted)"], executable: "/bin/bash")
         XCTAssertNotEqual(r.status, 0, r.stdout)
