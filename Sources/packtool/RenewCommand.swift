@@ -13,7 +13,7 @@ enum RenewCommand: Command {
     static let summary = "re-sign the published index before it expires (run it from cron); publishes new roots and revocations"
     static let help = """
         usage: packtool renew --index-key INDEX.pem... --publish DEST|s3://BUCKET/PREFIX [--state DIR]
-                              [--index-days 7] [--warn-days 30] [--force] [--reset-memory] [--format text|json]
+                              [--index-days 7] [--warn-days 30] [--force] [--reset-memory] [--wait 300] [--format text|json]
                               [--manifest-key MANIFEST.pem... [--manifest-days 365]]
                               [--endpoint URL] [--region R] [--profile NAME] [--path-style | --virtual-hosted] [--timeout S]
 
@@ -29,7 +29,9 @@ enum RenewCommand: Command {
         can write to the tree would otherwise bring a withdrawn release back or unbind a revocation list. With
         --state, the ledger decides instead: releases older than the state's are listed again from it. A tree
         replaced on purpose (a new bucket at the same address): --reset-memory. A clock behind the index's creation
-        time is refused.
+        time is refused. Without --state, versioned names are the tree's own memory: a manifest of a later pack
+        version (or a later revocation list) than the index lists means a release is being published — renew waits
+        for it to reach the index, up to --wait seconds (300) — or an older index was put back: then it refuses.
         Manifests expiring within --warn-days are reported: re-release them with `packtool sign PACK --version N+1`,
         or give --manifest-key (with --state): each is then re-released first as version N+1 with the same content
         and a fresh expiry, from the ledger's store (no pack folder needed; manifests are never re-signed in place).
@@ -43,7 +45,7 @@ enum RenewCommand: Command {
         """
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, options: Set(["--state", "--index-key", "--publish", "--index-days", "--warn-days", "--format", "--manifest-key", "--manifest-days"]
+        let a = try Arguments(args, options: Set(["--state", "--index-key", "--publish", "--index-days", "--warn-days", "--format", "--manifest-key", "--manifest-days", "--wait"]
                                                   + ObjectStoreFlags.options + ObjectStoreFlags.uploadOptions),
                               flags: Set(["--force", "--reset-memory"] + ObjectStoreFlags.flags), aliases: ["--tree": "--publish"])
         guard a.positionals.isEmpty else { throw CommandLineError.usage("renew takes no positional arguments (give the tree with --publish)") }
@@ -56,6 +58,7 @@ enum RenewCommand: Command {
         options.indexLifetime = try a.number("--index-days", default: 7) * 86_400
         options.manifestWarning = try a.number("--warn-days", default: 30) * 86_400
         options.force = a.flag("--force")
+        if a.value("--wait") != nil { options.releaseWait = try a.number("--wait", default: 300) }
         if a.flag("--reset-memory"), let folder = options.memory { RenewMemory.forget(in: folder, location: tree.location) }
         var rereleased: [String] = []
         let report: Renewal.Report

@@ -3,6 +3,11 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import PackCrypto
 import PackModel
 import PackSigning
@@ -27,6 +32,8 @@ public struct Renewal {
         /// Manifests expiring within this window are reported.
         public var manifestWarning: TimeInterval = 30 * 86_400
         public var now: () -> Date = { Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)) }
+        /// How long to wait for a release being published meanwhile to reach the index (see `run`).
+        public var releaseWait: TimeInterval = 300
         /// Where this machine remembers what it last saw of each tree (`RenewMemory`); nil: no memory.
         public var memory: URL? = RenewMemory.folder(environment: ProcessInfo.processInfo.environment)
 
@@ -93,6 +100,31 @@ public struct Renewal {
         let ledger = try options.state.flatMap { state -> Ledger? in
             FileSystem.exists(state.appendingPathComponent(Ledger.fileName).path) ? try Ledger(state: state, createIfMissing: false) : nil
         }
+        // A release being published right now shows its versioned files before its index: wait for it (polling)
+        // rather than refuse, up to `releaseWait`; a put-back index never catches up and is refused then.
+        let waitUntil = Date().addingTimeInterval(options.releaseWait)
+        while true {
+            do {
+                return try finish(commit, before: warnings, ledger: ledger, memory: memory, latest: latest, revocations: revocations, now: now,
+                                  rootsPublished: rootsPublished, revocationsPublished: revocationsPublished)
+            } catch let newer as NewerInTree {
+                guard Date() < waitUntil else {
+                    throw PublishError.trust("\(tree.describe(newer.path)) is in the tree, and \(tree.describe(PublishLayout.index)) does not list it: an older "
+                        + "index was put back, or a release did not finish; nothing was signed. Renew with --state DIR to rebuild the index from the ledger, or publish again")
+                }
+                usleep(1_000_000)
+            }
+        }
+    }
+
+    /// A versioned file the tree holds beyond what its index lists (see `newerThanListed`).
+    struct NewerInTree: Error { let path: String }
+
+    /// The compare-and-swap of a renewal and its report (`run`'s second half, retried while a release lands).
+    private func finish(_ commit: IndexCommit, before notes: [String], ledger: Ledger?, memory: RenewMemory?, latest: RootDocument,
+                        revocations: RevocationStore.Stored?, now: Date, rootsPublished: [Int], revocationsPublished: Int?) throws -> Report {
+        let tree = options.tree
+        var warnings = notes
         let outcome = try commit.commit({ current in
             guard let current else { throw PublishError.io("\(tree.describe(PublishLayout.index)) was removed while renewing") }
             var next = current.document
@@ -110,13 +142,26 @@ public struct Renewal {
                 // The state knows the truth: an index older than its releases (put back by someone who can write to
                 // the tree) is rebuilt rather than signed again, and no index version is ever used twice.
                 for (pack, entry) in try ledger.indexEntries() where (next.packs[pack]?.version ?? 0) < entry.version {
+                    // Only a release this tree holds: one the ledger records but that went to another tree (or whose
+                    // upload failed) would send every client to files that are not there.
+                    guard try holds(entry) else {
+                        warnings.append("\(pack) version \(entry.version) is in the ledger but not in \(tree.location) (its manifest or archive is missing "
+                            + "or differs): not listed; publish it there (`packtool upload`, or sign again)")
+                        continue
+                    }
                     warnings.append("\(tree.describe(PublishLayout.index)) listed \(pack) \(next.packs[pack].map { "version \($0.version)" } ?? "not at all"), "
                         + "older than version \(entry.version) this state released: listed again from the ledger; check who can write to the tree")
                     next.packs[pack] = entry
                 }
-            } else if !current.retired, let memory, let regression = memory.regression(in: current.document) {
-                throw PublishError.trust("\(tree.describe(PublishLayout.index)) is older than the index this machine last saw (\(regression)): "
-                    + "it was put back or rolled back; nothing was signed. Renew with --state DIR to rebuild it from the ledger")
+            } else if !current.retired {
+                if let memory, let regression = memory.regression(in: current.document) {
+                    throw PublishError.trust("\(tree.describe(PublishLayout.index)) is older than the index this machine last saw (\(regression)): "
+                        + "it was put back or rolled back; nothing was signed. Renew with --state DIR to rebuild it from the ledger")
+                }
+                // Versioned names are written once, so the tree itself remembers: a manifest of a later version than
+                // the index lists (or a later revocation list) means the index was put back, or a release did not
+                // finish — either way not an index to sign again as it is.
+                if let newer = try newerThanListed(current.document, root: latest) { throw NewerInTree(path: newer) }
             }
             if let revocations, revocations.binding.version > (next.revocations?.version ?? 0) { next.revocations = revocations.binding }
             next.rootVersion = max(next.rootVersion, latest.version)
@@ -140,7 +185,12 @@ public struct Renewal {
         report.rootsPublished = rootsPublished
         report.revocationsPublished = revocationsPublished
         // Only reported from here on: the index is already replaced, so nothing below may fail the run.
-        let (expiring, problems) = expiringManifests(report.index, now: now)
+        var (expiring, problems) = expiringManifests(report.index, now: now)
+        if let binding = report.index.revocations,
+           (try? tree.read(binding.path, cap: Int(binding.size))).flatMap({ $0 }).map({ SHA256.hexHash(Array($0)) == binding.sha256 }) != true {
+            problems.append("\(tree.describe(binding.path)) is missing or is not the list the index binds: every client update fails until it is put back "
+                + "(`packtool renew --state DIR` publishes the state's copy)")
+        }
         report.expiringManifests = expiring
         var seen = Set<String>()
         report.warnings = (warnings + problems).filter { seen.insert($0).inserted }   // a retried build repeats its notes
@@ -148,6 +198,32 @@ public struct Renewal {
             report.warnings.append("\(folder.path): cannot keep this machine's memory of the tree there; an older index put back could not be noticed next time")
         }
         return report
+    }
+
+    /// Whether the tree holds the release `entry` names: its manifest's bytes and its archive's size.
+    func holds(_ entry: IndexDocument.Entry) throws -> Bool {
+        guard let bytes = try options.tree.read(entry.manifest.path, cap: Int(entry.manifest.size)),
+              UInt64(bytes.count) == entry.manifest.size, SHA256.hexHash(Array(bytes)) == entry.manifest.sha256,
+              let size = try options.tree.size(of: entry.archive.path) else { return false }
+        return size == unknownSize || size == entry.archive.size
+    }
+
+    /// A versioned file later than what `index` lists — the next version of a pack's manifest signed by the manifest
+    /// role, or the next revocation list — or nil. One small read per pack (usually a miss).
+    func newerThanListed(_ index: IndexDocument, root: RootDocument) throws -> String? {
+        for (pack, entry) in index.packs.sorted(by: { $0.key < $1.key }) {
+            let path = PublishLayout.manifest(pack: pack, version: entry.version + 1)
+            if let bytes = try? options.tree.read(path, cap: Int(SizeCaps.manifest)),
+               (try? SignedDocument().open(bytes, as: Manifest.self, type: PayloadType.manifest, role: RootDocument.Role.manifest, root: root, what: "manifest")) != nil {
+                return path
+            }
+        }
+        let path = PublishLayout.revocations(version: (index.revocations?.version ?? 0) + 1)
+        if let bytes = try? options.tree.read(path, cap: Int(SizeCaps.revocations)),
+           (try? SignedDocument().open(bytes, as: RevocationsDocument.self, type: PayloadType.revocations, role: RootDocument.Role.grant, root: root, what: "revocation list")) != nil {
+            return path
+        }
+        return nil
     }
 
     /// The published index's manifests that expire within the warning window, before anything is renewed (what

@@ -25,6 +25,26 @@ final class RenewalTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: f.out.appendingPathComponent("index.json")), old, "nothing was signed")
     }
 
+    /// A machine that never saw the newer index (a fresh CI runner) still notices: versioned names are written once,
+    /// so the next version's manifest in the tree betrays an index put back.
+    func testAnOldIndexPutBackIsRefusedFromTheTreeAloneWhenALaterReleaseIsThere() throws {
+        let f = try PublishFixture()
+        let copy = try PackCopy()
+        try f.publish(copy.root)
+        let old = try Data(contentsOf: f.out.appendingPathComponent("index.json"))
+        try copy.edit("stops/04-tron-kirk/story.vtt", replacing: "Tron Kirk.", with: "Tron Kirk, the Tron.")
+        try f.resign(copy.stop(3))
+        try f.publish(copy.root)
+        try old.write(to: f.out.appendingPathComponent("index.json"))
+        var options = f.renewal(tree: FolderTree(folder: f.out), state: nil, indexKeys: [try f.key("index")])
+        options.releaseWait = 0
+        options.force = true
+        XCTAssertThrowsError(try Renewal(options: options).run()) { error in
+            XCTAssertTrue("\(error)".contains("packs/royal-mile/2/manifest.json is in the tree"), "\(error)")
+        }
+        XCTAssertEqual(try Data(contentsOf: f.out.appendingPathComponent("index.json")), old, "nothing was signed")
+    }
+
     func testWithTheStateAnIndexOlderThanItsReleasesIsRebuiltAndNumberedAboveEveryIndexItRecorded() throws {
         let f = try PublishFixture()
         let copy = try PackCopy()
@@ -36,6 +56,11 @@ final class RenewalTests: XCTestCase {
         try old.write(to: f.out.appendingPathComponent("index.json"))   // version 1 again, naming pack version 1
         var options = f.renewal(tree: FolderTree(folder: f.out), state: f.state, indexKeys: [try f.key("index")])
         options.memory = nil
+        try FileManager.default.removeItem(at: f.out.appendingPathComponent("packs/royal-mile/2/royal-mile-2.tar"))
+        XCTAssertEqual(try Renewal(options: options).run().index.packs["royal-mile"]?.version, 1,
+                       "a release the tree does not hold whole is not listed: clients would fetch files that are not there")
+        try FileManager.default.copyItem(at: f.state.appendingPathComponent("archives/royal-mile-2.tar"), to: f.out.appendingPathComponent("packs/royal-mile/2/royal-mile-2.tar"))
+        try old.write(to: f.out.appendingPathComponent("index.json"))
         let report = try Renewal(options: options).run()
         XCTAssertEqual(report.index.packs["royal-mile"]?.version, 2, "the withdrawn listing is not signed again")
         XCTAssertGreaterThan(report.index.version, second.indexVersion, "no index version is used twice")
