@@ -66,7 +66,7 @@ enum GrantRevokeCommand {
                 Output.out("""
                     revoked \(id): \(reason)
                       revocation list version \(list.version) (\(list.document.revoked.count) code(s) revoked): \(list.url.path)
-                    next: publish it with `packtool renew --tree TREE --index-key INDEX.pem --state \(state.path)`; apps refuse the code once they update
+                    next: publish it with `packtool renew --publish TREE --index-key INDEX.pem --state \(state.path)`; apps refuse the code once they update
 
                     """)
             }

@@ -145,6 +145,9 @@ enum StatusCommand: Command {
         3) or the published tree lags the state (a root, a release or a revocation list not yet published), so a
         cron job or a CI schedule can alert; 0 when all is well; 2 on usage or I/O errors. --tree may be a folder,
         an s3:// location (with upload's store flags) or the http(s):// address clients use.
+        Published files are checked against the index as far as is quick: every manifest and the revocation list
+        by SHA-256, each archive by size (on a folder or s3://; not over http(s)://). Archives are never hashed
+        here — `packtool verify` reads them whole.
 
         Example: packtool status --state ~/royal-mile-state --tree https://cdn.example.org/royal-mile --warn-days 3
 
@@ -176,6 +179,9 @@ enum StatusCommand: Command {
                 text += col(what, width) + col(row.stateVersion.map(String.init) ?? "-", 7) + col(row.publishedVersion.map(String.init) ?? "-", 11)
                     + col(row.expires ?? "-", 22) + (row.daysLeft.map { String($0) } ?? "-") + "\n"
                 if let problem = row.problem { text += "  ! \(problem)\n" }
+            }
+            if let tree, tree.location.hasPrefix("http") || tree.location.hasPrefix("file:") {
+                text += "(archives were not checked over \(tree.location.hasPrefix("file:") ? "file://" : "HTTP"); `packtool verify` reads them)\n"
             }
             text += status.needsAttention ? "needs attention\n" : "all well\n"
             Output.out(text)

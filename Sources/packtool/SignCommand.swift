@@ -50,6 +50,17 @@ enum SignCommand: Command {
         guard !manifestPaths.isEmpty else { throw CommandLineError.usage("give the manifest key with --manifest-key") }
         guard !indexPaths.isEmpty else { throw CommandLineError.usage("give the index key with --index-key") }
         let store = try ObjectStoreFlags.destination(try a.required("--publish"), state: try a.required("--state"), a)
+        if let (location, _, _) = store {
+            // The bucket must hold this catalogue's index (or none) before anything is signed, recorded or sent.
+            let bucket = try PublishedTreeFlags.open(location.description, a, writable: true)
+            do { _ = try IndexCommit(tree: bucket, roots: try CatalogueRoots.load(state: URL(fileURLWithPath: try a.required("--state")), tree: bucket), keys: []).current() }
+            catch let e as PublishError {
+                switch e {
+                case .trust(let m): throw CommandLineError.failure(m + "; nothing was published")
+                default: throw CommandLineError.io("\(e); nothing was published")
+                }
+            }
+        }
         let output = try store?.2 ?? URL(fileURLWithPath: a.required("--publish"))
         var options = Publisher.Options(pack: pack, state: URL(fileURLWithPath: try a.required("--state")), output: output,
                                         manifestKeys: try SigningKeys.privateKeys(manifestPaths, role: RootDocument.Role.manifest),
@@ -102,7 +113,18 @@ enum SignCommand: Command {
                   signing took \(NumberText.fixed(result.signingSeconds * 1000, 2)) ms
 
                 """)
-            if let (location, settings, _) = store { return try UploadCommand.upload(tree: output, to: location, settings: settings, arguments: a, quiet: false, releasing: m.pack) }
+            if let (location, settings, _) = store {
+                do { return try UploadCommand.upload(tree: output, to: location, settings: settings, arguments: a, quiet: false, releasing: m.pack) }
+                catch let e as CommandLineError {
+                    // The release is signed and recorded; only the upload is left to do.
+                    let next = "\(m.pack) version \(m.version) is recorded in \(a.value("--state") ?? "the state") and written to \(output.path); "
+                        + "finish with `packtool upload \(output.path) \(location)` (or sign again)"
+                    switch e {
+                    case .failure(let message): throw CommandLineError.failure(message + "; " + next)
+                    default: throw CommandLineError.io(e.message + "; " + next)
+                    }
+                }
+            }
             return 0
         } catch let e as PublishError {
             progress?.finish()
@@ -111,6 +133,9 @@ enum SignCommand: Command {
             }
             if case .io(let message) = e { throw CommandLineError.io(message + "; nothing was published") }
             throw CommandLineError.failure(e.description)
+        } catch let e as CommandLineError {
+            progress?.finish()
+            throw e
         } catch {
             progress?.finish()
             throw CommandLineError.io("\(error); nothing was published")

@@ -77,7 +77,10 @@ enum UploadCommand: Command {
             Output.out(summary + "\n")
             return 0
         } catch let e as PublishError {
-            if case .contentMismatch = e { throw CommandLineError.failure("\(e); index.json was not changed") }
+            switch e {
+            case .contentMismatch, .trust: throw CommandLineError.failure("\(e); index.json was not changed")
+            default: break
+            }
             throw CommandLineError.io("\(e); index.json was not changed (rerun to resume)")
         }
     }

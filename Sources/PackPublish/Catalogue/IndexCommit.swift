@@ -75,7 +75,7 @@ public struct IndexCommit {
 
     func verify(_ bytes: Data) throws -> IndexDocument {
         let place = tree.describe(PublishLayout.index)
-        let advice = "refusing to replace it; if this tree is really this catalogue's, move the file aside and publish again"
+        let advice = "packtool signs nothing over it; if this tree is really this catalogue's, move the file aside and publish again"
         do {
             let envelope = try SignedDocument.envelope(bytes, what: "index")
             let claimed = try SignedDocument.decode(IndexDocument.self, from: envelope.payloadBytes(), what: "index")

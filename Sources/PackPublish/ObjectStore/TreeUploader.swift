@@ -108,6 +108,10 @@ public struct TreeUploader {
 
     public func upload(tree: URL, progress: ((String, Step) -> Void)? = nil) throws -> Report {
         var report = Report()
+        // Before anything is sent: the bucket's index must be this catalogue's (or absent), so nothing of ours is
+        // ever written into another catalogue (its versioned names would then be taken for good).
+        let roots = try CatalogueRoots.load(state: indexMerge?.state, tree: FolderTree(folder: tree))
+        _ = try IndexCommit(tree: BucketTree(client: client, prefix: prefix), roots: roots, keys: []).current()
         let indexed = Self.indexedDigests(of: tree)
         let files = try Self.files(of: tree)
         // Every object the index names must be in the tree, or the index would go up naming an object that is not there.
@@ -216,7 +220,7 @@ public struct TreeUploader {
                 if case .written(let index, _, _) = outcome { report.indexVersion = index.version }
             } else {
                 let version = current.map { String($0.document.version) } ?? "?"
-                throw PublishError.objectStore("\(bucket.describe(PublishLayout.index)) (version \(version)) lists releases or a revocation list this tree's index (version \(ours.version)) does not: it was renewed or published meanwhile; index.json was not replaced (sign or renew against the bucket: `packtool renew --tree \(bucket.location) --index-key …`)")
+                throw PublishError.trust("\(bucket.describe(PublishLayout.index)) (version \(version)) lists releases or a revocation list this tree's index (version \(ours.version)) does not: it was renewed or published meanwhile, and this tree is older; to build on it, sign again or renew against the bucket (`packtool renew --publish \(bucket.location) --index-key …`)")
             }
             report.uploaded.append(PublishLayout.index)
             report.bytesUploaded += UInt64(local.count)
