@@ -113,6 +113,7 @@ enum SignCommand: Command {
                   signing took \(NumberText.fixed(result.signingSeconds * 1000, 2)) ms
 
                 """)
+            defer { rememberIndex(of: try? PublishedTreeFlags.open(a.value("--publish") ?? "", a, writable: true), state: a.value("--state")) }
             if let (location, settings, _) = store {
                 do { return try UploadCommand.upload(tree: output, to: location, settings: settings, arguments: a, quiet: false, releasing: m.pack) }
                 catch let e as CommandLineError {
@@ -140,6 +141,19 @@ enum SignCommand: Command {
             progress?.finish()
             throw CommandLineError.io("\(error); nothing was published")
         }
+    }
+}
+
+extension SignCommand {
+    /// Tells this machine's renew memory (`RenewMemory`) about the index a release just published, so a renew here
+    /// later refuses an older one put back. Best effort: a tree that cannot be read now is simply not remembered.
+    static func rememberIndex(of tree: PublishedTree?, state: String?) {
+        guard let tree, let folder = RenewMemory.folder(environment: ProcessInfo.processInfo.environment),
+              let roots = try? CatalogueRoots.load(state: state.map { URL(fileURLWithPath: $0) }, tree: tree),
+              let current = (try? IndexCommit(tree: tree, roots: roots, keys: []).current()).flatMap({ $0 }) else { return }
+        let seen = RenewMemory.load(from: folder, location: tree.location)
+        guard (seen?.version ?? 0) <= current.document.version else { return }
+        _ = RenewMemory(location: tree.location, index: current.document).save(to: folder)
     }
 }
 
