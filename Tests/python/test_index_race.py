@@ -67,9 +67,12 @@ class IndexRace(unittest.TestCase):
             for w, (out, err) in zip(writers, outputs):
                 self.assertEqual(w.returncode, 0, f"round {release}: {' '.join(w.args[:2])} failed\n{out}\n{err}")
             seen = [int(v) for out, _ in outputs for v in re.findall(r"index(?:\.json)?[^\n]*version (\d+)", out)]
+            self.assertTrue(seen, f"round {release}: no index version reported\n{outputs}")
             renewals_that_built_on_another += "built on another writer" in outputs[1][0]
-            sign_version = max(int(v) for v in re.findall(r"index(?:\.json)?[^\n]*version (\d+)", outputs[0][0]))
-            renew_version = max(int(v) for v in re.findall(r"version (\d+)", outputs[1][0]))
+            sign_versions = [int(v) for v in re.findall(r"index(?:\.json)?[^\n]*version (\d+)", outputs[0][0])]
+            renew_versions = [int(v) for v in re.findall(r"version (\d+)", outputs[1][0])]
+            self.assertTrue(sign_versions and renew_versions, f"round {release}: no index version reported\n{outputs}")
+            sign_version, renew_version = max(sign_versions), max(renew_versions)
             releases_after_a_renew += sign_version > renew_version
             index = payload(read_index())
             self.assertEqual(index["packs"]["royal-mile"]["version"], release, f"round {release}: the release was lost: {index}")

@@ -111,8 +111,8 @@ class Client:
 
     def access(self, n, code):
         run = self.season.run(n, "access", "--into", self.into, "--pack", PACK_ID, "--scene", PAID_STOP, "--code", code, "--format", "json", hour=13)
-        if run.returncode not in (0, 1):
-            raise AssertionError(f"day {n}: {self.name}: access failed\n{run.stdout}\n{run.stderr}")
+        if run.returncode not in (0, 1) or not run.stdout.strip().startswith("{"):
+            raise AssertionError(f"day {n}: {self.name}: access failed ({run.returncode})\n{run.stdout}\n{run.stderr}")
         return json.loads(run.stdout)
 
 
