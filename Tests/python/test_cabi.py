@@ -10,6 +10,8 @@ import subprocess
 import tempfile
 import time
 import unittest
+
+import dsse
 from datetime import datetime, timedelta, timezone
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -212,16 +214,7 @@ class CABI(unittest.TestCase):
     @staticmethod
     def sign(payload, payload_type, key):
         """A DSSE envelope over `payload`, signed with the Ed25519 PEM `key` through `openssl pkeyutl -rawin`."""
-        pae = b"DSSEv1 %d %s %d %s" % (len(payload_type), payload_type.encode(), len(payload), payload)
-        # OpenSSL 3.0 reads Ed25519 input for -rawin from a file only.
-        with tempfile.NamedTemporaryFile() as message:
-            message.write(pae)
-            message.flush()
-            sig = subprocess.run(["openssl", "pkeyutl", "-sign", "-rawin", "-inkey", key, "-in", message.name], check=True, capture_output=True).stdout
-        der = subprocess.run(["openssl", "pkey", "-in", key, "-pubout", "-outform", "DER"], check=True, capture_output=True).stdout
-        envelope = {"payloadType": payload_type, "payload": base64.b64encode(payload).decode(),
-                    "signatures": [{"keyid": hashlib.sha256(der[-32:]).hexdigest(), "sig": base64.b64encode(sig).decode()}]}
-        return json.dumps(envelope, sort_keys=True).encode()
+        return dsse.envelope(payload, payload_type, key)
 
     def test_bad_requests_are_errors(self):
         bad = self.call("packverify_install", {"state": "/nonexistent", "archive": "/nonexistent.tar", "into": "/tmp/x"})

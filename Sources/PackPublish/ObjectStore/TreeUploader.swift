@@ -204,8 +204,10 @@ public struct TreeUploader {
                 return
             }
             let merged = try ours.merged(onto: current?.trusted, releasing: indexMerge?.releasing)
-            if merged == ours {
-                // The tree's index already publishes everything the bucket's does, at a higher version.
+            var written = local
+            if merged == ours || (current?.retired == false && current?.document == ours) {
+                // The tree's index already publishes everything the bucket's does, at a higher version (or is the
+                // same signed document in other envelope bytes).
                 guard try bucket.swapIndex(local, expected: current?.tag) else { continue }
                 report.indexVersion = ours.version
             } else if let merge = indexMerge {
@@ -217,13 +219,23 @@ public struct TreeUploader {
                     next.expires = Timestamp.format(now.addingTimeInterval(max(lifetime, 3_600)))
                     return next
                 }
-                if case .written(let index, _, _) = outcome { report.indexVersion = index.version }
+                if case .written(let index, let bytes, _) = outcome {
+                    report.indexVersion = index.version
+                    written = bytes
+                }
             } else {
                 let version = current.map { String($0.document.version) } ?? "?"
                 throw PublishError.trust("\(bucket.describe(PublishLayout.index)) (version \(version)) lists releases or a revocation list this tree's index (version \(ours.version)) does not: it was renewed or published meanwhile, and this tree is older; to build on it, sign again or renew against the bucket (`packtool renew --publish \(bucket.location) --index-key …`)")
             }
+            // Checked like every other object: the store must hold the bytes just sent (unless another writer's index
+            // has already replaced them, which a later read of the index would show).
+            let key = prefix.isEmpty ? PublishLayout.index : prefix + "/" + PublishLayout.index
+            guard try matches(key: key, digest: SHA256.hash(Array(written)),
+                              size: UInt64(written.count), versioned: false) || (try bucket.readIndex()?.bytes != written) else {
+                throw PublishError.objectStore("\(bucket.describe(PublishLayout.index)): the store does not hold the bytes just uploaded (size or SHA-256 differ)")
+            }
             report.uploaded.append(PublishLayout.index)
-            report.bytesUploaded += UInt64(local.count)
+            report.bytesUploaded += UInt64(written.count)
             progress?(PublishLayout.index, .uploaded)
             return
         }
