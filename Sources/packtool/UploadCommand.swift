@@ -19,7 +19,11 @@ enum UploadCommand: Command {
         Uploads the tree `packtool sign --publish` wrote: every versioned object first (roots, manifests,
         archives, deltas), each checked after upload (the store's SHA-256 and size, or a read-back), then
         index.json, so no client ever sees an index naming an object that is not there yet. A rerun uploads
-        only what is missing. A versioned object already in the bucket with other bytes is refused, never
+        only what is missing. The bucket's index.json is checked first: one this catalogue did not sign stops the
+        upload before anything is sent. index.json is then written by compare-and-swap (If-Match on the ETag read,
+        If-None-Match: * when there is none), and only over an index the tree's lists everything of: a bucket
+        index renewed or published meanwhile is refused here (sign, export and renew, which hold the index key,
+        merge onto it instead). A versioned object already in the bucket with other bytes is refused, never
         overwritten. Versioned objects get `Cache-Control: public, max-age=31536000, immutable`, index.json
         `public, max-age=60`.
 
@@ -33,8 +37,9 @@ enum UploadCommand: Command {
           --quiet     print only the summary
 
         Credentials: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, or a profile in ~/.aws.
-        Exit codes: 0 uploaded (or nothing to do), 1 a versioned object in the bucket differs,
-        2 usage, credentials, network or store errors (rerun to resume).
+        Exit codes: 0 uploaded (or nothing to do), 1 refused (a versioned object in the bucket differs, the bucket's
+        index is another catalogue's or newer than the tree's), 2 usage, credentials, network or store errors
+        (rerun to resume).
 
         """
 
