@@ -59,8 +59,8 @@ public final class HTTPFetcher: Fetcher {
                 unlink(partial)
                 throw error
             }
-            let fd = open(partial, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-            guard fd >= 0 else { throw VerificationFailure(.fetch, "\(partial): cannot write (\(FileSystem.reason()))") }
+            // Never through a link planted in the state folder, never waiting on a FIFO (issue 29, finding 2).
+            let fd = try PartFile.openForResume(partial)
             var sink = PartialFile(fd: fd, maxBytes: maxBytes, progress: progress)
             do {
                 defer { close(fd) }

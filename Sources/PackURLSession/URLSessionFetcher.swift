@@ -75,8 +75,8 @@ public final class URLSessionFetcher: Fetcher, @unchecked Sendable {
                 unlink(partial)
                 throw error
             }
-            let fd = open(partial, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-            guard fd >= 0 else { throw VerificationFailure(.fetch, "\(partial): cannot write (\(FileSystem.reason()))") }
+            // Never through a link planted in the state folder, never waiting on a FIFO (issue 29, finding 2).
+            let fd = try PartFile.openForResume(partial)
             let outcome: URLSessionDownload.Outcome
             do {
                 defer { close(fd) }

@@ -62,8 +62,7 @@ public struct Updater {
         // Installer.install and DeltaApplier.apply each take it around their own verify-and-switch step. A separate
         // lock on the downloads folder keeps a second update from sharing (and splicing) this one's downloads; it
         // fails with busy instead.
-        let downloads = state.appendingPathComponent(Self.downloadsFolder)
-        try FileManager.default.createDirectory(at: downloads, withIntermediateDirectories: true)
+        let downloads = try DownloadsFolder.prepare(in: state)
         let downloadsLock = try StateLock.acquire(downloads)
         defer { downloadsLock.release() }
         defer { Self.clean(downloads) }
@@ -129,8 +128,7 @@ public struct Updater {
     /// Plans, downloads through `fetcher`, and applies — falling back, as each step allows, from the deltas from the
     /// installed versions to the version-0 deltas, and from deltas to the whole archive (`Result.fallbacks` says when).
     public func update(pack: String) throws -> Result {
-        let downloads = state.appendingPathComponent(Self.downloadsFolder)
-        try FileManager.default.createDirectory(at: downloads, withIntermediateDirectories: true)
+        let downloads = try DownloadsFolder.prepare(in: state)
         let downloadsLock = try StateLock.acquire(downloads)
         defer { downloadsLock.release() }
         defer { Self.clean(downloads) }

@@ -67,6 +67,36 @@ public struct HostileServerCases {
         XCTAssertEqual(server.rangeStarts, ["/\(path) 1500"], file: file, line: line)
     }
 
+    /// A `.part` planted as a link to a file outside (issue 29, finding 2) is replaced, never written through: the
+    /// outside file keeps its bytes and the download arrives whole.
+    public func aPartThatIsALinkIsReplacedNeverWrittenThrough(file: StaticString = #filePath, line: UInt = #line) throws {
+        let server = try MisbehavingServer(mode: "resume", files: [path: archive])
+        let out = try destination()
+        let outside = out.deletingLastPathComponent().appendingPathComponent("outside.txt")
+        try Data("not the app's".utf8).write(to: outside)
+        try FileManager.default.createSymbolicLink(atPath: out.path + ".part", withDestinationPath: outside.path)
+        try fetcher(server).fetch(path, to: out, maxBytes: UInt64(archive.count), progress: nil)
+        XCTAssertEqual([UInt8](try Data(contentsOf: out)), archive, file: file, line: line)
+        XCTAssertEqual(try Data(contentsOf: outside), Data("not the app's".utf8), "the link's target was not touched", file: file, line: line)
+    }
+
+    /// A `.part` that is a FIFO, or a second name of another file, is replaced too: the download neither hangs on the
+    /// FIFO nor writes into the other file.
+    public func aPartThatIsAFIFOOrAHardLinkIsReplaced(file: StaticString = #filePath, line: UInt = #line) throws {
+        let server = try MisbehavingServer(mode: "resume", files: [path: archive])
+        let out = try destination()
+        XCTAssertEqual(mkfifo(out.path + ".part", 0o644), 0, file: file, line: line)
+        try fetcher(server).fetch(path, to: out, maxBytes: UInt64(archive.count), progress: nil)
+        XCTAssertEqual([UInt8](try Data(contentsOf: out)), archive, file: file, line: line)
+        let other = try destination()
+        let elsewhere = other.deletingLastPathComponent().appendingPathComponent("elsewhere")
+        try Data(repeating: 0x41, count: 100).write(to: elsewhere)
+        XCTAssertEqual(link(elsewhere.path, other.path + ".part"), 0, file: file, line: line)
+        try fetcher(server).fetch(path, to: other, maxBytes: UInt64(archive.count), progress: nil)
+        XCTAssertEqual([UInt8](try Data(contentsOf: other)), archive, file: file, line: line)
+        XCTAssertEqual(try Data(contentsOf: elsewhere), Data(repeating: 0x41, count: 100), "the other name's file was not touched", file: file, line: line)
+    }
+
     /// A server dripping one byte every half second never trips the read timeout, but the download's overall
     /// deadline (here shortened to 2 s) ends it with `fetch-timeout`, and the partial file is gone.
     public func aDripFeedingServerIsCutOffAtTheDownloadsDeadline(file: StaticString = #filePath, line: UInt = #line) throws {

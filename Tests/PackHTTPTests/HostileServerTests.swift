@@ -16,6 +16,8 @@ final class HostileServerTests: XCTestCase {
     func testARangeRetryClaimingAnEndlessBodyIsRefusedNotACrash() throws { try cases.aRangeRetryClaimingAnEndlessBodyIsRefusedNotACrash() }
     func testADownloadCutInHalfResumesWithARangeAndArrivesWhole() throws { try cases.aDownloadCutInHalfResumesWithARangeAndArrivesWhole() }
     func testAPartLeftByAnEarlierRunIsResumed() throws { try cases.aPartLeftByAnEarlierRunIsResumed() }
+    func testAPartThatIsALinkIsReplacedNeverWrittenThrough() throws { try cases.aPartThatIsALinkIsReplacedNeverWrittenThrough() }
+    func testAPartThatIsAFIFOOrAHardLinkIsReplaced() throws { try cases.aPartThatIsAFIFOOrAHardLinkIsReplaced() }
     func testADripFeedingServerIsCutOffAtTheDownloadsDeadline() throws { try cases.aDripFeedingServerIsCutOffAtTheDownloadsDeadline() }
     func testInterimResponsesBeforeTheAnswerAreSkipped() throws { try cases.interimResponsesBeforeTheAnswerAreSkipped() }
     func testASwitchToAnotherProtocolIsRefusedNotSkipped() throws { try cases.aSwitchToAnotherProtocolIsRefusedNotSkipped() }

@@ -51,6 +51,26 @@ final class UpdaterTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: f.into.appendingPathComponent("test-pack").path))
     }
 
+    /// A link planted at `<state>/downloads` (issue 29, finding 1) is replaced by a real folder: an update — here one
+    /// that ends in a refusal, which still cleans up — empties only its own folder, never the one the link named,
+    /// and leaves no lock there.
+    func testALinkAtTheDownloadsFolderIsReplacedAndWhatItNamedIsUntouched() throws {
+        let f = try ClientFixture()
+        let tree = f.dir.appendingPathComponent("tree")
+        try FileManager.default.createDirectory(at: tree, withIntermediateDirectories: true)
+        let victim = f.dir.appendingPathComponent("victim")
+        try FileManager.default.createDirectory(at: victim.appendingPathComponent("sub"), withIntermediateDirectories: true)
+        try Data("keep".utf8).write(to: victim.appendingPathComponent("file.txt"))
+        try Data("keep".utf8).write(to: victim.appendingPathComponent("sub/nested.txt"))
+        try FileManager.default.createDirectory(at: f.state, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: f.state.appendingPathComponent(Updater.downloadsFolder).path, withDestinationPath: victim.path)
+        XCTAssertThrowsError(try Updater(state: f.state, into: f.into, fetcher: FileFetcher(base: tree)).update(pack: "test-pack"))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: victim.path).sorted(), ["file.txt", "sub"])
+        XCTAssertEqual(try Data(contentsOf: victim.appendingPathComponent("sub/nested.txt")), Data("keep".utf8))
+        let downloads = try FileManager.default.attributesOfItem(atPath: f.state.appendingPathComponent(Updater.downloadsFolder).path)
+        XCTAssertEqual(downloads[.type] as? FileAttributeType, .typeDirectory, "the link was replaced by the library's own folder")
+    }
+
     /// A pack id is one path component of letters, digits and '-': an index listing ".." (with paths that follow the
     /// layout's pattern for it) is refused too.
     func testAPackIdThatIsNotOneIsRefused() throws {
