@@ -182,13 +182,33 @@ public struct DeltaApplier {
     /// and returns the link for `verify`. A damaged install (a file cut short, replaced by a FIFO that would block
     /// every reader) is not carried into the new version: the update fails with the install untouched, and the
     /// updater then takes the scene's version-0 delta, or the full archive.
+    ///
+    /// The file is reached from the pack folder without following any link but the library's own `stops/<id>` scene
+    /// link (read and checked, `InstallLayout.sceneFolder`), and must have this one name (issue 29, finding 4): a
+    /// folder on the way replaced by a link to files someone else controls, or a second name of such a file, is not
+    /// shared into the new version — the update takes the version-0 delta or the archive instead.
     private func linkUnchanged(from current: String, to writer: StagingWriter, path: String, file: Manifest.File) throws -> Reused {
         try writer.prepareFolder(for: path)
+        let packFolder = URL(fileURLWithPath: current).deletingLastPathComponent().path
+        var beneath = URL(fileURLWithPath: current).lastPathComponent + "/" + path
+        let parts = path.split(separator: "/", maxSplits: 2).map(String.init)
+        // Through the installer's own scene link when there is one; an install from before scene folders has a plain
+        // folder there, walked like the rest (and any other link on the way ends the walk).
+        if parts.count == 3, parts[0] == "stops", let scene = InstallLayout.sceneFolder(of: parts[1], in: current) {
+            beneath = InstallLayout.scenesFolder + "/" + URL(fileURLWithPath: scene).lastPathComponent + "/" + parts[2]
+        }
+        guard let (folder, name) = BeneathFolder.parent(of: beneath, in: packFolder) else {
+            throw VerificationFailure(.deltaBase, "\(path) in the installed version is reached through a link or is missing; it is not reused")
+        }
+        defer { close(folder) }
         var info = stat()
-        guard lstat(current + "/" + path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, UInt64(info.st_size) == file.size else {
+        guard fstatat(folder, name, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFREG, UInt64(info.st_size) == file.size else {
             throw VerificationFailure(.deltaBase, "\(path) in the installed version is missing or damaged")
         }
-        guard link(current + "/" + path, writer.absolute(path)) == 0 else {
+        guard info.st_nlink == 1 else {
+            throw VerificationFailure(.deltaBase, "\(path) in the installed version has other names (\(info.st_nlink) links); it is not shared again")
+        }
+        guard linkat(folder, name, AT_FDCWD, writer.absolute(path), 0) == 0 else {
             throw VerificationFailure(.deltaBase, "\(path) is missing from the installed version (\(String(cString: strerror(errno))))")
         }
         return Reused(path: path, at: writer.absolute(path), file: file)

@@ -146,6 +146,30 @@ final class UpdateCommandTests: XCTestCase {
                        "the replaced scene folder is removed after the switch, and nothing else is left")
     }
 
+    /// A folder of the installed version replaced by a link to copies held outside (issue 29, finding 4): the copies
+    /// hash right, but the update never shares them into the new version through the link — it takes the scene's
+    /// version-0 delta, and no installed file is another name of an outside file.
+    func testAnUnchangedFileReachedThroughALinkedFolderIsNotSharedIntoTheNewVersion() throws {
+        let scene = URL(fileURLWithPath: dir + "/app/royal-mile/current/stops/03-mercat-cross").resolvingSymlinksInPath().path
+        let outside = dir + "/outside-layers"
+        try FileManager.default.copyItem(atPath: scene + "/layers", toPath: outside)
+        try FileManager.default.removeItem(atPath: scene + "/layers")
+        try FileManager.default.createSymbolicLink(atPath: scene + "/layers", withDestinationPath: outside)
+        let r = try update(into: dir + "/app")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let (status, report) = try installedVersion(dir + "/app")
+        XCTAssertEqual(status, 0, report)
+        XCTAssertTrue(report.contains("version 2: 76 files checked, intact"), report)
+        let outsideInodes = Set(try FileManager.default.contentsOfDirectory(atPath: outside).map { name -> UInt64 in
+            (try FileManager.default.attributesOfItem(atPath: outside + "/" + name)[.systemFileNumber] as! NSNumber).uint64Value
+        })
+        let installed = URL(fileURLWithPath: dir + "/app/royal-mile/current/stops/03-mercat-cross/layers").resolvingSymlinksInPath().path
+        for name in try FileManager.default.contentsOfDirectory(atPath: installed) {
+            let inode = (try FileManager.default.attributesOfItem(atPath: installed + "/" + name)[.systemFileNumber] as! NSNumber).uint64Value
+            XCTAssertFalse(outsideInodes.contains(inode), "\(name) of version 2 is a second name of a file outside the install")
+        }
+    }
+
     func testAnInstallFromBeforeSceneFoldersIsUpdatedToo() throws {
         // Turn version 1 into the older layout: plain scene folders under stops/ instead of links.
         let stops = dir + "/app/royal-mile/current/stops"
