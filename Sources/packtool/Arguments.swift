@@ -1,3 +1,5 @@
+import PackModel
+
 /// A small argument reader: `--name value`, `--name=value`, boolean flags and positionals, with clear usage errors.
 struct Arguments {
     private(set) var positionals: [String] = []
@@ -53,6 +55,16 @@ struct Arguments {
         guard let text = value(name) else { return fallback }
         guard let v = Double(text), v.isFinite, v > 0 else { throw CommandLineError.usage("\(name) must be a positive number, got \(text)") }
         return v
+    }
+
+    /// `--timeout`, checked against the one range every reader accepts (`NetworkTimeout`): a usage error naming the
+    /// flag and the range otherwise.
+    func timeout(default fallback: Double) throws -> Double {
+        guard let text = value("--timeout") else { return fallback }
+        guard let seconds = NetworkTimeout.parse(text) else {
+            throw CommandLineError.usage("--timeout \(text): expected \(NetworkTimeout.described)")
+        }
+        return seconds
     }
 
     func flag(_ name: String) -> Bool { flags.contains(name) }
