@@ -37,6 +37,15 @@ struct Arguments {
                 throw CommandLineError.usage("unknown option \(name)")
             }
         }
+        // Checked as soon as it is read, before any command acts: `sign --publish s3://…` signs before it uploads,
+        // and a --timeout refused only then would leave a signed state behind.
+        for text in options["--timeout"] ?? [] where NetworkTimeout.parse(text) == nil {
+            throw Self.badTimeout(text)
+        }
+    }
+
+    private static func badTimeout(_ text: String) -> CommandLineError {
+        .usage("--timeout \(text): expected \(NetworkTimeout.described)")
     }
 
     /// The option's value; the last one wins when it is given more than once.
@@ -61,9 +70,7 @@ struct Arguments {
     /// flag and the range otherwise.
     func timeout(default fallback: Double) throws -> Double {
         guard let text = value("--timeout") else { return fallback }
-        guard let seconds = NetworkTimeout.parse(text) else {
-            throw CommandLineError.usage("--timeout \(text): expected \(NetworkTimeout.described)")
-        }
+        guard let seconds = NetworkTimeout.parse(text) else { throw Self.badTimeout(text) }
         return seconds
     }
 
