@@ -108,7 +108,8 @@ public func packverify_update(_ request: UnsafePointer<CChar>?) -> UnsafeMutable
 public func packverify_update_progress(_ request: UnsafePointer<CChar>?, _ progress: ProgressCallback?, _ context: UnsafeMutableRawPointer?) -> UnsafeMutablePointer<CChar>? {
     respond(request) { r in
         let from = try r.string("from")
-        let given = r.object["timeout"]
+        // Absent or null: the default. Anything but a number in range (a string, a bool) is refused, not defaulted.
+        let given = r.object["timeout"].flatMap { $0 == .null ? nil : $0 }
         guard let timeout = NetworkTimeout.accepted(given.map { $0.number ?? .nan } ?? 15) else {
             throw VerificationFailure(.request, "\"timeout\" must be \(NetworkTimeout.described)")
         }
