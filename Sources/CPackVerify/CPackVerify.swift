@@ -108,8 +108,11 @@ public func packverify_update(_ request: UnsafePointer<CChar>?) -> UnsafeMutable
 public func packverify_update_progress(_ request: UnsafePointer<CChar>?, _ progress: ProgressCallback?, _ context: UnsafeMutableRawPointer?) -> UnsafeMutablePointer<CChar>? {
     respond(request) { r in
         let from = try r.string("from")
-        let timeout = r.object["timeout"]?.number ?? 15
-        guard timeout > 0, timeout <= 600 else { throw VerificationFailure(.request, "\"timeout\" must be between 0 and 600 seconds") }
+        // Absent or null: the default. Anything but a number in range (a string, a bool) is refused, not defaulted.
+        let given = r.object["timeout"].flatMap { $0 == .null ? nil : $0 }
+        guard let timeout = NetworkTimeout.accepted(given.map { $0.number ?? .nan } ?? 15) else {
+            throw VerificationFailure(.request, "\"timeout\" must be \(NetworkTimeout.described)")
+        }
         let fetcher = try TreeSource.fetcher(from, timeout: timeout)
         let result = try r.client().update(pack: try r.string("pack"), into: try r.url("into"), from: fetcher, onProgress: reporter(progress, context))
         var out: [String: JSONValue] = ["pack": JSONValue(result.pack), "toVersion": JSONValue(result.toVersion),

@@ -102,7 +102,7 @@ public final class HTTPFetcher: Fetcher {
 
     /// The idle connection to `location`'s server, if there is one (taken: no other fetch can use it meanwhile), else
     /// a new one; and whether it was reused.
-    private func connection(to location: HTTPLocation) throws -> (Connection, Bool) {
+    private func connection(to location: HTTPLocation, due: DownloadDeadline) throws -> (Connection, Bool) {
         let key = Self.key(location)
         let kept: Connection? = idleLock.withLock {
             defer { idle = nil }
@@ -111,7 +111,7 @@ public final class HTTPFetcher: Fetcher {
             return idle.connection
         }
         if let kept { return (kept, true) }
-        return (try Connection(host: location.host, port: location.port, secure: location.secure, timeout: timeout), false)
+        return (try Connection(host: location.host, port: location.port, secure: location.secure, timeout: min(timeout, due.remaining)), false)
     }
 
     /// Keeps `connection` for the next request to the same server (closing the one kept before, if any).
@@ -127,7 +127,7 @@ public final class HTTPFetcher: Fetcher {
         var location = start
         for _ in 0...5 {
             try due.check()
-            var (connection, reused) = try connection(to: location)
+            var (connection, reused) = try connection(to: location, due: due)
             var keep = false
             defer { if keep { park(connection, for: location) } else { connection.disconnect() } }
             var request = "GET \(location.target) HTTP/1.1\r\nHost: \(location.hostHeader)\r\nUser-Agent: \(userAgent)\r\n"
@@ -147,7 +147,7 @@ public final class HTTPFetcher: Fetcher {
                     // not a failed attempt, just a stale connection. Ask again on a fresh one.
                     _ = error
                     connection.disconnect()
-                    connection = try Connection(host: location.host, port: location.port, secure: location.secure, timeout: timeout)
+                    connection = try Connection(host: location.host, port: location.port, secure: location.secure, timeout: min(timeout, due.remaining))
                     reused = false
                 }
             }
@@ -262,7 +262,11 @@ private struct ResponseReader {
     private mutating func fill() throws -> Bool {
         try due.check()
         if start == end { start = 0; end = 0 }
-        let n = try buffer.withUnsafeMutableBytes { try connection.receive(into: UnsafeMutableRawBufferPointer(rebasing: $0[end...])) }
+        // No read waits past the download's deadline, whatever the fetcher's timeout (DownloadDeadline).
+        let remaining = due.remaining
+        let n: Int
+        do { n = try buffer.withUnsafeMutableBytes { try connection.receive(into: UnsafeMutableRawBufferPointer(rebasing: $0[end...]), remaining: remaining) } }
+        catch HTTPError.timedOut(_) where due.remaining <= 0 { throw due.expired }
         end += n
         return n > 0
     }

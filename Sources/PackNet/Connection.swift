@@ -7,17 +7,24 @@ import Darwin
 
 /// One TCP connection, optionally wrapped in TLS (libssl, verifying the server's certificate chain against the
 /// system's trust store — or `SSL_CERT_FILE` — and its name against the host). Every connect, send and receive is
-/// bounded by `timeout`, so a server that stops responding is noticed instead of waited on forever.
+/// bounded by `timeout`, so a server that stops responding is noticed instead of waited on forever; a receive given
+/// what is left of a deadline waits no longer than that either. Every wait goes through `SocketWait`, so no value of
+/// `timeout` can turn it off or trap.
 package final class Connection {
     private let fd: Int32
+    private let timeout: Double
+    /// The receive timeout the socket has now (SO_RCVTIMEO), in seconds.
+    private var receiveWait: Double
     private var ssl: OpaquePointer?
     private var context: OpaquePointer?
     private let host: String
 
     package init(host: String, port: UInt16, secure: Bool, timeout: Double) throws {
         self.host = host
-        fd = try Self.dial(host: host, port: port, timeout: timeout)
-        var tv = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - timeout.rounded(.down)) * 1_000_000))
+        self.timeout = SocketWait.seconds(timeout)
+        receiveWait = self.timeout
+        fd = try Self.dial(host: host, port: port, timeout: self.timeout)
+        var tv = SocketWait.timeValue(self.timeout)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
         if secure {
@@ -61,7 +68,7 @@ package final class Connection {
             var result = connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen)
             if result != 0 && errno == EINPROGRESS {
                 var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-                let ready = poll(&p, 1, Int32(timeout * 1000))
+                let ready = poll(&p, 1, SocketWait.milliseconds(timeout))
                 if ready == 1 {
                     var error: Int32 = 0
                     var length = socklen_t(MemoryLayout<Int32>.size)
@@ -127,8 +134,18 @@ package final class Connection {
         }
     }
 
-    /// Receives up to `buffer.count` bytes; 0 when the server closed the connection cleanly.
-    package func receive(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    /// Receives up to `buffer.count` bytes; 0 when the server closed the connection cleanly. With `remaining` (the
+    /// seconds left of a deadline), the wait is the shorter of that and the connection's timeout, so a timeout longer
+    /// than the deadline cannot hold the caller past it.
+    package func receive(into buffer: UnsafeMutableRawBufferPointer, remaining: Double? = nil) throws -> Int {
+        let wait = SocketWait.seconds(min(timeout, remaining ?? timeout))
+        if wait != receiveWait {
+            var tv = SocketWait.timeValue(wait)
+            guard setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size)) == 0 else {
+                throw HTTPError.interrupted("cannot bound the wait for \(host): \(String(cString: strerror(errno)))")
+            }
+            receiveWait = wait
+        }
         while true {
             errno = 0
             let n: Int

@@ -110,7 +110,7 @@ public final class URLSessionFetcher: Fetcher, @unchecked Sendable {
     }
 
     private func request(_ url: URL, from offset: UInt64) -> URLRequest {
-        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
+        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: NetworkTimeout.clamped(timeout))
         request.httpMethod = "GET"
         request.setValue(userAgent, forHTTPHeaderField: "User-Agent")
         // Ranges count bytes of the file as stored: no transfer compression, which would also hide the real size.
@@ -121,7 +121,7 @@ public final class URLSessionFetcher: Fetcher, @unchecked Sendable {
 
     private func sessionConfiguration() -> URLSessionConfiguration {
         let c = configuration.copy() as! URLSessionConfiguration
-        c.timeoutIntervalForRequest = timeout
+        c.timeoutIntervalForRequest = NetworkTimeout.clamped(timeout)
         c.requestCachePolicy = .reloadIgnoringLocalCacheData
         c.urlCache = nil
         c.httpCookieStorage = nil

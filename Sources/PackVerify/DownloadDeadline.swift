@@ -32,6 +32,6 @@ public struct DownloadDeadline: Sendable {
 
     /// The failure for an overrun deadline.
     public var expired: VerificationFailure {
-        VerificationFailure(.fetchTimeout, "\(name): not finished within its \(Int(seconds)) s deadline (the server is too slow or drip-feeding)")
+        VerificationFailure(.fetchTimeout, "\(name): not finished within its \(abs(seconds) < 1e9 ? String(Int(seconds)) : String(seconds)) s deadline (the server is too slow or drip-feeding)")
     }
 }

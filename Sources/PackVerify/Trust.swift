@@ -81,14 +81,22 @@ public struct Trust {
         defer { lock.release() }
         var client = try ClientState.load(from: state)
         for file in files {
-            let data = try SizeCaps.read(file, cap: SizeCaps.root)
-            let envelope = try VerificationFailure.about(file, .root) { try SignedDocument.envelope(data, what: "root") }
-            let candidate = try VerificationFailure.about(file, .root) { try SignedDocument.decode(RootDocument.self, from: envelope.payloadBytes(), what: "root") }
-            try Rollback(floors: client.floors).evaluate(rootVersion: candidate.version).require()
-            client.trust(root: try RootChain().next(after: client.root, envelope), envelope: data)
+            let (next, data) = try Self.successor(of: client.root, floors: client.floors, file: file)
+            client.trust(root: next, envelope: data)
         }
         try client.save(to: state)
         return client.root
+    }
+
+    /// The root in `file` accepted as the successor of `root` (signed by a threshold of `root`'s and of its own root
+    /// keys, the next version, not below `floors`), with its bytes. Saves nothing: `Updater` checks each root this
+    /// way as it arrives, without the state lock, and `update(roots:)` checks them again under it before saving.
+    public static func successor(of root: RootDocument, floors: Rollback.Floors, file: URL) throws -> (RootDocument, Data) {
+        let data = try SizeCaps.read(file, cap: SizeCaps.root)
+        let envelope = try VerificationFailure.about(file, .root) { try SignedDocument.envelope(data, what: "root") }
+        let candidate = try VerificationFailure.about(file, .root) { try SignedDocument.decode(RootDocument.self, from: envelope.payloadBytes(), what: "root") }
+        try Rollback(floors: floors).evaluate(rootVersion: candidate.version).require()
+        return (try RootChain().next(after: root, envelope), data)
     }
 
     /// Verifies an index: index-role threshold, not expired (a mirror that stopped updating is frozen), version not

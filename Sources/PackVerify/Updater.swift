@@ -236,16 +236,21 @@ public struct Updater {
     /// have, and hands them to `Trust.update(roots:)`, which verifies each against its predecessor and itself and saves
     /// the new root only if the whole chain holds. An index signed by rotated keys can be verified only after this.
     private func followRoots(downloads: URL) throws {
-        let trusted = try ClientState.load(from: state).root.version
+        let client = try ClientState.load(from: state)
+        // Each root is checked against its predecessor as it arrives, so a bad or slow chain costs one download, not
+        // maxRootSteps of them; the first refusal ends the walk and nothing is saved. Trust.update(roots:) checks the
+        // chain again under the state lock (another process may have moved the state meanwhile) and saves it.
+        var previous = client.root
         var files: [URL] = []
         for step in 1...Self.maxRootSteps {
-            let version = try Numbers.add(trusted, step, "the next root version")
+            let version = try Numbers.add(client.root.version, step, "the next root version")
             let file = downloads.appendingPathComponent("\(version).root.json")
             do {
                 try fetcher.fetch(PublishLayout.root(version: version), to: file, maxBytes: SizeCaps.root) { progress?("root", $0) }
             } catch let failure as VerificationFailure where failure.kind == .fetchMissing {
                 break
             }
+            (previous, _) = try Trust.successor(of: previous, floors: client.floors, file: file)
             files.append(file)
         }
         guard !files.isEmpty else { return }

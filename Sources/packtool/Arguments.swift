@@ -1,3 +1,5 @@
+import PackModel
+
 /// A small argument reader: `--name value`, `--name=value`, boolean flags and positionals, with clear usage errors.
 struct Arguments {
     private(set) var positionals: [String] = []
@@ -35,6 +37,15 @@ struct Arguments {
                 throw CommandLineError.usage("unknown option \(name)")
             }
         }
+        // Checked as soon as it is read, before any command acts: `sign --publish s3://…` signs before it uploads,
+        // and a --timeout refused only then would leave a signed state behind.
+        for text in options["--timeout"] ?? [] where NetworkTimeout.parse(text) == nil {
+            throw Self.badTimeout(text)
+        }
+    }
+
+    private static func badTimeout(_ text: String) -> CommandLineError {
+        .usage("--timeout \(text): expected \(NetworkTimeout.described)")
     }
 
     /// The option's value; the last one wins when it is given more than once.
@@ -53,6 +64,14 @@ struct Arguments {
         guard let text = value(name) else { return fallback }
         guard let v = Double(text), v.isFinite, v > 0 else { throw CommandLineError.usage("\(name) must be a positive number, got \(text)") }
         return v
+    }
+
+    /// `--timeout`, checked against the one range every reader accepts (`NetworkTimeout`): a usage error naming the
+    /// flag and the range otherwise.
+    func timeout(default fallback: Double) throws -> Double {
+        guard let text = value("--timeout") else { return fallback }
+        guard let seconds = NetworkTimeout.parse(text) else { throw Self.badTimeout(text) }
+        return seconds
     }
 
     func flag(_ name: String) -> Bool { flags.contains(name) }

@@ -64,12 +64,7 @@ enum ObjectStoreFlags {
     /// An uploader for `location` with `--multipart-threshold` and `--part-size` applied.
     static func uploader(_ location: S3Location, settings: ObjectStoreSettings, _ a: Arguments) throws -> TreeUploader {
         let client = try S3Client(settings: settings, bucket: location.bucket)
-        if let text = a.value("--timeout") {
-            guard let seconds = Double(text), seconds.isFinite, seconds > 0, seconds <= 3600 else {
-                throw CommandLineError.usage("--timeout \(text): expected seconds, more than 0 and at most 3600")
-            }
-            client.timeout = seconds
-        }
+        client.timeout = try a.timeout(default: client.timeout)
         var uploader = TreeUploader(client: client, prefix: location.key)
         uploader.journal = MultipartJournal.standard(environment: ProcessInfo.processInfo.environment)
         if let text = a.value("--multipart-threshold") { uploader.multipartThreshold = try size(text, flag: "--multipart-threshold") }

@@ -27,7 +27,7 @@ enum PublishedTreeFlags {
         }
         if text.hasPrefix("http://") || text.hasPrefix("https://") || text.hasPrefix("file://") {
             guard !writable else { throw CommandLineError.usage("\(text): a URL can only be read; publish to a folder or to s3://BUCKET/PREFIX") }
-            do { return FetchedTree(location: text, fetcher: try TreeSource.fetcher(text, timeout: try a.number("--timeout", default: 15))) }
+            do { return FetchedTree(location: text, fetcher: try TreeSource.fetcher(text, timeout: try a.timeout(default: 15))) }
             catch let f as VerificationFailure { throw CommandLineError.usage(f.message) }
         }
         return FolderTree(folder: URL(fileURLWithPath: text))

@@ -19,8 +19,9 @@ enum UpdateCommand: Command {
         Fetches URL/index.json and the manifest it names, then for each changed scene the delta from the installed
         version (or from version 0 when that is missing or unusable; the full archive when pack-level files changed
         or nothing is installed). Downloads resume with Range requests, never exceed the signed sizes, time out on a
-        stalled server and are retried. The new version is built in staging and switched in atomically; any failure
-        leaves the installed version intact. URL is http://, https:// or file://.
+        stalled server (--timeout: seconds of silence, 0.1 to 3600, default 15) and are retried. The new version is
+        built in staging and switched in atomically; any failure leaves the installed version intact. URL is
+        http://, https:// or file://.
         A whole archive (a first install) is verified and written while it downloads, and each stop is reported the
         moment its files are verified (the free stop first, then the route). Progress goes to standard error: a bar
         on a terminal, plain lines otherwise; --quiet turns it off.
@@ -34,7 +35,7 @@ enum UpdateCommand: Command {
         let state = a.value("--client-state").map { URL(fileURLWithPath: $0) } ?? into.appendingPathComponent(".packtool-client")
         let from = try a.required("--from")
         let fetcher: Fetcher
-        do { fetcher = try TreeSource.fetcher(from, timeout: try a.number("--timeout", default: 15)) } catch let f as VerificationFailure {
+        do { fetcher = try TreeSource.fetcher(from, timeout: try a.timeout(default: 15)) } catch let f as VerificationFailure {
             throw CommandLineError.usage("--from: " + f.message)
         }
         var pin = FirstPin(state: state, into: into)

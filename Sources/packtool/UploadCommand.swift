@@ -32,7 +32,7 @@ enum UploadCommand: Command {
                       an interrupted one resumes on the next run from the parts already in the store, and
                       stale uploads of this tree's versioned names are aborted
           --part-size SIZE            the size of each part, 5MiB to 5GiB (default 16MiB)
-          --timeout SECONDS           how long the store may stay silent (default 30); a response must also
+          --timeout SECONDS           how long the store may stay silent, 0.1 to 3600 (default 30); a response must also
                       arrive whole within this plus the time its body takes at 1 MB/s
           --quiet     print only the summary
 

@@ -70,4 +70,45 @@ final class UpdaterRootRotationTests: XCTestCase {
         }
         XCTAssertEqual(f.snapshot(), before)
     }
+    /// Records every path asked for, then fetches it from `inner`.
+    private final class CountingFetcher: Fetcher, @unchecked Sendable {
+        let inner: Fetcher
+        var paths: [String] = []
+        init(_ inner: Fetcher) { self.inner = inner }
+        func fetch(_ path: String, to file: URL, maxBytes: UInt64, progress: ((UInt64) throws -> Void)?) throws {
+            paths.append(path)
+            try inner.fetch(path, to: file, maxBytes: maxBytes, progress: progress)
+        }
+    }
+
+    /// Issue 29, finding 6: each root is verified as it arrives. With an invalid root 2 (not signed by root 1's keys)
+    /// and a valid-looking root 3 behind it, the updater refuses at root 2 and never asks for root 3 (nor the index);
+    /// the client state is unchanged.
+    func testAServerWhoseNextRootIsInvalidIsNotAskedForTheRootAfterIt() throws {
+        let f = try ClientFixture()
+        let (tree, _) = try rotatedTree(f, publishRoot: false)
+        let stranger = try Ed25519PrivateKey()
+        let root2 = ClientFixture.rootDocument(version: 2, root: [stranger], manifest: f.manifestKey, index: f.indexKey, grant: f.grantKey)
+        _ = try f.write(root2, type: PayloadType.root, signers: [stranger], name: "tree/root/2.root.json")
+        let root3 = ClientFixture.rootDocument(version: 3, root: [stranger], manifest: f.manifestKey, index: f.indexKey, grant: f.grantKey)
+        _ = try f.write(root3, type: PayloadType.root, signers: [stranger], name: "tree/root/3.root.json")
+        let fetcher = CountingFetcher(FileFetcher(base: tree))
+        let before = f.snapshot()
+        XCTAssertThrowsError(try Updater(state: f.state, into: f.into, fetcher: fetcher).update(pack: "test-pack")) { error in
+            XCTAssertEqual((error as? VerificationFailure)?.code, "threshold", "\(error)")
+        }
+        XCTAssertEqual(fetcher.paths, [PublishLayout.root(version: 2)])
+        XCTAssertEqual(f.snapshot(), before)
+    }
+
+    /// A valid next root is trusted as before: root 2 is fetched and checked, root 3 is missing (the walk ends),
+    /// then the index is fetched, and the state trusts root 2.
+    func testAValidNextRootIsFollowedUntilTheFirstMissingOne() throws {
+        let f = try ClientFixture()
+        let (tree, _) = try rotatedTree(f, publishRoot: true)
+        let fetcher = CountingFetcher(FileFetcher(base: tree))
+        _ = try Updater(state: f.state, into: f.into, fetcher: fetcher).update(pack: "test-pack")
+        XCTAssertEqual(Array(fetcher.paths.prefix(3)), [PublishLayout.root(version: 2), PublishLayout.root(version: 3), PublishLayout.index])
+        XCTAssertEqual(try ClientState.load(from: f.state).root.version, 2)
+    }
 }

@@ -116,6 +116,34 @@ class CABI(unittest.TestCase):
         self.assertFalse(missing["ok"])
         self.assertEqual(missing["error"]["code"], "fetch-missing", missing)
 
+    def test_an_update_timeout_outside_the_range_is_a_request_error_and_changes_nothing(self):
+        """Issue 29, finding 5: "timeout" takes seconds from 0.1 to 3600. 1e-7 once became a zero socket timeout (no
+        timeout at all) and 1e300 trapped; these and non-numbers are "request" errors before anything is fetched."""
+        client = tempfile.mkdtemp(dir=self.work)
+        state, into = os.path.join(client, "state"), os.path.join(client, "install")
+        self.assertTrue(self.call("packverify_pin_root", {"state": state, "root": os.path.join(self.pub, "root", "1.root.json")})["ok"])
+
+        def snapshot():
+            out = {}
+            for folder, _, files in os.walk(client):
+                for name in files:
+                    with open(os.path.join(folder, name), "rb") as f:
+                        out[os.path.relpath(os.path.join(folder, name), client)] = f.read()
+            return out
+
+        before = snapshot()
+        request = {"state": state, "into": into, "pack": "royal-mile", "from": "file://" + self.cdn}
+        for timeout in [1e-7, 0.0000001, 1e300, 3000000, 0, -1, 0.09, 3600.5, "15", True, [], {}]:
+            refused = self.call("packverify_update", dict(request, timeout=timeout))
+            self.assertFalse(refused["ok"], (timeout, refused))
+            self.assertEqual(refused["error"]["code"], "request", (timeout, refused))
+            self.assertIn("0.1 to 3600", refused["error"]["message"], refused)
+            self.assertEqual(snapshot(), before, f"timeout {timeout!r} changed the client folder")
+            self.assertFalse(os.path.exists(into), f"timeout {timeout!r} created the install folder")
+        for timeout in [0.1, 3600, None]:
+            accepted = self.call("packverify_update", dict(request, timeout=timeout))
+            self.assertTrue(accepted["ok"], (timeout, accepted))
+
     def test_a_minimal_access_request_works_and_a_bad_one_names_the_field(self):
         client = tempfile.mkdtemp(dir=self.work)
         state, into = os.path.join(client, "state"), os.path.join(client, "install")

@@ -30,6 +30,8 @@
  *   packverify_update           {"state": DIR, "into": DIR, "pack": ID, "from": URL, "timeout"?: SECONDS}
  *                                                                                 -> {"fromVersion"?, "toVersion", "method",
  *                                                                                     "changedScenes", "fallbacks"}
+ *                               "timeout": how long the server may stay silent, seconds from 0.1 to 3600 (default
+ *                               15); any other value, or one that is not a number, is a "request" error.
  *                               "fallbacks": an array of sentences, one per less economical way the update took
  *                               (a scene's delta missing or refused, so the version-0 delta was used; the whole
  *                               archive fetched over an install); [] when all went as planned.

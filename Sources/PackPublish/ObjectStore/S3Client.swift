@@ -136,7 +136,7 @@ public final class S3Client {
         var parsed: ResponseHead?
         func receive() throws -> Int {
             guard Self.monotonic() < deadline else { throw HTTPError.timedOut("the store is answering too slowly") }
-            return try connection.receive(into: buffer)
+            return try connection.receive(into: buffer, remaining: deadline - Self.monotonic())
         }
         while parsed == nil {
             // Interim 1xx heads (100 Continue, 103 Early Hints) are skipped, including several in one read.
