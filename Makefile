@@ -20,7 +20,7 @@ PYTHON    := $(VENV)/bin/python
 PACK      := scenes/royal-mile
 PACKTOOL  := .build/release/packtool
 
-.PHONY: demo test build deps-build deps-test example-pack clean fuzz bench
+.PHONY: demo test check build deps-build deps-test example-pack clean fuzz bench
 
 define ensure_apt
 	@missing=$$(for p in $(1); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q "ok installed" || echo $$p; done); \
@@ -134,6 +134,18 @@ test: deps-test
 	@# that the debug build accepted).
 	@$(MAKE) --no-print-directory demo > .build/demo.log 2>&1 && echo "make demo: passed on the release build (log in .build/demo.log)" || \
 	  { tail -n 20 .build/demo.log; echo "make demo failed (log in .build/demo.log)"; exit 1; }
+
+# The inner loop (DESIGN.md §8.11): the portability check, an incremental build and every Swift suite but those over
+# 20 s (the two kill loops and the preview builder's decode suite), on the OpenSSL backend. `make test` runs
+# everything, the Python, C and nginx suites and the CryptoKit stand-in included.
+CHECK_SKIP := KilledAtAnyMoment|PreviewBuilderTests
+check: deps-build
+	@chmod 600 keys-example/*.pem
+	scripts/portability-check.sh
+	swift build --build-tests
+	@PACKTOOL_EXPECT_CRYPTO_BACKEND=OpenSSL swift test --skip-build --skip '$(CHECK_SKIP)' > .build/check.log 2>&1; status=$$?; \
+	  grep -E "error:|' failed \(" .build/check.log; grep -E "Executed [0-9]+ tests?, with" .build/check.log | tail -n 1; \
+	  echo "make check: skipped $(CHECK_SKIP) (make test runs them); full log in .build/check.log"; exit $$status
 
 # Regenerates scenes/royal-mile from scripts/royal_mile_content.py (needs the media tools; takes about two minutes).
 example-pack: deps-build
