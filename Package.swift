@@ -113,7 +113,7 @@ let package = Package(
         .testTarget(name: "PackVerifyTests", dependencies: ["PackVerify", "PackTrust", "PackModel", "PackCrypto", "PackSigning", "TestSupport"]),
         // The hostile-server cases every Fetcher passes, written once; each transport's suite runs them.
         .target(name: "FetcherCases", dependencies: ["PackVerify", "TestSupport"], path: "Tests/FetcherCases"),
-        .testTarget(name: "PackHTTPTests", dependencies: ["PackHTTP", "PackVerify", "TestSupport", "FetcherCases"]),
+        .testTarget(name: "PackHTTPTests", dependencies: ["PackHTTP", "PackModel", "PackVerify", "TestSupport", "FetcherCases"]),
         .testTarget(name: "PackURLSessionTests", dependencies: ["PackURLSession", "PackVerify", "PackModel", "PackCrypto", "PackPublish", "TestSupport", "FetcherCases", "packtool"]),
         // docs/client-apple.md's Swift blocks, compiled with only the two products an app adds (so the target builds
         // for iOS as well), and the guide's functions tested on the example pack.
