@@ -155,7 +155,7 @@ public final class HTTPFetcher: Fetcher {
             switch head.status {
             case 301, 302, 303, 307, 308:
                 if let value = head.value("location"), let scheme = DownloadPolicy.scheme(of: value), scheme != "http", scheme != "https" {
-                    throw VerificationFailure(.fetchProtocol, "\(name): the server redirected to a non-HTTP(S) location (\(value.prefix(200))); refused")
+                    throw VerificationFailure(.fetchProtocol, "\(name): the server redirected to a non-HTTP(S) location (\(ShownURL.withoutUserinfo(String(value.prefix(200))))); refused")
                 }
                 guard let target = head.value("location").flatMap(location.resolving) else {
                     throw HTTPError.protocolError("a redirect without a usable Location")

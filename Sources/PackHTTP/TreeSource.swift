@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import PackModel
 import PackVerify
 
 /// Where a published tree is read from, parsed once for every front end (the CLI's `--from`, the C ABI's `"from"`),
@@ -13,7 +14,7 @@ public enum TreeSource {
     public static func fetcher(_ text: String, timeout: Double) throws -> any Fetcher {
         if let http = HTTPLocation(text) { return HTTPFetcher(base: http, timeout: timeout) }
         if let path = filePath(text) { return FileFetcher(base: URL(fileURLWithPath: path)) }
-        throw VerificationFailure(.request, "\"\(text)\" is not an http://, https:// or file:// URL (credentials are not accepted; a file URL needs an absolute path)")
+        throw VerificationFailure(.request, "\"\(ShownURL.withoutUserinfo(text))\" is not an http://, https:// or file:// URL (credentials are not accepted; a file URL needs an absolute path)")
     }
 
     /// The absolute local path a `file:` URL names, or nil: the host must be empty or `localhost`, the path absolute,

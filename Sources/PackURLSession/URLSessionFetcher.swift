@@ -40,7 +40,7 @@ public final class URLSessionFetcher: Fetcher, @unchecked Sendable {
     public init(base: URL, timeout: Double = 15, retries: Int = 3) throws {
         guard let scheme = base.scheme?.lowercased(), scheme == "http" || scheme == "https", base.host != nil,
               base.user == nil, base.password == nil else {
-            throw VerificationFailure(.request, "\"\(base.absoluteString)\" is not an http:// or https:// URL without credentials")
+            throw VerificationFailure(.request, "\"\(ShownURL.withoutUserinfo(base.absoluteString))\" is not an http:// or https:// URL without credentials")
         }
         let text = base.absoluteString
         urls = { path in

@@ -26,8 +26,8 @@ enum PublishedTreeFlags {
             return BucketTree(client: uploader.client, prefix: location.key)
         }
         if text.hasPrefix("http://") || text.hasPrefix("https://") || text.hasPrefix("file://") {
-            guard !writable else { throw CommandLineError.usage("\(text): a URL can only be read; publish to a folder or to s3://BUCKET/PREFIX") }
-            do { return FetchedTree(location: text, fetcher: try TreeSource.fetcher(text, timeout: try a.timeout(default: 15))) }
+            guard !writable else { throw CommandLineError.usage("\(ShownURL.withoutUserinfo(text)): a URL can only be read; publish to a folder or to s3://BUCKET/PREFIX") }
+            do { return FetchedTree(location: ShownURL.withoutUserinfo(text), fetcher: try TreeSource.fetcher(text, timeout: try a.timeout(default: 15))) }
             catch let f as VerificationFailure { throw CommandLineError.usage(f.message) }
         }
         return FolderTree(folder: URL(fileURLWithPath: text))

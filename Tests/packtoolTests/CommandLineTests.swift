@@ -40,6 +40,18 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(file.stderr.contains("pack.json: not a folder"), file.stderr)
     }
 
+    /// `update --from` with `user:password@` is a usage error that never prints the password, and writes nothing
+    /// (issue 29, finding 10).
+    func testAnUpdateFromAURLWithAPasswordIsRefusedWithoutPrintingIt() throws {
+        let dir = try temporaryDirectory()
+        let r = try CLI.run(["update", "--from", "http://user:hunter2@127.0.0.1:1/x", "--into", dir + "/app", "--pack", "royal-mile",
+                             "--root", dir + "/root.json", "--client-state", dir + "/state"])
+        XCTAssertEqual(r.status, 2, r.stderr)
+        XCTAssertFalse((r.stdout + r.stderr).contains("hunter2"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("http://…@127.0.0.1:1/x"), r.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir), [])
+    }
+
     func testLintOnTheExamplePackIsCleanAndSaysSo() throws {
         let r = try CLI.run(["lint", ExamplePack.root.path], environment: ["NO_COLOR": "1"])
         XCTAssertEqual(r.status, 0, r.stdout + r.stderr)

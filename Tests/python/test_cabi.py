@@ -244,6 +244,19 @@ class CABI(unittest.TestCase):
         """A DSSE envelope over `payload`, signed with the Ed25519 PEM `key` through `openssl pkeyutl -rawin`."""
         return dsse.envelope(payload, payload_type, key)
 
+    def test_an_update_from_a_url_with_a_password_is_refused_without_quoting_it(self):
+        client = tempfile.mkdtemp(dir=self.work)
+        state, into = os.path.join(client, "state"), os.path.join(client, "install")
+        self.assertTrue(self.call("packverify_pin_root", {"state": state, "root": os.path.join(self.pub, "root", "1.root.json")})["ok"])
+        before = sorted(os.listdir(state))
+        refused = self.call("packverify_update", {"state": state, "into": into, "pack": "royal-mile", "from": "http://user:hunter2@127.0.0.1:1/x"})
+        self.assertFalse(refused["ok"])
+        self.assertEqual(refused["error"]["code"], "request", refused)
+        self.assertNotIn("hunter2", json.dumps(refused))
+        self.assertIn("http://…@127.0.0.1:1/x", refused["error"]["message"])
+        self.assertEqual(sorted(os.listdir(state)), before, "the state is unchanged")
+        self.assertFalse(os.path.exists(into))
+
     def test_bad_requests_are_errors(self):
         bad = self.call("packverify_install", {"state": "/nonexistent", "archive": "/nonexistent.tar", "into": "/tmp/x"})
         self.assertFalse(bad["ok"])

@@ -16,7 +16,9 @@ import time
 import unittest
 
 import dsse
-from test_presign import REPO, SeaweedFS, environment, packtool, status as fetch
+from test_presign import KEY_ID, REPO, SECRET, SeaweedFS, environment, packtool, status as fetch
+
+KEY = "packs/big/1/big-1.tar"
 
 
 def publish(tool, work):
@@ -400,6 +402,160 @@ class TricklingStore(OddStore):
                     time.sleep(0.3)
             except OSError:
                 pass
+
+
+class ListingStore(OddStore):
+    """An S3 stand-in whose multipart listings never end: every answer says `IsTruncated` and gives the markers of the
+    two previous pages in turn (A, B, A, B, …). With `parts`, the open-upload listing is honest (one upload, `u1`)
+    and the part listing of `u1` is the endless one. Other requests are OddStore's; `listings` counts the pages asked."""
+
+    def __init__(self, key, parts=False):
+        super().__init__()
+        self.key, self.parts, self.listings = key, parts, 0
+
+    def handle(self, conn):
+        with conn:
+            data = b""
+            while b"\r\n\r\n" not in data:
+                chunk = conn.recv(65536)
+                if not chunk:
+                    return
+                data += chunk
+            method, target, _ = data.split(b"\r\n", 1)[0].decode().split(" ")
+            query = target.partition("?")[2]
+            items = [item.partition("=")[0] for item in query.split("&")]
+            if method != "GET" or not ("uploads" in items or "uploadId" in items):
+                return OddStore.handle(self, _Replay(conn, data))
+            self.listings += 1
+            turn = "AB"[self.listings % 2]
+            if "uploadId" in items:
+                body = (f"<ListPartsResult><Key>{self.key}</Key><UploadId>u1</UploadId><IsTruncated>true</IsTruncated>"
+                        f"<NextPartNumberMarker>{1 + self.listings % 2}</NextPartNumberMarker></ListPartsResult>")
+            elif self.parts:
+                body = (f"<ListMultipartUploadsResult><IsTruncated>false</IsTruncated><Upload><Key>{self.key}</Key><UploadId>u1</UploadId>"
+                        "<Initiated>2026-12-01T00:00:00.000Z</Initiated></Upload></ListMultipartUploadsResult>")
+            else:
+                body = (f"<ListMultipartUploadsResult><IsTruncated>true</IsTruncated><NextKeyMarker>{self.key}</NextKeyMarker>"
+                        f"<NextUploadIdMarker>{turn}</NextUploadIdMarker></ListMultipartUploadsResult>")
+            conn.sendall(f"HTTP/1.1 200 OK\r\nContent-Length: {len(body)}\r\n\r\n{body}".encode())
+
+
+class _Replay:
+    """A connection whose first bytes (already read) are handed out again before the socket's."""
+
+    def __init__(self, conn, first):
+        self.conn, self.first = conn, first
+
+    def recv(self, n):
+        if self.first:
+            out, self.first = self.first, b""
+            return out
+        return self.conn.recv(n)
+
+    def sendall(self, data):
+        self.conn.sendall(data)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *_):
+        return False
+
+
+class EchoingStore(OddStore):
+    """An S3 stand-in that refuses every request with an error document quoting the request's session token, access
+    key ID and the secret (as a careless or hostile store might), the token first so that a message cut at 200
+    characters would still carry part of it."""
+
+    def handle(self, conn):
+        with conn:
+            data = b""
+            while b"\r\n\r\n" not in data:
+                chunk = conn.recv(65536)
+                if not chunk:
+                    return
+                data += chunk
+            head = data.split(b"\r\n\r\n", 1)[0].decode()
+            headers = {l.split(":", 1)[0].lower(): l.split(":", 1)[1].strip() for l in head.split("\r\n")[1:]}
+            token = headers.get("x-amz-security-token", "")
+            key_id = headers.get("authorization", "").partition("Credential=")[2].partition("/")[0]
+            body = (f"<Error><Code>InvalidToken</Code><Message>{token} is not valid for {key_id} (secret {SECRET})</Message>"
+                    f"<Token>{token}</Token></Error>")
+            conn.sendall(f"HTTP/1.1 403 Forbidden\r\nContent-Length: {len(body)}\r\n\r\n{body}".encode())
+
+
+class StoreListingsAndMessages(unittest.TestCase):
+    """Issue 29: endless multipart listings end with a clear error (finding 7); a store's message never repeats the
+    configured credentials (finding 10)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tool = packtool()
+        cls.work = tempfile.mkdtemp(prefix="packtool-upload-listing-")
+        cls.tree = os.path.join(cls.work, "tree")
+        os.makedirs(f"{cls.tree}/packs/big/1")
+        with open(f"{cls.tree}/packs/big/1/big-1.tar", "wb") as f:
+            f.write(os.urandom(2 << 20))
+        dsse.catalogue_tree(cls.tool, cls.work, cls.tree)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.work, ignore_errors=True)
+
+    def upload_with_a_recorded_upload(self, store):
+        """Uploads the tree to s3://odd/tree with the journal saying upload `u1` of the big archive is ours (an earlier
+        run was interrupted), so that the upload lists the store's open uploads and their parts."""
+        cache = tempfile.mkdtemp(dir=self.work)
+        journal = os.path.join(cache, "packtool", "multipart")
+        os.makedirs(journal)
+        obj = "odd/tree/" + KEY
+        with open(os.path.join(journal, hashlib.sha256(obj.encode()).hexdigest()[:32] + ".json"), "w") as f:
+            f.write('{"object": "%s", "uploads": ["u1"]}' % obj)
+        started = time.monotonic()
+        run = subprocess.run([self.tool, "upload", self.tree, "s3://odd/tree", "--endpoint", store.endpoint, "--multipart-threshold", "1MiB",
+                              "--part-size", "5MiB"], capture_output=True, text=True, env=environment(XDG_CACHE_HOME=cache), timeout=60)
+        return run, time.monotonic() - started
+
+    def test_an_endless_listing_of_open_uploads_is_an_error_naming_it_and_the_index_is_not_sent(self):
+        store = ListingStore("tree/" + KEY)
+        try:
+            run, took = self.upload_with_a_recorded_upload(store)
+            self.assertEqual(run.returncode, 2, run.stdout + run.stderr)
+            self.assertIn(f"listing the uploads open for tree/{KEY} in bucket odd", run.stderr)
+            self.assertIn("a marker it gave before", run.stderr)
+            self.assertLess(took, 20)
+            self.assertLessEqual(store.listings, 3, "stopped at the first repeated marker")
+            self.assertNotIn("/tree/index.json", store.objects, "the index is not sent")
+        finally:
+            store.stop()
+
+    def test_an_endless_listing_of_parts_is_an_error_naming_it_and_the_index_is_not_sent(self):
+        store = ListingStore("tree/" + KEY, parts=True)
+        try:
+            run, took = self.upload_with_a_recorded_upload(store)
+            self.assertEqual(run.returncode, 2, run.stdout + run.stderr)
+            self.assertIn(f"listing the parts of an upload of tree/{KEY} in bucket odd", run.stderr)
+            self.assertIn("a marker it gave before", run.stderr)
+            self.assertLess(took, 20)
+            self.assertLessEqual(store.listings, 4)
+            self.assertNotIn("/tree/index.json", store.objects, "the index is not sent")
+        finally:
+            store.stop()
+
+    def test_a_store_echoing_the_session_token_and_keys_in_its_error_never_gets_them_printed(self):
+        store = EchoingStore()
+        token = "IQoJb3JpZ2luX2VjE" + "x" * 40 + base64.b64encode(os.urandom(300)).decode()
+        try:
+            run = subprocess.run([self.tool, "upload", self.tree, "s3://odd/tree", "--endpoint", store.endpoint], capture_output=True,
+                                 text=True, env=environment(AWS_SESSION_TOKEN=token), timeout=60)
+            self.assertEqual(run.returncode, 2, run.stdout + run.stderr)
+            self.assertIn("HTTP 403 InvalidToken", run.stderr)
+            self.assertIn("[redacted]", run.stderr)
+            output = run.stdout + run.stderr
+            for secret in [token, token[:40], token[-40:], SECRET, KEY_ID]:
+                self.assertNotIn(secret, output)
+        finally:
+            store.stop()
 
 
 class StoresThatMisbehave(unittest.TestCase):

@@ -27,7 +27,7 @@ public struct BucketTree: PublishedTree {
     public func readIndex() throws -> (bytes: Data, tag: String)? {
         let response = try client.send("GET", key: key(PublishLayout.index), keep: IndexCommit.indexCap + 1)
         if response.head.status == 404 { return nil }
-        guard response.head.status == 200 else { throw TreeUploader.refusal("GET \(key(PublishLayout.index))", response) }
+        guard response.head.status == 200 else { throw client.refusal("GET \(key(PublishLayout.index))", response) }
         guard response.body.count <= IndexCommit.indexCap else { throw PublishError.objectStore("\(describe(PublishLayout.index)) is over \(IndexCommit.indexCap) bytes: not an index") }
         guard let etag = response.head.value("etag"), !etag.isEmpty else {
             throw PublishError.objectStore("GET \(key(PublishLayout.index)): the store sent no ETag, so the index cannot be replaced safely (compare-and-swap needs one)")
@@ -44,14 +44,14 @@ public struct BucketTree: PublishedTree {
         case 200: return true
         // 412: the index changed since it was read; 409: a concurrent conditional write is in progress (S3).
         case 412, 409: return false
-        default: throw TreeUploader.refusal("PUT \(key(PublishLayout.index))", response)
+        default: throw client.refusal("PUT \(key(PublishLayout.index))", response)
         }
     }
 
     public func read(_ path: String, cap: Int) throws -> Data? {
         let response = try client.send("GET", key: key(path), keep: cap + 1)
         if response.head.status == 404 { return nil }
-        guard response.head.status == 200 else { throw TreeUploader.refusal("GET \(key(path))", response) }
+        guard response.head.status == 200 else { throw client.refusal("GET \(key(path))", response) }
         guard response.body.count <= cap else { throw PublishError.objectStore("\(describe(path)) is over \(cap) bytes") }
         return Data(response.body)
     }
@@ -59,7 +59,7 @@ public struct BucketTree: PublishedTree {
     public func size(of path: String) throws -> UInt64? {
         let response = try client.send("HEAD", key: key(path))
         if response.head.status == 404 { return nil }
-        guard response.head.status == 200 else { throw TreeUploader.refusal("HEAD \(key(path))", response) }
+        guard response.head.status == 200 else { throw client.refusal("HEAD \(key(path))", response) }
         return response.head.contentLength ?? unknownSize
     }
 
@@ -73,7 +73,7 @@ public struct BucketTree: PublishedTree {
             }
             return false
         }
-        guard response.head.status == 200 else { throw TreeUploader.refusal("PUT \(key(path))", response) }
+        guard response.head.status == 200 else { throw client.refusal("PUT \(key(path))", response) }
         return true
     }
 }

@@ -180,17 +180,13 @@ struct MultipartUpload {
     /// The IDs of the uploads open for exactly this key, newest first.
     func openUploads() throws -> [String] {
         var ids: [(id: String, initiated: String)] = []
-        var markers: [(name: String, value: String)] = []
-        while true {
-            let response = try client.send("GET", key: "", query: [("uploads", ""), ("prefix", key)] + markers, keep: 4 << 20)
-            guard response.head.status == 200 else { throw TreeUploader.refusal("listing the uploads open for \(key)", response) }
-            let text = Substring(decoding: response.body, as: UTF8.self)
+        _ = try client.list("listing the uploads open for \(key)", key: "", query: [("uploads", ""), ("prefix", key)]) { text in
             for upload in S3XML.elements("Upload", in: text) where S3XML.value("Key", in: upload) == key {
                 if let id = S3XML.value("UploadId", in: upload), !id.isEmpty { ids.append((id, S3XML.value("Initiated", in: upload) ?? "")) }
             }
-            guard S3XML.value("IsTruncated", in: text) == "true", let nextKey = S3XML.value("NextKeyMarker", in: text),
-                  let nextID = S3XML.value("NextUploadIdMarker", in: text), markers.last?.value != nextID else { break }
-            markers = [("key-marker", nextKey), ("upload-id-marker", nextID)]
+            guard S3XML.value("IsTruncated", in: text) == "true" else { return nil }
+            return [("key-marker", S3XML.value("NextKeyMarker", in: text) ?? ""), ("upload-id-marker", S3XML.value("NextUploadIdMarker", in: text) ?? "")]
+                .filter { !$0.value.isEmpty }
         }
         return ids.sorted { $0.initiated > $1.initiated }.map(\.id)
     }
@@ -199,15 +195,9 @@ struct MultipartUpload {
     func listedParts(of id: String) throws -> [Int: Listed] {
         var listed: [Int: Listed] = [:]
         var doubled: Set<Int> = []
-        var marker: String?
-        while true {
-            var query: [(name: String, value: String)] = [("uploadId", id), ("max-parts", "1000")]
-            if let marker { query.append(("part-number-marker", marker)) }
-            let response = try client.send("GET", key: key, query: query, keep: 4 << 20)
-            // The upload may have been completed or aborted by another run since it was listed.
-            if response.head.status == 404 { return [:] }
-            guard response.head.status == 200 else { throw TreeUploader.refusal("listing the parts of an upload of \(key)", response) }
-            let text = Substring(decoding: response.body, as: UTF8.self)
+        // The upload may have been completed or aborted by another run since it was listed (404).
+        let found = try client.list("listing the parts of an upload of \(key)", key: key, query: [("uploadId", id), ("max-parts", "1000")],
+                                    goneIfMissing: true) { text in
             for part in S3XML.elements("Part", in: text) {
                 guard let number = S3XML.value("PartNumber", in: part).flatMap({ Int($0) }), number >= 1,
                       let size = S3XML.value("Size", in: part).flatMap({ UInt64($0) }), let etag = S3XML.value("ETag", in: part) else { continue }
@@ -219,15 +209,15 @@ struct MultipartUpload {
                 }
                 listed[number] = Listed(size: size, etag: etag, sha256: S3XML.value("ChecksumSHA256", in: part).flatMap { $0.isEmpty ? nil : $0 })
             }
-            guard S3XML.value("IsTruncated", in: text) == "true", let next = S3XML.value("NextPartNumberMarker", in: text), next != marker else { break }
-            marker = next
+            guard S3XML.value("IsTruncated", in: text) == "true" else { return nil }
+            return [("part-number-marker", S3XML.value("NextPartNumberMarker", in: text) ?? "")].filter { !$0.value.isEmpty }
         }
-        return listed
+        return found ? listed : [:]
     }
 
     func create() throws -> String {
         let response = try client.send("POST", key: key, query: [("uploads", "")], headers: headers + [("x-amz-checksum-algorithm", "SHA256")])
-        guard response.head.status == 200 else { throw TreeUploader.refusal("starting a multipart upload of \(key)", response) }
+        guard response.head.status == 200 else { throw client.refusal("starting a multipart upload of \(key)", response) }
         guard let id = S3XML.value("UploadId", in: Substring(decoding: response.body, as: UTF8.self)), !id.isEmpty else {
             throw PublishError.objectStore("starting a multipart upload of \(key): the store's answer names no upload ID")
         }
@@ -244,7 +234,7 @@ struct MultipartUpload {
         let response = try client.send("PUT", key: key, query: [("partNumber", String(part.number)), ("uploadId", id)],
                                        headers: [("x-amz-checksum-sha256", Data(part.sha256).base64EncodedString())],
                                        body: .init(path: path, offset: part.offset, size: part.size, sha256: part.sha256))
-        guard response.head.status == 200 else { throw TreeUploader.refusal("PUT \(key) part \(part.number)", response) }
+        guard response.head.status == 200 else { throw client.refusal("PUT \(key) part \(part.number)", response) }
         guard let etag = response.head.value("etag"), !etag.isEmpty else {
             throw PublishError.objectStore("PUT \(key) part \(part.number): the store's answer has no ETag")
         }
@@ -265,14 +255,14 @@ struct MultipartUpload {
         // S3 can answer 200 and still report an error in the body (the completion failed after the head was sent).
         let text = Substring(decoding: response.body, as: UTF8.self)
         guard response.head.status == 200, !text.contains("<Error>") else {
-            throw TreeUploader.refusal("completing the multipart upload of \(key)", response)
+            throw client.refusal("completing the multipart upload of \(key)", response)
         }
         return true
     }
 
     func abort(_ id: String) throws {
         let response = try client.send("DELETE", key: key, query: [("uploadId", id)])
-        guard [200, 204, 404].contains(response.head.status) else { throw TreeUploader.refusal("aborting a stale upload of \(key)", response) }
+        guard [200, 204, 404].contains(response.head.status) else { throw client.refusal("aborting a stale upload of \(key)", response) }
     }
 
     static func unquoted(_ etag: String) -> String {

@@ -73,7 +73,7 @@ public final class S3Client {
         head += "connection: close\r\n\r\n"
         let connection: Connection
         do { connection = try Connection(host: endpoint.host, port: endpoint.port ?? (endpoint.secure ? 443 : 80), secure: endpoint.secure, timeout: timeout) }
-        catch let e as HTTPError { throw PublishError.objectStore("\(method) \(key): \(Self.words(e))") }
+        catch let e as HTTPError { throw PublishError.objectStore("\(method) \(key): \(redacted(Self.words(e)))") }
         defer { connection.disconnect() }
         // The whole response must arrive within the timeout plus the time its body takes at 1 MB/s, counted from when
         // the request is sent (a large body may take long to send): a server that trickles bytes just inside each
@@ -93,7 +93,7 @@ public final class S3Client {
             }
             return try receiveResponse(from: connection, method: method, keep: keep, hashing: hashing, limit: limit, deadline: deadline)
         } catch let e as HTTPError {
-            throw PublishError.objectStore("\(method) \(key): \(Self.words(e))")
+            throw PublishError.objectStore("\(method) \(key): \(redacted(Self.words(e)))")
         }
     }
 
@@ -189,9 +189,10 @@ public final class S3Client {
         return nil
     }
 
-    /// The store's error document (`<Code>…</Code><Message>…</Message>`) in a few words, never echoing credentials.
-    public static func describe(_ response: Response) -> String {
-        let text = String(decoding: response.body, as: UTF8.self)
+    /// The store's error document (`<Code>…</Code><Message>…</Message>`) in a few words, with every configured
+    /// credential redacted (`redacted(_:)`) before anything is cut or quoted.
+    func describe(_ response: Response) -> String {
+        let text = redacted(String(decoding: response.body, as: UTF8.self))
         func tag(_ name: String) -> String? {
             let open = text.components(separatedBy: "<\(name)>")
             guard open.count > 1, let inner = open[1].components(separatedBy: "</\(name)>").first, open[1].contains("</\(name)>") else { return nil }
@@ -200,5 +201,33 @@ public final class S3Client {
         let code = tag("Code").map { " \($0)" } ?? ""
         let message = tag("Message").map { ": \($0)" } ?? ""
         return "HTTP \(response.head.status)\(code)\(message)"
+    }
+
+    /// The one place a store's answer becomes an error: `what` was refused, in the store's words (redacted), with a
+    /// hint for the statuses that usually mean a setting is wrong.
+    public func refusal(_ what: String, _ response: Response) -> PublishError {
+        let words = describe(response)
+        switch response.head.status {
+        case 403: return .objectStore("\(what): \(words) — check the access key, the secret and the region")
+        case 404: return .objectStore("\(what): \(words) — check the bucket name and the endpoint")
+        default: return .objectStore("\(what): \(words)")
+        }
+    }
+
+    /// `text` from the store (an error document, a malformed head) with the access key ID, the secret and the session
+    /// token replaced by `[redacted]` — as sent, XML-escaped or percent-encoded, a store that echoes a request's
+    /// headers cannot make packtool print them — and control characters shown as `?` so it cannot drive a terminal.
+    func redacted(_ text: String) -> String {
+        let credentials = settings.credentials
+        var secrets: [String] = []
+        for value in [credentials.secretAccessKey, credentials.sessionToken ?? "", credentials.accessKeyID] where !value.isEmpty {
+            secrets += [value, S3XML.escape(value), SigV4.encode(value, keepingSlashes: false)]
+        }
+        var out = text
+        // Longest first: a token that contains the secret is redacted whole.
+        for secret in Set(secrets).sorted(by: { $0.count > $1.count }) where out.contains(secret) {
+            out = out.replacing(secret, with: "[redacted]")
+        }
+        return String(String.UnicodeScalarView(out.unicodeScalars.map { $0.value < 0x20 && $0 != "\n" && $0 != "\t" || $0.value == 0x7F ? "?" : $0 }))
     }
 }

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import PackModel
 
 /// `s3://BUCKET/KEY` (or `s3://BUCKET/PREFIX` for a tree): what the AWS tools call an S3 URI. The bucket must be a
 /// valid bucket name (3–63 of `a–z 0–9 . -`), so a typo is caught here rather than as a confusing server error.
@@ -53,7 +54,7 @@ public struct ObjectStoreEndpoint: Sendable {
         let rest: Substring
         if url.hasPrefix("https://") { secure = true; rest = url.dropFirst(8) }
         else if url.hasPrefix("http://") { secure = false; rest = url.dropFirst(7) }
-        else { throw PublishError.objectStore("the endpoint must be an http:// or https:// URL (\(Self.shown(url)))") }
+        else { throw PublishError.objectStore("the endpoint must be an http:// or https:// URL (\(ShownURL.withoutUserinfo(url)))") }
         let authority = rest.prefix { $0 != "/" }
         // Credentials in the URL are refused before anything else, and never repeated in a message.
         guard !authority.contains("@") else {
@@ -77,13 +78,6 @@ public struct ObjectStoreEndpoint: Sendable {
         self.port = port
         self.basePath = base
         self.pathStyle = settings.pathStyle
-    }
-
-    /// An endpoint URL as it may be shown: anything before an `@` (user and secret) left out.
-    static func shown(_ url: String) -> String {
-        guard let at = url.lastIndex(of: "@") else { return url }
-        let scheme = url.hasPrefix("https://") ? "https://" : url.hasPrefix("http://") ? "http://" : ""
-        return scheme + "…@" + url[url.index(after: at)...]
     }
 
     /// The `Host` header for requests to `bucket`.

@@ -175,7 +175,7 @@ public struct TreeUploader {
                 progress?(path, .present)
                 continue
             }
-            guard response.head.status == 200 else { throw Self.refusal("PUT \(key)", response) }
+            guard response.head.status == 200 else { throw client.refusal("PUT \(key)", response) }
             guard try matches(key: key, digest: digest, size: size, versioned: false) else {
                 throw PublishError.objectStore("\(key): the store does not hold the bytes just uploaded (size or SHA-256 differ)")
             }
@@ -284,7 +284,7 @@ public struct TreeUploader {
     func matches(key: String, digest: [UInt8], size: UInt64, versioned: Bool, composite: String? = nil) throws -> Bool {
         let head = try client.send("HEAD", key: key, headers: [("x-amz-checksum-mode", "ENABLED")])
         if head.head.status == 404 { return false }
-        guard head.head.status == 200 else { throw Self.refusal("HEAD \(key)", head) }
+        guard head.head.status == 200 else { throw client.refusal("HEAD \(key)", head) }
         var same: Bool
         if let length = head.head.contentLength, length != size {
             same = false
@@ -301,22 +301,13 @@ public struct TreeUploader {
             // No checksum kept (or another tool uploaded it): read it back and hash it.
             let hasher = SHA256()
             let get = try client.send("GET", key: key, hashing: hasher, limit: size + 1)
-            guard get.head.status == 200 else { throw Self.refusal("GET \(key)", get) }
+            guard get.head.status == 200 else { throw client.refusal("GET \(key)", get) }
             same = hasher.finalize() == digest
         }
         if !same && versioned {
             throw PublishError.contentMismatch("\(key) is already in the bucket with other bytes; versioned objects are never overwritten (publish a new version)")
         }
         return same
-    }
-
-    static func refusal(_ what: String, _ response: S3Client.Response) -> PublishError {
-        let words = S3Client.describe(response)
-        switch response.head.status {
-        case 403: return .objectStore("\(what): \(words) — check the access key, the secret and the region")
-        case 404: return .objectStore("\(what): \(words) — check the bucket name and the endpoint")
-        default: return .objectStore("\(what): \(words)")
-        }
     }
 
     static func size(_ path: String) -> UInt64? {
