@@ -97,4 +97,15 @@ final class HEIFDecoderTests: XCTestCase {
             XCTAssertTrue("\(error)".contains("codes a 256x144 picture but its 'ispe' header says 64x36"), "\(error)")
         }
     }
+
+    func testAnImageWhoseCodedSizeCannotBeReadIsRefusedBeforeDecoding() throws {
+        let url = URL(fileURLWithPath: try temporaryDirectory()).appendingPathComponent("av1.heic")
+        try MediaFiles.heic(width: 64, height: 64, at: url)
+        var bytes = [UInt8](try Data(contentsOf: url))
+        let at = try XCTUnwrap((0..<bytes.count - 4).first { Array(bytes[$0..<$0 + 4]) == Array("hvc1".utf8) })
+        bytes.replaceSubrange(at..<at + 4, with: Array("av01".utf8))
+        XCTAssertThrowsError(try HEIFDecoder().withDecodedImage(.bytes(bytes), named: "av1.heic") { _ in }) { error in
+            XCTAssertTrue("\(error)".contains("refused before decoding: it has an image coded as 'av01'"), "\(error)")
+        }
+    }
 }

@@ -59,6 +59,8 @@ struct ItemLocations {
 /// The SPS units among an item's length-prefixed NAL units, reading only NAL headers and the (small) SPS bodies.
 struct NALScanner {
     static let maxUnits = 4096
+    /// NAL units one file may make the probe read across all its items, so thousands of items stay cheap too.
+    static let maxUnitsPerFile = 16384
 
     let source: ByteSource
     /// The item's extents as absolute file ranges, in order.
@@ -83,12 +85,14 @@ struct NALScanner {
     }
 
     /// Every SPS in the data, or a problem when the framing does not fit the data.
-    func parameterSets() -> (sps: [[UInt8]], problem: String?) {
+    func parameterSets(budget: inout Int) -> (sps: [[UInt8]], problem: String?) {
         let total = extents.reduce(UInt64(0)) { $0 &+ $1.length }
         var offset: UInt64 = 0, sets: [[UInt8]] = [], units = 0
         while offset < total {
             units += 1
             if units > Self.maxUnits { return (sets, "more than \(Self.maxUnits) NAL units in one image") }
+            budget -= 1
+            if budget < 0 { return (sets, "more than \(Self.maxUnitsPerFile) NAL units in the file's images") }
             guard let prefix = read(at: offset, count: lengthSize + 1) else { return (sets, "a NAL unit's length runs past the item's data") }
             let length = prefix.prefix(lengthSize).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
             guard length >= 2, length <= total - offset - UInt64(lengthSize) else { return (sets, "a NAL unit's length runs past the item's data") }

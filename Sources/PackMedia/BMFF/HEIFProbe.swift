@@ -28,11 +28,19 @@ public struct HEIFInfo: Equatable, Sendable {
     public var errors: [String] = []
     /// Every HEVC-coded item (`hvc1`): what its `ispe` says against what its parameter sets code.
     public var codedImages: [HEIFCodedImage] = []
+    /// Item types in the file whose coded size the probe cannot read (`av01`, `jpeg`, …): a decoder cannot be told
+    /// before decoding how large they really are.
+    public var unmeasuredItemTypes: [String] = []
+    /// HEVC items (measured), derivations of other items, and metadata items.
+    static let measuredOrDerivedTypes: Set<String> = ["hvc1", "grid", "iden", "iovl", "Exif", "mime", "uri "]
 
     /// Why decoding must be refused under a cap of `maxPixels`, from the coded streams rather than the headers: the
     /// first coded item over the cap, whose coded size is not its declared one, or whose parameter sets cannot be read.
     public func codedSizeRefusal(maxPixels: Int) -> String? {
-        codedImages.lazy.compactMap { $0.refusal(maxPixels: maxPixels) }.first
+        if let type = unmeasuredItemTypes.first {
+            return "it has an image coded as '\(type)', whose coded size cannot be checked before decoding (plates are HEVC)"
+        }
+        return codedImages.lazy.compactMap { $0.refusal(maxPixels: maxPixels) }.first
     }
 
     /// The size a viewer shows: `ispe`, cropped by `clap`, then rotated by `irot`.
@@ -53,7 +61,7 @@ public struct HEIFInfo: Equatable, Sendable {
         a.majorBrand == b.majorBrand && a.compatibleBrands == b.compatibleBrands && a.topLevel == b.topLevel
             && a.primaryItemID == b.primaryItemID && a.width == b.width && a.height == b.height
             && a.primaryProperties == b.primaryProperties && a.rotation == b.rotation && a.errors == b.errors
-            && a.codedImages == b.codedImages
+            && a.codedImages == b.codedImages && a.unmeasuredItemTypes == b.unmeasuredItemTypes
             && a.cleanAperture?.width == b.cleanAperture?.width && a.cleanAperture?.height == b.cleanAperture?.height
     }
 }
@@ -140,15 +148,18 @@ public struct HEIFProbe {
         if info.width == nil { info.errors.append("the primary item has no 'ispe' (image size) property") }
         let locations = children.first(where: { $0.type == "iloc" }).flatMap { walker.payload($0).flatMap(ItemLocations.init) }
         let idat = children.first(where: { $0.type == "idat" })
+        var budget = NALScanner.maxUnitsPerFile
         for (item, type) in types.sorted(by: { $0.key < $1.key }) where type == "hvc1" {
             info.codedImages.append(codedImage(item, properties: (associated[item] ?? []).compactMap { $0 >= 1 && $0 <= properties.count ? properties[$0 - 1] : nil },
-                                               location: locations?.items[item], idat: idat, walker: walker))
+                                               location: locations?.items[item], idat: idat, walker: walker, budget: &budget))
         }
+        info.unmeasuredItemTypes = Array(Set(types.values.filter { !HEIFInfo.measuredOrDerivedTypes.contains($0) })).sorted()
         return info
     }
 
     /// What one `hvc1` item declares (`ispe`) and what its parameter sets (`hvcC`, then its own data) code.
-    private func codedImage(_ item: UInt32, properties: [Box], location: ItemLocations.Location?, idat: Box?, walker: BoxWalker) -> HEIFCodedImage {
+    private func codedImage(_ item: UInt32, properties: [Box], location: ItemLocations.Location?, idat: Box?, walker: BoxWalker,
+                            budget: inout Int) -> HEIFCodedImage {
         var image = HEIFCodedImage(item: item)
         if let ispe = properties.first(where: { $0.type == "ispe" }), let p = walker.payload(ispe, limit: 64) {
             var r = FieldReader(p)
@@ -194,7 +205,7 @@ public struct HEIFProbe {
                 return image
             }
         }
-        let (inBand, problem) = NALScanner(source: walker.source, extents: extents, lengthSize: configuration.lengthSize).parameterSets()
+        let (inBand, problem) = NALScanner(source: walker.source, extents: extents, lengthSize: configuration.lengthSize).parameterSets(budget: &budget)
         if let problem {
             image.problem = problem
             return image
