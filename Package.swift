@@ -59,7 +59,7 @@ let package = Package(
         .target(name: "PackArchive", dependencies: ["CArchive", "PackCrypto", "PackModel"]),
         .target(name: "PackLint", dependencies: ["PackModel", "PackMedia"]),
         // HEIC plates decoded (libheif) and written as WebP (libwebp) at display sizes: the one module owning their handles.
-        .target(name: "PackImage", dependencies: ["CHeif", "CWebP"]),
+        .target(name: "PackImage", dependencies: ["CHeif", "CWebP", "PackMedia"]),
         // Access codes as QR code PNGs (libqrencode, libpng): the one module owning their handles, used by packtool alone.
         .target(name: "PackQR", dependencies: ["CQRencode", "CPNG"]),
         // `packtool preview`: the pack as the app shows it, as a static site that works from file:// (HTML, CSS and a

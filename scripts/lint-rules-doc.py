@@ -43,6 +43,7 @@ W = {
 "PT0308": ("Every reconstruction must name the sources it rests on, and those must be listed with their rights.", 'era cites `gordon-1648`'),
 "PT0309": ("Predictable names let people find the plate for an era and crop.", '`layers/1880-wide.heic`'),
 "PT0310": ("Each era and crop needs its own plate; reuse is usually a copy-paste slip.", 'the 16:9 file used for the 9:16 layer too'),
+"PT0311": ("Decoders allocate the picture the HEVC stream codes, not the size the `ispe` header declares: a plate whose header understates its stream passes every size check and then decodes at gigapixel cost, so the preview refuses it before decoding.", 'a 1920×1080 plate whose `ispe` was edited to say 1920×1088, or an 8192×8192 stream under a 64×64 header'),
 "PT0401": ("Rights must be machine-readable so no unlicensed imagery ships.", '`"rights": "CC-BY-9.9"`'),
 "PT0402": ("Shipping an in-copyright or non-commercial source inside a paid app would infringe.", 'an `InC-EDU` source marked `embedded`'),
 "PT0403": ("CC-PDDC is deprecated by SPDX and Creative Commons.", '`"rights": "CC-PDDC"`'),

@@ -172,8 +172,8 @@ private func respond(_ request: UnsafePointer<CChar>?, _ body: (Request) throws 
     var result: [String: JSONValue]
     do {
         guard let request else { throw VerificationFailure(.request, "the request is NULL") }
-        let text = String(cString: request)
-        guard text.utf8.count <= 1 << 20, let object = (try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)))?.object else {
+        let bytes = try RequestText.bytes(request)
+        guard let object = (try? JSONDecoder().decode(JSONValue.self, from: Data(bytes)))?.object else {
             throw VerificationFailure(.request, "the request is not a JSON object")
         }
         result = try body(Request(object: object))

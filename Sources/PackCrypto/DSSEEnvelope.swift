@@ -99,16 +99,11 @@ public enum DSSE {
         return out
     }
 
-    /// Decodes standard or URL-safe base64, with or without padding (DSSE verifiers must accept both alphabets).
+    /// Decodes standard or URL-safe base64 (DSSE verifiers must accept both alphabets), with or without padding, and
+    /// nothing looser: a mixed alphabet, wrong or misplaced padding, whitespace, other bytes or non-zero unused bits
+    /// give nil, so a signed document or code is read from one canonical text only (`StrictBase64`).
     public static func decodeBase64(_ text: String) -> Data? {
-        var bytes = Array(text.utf8)
-        for i in bytes.indices {
-            if bytes[i] == UInt8(ascii: "-") { bytes[i] = UInt8(ascii: "+") } else if bytes[i] == UInt8(ascii: "_") { bytes[i] = UInt8(ascii: "/") }
-        }
-        let remainder = bytes.count % 4
-        if remainder == 1 { return nil }
-        if remainder > 0 { bytes += Array(repeating: UInt8(ascii: "="), count: 4 - remainder) }
-        return Data(base64Encoded: Data(bytes))
+        StrictBase64.decode(text).map { Data($0) }
     }
 
     /// A short, readable account of a JSON decoding error.

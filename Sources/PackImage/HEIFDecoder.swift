@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import CHeif
+import PackMedia
 
 /// Where a HEIC comes from: a file, or bytes already read (so what is decoded is exactly what was hashed).
 public enum HEIFSource: Sendable {
@@ -26,7 +27,7 @@ public struct HEIFDecoder: Sendable {
     }
 
     public func size(of source: HEIFSource, named name: String) throws -> DisplaySize {
-        let context = try HEIFContext(source, name: name)
+        let context = try HEIFContext(source, name: name, maxSide: min(maxPixels, 1 << 16))
         let handle = try context.primaryImage()
         defer { heif_image_handle_release(handle) }
         return DisplaySize(width: Int(heif_image_handle_get_width(handle)), height: Int(heif_image_handle_get_height(handle)))
@@ -53,7 +54,8 @@ public struct HEIFDecoder: Sendable {
     }
 
     public func withDecodedImage<T>(_ source: HEIFSource, named file: String, _ body: (RGBPixels) throws -> T) throws -> T {
-        let context = try HEIFContext(source, name: file)
+        try refuseCodedSizeBeyondHeader(source, named: file)
+        let context = try HEIFContext(source, name: file, maxSide: min(maxPixels, 1 << 16))
         let handle = try context.primaryImage()
         defer { heif_image_handle_release(handle) }
         let width = Int(heif_image_handle_get_width(handle)), height = Int(heif_image_handle_get_height(handle))
@@ -76,18 +78,41 @@ public struct HEIFDecoder: Sendable {
     }
 }
 
+extension HEIFDecoder {
+    /// Refuses a file whose HEVC streams code a picture over the cap or of another size than their `ispe` headers say,
+    /// before libheif sees it: libheif (1.15) checks its size limit against `ispe` only, then decodes at the coded size
+    /// the parameter sets give, so a 64x64 header over an 8192x8192 stream would allocate gigabytes.
+    func refuseCodedSizeBeyondHeader(_ source: HEIFSource, named file: String) throws {
+        let bytes: ByteSource
+        switch source {
+        case .bytes(let b): bytes = ByteSource(bytes: b)
+        case .file(let path):
+            do { bytes = try ByteSource(fileAt: URL(fileURLWithPath: path)) } catch { throw ImageError(file: file, "not a readable HEIF file (\(error))") }
+        }
+        let info = HEIFProbe().probe(bytes)
+        if let refusal = info.codedSizeRefusal(maxPixels: maxPixels) {
+            throw ImageError(file: file, "refused before decoding: \(refusal)")
+        }
+        if info.primaryItemType == "hvc1", info.codedImages.isEmpty {
+            throw ImageError(file: file, "refused before decoding: the primary image's coded size cannot be read")
+        }
+    }
+}
+
 /// Owns one libheif context; freed when it goes.
 final class HEIFContext {
     /// How errors name the file.
     let name: String
     private let context: OpaquePointer
 
-    init(_ source: HEIFSource, name: String) throws {
+    /// `maxSide` becomes libheif's own limit on each side of an image's declared (`ispe`) size.
+    init(_ source: HEIFSource, name: String, maxSide: Int) throws {
         guard let context = heif_context_alloc() else { throw ImageError(file: name, "libheif could not allocate a context") }
         self.context = context
         self.name = name
         // Plates are decoded one per core already; libheif's own threads would only compete with the other plate.
         heif_context_set_max_decoding_threads(context, 1)
+        heif_context_set_maximum_image_size_limit(context, Int32(clamping: maxSide))
         switch source {
         case .file(let path):
             try ImageError.check(heif_context_read_from_file(context, path, nil), name, "not a readable HEIF file")

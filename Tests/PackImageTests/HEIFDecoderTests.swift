@@ -72,4 +72,40 @@ final class HEIFDecoderTests: XCTestCase {
             XCTAssertTrue("\(error)".contains("640x360"), "\(error)")
         }
     }
+
+    /// Issue 29, finding 3: the cap was checked against `ispe`, then libheif decoded the stream at its coded size.
+    func testAPlateWhoseHeaderUnderstatesItsCodedSizeIsRefusedBeforeDecoding() throws {
+        let url = URL(fileURLWithPath: try temporaryDirectory()).appendingPathComponent("bomb.heic")
+        try MediaFiles.heic(width: 640, height: 480, at: url)
+        try MediaFiles.forgeDeclaredSize(width: 64, height: 64, at: url)
+        let decoder = HEIFDecoder(maxPixels: 100_000)
+        XCTAssertEqual(try decoder.size(ofFileAt: url.path), DisplaySize(width: 64, height: 64), "the header alone passes the cap")
+        for source in [HEIFSource.file(url.path), .bytes([UInt8](try Data(contentsOf: url)))] {
+            XCTAssertThrowsError(try decoder.withDecodedImage(source, named: "layers/bomb.heic") { _ in XCTFail("decoded a forged plate") }) { error in
+                let e = error as? ImageError
+                XCTAssertEqual(e?.file, "layers/bomb.heic")
+                XCTAssertTrue(e?.message.contains("refused before decoding") == true && e?.message.contains("640x480") == true, "\(error)")
+            }
+        }
+    }
+
+    func testAHeaderThatDisagreesWithItsStreamIsRefusedEvenUnderTheCap() throws {
+        let url = URL(fileURLWithPath: try temporaryDirectory()).appendingPathComponent("liar.heic")
+        try MediaFiles.heic(width: 256, height: 144, at: url)
+        try MediaFiles.forgeDeclaredSize(width: 64, height: 36, at: url)
+        XCTAssertThrowsError(try HEIFDecoder().decode(fileAt: url.path)) { error in
+            XCTAssertTrue("\(error)".contains("codes a 256x144 picture but its 'ispe' header says 64x36"), "\(error)")
+        }
+    }
+
+    func testAnImageWhoseCodedSizeCannotBeReadIsRefusedBeforeDecoding() throws {
+        let url = URL(fileURLWithPath: try temporaryDirectory()).appendingPathComponent("av1.heic")
+        try MediaFiles.heic(width: 64, height: 64, at: url)
+        var bytes = [UInt8](try Data(contentsOf: url))
+        let at = try XCTUnwrap((0..<bytes.count - 4).first { Array(bytes[$0..<$0 + 4]) == Array("hvc1".utf8) })
+        bytes.replaceSubrange(at..<at + 4, with: Array("av01".utf8))
+        XCTAssertThrowsError(try HEIFDecoder().withDecodedImage(.bytes(bytes), named: "av1.heic") { _ in }) { error in
+            XCTAssertTrue("\(error)".contains("refused before decoding: it has an image coded as 'av01'"), "\(error)")
+        }
+    }
 }

@@ -69,6 +69,9 @@ let ruleCases: [RuleCase] = [
     RuleCase("PT0308", "\(S1)/scene.json", at: "\"gordon-1648\"") {
         try $0.edit("\(S1)/scene.json", replacing: "\"sources\": [\n        \"gordon-1647\"", with: "\"sources\": [\n        \"gordon-1648\"")
     },
+    RuleCase("PT0311", "\(S1)/scene.json", at: "\"layers/1824-16x9.heic\"") {
+        try MediaFiles.forgeDeclaredSize(width: 1920, height: 1088, at: $0.root.appendingPathComponent("\(S1)/layers/1824-16x9.heic"))
+    },
     RuleCase("PT0309", "\(S1)/scene.json", at: "\"layers/1880-wide.heic\"") {
         try FileManager.default.moveItem(at: $0.root.appendingPathComponent("\(S1)/layers/1880-16x9.heic"), to: $0.root.appendingPathComponent("\(S1)/layers/1880-wide.heic"))
         try $0.edit("\(S1)/scene.json", replacing: "\"layers/1880-16x9.heic\"", with: "\"layers/1880-wide.heic\"")

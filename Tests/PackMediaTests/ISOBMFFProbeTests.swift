@@ -79,6 +79,16 @@ final class ISOBMFFProbeTests: XCTestCase {
 
     /// HEIC stills written by heif-enc, in both orientations and at an odd size, report the size heif-info reads
     /// (heif-enc rounds 4:2:0 images down to even sizes).
+    func testAForgedISPEIsToldApartFromTheCodedPicture() throws {
+        let url = URL(fileURLWithPath: try temporaryDirectory()).appendingPathComponent("forged.heic")
+        try MediaFiles.heic(width: 320, height: 240, at: url)
+        try MediaFiles.forgeDeclaredSize(width: 64, height: 64, at: url)
+        let info = HEIFProbe().probe(try ByteSource(fileAt: url))
+        XCTAssertEqual(info.displaySize.map { [$0.width, $0.height] }, [64, 64])
+        XCTAssertEqual(info.codedSizeRefusal(maxPixels: 64_000_000), "item 1 codes a 320x240 picture but its 'ispe' header says 64x64")
+        XCTAssertEqual(info.codedSizeRefusal(maxPixels: 10_000), "item 1 codes a 320x240 picture, more than the 10000 pixels a plate may have")
+    }
+
     func testHEICFilesWrittenByHeifEncReportTheirSize() throws {
         let dir = URL(fileURLWithPath: try temporaryDirectory())
         for (w, h) in [(320, 180), (180, 320), (451, 253)] {
@@ -91,6 +101,12 @@ final class ISOBMFFProbeTests: XCTestCase {
             let reported = try XCTUnwrap(heifInfo.split(separator: "\n").first { $0.hasPrefix("image: ") }).dropFirst(7).prefix { $0 != " " }
             XCTAssertEqual(info.displaySize.map { "\($0.width)x\($0.height)" }, String(reported), "\(w)x\(h)")
             XCTAssertEqual(info.displaySize.map { [$0.width / 2, $0.height / 2] }, [w / 2, h / 2], "\(w)x\(h)")
+            // The HEVC stream codes whole 8-pixel blocks; its conformance window crops them to the declared size.
+            let picture = try XCTUnwrap(info.codedImages.first?.picture, "\(w)x\(h)")
+            let declared = [Int(try XCTUnwrap(info.width)), Int(try XCTUnwrap(info.height))]
+            XCTAssertEqual([picture.width, picture.height], declared, "\(w)x\(h)")
+            XCTAssertEqual([picture.codedWidth, picture.codedHeight], declared.map { ($0 + 7) / 8 * 8 }, "\(w)x\(h)")
+            XCTAssertNil(info.codedSizeRefusal(maxPixels: 64_000_000), "\(w)x\(h)")
             XCTAssertFalse(MP4AudioProbe().probe(try ByteSource(fileAt: url)).isAAC)
         }
     }

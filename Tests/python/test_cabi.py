@@ -265,6 +265,36 @@ class CABI(unittest.TestCase):
         self.assertFalse(json.loads(ctypes.string_at(raw).decode())["ok"])
         self.lib.packverify_free(raw)
 
+    def raw_call(self, name, request_bytes):
+        raw = getattr(self.lib, name)(request_bytes)
+        try:
+            return json.loads(ctypes.string_at(raw).decode())
+        finally:
+            self.lib.packverify_free(raw)
+
+    def test_a_request_that_is_not_strict_utf8_is_refused_and_names_nothing(self):
+        """Issue 29, finding 9: "st\xff" used to be repaired into "st\ufffd" and pinned there."""
+        client = tempfile.mkdtemp(dir=self.work)
+        root = os.path.join(self.pub, "root", "1.root.json")
+        prefix = json.dumps(client + "/st")[:-1].encode()
+        bad_texts = [b"\xff", b"\xc0\xaf", b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"\xe2\x82", b"\\udcff", b"\\ud800x", b"\\ud800\\u0041"]
+        for name in ["packverify_pin_root", "packverify_repin_root", "packverify_update_roots", "packverify_accept_index", "packverify_install",
+                     "packverify_verify_installed", "packverify_update", "packverify_access"]:
+            getattr(self.lib, name).argtypes = [ctypes.c_char_p]
+            getattr(self.lib, name).restype = ctypes.c_void_p
+            for bad in bad_texts:
+                request = b'{"state": ' + prefix + bad + b'", "root": ' + json.dumps(root).encode() + b"}"
+                result = self.raw_call(name, request)
+                self.assertFalse(result["ok"], (name, bad))
+                self.assertEqual(result["error"]["code"], "request", (name, bad, result))
+                self.assertTrue("UTF-8" in result["error"]["message"] or "surrogate" in result["error"]["message"], result)
+        self.assertEqual(os.listdir(client), [], "no folder was made under a repaired name")
+        # Well-formed text outside ASCII, and an escaped pair, are still accepted.
+        for good in ["st\u00e9", "st\U0001F600"]:
+            pinned = self.call("packverify_pin_root", {"state": os.path.join(client, good), "root": root})
+            self.assertTrue(pinned["ok"], pinned)
+        self.assertEqual(sorted(os.listdir(client)), sorted(["st\u00e9", "st\U0001F600"]))
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -7,7 +7,10 @@ struct PlatesRule: LintRule {
     static let notHEIC = RuleCode("PT0305", .error, "a plate is not a readable HEIC image")
     static let aspect = RuleCode("PT0306", .error, "a plate's size does not have its declared aspect (±1%)")
     static let resolution = RuleCode("PT0307", .error, "a plate is below the minimum resolution")
-    static let codes = [notHEIC, aspect, resolution]
+    static let codedSize = RuleCode("PT0311", .error, "a plate's coded picture is not the size its header declares, or is over the pixel cap")
+    static let codes = [notHEIC, aspect, resolution, codedSize]
+    /// The preview refuses plates above this many coded pixels (HEIFDecoder's cap); lint says so first.
+    static let maxPixels = 64_000_000
 
     func check(_ context: LintContext) -> [Diagnostic] {
         var out: [Diagnostic] = []
@@ -27,6 +30,10 @@ struct PlatesRule: LintRule {
                         let why = info.errors.first ?? (info.isHEIC ? "no image size" : "its brands (\(([info.majorBrand].compactMap { $0 } + info.compatibleBrands).joined(separator: ", "))) are not HEIC")
                         out.append(Self.notHEIC.diagnostic("\(source.display(path)) is not a readable HEIC image: \(why)", at: at, hint: hint))
                         continue
+                    }
+                    if let refusal = info.codedSizeRefusal(maxPixels: Self.maxPixels) {
+                        out.append(Self.codedSize.diagnostic("\(source.display(path)): \(refusal); the preview refuses it before decoding", at: at,
+                                                             hint: "re-export the plate (e.g. heif-enc plate.png -o \(path)) so its 'ispe' header and its HEVC stream agree"))
                     }
                     let actual = Double(size.width) / Double(size.height)
                     if abs(actual - wanted) / wanted > 0.01 {

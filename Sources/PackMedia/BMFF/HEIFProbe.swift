@@ -26,6 +26,22 @@ public struct HEIFInfo: Equatable, Sendable {
     public var cleanAperture: (width: Int, height: Int)?
     /// Problems that stop the image from being read as HEIC.
     public var errors: [String] = []
+    /// Every HEVC-coded item (`hvc1`): what its `ispe` says against what its parameter sets code.
+    public var codedImages: [HEIFCodedImage] = []
+    /// Item types in the file whose coded size the probe cannot read (`av01`, `jpeg`, …): a decoder cannot be told
+    /// before decoding how large they really are.
+    public var unmeasuredItemTypes: [String] = []
+    /// HEVC items (measured), derivations of other items, and metadata items.
+    static let measuredOrDerivedTypes: Set<String> = ["hvc1", "grid", "iden", "iovl", "Exif", "mime", "uri "]
+
+    /// Why decoding must be refused under a cap of `maxPixels`, from the coded streams rather than the headers: the
+    /// first coded item over the cap, whose coded size is not its declared one, or whose parameter sets cannot be read.
+    public func codedSizeRefusal(maxPixels: Int) -> String? {
+        if let type = unmeasuredItemTypes.first {
+            return "it has an image coded as '\(type)', whose coded size cannot be checked before decoding (plates are HEVC)"
+        }
+        return codedImages.lazy.compactMap { $0.refusal(maxPixels: maxPixels) }.first
+    }
 
     /// The size a viewer shows: `ispe`, cropped by `clap`, then rotated by `irot`.
     public var displaySize: (width: Int, height: Int)? {
@@ -45,6 +61,7 @@ public struct HEIFInfo: Equatable, Sendable {
         a.majorBrand == b.majorBrand && a.compatibleBrands == b.compatibleBrands && a.topLevel == b.topLevel
             && a.primaryItemID == b.primaryItemID && a.width == b.width && a.height == b.height
             && a.primaryProperties == b.primaryProperties && a.rotation == b.rotation && a.errors == b.errors
+            && a.codedImages == b.codedImages && a.unmeasuredItemTypes == b.unmeasuredItemTypes
             && a.cleanAperture?.width == b.cleanAperture?.width && a.cleanAperture?.height == b.cleanAperture?.height
     }
 }
@@ -85,9 +102,8 @@ public struct HEIFProbe {
             info.errors.append("no primary item ('pitm')")
             return info
         }
-        if let iinf = children.first(where: { $0.type == "iinf" }) {
-            info.primaryItemType = itemType(of: primary, in: iinf, walker: walker)
-        }
+        let types = children.first(where: { $0.type == "iinf" }).map { itemTypes(in: $0, walker: walker) } ?? [:]
+        info.primaryItemType = types[primary]
         guard let iprp = children.first(where: { $0.type == "iprp" }) else {
             info.errors.append("no item properties ('iprp')")
             return info
@@ -100,11 +116,11 @@ public struct HEIFProbe {
         }
         let (properties, ipcoError) = walker.children(from: ipco.payloadOffset, to: ipco.end)
         if let ipcoError { info.errors.append("in 'ipco': " + ipcoError) }
-        var indices: [Int] = []
+        var associated: [UInt32: [Int]] = [:]
         for ipma in props where ipma.type == "ipma" {
-            indices += associations(of: primary, in: ipma, walker: walker)
+            associated.merge(associations(in: ipma, walker: walker)) { $0 + $1 }
         }
-        for index in indices {
+        for index in associated[primary] ?? [] {
             guard index >= 1, index <= properties.count else {
                 info.errors.append("property index \(index) is outside 'ipco'")
                 continue
@@ -130,40 +146,112 @@ public struct HEIFProbe {
             }
         }
         if info.width == nil { info.errors.append("the primary item has no 'ispe' (image size) property") }
+        let locations = children.first(where: { $0.type == "iloc" }).flatMap { walker.payload($0).flatMap(ItemLocations.init) }
+        let idat = children.first(where: { $0.type == "idat" })
+        var budget = NALScanner.maxUnitsPerFile
+        for (item, type) in types.sorted(by: { $0.key < $1.key }) where type == "hvc1" {
+            info.codedImages.append(codedImage(item, properties: (associated[item] ?? []).compactMap { $0 >= 1 && $0 <= properties.count ? properties[$0 - 1] : nil },
+                                               location: locations?.items[item], idat: idat, walker: walker, budget: &budget))
+        }
+        info.unmeasuredItemTypes = Array(Set(types.values.filter { !HEIFInfo.measuredOrDerivedTypes.contains($0) })).sorted()
         return info
     }
 
-    /// The item type of `item` from `iinf`/`infe` (versions 2 and 3 carry a four-character type).
-    private func itemType(of item: UInt32, in iinf: Box, walker: BoxWalker) -> String? {
-        guard let head = walker.source.read(at: iinf.payloadOffset, count: 4) else { return nil }
+    /// What one `hvc1` item declares (`ispe`) and what its parameter sets (`hvcC`, then its own data) code.
+    private func codedImage(_ item: UInt32, properties: [Box], location: ItemLocations.Location?, idat: Box?, walker: BoxWalker,
+                            budget: inout Int) -> HEIFCodedImage {
+        var image = HEIFCodedImage(item: item)
+        if let ispe = properties.first(where: { $0.type == "ispe" }), let p = walker.payload(ispe, limit: 64) {
+            var r = FieldReader(p)
+            if r.skip(4), let w = r.u32(), let h = r.u32() { (image.declaredWidth, image.declaredHeight) = (w, h) }
+        }
+        guard let hvcC = properties.first(where: { $0.type == "hvcC" }), let payload = walker.payload(hvcC, limit: 1 << 16),
+              let configuration = HEVCParameterSets.configuration(payload) else {
+            image.problem = "no readable HEVC configuration ('hvcC')"
+            return image
+        }
+        guard let location else {
+            image.problem = "no location ('iloc') for its data"
+            return image
+        }
+        var extents = location.extents
+        switch location.method {
+        case 0: break
+        case 1:
+            guard let idat else {
+                image.problem = "its data is in an 'idat' box the file does not have"
+                return image
+            }
+            for (i, extent) in extents.enumerated() {
+                guard extent.offset <= idat.payloadSize, extent.length <= idat.payloadSize - extent.offset else {
+                    image.problem = "its data runs past the 'idat' box"
+                    return image
+                }
+                extents[i].offset += idat.payloadOffset
+            }
+        default:
+            image.problem = "its data is built from another item (construction method \(location.method)), which is not supported"
+            return image
+        }
+        for (i, extent) in extents.enumerated() {
+            // A length of 0 means "to the end of the file" (ISO/IEC 14496-12).
+            guard extent.offset <= walker.source.size else {
+                image.problem = "its data lies past the end of the file"
+                return image
+            }
+            if extent.length == 0 { extents[i].length = walker.source.size - extent.offset }
+            guard extents[i].length <= walker.source.size - extent.offset else {
+                image.problem = "its data runs past the end of the file"
+                return image
+            }
+        }
+        let (inBand, problem) = NALScanner(source: walker.source, extents: extents, lengthSize: configuration.lengthSize).parameterSets(budget: &budget)
+        if let problem {
+            image.problem = problem
+            return image
+        }
+        for sps in configuration.sps + inBand {
+            guard let size = HEVCParameterSets.pictureSize(ofSPS: sps) else {
+                image.problem = "an HEVC sequence parameter set cannot be read"
+                return image
+            }
+            if image.picture.map({ size.codedPixels > $0.codedPixels }) ?? true { image.picture = size }
+        }
+        return image
+    }
+
+    /// Every item's type from `iinf`/`infe` (versions 2 and 3 carry a four-character type).
+    private func itemTypes(in iinf: Box, walker: BoxWalker) -> [UInt32: String] {
+        guard let head = walker.source.read(at: iinf.payloadOffset, count: 4) else { return [:] }
         let countSize: UInt64 = head[0] == 0 ? 2 : 4
         let (entries, _) = walker.children(from: iinf.payloadOffset + 4 + countSize, to: iinf.end)
+        var types: [UInt32: String] = [:]
         for infe in entries where infe.type == "infe" {
             guard let p = walker.payload(infe, limit: 4096) else { continue }
             var r = FieldReader(p)
             guard let version = r.u8(), version >= 2, r.skip(3) else { continue }
-            let id = version == 2 ? r.u16().map(UInt32.init) : r.u32()
-            guard id == item, r.skip(2) else { continue }
-            return r.fourCC()
+            guard let id = version == 2 ? r.u16().map(UInt32.init) : r.u32(), r.skip(2), let type = r.fourCC() else { continue }
+            if types[id] == nil { types[id] = type }
         }
-        return nil
+        return types
     }
 
-    /// Property indices (1-based) associated with `item` in one `ipma` box.
-    private func associations(of item: UInt32, in ipma: Box, walker: BoxWalker) -> [Int] {
-        guard let p = walker.payload(ipma) else { return [] }
+    /// Property indices (1-based) associated with each item in one `ipma` box.
+    private func associations(in ipma: Box, walker: BoxWalker) -> [UInt32: [Int]] {
+        guard let p = walker.payload(ipma) else { return [:] }
         var r = FieldReader(p)
-        guard let version = r.u8(), let f1 = r.u8(), let f2 = r.u8(), let f3 = r.u8(), let count = r.u32() else { return [] }
+        guard let version = r.u8(), let f1 = r.u8(), let f2 = r.u8(), let f3 = r.u8(), let count = r.u32() else { return [:] }
         let wideIndex = (UInt32(f1) << 16 | UInt32(f2) << 8 | UInt32(f3)) & 1 == 1
+        var all: [UInt32: [Int]] = [:]
         for _ in 0..<min(count, UInt32(p.count)) {
-            guard let id = version < 1 ? r.u16().map(UInt32.init) : r.u32(), let n = r.u8() else { return [] }
+            guard let id = version < 1 ? r.u16().map(UInt32.init) : r.u32(), let n = r.u8() else { return all }
             var found: [Int] = []
             for _ in 0..<n {
-                guard let raw = wideIndex ? r.u16() : r.u8().map(UInt16.init) else { return [] }
+                guard let raw = wideIndex ? r.u16() : r.u8().map(UInt16.init) else { return all }
                 found.append(Int(raw & (wideIndex ? 0x7FFF : 0x7F)))
             }
-            if id == item { return found }
+            if all[id] == nil { all[id] = found }
         }
-        return []
+        return all
     }
 }

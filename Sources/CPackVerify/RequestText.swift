@@ -1,0 +1,74 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import PackVerify
+
+/// The bytes of a C ABI request, taken only when they are strict UTF-8: `String(cString:)` would repair a bad byte into
+/// U+FFFD, so a path `st\xff` would name another folder (`st\u{FFFD}`) than the caller's.
+enum RequestText {
+    /// Requests are small JSON objects; a larger one is refused before it is read.
+    static let maxBytes = 1 << 20
+
+    /// The request's bytes, or a `request` failure saying where the first ill-formed UTF-8 sequence starts (overlong
+    /// forms, surrogates and code points above U+10FFFF included, as Unicode §3.9 defines well-formed UTF-8).
+    static func bytes(_ request: UnsafePointer<CChar>) throws -> [UInt8] {
+        let length = strnlen(request, maxBytes + 1)
+        guard length <= maxBytes else { throw VerificationFailure(.request, "the request is larger than \(maxBytes) bytes") }
+        let bytes = [UInt8](UnsafeRawBufferPointer(start: request, count: length))
+        if let offset = firstIllFormedUTF8(bytes) {
+            throw VerificationFailure(.request, "the request is not valid UTF-8 (an ill-formed sequence at byte \(offset)); nothing in it was used")
+        }
+        if let offset = firstLoneSurrogateEscape(bytes) {
+            throw VerificationFailure(.request, "the request has a \\u escape for half a surrogate pair at byte \(offset), which is not a character")
+        }
+        return bytes
+    }
+
+    /// The offset of the first byte that does not start a well-formed UTF-8 sequence, or nil.
+    static func firstIllFormedUTF8(_ bytes: [UInt8]) -> Int? {
+        var decoder = UTF8()
+        var iterator = bytes.makeIterator()
+        var offset = 0
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar): offset += UTF8.width(scalar)
+            case .emptyInput: return nil
+            case .error: return offset
+            }
+        }
+    }
+
+    /// The offset of the first `\uD800`–`\uDFFF` escape inside a JSON string that is not half of a high-low pair: a JSON
+    /// reader would repair it into U+FFFD as silently as a bad byte.
+    static func firstLoneSurrogateEscape(_ bytes: [UInt8]) -> Int? {
+        var i = 0, inString = false
+        func unit(at k: Int) -> UInt32? {
+            guard k + 6 <= bytes.count, bytes[k] == UInt8(ascii: "\\"), bytes[k + 1] == UInt8(ascii: "u") else { return nil }
+            return UInt32(String(decoding: bytes[k + 2..<k + 6], as: UTF8.self), radix: 16)
+        }
+        while i < bytes.count {
+            let b = bytes[i]
+            if !inString {
+                if b == UInt8(ascii: "\"") { inString = true }
+                i += 1
+                continue
+            }
+            if b == UInt8(ascii: "\"") { inString = false; i += 1; continue }
+            guard b == UInt8(ascii: "\\") else { i += 1; continue }
+            guard let u = unit(at: i) else { i += 2; continue }
+            if (0xDC00...0xDFFF).contains(u) { return i }
+            if (0xD800...0xDBFF).contains(u) {
+                guard let low = unit(at: i + 6), (0xDC00...0xDFFF).contains(low) else { return i }
+                i += 12
+                continue
+            }
+            i += 6
+        }
+        return nil
+    }
+}
