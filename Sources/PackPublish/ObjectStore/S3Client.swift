@@ -136,7 +136,11 @@ public final class S3Client {
         var parsed: ResponseHead?
         func receive() throws -> Int {
             guard Self.monotonic() < deadline else { throw HTTPError.timedOut("the store is answering too slowly") }
-            return try connection.receive(into: buffer, remaining: deadline - Self.monotonic())
+            do { return try connection.receive(into: buffer, remaining: deadline - Self.monotonic()) } catch let error as HTTPError {
+                // A read cut short by the response's overall deadline (not by a silent store) says so.
+                if case .timedOut = error, Self.monotonic() >= deadline - 0.05 { throw HTTPError.timedOut("the store is answering too slowly") }
+                throw error
+            }
         }
         while parsed == nil {
             // Interim 1xx heads (100 Continue, 103 Early Hints) are skipped, including several in one read.
