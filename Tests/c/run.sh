@@ -12,7 +12,7 @@ P="$BUILD/packtool"
 for r in root manifest index grant; do "$P" key generate --role $r --out "$work/keys" >/dev/null; done
 "$P" root init --state "$work/pub" --root-key "$work/keys/root.pem" --manifest-key "$work/keys/manifest.pub" \
   --index-key "$work/keys/index.pub" --grant-key "$work/keys/grant.pub" >/dev/null
-"$P" sign scenes/royal-mile --state "$work/pub" --key "$work/keys/manifest.pem" --index-key "$work/keys/index.pem" --publish "$work/cdn" >/dev/null
+"$P" sign scenes/royal-mile --state "$work/pub" --manifest-key "$work/keys/manifest.pem" --index-key "$work/keys/index.pem" --publish "$work/cdn" >/dev/null
 # The debug library (shared Swift runtime), then the release one as it ships (Swift runtime linked in statically).
 swift build -c release --product packverify >/dev/null
 for lib in "$BUILD" "$(swift build -c release --show-bin-path)"; do

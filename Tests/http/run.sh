@@ -38,7 +38,7 @@ cp keys-example/historian.pem "$work/keys/historian.pem"; chmod 600 "$work/keys/
 "$P" root init --state "$work/pub" --root-key "$work/keys/root.pem" --manifest-key "$work/keys/manifest.pub" \
   --index-key "$work/keys/index.pub" --grant-key "$work/keys/grant.pub" >/dev/null
 cp -r scenes/royal-mile "$work/pack"
-publish() { SOURCE_DATE_EPOCH=$(date +%s) "$P" sign "$work/pack" --state "$work/pub" --key "$work/keys/manifest.pem" \
+publish() { SOURCE_DATE_EPOCH=$(date +%s) "$P" sign "$work/pack" --state "$work/pub" --manifest-key "$work/keys/manifest.pem" \
   --index-key "$work/keys/index.pem" --publish "$work/cdn" "$@" >/dev/null 2>&1; }
 publish
 cp "$work/cdn/index.json" "$work/index-v1.json"
@@ -223,7 +223,7 @@ mkdir -p "$work/keys2"
 "$P" root rotate --state "$work/pub" --sign-with "$work/keys/root.pem" --index-key "$work/keys2/index.pub" >/dev/null
 sed -i 's/Now stand here/Stand right here/' "$work/pack/stops/03-mercat-cross/story.vtt"
 "$P" review sign "$work/pack/stops/03-mercat-cross" --key "$work/keys/historian.pem" --reviewer example-historian >/dev/null 2>&1
-SOURCE_DATE_EPOCH=$(date +%s) "$P" sign "$work/pack" --state "$work/pub" --key "$work/keys/manifest.pem" \
+SOURCE_DATE_EPOCH=$(date +%s) "$P" sign "$work/pack" --state "$work/pub" --manifest-key "$work/keys/manifest.pem" \
   --index-key "$work/keys2/index.pem" --publish "$work/cdn" >/dev/null 2>&1 || fail "publishing after the rotation failed"
 [ -f "$work/cdn/root/2.root.json" ] || fail "the rotated root was not published"
 : > "$work/nginx/logs/access.log"
@@ -237,7 +237,7 @@ for stop in 01-castle-esplanade 05-netherbow; do
   python3 -c "import sys; p=sys.argv[1]; l=open(p).read().split('\n'); i=next(n for n, x in enumerate(l) if '-->' in x) + 1; l[i]='Now, ' + l[i]; open(p, 'w').write('\n'.join(l))" "$work/pack/stops/$stop/story.vtt"
   "$P" review sign "$work/pack/stops/$stop" --key "$work/keys/historian.pem" --reviewer example-historian >/dev/null 2>&1
 done
-SOURCE_DATE_EPOCH=$(date +%s) "$P" sign "$work/pack" --state "$work/pub" --key "$work/keys/manifest.pem" \
+SOURCE_DATE_EPOCH=$(date +%s) "$P" sign "$work/pack" --state "$work/pub" --manifest-key "$work/keys/manifest.pem" \
   --index-key "$work/keys2/index.pem" --publish "$work/cdn" >/dev/null 2>&1 || fail "publishing two changed scenes failed"
 : > "$work/nginx/logs/access.log"
 out=$(update "http://127.0.0.1:$port" 2>&1) || fail "the two-scene update failed: $out"
@@ -252,7 +252,7 @@ pass "two changed scenes: both deltas over one kept-alive connection, applied to
 # and written in one pass. SIGKILL at 100 random moments of it: the install is always the old version or the new one.
 old=$(installed | grep -o "version [0-9]*" | grep -o "[0-9]*")
 python3 -c "import json,sys; p=sys.argv[1]; d=json.load(open(p)); d['title']+=' (revised)'; json.dump(d, open(p,'w'), indent=2)" "$work/pack/pack.json"
-SOURCE_DATE_EPOCH=$(date +%s) "$P" sign "$work/pack" --state "$work/pub" --key "$work/keys/manifest.pem" \
+SOURCE_DATE_EPOCH=$(date +%s) "$P" sign "$work/pack" --state "$work/pub" --manifest-key "$work/keys/manifest.pem" \
   --index-key "$work/keys2/index.pem" --publish "$work/cdn" >/dev/null 2>&1 || fail "publishing the pack-level change failed"
 python3 Tests/http/kill_during_install.py "$P" "$work/app" "http://127.0.0.1:$port/slow" "http://127.0.0.1:$port" \
   "$work/pub/root/1.root.json" "$old" "$((old + 1))" "${KILL_RUNS:-100}" || fail "a kill during a streamed install"
