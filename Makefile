@@ -3,6 +3,8 @@
 #   make test   the full test suite: Swift tests, then the schema and media checks with independent tools
 
 SHELL := /bin/bash
+# Tests and tools read and print UTF-8 names (Café.vtt): the same locale on every machine, a fresh one included.
+export LC_ALL := C.UTF-8
 .SHELLFLAGS := -o pipefail -c
 # Build and link needs; test needs (independent validators and media probes); example-pack generation needs.
 APT_BUILD := libssl-dev libsqlite3-dev libarchive-dev libheif-dev libwebp-dev libqrencode-dev libpng-dev libavcodec-dev libavformat-dev pkg-config

@@ -6,6 +6,9 @@ public func runTool(_ tool: String, _ args: [String], stdin: Data? = nil) throws
     let p = Process()
     p.executableURL = URL(fileURLWithPath: tool)
     p.arguments = args
+    // Independent tools report names as UTF-8 whatever the caller's locale (GNU tar quotes "Café" as octal escapes in
+    // the C locale a fresh machine may start with).
+    p.environment = ProcessInfo.processInfo.environment.merging(["LC_ALL": "C.UTF-8"]) { _, new in new }
     let out = Pipe(), err = Pipe()
     p.standardOutput = out
     p.standardError = err
