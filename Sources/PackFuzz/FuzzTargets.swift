@@ -29,7 +29,7 @@ enum FuzzTargets {
             // The client's path: repeated-key scan of envelope and payload, threshold under a one-key root, decode.
             let root = RootDocument(version: 1, expires: "2099-01-01T00:00:00Z", keys: [fixedKey.keyID: .init(public: Hex.encode(fixedKey.rawRepresentation))],
                                     roles: ["manifest": .init(keyids: [fixedKey.keyID], threshold: 1)])
-            _ = try? SignedDocument().open(Data(bytes), as: Manifest.self, type: PayloadType.manifest, role: RootDocument.Role.manifest, root: root, what: "manifest")
+            _ = try? SignedDocument().admit(Data(bytes), as: Manifest.self, profile: .install, context: AdmissionContext(root: root, now: 0))
         },
         "code": { bytes in
             // What an access code and a StoreKit purchase bring into an access decision: RFC 3339 times (parsed by

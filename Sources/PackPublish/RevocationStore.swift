@@ -64,7 +64,7 @@ public struct RevocationStore {
         do {
             let bytes = try SizeCaps.read(url, cap: SizeCaps.revocations)
             let envelope = try DSSEEnvelope.parse(bytes)
-            guard envelope.payloadType == PayloadType.revocations else { throw PublishError.io("\(url.path): not a revocation list (\(envelope.payloadType))") }
+            guard envelope.payloadType == DocumentKind.revocations.payloadType else { throw PublishError.io("\(url.path): not a revocation list (\(envelope.payloadType))") }
             let document = try CanonicalJSON.decode(RevocationsDocument.self, from: envelope.payloadBytes(), what: "revocation list")
             guard document.version == version else { throw PublishError.io("\(url.path) holds list version \(document.version)") }
             return Stored(version: version, url: url, bytes: bytes, document: document)
@@ -155,8 +155,7 @@ extension RevocationStore {
     public func latestVerified(root: RootDocument) throws -> Stored? {
         guard let stored = try latest() else { return nil }
         do {
-            _ = try SignedDocument().open(stored.bytes, as: RevocationsDocument.self, type: PayloadType.revocations, role: RootDocument.Role.grant,
-                                          root: root, what: "revocation list")
+            _ = try SignedDocument().admit(stored.bytes, as: RevocationsDocument.self, profile: .publisherCheck, context: AdmissionContext(root: root))
         } catch let failure as VerificationFailure {
             throw PublishError.trust("\(stored.url.path) is not a revocation list clients would accept under root version \(root.version) (\(failure.message)); nothing was published")
         }

@@ -12,8 +12,9 @@ import PackModel
 import PackTrust
 
 /// Publisher-side verification of what `sign` wrote — a whole CDN tree, one archive or one manifest — against a
-/// pinned root: root chain, signatures and thresholds, expiry, the index naming each manifest and archive by hash,
-/// and every file in every archive. Reads archives with libarchive; clients use PackVerify's strict reader.
+/// pinned root: root chain, then every signed document admitted under the publisher-check profile (the policies a
+/// client applies, at `now`, without a client's floors), the index naming each manifest and archive by hash, and
+/// every file in every archive. Reads archives with libarchive; clients use PackVerify's strict reader.
 public struct TreeVerifier {
     public let pinned: RootDocument
     public let now: Date
@@ -40,8 +41,7 @@ public struct TreeVerifier {
         guard let indexData = try Self.contents(of: out.appendingPathComponent(PublishLayout.index), cap: SizeCaps.index) else {
             throw VerificationFailure(.missing, "\(out.path)/index.json is missing")
         }
-        let index = try documents.open(indexData, as: IndexDocument.self, type: PayloadType.index, role: RootDocument.Role.index, root: root, what: "index")
-        try checkExpiry(index.expires, what: "index version \(index.version)")
+        let index = try documents.admit(indexData, as: IndexDocument.self, profile: .publisherCheck, context: context(root))
         try RootReached(trusted: root.version).evaluate(indexRootVersion: index.rootVersion, reached: "the tree").require()
         lines.append("index: version \(index.version), \(index.packs.count) pack(s), expires \(index.expires)")
         if let binding = index.revocations { lines.append(try verifyRevocations(binding, in: out, root: root)) }
@@ -74,18 +74,22 @@ public struct TreeVerifier {
         let url = out.appendingPathComponent(expected)
         if FileSystem.exists(url.path), !FileSystem.isRegularFile(url.path) { throw VerificationFailure(.notAFile, "\(url.path) is not a regular file") }
         let data = try checkedFile(url, size: binding.size, sha256: binding.sha256, what: "revocation list")
-        let list = try documents.open(data, as: RevocationsDocument.self, type: PayloadType.revocations, role: RootDocument.Role.grant, root: root, what: "revocation list")
+        let list = try documents.admit(data, as: RevocationsDocument.self, profile: .publisherCheck, context: context(root))
         guard list.version == binding.version else {
             throw VerificationFailure(.mixAndMatch, "\(url.path) is revocation list version \(list.version), the index binds version \(binding.version)")
         }
         return "revocations: version \(list.version), \(list.revoked.count) code(s) revoked, signed by the grant role"
     }
 
-    /// Verifies a manifest envelope: type, threshold of the manifest role, expiry. Returns the manifest.
+    /// Verifies a manifest envelope as a client installing it would (the publisher-check profile: type, threshold of
+    /// the manifest role, ids, names, paths, Trip Pass length, creation time and expiry). Returns the manifest.
     public func verifyManifest(_ data: Data, root: RootDocument? = nil) throws -> Manifest {
-        let manifest = try documents.open(data, as: Manifest.self, type: PayloadType.manifest, role: RootDocument.Role.manifest, root: root ?? pinned, what: "manifest")
-        try checkExpiry(manifest.expires, what: "manifest of \(manifest.pack) version \(manifest.version)")
-        return manifest
+        try documents.admit(data, as: Manifest.self, profile: .publisherCheck, context: context(root ?? pinned))
+    }
+
+    /// What a publisher check judges against: the root reached and the time asked about; a tree has no floors.
+    private func context(_ root: RootDocument) -> AdmissionContext {
+        AdmissionContext(root: root, now: now.timeIntervalSince1970)
     }
 
     /// Verifies a pack archive on its own: its first entry is a manifest signed under the pinned root, and every
@@ -139,7 +143,7 @@ public struct TreeVerifier {
                 guard let first = try reader.next(), first.path == PublishLayout.deltaDocumentEntry else {
                     throw VerificationFailure(.delta, "\(url.path): the first entry is not delta.json")
                 }
-                let delta = try documents.open(Data(try reader.readAll(limit: Int(SizeCaps.deltaDocument))), as: DeltaDocument.self, type: PayloadType.delta, role: RootDocument.Role.manifest, root: root, what: "delta")
+                let delta = try documents.admit(Data(try reader.readAll(limit: Int(SizeCaps.deltaDocument))), as: DeltaDocument.self, profile: .publisherCheck, context: context(root))
                 guard delta.pack == pack, delta.scene == scene, name == "\(delta.from.version)-\(delta.to.version).tar" else {
                     throw VerificationFailure(.delta, "\(url.path) is signed for \(delta.pack)/\(delta.scene) \(delta.from.version)-\(delta.to.version)")
                 }
@@ -167,10 +171,6 @@ public struct TreeVerifier {
         guard FileSystem.exists(url.path) else { return nil }
         guard FileSystem.isRegularFile(url.path) else { throw VerificationFailure(.notAFile, "\(url.path) is not a regular file") }
         return try SizeCaps.read(url, cap: cap)
-    }
-
-    private func checkExpiry(_ text: String, what: String) throws {
-        try Expiry(now: now.timeIntervalSince1970).evaluate(expires: text, what: what).require()
     }
 
     private func checkedFile(_ url: URL, size: UInt64, sha256: String, what: String, read: Bool = true) throws -> Data {

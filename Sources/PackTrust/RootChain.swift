@@ -22,31 +22,29 @@ public struct RootChain {
     /// Decodes a root envelope that must be signed by its own root role (how the first, pinned root is checked).
     public func selfSigned(_ envelope: DSSEEnvelope) throws -> RootDocument {
         let unverified = try decodeUnverified(envelope)
-        let payload = try documents.payload(of: envelope, type: PayloadType.root, role: RootDocument.Role.root, root: unverified)
+        let payload = try documents.payload(of: envelope, kind: .root, root: unverified)
         return try SignedDocument.decode(RootDocument.self, from: payload, what: "root")
     }
 
     /// Accepts `envelope` as the successor of `trusted`.
     public func next(after trusted: RootDocument, _ envelope: DSSEEnvelope) throws -> RootDocument {
-        _ = try documents.payload(of: envelope, type: PayloadType.root, role: RootDocument.Role.root, root: trusted)
+        _ = try documents.payload(of: envelope, kind: .root, root: trusted)
         let candidate = try decodeUnverified(envelope)
-        _ = try documents.payload(of: envelope, type: PayloadType.root, role: RootDocument.Role.root, root: candidate)
+        _ = try documents.payload(of: envelope, kind: .root, root: candidate)
         guard candidate.version == trusted.version + 1 else {
             throw VerificationFailure(.rootVersion, "root version \(candidate.version) cannot follow \(trusted.version); each root must be the next version")
         }
         return candidate
     }
 
-    /// Checks that a root has not expired at `now`.
+    /// Checks that a root has not expired at `now`: the root kind's time policy (`expiry` when it has no valid
+    /// expiry, `expired` when it has passed), the same codes as every other signed document.
     public static func checkExpiry(_ root: RootDocument, now: Date) throws {
-        if Timestamp.parse(root.expires) == nil { throw VerificationFailure(.rootExpiry, "root version \(root.version) has no valid expiry") }
-        if case .fails(let f) = Expiry(now: now.timeIntervalSince1970).evaluate(expires: root.expires, what: "root version \(root.version)") {
-            throw VerificationFailure(.rootExpired, f.message)
-        }
+        try root.admission(.publisherCheck, AdmissionContext(root: root, now: now.timeIntervalSince1970)).require()
     }
 
     private func decodeUnverified(_ envelope: DSSEEnvelope) throws -> RootDocument {
-        guard envelope.payloadType == PayloadType.root else {
+        guard envelope.payloadType == DocumentKind.root.payloadType else {
             throw VerificationFailure(.payloadType, "expected a root document, found \(envelope.payloadType)")
         }
         let root = try SignedDocument.decode(RootDocument.self, from: envelope.payloadBytes(), what: "root")

@@ -8,29 +8,39 @@ import PackModel
 
 /// The one path from signed bytes to a document: parse the DSSE envelope, check its payload type (so an access-code
 /// signature can never pass as a manifest), check the role's signature threshold (`SignatureThreshold`), refuse
-/// repeated JSON keys, and only then decode exactly the verified bytes.
+/// repeated JSON keys, decode exactly the verified bytes, and hold the document to the policies of the reader's
+/// profile (`admit`). The kind (`DocumentKind`) says the type, role and cap; readers never spell them.
 public struct SignedDocument {
     public let verifier: any SignatureVerifier
 
     public init(verifier: any SignatureVerifier = PackCryptoSignatureVerifier()) { self.verifier = verifier }
 
-    /// Checks type and threshold for `role` under `root`, and returns the verified payload bytes.
-    public func payload(of envelope: DSSEEnvelope, type: String, role: String, root: RootDocument) throws -> [UInt8] {
-        guard envelope.payloadType == type else {
-            throw VerificationFailure(.payloadType, "expected a \(type) document, found \(envelope.payloadType)")
+    /// Checks the envelope's payload type and its role's threshold for `kind` under `root`, and returns the verified
+    /// payload bytes (refusing repeated keys in them).
+    public func payload(of envelope: DSSEEnvelope, kind: DocumentKind, root: RootDocument) throws -> [UInt8] {
+        guard envelope.payloadType == kind.payloadType else {
+            throw VerificationFailure(.payloadType, "expected a \(kind.payloadType) document, found \(envelope.payloadType)")
         }
-        try SignatureThreshold(role: role, root: root, verifier: verifier).evaluate(envelope).require()
+        try SignatureThreshold(role: kind.role, root: root, verifier: verifier).evaluate(envelope).require()
         let payload = try envelope.payloadBytes()
-        if let key = DuplicateKeys.first(in: payload) { throw VerificationFailure(.duplicateKey, "the signed \(type) repeats the key \"\(key)\"") }
+        if let key = DuplicateKeys.first(in: payload) { throw VerificationFailure(.duplicateKey, "the signed \(kind.payloadType) repeats the key \"\(key)\"") }
         return payload
     }
 
-    /// Parses, verifies and decodes a signed document of `type`, signed by `role` under `root`. `what` names the
-    /// document in errors ("manifest"); a malformed envelope or payload is refused (`document`), never an I/O error.
-    public func open<T: Decodable>(_ data: Data, as: T.Type, type: String, role: String, root: RootDocument, what: String) throws -> T {
+    /// The one entry for a signed document: its size against its kind's cap, its envelope, payload type and role
+    /// threshold under `context.root`, its decoding, and then every policy its type lists for `profile`
+    /// (`Admissible`). `what` names the document in errors (its kind's name by default); a malformed envelope or
+    /// payload is refused (`document`), never an I/O error.
+    public func admit<T: Admissible>(_ data: Data, as: T.Type, profile: AdmissionProfile, context: AdmissionContext, what: String? = nil) throws -> T {
+        let what = what ?? T.kind.name
+        guard UInt64(data.count) <= T.kind.sizeCap else {
+            throw VerificationFailure(.size, "the \(what) is \(data.count) bytes, over the \(T.kind.sizeCap)-byte cap")
+        }
         let envelope = try Self.envelope(data, what: what)
-        let payload = try self.payload(of: envelope, type: type, role: role, root: root)
-        return try Self.decode(T.self, from: payload, what: what)
+        let payload = try self.payload(of: envelope, kind: T.kind, root: context.root)
+        let document = try Self.decode(T.self, from: payload, what: what)
+        try document.admission(profile, context).require()
+        return document
     }
 
     /// Parses an envelope, refusing one that is not JSON, repeats a key, or is not an envelope.

@@ -30,15 +30,13 @@ extension VerificationFailure {
         public static let root = Code("root", .refused, "a root document is malformed or not signed by its own root keys")
         public static let rootVersion = Code("root-version", .refused, "a root is not the next version of the trusted one")
         public static let rootMissing = Code("root-missing", .refused, "a document names a root version the client cannot reach")
-        public static let rootExpiry = Code("root-expiry", .refused, "a root has no valid expiry")
-        public static let rootExpired = Code("root-expired", .refused, "the trusted root has expired")
         public static let pinConflict = Code("pin-conflict", .refused, "a different root is already pinned in this state; re-pinning is a separate, explicit call")
         public static let duplicateKey = Code("duplicate-key", .refused, "a signed document or envelope repeats a JSON key")
         public static let document = Code("document", .refused, "a signed document is not well-formed JSON of its type")
 
         // MARK: Versions, times and binding
-        public static let expiry = Code("expiry", .refused, "a signed document has no valid times")
-        public static let expired = Code("expired", .refused, "a signed document has expired (an index that stopped updating is a frozen mirror)")
+        public static let expiry = Code("expiry", .refused, "a signed document (a root, index or manifest) has no valid times")
+        public static let expired = Code("expired", .refused, "a signed document (a root, index or manifest) has expired (an index that stopped updating is a frozen mirror)")
         public static let rollback = Code("rollback", .refused, "a signed version is older than one already trusted or installed")
         public static let mixAndMatch = Code("mix-and-match", .refused, "a manifest or archive is not the one the accepted index names")
         public static let clockSkew = Code("clock-skew", .refused, "a signed time lies further ahead of the device clock than allowed")
@@ -104,7 +102,7 @@ extension VerificationFailure {
 
         /// Every code, in the order the documentation lists them.
         public static let all: [Code] = [
-            payloadType, role, threshold, signatureCount, weakKey, root, rootVersion, rootMissing, rootExpiry, rootExpired, pinConflict,
+            payloadType, role, threshold, signatureCount, weakKey, root, rootVersion, rootMissing, pinConflict,
             duplicateKey, document,
             expiry, expired, rollback, mixAndMatch, clockSkew, number,
             identifier, indexPath, path, pathAbsolute, pathTraversal, pathCollision, scene,

@@ -263,8 +263,7 @@ public struct AccessDecider {
 
     /// A `PTG1.` code whose envelope is a grant signed by a threshold of the root's grant keys, or nil.
     public func verifiedGrant(_ code: String) -> GrantDocument? {
-        guard code.hasPrefix("PTG1."), code.utf8.count < 8192, let data = DSSE.decodeBase64(String(code.dropFirst(5))),
-              data.count <= 8192 else { return nil }
-        return try? SignedDocument(verifier: verifier).open(data, as: GrantDocument.self, type: PayloadType.grant, role: RootDocument.Role.grant, root: root, what: "access code")
+        guard code.hasPrefix("PTG1."), code.utf8.count < Int(SizeCaps.grant), let data = DSSE.decodeBase64(String(code.dropFirst(5))) else { return nil }
+        return try? SignedDocument(verifier: verifier).admit(data, as: GrantDocument.self, profile: .access, context: AdmissionContext(root: root))
     }
 }

@@ -48,7 +48,7 @@ public struct DeltaApplier {
         var bytes: [UInt8] = []
         try reader.read { bytes += $0 }
         let delta = try VerificationFailure.about(url, .delta) {
-            try documents.open(Data(bytes), as: DeltaDocument.self, type: PayloadType.delta, role: RootDocument.Role.manifest, root: root, what: "delta")
+            try documents.admit(Data(bytes), as: DeltaDocument.self, profile: .install, context: AdmissionContext(root: root))
         }
         return (delta, reader)
     }

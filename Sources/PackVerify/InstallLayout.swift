@@ -109,7 +109,7 @@ enum InstallLayout {
         }
         let data = try SizeCaps.read(url, cap: SizeCaps.manifest)
         let manifest = try VerificationFailure.about(url, .document) {
-            try SignedDocument().open(data, as: Manifest.self, type: PayloadType.manifest, role: RootDocument.Role.manifest, root: root, what: "installed manifest")
+            try SignedDocument().admit(data, as: Manifest.self, profile: .atRest, context: AdmissionContext(root: root), what: "installed manifest")
         }
         return (manifest, folder)
     }

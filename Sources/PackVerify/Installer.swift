@@ -26,7 +26,7 @@ import PackModel
 ///
 /// Layout: `<into>/<pack>/current` is a symbolic link to the version folder in use; switching it is one rename.
 public struct Installer {
-    public static let manifestFileName = ".manifest.json"
+    public static let manifestFileName = Manifest.installedFileName
 
     public let state: URL
     public var clock = ClockGuard()
@@ -200,35 +200,15 @@ public struct Installer {
             var floors = client.floors
             floors.manifests[installed.pack] = max(floors.manifests[installed.pack] ?? 0, installed.version)
             for scene in installed.scenes { floors.scenes["\(installed.pack)/\(scene.id)"] = max(floors.scenes["\(installed.pack)/\(scene.id)"] ?? 0, scene.version) }
-            try Rollback(floors: floors).evaluate(pack: manifest.pack, version: manifest.version, scenes: manifest.scenes.map { ($0.id, $0.version) }).require()
+            try manifest.admission(.install, AdmissionContext(root: client.root, now: now, floors: floors)).require()
         }
         return manifest
     }
 
-    /// Signature (manifest role), expiry against the guarded clock, and rollback of pack and scene versions.
+    /// The manifest admitted under the install profile: signature (manifest role), ids, names, paths and Trip Pass
+    /// length, creation time and expiry against the guarded clock, and rollback of pack and scene versions.
     func verifyManifest(_ bytes: [UInt8], client: ClientState, now: Double) throws -> Manifest {
-        let manifest = try documents.open(Data(bytes), as: Manifest.self, type: PayloadType.manifest, role: RootDocument.Role.manifest, root: client.root, what: "manifest")
-        // Pack and scene ids become folder and file names: even a signed manifest may only use plain slugs.
-        try Identifiers.evaluate(manifest.pack, what: "pack id").require()
-        for scene in manifest.scenes { try Identifiers.evaluate(scene.id, what: "scene id").require() }
-        // stops/ holds the links to scene folders; a pack-level file there would collide with them.
-        guard !manifest.files.contains(where: { $0.path == "stops" || $0.path.hasPrefix("stops/") }) else {
-            throw VerificationFailure(.identifier, "the manifest lists a pack-level file under stops/")
-        }
-        // The installer keeps the signed manifest as .manifest.json beside the files; a listed file may not take that name.
-        guard !manifest.files.contains(where: { $0.path == Self.manifestFileName }) else {
-            throw VerificationFailure(.identifier, "the manifest lists a pack-level file named \(Self.manifestFileName), which the installer keeps for the signed manifest")
-        }
-        // A Trip Pass length that would overflow when turned into seconds or dates is refused before it is installed.
-        if let trip = manifest.access.products.tripPass { try TripPassLength(hours: trip.hours).evaluate().require() }
-        // Its creation time becomes a lower bound on the clock at install, so it may not lie far ahead of the device.
-        guard let created = Timestamp.parse(manifest.created) else {
-            throw VerificationFailure(.expiry, "the manifest of \(manifest.pack) version \(manifest.version) has no valid creation time")
-        }
-        try ClockSkew(now: now).evaluate(signed: created.timeIntervalSince1970, what: "the creation time of \(manifest.pack) version \(manifest.version)").require()
-        try Expiry(now: now).evaluate(expires: manifest.expires, what: "the manifest of \(manifest.pack) version \(manifest.version)").require()
-        try Rollback(floors: client.floors).evaluate(pack: manifest.pack, version: manifest.version, scenes: manifest.scenes.map { ($0.id, $0.version) }).require()
-        return manifest
+        try documents.admit(Data(bytes), as: Manifest.self, profile: .install, context: AdmissionContext(root: client.root, now: now, floors: client.floors))
     }
 
     /// Moves staging into place as a version folder and atomically points `current` at it, then removes what the

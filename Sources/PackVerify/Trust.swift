@@ -65,7 +65,7 @@ public struct Trust {
         guard root.version != client.root.version else {
             throw VerificationFailure(.pinConflict, "\(rootFile.path): root version \(root.version) differs from the trusted root of the same version")
         }
-        try VerificationFailure.about(rootFile, .rollback) { try Rollback(floors: client.floors).evaluate(rootVersion: root.version).require() }
+        try VerificationFailure.about(rootFile, .rollback) { try root.admission(.rootRotation, AdmissionContext(root: client.root, now: 0, floors: client.floors)).require() }
         client.trust(root: root, envelope: data)
         client.pinnedRootSHA256 = SHA256.hexHash(Array(data))
         try client.save(to: state)
@@ -95,7 +95,7 @@ public struct Trust {
         let data = try SizeCaps.read(file, cap: SizeCaps.root)
         let envelope = try VerificationFailure.about(file, .root) { try SignedDocument.envelope(data, what: "root") }
         let candidate = try VerificationFailure.about(file, .root) { try SignedDocument.decode(RootDocument.self, from: envelope.payloadBytes(), what: "root") }
-        try Rollback(floors: floors).evaluate(rootVersion: candidate.version).require()
+        try candidate.admission(.rootRotation, AdmissionContext(root: root, now: 0, floors: floors)).require()
         return (try RootChain().next(after: root, envelope), data)
     }
 
@@ -120,16 +120,13 @@ public struct Trust {
         if let unverified = try? SignedDocument.decode(IndexDocument.self, from: SignedDocument.envelope(data, what: "index").payloadBytes(), what: "index") {
             try RootReached(trusted: client.root.version).evaluate(indexRootVersion: unverified.rootVersion, reached: "this client's root chain").require()
         }
+        // The install profile: signature, the root's and the index's times against the guarded clock, and the floors
+        // (index version, each pack's version, the bound revocation list's version).
         let index = try VerificationFailure.about(file, .document) {
-            try SignedDocument().open(data, as: IndexDocument.self, type: PayloadType.index, role: RootDocument.Role.index, root: client.root, what: "index")
+            try SignedDocument().admit(data, as: IndexDocument.self, profile: .install, context: AdmissionContext(root: client.root, now: verdict.now, floors: client.floors))
         }
-        try RootChain.checkExpiry(client.root, now: Date(timeIntervalSince1970: verdict.now))
         guard let created = Timestamp.parse(index.created) else { throw VerificationFailure(.expiry, "the index has no valid creation time") }
-        try ClockSkew(now: verdict.now).evaluate(signed: created.timeIntervalSince1970, what: "\(file.path): the index's creation time").require()
-        try Expiry(now: verdict.now).evaluate(expires: index.expires, what: "the index", hint: "; the mirror may be frozen").require()
-        try Rollback(floors: client.floors).evaluate(index: .init(version: index.version, packs: index.packs.mapValues(\.version))).require()
         if let binding = index.revocations {
-            try Rollback(floors: client.floors).evaluate(revocations: binding.version, what: "the revocation list the index binds").require()
             // One version, one list: an index binding other bytes under the version already held is a server
             // showing different clients different lists.
             if binding.version == client.floors.revocations, let held = client.revocationsSHA256, held != binding.sha256 {
@@ -162,8 +159,8 @@ public struct Trust {
             throw VerificationFailure(.hash, "\(file.path): the revocation list does not match the index's SHA-256")
         }
         let list = try VerificationFailure.about(file, .document) {
-            try SignedDocument().open(data, as: RevocationsDocument.self, type: PayloadType.revocations, role: RootDocument.Role.grant, root: root,
-                                      what: "revocation list")
+            // Its version was held to the client's floor as the index's binding, and must equal it (below).
+            try SignedDocument().admit(data, as: RevocationsDocument.self, profile: .install, context: AdmissionContext(root: root))
         }
         guard list.version == binding.version else {
             throw VerificationFailure(.mixAndMatch, "\(file.path) is revocation list version \(list.version), the index binds version \(binding.version)")

@@ -9,6 +9,7 @@ import Glibc
 import PackMedia
 import PackCrypto
 import PackModel
+import PackTrust
 import PackVerify
 
 /// `packtool access`: the app's access decision for one scene, from a manifest, purchases, codes and a time.
@@ -20,7 +21,8 @@ enum AccessCommand: Command {
                                [--code CODE]... [--revoked GRANT-ID]... [--device ID] [--at TIME] [--format text|json] [--repeat N]
 
         MANIFEST is a signed manifest (a published manifest.json or an install's .manifest.json), verified under
-        ROOT. Prints whether the scene is open, why, with which entitlement and until when. TIME is RFC 3339 UTC;
+        ROOT and refused with the library's code where an install would refuse it (its expiry and creation time
+        judged at --at). Prints whether the scene is open, why, with which entitlement and until when. TIME is RFC 3339 UTC;
         --at defaults to now. Support staff use this to answer "why can I not open this stop?".
         --device ID is the app's device identifier, checked against codes issued for one device (grant issue --device).
         --repeat N times N decisions and prints the time per decision on standard error (for benchmarks).
@@ -65,11 +67,13 @@ enum AccessCommand: Command {
         }
         do {
             let rootFile = URL(fileURLWithPath: try a.required("--root")), manifestFile = URL(fileURLWithPath: a.positionals[0])
-            let rootData = try SizeCaps.read(rootFile, cap: SizeCaps.root)
+            let rootData = try SizeCaps.read(rootFile, cap: DocumentKind.root.sizeCap)
             let root = try VerificationFailure.about(rootFile, .root) { try RootChain().selfSigned(SignedDocument.envelope(rootData, what: "root")) }
-            let data = try SizeCaps.read(manifestFile, cap: SizeCaps.manifest)
+            let data = try SizeCaps.read(manifestFile, cap: DocumentKind.manifest.sizeCap)
+            // The access profile: what an install would refuse (ids, names, paths, Trip Pass length, a creation time
+            // ahead of --at, an expiry before it) is refused here with the same code, never decided on.
             let manifest = try VerificationFailure.about(manifestFile, .document) {
-                try SignedDocument().open(data, as: Manifest.self, type: PayloadType.manifest, role: RootDocument.Role.manifest, root: root, what: "manifest")
+                try SignedDocument().admit(data, as: Manifest.self, profile: .access, context: AdmissionContext(root: root, now: now))
             }
             let scene = try a.required("--scene")
             // A mistyped scene would otherwise read as "closed", which is the wrong answer to give a visitor.

@@ -32,8 +32,7 @@ final class RevocationStoreTests: XCTestCase {
         XCTAssertEqual(try store.latest()?.version, 2)
         XCTAssertEqual(try store.versions(), [1, 2])
         // Signed by the grant role, as a revocation list, as clients open it.
-        let opened = try SignedDocument().open(second.bytes, as: RevocationsDocument.self, type: PayloadType.revocations, role: RootDocument.Role.grant,
-                                               root: try root(f), what: "revocation list")
+        let opened = try SignedDocument().admit(second.bytes, as: RevocationsDocument.self, profile: .publisherCheck, context: AdmissionContext(root: try root(f)))
         XCTAssertEqual(opened, second.document)
         XCTAssertEqual(try ledger.revocations().map { "\($0.id) \($0.listVersion) \($0.reason)" }, ["1a2b3c4d 1 lost at the museum desk", "5e6f7a8b 2 refunded"])
     }

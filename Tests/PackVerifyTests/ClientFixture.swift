@@ -2,6 +2,7 @@ import Foundation
 import PackCrypto
 import PackModel
 import PackSigning
+import PackTrust
 import PackVerify
 import TestSupport
 
@@ -47,9 +48,9 @@ struct ClientFixture {
     }
 
     /// Writes a signed document to a file and returns its URL.
-    func write<T: Encodable>(_ value: T, type: String, signers: [Ed25519PrivateKey], name: String) throws -> URL {
+    func write<T: Encodable>(_ value: T, kind: DocumentKind, signers: [Ed25519PrivateKey], name: String) throws -> URL {
         let url = dir.appendingPathComponent(name)
-        try Data(try CanonicalJSON.encode(try DSSEEnvelope(signing: CanonicalJSON.encode(value), as: type, with: signers))).write(to: url)
+        try Data(try CanonicalJSON.encode(try DSSEEnvelope(signing: CanonicalJSON.encode(value), as: kind.payloadType, with: signers))).write(to: url)
         return url
     }
 
@@ -57,7 +58,7 @@ struct ClientFixture {
 
     /// A manifest for `files` (paths under stops/<scene>/ or pack.json) and its signed envelope bytes.
     func manifest(_ files: [(String, [UInt8])], version: Int = 1, sceneVersion: Int = 1, expires: Date = Date().addingTimeInterval(86_400 * 30),
-                  signers: [Ed25519PrivateKey]? = nil, type: String = PayloadType.manifest, scene: String = "01-a",
+                  signers: [Ed25519PrivateKey]? = nil, kind: DocumentKind = .manifest, scene: String = "01-a",
                   access: PackDocument.Access = ClientFixture.access, created: Date = Date(),
                   digest: String = "sha256:" + String(repeating: "0", count: 64)) throws -> (Manifest, [UInt8]) {
         var packFiles: [Manifest.File] = [], sceneFiles: [Manifest.File] = []
@@ -74,7 +75,7 @@ struct ClientFixture {
         }
         let m = Manifest(pack: "test-pack", version: version, created: Timestamp.format(created), expires: Timestamp.format(expires), access: access,
                          files: packFiles, scenes: [.init(id: scene, version: sceneVersion, digest: digest, files: sceneFiles)])
-        let envelope = try DSSEEnvelope(signing: CanonicalJSON.encode(m), as: type, with: signers ?? [manifestKey])
+        let envelope = try DSSEEnvelope(signing: CanonicalJSON.encode(m), as: kind.payloadType, with: signers ?? [manifestKey])
         return (m, try CanonicalJSON.encode(envelope))
     }
 

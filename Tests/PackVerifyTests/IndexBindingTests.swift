@@ -28,7 +28,7 @@ final class IndexBindingTests: XCTestCase {
     private func accept(version: Int, packs: [String: IndexDocument.Entry]) throws {
         let doc = IndexDocument(version: version, created: Timestamp.format(Date().addingTimeInterval(-60)), expires: Timestamp.format(Date().addingTimeInterval(86_400)),
                                 rootVersion: 1, packs: packs)
-        _ = try Trust(state: f.state).accept(index: try f.write(doc, type: PayloadType.index, signers: [f.indexKey], name: "index-\(version).json"))
+        _ = try Trust(state: f.state).accept(index: try f.write(doc, kind: .index, signers: [f.indexKey], name: "index-\(version).json"))
     }
 
     func testAfterIndexV3AnOlderArchiveIsRefusedWithoutAnExplicitEntry() throws {

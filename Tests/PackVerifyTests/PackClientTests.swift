@@ -19,7 +19,7 @@ final class PackClientTests: XCTestCase {
                                         archive: .init(path: PublishLayout.archive(pack: "test-pack", version: 2), size: UInt64(bytes.count), sha256: SHA256.hexHash(bytes)))
         let index = IndexDocument(version: 1, created: Timestamp.format(Date(timeIntervalSince1970: now - 60)), expires: Timestamp.format(Date(timeIntervalSince1970: now + 86_400)),
                                   rootVersion: 1, packs: ["test-pack": entry])
-        XCTAssertEqual(try client.accept(index: try f.write(index, type: PayloadType.index, signers: [f.indexKey], name: "index.json")).version, 1)
+        XCTAssertEqual(try client.accept(index: try f.write(index, kind: .index, signers: [f.indexKey], name: "index.json")).version, 1)
         XCTAssertEqual(try client.install(archive: archive, into: f.into).version, 2)
         XCTAssertTrue(try client.verifyInstalled(pack: "test-pack", into: f.into, threads: 1).isIntact)
         XCTAssertTrue(try client.decideAccess(pack: "test-pack", into: f.into, request: AccessRequest(scene: "01-a")).allowed, "01-a is the free stop")

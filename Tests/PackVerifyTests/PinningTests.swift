@@ -25,13 +25,13 @@ final class PinningTests: XCTestCase {
     private func index(version: Int, signer: Ed25519PrivateKey, packs: [String: IndexDocument.Entry] = [:], name: String) throws -> URL {
         let doc = IndexDocument(version: version, created: Timestamp.format(Date().addingTimeInterval(-60)), expires: Timestamp.format(Date().addingTimeInterval(86_400)),
                                 rootVersion: 1, packs: packs)
-        return try f.write(doc, type: PayloadType.index, signers: [signer], name: name)
+        return try f.write(doc, kind: .index, signers: [signer], name: name)
     }
 
     private func rootFile(version: Int, root: [Ed25519PrivateKey], signers: [Ed25519PrivateKey], manifest: Ed25519PrivateKey? = nil,
                           index: Ed25519PrivateKey? = nil, name: String) throws -> URL {
         let doc = ClientFixture.rootDocument(version: version, root: root, manifest: manifest ?? f.manifestKey, index: index ?? f.indexKey, grant: f.grantKey)
-        return try f.write(doc, type: PayloadType.root, signers: signers, name: name)
+        return try f.write(doc, kind: .root, signers: signers, name: name)
     }
 
     private var client: ClientState { get throws { try ClientState.load(from: f.state) } }

@@ -2,6 +2,7 @@ import Foundation
 import PackCrypto
 import PackModel
 import PackSigning
+import PackTrust
 import PackVerify
 import TestSupport
 import XCTest
@@ -22,10 +23,10 @@ final class RevocationsTests: XCTestCase {
         try FileManager.default.createDirectory(at: tree, withIntermediateDirectories: true)
     }
 
-    private func list(version: Int, ids: [String], signers: [Ed25519PrivateKey]? = nil, type: String = PayloadType.revocations) throws -> [UInt8] {
+    private func list(version: Int, ids: [String], signers: [Ed25519PrivateKey]? = nil, kind: DocumentKind = .revocations) throws -> [UInt8] {
         let document = RevocationsDocument(version: version, created: Timestamp.format(Date()),
                                            revoked: ids.map { .init(id: $0, reason: "lost at the museum desk", revoked: Timestamp.format(Date())) })
-        return try CanonicalJSON.encode(try DSSEEnvelope(signing: CanonicalJSON.encode(document), as: type, with: signers ?? [f.grantKey]))
+        return try CanonicalJSON.encode(try DSSEEnvelope(signing: CanonicalJSON.encode(document), as: kind.payloadType, with: signers ?? [f.grantKey]))
     }
 
     /// Publishes `bytes` as `revocations/<version>.json` and an index (version `indexVersion`) listing the installed
@@ -40,7 +41,7 @@ final class RevocationsTests: XCTestCase {
                                   packs: ["test-pack": .init(version: 1, manifest: .init(path: PublishLayout.manifest(pack: "test-pack", version: 1), size: 1, sha256: String(repeating: "0", count: 64)),
                                                              archive: .init(path: PublishLayout.archive(pack: "test-pack", version: 1), size: 1, sha256: String(repeating: "0", count: 64)))],
                                   revocations: .init(version: version, path: path, size: UInt64(binding.count), sha256: SHA256.hexHash(binding)))
-        _ = try f.write(index, type: PayloadType.index, signers: [f.indexKey], name: "tree/index.json")
+        _ = try f.write(index, kind: .index, signers: [f.indexKey], name: "tree/index.json")
     }
 
     private func update() throws -> UpdatePlan { try Updater(state: f.state, into: f.into, fetcher: FileFetcher(base: tree)).plan(pack: "test-pack") }
@@ -127,7 +128,7 @@ final class RevocationsTests: XCTestCase {
     }
 
     func testADocumentOfAnotherPayloadTypeIsRefusedAsARevocationList() throws {
-        try publish(list: try list(version: 1, ids: [lost], type: PayloadType.grant), version: 1, indexVersion: 1)
+        try publish(list: try list(version: 1, ids: [lost], kind: .grant), version: 1, indexVersion: 1)
         assertRefused("payload-type", leaving: f.snapshot())
     }
 
@@ -160,7 +161,7 @@ final class RevocationsTests: XCTestCase {
         let bytes = try list(version: 1, ids: [lost])
         let index = IndexDocument(version: 1, created: Timestamp.format(now), expires: Timestamp.format(now.addingTimeInterval(86_400)), rootVersion: 1, packs: [:],
                                   revocations: .init(version: 1, path: "../state/client-state.json", size: UInt64(bytes.count), sha256: SHA256.hexHash(bytes)))
-        _ = try f.write(index, type: PayloadType.index, signers: [f.indexKey], name: "tree/index.json")
+        _ = try f.write(index, kind: .index, signers: [f.indexKey], name: "tree/index.json")
         assertRefused("index-path", leaving: f.snapshot())
     }
 

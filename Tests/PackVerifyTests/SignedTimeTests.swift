@@ -21,7 +21,7 @@ final class SignedTimeTests: XCTestCase {
 
     private func index(version: Int, created: Double, expires: Double, name: String) throws -> URL {
         let doc = IndexDocument(version: version, created: iso(created), expires: iso(expires), rootVersion: 1, packs: [:])
-        return try f.write(doc, type: PayloadType.index, signers: [f.indexKey], name: name)
+        return try f.write(doc, kind: .index, signers: [f.indexKey], name: name)
     }
 
     private func trust(wall: Double) -> Trust {

@@ -61,7 +61,7 @@ final class StreamedInstallTests: XCTestCase {
                 "test-pack": .init(version: 1, manifest: .init(path: "packs/test-pack/1/manifest.json", size: UInt64(envelope.count), sha256: SHA256.hexHash(envelope)),
                                    archive: .init(path: archivePath, size: UInt64(archive.count), sha256: archiveSHA256 ?? SHA256.hexHash(archive))),
             ])
-            _ = try f.write(index, type: PayloadType.index, signers: [f.indexKey], name: "tree/index.json")
+            _ = try f.write(index, kind: .index, signers: [f.indexKey], name: "tree/index.json")
         }
 
         /// The offset just past the last byte of `scene`'s files in the archive.

@@ -2,6 +2,7 @@ import Foundation
 import PackCrypto
 import PackModel
 import PackSigning
+import PackTrust
 import PackVerify
 import TestSupport
 import XCTest
@@ -22,9 +23,9 @@ final class TrustTests: XCTestCase {
     }
 
     private func index(version: Int, packs: [String: IndexDocument.Entry] = [:], expires: Date = Date().addingTimeInterval(86_400),
-                       signers: [Ed25519PrivateKey]? = nil, type: String = PayloadType.index, name: String = "index.json") throws -> URL {
+                       signers: [Ed25519PrivateKey]? = nil, kind: DocumentKind = .index, name: String = "index.json") throws -> URL {
         let doc = IndexDocument(version: version, created: Timestamp.format(Date().addingTimeInterval(-60)), expires: Timestamp.format(expires), rootVersion: 1, packs: packs)
-        return try f.write(doc, type: type, signers: signers ?? [f.indexKey], name: name)
+        return try f.write(doc, kind: kind, signers: signers ?? [f.indexKey], name: name)
     }
 
     // MARK: Signatures
@@ -59,11 +60,11 @@ final class TrustTests: XCTestCase {
 
     func testPayloadTypeConfusionIsRefused() throws {
         // A grant-key signature over a manifest-shaped payload typed as a grant must never install as a manifest.
-        let (_, bytes) = try f.manifest(ClientFixture.files, signers: [f.grantKey], type: PayloadType.grant)
+        let (_, bytes) = try f.manifest(ClientFixture.files, signers: [f.grantKey], kind: .grant)
         var t = TarBuilder()
         t.file("manifest.json", bytes)
         assertRefused("payload-type") { _ = try f.installer().install(archive: try f.save(t, "confused.tar"), into: f.into) }
-        assertRefused("payload-type") { _ = try Trust(state: f.state).accept(index: try index(version: 1, type: PayloadType.manifest, name: "typed.json")) }
+        assertRefused("payload-type") { _ = try Trust(state: f.state).accept(index: try index(version: 1, kind: .manifest, name: "typed.json")) }
     }
 
     func testBelowThresholdAndDuplicateSignaturesDoNotCount() throws {
@@ -92,19 +93,19 @@ final class TrustTests: XCTestCase {
     func testRootRotationWithoutTheOldKeysIsRefused() throws {
         let newKey = try Ed25519PrivateKey()
         let doc = ClientFixture.rootDocument(version: 2, root: [newKey], manifest: f.manifestKey, index: f.indexKey, grant: f.grantKey)
-        let url = try f.write(doc, type: PayloadType.root, signers: [newKey], name: "2.root.json")
+        let url = try f.write(doc, kind: .root, signers: [newKey], name: "2.root.json")
         assertRefused("threshold") { try Trust(state: f.state).update(roots: [url]) }
     }
 
     func testRootRotationThatSkipsAVersionIsRefused() throws {
         let doc = ClientFixture.rootDocument(version: 3, root: [f.rootKey], manifest: f.manifestKey, index: f.indexKey, grant: f.grantKey)
-        let url = try f.write(doc, type: PayloadType.root, signers: [f.rootKey], name: "3.root.json")
+        let url = try f.write(doc, kind: .root, signers: [f.rootKey], name: "3.root.json")
         assertRefused("root-version") { try Trust(state: f.state).update(roots: [url]) }
     }
 
     func testAnOldRootServedAgainIsARollback() throws {
         let doc = ClientFixture.rootDocument(version: 1, root: [f.rootKey], manifest: f.manifestKey, index: f.indexKey, grant: f.grantKey)
-        let url = try f.write(doc, type: PayloadType.root, signers: [f.rootKey], name: "1-again.root.json")
+        let url = try f.write(doc, kind: .root, signers: [f.rootKey], name: "1-again.root.json")
         assertRefused("rollback") { try Trust(state: f.state).update(roots: [url]) }
     }
 

@@ -36,7 +36,7 @@ final class UpdaterLockTests: XCTestCase {
         try FileManager.default.createDirectory(at: tree, withIntermediateDirectories: true)
         let now = Date()
         let index = IndexDocument(version: 1, created: Timestamp.format(now), expires: Timestamp.format(now.addingTimeInterval(86_400)), rootVersion: 1, packs: [:])
-        _ = try f.write(index, type: PayloadType.index, signers: [f.indexKey], name: "tree/index.json")
+        _ = try f.write(index, kind: .index, signers: [f.indexKey], name: "tree/index.json")
         return tree
     }
 

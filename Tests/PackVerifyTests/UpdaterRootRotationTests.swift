@@ -15,7 +15,7 @@ final class UpdaterRootRotationTests: XCTestCase {
         let newRoot = try Ed25519PrivateKey(), newIndex = try Ed25519PrivateKey()
         let root2 = ClientFixture.rootDocument(version: 2, root: [newRoot], manifest: f.manifestKey, index: newIndex, grant: f.grantKey)
         try FileManager.default.createDirectory(at: tree.appendingPathComponent("root"), withIntermediateDirectories: true)
-        if publishRoot { _ = try f.write(root2, type: PayloadType.root, signers: [f.rootKey, newRoot], name: "tree/root/2.root.json") }
+        if publishRoot { _ = try f.write(root2, kind: .root, signers: [f.rootKey, newRoot], name: "tree/root/2.root.json") }
         let archive = try f.archive()
         let (_, manifest) = try f.manifest(ClientFixture.files)
         let packDir = tree.appendingPathComponent("packs/test-pack/1")
@@ -28,7 +28,7 @@ final class UpdaterRootRotationTests: XCTestCase {
             "test-pack": .init(version: 1, manifest: .init(path: "packs/test-pack/1/manifest.json", size: UInt64(manifest.count), sha256: SHA256.hexHash(manifest)),
                                archive: .init(path: "packs/test-pack/1/test-pack-1.tar", size: UInt64(archiveBytes.count), sha256: SHA256.hexHash(archiveBytes))),
         ])
-        _ = try f.write(index, type: PayloadType.index, signers: [newIndex], name: "tree/index.json")
+        _ = try f.write(index, kind: .index, signers: [newIndex], name: "tree/index.json")
         return (tree, newIndex)
     }
 
@@ -63,7 +63,7 @@ final class UpdaterRootRotationTests: XCTestCase {
         let (tree, _) = try rotatedTree(f, publishRoot: false)
         let newRoot = try Ed25519PrivateKey()
         let root2 = ClientFixture.rootDocument(version: 2, root: [newRoot], manifest: f.manifestKey, index: f.indexKey, grant: f.grantKey)
-        _ = try f.write(root2, type: PayloadType.root, signers: [newRoot], name: "tree/root/2.root.json")
+        _ = try f.write(root2, kind: .root, signers: [newRoot], name: "tree/root/2.root.json")
         let before = f.snapshot()
         XCTAssertThrowsError(try Updater(state: f.state, into: f.into, fetcher: FileFetcher(base: tree)).update(pack: "test-pack")) { error in
             XCTAssertEqual((error as? VerificationFailure)?.code, "threshold", "\(error)")
@@ -89,9 +89,9 @@ final class UpdaterRootRotationTests: XCTestCase {
         let (tree, _) = try rotatedTree(f, publishRoot: false)
         let stranger = try Ed25519PrivateKey()
         let root2 = ClientFixture.rootDocument(version: 2, root: [stranger], manifest: f.manifestKey, index: f.indexKey, grant: f.grantKey)
-        _ = try f.write(root2, type: PayloadType.root, signers: [stranger], name: "tree/root/2.root.json")
+        _ = try f.write(root2, kind: .root, signers: [stranger], name: "tree/root/2.root.json")
         let root3 = ClientFixture.rootDocument(version: 3, root: [stranger], manifest: f.manifestKey, index: f.indexKey, grant: f.grantKey)
-        _ = try f.write(root3, type: PayloadType.root, signers: [stranger], name: "tree/root/3.root.json")
+        _ = try f.write(root3, kind: .root, signers: [stranger], name: "tree/root/3.root.json")
         let fetcher = CountingFetcher(FileFetcher(base: tree))
         let before = f.snapshot()
         XCTAssertThrowsError(try Updater(state: f.state, into: f.into, fetcher: fetcher).update(pack: "test-pack")) { error in

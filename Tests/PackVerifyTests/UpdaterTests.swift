@@ -42,7 +42,7 @@ final class UpdaterTests: XCTestCase {
                 "test-pack": .init(version: 1, manifest: .init(path: manifestPath, size: UInt64(envelope.count), sha256: SHA256.hexHash(envelope)),
                                    archive: .init(path: archivePath, size: 10, sha256: String(repeating: "0", count: 64))),
             ])
-            _ = try f.write(index, type: PayloadType.index, signers: [f.indexKey], name: "tree/index.json")
+            _ = try f.write(index, kind: .index, signers: [f.indexKey], name: "tree/index.json")
             let updater = Updater(state: f.state, into: f.into, fetcher: FileFetcher(base: tree))
             XCTAssertThrowsError(try updater.update(pack: "test-pack"), manifestPath) { error in
                 XCTAssertEqual((error as? VerificationFailure)?.code, "index-path", "\(error)")
@@ -82,7 +82,7 @@ final class UpdaterTests: XCTestCase {
             "..": .init(version: 1, manifest: .init(path: "packs/../1/manifest.json", size: 1, sha256: String(repeating: "0", count: 64)),
                         archive: .init(path: "packs/../1/..-1.tar", size: 1, sha256: String(repeating: "0", count: 64))),
         ])
-        _ = try f.write(index, type: PayloadType.index, signers: [f.indexKey], name: "tree/index.json")
+        _ = try f.write(index, kind: .index, signers: [f.indexKey], name: "tree/index.json")
         XCTAssertThrowsError(try Updater(state: f.state, into: f.into, fetcher: FileFetcher(base: tree)).update(pack: "..")) { error in
             XCTAssertEqual((error as? VerificationFailure)?.code, "index-path", "\(error)")
         }
@@ -106,7 +106,7 @@ final class UpdaterTests: XCTestCase {
             "test-pack": .init(version: 2, manifest: .init(path: "packs/test-pack/2/manifest.json", size: UInt64(envelope.count), sha256: SHA256.hexHash(envelope)),
                                archive: .init(path: "packs/test-pack/2/test-pack-2.tar", size: 10, sha256: String(repeating: "0", count: 64))),
         ])
-        _ = try f.write(index, type: PayloadType.index, signers: [f.indexKey], name: "tree/index.json")
+        _ = try f.write(index, kind: .index, signers: [f.indexKey], name: "tree/index.json")
         let before = f.snapshot()
         XCTAssertThrowsError(try Updater(state: f.state, into: f.into, fetcher: FileFetcher(base: tree)).update(pack: "test-pack")) { error in
             XCTAssertEqual((error as? VerificationFailure)?.code, "index-path", "\(error)")
@@ -133,7 +133,7 @@ final class UpdaterTests: XCTestCase {
             "test-pack": .init(version: 2, manifest: .init(path: "packs/test-pack/2/manifest.json", size: UInt64(envelope.count), sha256: SHA256.hexHash(envelope)),
                                archive: .init(path: "packs/test-pack/2/test-pack-2.tar", size: 10, sha256: String(repeating: "0", count: 64))),
         ])
-        _ = try f.write(index, type: PayloadType.index, signers: [f.indexKey], name: "tree/index.json")
+        _ = try f.write(index, kind: .index, signers: [f.indexKey], name: "tree/index.json")
         let before = f.snapshot()
         XCTAssertThrowsError(try Updater(state: f.state, into: f.into, fetcher: FileFetcher(base: tree)).update(pack: "test-pack")) { error in
             XCTAssertEqual((error as? VerificationFailure)?.code, "fetch-size", "\(error)")

@@ -26,13 +26,13 @@ final class WeakKeyTests: XCTestCase {
 
     func testPinningARootThatListsTheIdentityPointFailsWithWeakKey() throws {
         let fresh = f.dir.appendingPathComponent("fresh-state")
-        let file = try f.write(weakRoot(), type: PayloadType.root, signers: [f.rootKey], name: "weak.root.json")
+        let file = try f.write(weakRoot(), kind: .root, signers: [f.rootKey], name: "weak.root.json")
         XCTAssertThrowsError(try Trust(state: fresh).pin(rootFile: file)) { XCTAssertEqual(($0 as? VerificationFailure)?.code, "weak-key", "\($0)") }
         XCTAssertFalse(FileManager.default.fileExists(atPath: fresh.path), "nothing pinned")
         // Nor as a rotation.
         var next = weakRoot()
         next.version = 2
-        let rotation = try f.write(next, type: PayloadType.root, signers: [f.rootKey], name: "2.weak.root.json")
+        let rotation = try f.write(next, kind: .root, signers: [f.rootKey], name: "2.weak.root.json")
         let before = f.snapshot()
         XCTAssertThrowsError(try Trust(state: f.state).update(roots: [rotation])) { XCTAssertEqual(($0 as? VerificationFailure)?.code, "weak-key", "\($0)") }
         XCTAssertEqual(f.snapshot(), before)

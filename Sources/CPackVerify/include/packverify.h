@@ -64,7 +64,7 @@
  * "I/O" when the operation could not be carried out here (packtool exits 2). Either way nothing was changed.
  *   refused:
  *     "payload-type", "role", "threshold", "signature-count", "weak-key", "root", "root-version", "root-missing",
- *     "root-expiry", "root-expired", "pin-conflict", "duplicate-key", "document", "expiry", "expired", "rollback",
+ *     "pin-conflict", "duplicate-key", "document", "expiry", "expired", "rollback",
  *     "mix-and-match", "clock-skew", "number", "identifier", "index-path", "path", "path-absolute",
  *     "path-traversal", "path-collision", "scene", "archive-manifest", "archive-header", "archive-pax",
  *     "archive-link", "archive-device", "archive-directory", "archive-type", "archive-format", "archive-extra",

@@ -67,8 +67,7 @@ public struct IndexCommit {
         guard let (bytes, tag) = try tree.readIndex() else { return nil }
         var current = Current(document: try verify(bytes), bytes: bytes, tag: tag)
         if let latest = roots.latest, current.document.rootVersion < latest.version {
-            current.retired = (try? SignedDocument().payload(of: SignedDocument.envelope(bytes, what: "index"), type: PayloadType.index,
-                                                              role: RootDocument.Role.index, root: latest)) == nil
+            current.retired = (try? SignedDocument().payload(of: SignedDocument.envelope(bytes, what: "index"), kind: .index, root: latest)) == nil
         }
         return current
     }
@@ -85,7 +84,8 @@ public struct IndexCommit {
             guard let root = roots.root(version: claimed.rootVersion) else {
                 throw PublishError.trust("\(place) names root version \(claimed.rootVersion), and this catalogue's roots end at version \(roots.latest?.version ?? 0): it was published from a newer state, or by someone else; \(advice)")
             }
-            return try SignedDocument().open(bytes, as: IndexDocument.self, type: PayloadType.index, role: RootDocument.Role.index, root: root, what: "index")
+            // At rest: the index built upon may have expired (renewing it is the point); only its signature and content count.
+            return try SignedDocument().admit(bytes, as: IndexDocument.self, profile: .atRest, context: AdmissionContext(root: root))
         } catch let failure as VerificationFailure {
             throw PublishError.trust("\(place) is not an index this catalogue signed (\(failure.message)): \(advice)")
         }

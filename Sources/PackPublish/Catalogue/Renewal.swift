@@ -214,13 +214,13 @@ public struct Renewal {
         for (pack, entry) in index.packs.sorted(by: { $0.key < $1.key }) {
             let path = PublishLayout.manifest(pack: pack, version: entry.version + 1)
             if let bytes = try? options.tree.read(path, cap: Int(SizeCaps.manifest)),
-               (try? SignedDocument().open(bytes, as: Manifest.self, type: PayloadType.manifest, role: RootDocument.Role.manifest, root: root, what: "manifest")) != nil {
+               (try? SignedDocument().admit(bytes, as: Manifest.self, profile: .atRest, context: AdmissionContext(root: root))) != nil {
                 return path
             }
         }
         let path = PublishLayout.revocations(version: (index.revocations?.version ?? 0) + 1)
         if let bytes = try? options.tree.read(path, cap: Int(SizeCaps.revocations)),
-           (try? SignedDocument().open(bytes, as: RevocationsDocument.self, type: PayloadType.revocations, role: RootDocument.Role.grant, root: root, what: "revocation list")) != nil {
+           (try? SignedDocument().admit(bytes, as: RevocationsDocument.self, profile: .atRest, context: AdmissionContext(root: root))) != nil {
             return path
         }
         return nil

@@ -17,6 +17,8 @@ public enum SizeCaps {
     public static let index: UInt64 = 4 << 20
     public static let manifest: UInt64 = 16 << 20
     public static let deltaDocument: UInt64 = 16 << 20
+    /// An access code's envelope (a `PTG1.` code decodes to at most this many bytes).
+    public static let grant: UInt64 = 8 << 10
     public static let clientState: UInt64 = 1 << 20
     /// The revocation list (`revocations/N.json`): a hard cap, on top of the size the index binds. A few thousand
     /// entries fit; the client state, which keeps the list, is capped at 1 MiB too.
