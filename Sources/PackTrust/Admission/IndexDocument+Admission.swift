@@ -15,7 +15,8 @@ extension IndexDocument: Admissible {
         var checks: [() -> PolicyResult] = []
         if profile.judgesTimes {
             checks += [
-                { context.root.admission(profile, context) },
+                // The root it is trusted under must not have expired (its version floor was judged when it came in).
+                { Expiry(now: context.now).evaluate(expires: context.root.expires, what: "root version \(context.root.version)") },
                 {
                     guard let created = Timestamp.parse(created) else { return .fails(VerificationFailure(.expiry, "the index has no valid creation time")) }
                     return ClockSkew(now: context.now).evaluate(signed: created.timeIntervalSince1970, what: "the index's creation time")
