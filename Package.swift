@@ -119,6 +119,6 @@ let package = Package(
         // for iOS as well), and the guide's functions tested on the example pack.
         .target(name: "AppleGuideSnippets", dependencies: ["PackVerify", "PackURLSession"], path: "Tests/AppleGuideSnippets"),
         .testTarget(name: "AppleGuideTests", dependencies: ["AppleGuideSnippets", "PackURLSession", "PackVerify", "TestSupport", "packtool"]),
-        .testTarget(name: "packtoolTests", dependencies: ["packtool", "PackModel", "PackCrypto", "PackSigning", "PackPublish", "PackArchive", "TestSupport"]),
+        .testTarget(name: "packtoolTests", dependencies: ["packtool", "PackModel", "PackCrypto", "PackSigning", "PackPublish", "PackArchive", "PackTrust", "PackVerify", "TestSupport"]),
     ] + cryptoKitStandIn
 )

@@ -39,27 +39,40 @@ public struct DSSEEnvelope: Codable, Equatable, Sendable {
         return [UInt8](data)
     }
 
-    /// The distinct trusted keys that produced a valid signature over this envelope.
+    /// The distinct key ids among `candidates` (id → raw Ed25519 public key) whose signature over this envelope's
+    /// exact bytes `isValid` accepts: the one count behind every threshold (PackTrust's `SignatureThreshold`, a
+    /// sign-off's reviewer, `packtool inspect`).
     ///
-    /// Each trusted key counts at most once however many signatures name it, so thresholds cannot be met by
-    /// repeating a signature. A signature whose `keyid` hint names no trusted key is still tried against every key.
+    /// Each key counts at most once however many signatures name it, so thresholds cannot be met by repeating a
+    /// signature. The keyid is a hint: the hinted key is tried first, then every other candidate in key-id order.
     /// Malformed signatures simply do not count.
-    public func verifiedKeyIDs(trusting keys: [Ed25519PublicKey]) -> Set<String> {
+    public func signers(among candidates: [String: [UInt8]],
+                        isValid: (_ signature: [UInt8], _ publicKey: [UInt8], _ message: [UInt8]) -> Bool = DSSEEnvelope.ed25519) -> Set<String> {
         guard let body = try? payloadBytes() else { return [] }
         let pae = DSSE.preAuthenticationEncoding(payloadType: payloadType, payload: body)
         var verified = Set<String>()
         for signature in signatures {
-            guard let sig = DSSE.decodeBase64(signature.sig), sig.count == 64 else { continue }
-            let hinted = keys.filter { $0.keyID == signature.keyid }
-            let candidates = hinted.isEmpty ? keys : hinted
-            for key in candidates where !verified.contains(key.keyID) {
-                if key.isValidSignature(sig, for: pae) {
-                    verified.insert(key.keyID)
+            guard let sig = DSSE.decodeBase64(signature.sig).map([UInt8].init), sig.count == 64 else { continue }
+            let order = (candidates[signature.keyid] == nil ? [] : [signature.keyid]) + candidates.keys.sorted().filter { $0 != signature.keyid }
+            for id in order where !verified.contains(id) {
+                if isValid(sig, candidates[id]!, pae) {
+                    verified.insert(id)
                     break
                 }
             }
         }
         return verified
+    }
+
+    /// The ids of `keys` that signed this envelope (`signers(among:)` for keys already in hand).
+    public func signers(trusting keys: [Ed25519PublicKey]) -> Set<String> {
+        signers(among: Dictionary(keys.map { ($0.keyID, $0.rawRepresentation) }, uniquingKeysWith: { first, _ in first }))
+    }
+
+    /// Ed25519 verification by this build's backend, the default check of `signers(among:)`.
+    public static func ed25519(_ signature: [UInt8], _ publicKey: [UInt8], _ message: [UInt8]) -> Bool {
+        guard let key = try? Ed25519PublicKey(rawRepresentation: publicKey) else { return false }
+        return key.isValidSignature(signature, for: message)
     }
 
     /// Encodes the envelope as JSON with sorted keys, so the same envelope is always the same bytes.

@@ -25,7 +25,7 @@ enum FuzzTargets {
         "envelope": { bytes in
             // Parse, then verify against a fixed key: exercises base64, PAE and the signature path on junk.
             guard let envelope = try? DSSEEnvelope.parse(Data(bytes)) else { return }
-            _ = envelope.verifiedKeyIDs(trusting: [fixedKey])
+            _ = envelope.signers(trusting: [fixedKey])
             // The client's path: repeated-key scan of envelope and payload, threshold under a one-key root, decode.
             let root = RootDocument(version: 1, expires: "2099-01-01T00:00:00Z", keys: [fixedKey.keyID: .init(public: Hex.encode(fixedKey.rawRepresentation))],
                                     roles: ["manifest": .init(keyids: [fixedKey.keyID], threshold: 1)])
@@ -45,7 +45,7 @@ enum FuzzTargets {
                 _ = grant.signedMessage(product: "city", device: "phone")
             }
             if let data = DSSE.decodeBase64(text), let envelope = try? DSSEEnvelope.parse(data, maxBytes: 8192) {
-                _ = envelope.verifiedKeyIDs(trusting: [fixedKey])
+                _ = envelope.signers(trusting: [fixedKey])
             }
         },
         "http": { bytes in

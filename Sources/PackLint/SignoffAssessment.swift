@@ -71,7 +71,7 @@ public struct SignoffAssessment: Sendable {
         do { digest = try context.contentDigest(source) } catch { return SignoffAssessment(outcome: .undigestable("\(error)")) }
         let entries = envelopes.enumerated().map { i, envelope -> Entry in
             guard let signoff = try? Signoff.decode(from: envelope) else { return Entry(index: i, signoff: nil, reviewer: nil, state: .unreadable) }
-            guard let (reviewer, key) = reviewers[signoff.reviewer], envelope.verifiedKeyIDs(trusting: [key]).contains(key.keyID) else {
+            guard let (reviewer, key) = reviewers[signoff.reviewer], envelope.signers(trusting: [key]).contains(key.keyID) else {
                 return Entry(index: i, signoff: signoff, reviewer: nil, state: .invalid)
             }
             if signoff.scene != source.stop { return Entry(index: i, signoff: signoff, reviewer: reviewer, state: .wrongScene(signoff.scene)) }

@@ -39,7 +39,7 @@ enum EnvelopeInspection {
             if body == nil { text += "      payload is not valid base64\n"; ok = false }
             if let body, json != nil { text += "      payload: \(String(decoding: body, as: UTF8.self).prefix(400))\n" }
             if !keys.isEmpty {
-                let verified = envelope.verifiedKeyIDs(trusting: keys)
+                let verified = envelope.signers(trusting: keys)
                 entry.verifiedBy = verified.sorted()
                 text += verified.isEmpty ? "      does NOT verify against the given key\(keys.count == 1 ? "" : "s")\n" : "      verifies with \(verified.sorted().joined(separator: ", "))\n"
                 ok = ok && !verified.isEmpty

@@ -18,8 +18,10 @@ enum VerifyCommand: Command {
         usage: packtool verify PATH --root ROOT.json [--at RFC3339-TIME]
 
         PATH is a published tree (a folder with index.json), a pack archive (.tar) or a manifest (.json).
-        Checks the root chain from the pinned ROOT, signatures and thresholds per role, expiry (at --at, default
-        now), that the index names each manifest and archive by size and SHA-256, and every file of every archive.
+        Checks the root chain from the pinned ROOT, then each signed document as a client installing it would
+        (signatures and thresholds per role; ids, names, paths and Trip Pass length; creation times and expiry at
+        --at, default now), that the index names each manifest and archive by size and SHA-256, and every file of
+        every archive. A refusal ends with the code a client would give.
         Prints what it verified; exit 1 with the reason when anything fails.
 
         """

@@ -15,29 +15,29 @@ final class DSSEEnvelopeTests: XCTestCase {
         let a = try Ed25519PrivateKey(), b = try Ed25519PrivateKey()
         let env = try DSSEEnvelope(signing: Array("{\"x\":1}".utf8), as: "application/vnd.test+json", with: [a, b])
         XCTAssertEqual(env.signatures.count, 2)
-        XCTAssertEqual(env.verifiedKeyIDs(trusting: [a.publicKey, b.publicKey]), [a.publicKey.keyID, b.publicKey.keyID])
-        XCTAssertEqual(env.verifiedKeyIDs(trusting: [b.publicKey]), [b.publicKey.keyID])
+        XCTAssertEqual(env.signers(trusting: [a.publicKey, b.publicKey]), [a.publicKey.keyID, b.publicKey.keyID])
+        XCTAssertEqual(env.signers(trusting: [b.publicKey]), [b.publicKey.keyID])
     }
 
     func testARepeatedSignatureCountsOnce() throws {
         let a = try Ed25519PrivateKey()
         var env = try DSSEEnvelope(signing: Array("p".utf8), as: "t", with: [a])
         env.signatures.append(env.signatures[0])
-        XCTAssertEqual(env.verifiedKeyIDs(trusting: [a.publicKey, a.publicKey]).count, 1)
+        XCTAssertEqual(env.signers(trusting: [a.publicKey, a.publicKey]).count, 1)
     }
 
     func testChangingThePayloadTypeBreaksTheSignature() throws {
         let a = try Ed25519PrivateKey()
         var env = try DSSEEnvelope(signing: Array("p".utf8), as: "application/vnd.packtool.grant+json", with: [a])
         env.payloadType = "application/vnd.packtool.manifest+json"
-        XCTAssertEqual(env.verifiedKeyIDs(trusting: [a.publicKey]), [])
+        XCTAssertEqual(env.signers(trusting: [a.publicKey]), [])
     }
 
     func testAWrongKeyidHintStillFindsTheTrustedKey() throws {
         let a = try Ed25519PrivateKey()
         var env = try DSSEEnvelope(signing: Array("p".utf8), as: "t", with: [a])
         env.signatures[0].keyid = "not-a-key-id"
-        XCTAssertEqual(env.verifiedKeyIDs(trusting: [a.publicKey]), [a.publicKey.keyID])
+        XCTAssertEqual(env.signers(trusting: [a.publicKey]), [a.publicKey.keyID])
     }
 
     func testMalformedEnvelopesAreErrorsAndBadSignaturesDoNotCount() throws {
@@ -46,7 +46,7 @@ final class DSSEEnvelopeTests: XCTestCase {
         let a = try Ed25519PrivateKey()
         var env = try DSSEEnvelope(signing: Array("p".utf8), as: "t", with: [a])
         env.signatures[0].sig = "!!!"
-        XCTAssertEqual(env.verifiedKeyIDs(trusting: [a.publicKey]), [])
+        XCTAssertEqual(env.signers(trusting: [a.publicKey]), [])
         env.payload = "%%%"
         XCTAssertThrowsError(try env.payloadBytes())
     }
@@ -99,7 +99,7 @@ final class DSSEEnvelopeTests: XCTestCase {
         let sig = try runTool("/usr/bin/openssl", ["pkeyutl", "-sign", "-inkey", dir + "/k.pem", "-rawin", "-in", dir + "/pae.bin"])
         let env = DSSEEnvelope(payloadType: type, payload: Data(payload).base64EncodedString(),
                                signatures: [.init(keyid: key.publicKey.keyID, sig: sig.base64EncodedString())])
-        XCTAssertEqual(env.verifiedKeyIDs(trusting: [key.publicKey]), [key.publicKey.keyID])
+        XCTAssertEqual(env.signers(trusting: [key.publicKey]), [key.publicKey.keyID])
         let ours = try DSSEEnvelope(signing: payload, as: type, with: [key])
         XCTAssertEqual(ours.signatures[0].sig, sig.base64EncodedString(), "Ed25519 is deterministic: same bytes as OpenSSL")
     }

@@ -38,7 +38,7 @@ final class DocumentDecodingTests: XCTestCase {
             let signoff = try Signoff.decode(from: envelopes[0])
             XCTAssertEqual(signoff.digest, try PackFolder.contentDigest(ofScene: stop).prefixed, stop.lastPathComponent)
             XCTAssertEqual(signoff.role, "historian")
-            XCTAssertEqual(envelopes[0].verifiedKeyIDs(trusting: [key]), [key.keyID])
+            XCTAssertEqual(envelopes[0].signers(trusting: [key]), [key.keyID])
         }
     }
 

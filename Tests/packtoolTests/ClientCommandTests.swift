@@ -1,4 +1,5 @@
 import Foundation
+import PackModel
 import TestSupport
 import XCTest
 
@@ -157,11 +158,15 @@ final class ClientCommandTests: XCTestCase {
         let closed = try CLI.run(["access", manifest, "--root", root, "--scene", "05-netherbow"])
         XCTAssertEqual(closed.status, 1)
         XCTAssertTrue(closed.stdout.contains("CLOSED"), closed.stdout)
-        let pass = try CLI.run(["access", manifest, "--root", root, "--scene", "05-netherbow", "--purchase", "uk.example.walks.trippass72@2026-06-01T10:00:00Z",
-                                "--at", "2026-06-02T10:00:00Z", "--format", "json"])
+        // Asked about a time after the pack was published: an earlier one is a creation time ahead of the clock
+        // (`clock-skew`), as the app would find it.
+        let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+        let bought = now.addingTimeInterval(-86_400)
+        let pass = try CLI.run(["access", manifest, "--root", root, "--scene", "05-netherbow", "--purchase", "uk.example.walks.trippass72@" + Timestamp.format(bought),
+                                "--at", Timestamp.format(now), "--format", "json"])
         XCTAssertEqual(pass.status, 0, pass.stdout + pass.stderr)
         let decision = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(pass.stdout.utf8)) as? [String: Any])
-        XCTAssertEqual(decision["until"] as? String, "2026-06-04T10:00:00Z")
+        XCTAssertEqual(decision["until"] as? String, Timestamp.format(bought.addingTimeInterval(72 * 3600)))
         XCTAssertEqual(decision["code"] as? String, "trip-pass")
         let bad = try CLI.run(["access", manifest, "--root", root, "--scene", "05-netherbow", "--purchase", "nonsense"])
         XCTAssertEqual(bad.status, 2)

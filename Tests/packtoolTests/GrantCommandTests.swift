@@ -1,4 +1,5 @@
 import Foundation
+import PackModel
 import TestSupport
 import XCTest
 
@@ -75,8 +76,12 @@ final class GrantCommandTests: XCTestCase {
         let site = dir + "/site"
         try CLI.publishExamplePack(in: site)
         let root = site + "/pub/root/1.root.json", png = dir + "/desk.png"
+        // Whole hours (a short code's unit) around now: access judges the manifest's creation time against --at, as the app
+        // judges it against its clock.
+        let now = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 / 3600).rounded(.down) * 3600 + 3600)
+        let notAfter = Timestamp.format(now.addingTimeInterval(86_400))
         let r = try CLI.run(["grant", "issue", "--grant-key", site + "/keys/grant.pem", "--pack", ExamplePack.root.path, "--root", root, "--products", Self.tripPass,
-                             "--not-before", "2026-12-01T09:00:00Z", "--not-after", "2026-12-03T17:00:00Z", "--qr", png])
+                             "--not-before", Timestamp.format(now.addingTimeInterval(-86_400)), "--not-after", notAfter, "--qr", png])
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertFalse(r.stderr.contains("the root was not checked"), r.stderr)
         let printed = r.stdout.trimmingCharacters(in: .newlines)
@@ -89,12 +94,12 @@ final class GrantCommandTests: XCTestCase {
         let read = String(decoding: try runTool(zbarimg, ["--raw", "-q", png]), as: UTF8.self).trimmingCharacters(in: .newlines)
         XCTAssertEqual(read, printed)
         let access = try CLI.run(["access", site + "/cdn/packs/royal-mile/1/manifest.json", "--root", root, "--scene", "05-netherbow",
-                                  "--code", read, "--at", "2026-12-02T12:00:00Z"])
+                                  "--code", read, "--at", Timestamp.format(now)])
         XCTAssertEqual(access.status, 0, access.stdout + access.stderr)
         XCTAssertTrue(access.stdout.contains("OPEN — access code"), access.stdout)
-        XCTAssertTrue(access.stdout.contains("until 2026-12-03T17:00:00Z"), access.stdout)
+        XCTAssertTrue(access.stdout.contains("until \(notAfter)"), access.stdout)
         let later = try CLI.run(["access", site + "/cdn/packs/royal-mile/1/manifest.json", "--root", root, "--scene", "05-netherbow",
-                                 "--code", read, "--at", "2026-12-03T17:00:00Z"])
+                                 "--code", read, "--at", notAfter])
         XCTAssertEqual(later.status, 1, later.stdout)
     }
 

@@ -38,23 +38,10 @@ public struct SignatureThreshold: Sendable {
                       "\(count) of the \(role) role's keys signed; root version \(root.version) requires \(spec.threshold)")
     }
 
-    /// The distinct key ids among `candidates` (id → raw public key) whose signature over the envelope verifies. The
-    /// keyid is a hint: the hinted key is tried first, then every other candidate in key-id order.
+    /// The distinct key ids among `candidates` whose signature over the envelope this policy's verifier accepts
+    /// (the one counter, `DSSEEnvelope.signers(among:isValid:)`).
     func signers(of envelope: DSSEEnvelope, among candidates: [String: [UInt8]]) -> Set<String> {
-        guard let payload = try? envelope.payloadBytes() else { return [] }
-        let pae = DSSE.preAuthenticationEncoding(payloadType: envelope.payloadType, payload: payload)
-        var verified = Set<String>()
-        for signature in envelope.signatures {
-            guard let sig = DSSE.decodeBase64(signature.sig).map([UInt8].init), sig.count == 64 else { continue }
-            let order = (candidates[signature.keyid] == nil ? [] : [signature.keyid]) + candidates.keys.sorted().filter { $0 != signature.keyid }
-            for id in order where !verified.contains(id) {
-                if verifier.isValidEd25519Signature(sig, publicKey: candidates[id]!, message: pae) {
-                    verified.insert(id)
-                    break
-                }
-            }
-        }
-        return verified
+        envelope.signers(among: candidates) { verifier.isValidEd25519Signature($0, publicKey: $1, message: $2) }
     }
 
     /// A role's keys as id → raw bytes, each id listed once however often the role repeats it; keys whose id is not
