@@ -36,7 +36,7 @@ public struct TreeVerifier {
             root = try RootChain().next(after: root, SignedDocument.envelope(data, what: "root"))
             version += 1
         }
-        try RootChain.checkExpiry(root, now: now)
+        try RootChain.requireUnexpired(root, now: now)
         lines.append("root: version \(root.version) (pinned \(pinned.version)), expires \(root.expires)")
         guard let indexData = try Self.contents(of: out.appendingPathComponent(PublishLayout.index), cap: SizeCaps.index) else {
             throw VerificationFailure(.missing, "\(out.path)/index.json is missing")

@@ -39,7 +39,7 @@ public struct RootChain {
 
     /// Checks that a root has not expired at `now`: the root kind's time policy (`expiry` when it has no valid
     /// expiry, `expired` when it has passed), the same codes as every other signed document.
-    public static func checkExpiry(_ root: RootDocument, now: Date) throws {
+    public static func requireUnexpired(_ root: RootDocument, now: Date) throws {
         try root.admission(.publisherCheck, AdmissionContext(root: root, now: now.timeIntervalSince1970)).require()
     }
 

@@ -21,8 +21,9 @@ final class AdmissionProfileTests: XCTestCase {
         return RootDocument(version: 1, expires: "2027-12-01T00:00:00Z", keys: publicKeys, roles: roles)
     }
 
-    private func signed(_ payload: [UInt8], type: String, by role: String) throws -> Data {
-        Data(try CanonicalJSON.encode(try DSSEEnvelope(signing: payload, as: type, with: [keys[role]!])))
+    /// `payload` in an envelope of `kind`'s payload type, signed by `role`'s key (whichever role signs that kind).
+    private func signed(_ payload: [UInt8], kind: DocumentKind, by role: String) throws -> Data {
+        Data(try CanonicalJSON.encode(try DSSEEnvelope(signing: payload, as: kind.payloadType, with: [keys[role]!])))
     }
 
     private func manifest(pack: String = "royal-mile", version: Int = 5, scene: String = "01-castle", hours: Int = 72,
@@ -75,7 +76,7 @@ final class AdmissionProfileTests: XCTestCase {
         let root = self.root
         for kind in DocumentKind.all {
             let other = DocumentKind.all.first { $0.payloadType != kind.payloadType }!
-            let envelope = try SignedDocument.envelope(try signed(Array("{}".utf8), type: other.payloadType, by: kind.role), what: kind.name)
+            let envelope = try SignedDocument.envelope(try signed(Array("{}".utf8), kind: other, by: kind.role), what: kind.name)
             XCTAssertEqual(code { try SignedDocument().payload(of: envelope, kind: kind, root: root) }, "payload-type", "\(kind)")
         }
     }
@@ -84,13 +85,13 @@ final class AdmissionProfileTests: XCTestCase {
         let root = self.root
         for kind in DocumentKind.all {
             let stranger = ["root", "manifest", "index", "grant"].first { $0 != kind.role }!
-            let envelope = try SignedDocument.envelope(try signed(Array("{}".utf8), type: kind.payloadType, by: stranger), what: kind.name)
+            let envelope = try SignedDocument.envelope(try signed(Array("{}".utf8), kind: kind, by: stranger), what: kind.name)
             XCTAssertEqual(code { try SignedDocument().payload(of: envelope, kind: kind, root: root) }, "threshold", "\(kind) signed by \(stranger)")
         }
     }
 
     func testAManifestSignedAsAnAccessCodeIsNeverAdmittedAsAManifest() throws {
-        let data = try signed(try CanonicalJSON.encode(manifest()), type: PayloadType.grant, by: "manifest")
+        let data = try signed(try CanonicalJSON.encode(manifest()), kind: .grant, by: "manifest")
         XCTAssertEqual(code { try SignedDocument().admit(data, as: Manifest.self, profile: .install, context: AdmissionContext(root: self.root, now: self.now)) }, "payload-type")
     }
 
@@ -102,7 +103,7 @@ final class AdmissionProfileTests: XCTestCase {
     // MARK: Policies per profile
 
     func testAnHonestManifestIsAdmittedUnderEveryProfile() throws {
-        let data = try signed(try CanonicalJSON.encode(manifest()), type: PayloadType.manifest, by: "manifest")
+        let data = try signed(try CanonicalJSON.encode(manifest()), kind: .manifest, by: "manifest")
         for profile in AdmissionProfile.all {
             XCTAssertEqual(try SignedDocument().admit(data, as: Manifest.self, profile: profile, context: AdmissionContext(root: root, now: now)).pack, "royal-mile", "\(profile)")
         }
@@ -123,7 +124,7 @@ final class AdmissionProfileTests: XCTestCase {
             ("a version below the installed one", manifest(version: 3), "rollback", Set(AdmissionProfile.all.filter(\.judgesFloors))),
         ]
         for (what, forged, expected, judgedBy) in cases {
-            let data = try signed(try CanonicalJSON.encode(forged), type: PayloadType.manifest, by: "manifest")
+            let data = try signed(try CanonicalJSON.encode(forged), kind: .manifest, by: "manifest")
             for profile in AdmissionProfile.all {
                 let got = code { try SignedDocument().admit(data, as: Manifest.self, profile: profile, context: AdmissionContext(root: self.root, now: self.now, floors: floors)) }
                 XCTAssertEqual(got, judgedBy.contains(profile) ? expected : nil, "\(what) under \(profile)")
@@ -134,23 +135,23 @@ final class AdmissionProfileTests: XCTestCase {
     func testAnExpiredRootIsRefusedWithTheCodesOfEveryOtherSignedDocument() {
         var root = self.root
         root.expires = "2026-11-01T00:00:00Z"
-        XCTAssertEqual(code { try RootChain.checkExpiry(root, now: Date(timeIntervalSince1970: self.now)) }, "expired")
+        XCTAssertEqual(code { try RootChain.requireUnexpired(root, now: Date(timeIntervalSince1970: self.now)) }, "expired")
         root.expires = "next year"
-        XCTAssertEqual(code { try RootChain.checkExpiry(root, now: Date(timeIntervalSince1970: self.now)) }, "expiry")
+        XCTAssertEqual(code { try RootChain.requireUnexpired(root, now: Date(timeIntervalSince1970: self.now)) }, "expiry")
     }
 
     func testAnIndexIsRefusedUnderAnExpiredRootEvenWhenItIsFresh() throws {
         var root = self.root
         root.expires = "2026-11-01T00:00:00Z"
         let index = IndexDocument(version: 1, created: "2026-11-30T00:00:00Z", expires: "2026-12-08T00:00:00Z", rootVersion: 1, packs: [:])
-        let data = try signed(try CanonicalJSON.encode(index), type: PayloadType.index, by: "index")
+        let data = try signed(try CanonicalJSON.encode(index), kind: .index, by: "index")
         XCTAssertEqual(code { try SignedDocument().admit(data, as: IndexDocument.self, profile: .install, context: AdmissionContext(root: root, now: self.now)) }, "expired")
         XCTAssertNoThrow(try SignedDocument().admit(data, as: IndexDocument.self, profile: .atRest, context: AdmissionContext(root: root)))
     }
 
     func testARevocationListOlderThanTheOneHeldIsRefusedOnlyWhereFloorsCount() throws {
         let list = RevocationsDocument(version: 2, created: "2026-11-30T00:00:00Z", revoked: [])
-        let data = try signed(try CanonicalJSON.encode(list), type: PayloadType.revocations, by: "grant")
+        let data = try signed(try CanonicalJSON.encode(list), kind: .revocations, by: "grant")
         let context = AdmissionContext(root: root, now: now, floors: .init(root: 1, index: 1, manifests: [:], scenes: [:], revocations: 3))
         XCTAssertEqual(code { try SignedDocument().admit(data, as: RevocationsDocument.self, profile: .install, context: context) }, "rollback")
         XCTAssertNoThrow(try SignedDocument().admit(data, as: RevocationsDocument.self, profile: .publisherCheck, context: context))

@@ -71,7 +71,7 @@ public struct Renewal {
         guard let latest = roots.latest else { throw PublishError.trust("no root") }
         try latest.checkSigningKeys(role: RootDocument.Role.index, options.indexKeys)
         let now = options.now()
-        try RootChain.checkExpiryForPublisher(latest, now: now)
+        try RootChain.requireUnexpiredForPublisher(latest, now: now)
         let commit = IndexCommit(tree: tree, roots: roots, keys: options.indexKeys)
         // Nothing is published over an index that is not this catalogue's.
         guard let before = try commit.current() else {
@@ -255,8 +255,8 @@ public struct Renewal {
 
 extension RootChain {
     /// A publisher must not sign under an expired root: clients would refuse everything.
-    static func checkExpiryForPublisher(_ root: RootDocument, now: Date) throws {
-        do { try checkExpiry(root, now: now) } catch let failure as VerificationFailure {
+    static func requireUnexpiredForPublisher(_ root: RootDocument, now: Date) throws {
+        do { try requireUnexpired(root, now: now) } catch let failure as VerificationFailure {
             throw PublishError.trust("\(failure.message): rotate the root first (`packtool root rotate`), then renew")
         }
     }
