@@ -76,8 +76,7 @@ public struct DeltaApplier {
             }
             return (manifest, installed, current, client)
         }
-        var listed = PathSafety()
-        for (path, _) in manifest.archiveEntries { try listed.admit(path) }
+        // The manifest's paths were found safe to write when it was admitted (`verifyManifest`).
         let packFolder = into.appendingPathComponent(manifest.pack)
         // 2. Unlocked: the new version staged from the installed files and the deltas.
         // A refused update leaves the pack folder and its scenes/ as they were, times included.

@@ -109,10 +109,8 @@ public struct Installer {
                 writer.expect(scene: scene.id, files: scene.files.count)
             }
             writer.onSceneVerified = { id, folder in events.verified(scene: id, folder: folder) }
-            // The manifest's own list must be safe to write (no traversal, no case or Unicode twins) before any entry
-            // is read; entries then match it byte for byte (Swift strings would equate NFC and NFD spellings).
-            var listed = PathSafety()
-            for (path, _) in manifest.archiveEntries { try listed.admit(path) }
+            // The manifest's own list was found safe to write (no traversal, no case or Unicode twins) when it was
+            // admitted; entries must match it byte for byte (Swift strings would equate NFC and NFD spellings).
             let expected = Dictionary(manifest.archiveEntries.map { (Array($0.path.utf8), $0.file) }, uniquingKeysWith: { a, _ in a })
             // Signed sizes are numbers from outside: a manifest whose sizes sum past 2^64 is refused, not a trap.
             let declared = try Numbers.sum(expected.values.map(\.size), "the total size of the files the manifest lists")
