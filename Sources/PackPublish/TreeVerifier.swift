@@ -64,10 +64,8 @@ public struct TreeVerifier {
     /// The revocation list the index binds: at its layout path, the bound size and SHA-256, signed by a threshold of
     /// the grant role as a revocation list, and of the bound version.
     func verifyRevocations(_ binding: IndexDocument.Revocations, in out: URL, root: RootDocument) throws -> String {
-        let expected = PublishLayout.revocations(version: binding.version)
-        guard binding.path == expected else {
-            throw VerificationFailure(.indexPath, "the index places revocation list version \(binding.version) at \"\(binding.path)\", not at \(expected)")
-        }
+        // Its place in the layout was checked when the index was admitted (`IndexLayout`).
+        let expected = binding.path
         guard binding.size <= SizeCaps.revocations else {
             throw VerificationFailure(.size, "the index binds a revocation list of \(binding.size) bytes, over the \(SizeCaps.revocations)-byte cap")
         }

@@ -168,11 +168,9 @@ public struct Trust {
         return list
     }
 
-    /// The index trusts a list's hash, not its path: it must be where the published layout puts that version.
+    /// The index trusts a list's hash, not its path: it must be where the published layout puts that version
+    /// (`IndexLayout`, part of the index's admission; checked here too on an index read before it is admitted).
     static func checkLayout(_ binding: IndexDocument.Revocations) throws {
-        let expected = PublishLayout.revocations(version: binding.version)
-        guard binding.version >= 1, binding.path == expected else {
-            throw VerificationFailure(.indexPath, "the index places revocation list version \(binding.version) at \"\(binding.path)\", not at \(expected) where the published layout puts it")
-        }
+        try IndexLayout.evaluate(binding).require()
     }
 }

@@ -282,12 +282,7 @@ public struct Updater {
     /// puts them. A signed index is trusted for hashes, not for paths: a path climbing out of the tree would have a
     /// file:// fetch read any file the app can, and an HTTP one ask the server for something else entirely.
     static func checkLayout(_ entry: IndexDocument.Entry, pack: String) throws {
-        try Identifiers.evaluate(pack, what: "pack id", code: .indexPath).require()
-        let expected = [("manifest", entry.manifest.path, PublishLayout.manifest(pack: pack, version: entry.version)),
-                        ("archive", entry.archive.path, PublishLayout.archive(pack: pack, version: entry.version))]
-        for (what, path, want) in expected where path != want {
-            throw VerificationFailure(.indexPath, "the index places \(pack)'s \(what) at \"\(path)\", not at \(want) where the published layout puts it")
-        }
+        try IndexLayout.evaluate(entry, pack: pack).require()
     }
 
     /// Downloads the delta `object` names, or — when that one is missing, refused, or starts from another base than

@@ -149,6 +149,18 @@ final class AdmissionProfileTests: XCTestCase {
         XCTAssertNoThrow(try SignedDocument().admit(data, as: IndexDocument.self, profile: .atRest, context: AdmissionContext(root: root)))
     }
 
+    /// An index is trusted for hashes, not paths: under every profile, a file it places outside the layout is refused.
+    func testAnIndexPlacingAManifestOutsideTheLayoutIsRefusedUnderEveryProfile() throws {
+        let entry = IndexDocument.Entry(version: 2, manifest: .init(path: "../../etc/passwd", size: 1, sha256: "00"),
+                                        archive: .init(path: PublishLayout.archive(pack: "royal-mile", version: 2), size: 1, sha256: "00"))
+        let index = IndexDocument(version: 1, created: "2026-11-30T00:00:00Z", expires: "2026-12-08T00:00:00Z", rootVersion: 1, packs: ["royal-mile": entry])
+        let data = try signed(try CanonicalJSON.encode(index), kind: .index, by: "index")
+        for profile in AdmissionProfile.all {
+            XCTAssertEqual(code { try SignedDocument().admit(data, as: IndexDocument.self, profile: profile, context: AdmissionContext(root: self.root, now: self.now)) },
+                           "index-path", "\(profile)")
+        }
+    }
+
     func testARevocationListOlderThanTheOneHeldIsRefusedOnlyWhereFloorsCount() throws {
         let list = RevocationsDocument(version: 2, created: "2026-11-30T00:00:00Z", revoked: [])
         let data = try signed(try CanonicalJSON.encode(list), kind: .revocations, by: "grant")

@@ -117,6 +117,7 @@ final class PinningTests: XCTestCase {
     }
 
     private func entry(_ version: Int) -> IndexDocument.Entry {
-        IndexDocument.Entry(version: version, manifest: .init(path: "m", size: 1, sha256: "00"), archive: .init(path: "a", size: 1, sha256: "00"))
+        IndexDocument.Entry(version: version, manifest: .init(path: PublishLayout.manifest(pack: "test-pack", version: version), size: 1, sha256: "00"),
+                            archive: .init(path: PublishLayout.archive(pack: "test-pack", version: version), size: 1, sha256: "00"))
     }
 }

@@ -122,7 +122,8 @@ final class TrustTests: XCTestCase {
 
     func testAnIndexOfferingAnOlderPackThanInstalledIsRefused() throws {
         _ = try f.installer().install(archive: try f.archive(version: 3, name: "v3.tar"), into: f.into)
-        let entry = IndexDocument.Entry(version: 2, manifest: .init(path: "m", size: 1, sha256: "00"), archive: .init(path: "a", size: 1, sha256: "00"))
+        let entry = IndexDocument.Entry(version: 2, manifest: .init(path: PublishLayout.manifest(pack: "test-pack", version: 2), size: 1, sha256: "00"),
+                                        archive: .init(path: PublishLayout.archive(pack: "test-pack", version: 2), size: 1, sha256: "00"))
         assertRefused("rollback") { _ = try Trust(state: f.state).accept(index: try index(version: 1, packs: ["test-pack": entry])) }
     }
 

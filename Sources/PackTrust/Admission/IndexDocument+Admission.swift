@@ -5,14 +5,16 @@ import Foundation
 #endif
 import PackModel
 
-/// An index is trusted only under a root that has not expired, only while it has not expired itself (an index that
+/// An index names every file where the published layout puts it (`IndexLayout`, under every profile); it is trusted
+/// only under a root that has not expired, only while it has not expired itself (an index that
 /// stopped updating is a frozen mirror), only if its creation time is not far ahead of the clock (it becomes the
 /// clock's floor), and — for a client — never below the versions already seen or installed.
 extension IndexDocument: Admissible {
     public static var kind: DocumentKind { .index }
 
     public func admission(_ profile: AdmissionProfile, _ context: AdmissionContext) -> PolicyResult {
-        var checks: [() -> PolicyResult] = []
+        var checks: [() -> PolicyResult] = packs.sorted { $0.key < $1.key }.map { pack, entry in { IndexLayout.evaluate(entry, pack: pack) } }
+        if let binding = revocations { checks.append { IndexLayout.evaluate(binding) } }
         if profile.judgesTimes {
             checks += [
                 // The root it is trusted under must not have expired (its version floor was judged when it came in).
