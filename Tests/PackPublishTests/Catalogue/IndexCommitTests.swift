@@ -14,6 +14,13 @@ final class IndexCommitTests: XCTestCase {
               archive: .init(path: PublishLayout.archive(pack: pack, version: version), size: 20, sha256: String(repeating: "b", count: 64)))
     }
 
+    /// `entry`'s files (sizes and hashes) listed for `pack` at `version`, where the layout puts that pack's files.
+    private func relocated(_ entry: IndexDocument.Entry, to pack: String, version: Int? = nil) -> IndexDocument.Entry {
+        let version = version ?? entry.version
+        return .init(version: version, manifest: .init(path: PublishLayout.manifest(pack: pack, version: version), size: entry.manifest.size, sha256: entry.manifest.sha256),
+                     archive: .init(path: PublishLayout.archive(pack: pack, version: version), size: entry.archive.size, sha256: entry.archive.sha256))
+    }
+
     private func index(_ version: Int, _ packs: [String: Int], revocations: Int? = nil) -> IndexDocument {
         IndexDocument(version: version, created: "2026-12-01T00:00:00Z", expires: "2026-12-08T00:00:00Z", rootVersion: 1,
                       packs: packs.mapValues { _ in entry("x", 1) }.merging(packs.map { ($0.key, entry($0.key, $0.value)) }) { _, b in b },
@@ -75,7 +82,7 @@ final class IndexCommitTests: XCTestCase {
                     try commit.commit { current in
                         var next = current!.document
                         next.version += 1
-                        next.packs["pack-\(w)"] = IndexDocument.Entry(version: r + 1, manifest: next.packs["royal-mile"]!.manifest, archive: next.packs["royal-mile"]!.archive)
+                        next.packs["pack-\(w)"] = self.relocated(next.packs["royal-mile"]!, to: "pack-\(w)", version: r + 1)
                         return next
                     }
                 } catch { errors.mutate { $0.append("\(error)") } }
@@ -152,7 +159,7 @@ final class IndexCommitTests: XCTestCase {
         let tree = FolderTree(folder: f.out)
         var forged = try XCTUnwrap(try IndexCommit(tree: tree, roots: try CatalogueRoots.load(state: f.state, tree: tree), keys: []).current()).document
         forged.version = 500
-        forged.packs["thief-pack"] = forged.packs["royal-mile"]
+        forged.packs["thief-pack"] = relocated(forged.packs["royal-mile"]!, to: "thief-pack")
         try DSSEEnvelope(signing: CanonicalJSON.encode(forged), as: PayloadType.index, with: [thief]).jsonData().write(to: f.out.appendingPathComponent("index.json"))
 
         XCTAssertThrowsError(try Renewal(options: f.renewal(tree: tree, state: nil, indexKeys: [newIndexKey])).run()) { error in
