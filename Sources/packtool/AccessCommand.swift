@@ -22,8 +22,8 @@ enum AccessCommand: Command {
 
         MANIFEST is a signed manifest (a published manifest.json or an install's .manifest.json), verified under
         ROOT and refused with the library's code where an install would refuse it (its expiry and creation time
-        judged at --at). Prints whether the scene is open, why, with which entitlement and until when. TIME is RFC 3339 UTC;
-        --at defaults to now. Support staff use this to answer "why can I not open this stop?".
+        judged at --at). Prints whether the scene is open, why, with which entitlement and until when. TIME is
+        RFC 3339 UTC; --at defaults to now. Support staff use this to answer "why can I not open this stop?".
         --device ID is the app's device identifier, checked against codes issued for one device (grant issue --device).
         --repeat N times N decisions and prints the time per decision on standard error (for benchmarks).
 
