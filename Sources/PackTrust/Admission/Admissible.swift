@@ -4,18 +4,7 @@
 public protocol Admissible: Decodable {
     static var kind: DocumentKind { get }
 
-    /// The first policy this document fails under `profile`, judged in `context`, or `.meets`. `what` names the
-    /// document in reasons ("the manifest of city version 3").
+    /// The first policy this document fails under `profile`, judged in `context`, or `.meets`. Content policies
+    /// (ids, names, paths, numbers) apply under every profile; times and floors where the profile judges them.
     func admission(_ profile: AdmissionProfile, _ context: AdmissionContext) -> PolicyResult
-}
-
-extension PolicyResult {
-    /// The first of `checks` that fails, run in order and no further, or `.meets`.
-    static func first(_ checks: [() -> PolicyResult]) -> PolicyResult {
-        for check in checks {
-            let result = check()
-            if case .fails = result { return result }
-        }
-        return .meets
-    }
 }

@@ -16,4 +16,13 @@ public enum PolicyResult: Equatable, Sendable {
     public static func check(_ condition: Bool, _ code: VerificationFailure.Code, _ reason: @autoclosure () -> String) -> PolicyResult {
         condition ? .meets : .fails(VerificationFailure(code, reason()))
     }
+
+    /// The first of `checks` that fails, run in order and no further, or `.meets`.
+    static func first(_ checks: [() -> PolicyResult]) -> PolicyResult {
+        for check in checks {
+            let result = check()
+            if case .fails = result { return result }
+        }
+        return .meets
+    }
 }
