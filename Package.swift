@@ -69,7 +69,11 @@ let package = Package(
         // both the client (PackVerify) and the publisher (PackPublish), so neither reaches into the other.
         .target(name: "PackTrust", dependencies: ["PackModel", "PackCrypto"]),
         .target(name: "PackPublish", dependencies: ["PackModel", "PackArchive", "CSQLite", "PackLint", "PackTrust", "PackSigning", "PackNet"]),
-        .target(name: "PackVerify", dependencies: ["PackTrust", "PackModel", "PackCrypto"]),
+        // The download contract every transport meets (Fetcher, DownloadPolicy, the whole-download deadline,
+        // Content-Range, the one `.part` writer and the one retry loop): below the verifier and the transports, so
+        // PackHTTP and PackURLSession never import PackVerify (scripts/check-module-arrows.py keeps it so).
+        .target(name: "PackFetch", dependencies: ["PackTrust", "PackModel"]),
+        .target(name: "PackVerify", dependencies: ["PackFetch", "PackTrust", "PackModel", "PackCrypto"]),
         // The release C library carries its own copy of the Swift runtime and FoundationEssentials (static stdlib,
         // linked with lld, no undefined symbols left): a C or Java app needs no Swift installed, and only the parts
         // of the runtime it uses are resident. Packed relative relocations (DT_RELR, glibc >= 2.36) shrink the
@@ -83,9 +87,9 @@ let package = Package(
         // publisher's object-store uploads, and below both so neither reaches into the other.
         .target(name: "PackNet", dependencies: ["CTLS"]),
         // The updater's HTTP(S) transport, apart from the verifier so an app can bring its own.
-        .target(name: "PackHTTP", dependencies: ["PackVerify", "PackModel", "PackCrypto", "PackNet"]),
+        .target(name: "PackHTTP", dependencies: ["PackFetch", "PackTrust", "PackModel", "PackCrypto", "PackNet"]),
         // The updater's transport for apps: URLSession (FoundationNetworking on Linux), no C library of its own.
-        .target(name: "PackURLSession", dependencies: ["PackVerify", "PackModel"]),
+        .target(name: "PackURLSession", dependencies: ["PackFetch", "PackTrust", "PackModel"]),
         // The release tool carries the Swift runtime statically too: each run maps ten fewer libraries (15.7 → 11.2
         // MiB resident for `packtool --version`, ~2.5 ms less start-up), and it runs without a Swift installation.
         .executableTarget(

@@ -43,10 +43,13 @@ struct StreamedInstall {
         }
         let growing = GrowingArchive(size: size, partial: partial, complete: file)
         let outcome = Outcome()
+        // Stopped with the install (done or refused): the fetcher shuts its connection at once, so a server that sent
+        // every byte but never ends the body does not hold the call until its read timeout (issue 29, finding 8).
+        let stop = DownloadStop()
         BlockingThreads.run(2) { role in
             if role == 0 {
                 do {
-                    try fetcher.fetch(object.path, to: file, maxBytes: object.maxBytes) { count in
+                    try fetcher.fetch(object.path, to: file, maxBytes: object.maxBytes, stop: stop) { count in
                         try growing.received(count)
                         progress?(count)
                         events.bytes(count)
@@ -61,10 +64,13 @@ struct StreamedInstall {
                     outcome.result = try install(growing, false)
                     // Every byte is in and verified: a download still waiting on the server (a chunked body that never
                     // ends) is stopped at its next write instead of being waited for.
-                    growing.stop(VerificationFailure(.fetch, "\(object.path): the install is complete"))
+                    let done = VerificationFailure(.fetch, "\(object.path): the install is complete")
+                    growing.stop(done)
+                    stop.stop(done)
                 } catch {
                     outcome.installFailure = error
                     growing.stop(error)
+                    stop.stop(error)
                 }
             }
         }

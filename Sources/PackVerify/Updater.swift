@@ -45,7 +45,7 @@ public struct Updater {
     }
 
     /// The folder inside the state folder that holds downloads while an update runs (emptied when it ends).
-    public static let downloadsFolder = "downloads"
+    public static let downloadsFolder = DownloadsFolder.name
 
     /// Where each object of a plan is downloaded from, when it is not where the fetcher would say (signed
     /// per-object URLs: R2 or S3 presigned). `update` fetches through `fetcher` either way; give it a fetcher built

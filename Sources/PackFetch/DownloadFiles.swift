@@ -9,6 +9,7 @@ import Glibc
 import Darwin
 #endif
 import PackModel
+import PackTrust
 
 /// The files a download writes inside the client's state folder, opened so that nothing planted there can redirect
 /// them (issue 29, finding 2): the state folder is the app's, but an attacker who can write into it could leave a
@@ -47,9 +48,12 @@ public enum PartFile {
 /// `<state>/downloads`, where updates keep their downloads (issue 29, finding 1). Its name belongs to the library: a
 /// link (or anything but a folder) found there is removed — the link, never where it points — and a real folder made,
 /// so a clean-up can only ever empty the library's own folder.
-enum DownloadsFolder {
-    static func prepare(in state: URL) throws -> URL {
-        let url = state.appendingPathComponent(Updater.downloadsFolder)
+public enum DownloadsFolder {
+    /// The folder's name under the state folder (`Updater.downloadsFolder`).
+    public static let name = "downloads"
+
+    public static func prepare(in state: URL) throws -> URL {
+        let url = state.appendingPathComponent(name)
         do { try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true) } catch {
             throw VerificationFailure(.write, "\(state.path): cannot create the state folder")
         }

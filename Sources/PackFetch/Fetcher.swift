@@ -8,6 +8,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import PackTrust
 
 /// Downloads files of a published tree. Every fetch has a byte cap (the signed size, or a document cap), so a
 /// server can never make the client read more than it should.
@@ -19,6 +20,11 @@ public protocol Fetcher {
     /// is resumed (what it already holds), after every write, and with 0 when the download starts again from zero.
     /// An error it throws stops the download at once and is thrown by `fetch` (a streamed install refused a byte).
     func fetch(_ path: String, to file: URL, maxBytes: UInt64, progress: ((UInt64) throws -> Void)?) throws
+
+    /// The same, ending as soon as `stop` is stopped from another thread — even while waiting on a silent server —
+    /// and throwing its reason (a streamed install that has verified every byte stops its download). A fetcher that
+    /// does not implement it runs `fetch(_:to:maxBytes:progress:)` and notices the stop only at its next `progress`.
+    func fetch(_ path: String, to file: URL, maxBytes: UInt64, stop: DownloadStop, progress: ((UInt64) throws -> Void)?) throws
 
     /// Where the download of `file` grows while `fetch` runs, when the fetcher writes the bytes it receives there in
     /// order (so a reader told of them by `progress` may follow it: a streamed install); nil when the file appears
@@ -33,6 +39,9 @@ public protocol Fetcher {
 extension Fetcher {
     public func url(for path: String) throws -> URL? { nil }
     public func partialFile(for file: URL) -> URL? { nil }
+    public func fetch(_ path: String, to file: URL, maxBytes: UInt64, stop: DownloadStop, progress: ((UInt64) throws -> Void)?) throws {
+        try fetch(path, to: file, maxBytes: maxBytes, progress: progress)
+    }
 }
 
 /// A tree on the local file system (`file://` base URLs): for tests, USB sticks and museum kiosks.

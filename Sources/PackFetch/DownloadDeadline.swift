@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import PackTrust
 
 /// When a whole download must be over, on the monotonic clock (a wall-clock change neither extends nor ends it).
 public struct DownloadDeadline: Sendable {
