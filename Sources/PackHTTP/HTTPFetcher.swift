@@ -60,6 +60,9 @@ public final class HTTPFetcher: Fetcher {
             } catch let error as HTTPError {
                 var code = VerificationFailure.Code.fetch
                 if case .tls = error { code = .fetchTLS }
+                // A response that breaks HTTP's framing (a malformed chunk, head or Content-Length) is the server's
+                // protocol failure, not a transport one (issue 29, finding 11).
+                if case .protocolError = error { code = .fetchProtocol }
                 let failure = VerificationFailure(code, "\(path): \(error.message)")
                 if error.retryable { throw DownloadAttempts.Retry(failure) }
                 throw failure

@@ -158,7 +158,9 @@ final class URLSessionDownload: NSObject, URLSessionDataDelegate, @unchecked Sen
         answered = true
         // The header itself, not `expectedContentLength`: a length past Int64 must be refused, not read as unknown.
         if let text = http.value(forHTTPHeaderField: "Content-Length") {
-            guard let length = UInt64(text.trimmingCharacters(in: .whitespaces)) else {
+            let digits = text.trimmingCharacters(in: .whitespaces)
+            // Digits only: UInt64("+5") would read a sign as part of a size.
+            guard !digits.isEmpty, digits.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let length = UInt64(digits) else {
                 throw VerificationFailure(.fetchSize, "\(name): a Content-Length that is not a size (\(text.prefix(40)))")
             }
             guard try Numbers.add(have, length, "\(name): the resume offset plus the Content-Length", code: .fetchSize) <= part.maxBytes else {

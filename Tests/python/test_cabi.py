@@ -295,6 +295,49 @@ class CABI(unittest.TestCase):
             self.assertTrue(pinned["ok"], pinned)
         self.assertEqual(sorted(os.listdir(client)), sorted(["st\u00e9", "st\U0001F600"]))
 
+    def test_integers_past_2_53_come_back_exact_and_as_integers(self):
+        """Issue 29, finding 11: an index (signed with the tree's index key) whose version is 2^53 + 1 is accepted, and
+        the result says 9007199254740993 as a JSON integer, not 9.007199254740992e+15 (a double's rounding)."""
+        client = tempfile.mkdtemp(dir=self.work)
+        state = os.path.join(client, "state")
+        self.assertTrue(self.call("packverify_pin_root", {"state": state, "root": os.path.join(self.pub, "root", "1.root.json")})["ok"])
+        with open(os.path.join(self.cdn, "index.json"), "rb") as f:
+            published = json.loads(f.read())
+        payload = base64.b64decode(published["payload"])
+        big = 2**53 + 1
+        self.assertIn(b'"version":1', payload)
+        forged = payload.replace(b'"version":1', b'"version":%d' % big)
+        path = os.path.join(client, "index.json")
+        with open(path, "wb") as out:
+            out.write(dsse.envelope(forged, published["payloadType"], os.path.join(self.work, "keys", "index.pem")))
+        raw = self.lib.packverify_accept_index(json.dumps({"state": state, "index": path}).encode())
+        try:
+            text = ctypes.string_at(raw).decode()
+        finally:
+            self.lib.packverify_free(raw)
+        result = json.loads(text)
+        self.assertTrue(result["ok"], result)
+        self.assertEqual(result["indexVersion"], big)
+        self.assertIsInstance(result["indexVersion"], int)
+        self.assertEqual(result["packs"]["royal-mile"]["version"], big)
+        self.assertIn('"indexVersion":9007199254740993', text)
+        self.assertNotIn("e+", text)
+
+    def test_the_header_names_the_boot_clock_the_library_reads(self):
+        """Issue 29, finding 11: packverify.h says which clock "boot" must be, and it is the one the library reads
+        itself when a request has no "clock" (ClockGuard.Reading.system), on each platform."""
+        with open(os.path.join(REPO, "Sources", "CPackVerify", "include", "packverify.h")) as f:
+            header = f.read()
+        with open(os.path.join(REPO, "Sources", "PackVerify", "ClockGuard.swift")) as f:
+            source = f.read()
+        system = source[source.index("public static func system()"):]
+        linux, apple = system.split("#else", 1)
+        self.assertIn("CLOCK_BOOTTIME", linux)
+        self.assertIn("CLOCK_MONOTONIC_RAW", apple.split("#endif", 1)[0])
+        self.assertIn("clock_gettime(CLOCK_BOOTTIME)", header)
+        self.assertIn("clock_gettime(CLOCK_MONOTONIC_RAW)", header)
+        self.assertIn("mach_continuous_time", header)
+
 
 if __name__ == "__main__":
     unittest.main()
