@@ -57,7 +57,7 @@ let package = Package(
         .target(name: "PackModel", dependencies: ["PackCrypto"]),
         .target(name: "PackMedia"),
         .target(name: "PackArchive", dependencies: ["CArchive", "PackCrypto", "PackModel"]),
-        .target(name: "PackLint", dependencies: ["PackModel", "PackMedia"]),
+        .target(name: "PackLint", dependencies: ["PackModel", "PackMedia", "PackCrypto"]),
         // HEIC plates decoded (libheif) and written as WebP (libwebp) at display sizes: the one module owning their handles.
         .target(name: "PackImage", dependencies: ["CHeif", "CWebP", "PackMedia"]),
         // Access codes as QR code PNGs (libqrencode, libpng): the one module owning their handles, used by packtool alone.
@@ -68,7 +68,7 @@ let package = Package(
         // Signed documents, the root chain, the failure-code registry and one file per verification policy: below
         // both the client (PackVerify) and the publisher (PackPublish), so neither reaches into the other.
         .target(name: "PackTrust", dependencies: ["PackModel", "PackCrypto"]),
-        .target(name: "PackPublish", dependencies: ["PackModel", "PackArchive", "CSQLite", "PackLint", "PackTrust", "PackSigning", "PackNet"]),
+        .target(name: "PackPublish", dependencies: ["PackModel", "PackArchive", "CSQLite", "PackLint", "PackTrust", "PackSigning", "PackNet", "PackCrypto"]),
         // The download contract every transport meets (Fetcher, DownloadPolicy, the whole-download deadline,
         // Content-Range, the one `.part` writer and the one retry loop): below the verifier and the transports, so
         // PackHTTP and PackURLSession never import PackVerify (scripts/check-module-arrows.py keeps it so).
@@ -113,7 +113,7 @@ let package = Package(
         .testTarget(name: "PackPreviewTests", dependencies: ["PackPreview", "PackLint", "PackModel", "PackMedia", "PackImage", "TestSupport"]),
         .testTarget(name: "PackArchiveTests", dependencies: ["PackArchive", "PackCrypto", "TestSupport"]),
         .testTarget(name: "PackTrustTests", dependencies: ["PackTrust", "PackModel", "PackCrypto", "PackSigning", "TestSupport"]),
-        .testTarget(name: "PackPublishTests", dependencies: ["PackPublish", "PackArchive", "PackModel", "PackCrypto", "PackSigning", "PackVerify", "TestSupport"]),
+        .testTarget(name: "PackPublishTests", dependencies: ["PackPublish", "PackArchive", "PackModel", "PackCrypto", "PackSigning", "PackTrust", "PackVerify", "TestSupport"]),
         .testTarget(name: "PackVerifyTests", dependencies: ["PackVerify", "PackTrust", "PackModel", "PackCrypto", "PackSigning", "TestSupport"]),
         // The hostile-server cases every Fetcher passes, written once; each transport's suite runs them.
         .target(name: "FetcherCases", dependencies: ["PackVerify", "TestSupport"], path: "Tests/FetcherCases"),
