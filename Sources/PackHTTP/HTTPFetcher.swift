@@ -47,7 +47,7 @@ public final class HTTPFetcher: Fetcher {
 
     public func url(for path: String) throws -> URL? { URL(string: base.appending(path).description) }
 
-    public func partialFile(for file: URL) -> URL? { URL(fileURLWithPath: file.path + ".part") }
+    public func partialFile(for file: URL) -> URL? { DownloadAttempts.partialFile(for: file) }
 
     public func fetch(_ path: String, to file: URL, maxBytes: UInt64, progress: ((UInt64) throws -> Void)?) throws {
         try fetch(path, to: file, maxBytes: maxBytes, stop: DownloadStop(), progress: progress)

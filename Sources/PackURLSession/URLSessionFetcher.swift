@@ -64,7 +64,7 @@ public final class URLSessionFetcher: Fetcher, @unchecked Sendable {
 
     public func url(for path: String) throws -> URL? { try urls(path) }
 
-    public func partialFile(for file: URL) -> URL? { URL(fileURLWithPath: file.path + ".part") }
+    public func partialFile(for file: URL) -> URL? { DownloadAttempts.partialFile(for: file) }
 
     public func fetch(_ path: String, to file: URL, maxBytes: UInt64, progress: ((UInt64) throws -> Void)?) throws {
         try fetch(path, to: file, maxBytes: maxBytes, stop: DownloadStop(), progress: progress)

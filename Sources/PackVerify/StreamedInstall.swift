@@ -64,18 +64,23 @@ struct StreamedInstall {
                     outcome.result = try install(growing, false)
                     // Every byte is in and verified: a download still waiting on the server (a chunked body that never
                     // ends) is stopped at its next write instead of being waited for.
+                    // The download's stop first, so the fetcher sees it however its attempt ends.
                     let done = VerificationFailure(.fetch, "\(object.path): the install is complete")
-                    growing.stop(done)
                     stop.stop(done)
+                    growing.stop(done)
                 } catch {
                     outcome.installFailure = error
-                    growing.stop(error)
                     stop.stop(error)
+                    growing.stop(error)
                 }
             }
         }
-        // Verified and switched in: the download's own end (renaming its `.part`) no longer matters.
-        if let result = outcome.result { return result }
+        // Verified and switched in: the download's own end no longer matters, and its bytes are not kept (a download
+        // stopped early leaves its `.part`, which only a pack not yet installed would resume).
+        if let result = outcome.result {
+            unlink(partial.path)
+            return result
+        }
         // A refusal of bytes that did arrive (a bad hash, a malformed header) is the cause even when the download also
         // failed afterwards (a server that sends a bad byte, then drops the connection), and its bytes are not kept
         // to resume from. Only an install that ran out of bytes (truncated, unreadable) failed because the download did.

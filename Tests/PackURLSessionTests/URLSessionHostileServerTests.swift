@@ -46,6 +46,9 @@ final class URLSessionHostileServerTests: XCTestCase {
         XCTAssertEqual(result.toVersion, 1)
         XCTAssertLessThan(elapsed, 10, "the update waited on the silent server after the install completed")
         XCTAssertTrue(try PackClient(state: pack.state).verifyInstalled(pack: "royal-mile", into: pack.into).isIntact)
+        // The stopped download's bytes are not kept once the pack they held is installed.
+        let downloads = pack.state.appendingPathComponent(Updater.downloadsFolder).path
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: downloads).filter { $0.hasSuffix(".part") }, [])
     }
 
     func testARangeRetryClaimingAnEndlessBodyIsRefusedNotACrash() throws { try cases.aRangeRetryClaimingAnEndlessBodyIsRefusedNotACrash() }
