@@ -13,6 +13,7 @@ import time
 import random
 import unittest
 
+import dsse
 import required
 from test_presign import REPO, SeaweedFS, packtool
 from test_presign import environment as store_environment
@@ -29,15 +30,12 @@ class IndexRace(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tool = packtool()
-        for pem in os.listdir(KEYS):
-            if pem.endswith(".pem"):
-                os.chmod(os.path.join(KEYS, pem), 0o600)
+        dsse.example_keys()
 
     def setUp(self):
         self.work = tempfile.mkdtemp(prefix="packtool-race-")
         self.state = os.path.join(self.work, "state")
-        subprocess.run([self.tool, "root", "init", "--state", self.state, "--root-key", f"{KEYS}/root.pem", "--manifest-key", f"{KEYS}/manifest.pub",
-                        "--index-key", f"{KEYS}/index.pub", "--grant-key", f"{KEYS}/grant.pub"], check=True, capture_output=True)
+        dsse.root_init(self.tool, self.state)
 
     def environment(self):
         """The store's credentials, and this test's own memory of trees (renew keeps one per machine)."""
