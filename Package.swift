@@ -51,13 +51,14 @@ let package = Package(
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
 
         packCrypto,
-        // Signing, PEM and key files: OpenSSL only, on every platform (publishers run Linux or macOS with OpenSSL, and
-        // CryptoKit's randomised signatures would break byte-identical rebuilds). No client module depends on it.
+        // Signing, PEM and key files, and the object store's HMAC-SHA256 and MD5: OpenSSL only, on every platform
+        // (publishers run Linux or macOS with OpenSSL, and CryptoKit's randomised signatures would break byte-identical
+        // rebuilds). Tool-only: no client module depends on it, so an app carries none of it.
         .target(name: "PackSigning", dependencies: ["COpenSSL", "PackCrypto"]),
         .target(name: "PackModel", dependencies: ["PackCrypto"]),
         .target(name: "PackMedia"),
         .target(name: "PackArchive", dependencies: ["CArchive", "PackCrypto", "PackModel"]),
-        .target(name: "PackLint", dependencies: ["PackModel", "PackMedia"]),
+        .target(name: "PackLint", dependencies: ["PackModel", "PackMedia", "PackCrypto"]),
         // HEIC plates decoded (libheif) and written as WebP (libwebp) at display sizes: the one module owning their handles.
         .target(name: "PackImage", dependencies: ["CHeif", "CWebP", "PackMedia"]),
         // Access codes as QR code PNGs (libqrencode, libpng): the one module owning their handles, used by packtool alone.
