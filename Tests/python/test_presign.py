@@ -27,8 +27,12 @@ KEY_ID, SECRET = "PACKTOOLTEST", "packtool-test-secret"
 
 
 def packtool():
-    subprocess.run(["swift", "build", "--product", "packtool"], cwd=REPO, check=True, capture_output=True)
-    bin_dir = subprocess.run(["swift", "build", "--show-bin-path"], cwd=REPO, check=True, capture_output=True, text=True).stdout.strip()
+    """The debug packtool. `make test` builds it first and names its folder in PACKTOOL_BIN_DIR (asking SwiftPM would
+    wait for the release build other suites run meanwhile); run alone, a suite builds it."""
+    bin_dir = os.environ.get("PACKTOOL_BIN_DIR")
+    if not bin_dir:
+        subprocess.run(["swift", "build", "--product", "packtool"], cwd=REPO, check=True, capture_output=True)
+        bin_dir = subprocess.run(["swift", "build", "--show-bin-path"], cwd=REPO, check=True, capture_output=True, text=True).stdout.strip()
     return os.path.join(bin_dir, "packtool")
 
 
