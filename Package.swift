@@ -51,24 +51,28 @@ let package = Package(
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
 
         packCrypto,
-        // Signing, PEM and key files: OpenSSL only, on every platform (publishers run Linux or macOS with OpenSSL, and
-        // CryptoKit's randomised signatures would break byte-identical rebuilds). No client module depends on it.
+        // Signing, PEM and key files, and the object store's HMAC-SHA256 and MD5: OpenSSL only, on every platform
+        // (publishers run Linux or macOS with OpenSSL, and CryptoKit's randomised signatures would break byte-identical
+        // rebuilds). Tool-only: no client module depends on it, so an app carries none of it.
         .target(name: "PackSigning", dependencies: ["COpenSSL", "PackCrypto"]),
         .target(name: "PackModel", dependencies: ["PackCrypto"]),
+        // What authors write (pack.json, scene.json, uncertainty masks, sign-offs, the pack folder and its tree digest,
+        // lint limits): read by lint, the preview and the publisher, never by a client, so an app carries none of it.
+        .target(name: "PackAuthoring", dependencies: ["PackModel", "PackCrypto"]),
         .target(name: "PackMedia"),
         .target(name: "PackArchive", dependencies: ["CArchive", "PackCrypto", "PackModel"]),
-        .target(name: "PackLint", dependencies: ["PackModel", "PackMedia", "PackCrypto"]),
+        .target(name: "PackLint", dependencies: ["PackModel", "PackMedia", "PackCrypto", "PackAuthoring"]),
         // HEIC plates decoded (libheif) and written as WebP (libwebp) at display sizes: the one module owning their handles.
         .target(name: "PackImage", dependencies: ["CHeif", "CWebP", "PackMedia"]),
         // Access codes as QR code PNGs (libqrencode, libpng): the one module owning their handles, used by packtool alone.
         .target(name: "PackQR", dependencies: ["CQRencode", "CPNG"]),
         // `packtool preview`: the pack as the app shows it, as a static site that works from file:// (HTML, CSS and a
         // little JavaScript of our own), with lint's findings beside each stop.
-        .target(name: "PackPreview", dependencies: ["PackLint", "PackModel", "PackMedia", "PackCrypto", "PackImage"]),
+        .target(name: "PackPreview", dependencies: ["PackLint", "PackModel", "PackMedia", "PackCrypto", "PackImage", "PackAuthoring"]),
         // Signed documents, the root chain, the failure-code registry and one file per verification policy: below
         // both the client (PackVerify) and the publisher (PackPublish), so neither reaches into the other.
         .target(name: "PackTrust", dependencies: ["PackModel", "PackCrypto"]),
-        .target(name: "PackPublish", dependencies: ["PackModel", "PackArchive", "CSQLite", "PackLint", "PackTrust", "PackSigning", "PackNet", "PackCrypto"]),
+        .target(name: "PackPublish", dependencies: ["PackModel", "PackArchive", "CSQLite", "PackLint", "PackTrust", "PackSigning", "PackNet", "PackAuthoring", "PackCrypto"]),
         // The download contract every transport meets (Fetcher, DownloadPolicy, the whole-download deadline,
         // Content-Range, the one `.part` writer and the one retry loop): below the verifier and the transports, so
         // PackHTTP and PackURLSession never import PackVerify (scripts/check-module-arrows.py keeps it so).
@@ -94,7 +98,7 @@ let package = Package(
         // MiB resident for `packtool --version`, ~2.5 ms less start-up), and it runs without a Swift installation.
         .executableTarget(
             name: "packtool",
-            dependencies: ["PackCrypto", "PackSigning", "PackModel", "PackMedia", "PackLint", "PackTrust", "PackPublish", "PackVerify", "PackHTTP", "PackPreview", "PackQR"],
+            dependencies: ["PackCrypto", "PackSigning", "PackModel", "PackAuthoring", "PackMedia", "PackLint", "PackTrust", "PackPublish", "PackVerify", "PackHTTP", "PackPreview", "PackQR"],
             linkerSettings: [.unsafeFlags(["-static-stdlib", "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
                                            "-l_FoundationCollections", "-l_FoundationCShims", "-lswiftSynchronization"],
                                           .when(platforms: [.linux], configuration: .release))]),
@@ -106,14 +110,14 @@ let package = Package(
 
         .testTarget(name: "PackCryptoTests", dependencies: ["PackCrypto", "PackSigning", "TestSupport"]),
         .testTarget(name: "PackSigningTests", dependencies: ["PackSigning", "PackCrypto", "TestSupport"]),
-        .testTarget(name: "PackModelTests", dependencies: ["PackModel", "PackCrypto", "PackSigning", "TestSupport"]),
+        .testTarget(name: "PackModelTests", dependencies: ["PackModel", "PackCrypto", "PackSigning", "TestSupport", "PackAuthoring"]),
         .testTarget(name: "PackMediaTests", dependencies: ["PackMedia", "TestSupport"]),
-        .testTarget(name: "PackLintTests", dependencies: ["PackLint", "PackModel", "TestSupport"]),
+        .testTarget(name: "PackLintTests", dependencies: ["PackLint", "PackModel", "TestSupport", "PackAuthoring"]),
         .testTarget(name: "PackImageTests", dependencies: ["PackImage", "TestSupport"]),
-        .testTarget(name: "PackPreviewTests", dependencies: ["PackPreview", "PackLint", "PackModel", "PackMedia", "PackImage", "TestSupport"]),
+        .testTarget(name: "PackPreviewTests", dependencies: ["PackPreview", "PackLint", "PackModel", "PackMedia", "PackImage", "TestSupport", "PackAuthoring"]),
         .testTarget(name: "PackArchiveTests", dependencies: ["PackArchive", "PackCrypto", "TestSupport"]),
         .testTarget(name: "PackTrustTests", dependencies: ["PackTrust", "PackModel", "PackCrypto", "PackSigning", "TestSupport"]),
-        .testTarget(name: "PackPublishTests", dependencies: ["PackPublish", "PackArchive", "PackModel", "PackCrypto", "PackSigning", "PackTrust", "PackVerify", "TestSupport"]),
+        .testTarget(name: "PackPublishTests", dependencies: ["PackPublish", "PackArchive", "PackModel", "PackCrypto", "PackSigning", "PackTrust", "PackVerify", "TestSupport", "PackAuthoring"]),
         .testTarget(name: "PackVerifyTests", dependencies: ["PackVerify", "PackTrust", "PackModel", "PackCrypto", "PackSigning", "TestSupport"]),
         // The hostile-server cases every Fetcher passes, written once; each transport's suite runs them.
         .target(name: "FetcherCases", dependencies: ["PackVerify", "TestSupport"], path: "Tests/FetcherCases"),
@@ -123,6 +127,6 @@ let package = Package(
         // for iOS as well), and the guide's functions tested on the example pack.
         .target(name: "AppleGuideSnippets", dependencies: ["PackVerify", "PackURLSession"], path: "Tests/AppleGuideSnippets"),
         .testTarget(name: "AppleGuideTests", dependencies: ["AppleGuideSnippets", "PackURLSession", "PackVerify", "TestSupport", "packtool"]),
-        .testTarget(name: "packtoolTests", dependencies: ["packtool", "PackModel", "PackCrypto", "PackSigning", "PackPublish", "PackArchive", "TestSupport"]),
+        .testTarget(name: "packtoolTests", dependencies: ["packtool", "PackModel", "PackCrypto", "PackSigning", "PackPublish", "PackArchive", "TestSupport", "PackAuthoring"]),
     ] + cryptoKitStandIn
 )

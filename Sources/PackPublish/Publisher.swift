@@ -8,6 +8,7 @@ import Glibc
 #endif
 import Dispatch
 import PackArchive
+import PackAuthoring
 import PackCrypto
 import PackLint
 import PackModel

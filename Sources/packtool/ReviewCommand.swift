@@ -6,7 +6,9 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import PackAuthoring
 import PackCrypto
+import PackLint
 import PackModel
 import PackPublish
 import PackSigning

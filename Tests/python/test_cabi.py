@@ -18,14 +18,18 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 
 def bin_path():
+    """The debug build's folder with libpackverify and packtool: PACKTOOL_BIN_DIR under `make test`, which builds both
+    first; run alone, the suite builds them."""
+    if os.environ.get("PACKTOOL_BIN_DIR"):
+        return os.environ["PACKTOOL_BIN_DIR"]
+    subprocess.run(["swift", "build", "--product", "packverify"], cwd=REPO, check=True, capture_output=True)
+    subprocess.run(["swift", "build", "--product", "packtool"], cwd=REPO, check=True, capture_output=True)
     return subprocess.run(["swift", "build", "--show-bin-path"], cwd=REPO, check=True, capture_output=True, text=True).stdout.strip()
 
 
 class CABI(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        subprocess.run(["swift", "build", "--product", "packverify"], cwd=REPO, check=True, capture_output=True)
-        subprocess.run(["swift", "build", "--product", "packtool"], cwd=REPO, check=True, capture_output=True)
         cls.build = bin_path()
         cls.work = tempfile.mkdtemp(prefix="packverify-ctypes-")
         packtool = os.path.join(cls.build, "packtool")

@@ -24,22 +24,6 @@ final class BackendSHA256 {
     func finalize() -> [UInt8] { Array(hasher.finalize()) }
 }
 
-/// Incremental MD5 over CryptoKit's `Insecure.MD5`, for the S3 protocol's part ETags only.
-final class BackendMD5 {
-    private var hasher = Insecure.MD5()
-
-    init() {}
-
-    /// Wraps `Insecure.MD5.update(bufferPointer:)`.
-    func update(_ buffer: UnsafeRawBufferPointer) {
-        guard buffer.count > 0 else { return }
-        hasher.update(bufferPointer: buffer)
-    }
-
-    /// Wraps `Insecure.MD5.finalize()`; called once.
-    func finalize() -> [UInt8] { Array(hasher.finalize()) }
-}
-
 /// An Ed25519 public key as CryptoKit holds it (`Curve25519.Signing.PublicKey`).
 final class BackendEd25519PublicKey {
     private let key: Curve25519.Signing.PublicKey

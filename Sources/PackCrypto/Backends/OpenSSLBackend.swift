@@ -37,11 +37,6 @@ final class BackendSHA256: BackendEVPDigest {
     init() { super.init(EVP_sha256(), length: 32, name: "sha256") }
 }
 
-/// Incremental MD5 (`EVP_md5`), for the S3 protocol's part ETags only.
-final class BackendMD5: BackendEVPDigest {
-    init() { super.init(EVP_md5(), length: 16, name: "md5") }
-}
-
 /// An Ed25519 public key as OpenSSL holds it (`EVP_PKEY_new_raw_public_key`), freed in `deinit`.
 final class BackendEd25519PublicKey {
     private let key: OpaquePointer

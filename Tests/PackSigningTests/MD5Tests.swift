@@ -1,4 +1,5 @@
 import PackCrypto
+import PackSigning
 import XCTest
 
 /// MD5 gives RFC 1321's test suite (appendix A.5) on this build's backend, whole and fed in pieces.

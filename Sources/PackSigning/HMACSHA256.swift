@@ -3,9 +3,10 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import PackCrypto
 
-/// HMAC-SHA256 (RFC 2104) over this build's SHA-256 — libcrypto on Linux, CryptoKit on Apple platforms — for AWS
-/// Signature Version 4, which derives its signing key and signs every object-storage request with it. Built on the
+/// HMAC-SHA256 (RFC 2104) over PackCrypto's SHA-256, for AWS Signature Version 4 (tool-only: no client module
+/// carries it), which derives its signing key and signs every object-storage request with it. Built on the
 /// streaming hash rather than a second backend API, so both backends share one tested construction.
 public enum HMACSHA256 {
     /// SHA-256's block size: keys longer than this are hashed first, shorter ones padded with zeros.

@@ -1,4 +1,5 @@
 import Dispatch
+import PackCrypto
 
 /// SHA-256 on a second thread, fed through a small ring of buffers: the caller fills a buffer (reads a file piece
 /// into it, or copies a block), hands it over with `hash`, and goes on filling the next while the hash runs. The

@@ -1,3 +1,4 @@
+import PackArchive
 import PackCrypto
 import XCTest
 

@@ -1,3 +1,5 @@
+import PackModel
+
 /// pack.json: the pack as its authors describe it (DESIGN.md §3). Decoded from the authored file; field names are the
 /// JSON keys.
 public struct PackDocument: Codable, Equatable, Sendable {
@@ -33,44 +35,12 @@ public struct PackDocument: Codable, Equatable, Sendable {
         }
     }
 
-    public struct Access: Codable, Equatable, Sendable {
-        /// Stops anyone may open without buying anything (the free first stop).
-        public var freeStops: [String]
-        public var products: Products
-
-        public init(freeStops: [String], products: Products) {
-            self.freeStops = freeStops
-            self.products = products
-        }
-    }
-
-    public struct Products: Codable, Equatable, Sendable {
-        /// Unlocks this pack for good.
-        public var cityPack: CityPack
-        /// Unlocks every pack of the publisher for a window of `hours` from purchase.
-        public var tripPass: TripPass?
-
-        public init(cityPack: CityPack, tripPass: TripPass?) {
-            self.cityPack = cityPack
-            self.tripPass = tripPass
-        }
-    }
-
-    public struct CityPack: Codable, Equatable, Sendable {
-        public var productId: String
-
-        public init(productId: String) { self.productId = productId }
-    }
-
-    public struct TripPass: Codable, Equatable, Sendable {
-        public var productId: String
-        public var hours: Int
-
-        public init(productId: String, hours: Int) {
-            self.productId = productId
-            self.hours = hours
-        }
-    }
+    /// The access policy (free stops, products), which the client library reads from manifests: defined beside the
+    /// manifest in PackModel, named here as the pack file spells it.
+    public typealias Access = AccessPolicy
+    public typealias Products = AccessPolicy.Products
+    public typealias CityPack = AccessPolicy.CityPack
+    public typealias TripPass = AccessPolicy.TripPass
 
     /// A person whose key may sign scene reviews.
     public struct Reviewer: Codable, Equatable, Sendable {

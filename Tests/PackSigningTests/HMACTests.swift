@@ -1,4 +1,5 @@
 import PackCrypto
+import PackSigning
 import XCTest
 
 /// HMAC-SHA256 matches RFC 4231's test cases (short key, text key, a key longer than a block) and a key of exactly

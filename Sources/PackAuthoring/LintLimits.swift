@@ -1,3 +1,5 @@
+import PackModel
+
 /// pack.json's optional `lint` object: limits that are matters of taste. Absent fields take the defaults that
 /// docs/lint-rules.md lists (applied by PackLint).
 public struct LintLimits: Codable, Equatable, Sendable {

@@ -1,3 +1,5 @@
+import PackModel
+
 /// scene.json: one stop of the walk (DESIGN.md §3).
 public struct SceneDocument: Codable, Equatable, Sendable {
     /// Equal to the stop's folder name, e.g. `01-castle-esplanade`.

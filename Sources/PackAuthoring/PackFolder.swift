@@ -8,6 +8,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import PackModel
 
 /// An authored pack on disk: `pack.json` plus `stops/<NN-slug>/` scene folders (DESIGN.md §3).
 public struct PackFolder {

@@ -10,6 +10,7 @@ import Darwin
 #endif
 import Dispatch
 import PackCrypto
+import PackModel
 
 /// The one tree digest used everywhere (DESIGN.md §3): SHA-256 over the lines `"<sha256 hex>  <path>\n"` of every
 /// regular file under a folder, sorted by path bytes. It equals

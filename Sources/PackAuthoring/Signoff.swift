@@ -9,13 +9,14 @@ import Glibc
 import Darwin
 #endif
 import PackCrypto
+import PackModel
 
 /// A reviewer's sign-off: the payload of one DSSE envelope in signoff.json.
 ///
 /// It binds a reviewer's key to one exact state of a scene (its tree digest without signoff.json), so any later
 /// change to the scene makes the sign-off stale.
 public struct Signoff: Codable, Equatable, Sendable {
-    public static let payloadType = "application/vnd.packtool.signoff+json"
+    public static let payloadType = PayloadType.signoff
 
     public var scene: String
     /// `sha256:<hex>` tree digest of the scene folder without signoff.json.

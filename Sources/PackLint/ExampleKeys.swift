@@ -1,6 +1,6 @@
 import PackCrypto
 
-/// The public example keys in keys-example/. They are in the repository for everyone to read, so anything they sign
+/// The public example keys in keys-example/ (tool-only: here, not in a module an app links). They are in the repository for everyone to read, so anything they sign
 /// proves nothing; packtool warns whenever it signs with one of them.
 public enum ExampleKeys {
     /// Key ids of the example keys (hex SHA-256 of each raw public key).

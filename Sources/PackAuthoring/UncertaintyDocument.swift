@@ -1,3 +1,5 @@
+import PackModel
+
 /// uncertainty.json: the conjecture mask, per era, that the app hatches and makes tappable ("why we're unsure").
 public struct UncertaintyDocument: Codable, Equatable, Sendable {
     public var eras: [EraMask]
