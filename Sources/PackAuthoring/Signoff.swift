@@ -55,11 +55,9 @@ public struct Signoff: Codable, Equatable, Sendable {
         self.files = files
     }
 
-    /// Canonical payload bytes: sorted keys, no whitespace, so re-signing the same facts gives the same bytes.
+    /// Canonical payload bytes (`CanonicalJSON`): re-signing the same facts gives the same bytes on every platform.
     public func payloadBytes() throws -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return [UInt8](try encoder.encode(self))
+        try CanonicalJSON.encode(self)
     }
 
     /// Decodes the payload of an envelope, after checking its payload type. Signature checks are the caller's: this

@@ -50,7 +50,7 @@ class CABI(unittest.TestCase):
                                    "--not-before", today.strftime("%Y-%m-%dT%H:%M:%SZ"), "--not-after", cls.code_end],
                                   check=True, capture_output=True, text=True).stdout.strip()
         lib = ctypes.CDLL(os.path.join(cls.build, "libpackverify.so"))
-        for name in ["packverify_pin_root", "packverify_repin_root", "packverify_install", "packverify_verify_installed", "packverify_access", "packverify_accept_index",
+        for name in ["packverify_pin_root", "packverify_repin_root", "packverify_update_roots", "packverify_install", "packverify_verify_installed", "packverify_access", "packverify_accept_index",
                      "packverify_update"]:
             fn = getattr(lib, name)
             fn.argtypes = [ctypes.c_char_p]
@@ -178,6 +178,47 @@ class CABI(unittest.TestCase):
             self.assertEqual(bad["error"]["code"], "request", bad)
             self.assertIn("purchases[0]", bad["error"]["message"])
             self.assertIn("revocationDate", bad["error"]["message"])
+
+    def test_a_misspelt_key_is_a_request_error_naming_it_never_ignored(self):
+        """Issue 30: an unknown key used to be ignored, so "purchace" dropped a paid City Pack and sent the customer to
+        the paywall. Every unknown key, at the top, in "request", in a purchase or in "clock", is refused by name, with
+        the key it was probably meant to be, and nothing is installed, pinned or decided."""
+        client = tempfile.mkdtemp(dir=self.work)
+        state, into = os.path.join(client, "state"), os.path.join(client, "install")
+        root = os.path.join(self.pub, "root", "1.root.json")
+        pinned = self.call("packverify_pin_root", {"state": state, "root": root, "roots": []})
+        self.assertEqual(pinned["error"]["code"], "request", pinned)
+        self.assertIn('unknown key "roots"', pinned["error"]["message"])
+        self.assertFalse(os.path.exists(state), "a refused request pinned nothing")
+        self.assertTrue(self.call("packverify_pin_root", {"state": state, "root": root})["ok"])
+        clock = {"wall": time.time(), "boot": 100}
+        archive = os.path.join(self.cdn, "packs", "royal-mile", "1", "royal-mile-1.tar")
+        typo = self.call("packverify_install", {"state": state, "into": into, "clock": clock, "archive": archive, "int0": into})
+        self.assertEqual(typo["error"]["code"], "request", typo)
+        self.assertIn('unknown key "int0"; did you mean "into"?', typo["error"]["message"])
+        self.assertFalse(os.path.exists(into), "a refused install wrote nothing")
+        self.assertTrue(self.call("packverify_install", {"state": state, "into": into, "clock": clock, "archive": archive})["ok"])
+        city = "uk.example.walks.royalmile.citypack"
+        purchase = {"productId": city, "purchaseDate": "2026-11-01T00:00:00Z"}
+        paid = self.call("packverify_access", {"state": state, "into": into, "pack": "royal-mile", "clock": clock,
+                                               "request": {"scene": "05-netherbow", "purchases": [purchase]}})
+        self.assertTrue(paid["ok"] and paid["allowed"], paid)
+        for request, named in [
+            ({"scene": "05-netherbow", "purchace": [purchase]}, 'unknown key "purchace"; did you mean "purchases"?'),
+            ({"scene": "05-netherbow", "purchases": [dict(purchase, revokedDate="2026-11-02T00:00:00Z")]}, 'purchases[0] has an unknown key "revokedDate"'),
+        ]:
+            bad = self.call("packverify_access", {"state": state, "into": into, "pack": "royal-mile", "clock": clock, "request": request})
+            self.assertFalse(bad["ok"], bad)
+            self.assertEqual(bad["error"]["code"], "request", bad)
+            self.assertIn(named, bad["error"]["message"])
+        for extra, named in [({"timout": 5}, 'did you mean "timeout"?'), ({"clock": {"wall": "now"}}, '"clock" must be'),
+                             ({"clock": {"wall": 1, "boots": 2}}, '"clock" has an unknown key "boots"')]:
+            bad = self.call("packverify_update", dict({"state": state, "into": into, "pack": "royal-mile", "from": "file://" + self.cdn}, **extra))
+            self.assertEqual(bad["error"]["code"], "request", bad)
+            self.assertIn(named, bad["error"]["message"])
+        roots = self.call("packverify_update_roots", {"state": state, "roots": [root, 5]})
+        self.assertEqual(roots["error"]["code"], "request", roots)
+        self.assertIn('"roots" must be an array of strings', roots["error"]["message"])
 
     def test_pinning_over_a_state_is_refused_and_repinning_is_explicit(self):
         client = tempfile.mkdtemp(dir=self.work)

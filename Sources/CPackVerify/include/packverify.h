@@ -3,6 +3,9 @@
  * Every operation takes one JSON request (a NUL-terminated UTF-8 string) and returns one JSON result, newly
  * allocated: the caller owns it and must release it with packverify_free(). The library keeps no pointer the caller
  * passed in. Results are {"ok": true, ...} or {"ok": false, "error": {"code": "...", "outcome": "...", "message": "..."}}.
+ * Requests are checked before anything in them is used: a key the call does not take, at any level (a misspelling
+ * such as "purchace" or "int0"), a value of the wrong type, or bytes that are not strict UTF-8 is a "request" error
+ * naming the key (with the one it was probably meant to be), and nothing is read, written or decided.
  * Requests may carry "clock": {"wall": <unix seconds>, "boot": <seconds since boot>} to inject the time.
  * "boot" must be read from the clock the library reads itself when a request carries no "clock", because the state
  * keeps the last "boot" seen (from either) and bounds elapsed wall time by elapsed boot time since it: on Linux and
