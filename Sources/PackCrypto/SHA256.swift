@@ -117,7 +117,7 @@ public struct FileIdentity: Equatable, Sendable {
     public init?(descriptor fd: Int32) {
         var info = stat()
         guard fstat(fd, &info) == 0 else { return nil }
-        device = UInt64(info.st_dev)
+        device = UInt64(truncatingIfNeeded: info.st_dev)  // dev_t: Int32 on Darwin (may be negative), UInt64 on Linux
         inode = UInt64(info.st_ino)
         size = Int64(info.st_size)
         #if os(Linux)

@@ -92,7 +92,13 @@ enum PreviewCommand: Command {
         var pid = pid_t()
         let argv: [UnsafeMutablePointer<CChar>?] = [strdup(opener), strdup(url.absoluteString), nil]
         defer { argv.forEach { free($0) } }
-        guard posix_spawnp(&pid, opener, nil, nil, argv, environ) == 0 else {
+        // The environment as it is (DISPLAY, BROWSER): `environ` on Linux; Darwin's Swift overlay does not have it.
+        #if os(Linux)
+        let environment = environ
+        #else
+        let environment = _NSGetEnviron().pointee
+        #endif
+        guard posix_spawnp(&pid, opener, nil, nil, argv, environment) == 0 else {
             Output.err("packtool preview: could not run \(opener) to open the page; open it yourself: \(url.absoluteString)\n")
             return
         }
