@@ -16,7 +16,8 @@ let cryptoKitShim: Bool = {
     return false
     #endif
 }()
-let applePlatforms: [Platform] = [.macOS, .iOS, .tvOS, .watchOS, .visionOS]
+// Every Apple platform the package declares a minimum for (below); the sources also choose CryptoKit by `os(…)`.
+let applePlatforms: [Platform] = [.macOS, .iOS, .macCatalyst, .visionOS]
 
 let packCrypto: Target = cryptoKitShim
     ? .target(name: "PackCrypto", dependencies: ["CryptoKit"], swiftSettings: [.define("PACKTOOL_CRYPTOKIT")])
@@ -29,7 +30,7 @@ let cryptoKitStandIn: [Target] = cryptoKitShim ? [
 
 let package = Package(
     name: "packtool",
-    platforms: [.iOS(.v17), .macOS(.v14)],
+    platforms: [.iOS(.v17), .macOS(.v14), .macCatalyst(.v17), .visionOS(.v1)],
     products: [
         .executable(name: "packtool", targets: ["packtool"]),
         .library(name: "PackVerify", targets: ["PackVerify"]),

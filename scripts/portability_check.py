@@ -61,12 +61,29 @@ DIRECTIVE = re.compile(r"^\s*#(if|elseif|else|endif)\b(.*)$")
 LINUX_ATOMS = {"os(Linux)", "os(Android)", "canImport(Glibc)", "canImport(Musl)", "!PACKTOOL_CRYPTOKIT"}
 
 
-def is_linux_only(condition):
-    """True when a condition can hold only on Linux-like systems: a Linux atom alone, every side of an `||` one, or
-    one side of an `&&`."""
+# The CryptoKit backend's condition: the define, or any Apple platform (PackCrypto's sources choose by both).
+APPLE_ATOMS = {"PACKTOOL_CRYPTOKIT", "os(macOS)", "os(iOS)", "os(tvOS)", "os(watchOS)", "os(visionOS)"}
+
+
+def is_apple_only(condition):
+    """True for the CryptoKit backend's condition: the define, alone or with Apple `os(…)` atoms joined by `||`. Its
+    `#else` is the OpenSSL backend, which Package.swift builds on Linux only. (A bare `os(macOS)` does not count: its
+    `#else` may be any other system.)"""
     c = re.sub(r"\s+", "", condition)
     while c.startswith("(") and c.endswith(")"):
         c = c[1:-1]
+    parts = c.split("||")
+    return "&&" not in c and "!" not in c and "PACKTOOL_CRYPTOKIT" in parts and all(part in APPLE_ATOMS for part in parts)
+
+
+def is_linux_only(condition):
+    """True when a condition can hold only on Linux-like systems: a Linux atom alone, every side of an `||` one, one
+    side of an `&&`, or the negation of an Apple-only condition."""
+    c = re.sub(r"\s+", "", condition)
+    while c.startswith("(") and c.endswith(")"):
+        c = c[1:-1]
+    if c.startswith("!(") and c.endswith(")") and is_apple_only(c[1:]):
+        return True
     if "&&" in c:
         return any(is_linux_only(part) for part in c.split("&&"))
     if "||" in c:
@@ -77,7 +94,7 @@ def is_linux_only(condition):
 def is_negated_linux(condition):
     """True for `!os(Linux)` and the like, whose `#else` branch is the Linux-only one."""
     c = re.sub(r"\s+", "", condition)
-    return c == "PACKTOOL_CRYPTOKIT" or (c.startswith("!") and is_linux_only(c[1:]))
+    return is_apple_only(c) or (c.startswith("!") and is_linux_only(c[1:]))
 
 
 def names_darwin(condition):

@@ -287,8 +287,24 @@ class PortabilityCheck(unittest.TestCase):
             #else
             import COpenSSL
             #endif
+            #if !(PACKTOOL_CRYPTOKIT || os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS))
+            import COpenSSL
+            #endif
+            #if PACKTOOL_CRYPTOKIT || os(macOS) || os(iOS)
+            import CryptoKit
+            #else
+            import COpenSSL
+            #endif
             """)
         self.assertEqual((code, findings), (0, []))
+        code, findings = self.check("""\
+            #if os(macOS) || os(iOS)
+            import CryptoKit
+            #else
+            import COpenSSL
+            #endif
+            """)
+        self.assertEqual(findings, ["4: import COpenSSL outside #if os(Linux)"], "without the define the #else may be any system")
 
 
 if __name__ == "__main__":
