@@ -17,7 +17,7 @@ let cryptoKitShim: Bool = {
     #endif
 }()
 // Every Apple platform the package declares a minimum for (below); the sources also choose CryptoKit by `os(…)`.
-let applePlatforms: [Platform] = [.macOS, .iOS, .macCatalyst, .visionOS]
+let applePlatforms: [Platform] = [.macOS, .iOS, .macCatalyst]
 
 let packCrypto: Target = cryptoKitShim
     ? .target(name: "PackCrypto", dependencies: ["CryptoKit"], swiftSettings: [.define("PACKTOOL_CRYPTOKIT")])
@@ -30,7 +30,7 @@ let cryptoKitStandIn: [Target] = cryptoKitShim ? [
 
 let package = Package(
     name: "packtool",
-    platforms: [.iOS(.v17), .macOS(.v14), .macCatalyst(.v17), .visionOS(.v1)],
+    platforms: [.iOS(.v17), .macOS(.v14), .macCatalyst(.v17)],
     products: [
         .executable(name: "packtool", targets: ["packtool"]),
         .library(name: "PackVerify", targets: ["PackVerify"]),
@@ -40,16 +40,16 @@ let package = Package(
     ],
     targets: [
         // System libraries, each wrapped by exactly one Swift module.
-        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
-        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        .systemLibrary(name: "CArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"])]),
-        .systemLibrary(name: "CTLS", pkgConfig: "libssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
+        .systemLibrary(name: "CArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"]), .brew(["libarchive"])]),
+        .systemLibrary(name: "CTLS", pkgConfig: "libssl", providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
         // Image codecs for `packtool preview` only (browsers other than Safari cannot show HEIC): never in a client module.
-        .systemLibrary(name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
-        .systemLibrary(name: "CWebP", pkgConfig: "libwebp", providers: [.apt(["libwebp-dev"])]),
+        .systemLibrary(name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"]), .brew(["libheif"])]),
+        .systemLibrary(name: "CWebP", pkgConfig: "libwebp", providers: [.apt(["libwebp-dev"]), .brew(["webp"])]),
         // QR codes of access codes for `packtool grant issue --qr` only: never in a client module.
-        .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
-        .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"]), .brew(["qrencode"])]),
+        .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"]), .brew(["libpng"])]),
 
         packCrypto,
         // Signing, PEM and key files, and the object store's HMAC-SHA256 and MD5: OpenSSL only, on every platform
