@@ -78,7 +78,11 @@ let package = Package(
         // Content-Range, the one `.part` writer and the one retry loop): below the verifier and the transports, so
         // PackHTTP and PackURLSession never import PackVerify (scripts/check-module-arrows.py keeps it so).
         .target(name: "PackFetch", dependencies: ["PackTrust", "PackModel"]),
-        .target(name: "PackVerify", dependencies: ["PackFetch", "PackTrust", "PackModel", "PackCrypto"]),
+        // The client's privacy manifest (PrivacyInfo.xcprivacy) as a resource Xcode copies into every app that links
+        // PackVerify, on Apple platforms only: on Linux a resource would pull Foundation's Bundle into the C library.
+        .target(name: "PackPrivacy", resources: [.copy("PrivacyInfo.xcprivacy")]),
+        .target(name: "PackVerify", dependencies: ["PackFetch", "PackTrust", "PackModel", "PackCrypto",
+                                                   .target(name: "PackPrivacy", condition: .when(platforms: applePlatforms))]),
         // The release C library carries its own copy of the Swift runtime and FoundationEssentials (static stdlib,
         // linked with lld, no undefined symbols left): a C or Java app needs no Swift installed, and only the parts
         // of the runtime it uses are resident. Packed relative relocations (DT_RELR, glibc >= 2.36) shrink the
