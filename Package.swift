@@ -19,8 +19,8 @@ let cryptoKitShim: Bool = {
 let applePlatforms: [Platform] = [.macOS, .iOS, .tvOS, .watchOS, .visionOS]
 
 let packCrypto: Target = cryptoKitShim
-    ? .target(name: "PackCrypto", dependencies: ["CryptoKit"], swiftSettings: [.define("PACKTOOL_CRYPTOKIT")])
-    : .target(name: "PackCrypto", dependencies: [.target(name: "COpenSSL", condition: .when(platforms: [.linux]))],
+    ? .target(name: "PackCrypto", dependencies: ["PackFiles", "CryptoKit"], swiftSettings: [.define("PACKTOOL_CRYPTOKIT")])
+    : .target(name: "PackCrypto", dependencies: ["PackFiles", .target(name: "COpenSSL", condition: .when(platforms: [.linux]))],
               swiftSettings: [.define("PACKTOOL_CRYPTOKIT", .when(platforms: applePlatforms))])
 let cryptoKitStandIn: [Target] = cryptoKitShim ? [
     .target(name: "CryptoKit", dependencies: ["COpenSSL"], path: "Tests/Shims/CryptoKit"),
@@ -54,9 +54,12 @@ let package = Package(
         // Signing, PEM and key files: OpenSSL only, on every platform (publishers run Linux or macOS with OpenSSL, and
         // CryptoKit's randomised signatures would break byte-identical rebuilds). No client module depends on it.
         .target(name: "PackSigning", dependencies: ["COpenSSL", "PackCrypto"]),
-        .target(name: "PackModel", dependencies: ["PackCrypto"]),
-        .target(name: "PackMedia"),
-        .target(name: "PackArchive", dependencies: ["CArchive", "PackCrypto", "PackModel"]),
+        // The one way to open a file for reading without blocking and the one capped whole-file read, below every
+        // module that reads files (PackCrypto and PackMedia included); PackModel's RootedFolder builds on it.
+        .target(name: "PackFiles"),
+        .target(name: "PackModel", dependencies: ["PackCrypto", "PackFiles"]),
+        .target(name: "PackMedia", dependencies: ["PackFiles"]),
+        .target(name: "PackArchive", dependencies: ["CArchive", "PackCrypto", "PackModel", "PackFiles"]),
         .target(name: "PackLint", dependencies: ["PackModel", "PackMedia"]),
         // HEIC plates decoded (libheif) and written as WebP (libwebp) at display sizes: the one module owning their handles.
         .target(name: "PackImage", dependencies: ["CHeif", "CWebP", "PackMedia"]),

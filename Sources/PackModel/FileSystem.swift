@@ -8,6 +8,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import PackFiles
 
 /// The few file-system calls the model and the client library need, made directly on POSIX. The client library
 /// links only FoundationEssentials (no FileHandle, no localized error text), and these calls report failures with
@@ -65,17 +66,7 @@ public enum FileSystem {
     }
 
     /// What a `st_mode` names, for messages: "a folder", "a FIFO", "a symbolic link", …
-    public static func kind(_ mode: mode_t) -> String {
-        switch mode & S_IFMT {
-        case S_IFREG: return "a regular file"
-        case S_IFDIR: return "a folder"
-        case S_IFIFO: return "a FIFO"
-        case S_IFLNK: return "a symbolic link"
-        case S_IFSOCK: return "a socket"
-        case S_IFCHR, S_IFBLK: return "a device"
-        default: return "not a regular file"
-        }
-    }
+    public static func kind(_ mode: mode_t) -> String { RegularFile.kind(mode) }
 
     /// Whether anything exists at `path` (without following a final symbolic link).
     public static func exists(_ path: String) -> Bool {
@@ -86,11 +77,9 @@ public enum FileSystem {
     /// The whole of a regular file of at most `cap` bytes, checked against the cap before anything is read. A file
     /// that is not the size it was when opened (growing while read) is refused rather than read past its size.
     public static func read(_ path: String, cap: Int) throws -> Data {
-        let file = try ReadOnlyFile(opening: path)
-        guard file.size <= UInt64(cap) else { throw ModelError(file: path, message: "file is \(file.size) bytes, over the \(cap)-byte limit") }
-        guard let bytes = file.bytes(at: 0, count: Int(file.size)) else { throw ModelError(file: path, message: "cannot read: \(reason())") }
-        guard file.bytes(at: file.size, count: 1) == nil else { throw ModelError(file: path, message: "changed size while it was read") }
-        return Data(bytes)
+        do { return Data(try RegularFile.read(path, path: path, cap: cap)) } catch let error as FileError {
+            throw ModelError(file: error.path, message: error.message)
+        }
     }
 
     /// Writes all of `bytes` to `fd`, retrying short writes and EINTR; false on any other failure.
