@@ -32,7 +32,7 @@ public enum RegularFile {
         }
         guard info.st_mode & S_IFMT == S_IFREG else {
             close(fd)
-            throw FileError(path: path, message: "not a regular file (\(kind(info.st_mode)))")
+            throw FileError(path: path, message: "not a regular file")
         }
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
         return (fd, UInt64(info.st_size))
