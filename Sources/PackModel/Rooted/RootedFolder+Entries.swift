@@ -137,6 +137,16 @@ extension RootedFolder {
         }
     }
 
+    /// Makes a symbolic link `relative` whose content is `target` (`symlinkat`; the installer's `current` and scene
+    /// links — written, never followed by this layer). An existing name is an error.
+    public func makeSymbolicLink(_ relative: String, to target: String) throws {
+        try withParent(relative) { parent, name in
+            guard symlinkat(target, parent, name) == 0 else {
+                throw FileError(path: fullPath(relative), message: "cannot create the link: \(RegularFile.reason(errno))", code: errno)
+            }
+        }
+    }
+
     /// Flushes this folder's entries (names added, removed or renamed in it), then a barrier.
     package func sync(durability: Durability = .system) -> Bool {
         durability.flushFolder(fd, path: path) && durability.barrier(fd, path: path)

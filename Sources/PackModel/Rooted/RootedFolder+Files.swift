@@ -97,7 +97,7 @@ extension RootedFolder {
     package func writeAtomically(_ data: Data, to relative: String, mode: mode_t = 0o644, durability: Durability = .system) throws {
         try withParent(relative) { parent, name in
             let temporary = try writeTemporary(data, beside: name, in: parent, relative: relative, mode: mode, durability: durability)
-            guard durability.rename(at: parent, temporary, to: name, in: parent, paths: (fullPath(temporary), fullPath(relative))) else {
+            guard durability.rename(at: parent, temporary, to: name, in: parent, paths: (sibling(relative, temporary), fullPath(relative))) else {
                 let code = errno
                 unlinkat(parent, temporary, 0)
                 throw FileError(path: fullPath(relative), message: "cannot write: \(RegularFile.reason(code))", code: code)
@@ -125,6 +125,12 @@ extension RootedFolder {
         }
     }
 
+    /// The full path of `name` in the folder holding `relative`, for messages and the durability record.
+    private func sibling(_ relative: String, _ name: String) -> String {
+        guard let slash = relative.lastIndex(of: "/") else { return fullPath(name) }
+        return fullPath(String(relative[...slash]) + name)
+    }
+
     /// A new temporary file `.<name>.tmp-<random>` in `parent` holding `data`, flushed; returns its name.
     private func writeTemporary(_ data: Data, beside name: String, in parent: Int32, relative: String, mode: mode_t, durability: Durability) throws -> String {
         for _ in 0..<16 {
@@ -134,7 +140,7 @@ extension RootedFolder {
             guard fd >= 0 else { throw FileError(path: fullPath(relative), message: "cannot create a temporary file: \(RegularFile.reason(errno))", code: errno) }
             var ok = fchmod(fd, mode) == 0
             ok = ok && data.withUnsafeBytes { FileSystem.writeAll(fd, $0) }
-            ok = ok && durability.flushFile(fd, path: fullPath(temporary)) && durability.barrier(fd, path: fullPath(temporary))
+            ok = ok && durability.flushFile(fd, path: sibling(relative, temporary)) && durability.barrier(fd, path: sibling(relative, temporary))
             let code = errno
             let closed = close(fd) == 0
             guard ok, closed else {

@@ -67,9 +67,10 @@ public final class RootedFolder: @unchecked Sendable {
         return parts
     }
 
-    /// Runs `body` with the open folder holding the last component of `relative` and that component's name; with
-    /// `create`, missing folders on the way are made.
-    func withParent<T>(_ relative: String, create: Bool = false, _ body: (Int32, String) throws -> T) throws -> T {
+    /// Runs `body` with the open folder holding the last component of `relative` (reached without following a link)
+    /// and that component's name; with `create`, missing folders on the way are made. For the few `…at` calls the
+    /// layer has no operation for: `body` must act on the name relative to the descriptor, never on a path.
+    public func withParent<T>(_ relative: String, create: Bool = false, _ body: (Int32, String) throws -> T) throws -> T {
         let parts = try components(relative)
         guard parts.count > 1 else { return try body(fd, parts[0]) }
         let parent = try openFolders(Array(parts.dropLast()), create: create)
