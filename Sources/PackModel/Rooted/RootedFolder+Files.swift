@@ -102,7 +102,7 @@ extension RootedFolder {
                 unlinkat(parent, temporary, 0)
                 throw FileError(path: fullPath(relative), message: "cannot write: \(RegularFile.reason(code))", code: code)
             }
-            _ = durability.flushFolder(parent, path: fullPath(relative)) && durability.barrier(parent, path: fullPath(relative))
+            _ = durability.flushFolder(parent, path: parentPath(relative)) && durability.barrier(parent, path: parentPath(relative))
         }
     }
 
@@ -120,9 +120,15 @@ extension RootedFolder {
                 if code == EEXIST { return false }
                 throw FileError(path: fullPath(relative), message: "cannot write: \(RegularFile.reason(code))", code: code)
             }
-            _ = durability.flushFolder(parent, path: fullPath(relative)) && durability.barrier(parent, path: fullPath(relative))
+            _ = durability.flushFolder(parent, path: parentPath(relative)) && durability.barrier(parent, path: parentPath(relative))
             return true
         }
+    }
+
+    /// The full path of the folder holding `relative`, for the durability record.
+    private func parentPath(_ relative: String) -> String {
+        guard let slash = relative.lastIndex(of: "/") else { return path }
+        return fullPath(String(relative[..<slash]))
     }
 
     /// The full path of `name` in the folder holding `relative`, for messages and the durability record.
