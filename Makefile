@@ -114,6 +114,7 @@ SHIM_SUITES  := PackCryptoTests|PackTrustTests|PackVerifyTests|AppleGuideTests|C
 test: deps-test
 	@chmod 600 keys-example/*.pem
 	scripts/portability-check.sh
+	scripts/check-rooted-writes.sh
 	swift build --build-tests
 	@echo "swift test (full log in .build/test.log)"
 	@PACKTOOL_EXPECT_CRYPTO_BACKEND=OpenSSL swift test --skip-build > .build/test.log 2>&1; status=$$?; \
@@ -144,6 +145,7 @@ CHECK_SKIP := KilledAtAnyMoment|PreviewBuilderTests
 check: deps-build
 	@chmod 600 keys-example/*.pem
 	scripts/portability-check.sh
+	scripts/check-rooted-writes.sh
 	swift build --build-tests
 	@PACKTOOL_EXPECT_CRYPTO_BACKEND=OpenSSL swift test --skip-build --skip '$(CHECK_SKIP)' > .build/check.log 2>&1; status=$$?; \
 	  grep -E "error:|' failed \(" .build/check.log; grep -E "Executed [0-9]+ tests?, with" .build/check.log | tail -n 1; \

@@ -56,7 +56,7 @@ public final class HTTPFetcher: Fetcher {
         for attempt in 0...retries {
             if attempt > 0 { usleep(useconds_t(DownloadPolicy.backoff(attempt: attempt) * 1_000_000)) }
             do { try due.check() } catch {
-                unlink(partial)
+                PartFile.remove(partial)
                 throw error
             }
             // Never through a link planted in the state folder, never waiting on a FIFO (issue 29, finding 2).
@@ -75,18 +75,17 @@ public final class HTTPFetcher: Fetcher {
                 if case .tls = error { code = .fetchTLS }
                 lastFailure = VerificationFailure(code, "\(path): \(error.message)")
                 if error.retryable { continue }
-                unlink(partial)
+                PartFile.remove(partial)
                 throw lastFailure
             } catch let failure as VerificationFailure {
                 if failure.kind == .fetchRetry {
                     lastFailure = VerificationFailure(.fetch, failure.message)
                     continue
                 }
-                unlink(partial)
+                PartFile.remove(partial)
                 throw failure
             }
-            unlink(file.path)
-            guard rename(partial, file.path) == 0 else { throw VerificationFailure(.fetch, "\(file.path): cannot move the download into place") }
+            try PartFile.moveIntoPlace(partial, as: file.path)
             return
         }
         DownloadPolicy.discardUnresumablePart(partial, path: path)

@@ -72,7 +72,7 @@ public final class URLSessionFetcher: Fetcher, @unchecked Sendable {
         for attempt in 0...retries {
             if attempt > 0 { usleep(useconds_t(DownloadPolicy.backoff(attempt: attempt) * 1_000_000)) }
             do { try due.check() } catch {
-                unlink(partial)
+                PartFile.remove(partial)
                 throw error
             }
             // Never through a link planted in the state folder, never waiting on a FIFO (issue 29, finding 2).
@@ -90,18 +90,17 @@ public final class URLSessionFetcher: Fetcher, @unchecked Sendable {
                 // Not flushed, as in HTTPFetcher: downloads are verified where they are used, never trusted as stored.
                 outcome = sink.run(request(url, from: sink.have), configuration: sessionConfiguration(), due: due)
             } catch {
-                unlink(partial)
+                PartFile.remove(partial)
                 throw error
             }
             switch outcome {
             case .done:
-                unlink(file.path)
-                guard rename(partial, file.path) == 0 else { throw VerificationFailure(.fetch, "\(file.path): cannot move the download into place") }
+                try PartFile.moveIntoPlace(partial, as: file.path)
                 return
             case .retry(let failure):
                 lastFailure = failure
             case .refused(let failure):
-                unlink(partial)
+                PartFile.remove(partial)
                 throw failure
             }
         }

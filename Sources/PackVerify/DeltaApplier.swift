@@ -99,7 +99,7 @@ public struct DeltaApplier {
         // the new signed manifest before the switch.
         var reused: [Reused] = []
         do {
-            try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: false)
+            try RootedFolder(opening: packFolder.path).makeFolder(staging.lastPathComponent)
             for file in manifest.files { reused.append(try linkUnchanged(from: current, to: writer, path: file.path, file: file)) }
             for scene in manifest.scenes {
                 let base = installedScenes[scene.id]

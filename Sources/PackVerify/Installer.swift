@@ -89,7 +89,8 @@ public struct Installer {
         for ancestor in ancestors { touched.note(ancestor.path) }
         touched.note(packFolder.path)
         touched.note(packFolder.path + "/" + InstallLayout.scenesFolder)
-        do { try FileManager.default.createDirectory(at: packFolder, withIntermediateDirectories: true) } catch {
+        // The install folder is the caller's root; the pack's folder beneath it is made without following a link.
+        do { _ = try RootedFolder(opening: into.path, create: true).folder(manifest.pack, create: true) } catch {
             touched.restore()
             throw VerificationFailure(.write, "\(packFolder.path): cannot create the folder (\(error))")
         }
@@ -101,7 +102,7 @@ public struct Installer {
         let staging = packFolder.appendingPathComponent(".staging-\(UUID().uuidString)")
         let writer = StagingWriter(staging: staging, durability: durability)
         do {
-            try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: false)
+            try RootedFolder(opening: packFolder.path).makeFolder(staging.lastPathComponent)
             // Every scene gets a fresh folder of its own (see InstallLayout).
             let scenes = packFolder.path + "/" + InstallLayout.scenesFolder
             for scene in manifest.scenes {

@@ -75,7 +75,7 @@ struct StreamedInstall {
         // to resume from. Only an install that ran out of bytes (truncated, unreadable) failed because the download did.
         if let refusal = outcome.installFailure as? VerificationFailure, refusal.kind.outcome == .refused,
            refusal.kind != .archiveTruncated {
-            unlink(partial.path)
+            PartFile.remove(partial.path)
             throw refusal
         }
         if let fetchFailure = outcome.fetchFailure, !growing.stoppedWhileDownloading { throw fetchFailure }

@@ -147,6 +147,21 @@ extension RootedFolder {
         }
     }
 
+    /// Opens the regular file or folder `relative` read-only, only to flush it (`Durability`); a link, FIFO or
+    /// device is refused. The caller closes the descriptor.
+    public func openForSync(_ relative: String) throws -> Int32 {
+        try withParent(relative) { parent, name in
+            let fd = openat(parent, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC | Self.noFollow)
+            guard fd >= 0 else { throw Self.failure(parent, name, path: fullPath(relative), code: errno, wanted: "a regular file") }
+            var info = stat()
+            guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG || info.st_mode & S_IFMT == S_IFDIR else {
+                close(fd)
+                throw FileError(path: fullPath(relative), message: "is \(RegularFile.kind(info.st_mode)), not a file or folder this code made")
+            }
+            return fd
+        }
+    }
+
     /// Flushes this folder's entries (names added, removed or renamed in it), then a barrier.
     package func sync(durability: Durability = .system) -> Bool {
         durability.flushFolder(fd, path: path) && durability.barrier(fd, path: path)
