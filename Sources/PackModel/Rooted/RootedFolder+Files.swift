@@ -94,8 +94,9 @@ extension RootedFolder {
 
     /// Writes `data` to `relative` so readers see the old bytes or the new, never a mix: a fresh temporary file beside
     /// it (`O_EXCL`), flushed, renamed over the name (`renameat`), the folder flushed.
-    package func writeAtomically(_ data: Data, to relative: String, mode: mode_t = 0o644, durability: Durability = .system) throws {
-        try withParent(relative) { parent, name in
+    package func writeAtomically(_ data: Data, to relative: String, mode: mode_t = 0o644, creatingFolders: Bool = false,
+                                 durability: Durability = .system) throws {
+        try withParent(relative, create: creatingFolders) { parent, name in
             let temporary = try writeTemporary(data, beside: name, in: parent, relative: relative, mode: mode, durability: durability)
             guard durability.rename(at: parent, temporary, to: name, in: parent, paths: (sibling(relative, temporary), fullPath(relative))) else {
                 let code = errno
@@ -111,8 +112,9 @@ extension RootedFolder {
     /// never both "create" it and no reader sees it half-written. Returns false when the name was taken (the data
     /// is then not written); the caller compares what is there.
     @discardableResult
-    package func createIfAbsent(_ data: Data, at relative: String, mode: mode_t = 0o644, durability: Durability = .system) throws -> Bool {
-        try withParent(relative) { parent, name in
+    package func createIfAbsent(_ data: Data, at relative: String, mode: mode_t = 0o644, creatingFolders: Bool = false,
+                                durability: Durability = .system) throws -> Bool {
+        try withParent(relative, create: creatingFolders) { parent, name in
             let temporary = try writeTemporary(data, beside: name, in: parent, relative: relative, mode: mode, durability: durability)
             defer { unlinkat(parent, temporary, 0) }
             guard linkat(parent, temporary, parent, name, 0) == 0 else {
