@@ -19,7 +19,7 @@ public enum RegularFile {
             if code == ELOOP || (code == ENOTDIR && extraFlags & O_NOFOLLOW != 0) {
                 var info = stat()
                 if fstatat(folder, name, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFLNK {
-                    throw FileError(path: path, message: "is a symbolic link, which is not followed here", code: code)
+                    throw FileError(path: path, message: "is a symbolic link, which is not followed here", code: code, kind: .link)
                 }
             }
             throw FileError(path: path, message: "cannot read: \(reason(code))", code: code)
@@ -32,7 +32,7 @@ public enum RegularFile {
         }
         guard info.st_mode & S_IFMT == S_IFREG else {
             close(fd)
-            throw FileError(path: path, message: "not a regular file")
+            throw FileError(path: path, message: "not a regular file", kind: .notRegular)
         }
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
         return (fd, UInt64(info.st_size))
@@ -42,7 +42,7 @@ public enum RegularFile {
     /// as counted when it was opened, refused before anything is read when `size` is over `cap`, and refused when the
     /// file grows while it is read rather than read past the size that was checked.
     public static func readAll(_ fd: Int32, size: UInt64, cap: Int, path: String) throws -> [UInt8] {
-        guard size <= UInt64(cap) else { throw FileError(path: path, message: "file is \(size) bytes, over the \(cap)-byte limit") }
+        guard size <= UInt64(cap) else { throw FileError(path: path, message: "file is \(size) bytes, over the \(cap)-byte limit", kind: .tooLarge(size)) }
         var out = [UInt8](repeating: 0, count: Int(size) + 1)
         var done = 0
         while done < out.count {
@@ -52,7 +52,7 @@ public enum RegularFile {
             if n == 0 { break }
             done += n
         }
-        guard done == Int(size) else { throw FileError(path: path, message: "changed size while it was read") }
+        guard done == Int(size) else { throw FileError(path: path, message: "changed size while it was read", kind: .changed) }
         out.removeLast()
         return out
     }
