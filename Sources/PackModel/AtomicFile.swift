@@ -25,7 +25,7 @@ public enum AtomicFile {
     /// written through.
     package static func write(_ data: Data, to url: URL, mode: mode_t = 0o644, durability: Durability) throws {
         do {
-            let folder = try RootedFolder(opening: url.deletingLastPathComponent().path)
+            let folder = try RootedFolder(opening: url.deletingLastPathComponent().path, followingLinkAtRoot: true)
             try folder.writeAtomically(data, to: url.lastPathComponent, mode: mode, durability: durability)
         } catch let error as FileError {
             throw ModelError(file: url.path, message: error.path == url.path ? error.message : "\(error)")

@@ -100,7 +100,7 @@ public enum FileSystem {
     /// `unlinkat` per entry.
     public static func removeTree(_ path: String) {
         let url = URL(fileURLWithPath: path)
-        guard let folder = try? RootedFolder(opening: url.deletingLastPathComponent().path) else { return }
+        guard let folder = try? RootedFolder(opening: url.deletingLastPathComponent().path, followingLinkAtRoot: true) else { return }
         folder.removeTree(url.lastPathComponent)
     }
 

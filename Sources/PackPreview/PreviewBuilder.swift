@@ -292,7 +292,7 @@ public struct PreviewBuilder {
             var info = stat()
             guard lstat(url.path, &info) == 0 else { continue }
             if info.st_mode & S_IFMT != S_IFDIR {
-                if info.st_mode & S_IFMT == S_IFLNK { try? RootedFolder(opening: parent.path).remove(entry) }
+                if info.st_mode & S_IFMT == S_IFLNK { try? RootedFolder(opening: parent.path, followingLinkAtRoot: true).remove(entry) }
                 continue
             }
             if SiteShape.foreignEntries(in: url, partial: true).isEmpty { FileSystem.removeTree(url.path) }

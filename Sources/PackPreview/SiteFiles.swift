@@ -15,9 +15,10 @@ import PackModel
 /// thrown away by the next run, and the finished one is swapped in by renames. Every name is made, renamed, linked or
 /// swapped relative to its folder's handle (the rooted layer, `RootedFolder`), never through a link at the name.
 enum SiteFiles {
-    /// The folder holding `url`, as a handle; the error names `url`.
-    static func parent(of url: URL) throws -> RootedFolder {
-        do { return try RootedFolder(opening: url.deletingLastPathComponent().path) } catch {
+    /// The folder holding `url`, as a handle; the error names `url`. `outputParent`: the folder the user's `--out`
+    /// is in (their choice, which may be reached through a link, as `/tmp` is on macOS); a staged folder never is.
+    static func parent(of url: URL, outputParent: Bool = false) throws -> RootedFolder {
+        do { return try RootedFolder(opening: url.deletingLastPathComponent().path, followingLinkAtRoot: outputParent) } catch {
             throw PreviewError.io("\(LintContext.display(url)): cannot open its folder: \(error)")
         }
     }
@@ -50,7 +51,7 @@ enum SiteFiles {
     /// Swaps two folders in one step (`renameat2(RENAME_EXCHANGE)` on Linux, `renamex_np(RENAME_SWAP)` on Darwin), so
     /// there is never a moment without a site at either name; false when the file system cannot.
     static func exchange(_ a: URL, _ b: URL) -> Bool {
-        guard a.deletingLastPathComponent().path == b.deletingLastPathComponent().path, let folder = try? parent(of: a) else { return false }
+        guard a.deletingLastPathComponent().path == b.deletingLastPathComponent().path, let folder = try? parent(of: a, outputParent: true) else { return false }
         #if os(Linux)
         // renameat2(2) needs _GNU_SOURCE, which Swift's Glibc module does not define; the symbol is in glibc 2.28+.
         typealias RenameAt2 = @convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32
@@ -73,7 +74,7 @@ enum SiteFiles {
 
     /// Renames `from` to `to`, siblings in one folder, relative to its handle; false when it cannot.
     static func rename(_ from: URL, to: URL) -> Bool {
-        guard from.deletingLastPathComponent().path == to.deletingLastPathComponent().path, let folder = try? parent(of: from) else { return false }
+        guard from.deletingLastPathComponent().path == to.deletingLastPathComponent().path, let folder = try? parent(of: from, outputParent: true) else { return false }
         return (try? folder.rename(from.lastPathComponent, to: to.lastPathComponent)) != nil
     }
 

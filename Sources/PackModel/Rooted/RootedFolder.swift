@@ -24,12 +24,15 @@ public final class RootedFolder: @unchecked Sendable {
     /// The directory handle every operation is relative to.
     public let fd: Int32
 
-    /// Opens the folder at `path` (a final symbolic link is refused). With `create`, missing folders on the way are
-    /// made first: the root itself is the caller's choice, so its own path is trusted, everything beneath it is not.
-    public init(opening path: String, create: Bool = false) throws {
+    /// Opens the folder at `path`; a final symbolic link is refused (the folders the library derives — `downloads`,
+    /// a pack folder — must never be links). With `create`, missing folders on the way are made first: the root
+    /// itself is the caller's choice, so its own path is trusted, everything beneath it is not. `followingLinkAtRoot`
+    /// is for the path-based helpers whose folder is whatever the caller named (`AtomicFile`, `FileSystem.removeTree`:
+    /// `/tmp` is a link on macOS): the link at the root's own name is followed, nothing beneath it ever is.
+    public init(opening path: String, create: Bool = false, followingLinkAtRoot: Bool = false) throws {
         self.path = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
         if create { try Self.makeFolders(self.path) }
-        let fd = open(self.path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        let fd = open(self.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | (followingLinkAtRoot ? 0 : O_NOFOLLOW))
         guard fd >= 0 else { throw Self.failure(AT_FDCWD, self.path, path: self.path, code: errno, wanted: "a folder") }
         self.fd = fd
     }

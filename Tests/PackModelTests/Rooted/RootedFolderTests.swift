@@ -65,9 +65,14 @@ final class RootedFolderTests: XCTestCase {
         try outsideIsUnchanged()
     }
 
-    func testARootThatIsALinkIsRefused() throws {
-        try FileManager.default.createSymbolicLink(atPath: base + "/rootlink", withDestinationPath: outside)
+    func testARootThatIsALinkIsRefusedUnlessTheCallerNamedItAndThenOnlyItIsFollowed() throws {
+        try FileManager.default.createSymbolicLink(atPath: base + "/rootlink", withDestinationPath: root)
         assertRefused("\(base)/rootlink: is a symbolic link") { _ = try RootedFolder(opening: base + "/rootlink") }
+        let named = try RootedFolder(opening: base + "/rootlink", followingLinkAtRoot: true)
+        XCTAssertEqual(try named.list(), ["a"])
+        try FileManager.default.createSymbolicLink(atPath: root + "/a/via", withDestinationPath: outside)
+        assertRefused("\(base)/rootlink/a/via: is a symbolic link") { _ = try named.read("a/via/file", cap: 100) }
+        try outsideIsUnchanged()
     }
 
     func testDotDotAbsoluteAndEmptyComponentsAreRefusedBeforeAnySystemCall() throws {
