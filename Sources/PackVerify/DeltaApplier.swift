@@ -210,8 +210,12 @@ public struct DeltaApplier {
                 guard info.st_nlink == 1 else {
                     throw VerificationFailure(.deltaBase, "\(path) in the installed version has other names (\(info.st_nlink) links); it is not shared again")
                 }
-                guard linkat(folder, name, AT_FDCWD, writer.absolute(path), 0) == 0 else {
-                    throw VerificationFailure(.deltaBase, "\(path) is missing from the installed version (\(String(cString: strerror(errno))))")
+                // Into the new version beneath the pack folder's handle too: neither end is reached through a link.
+                let (pack, target) = try writer.rooted(writer.absolute(path))
+                try pack.withParent(target) { into, newName in
+                    guard linkat(folder, name, into, newName, 0) == 0 else {
+                        throw VerificationFailure(.deltaBase, "\(path) is missing from the installed version (\(String(cString: strerror(errno))))")
+                    }
                 }
             }
         } catch let error as FileError {
