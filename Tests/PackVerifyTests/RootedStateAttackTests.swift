@@ -119,6 +119,26 @@ final class RootedStateAttackTests: XCTestCase {
         XCTAssertEqual(try DeltaApplier(installer: f.installer()).installedManifest(into: f.into, pack: "test-pack")?.version, 1)
     }
 
+    /// The installed version's kept manifest swapped for a link to an outside copy, or for a FIFO: the installer
+    /// reads it beneath the pack folder's handle, refuses it at once naming it, and leaves it as it was.
+    func testAKeptManifestSwappedForALinkOrAFIFOIsRefusedNamingIt() throws {
+        _ = try f.installer().install(archive: try f.archive(), into: f.into)
+        let version = try XCTUnwrap(try FileManager.default.destinationOfSymbolicLink(atPath: f.into.appendingPathComponent("test-pack/current").path))
+        let kept = f.into.appendingPathComponent("test-pack/\(version)/.manifest.json")
+        let outside = f.dir.appendingPathComponent("outside-manifest.json")
+        try FileManager.default.moveItem(at: kept, to: outside)
+        try FileManager.default.createSymbolicLink(atPath: kept.path, withDestinationPath: outside.path)
+        XCTAssertThrowsError(try DeltaApplier(installer: f.installer()).installedManifest(into: f.into, pack: "test-pack")) { error in
+            XCTAssertEqual((error as? VerificationFailure)?.code, "not-a-file", "\(error)")
+            XCTAssertTrue("\(error)".contains("\(kept.path) is a symbolic link, not the signed manifest"), "\(error)")
+        }
+        try FileManager.default.removeItem(at: kept)
+        try makeFIFO(kept.path)
+        let applier = DeltaApplier(installer: f.installer()), into = f.into
+        let errors = errorsReading(fifo: kept.path, [{ _ = try applier.installedManifest(into: into, pack: "test-pack") }])
+        XCTAssertTrue(errors?.first?.contains("\(kept.path) is not a regular file, not the signed manifest") == true, "\(errors ?? [])")
+    }
+
     /// Finding 2 at the one `.part` implementation: a link, a second name of an outside file and a FIFO planted as a
     /// `.part` are each replaced by a fresh empty file at once; what they named is unchanged.
     func testAPlantedPartIsReplacedByAFreshFileAndWhatItNamedIsUntouched() throws {
