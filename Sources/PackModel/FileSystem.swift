@@ -104,6 +104,21 @@ public enum FileSystem {
         folder.removeTree(url.lastPathComponent)
     }
 
+    /// Puts the finished file `temporary` at `target` (both in one folder) only if nothing has that name — the rooted
+    /// layer's link-based create-if-absent (`RootedFolder.linkIntoPlace`), never a check then a rename that would
+    /// replace what a racing writer put there. False when the name was taken.
+    package static func linkIntoPlace(_ temporary: URL, as target: URL) throws -> Bool {
+        do {
+            let folder = try RootedFolder(opening: target.deletingLastPathComponent().path, followingLinkAtRoot: true)
+            guard temporary.deletingLastPathComponent().path == folder.path else {
+                throw FileError(path: temporary.path, message: "is not in the folder of \(target.path)")
+            }
+            return try folder.linkIntoPlace(temporary.lastPathComponent, as: target.lastPathComponent)
+        } catch let error as FileError {
+            throw ModelError(file: error.path, message: error.message)
+        }
+    }
+
     /// Starts writing `count` bytes of `fd` from `offset` to disk without waiting for them (Linux
     /// `sync_file_range(SYNC_FILE_RANGE_WRITE)`; a no-op elsewhere), so a flush at the end waits for I/O already
     /// under way instead of starting all of it then.

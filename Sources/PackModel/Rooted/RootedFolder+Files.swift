@@ -139,6 +139,24 @@ extension RootedFolder {
         return fullPath(String(relative[...slash]) + name)
     }
 
+    /// Gives the finished file `temporary` its final name `relative` only if nothing has that name (`linkat`, which
+    /// never replaces), then removes the temporary name: the create-if-absent of `createIfAbsent` for a file written
+    /// by someone else (a tar writer). False, with `temporary` left in place, when the name was taken.
+    package func linkIntoPlace(_ temporary: String, as relative: String, durability: Durability = .system) throws -> Bool {
+        try withParent(temporary) { fromParent, fromName in
+            try withParent(relative) { parent, name in
+                guard linkat(fromParent, fromName, parent, name, 0) == 0 else {
+                    let code = errno
+                    if code == EEXIST { return false }
+                    throw FileError(path: fullPath(relative), message: "cannot put \(fullPath(temporary)) in place: \(RegularFile.reason(code))", code: code)
+                }
+                unlinkat(fromParent, fromName, 0)
+                _ = durability.flushFolder(parent, path: parentPath(relative)) && durability.barrier(parent, path: parentPath(relative))
+                return true
+            }
+        }
+    }
+
     /// A new temporary file `.<name>.tmp-<random>` in `parent` holding `data`, flushed; returns its name.
     private func writeTemporary(_ data: Data, beside name: String, in parent: Int32, relative: String, mode: mode_t, durability: Durability) throws -> String {
         for _ in 0..<16 {

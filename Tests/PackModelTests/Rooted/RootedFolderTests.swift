@@ -138,6 +138,17 @@ final class RootedFolderTests: XCTestCase {
         try outsideIsUnchanged()
     }
 
+    func testLinkIntoPlacePutsAFinishedFileAtAFreeNameOnlyAndNeverReplaces() throws {
+        try Data("made".utf8).write(to: URL(fileURLWithPath: root + "/a/.t1"))
+        try Data("other".utf8).write(to: URL(fileURLWithPath: root + "/a/.t2"))
+        let folder = try RootedFolder(opening: root)
+        XCTAssertTrue(try folder.linkIntoPlace("a/.t1", as: "a/final"))
+        XCTAssertNil(folder.status("a/.t1"), "the temporary name is gone")
+        XCTAssertFalse(try folder.linkIntoPlace("a/.t2", as: "a/final"))
+        XCTAssertEqual(try folder.read("a/final", cap: 100), Data("made".utf8), "the first file stays")
+        XCTAssertEqual(folder.status("a/final")?.st_nlink, 1)
+    }
+
     func testRemoveTreeDoesNotFollowALinkToOutside() throws {
         try FileManager.default.createSymbolicLink(atPath: root + "/a/b/out", withDestinationPath: outside)
         try FileManager.default.createSymbolicLink(atPath: root + "/a/b/outfile", withDestinationPath: outside + "/file")
