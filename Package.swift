@@ -20,8 +20,8 @@ let cryptoKitShim: Bool = {
 let applePlatforms: [Platform] = [.macOS, .iOS, .macCatalyst]
 
 let packCrypto: Target = cryptoKitShim
-    ? .target(name: "PackCrypto", dependencies: ["CryptoKit"], swiftSettings: [.define("PACKTOOL_CRYPTOKIT")])
-    : .target(name: "PackCrypto", dependencies: [.target(name: "COpenSSL", condition: .when(platforms: [.linux]))],
+    ? .target(name: "PackCrypto", dependencies: ["PackFiles", "CryptoKit"], swiftSettings: [.define("PACKTOOL_CRYPTOKIT")])
+    : .target(name: "PackCrypto", dependencies: ["PackFiles", .target(name: "COpenSSL", condition: .when(platforms: [.linux]))],
               swiftSettings: [.define("PACKTOOL_CRYPTOKIT", .when(platforms: applePlatforms))])
 let cryptoKitStandIn: [Target] = cryptoKitShim ? [
     .target(name: "CryptoKit", dependencies: ["COpenSSL"], path: "Tests/Shims/CryptoKit"),
@@ -56,12 +56,15 @@ let package = Package(
         // (publishers run Linux or macOS with OpenSSL, and CryptoKit's randomised signatures would break byte-identical
         // rebuilds). Tool-only: no client module depends on it, so an app carries none of it.
         .target(name: "PackSigning", dependencies: ["COpenSSL", "PackCrypto"]),
-        .target(name: "PackModel", dependencies: ["PackCrypto"]),
+        // The one way to open a file for reading without blocking and the one capped whole-file read, below every
+        // module that reads files (PackCrypto and PackMedia included); PackModel's RootedFolder builds on it.
+        .target(name: "PackFiles"),
+        .target(name: "PackModel", dependencies: ["PackCrypto", "PackFiles"]),
         // What authors write (pack.json, scene.json, uncertainty masks, sign-offs, the pack folder and its tree digest,
         // lint limits): read by lint, the preview and the publisher, never by a client, so an app carries none of it.
         .target(name: "PackAuthoring", dependencies: ["PackModel", "PackCrypto"]),
-        .target(name: "PackMedia"),
-        .target(name: "PackArchive", dependencies: ["CArchive", "PackCrypto", "PackModel"]),
+        .target(name: "PackMedia", dependencies: ["PackFiles"]),
+        .target(name: "PackArchive", dependencies: ["CArchive", "PackCrypto", "PackModel", "PackFiles"]),
         .target(name: "PackLint", dependencies: ["PackModel", "PackMedia", "PackCrypto", "PackAuthoring"]),
         // HEIC plates decoded (libheif) and written as WebP (libwebp) at display sizes: the one module owning their handles.
         .target(name: "PackImage", dependencies: ["CHeif", "CWebP", "PackMedia"]),
@@ -77,7 +80,7 @@ let package = Package(
         // The download contract every transport meets (Fetcher, DownloadPolicy, the whole-download deadline,
         // Content-Range, the one `.part` writer and the one retry loop): below the verifier and the transports, so
         // PackHTTP and PackURLSession never import PackVerify (scripts/check-module-arrows.py keeps it so).
-        .target(name: "PackFetch", dependencies: ["PackTrust", "PackModel"]),
+        .target(name: "PackFetch", dependencies: ["PackTrust", "PackModel", "PackFiles"]),
         // The client's privacy manifest (PrivacyInfo.xcprivacy) as a resource Xcode copies into every app that links
         // PackVerify, on Apple platforms only: on Linux a resource would pull Foundation's Bundle into the C library.
         .target(name: "PackPrivacy", resources: [.copy("PrivacyInfo.xcprivacy")]),

@@ -44,7 +44,7 @@ public enum DownloadAttempts {
             if number > 0 { usleep(useconds_t(DownloadPolicy.backoff(attempt: number) * 1_000_000)) }
             if let reason = stop?.reason { throw reason }
             do { try due.check() } catch {
-                unlink(partial)
+                PartFile.remove(partial)
                 throw error
             }
             // Never through a link planted in the state folder, never waiting on a FIFO (issue 29, finding 2).
@@ -71,11 +71,11 @@ public enum DownloadAttempts {
                     lastFailure = VerificationFailure(.fetch, failure.message)
                     continue
                 }
-                unlink(partial)
+                PartFile.remove(partial)
                 throw error
             }
-            unlink(file.path)
-            guard rename(partial, file.path) == 0 else { throw VerificationFailure(.fetch, "\(file.path): cannot move the download into place") }
+            // Relative to the folder's handle, as names: a link planted at either name is never written through.
+            try PartFile.moveIntoPlace(partial, as: file.path)
             return
         }
         DownloadPolicy.discardUnresumablePart(partial, path: path)

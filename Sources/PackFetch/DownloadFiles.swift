@@ -8,6 +8,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import PackFiles
 import PackModel
 import PackTrust
 
@@ -15,33 +16,60 @@ import PackTrust
 /// them (issue 29, finding 2): the state folder is the app's, but an attacker who can write into it could leave a
 /// link, a FIFO or a second name of another file under a name a download will reuse.
 public enum PartFile {
-    /// Opens (creating it if missing) the resumable `.part` at `path` for reading and writing: only a regular file
-    /// with one link is reused. A symbolic link, a FIFO, a device or a file with other names is removed — its name,
-    /// never what it points to — and a fresh file created in its place with `O_EXCL`, so no write ever goes through
-    /// it and no open ever waits on it.
+    /// Opens (creating it if missing) the resumable `.part` at `path` for reading and writing, through the rooted
+    /// layer (`RootedFolder.openForResume`): only a regular file with one link that this user owns is reused. A
+    /// symbolic link, a FIFO, a device or a file with other names is removed — its name, never what it points to —
+    /// and a fresh file created in its place with `O_EXCL`, so no write ever goes through it and no open waits on it.
     public static func openForResume(_ path: String) throws -> Int32 {
-        for _ in 0..<2 {
-            let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o644)
-            if fd >= 0 {
-                var info = stat()
-                if fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_nlink == 1 {
-                    let flags = fcntl(fd, F_GETFL)
-                    _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK)
-                    return fd
-                }
-                close(fd)
-            } else if errno != ELOOP && errno != ENXIO && errno != EISDIR && errno != EMLINK {
-                throw VerificationFailure(.write, "\(path): cannot write (\(FileSystem.reason()))")
-            }
-            // Not a file this code made: its name goes, then a new file is created exclusively.
-            guard unlink(path) == 0 || errno == ENOENT else {
-                throw VerificationFailure(.write, "\(path) is not a file the download made, and cannot be removed (\(FileSystem.reason()))")
-            }
-            let fresh = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-            if fresh >= 0 { return fresh }
-            guard errno == EEXIST else { throw VerificationFailure(.write, "\(path): cannot write (\(FileSystem.reason()))") }
+        let url = URL(fileURLWithPath: path)
+        do { return try RootedFolder(opening: url.deletingLastPathComponent().path).openForResume(url.lastPathComponent) } catch {
+            throw VerificationFailure(.write, "\(error)")
         }
-        throw VerificationFailure(.write, "\(path) keeps being replaced while the download opens it; try again")
+    }
+}
+
+extension PartFile {
+    /// Removes the download file at `path` (a `.part` or a finished download) — its name, never what a link there
+    /// points to — relative to its folder's handle. Best effort: a missing name is not an error.
+    public static func remove(_ path: String) {
+        let url = URL(fileURLWithPath: path)
+        try? RootedFolder(opening: url.deletingLastPathComponent().path).remove(url.lastPathComponent)
+    }
+
+    /// Moves the finished `.part` at `partial` to `file` (both in one folder), replacing what was there — as names
+    /// (`renameat` relative to the folder's handle), so a link planted at either name is never written through.
+    public static func moveIntoPlace(_ partial: String, as file: String) throws {
+        let from = URL(fileURLWithPath: partial), to = URL(fileURLWithPath: file)
+        do {
+            let folder = try RootedFolder(opening: to.deletingLastPathComponent().path)
+            guard from.deletingLastPathComponent().path == folder.path else {
+                throw FileError(path: partial, message: "is not in the folder of \(file)")
+            }
+            try folder.rename(from.lastPathComponent, to: to.lastPathComponent)
+        } catch {
+            throw VerificationFailure(.fetch, "\(file): cannot move the download into place (\(error))")
+        }
+    }
+
+    /// Puts the file `source` (a folder tree's, outside the state folder) at the download name `file`: a hard link
+    /// when the tree is on the same file system (`linkat`, which does not follow a link at `source`), else a copy
+    /// created exclusively beneath the download folder's handle. Whatever had the name before is removed first.
+    public static func placeCopy(of source: String, at file: String, maxBytes: UInt64) throws {
+        let to = URL(fileURLWithPath: file)
+        do {
+            let folder = try RootedFolder(opening: to.deletingLastPathComponent().path)
+            let name = to.lastPathComponent
+            try folder.remove(name)
+            if linkat(AT_FDCWD, source, folder.fd, name, 0) == 0 { return }
+            let bytes = try RegularFile.read(source, path: source, cap: Int(clamping: maxBytes))
+            let fd = try folder.create(name)
+            defer { close(fd) }
+            guard bytes.withUnsafeBytes({ FileSystem.writeAll(fd, $0) }) else {
+                throw FileError(path: file, message: "cannot write: \(FileSystem.reason())")
+            }
+        } catch {
+            throw VerificationFailure(.fetch, "\(source): cannot copy it into the download folder (\(error))")
+        }
     }
 }
 
@@ -53,26 +81,9 @@ public enum DownloadsFolder {
     public static let name = "downloads"
 
     public static func prepare(in state: URL) throws -> URL {
-        let url = state.appendingPathComponent(name)
-        do { try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true) } catch {
-            throw VerificationFailure(.write, "\(state.path): cannot create the state folder")
+        do { _ = try RootedFolder(opening: state.path, create: true).ensureFolder(name) } catch {
+            throw VerificationFailure(.write, "\(error)")
         }
-        for _ in 0..<2 {
-            var info = stat()
-            if lstat(url.path, &info) == 0 {
-                if info.st_mode & S_IFMT == S_IFDIR { return url }
-                guard unlink(url.path) == 0 || errno == ENOENT else {
-                    throw VerificationFailure(.write, "\(url.path) is \(FileSystem.kind(info.st_mode)), not a folder, and cannot be removed (\(FileSystem.reason()))")
-                }
-            }
-            if mkdir(url.path, 0o755) != 0 && errno != EEXIST {
-                throw VerificationFailure(.write, "\(url.path): cannot create the downloads folder (\(FileSystem.reason()))")
-            }
-        }
-        var info = stat()
-        guard lstat(url.path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
-            throw VerificationFailure(.write, "\(url.path) keeps being replaced by something that is not a folder")
-        }
-        return url
+        return state.appendingPathComponent(name)
     }
 }

@@ -36,7 +36,7 @@ public struct DownloadPolicy: Equatable, Sendable {
     /// keeps `.part` files when it cleans its downloads folder.
     public static func discardUnresumablePart(_ partial: String, path: String) {
         var info = stat()
-        if !isResumable(path) || (stat(partial, &info) == 0 && info.st_size == 0) { unlink(partial) }
+        if !isResumable(path) || (stat(partial, &info) == 0 && info.st_size == 0) { PartFile.remove(partial) }
     }
 
     /// How many seconds a download of `path` (at most `maxBytes`) may take in all.

@@ -59,14 +59,9 @@ public struct FileFetcher: Fetcher {
         // A FIFO or device would block or never end the verification that reads it.
         guard info.st_mode & S_IFMT == S_IFREG else { throw VerificationFailure(.fetch, "\(source.path) is not a regular file") }
         guard UInt64(info.st_size) <= maxBytes else { throw VerificationFailure(.fetchSize, "\(path) is larger than its signed size") }
-        unlink(file.path)
         // A hard link when the tree is on the same file system (nothing to copy; the bytes are verified where they
         // are read, like any download), else a copy.
-        if link(source.path, file.path) != 0 {
-            do { try FileManager.default.copyItem(at: source, to: file) } catch {
-                throw VerificationFailure(.fetch, "\(source.path): cannot copy it into the download folder")
-            }
-        }
+        try PartFile.placeCopy(of: source.path, at: file.path, maxBytes: maxBytes)
         try progress?(UInt64(info.st_size))
     }
 }

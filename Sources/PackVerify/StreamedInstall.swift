@@ -78,7 +78,7 @@ struct StreamedInstall {
         // Verified and switched in: the download's own end no longer matters, and its bytes are not kept (a download
         // stopped early leaves its `.part`, which only a pack not yet installed would resume).
         if let result = outcome.result {
-            unlink(partial.path)
+            PartFile.remove(partial.path)
             return result
         }
         // A refusal of bytes that did arrive (a bad hash, a malformed header) is the cause even when the download also
@@ -86,7 +86,7 @@ struct StreamedInstall {
         // to resume from. Only an install that ran out of bytes (truncated, unreadable) failed because the download did.
         if let refusal = outcome.installFailure as? VerificationFailure, refusal.kind.outcome == .refused,
            refusal.kind != .archiveTruncated {
-            unlink(partial.path)
+            PartFile.remove(partial.path)
             throw refusal
         }
         if let fetchFailure = outcome.fetchFailure, !growing.stoppedWhileDownloading { throw fetchFailure }

@@ -89,11 +89,11 @@ enum InspectCommand: Command {
     }
 
     private static func read(_ url: URL, limit: Int) throws -> Data {
-        var info = stat()
-        guard stat(url.path, &info) == 0 else { throw CommandLineError.io("\(url.relativePath): cannot read") }
-        guard Int(info.st_size) <= limit else { throw CommandLineError.io("\(url.relativePath): \(info.st_size) bytes is too large to inspect as text (limit \(limit))") }
-        guard let data = try? Data(contentsOf: url) else { throw CommandLineError.io("\(url.relativePath): cannot read") }
-        return data
+        // The one capped read (PackFiles).
+        do { return Data(try RegularFile.read(url.path, path: url.relativePath, cap: limit)) } catch let error as FileError {
+            if case .tooLarge(let size) = error.kind { throw CommandLineError.io("\(url.relativePath): \(size) bytes is too large to inspect as text (limit \(limit))") }
+            throw CommandLineError.io("\(url.relativePath): cannot read")
+        }
     }
 
     private static func inspectVTT(_ url: URL) throws -> Inspection {
