@@ -114,28 +114,12 @@ SHIM_SUITES  := PackCryptoTests|PackTrustTests|PackVerifyTests|AppleGuideTests|C
 test: deps-test
 	@chmod 600 keys-example/*.pem
 	scripts/portability-check.sh
+	scripts/check-module-arrows.py --self-test
+	scripts/check-module-arrows.py
+	scripts/check-privacy-manifest.py
+	scripts/check-rooted-writes.sh
 	swift build --build-tests
-	@echo "swift test (full log in .build/test.log)"
-	@PACKTOOL_EXPECT_CRYPTO_BACKEND=OpenSSL swift test --skip-build > .build/test.log 2>&1; status=$$?; \
-	  grep -E "error:|' failed \(" .build/test.log; grep -E "Executed [0-9]+ tests?, with" .build/test.log | tail -n 1; \
-	  scripts/skipped-suites.sh .build/test.log; \
-	  exit $$status
-	@echo "CryptoKit backend (stand-in): building in $(SHIM_SCRATCH) (full log in .build/test-cryptokit.log)"
-	@PACKTOOL_CRYPTOKIT_SHIM=1 swift build --build-tests --scratch-path $(SHIM_SCRATCH) > .build/test-cryptokit.log 2>&1 || \
-	  { grep -E "error:" .build/test-cryptokit.log; echo "CryptoKit backend (stand-in): build failed"; exit 1; }
-	@PACKTOOL_CRYPTOKIT_SHIM=1 PACKTOOL_EXPECT_CRYPTO_BACKEND=CryptoKit swift test --skip-build --scratch-path $(SHIM_SCRATCH) \
-	  --filter '$(SHIM_SUITES)' >> .build/test-cryptokit.log 2>&1; status=$$?; \
-	  grep -E "error:|' failed \(" .build/test-cryptokit.log; \
-	  summary=$$(grep -E "Executed [0-9]+ tests?, with" .build/test-cryptokit.log | tail -n 1 | sed -E 's/^[[:space:]]*Executed //'); \
-	  echo "CryptoKit backend (stand-in): $${summary:-no test summary} ($(SHIM_SUITES))"; \
-	  exit $$status
-	Tests/c/run.sh
-	Tests/http/run.sh
-	$(PYTHON) -m unittest discover -s Tests/python -v
-	@# The README's first command, on the optimised build users run (an optimised build once refused every valid key
-	@# that the debug build accepted).
-	@$(MAKE) --no-print-directory demo > .build/demo.log 2>&1 && echo "make demo: passed on the release build (log in .build/demo.log)" || \
-	  { tail -n 20 .build/demo.log; echo "make demo failed (log in .build/demo.log)"; exit 1; }
+	@PYTHON=$(PYTHON) SHIM_SCRATCH=$(SHIM_SCRATCH) SHIM_SUITES='$(SHIM_SUITES)' scripts/test-lanes.sh
 
 # The inner loop (DESIGN.md §8.11): the portability check, an incremental build and every Swift suite but those over
 # 20 s (the two kill loops and the preview builder's decode suite), on the OpenSSL backend. `make test` runs
@@ -144,9 +128,13 @@ CHECK_SKIP := KilledAtAnyMoment|PreviewBuilderTests
 check: deps-build
 	@chmod 600 keys-example/*.pem
 	scripts/portability-check.sh
+	scripts/check-module-arrows.py --self-test
+	scripts/check-module-arrows.py
+	scripts/check-privacy-manifest.py
+	scripts/check-rooted-writes.sh
 	swift build --build-tests
-	@PACKTOOL_EXPECT_CRYPTO_BACKEND=OpenSSL swift test --skip-build --skip '$(CHECK_SKIP)' > .build/check.log 2>&1; status=$$?; \
-	  grep -E "error:|' failed \(" .build/check.log; grep -E "Executed [0-9]+ tests?, with" .build/check.log | tail -n 1; \
+	@PACKTOOL_EXPECT_CRYPTO_BACKEND=OpenSSL scripts/swift-test-lanes.py --bundle "$$(swift build --show-bin-path)/packtoolPackageTests.xctest" \
+	  --log .build/check.log --lanes 2 --skip '$(CHECK_SKIP)'; status=$$?; \
 	  echo "make check: skipped $(CHECK_SKIP) (make test runs them); full log in .build/check.log"; exit $$status
 
 # Regenerates scenes/royal-mile from scripts/royal_mile_content.py (needs the media tools; takes about two minutes).

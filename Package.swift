@@ -16,11 +16,12 @@ let cryptoKitShim: Bool = {
     return false
     #endif
 }()
-let applePlatforms: [Platform] = [.macOS, .iOS, .tvOS, .watchOS, .visionOS]
+// Every Apple platform the package declares a minimum for (below); the sources also choose CryptoKit by `os(…)`.
+let applePlatforms: [Platform] = [.macOS, .iOS, .macCatalyst]
 
 let packCrypto: Target = cryptoKitShim
-    ? .target(name: "PackCrypto", dependencies: ["CryptoKit"], swiftSettings: [.define("PACKTOOL_CRYPTOKIT")])
-    : .target(name: "PackCrypto", dependencies: [.target(name: "COpenSSL", condition: .when(platforms: [.linux]))],
+    ? .target(name: "PackCrypto", dependencies: ["PackFiles", "CryptoKit"], swiftSettings: [.define("PACKTOOL_CRYPTOKIT")])
+    : .target(name: "PackCrypto", dependencies: ["PackFiles", .target(name: "COpenSSL", condition: .when(platforms: [.linux]))],
               swiftSettings: [.define("PACKTOOL_CRYPTOKIT", .when(platforms: applePlatforms))])
 let cryptoKitStandIn: [Target] = cryptoKitShim ? [
     .target(name: "CryptoKit", dependencies: ["COpenSSL"], path: "Tests/Shims/CryptoKit"),
@@ -29,7 +30,7 @@ let cryptoKitStandIn: [Target] = cryptoKitShim ? [
 
 let package = Package(
     name: "packtool",
-    platforms: [.iOS(.v17), .macOS(.v14)],
+    platforms: [.iOS(.v17), .macOS(.v14), .macCatalyst(.v17)],
     products: [
         .executable(name: "packtool", targets: ["packtool"]),
         .library(name: "PackVerify", targets: ["PackVerify"]),
@@ -39,37 +40,52 @@ let package = Package(
     ],
     targets: [
         // System libraries, each wrapped by exactly one Swift module.
-        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
-        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        .systemLibrary(name: "CArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"])]),
-        .systemLibrary(name: "CTLS", pkgConfig: "libssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
+        .systemLibrary(name: "CArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"]), .brew(["libarchive"])]),
+        .systemLibrary(name: "CTLS", pkgConfig: "libssl", providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
         // Image codecs for `packtool preview` only (browsers other than Safari cannot show HEIC): never in a client module.
-        .systemLibrary(name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
-        .systemLibrary(name: "CWebP", pkgConfig: "libwebp", providers: [.apt(["libwebp-dev"])]),
+        .systemLibrary(name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"]), .brew(["libheif"])]),
+        .systemLibrary(name: "CWebP", pkgConfig: "libwebp", providers: [.apt(["libwebp-dev"]), .brew(["webp"])]),
         // QR codes of access codes for `packtool grant issue --qr` only: never in a client module.
-        .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
-        .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"]), .brew(["qrencode"])]),
+        .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"]), .brew(["libpng"])]),
 
         packCrypto,
-        // Signing, PEM and key files: OpenSSL only, on every platform (publishers run Linux or macOS with OpenSSL, and
-        // CryptoKit's randomised signatures would break byte-identical rebuilds). No client module depends on it.
+        // Signing, PEM and key files, and the object store's HMAC-SHA256 and MD5: OpenSSL only, on every platform
+        // (publishers run Linux or macOS with OpenSSL, and CryptoKit's randomised signatures would break byte-identical
+        // rebuilds). Tool-only: no client module depends on it, so an app carries none of it.
         .target(name: "PackSigning", dependencies: ["COpenSSL", "PackCrypto"]),
-        .target(name: "PackModel", dependencies: ["PackCrypto"]),
-        .target(name: "PackMedia"),
-        .target(name: "PackArchive", dependencies: ["CArchive", "PackCrypto", "PackModel"]),
-        .target(name: "PackLint", dependencies: ["PackModel", "PackMedia"]),
+        // The one way to open a file for reading without blocking and the one capped whole-file read, below every
+        // module that reads files (PackCrypto and PackMedia included); PackModel's RootedFolder builds on it.
+        .target(name: "PackFiles"),
+        .target(name: "PackModel", dependencies: ["PackCrypto", "PackFiles"]),
+        // What authors write (pack.json, scene.json, uncertainty masks, sign-offs, the pack folder and its tree digest,
+        // lint limits): read by lint, the preview and the publisher, never by a client, so an app carries none of it.
+        .target(name: "PackAuthoring", dependencies: ["PackModel", "PackCrypto"]),
+        .target(name: "PackMedia", dependencies: ["PackFiles"]),
+        .target(name: "PackArchive", dependencies: ["CArchive", "PackCrypto", "PackModel", "PackFiles"]),
+        .target(name: "PackLint", dependencies: ["PackModel", "PackMedia", "PackCrypto", "PackAuthoring"]),
         // HEIC plates decoded (libheif) and written as WebP (libwebp) at display sizes: the one module owning their handles.
         .target(name: "PackImage", dependencies: ["CHeif", "CWebP", "PackMedia"]),
         // Access codes as QR code PNGs (libqrencode, libpng): the one module owning their handles, used by packtool alone.
         .target(name: "PackQR", dependencies: ["CQRencode", "CPNG"]),
         // `packtool preview`: the pack as the app shows it, as a static site that works from file:// (HTML, CSS and a
         // little JavaScript of our own), with lint's findings beside each stop.
-        .target(name: "PackPreview", dependencies: ["PackLint", "PackModel", "PackMedia", "PackCrypto", "PackImage"]),
+        .target(name: "PackPreview", dependencies: ["PackLint", "PackModel", "PackMedia", "PackCrypto", "PackImage", "PackAuthoring"]),
         // Signed documents, the root chain, the failure-code registry and one file per verification policy: below
         // both the client (PackVerify) and the publisher (PackPublish), so neither reaches into the other.
         .target(name: "PackTrust", dependencies: ["PackModel", "PackCrypto"]),
-        .target(name: "PackPublish", dependencies: ["PackModel", "PackArchive", "CSQLite", "PackLint", "PackTrust", "PackSigning", "PackNet"]),
-        .target(name: "PackVerify", dependencies: ["PackTrust", "PackModel", "PackCrypto"]),
+        .target(name: "PackPublish", dependencies: ["PackModel", "PackArchive", "CSQLite", "PackLint", "PackTrust", "PackSigning", "PackNet", "PackAuthoring", "PackCrypto"]),
+        // The download contract every transport meets (Fetcher, DownloadPolicy, the whole-download deadline,
+        // Content-Range, the one `.part` writer and the one retry loop): below the verifier and the transports, so
+        // PackHTTP and PackURLSession never import PackVerify (scripts/check-module-arrows.py keeps it so).
+        .target(name: "PackFetch", dependencies: ["PackTrust", "PackModel", "PackFiles"]),
+        // The client's privacy manifest (PrivacyInfo.xcprivacy) as a resource Xcode copies into every app that links
+        // PackVerify, on Apple platforms only: on Linux a resource would pull Foundation's Bundle into the C library.
+        .target(name: "PackPrivacy", resources: [.copy("PrivacyInfo.xcprivacy")]),
+        .target(name: "PackVerify", dependencies: ["PackFetch", "PackTrust", "PackModel", "PackCrypto",
+                                                   .target(name: "PackPrivacy", condition: .when(platforms: applePlatforms))]),
         // The release C library carries its own copy of the Swift runtime and FoundationEssentials (static stdlib,
         // linked with lld, no undefined symbols left): a C or Java app needs no Swift installed, and only the parts
         // of the runtime it uses are resident. Packed relative relocations (DT_RELR, glibc >= 2.36) shrink the
@@ -83,14 +99,14 @@ let package = Package(
         // publisher's object-store uploads, and below both so neither reaches into the other.
         .target(name: "PackNet", dependencies: ["CTLS"]),
         // The updater's HTTP(S) transport, apart from the verifier so an app can bring its own.
-        .target(name: "PackHTTP", dependencies: ["PackVerify", "PackModel", "PackCrypto", "PackNet"]),
+        .target(name: "PackHTTP", dependencies: ["PackFetch", "PackTrust", "PackModel", "PackCrypto", "PackNet"]),
         // The updater's transport for apps: URLSession (FoundationNetworking on Linux), no C library of its own.
-        .target(name: "PackURLSession", dependencies: ["PackVerify", "PackModel"]),
+        .target(name: "PackURLSession", dependencies: ["PackFetch", "PackTrust", "PackModel"]),
         // The release tool carries the Swift runtime statically too: each run maps ten fewer libraries (15.7 → 11.2
         // MiB resident for `packtool --version`, ~2.5 ms less start-up), and it runs without a Swift installation.
         .executableTarget(
             name: "packtool",
-            dependencies: ["PackCrypto", "PackSigning", "PackModel", "PackMedia", "PackLint", "PackTrust", "PackPublish", "PackVerify", "PackHTTP", "PackPreview", "PackQR"],
+            dependencies: ["PackCrypto", "PackSigning", "PackModel", "PackAuthoring", "PackMedia", "PackLint", "PackTrust", "PackPublish", "PackVerify", "PackHTTP", "PackPreview", "PackQR"],
             linkerSettings: [.unsafeFlags(["-static-stdlib", "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
                                            "-l_FoundationCollections", "-l_FoundationCShims", "-lswiftSynchronization"],
                                           .when(platforms: [.linux], configuration: .release))]),
@@ -102,14 +118,14 @@ let package = Package(
 
         .testTarget(name: "PackCryptoTests", dependencies: ["PackCrypto", "PackSigning", "TestSupport"]),
         .testTarget(name: "PackSigningTests", dependencies: ["PackSigning", "PackCrypto", "TestSupport"]),
-        .testTarget(name: "PackModelTests", dependencies: ["PackModel", "PackCrypto", "PackSigning", "TestSupport"]),
+        .testTarget(name: "PackModelTests", dependencies: ["PackModel", "PackCrypto", "PackSigning", "TestSupport", "PackAuthoring"]),
         .testTarget(name: "PackMediaTests", dependencies: ["PackMedia", "TestSupport"]),
-        .testTarget(name: "PackLintTests", dependencies: ["PackLint", "PackModel", "TestSupport"]),
+        .testTarget(name: "PackLintTests", dependencies: ["PackLint", "PackModel", "TestSupport", "PackAuthoring"]),
         .testTarget(name: "PackImageTests", dependencies: ["PackImage", "TestSupport"]),
-        .testTarget(name: "PackPreviewTests", dependencies: ["PackPreview", "PackLint", "PackModel", "PackMedia", "PackImage", "TestSupport"]),
+        .testTarget(name: "PackPreviewTests", dependencies: ["PackPreview", "PackLint", "PackModel", "PackMedia", "PackImage", "TestSupport", "PackAuthoring"]),
         .testTarget(name: "PackArchiveTests", dependencies: ["PackArchive", "PackCrypto", "TestSupport"]),
         .testTarget(name: "PackTrustTests", dependencies: ["PackTrust", "PackModel", "PackCrypto", "PackSigning", "TestSupport"]),
-        .testTarget(name: "PackPublishTests", dependencies: ["PackPublish", "PackArchive", "PackModel", "PackCrypto", "PackSigning", "PackVerify", "TestSupport"]),
+        .testTarget(name: "PackPublishTests", dependencies: ["PackPublish", "PackArchive", "PackModel", "PackCrypto", "PackSigning", "PackTrust", "PackVerify", "TestSupport", "PackAuthoring"]),
         .testTarget(name: "PackVerifyTests", dependencies: ["PackVerify", "PackTrust", "PackModel", "PackCrypto", "PackSigning", "TestSupport"]),
         // The hostile-server cases every Fetcher passes, written once; each transport's suite runs them.
         .target(name: "FetcherCases", dependencies: ["PackVerify", "TestSupport"], path: "Tests/FetcherCases"),
@@ -119,6 +135,6 @@ let package = Package(
         // for iOS as well), and the guide's functions tested on the example pack.
         .target(name: "AppleGuideSnippets", dependencies: ["PackVerify", "PackURLSession"], path: "Tests/AppleGuideSnippets"),
         .testTarget(name: "AppleGuideTests", dependencies: ["AppleGuideSnippets", "PackURLSession", "PackVerify", "TestSupport", "packtool"]),
-        .testTarget(name: "packtoolTests", dependencies: ["packtool", "PackModel", "PackCrypto", "PackSigning", "PackPublish", "PackArchive", "PackTrust", "PackVerify", "TestSupport"]),
+        .testTarget(name: "packtoolTests", dependencies: ["packtool", "PackModel", "PackCrypto", "PackSigning", "PackPublish", "PackArchive", "PackTrust", "PackVerify", "TestSupport", "PackAuthoring"]),
     ] + cryptoKitStandIn
 )

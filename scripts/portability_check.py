@@ -17,16 +17,35 @@ import subprocess
 import sys
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CLIENT_MODULES = ["PackCrypto", "PackModel", "PackTrust", "PackVerify", "PackURLSession"]
+CLIENT_MODULES = ["PackFiles", "PackCrypto", "PackModel", "PackTrust", "PackFetch", "PackVerify", "PackURLSession"]
 
 SYMBOLS = [(name, re.compile(r"\b" + name + r"\b")) for name in [
     "st_mtim", "st_ctim", "fdatasync", "sync_file_range", "syncfs", "CLOCK_BOOTTIME", "MSG_NOSIGNAL", "SOCK_CLOEXEC",
     "O_TMPFILE", "statx", "renameat2", "posix_fadvise", "sigtimedwait", "pipe2", "accept4", "epoll_create1", "eventfd",
     "memfd_create", "sched_getaffinity", "get_nprocs", "mallinfo", "MAP_POPULATE"]] + [
     ("/proc/", re.compile(r"/proc/")),
+    # Not in Darwin's Swift overlay at all (use `_NSGetEnviron().pointee` or ProcessInfo there).
+    ("environ", re.compile(r"(?<![.\w])(?:__)?environ\b(?!\s*:)")),
+    ("program_invocation_name", re.compile(r"\bprogram_invocation(?:_short)?_name\b")),
     # Glibc imports socket types as an enum (`SOCK_STREAM.rawValue`); Darwin's are plain Int32 constants.
     ("SOCK_*.rawValue", re.compile(r"\bSOCK_[A-Z]+\.rawValue\b")),
 ]
+# C struct fields whose types differ in width between Glibc and Darwin: written from a Swift integer of one fixed type
+# they compile on one platform only (or trap on the other). Each must go through the field's own C type.
+WIDTH_RULES = [
+    ("tv_usec", re.compile(r"\btv_usec\s*:(?!\s*suseconds_t\()"), "tv_usec is Int32 on Darwin and Int on Linux: pass suseconds_t(…)"),
+    ("sin_family", re.compile(r"\bsin6?_family\s*=(?!=)(?!\s*sa_family_t\()"), "sa_family_t is UInt8 on Darwin and UInt16 on Linux: assign sa_family_t(…)"),
+    ("st_dev", re.compile(r"\b(?:U?Int(?:64|32)?)\(\s*[\w.]*\.st_r?dev\s*\)"),
+     "dev_t is Int32 on Darwin and UInt64 on Linux: convert with truncatingIfNeeded: (a plain conversion traps on a negative Int32)"),
+]
+# C library calls: a file that imports Glibc for them must also import Darwin or Foundation for Apple platforms (a
+# file importing only Glibc compiles here and not on a Mac). Files importing neither get the C library through the
+# modules they import, on both platforms alike.
+LIBC_CALL = re.compile(r"(?<![.\w])(?<!func )(isatty|strerror|posix_spawnp|fstat|lstat|fstatat|openat|unlinkat|renameat|mkdirat|"
+                       r"linkat|opendir|fdopendir|readdir|closedir|clock_gettime|nanosleep|usleep|waitpid|sigaction|flock|fcntl|"
+                       r"ftruncate|lseek|realpath|strdup|strnlen|getpid|dup2|pread|pwrite|getenv|setenv)\s*\(")
+STRING_LITERAL = re.compile(r'"(?:[^"\\]|\\.)*"')
+IMPORT_FOUNDATION = re.compile(r"^\s*(?:@\w+\s+)*(?:(?:public|internal|private|fileprivate|package)\s+)?import\s+Foundation\b")
 # Client modules only: the publisher's modules link OpenSSL on every platform, and flush files of their own.
 CLIENT_SYMBOLS = [
     ("import COpenSSL", re.compile(r"^\s*(?:@\w+\s+)*(?:(?:public|internal|private|fileprivate|package)\s+)?import\s+COpenSSL\b")),
@@ -42,12 +61,29 @@ DIRECTIVE = re.compile(r"^\s*#(if|elseif|else|endif)\b(.*)$")
 LINUX_ATOMS = {"os(Linux)", "os(Android)", "canImport(Glibc)", "canImport(Musl)", "!PACKTOOL_CRYPTOKIT"}
 
 
-def is_linux_only(condition):
-    """True when a condition can hold only on Linux-like systems: a Linux atom alone, every side of an `||` one, or
-    one side of an `&&`."""
+# The CryptoKit backend's condition: the define, or any Apple platform (PackCrypto's sources choose by both).
+APPLE_ATOMS = {"PACKTOOL_CRYPTOKIT", "os(macOS)", "os(iOS)", "os(tvOS)", "os(watchOS)", "os(visionOS)"}
+
+
+def is_apple_only(condition):
+    """True for the CryptoKit backend's condition: the define, alone or with Apple `os(…)` atoms joined by `||`. Its
+    `#else` is the OpenSSL backend, which Package.swift builds on Linux only. (A bare `os(macOS)` does not count: its
+    `#else` may be any other system.)"""
     c = re.sub(r"\s+", "", condition)
     while c.startswith("(") and c.endswith(")"):
         c = c[1:-1]
+    parts = c.split("||")
+    return "&&" not in c and "!" not in c and "PACKTOOL_CRYPTOKIT" in parts and all(part in APPLE_ATOMS for part in parts)
+
+
+def is_linux_only(condition):
+    """True when a condition can hold only on Linux-like systems: a Linux atom alone, every side of an `||` one, one
+    side of an `&&`, or the negation of an Apple-only condition."""
+    c = re.sub(r"\s+", "", condition)
+    while c.startswith("(") and c.endswith(")"):
+        c = c[1:-1]
+    if c.startswith("!(") and c.endswith(")") and is_apple_only(c[1:]):
+        return True
     if "&&" in c:
         return any(is_linux_only(part) for part in c.split("&&"))
     if "||" in c:
@@ -58,7 +94,7 @@ def is_linux_only(condition):
 def is_negated_linux(condition):
     """True for `!os(Linux)` and the like, whose `#else` branch is the Linux-only one."""
     c = re.sub(r"\s+", "", condition)
-    return c == "PACKTOOL_CRYPTOKIT" or (c.startswith("!") and is_linux_only(c[1:]))
+    return is_apple_only(c) or (c.startswith("!") and is_linux_only(c[1:]))
 
 
 def names_darwin(condition):
@@ -112,9 +148,12 @@ def strip_comments(line, in_block):
 
 def check_file(path, display=None, client=True):
     """Findings as "file:line: what" strings. `client`: a client module's file, held to every rule; any other file
-    that Apple platforms build (the publisher's modules, the tool, the tests) is held to the Linux-only symbols."""
+    that Apple platforms build (the publisher's modules, the tool, the tests) is held to the Linux-only symbols, the
+    Glibc-needs-Darwin import rule, the C library import for its calls and the struct fields whose widths differ
+    (the three classes that let packtool itself break on macOS while this check passed)."""
     display = display or path
     findings, stack, in_block = [], [], False
+    first_libc_call, darwin_libc, imports_glibc = None, False, False
     with open(path, encoding="utf-8") as f:
         lines = f.read().split("\n")
     for number, raw in enumerate(lines, 1):
@@ -141,6 +180,7 @@ def check_file(path, display=None, client=True):
         if flush and os.path.basename(path) != DURABILITY_SEAM:
             findings.append(f"{display}:{number}: {flush.group(1)} outside the Durability seam (use Durability.flushFile/flushFolder/barrier)")
         guarded = any(frame.guarded for frame in stack)
+        imports_glibc |= bool(IMPORT_GLIBC.match(code))
         if IMPORT_GLIBC.match(code) and client:
             # The whole region is Linux-only when an enclosing block (not the import's own) is.
             if not any(frame.guarded for frame in stack[:-1]):
@@ -151,13 +191,24 @@ def check_file(path, display=None, client=True):
             continue
         if IMPORT_DARWIN.match(code) and stack and not stack[-1].guarded:
             stack[-1].has_darwin_branch = True
+        if (IMPORT_DARWIN.match(code) or IMPORT_FOUNDATION.match(code)) and not guarded:
+            darwin_libc = True
         if guarded:
             continue
+        call = LIBC_CALL.search(STRING_LITERAL.sub('""', code))
+        if call and first_libc_call is None and not code.lstrip().startswith("import "):
+            first_libc_call = (number, call.group(1))
+        for name, pattern, why in WIDTH_RULES:
+            if pattern.search(code):
+                findings.append(f"{display}:{number}: {why}")
         for name, pattern in SYMBOLS + (CLIENT_SYMBOLS if client else []):
             if pattern.search(code):
                 findings.append(f"{display}:{number}: {name} outside #if os(Linux)")
     for frame in stack:
         findings.append(f"{display}: #if without #endif")
+    if first_libc_call and imports_glibc and not darwin_libc:
+        number, name = first_libc_call
+        findings.append(f"{display}:{number}: {name}() needs the C library on Apple platforms too: import Darwin (beside Glibc) or Foundation")
     return findings
 
 

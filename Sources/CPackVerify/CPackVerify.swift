@@ -25,7 +25,7 @@ public func packverify_free(_ p: UnsafeMutablePointer<CChar>?) { free(p) }
 
 @_cdecl("packverify_pin_root")
 public func packverify_pin_root(_ request: UnsafePointer<CChar>?) -> UnsafeMutablePointer<CChar>? {
-    respond(request) { r in
+    respond(request, keys: ["root"]) { r in
         let root = try r.client().pin(rootFile: try r.url("root"))
         return ["rootVersion": JSONValue(root.version), "expires": JSONValue(root.expires)]
     }
@@ -33,7 +33,7 @@ public func packverify_pin_root(_ request: UnsafePointer<CChar>?) -> UnsafeMutab
 
 @_cdecl("packverify_repin_root")
 public func packverify_repin_root(_ request: UnsafePointer<CChar>?) -> UnsafeMutablePointer<CChar>? {
-    respond(request) { r in
+    respond(request, keys: ["root"]) { r in
         let root = try r.client().repin(rootFile: try r.url("root"))
         return ["rootVersion": JSONValue(root.version), "expires": JSONValue(root.expires)]
     }
@@ -41,8 +41,8 @@ public func packverify_repin_root(_ request: UnsafePointer<CChar>?) -> UnsafeMut
 
 @_cdecl("packverify_update_roots")
 public func packverify_update_roots(_ request: UnsafePointer<CChar>?) -> UnsafeMutablePointer<CChar>? {
-    respond(request) { r in
-        let files = (r.object["roots"]?.array ?? []).compactMap(\.string).map { URL(fileURLWithPath: $0) }
+    respond(request, keys: ["roots"]) { r in
+        let files = try r.strings("roots").map { URL(fileURLWithPath: $0) }
         let root = try r.client().updateRoots(files)
         return ["rootVersion": JSONValue(root.version)]
     }
@@ -50,7 +50,7 @@ public func packverify_update_roots(_ request: UnsafePointer<CChar>?) -> UnsafeM
 
 @_cdecl("packverify_accept_index")
 public func packverify_accept_index(_ request: UnsafePointer<CChar>?) -> UnsafeMutablePointer<CChar>? {
-    respond(request) { r in
+    respond(request, keys: ["index"]) { r in
         let index = try r.client().accept(index: try r.url("index"))
         return ["indexVersion": JSONValue(index.version),
                 "packs": JSONValue(index.packs.mapValues { JSONValue(["version": JSONValue($0.version), "archive": JSONValue($0.archive.path)]) })]
@@ -67,7 +67,7 @@ public typealias ProgressCallback = @convention(c) (UnsafePointer<CChar>?, Unsaf
 
 @_cdecl("packverify_install_progress")
 public func packverify_install_progress(_ request: UnsafePointer<CChar>?, _ progress: ProgressCallback?, _ context: UnsafeMutableRawPointer?) -> UnsafeMutablePointer<CChar>? {
-    respond(request) { r in
+    respond(request, keys: ["archive", "into"]) { r in
         let result = try r.client().install(archive: try r.url("archive"), into: try r.url("into"), progress: reporter(progress, context))
         return ["pack": JSONValue(result.pack), "version": JSONValue(result.version), "files": JSONValue(result.files), "bytes": JSONValue(result.bytes)]
     }
@@ -86,7 +86,7 @@ private func reporter(_ callback: ProgressCallback?, _ context: UnsafeMutableRaw
 
 @_cdecl("packverify_verify_installed")
 public func packverify_verify_installed(_ request: UnsafePointer<CChar>?) -> UnsafeMutablePointer<CChar>? {
-    respond(request) { r in
+    respond(request, keys: ["into", "pack", "threads"]) { r in
         var threads: Int?
         if let n = r.object["threads"]?.number {
             guard n >= 1, n <= 64, n.rounded() == n else { throw VerificationFailure(.request, "\"threads\" must be a whole number from 1 to 64") }
@@ -106,7 +106,7 @@ public func packverify_update(_ request: UnsafePointer<CChar>?) -> UnsafeMutable
 
 @_cdecl("packverify_update_progress")
 public func packverify_update_progress(_ request: UnsafePointer<CChar>?, _ progress: ProgressCallback?, _ context: UnsafeMutableRawPointer?) -> UnsafeMutablePointer<CChar>? {
-    respond(request) { r in
+    respond(request, keys: ["into", "pack", "from", "timeout"]) { r in
         let from = try r.string("from")
         // Absent or null: the default. Anything but a number in range (a string, a bool) is refused, not defaulted.
         let given = r.object["timeout"].flatMap { $0 == .null ? nil : $0 }
@@ -125,7 +125,8 @@ public func packverify_update_progress(_ request: UnsafePointer<CChar>?, _ progr
 
 @_cdecl("packverify_access")
 public func packverify_access(_ request: UnsafePointer<CChar>?) -> UnsafeMutablePointer<CChar>? {
-    respond(request) { r in
+    respond(request, keys: ["into", "pack", "request"]) { r in
+        try AccessRequestKeys.check(r.object["request"] ?? .object([:]))
         let body = try JSONEncoder().encode(r.object["request"] ?? .object([:]))
         let accessRequest: AccessRequest
         do { accessRequest = try JSONDecoder().decode(AccessRequest.self, from: body) } catch {
@@ -161,14 +162,27 @@ private struct Request {
         return client
     }
 
+    /// An array of non-empty strings (absent: none); anything else is refused, never filtered.
+    func strings(_ key: String) throws -> [String] {
+        guard let value = object[key], value != .null else { return [] }
+        guard let items = value.array, let strings = Optional(items.compactMap(\.string)), strings.count == items.count,
+              !strings.contains(where: \.isEmpty) else {
+            throw VerificationFailure(.request, "\"\(key)\" must be an array of strings (file paths)")
+        }
+        return strings
+    }
+
     /// Optional injected clock {"wall": seconds, "boot": seconds} for tests and for apps with their own time source.
+    /// Checked when the request is read (`RequestKeys`), so a malformed clock is refused, never ignored.
     var clock: ClockGuard.Reading? {
         guard let c = object["clock"]?.object, let wall = c["wall"]?.number else { return nil }
         return ClockGuard.Reading(wall: wall, boot: c["boot"]?.number)
     }
 }
 
-private func respond(_ request: UnsafePointer<CChar>?, _ body: (Request) throws -> [String: JSONValue]) -> UnsafeMutablePointer<CChar>? {
+/// Reads the request (strict UTF-8, a JSON object whose keys are `keys` plus "state" and "clock"), runs `body`, and
+/// writes its result or its failure as the reply.
+private func respond(_ request: UnsafePointer<CChar>?, keys: [String], _ body: (Request) throws -> [String: JSONValue]) -> UnsafeMutablePointer<CChar>? {
     var result: [String: JSONValue]
     do {
         guard let request else { throw VerificationFailure(.request, "the request is NULL") }
@@ -176,6 +190,7 @@ private func respond(_ request: UnsafePointer<CChar>?, _ body: (Request) throws 
         guard let object = (try? JSONDecoder().decode(JSONValue.self, from: Data(bytes)))?.object else {
             throw VerificationFailure(.request, "the request is not a JSON object")
         }
+        try RequestKeys.check(object, allowed: keys)
         result = try body(Request(object: object))
         result["ok"] = .bool(true)
     } catch {

@@ -7,6 +7,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import PackFiles
 import PackCrypto
 import PackModel
 
@@ -135,8 +136,10 @@ public final class TarWriter {
     public func add(_ name: String, from source: URL, offset: UInt64 = 0, size: UInt64, identity: FileIdentity? = nil,
                     onChunk: ((UnsafeRawBufferPointer) -> Void)? = nil) throws {
         try header(name, size: size)
-        let fd = open(source.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)  // a FIFO swapped in must not block the open
-        guard fd >= 0 else { throw ArchiveError("\(source.path): cannot open (\(String(cString: strerror(errno))))") }
+        let fd: Int32  // the one non-blocking regular-file open: a FIFO swapped in is refused, not waited on
+        do { fd = try RegularFile.openForReading(source.path, path: source.path).fd } catch let error as FileError {
+            throw ArchiveError(error.description)
+        }
         defer { close(fd) }
         if offset > 0 {
             guard lseek(fd, off_t(offset), SEEK_SET) == off_t(offset) else { throw ArchiveError("\(source.path): cannot read from byte \(offset)") }

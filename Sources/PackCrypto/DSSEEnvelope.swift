@@ -75,11 +75,10 @@ public struct DSSEEnvelope: Codable, Equatable, Sendable {
         return key.isValidSignature(signature, for: message)
     }
 
-    /// Encodes the envelope as JSON with sorted keys, so the same envelope is always the same bytes.
+    /// The envelope as a file: pretty-printed canonical JSON (`CanonicalEncoder`), so the same envelope is always the
+    /// same bytes on every platform — the index binds a manifest's envelope by its hash.
     public func jsonData() throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        return try encoder.encode(self) + Data("\n".utf8)
+        Data(try CanonicalEncoder(pretty: true).encode(self)) + Data("\n".utf8)
     }
 
     /// Parses an envelope, refusing anything larger than `maxBytes` before decoding.

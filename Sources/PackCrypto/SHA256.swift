@@ -8,6 +8,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import PackFiles
 
 /// Streaming SHA-256 over the build's crypto backend (`CryptoBackend`: OpenSSL's EVP interface on Linux, CryptoKit
 /// on Apple platforms).
@@ -78,16 +79,15 @@ public final class SHA256 {
     /// With `followingLinks` false a symbolic link in the file's place is refused rather than followed (an install
     /// folder is hostile: a link there is damage, whatever it points at).
     public static func hashWithIdentity(fileAt url: URL, buffer: UnsafeMutableRawBufferPointer, followingLinks: Bool = true) throws -> (digest: [UInt8], size: UInt64, identity: FileIdentity) {
-        // O_NONBLOCK so that a FIFO (which would block the open until a writer appears) is refused below instead.
-        let fd = open(url.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (followingLinks ? 0 : O_NOFOLLOW))
-        guard fd >= 0 else {
-            throw CryptoError(code: "file.read", message: "\(url.path): \(String(cString: strerror(errno)))")
+        // The one non-blocking regular-file open (PackFiles): a FIFO is refused at once instead of blocking the open.
+        let fd: Int32
+        do { fd = try RegularFile.openForReading(url.path, path: url.path, extraFlags: followingLinks ? 0 : O_NOFOLLOW).fd } catch let error as FileError {
+            throw CryptoError(code: "file.read", message: error.description)
         }
         defer { close(fd) }
         guard let identity = FileIdentity(descriptor: fd) else {
             throw CryptoError(code: "file.read", message: "\(url.path): cannot stat")
         }
-        guard identity.isRegularFile else { throw CryptoError(code: "file.read", message: "\(url.path): not a regular file") }
         let h = SHA256()
         var size: UInt64 = 0
         while true {
@@ -117,7 +117,7 @@ public struct FileIdentity: Equatable, Sendable {
     public init?(descriptor fd: Int32) {
         var info = stat()
         guard fstat(fd, &info) == 0 else { return nil }
-        device = UInt64(info.st_dev)
+        device = UInt64(truncatingIfNeeded: info.st_dev)  // dev_t: Int32 on Darwin (may be negative), UInt64 on Linux
         inode = UInt64(info.st_ino)
         size = Int64(info.st_size)
         #if os(Linux)

@@ -10,7 +10,8 @@ import Darwin
 #endif
 import PackModel
 import PackNet
-import PackVerify
+import PackFetch
+import PackTrust
 
 /// The updater's HTTP/1.1 transport, written on sockets and libssl rather than URLSession: on Linux,
 /// FoundationNetworking brings libcurl, libxml2 and ICU into every process that links it (10 MiB of resident memory
@@ -46,51 +47,27 @@ public final class HTTPFetcher: Fetcher {
 
     public func url(for path: String) throws -> URL? { URL(string: base.appending(path).description) }
 
-    public func partialFile(for file: URL) -> URL? { URL(fileURLWithPath: file.path + ".part") }
+    public func partialFile(for file: URL) -> URL? { DownloadAttempts.partialFile(for: file) }
 
     public func fetch(_ path: String, to file: URL, maxBytes: UInt64, progress: ((UInt64) throws -> Void)?) throws {
-        let partial = file.path + ".part"
-        let budget = deadline(for: path, maxBytes: maxBytes)
-        let due = DownloadDeadline(seconds: budget, name: path)
-        var lastFailure = VerificationFailure(.fetch, "\(path): no attempt made")
-        for attempt in 0...retries {
-            if attempt > 0 { usleep(useconds_t(DownloadPolicy.backoff(attempt: attempt) * 1_000_000)) }
-            do { try due.check() } catch {
-                unlink(partial)
-                throw error
-            }
-            // Never through a link planted in the state folder, never waiting on a FIFO (issue 29, finding 2).
-            let fd = try PartFile.openForResume(partial)
-            var sink = PartialFile(fd: fd, maxBytes: maxBytes, progress: progress)
+        try fetch(path, to: file, maxBytes: maxBytes, stop: DownloadStop(), progress: progress)
+    }
+
+    public func fetch(_ path: String, to file: URL, maxBytes: UInt64, stop: DownloadStop, progress: ((UInt64) throws -> Void)?) throws {
+        try DownloadAttempts.run(path, to: file, maxBytes: maxBytes, retries: retries, policy: policy, stop: stop, progress: progress) { sink, due in
             do {
-                defer { close(fd) }
-                if sink.have > maxBytes || !Self.isResumable(path) { try sink.restart() }
-                if sink.have > 0 { try progress?(sink.have) }
-                // Not flushed: a download is never trusted for what it holds (every byte is hashed against the signed
-                // documents where it is used, and a streamed install flushes the files it writes), so a download a power
-                // cut damaged is refused and fetched again, while flushing it would write a first install twice.
-                try get(base.appending(path), into: &sink, name: path, due: due)
+                try get(base.appending(path), into: sink, name: path, due: due, stop: stop)
             } catch let error as HTTPError {
                 var code = VerificationFailure.Code.fetch
                 if case .tls = error { code = .fetchTLS }
-                lastFailure = VerificationFailure(code, "\(path): \(error.message)")
-                if error.retryable { continue }
-                unlink(partial)
-                throw lastFailure
-            } catch let failure as VerificationFailure {
-                if failure.kind == .fetchRetry {
-                    lastFailure = VerificationFailure(.fetch, failure.message)
-                    continue
-                }
-                unlink(partial)
+                // A response that breaks HTTP's framing (a malformed chunk, head or Content-Length) is the server's
+                // protocol failure, not a transport one (issue 29, finding 11).
+                if case .protocolError = error { code = .fetchProtocol }
+                let failure = VerificationFailure(code, "\(path): \(error.message)")
+                if error.retryable { throw DownloadAttempts.Retry(failure) }
                 throw failure
             }
-            unlink(file.path)
-            guard rename(partial, file.path) == 0 else { throw VerificationFailure(.fetch, "\(file.path): cannot move the download into place") }
-            return
         }
-        DownloadPolicy.discardUnresumablePart(partial, path: path)
-        throw lastFailure
     }
 
     /// The connection the last download left open (HTTP/1.1 keep-alive), for the next one to the same server: a hot
@@ -123,13 +100,13 @@ public final class HTTPFetcher: Fetcher {
     }
 
     /// One GET (following redirects) whose body is appended to `sink`.
-    private func get(_ start: HTTPLocation, into sink: inout PartialFile, name: String, due: DownloadDeadline) throws {
+    private func get(_ start: HTTPLocation, into sink: PartialDownload, name: String, due: DownloadDeadline, stop: DownloadStop) throws {
         var location = start
         for _ in 0...5 {
             try due.check()
             var (connection, reused) = try connection(to: location, due: due)
             var keep = false
-            defer { if keep { park(connection, for: location) } else { connection.disconnect() } }
+            defer { if keep && stop.reason == nil { park(connection, for: location) } else { connection.disconnect() } }
             var request = "GET \(location.target) HTTP/1.1\r\nHost: \(location.hostHeader)\r\nUser-Agent: \(userAgent)\r\n"
             request += "Accept-Encoding: identity\r\n"
             if sink.have > 0 { request += "Range: bytes=\(sink.have)-\r\n" }
@@ -201,46 +178,17 @@ public final class HTTPFetcher: Fetcher {
             if let span = rangeSpan, let length = head.contentLength, length != span {
                 throw VerificationFailure(.fetchProtocol, "\(name): the Content-Length (\(length)) disagrees with the Content-Range (\(span) bytes)")
             }
-            let framed = try reader.readBody(head: head) { try sink.append($0, name: name) }
+            // A stop (the streamed install verified every byte) shuts the connection, so a body the server never
+            // ends is not waited for until the read timeout (issue 29, finding 8).
+            let shut = connection
+            let framed = try stop.whileRunning(onStop: { shut.shutDown() }) {
+                try reader.readBody(head: head) { try sink.append($0) }
+            }
             // Kept for the next request only when this answer ended where its framing said and nothing follows it.
             keep = framed && head.keepsConnection && !reader.hasUnreadBytes
             return
         }
         throw VerificationFailure(.fetch, "\(name): too many redirects")
-    }
-}
-
-/// The `.part` file a download grows: how much it already has, the cap, and appending with progress.
-private struct PartialFile {
-    let fd: Int32
-    let maxBytes: UInt64
-    let progress: ((UInt64) throws -> Void)?
-    var have: UInt64
-
-    init(fd: Int32, maxBytes: UInt64, progress: ((UInt64) throws -> Void)?) {
-        self.fd = fd
-        self.maxBytes = maxBytes
-        self.progress = progress
-        have = UInt64(max(0, lseek(fd, 0, SEEK_END)))
-    }
-
-    mutating func restart() throws {
-        // An empty file is left as it is: truncating one marks it on ext4 for a flush when it is closed (the
-        // replace-by-truncate heuristic), which would write the whole download out for nothing.
-        guard have > 0 || lseek(fd, 0, SEEK_END) > 0 else { return }
-        guard ftruncate(fd, 0) == 0, lseek(fd, 0, SEEK_SET) == 0 else { throw VerificationFailure(.fetch, "cannot truncate the partial download") }
-        let had = have
-        have = 0
-        if had > 0 { try progress?(0) }
-    }
-
-    mutating func append(_ bytes: UnsafeRawBufferPointer, name: String) throws {
-        guard try Numbers.add(have, UInt64(bytes.count), "\(name): the bytes received", code: .fetchSize) <= maxBytes else {
-            throw VerificationFailure(.fetchSize, "\(name): the server sent more bytes than the signed size")
-        }
-        guard FileSystem.writeAll(fd, bytes) else { throw VerificationFailure(.fetch, "\(name): cannot write the download (\(FileSystem.reason()))") }
-        have += UInt64(bytes.count)
-        try progress?(have)
     }
 }
 

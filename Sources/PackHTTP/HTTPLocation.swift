@@ -3,7 +3,8 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import PackVerify
+import PackFetch
+import PackTrust
 
 /// An http or https address split into what a request needs: whether to use TLS, the host to connect to and to
 /// name in `Host` and SNI, the port, and the percent-encoded request target.

@@ -1,5 +1,6 @@
 import PackNet
-import PackVerify
+import PackFetch
+import PackTrust
 
 extension ResponseHead {
     /// `Content-Range: bytes FIRST-LAST/TOTAL` of a 206 response (TOTAL may be `*`); nil when it is missing,

@@ -4,7 +4,8 @@ import FoundationEssentials
 import Foundation
 #endif
 import PackModel
-import PackVerify
+import PackFetch
+import PackTrust
 
 /// Where a published tree is read from, parsed once for every front end (the CLI's `--from`, the C ABI's `"from"`),
 /// so the same text always means the same place: `http://…` and `https://…` (no credentials), or a `file:` URL —

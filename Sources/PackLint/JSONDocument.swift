@@ -7,6 +7,7 @@ import Foundation
 import Glibc
 #endif
 import PackMedia
+import PackModel
 
 /// One authored JSON file as lint sees it: its bytes, its positional tree, every structural problem found in it,
 /// and the decoded model when the structure is sound.
@@ -35,27 +36,20 @@ public final class JSONDocument {
         self.url = url
         self.path = path
         self.schema = schema
-        var info = stat()
-        guard lstat(url.path, &info) == 0 else { return nil }
-        guard info.st_mode & S_IFMT == S_IFREG else {
-            problems = [.unreadable("not a regular file")]
+        // The one capped read (PackFiles): a link, FIFO or device is not a document, and is never waited on.
+        let bytes: [UInt8]
+        do { bytes = try RegularFile.read(url.path, path: url.path, cap: Self.maxBytes, extraFlags: O_NOFOLLOW) } catch let error as FileError {
+            switch error.kind {
+            case .missing: return nil
+            case .tooLarge(let size): problems = [.tooLarge(bytes: Int(size))]
+            case .link, .notRegular: problems = [.unreadable("not a regular file")]
+            default: problems = [.unreadable(error.code != 0 ? RegularFile.reason(error.code) : error.message)]
+            }
             root = nil
             data = nil
             return
-        }
-        guard Int(info.st_size) <= Self.maxBytes else {
-            problems = [.tooLarge(bytes: Int(info.st_size))]
-            root = nil
-            data = nil
-            return
-        }
-        guard let bytes = try? Data(contentsOf: url) else {
-            problems = [.unreadable(String(cString: strerror(errno)))]
-            root = nil
-            data = nil
-            return
-        }
-        data = bytes
+        } catch { return nil }
+        data = Data(bytes)
         let result = JSONParser().parse([UInt8](bytes))
         problems = result.issues.map { .parse($0) }
         root = result.root

@@ -6,6 +6,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import PackAuthoring
 import PackMedia
 import PackModel
 
@@ -148,16 +149,13 @@ public final class LintContext {
     /// Parses a WebVTT file, refusing files above 4 MB (a two-minute transcript is a few kilobytes).
     public func vtt(_ url: URL) -> WebVTTFile? {
         if let cached = vttCache[url.path] { return cached }
-        var info = stat()
-        guard lstat(url.path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
         let file: WebVTTFile
-        if info.st_size > 4 << 20 {
+        // The one capped read (PackFiles); a link, FIFO or device is no transcript.
+        do { file = WebVTTParser().parse(try RegularFile.read(url.path, path: url.path, cap: 4 << 20, extraFlags: O_NOFOLLOW)) } catch let error as FileError {
+            guard case .tooLarge(let size) = error.kind else { return nil }
             file = WebVTTFile(isWebVTT: false, issues: [.init(severity: .error, line: 1, column: 1,
-                                                              message: "the file is \(info.st_size) bytes; a transcript over 4 MB is not plausible")])
-        } else {
-            guard let data = try? Data(contentsOf: url) else { return nil }
-            file = WebVTTParser().parse([UInt8](data))
-        }
+                                                              message: "the file is \(size) bytes; a transcript over 4 MB is not plausible")])
+        } catch { return nil }
         vttCache[url.path] = file
         return file
     }

@@ -1,3 +1,4 @@
+import PackAuthoring
 import PackModel
 
 /// The limits lint applies: pack.json's `lint` values where given, otherwise these defaults (docs/lint-rules.md).

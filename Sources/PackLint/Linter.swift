@@ -6,6 +6,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import PackAuthoring
 import PackModel
 
 /// Runs every rule over a pack (or one scene) and returns the diagnostics in file, line, column order, with a

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import PackAuthoring
 import PackCrypto
 import PackModel
 

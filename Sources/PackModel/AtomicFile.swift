@@ -20,27 +20,15 @@ public enum AtomicFile {
         try write(data, to: url, mode: mode, durability: .system)
     }
 
+    /// The folder holding `url` is opened by its path (the caller's choice); the file's own name is then written
+    /// through the rooted layer (`RootedFolder.writeAtomically`): a link planted under the name is replaced, never
+    /// written through.
     package static func write(_ data: Data, to url: URL, mode: mode_t = 0o644, durability: Durability) throws {
-        let dir = url.deletingLastPathComponent().path
-        var template = Array((dir + "/.\(url.lastPathComponent).tmp-XXXXXX").utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw ModelError(file: url.path, message: "cannot create a temporary file: \(String(cString: strerror(errno)))") }
-        let tmp = String(cString: template)
-        var ok = fchmod(fd, mode) == 0
-        ok = ok && data.withUnsafeBytes { FileSystem.writeAll(fd, $0) }
-        ok = ok && durability.flushFile(fd, path: tmp)
-        ok = ok && durability.barrier(fd, path: tmp)
-        let closed = close(fd) == 0
-        guard ok, closed, durability.rename(tmp, to: url.path) else {
-            let reason = String(cString: strerror(errno))
-            unlink(tmp)
-            throw ModelError(file: url.path, message: "cannot write: \(reason)")
-        }
-        let dfd = open(dir, O_RDONLY | O_CLOEXEC)
-        if dfd >= 0 {
-            // The new name is in place either way; a failed flush here only means it may not survive a power cut.
-            _ = durability.flushFolder(dfd, path: dir) && durability.barrier(dfd, path: dir)
-            close(dfd)
+        do {
+            let folder = try RootedFolder(opening: url.deletingLastPathComponent().path, followingLinkAtRoot: true)
+            try folder.writeAtomically(data, to: url.lastPathComponent, mode: mode, durability: durability)
+        } catch let error as FileError {
+            throw ModelError(file: url.path, message: error.path == url.path ? error.message : "\(error)")
         }
     }
 }

@@ -3,19 +3,19 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import PackCrypto
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
 
-/// The one JSON encoding packtool signs: sorted keys, no insignificant whitespace, slashes unescaped. The same
-/// value always gives the same bytes, so builds are reproducible and signatures are stable.
+/// The one JSON encoding packtool signs: keys in bytewise order, no insignificant whitespace, slashes unescaped —
+/// PackCrypto's `CanonicalEncoder`, not JSONEncoder, whose key order differs between Apple platforms and Linux. The
+/// same value always gives the same bytes on every machine, so builds are reproducible and signatures are stable.
 public enum CanonicalJSON {
     public static func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return [UInt8](try encoder.encode(value))
+        try CanonicalEncoder().encode(value)
     }
 
     /// Decodes a signed payload, naming the document kind in the error.

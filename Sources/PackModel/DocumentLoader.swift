@@ -8,6 +8,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import PackFiles
 import PackCrypto
 
 /// Reads authored JSON documents into model values, with errors that name the file and the field.
@@ -31,13 +32,14 @@ public enum DocumentLoader {
     }
 
     static func read(_ url: URL) throws -> Data {
-        var info = stat()
-        guard stat(url.path, &info) == 0 else { throw ModelError(file: url.path, message: "file not found") }
-        guard info.st_mode & S_IFMT == S_IFREG else { throw ModelError(file: url.path, message: "not a regular file") }
-        guard Int(info.st_size) <= maxDocumentBytes else {
-            throw ModelError(file: url.path, message: "file is \(info.st_size) bytes, over the \(maxDocumentBytes)-byte limit for JSON documents")
+        // The one capped read (PackFiles), its refusals worded for documents.
+        do { return Data(try RegularFile.read(url.path, path: url.path, cap: maxDocumentBytes)) } catch let error as FileError {
+            switch error.kind {
+            case .missing: throw ModelError(file: url.path, message: "file not found")
+            case .tooLarge(let size): throw ModelError(file: url.path, message: "file is \(size) bytes, over the \(maxDocumentBytes)-byte limit for JSON documents")
+            default: throw ModelError(file: url.path, message: error.message)
+            }
         }
-        return try FileSystem.read(url.path, cap: maxDocumentBytes)
     }
 
     /// A plain-words account of a decoding error: which field, what was wrong.

@@ -95,6 +95,13 @@ package struct Durability: Sendable {
         return true
     }
 
+    /// `renameat(2)` relative to folder handles (the rooted layer's renames); `paths` name both ends for the record.
+    package func rename(at fromFolder: Int32, _ from: String, to: String, in toFolder: Int32, paths: (String, String)) -> Bool {
+        guard renameat(fromFolder, from, toFolder, to) == 0 else { return false }
+        observer?(.renamed(paths.0, to: paths.1))
+        return true
+    }
+
     /// Records a step that is not a system call of its own (the client state saved).
     package func note(_ event: Event) { observer?(event) }
 }

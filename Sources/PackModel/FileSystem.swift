@@ -8,6 +8,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import PackFiles
 
 /// The few file-system calls the model and the client library need, made directly on POSIX. The client library
 /// links only FoundationEssentials (no FileHandle, no localized error text), and these calls report failures with
@@ -65,17 +66,7 @@ public enum FileSystem {
     }
 
     /// What a `st_mode` names, for messages: "a folder", "a FIFO", "a symbolic link", …
-    public static func kind(_ mode: mode_t) -> String {
-        switch mode & S_IFMT {
-        case S_IFREG: return "a regular file"
-        case S_IFDIR: return "a folder"
-        case S_IFIFO: return "a FIFO"
-        case S_IFLNK: return "a symbolic link"
-        case S_IFSOCK: return "a socket"
-        case S_IFCHR, S_IFBLK: return "a device"
-        default: return "not a regular file"
-        }
-    }
+    public static func kind(_ mode: mode_t) -> String { RegularFile.kind(mode) }
 
     /// Whether anything exists at `path` (without following a final symbolic link).
     public static func exists(_ path: String) -> Bool {
@@ -86,11 +77,9 @@ public enum FileSystem {
     /// The whole of a regular file of at most `cap` bytes, checked against the cap before anything is read. A file
     /// that is not the size it was when opened (growing while read) is refused rather than read past its size.
     public static func read(_ path: String, cap: Int) throws -> Data {
-        let file = try ReadOnlyFile(opening: path)
-        guard file.size <= UInt64(cap) else { throw ModelError(file: path, message: "file is \(file.size) bytes, over the \(cap)-byte limit") }
-        guard let bytes = file.bytes(at: 0, count: Int(file.size)) else { throw ModelError(file: path, message: "cannot read: \(reason())") }
-        guard file.bytes(at: file.size, count: 1) == nil else { throw ModelError(file: path, message: "changed size while it was read") }
-        return Data(bytes)
+        do { return Data(try RegularFile.read(path, path: path, cap: cap)) } catch let error as FileError {
+            throw ModelError(file: error.path, message: error.message)
+        }
     }
 
     /// Writes all of `bytes` to `fd`, retrying short writes and EINTR; false on any other failure.
@@ -105,45 +94,28 @@ public enum FileSystem {
         return true
     }
 
-    /// Removes `path` and, if it is a folder, everything under it, without following symbolic links. Best effort:
-    /// what cannot be removed stays. Works on directory descriptors (`unlinkat`, the entry type from `readdir`), so
-    /// removing a replaced version costs about one system call per entry; FileManager stats and checks each entry
-    /// several times, which made removal a noticeable part of a hot update.
+    /// Removes `path` and, if it is a folder, everything under it, without following symbolic links (a link is
+    /// removed as a name). Best effort: what cannot be removed stays. The folder holding `path` is opened by its path;
+    /// everything from `path`'s own name down goes through the rooted layer (`RootedFolder.removeTree`), one
+    /// `unlinkat` per entry.
     public static func removeTree(_ path: String) {
-        var info = stat()
-        guard lstat(path, &info) == 0 else { return }
-        guard info.st_mode & S_IFMT == S_IFDIR else {
-            unlink(path)
-            return
-        }
-        let fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        if fd >= 0 { removeContents(of: fd) }
-        rmdir(path)
+        let url = URL(fileURLWithPath: path)
+        guard let folder = try? RootedFolder(opening: url.deletingLastPathComponent().path, followingLinkAtRoot: true) else { return }
+        folder.removeTree(url.lastPathComponent)
     }
 
-    /// Empties the folder open as `fd` (and closes it).
-    private static func removeContents(of fd: Int32) {
-        guard let dir = fdopendir(fd) else {
-            close(fd)
-            return
-        }
-        defer { closedir(dir) }
-        var folders: [[CChar]] = []
-        while let entry = readdir(dir) {
-            var name = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix(while: { $0 != 0 }).map { CChar(bitPattern: $0) }) }
-            if name == [46] || name == [46, 46] { continue }  // "." and ".."
-            name.append(0)
-            var isFolder = entry.pointee.d_type == UInt8(DT_DIR)
-            if entry.pointee.d_type == UInt8(DT_UNKNOWN) {
-                var info = stat()
-                isFolder = fstatat(fd, name, &info, AT_SYMLINK_NOFOLLOW) == 0 && info.st_mode & S_IFMT == S_IFDIR
+    /// Puts the finished file `temporary` at `target` (both in one folder) only if nothing has that name — the rooted
+    /// layer's link-based create-if-absent (`RootedFolder.linkIntoPlace`), never a check then a rename that would
+    /// replace what a racing writer put there. False when the name was taken.
+    package static func linkIntoPlace(_ temporary: URL, as target: URL) throws -> Bool {
+        do {
+            let folder = try RootedFolder(opening: target.deletingLastPathComponent().path, followingLinkAtRoot: true)
+            guard temporary.deletingLastPathComponent().path == folder.path else {
+                throw FileError(path: temporary.path, message: "is not in the folder of \(target.path)")
             }
-            if isFolder { folders.append(name) } else { unlinkat(fd, name, 0) }
-        }
-        for name in folders {
-            let child = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-            if child >= 0 { removeContents(of: child) }
-            unlinkat(fd, name, AT_REMOVEDIR)
+            return try folder.linkIntoPlace(temporary.lastPathComponent, as: target.lastPathComponent)
+        } catch let error as FileError {
+            throw ModelError(file: error.path, message: error.message)
         }
     }
 

@@ -11,13 +11,18 @@ public enum JSONValue: Codable, Equatable, Sendable {
     case null
     case bool(Bool)
     case number(Double)
+    /// A whole number kept exactly (a version, a size, a count): written as its digits, whatever its size — a Double
+    /// would round past 2^53 and be printed as a float (issue 29, finding 11).
+    case integer(Int64)
+    /// A whole number above Int64.max (a UInt64 size), kept exactly.
+    case unsigned(UInt64)
     case string(String)
     case array([JSONValue])
     case object([String: JSONValue])
 
     public init(_ value: String) { self = .string(value) }
-    public init(_ value: Int) { self = .number(Double(value)) }
-    public init(_ value: UInt64) { self = .number(Double(value)) }
+    public init(_ value: Int) { self = .integer(Int64(value)) }
+    public init(_ value: UInt64) { self = value <= UInt64(Int64.max) ? .integer(Int64(value)) : .unsigned(value) }
     public init(_ value: Bool) { self = .bool(value) }
     public init(_ value: [String]) { self = .array(value.map(JSONValue.init)) }
     public init(_ value: [String: JSONValue]) { self = .object(value) }
@@ -47,8 +52,10 @@ public enum JSONValue: Codable, Equatable, Sendable {
         case .null: try c.encodeNil()
         case .bool(let b): try c.encode(b)
         case .number(let n):
-            // Whole numbers as integers (versions, sizes), so C and Python readers see 3, not 3.0.
-            if n.rounded() == n, abs(n) < 9.007_199_254_740_992e15 { try c.encode(Int64(n)) } else { try c.encode(n) }
+            // Whole numbers as integers, so C and Python readers see 3, not 3.0, and 2^60 as its digits, not 1.15e+18.
+            if let i = Int64(exactly: n) { try c.encode(i) } else if let u = UInt64(exactly: n) { try c.encode(u) } else { try c.encode(n) }
+        case .integer(let i): try c.encode(i)
+        case .unsigned(let u): try c.encode(u)
         case .string(let s): try c.encode(s)
         case .array(let a): try c.encode(a)
         case .object(let o): try c.encode(o)
@@ -56,7 +63,14 @@ public enum JSONValue: Codable, Equatable, Sendable {
     }
 
     public var string: String? { if case .string(let s) = self { return s }; return nil }
-    public var number: Double? { if case .number(let n) = self { return n }; return nil }
+    public var number: Double? {
+        switch self {
+        case .number(let n): return n
+        case .integer(let i): return Double(i)
+        case .unsigned(let u): return Double(u)
+        default: return nil
+        }
+    }
     public var object: [String: JSONValue]? { if case .object(let o) = self { return o }; return nil }
     public var array: [JSONValue]? { if case .array(let a) = self { return a }; return nil }
 }

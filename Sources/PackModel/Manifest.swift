@@ -7,7 +7,7 @@ public struct Manifest: Codable, Equatable, Sendable {
     /// RFC 3339 UTC; from SOURCE_DATE_EPOCH when set.
     public var created: String
     public var expires: String
-    public var access: PackDocument.Access
+    public var access: AccessPolicy
     /// Pack-level files (pack.json), paths relative to the pack root.
     public var files: [File]
     public var scenes: [Scene]
@@ -42,7 +42,7 @@ public struct Manifest: Codable, Equatable, Sendable {
         }
     }
 
-    public init(pack: String, version: Int, created: String, expires: String, access: PackDocument.Access, files: [File], scenes: [Scene]) {
+    public init(pack: String, version: Int, created: String, expires: String, access: AccessPolicy, files: [File], scenes: [Scene]) {
         self.pack = pack
         self.version = version
         self.created = created

@@ -9,5 +9,6 @@ public enum PayloadType {
     public static let delta = "application/vnd.packtool.delta+json"
     /// The revocation list (grant role), bound by the index.
     public static let revocations = "application/vnd.packtool.revocations+json"
-    public static let signoff = Signoff.payloadType
+    /// A historian's sign-off of a scene (PackAuthoring's `Signoff`).
+    public static let signoff = "application/vnd.packtool.signoff+json"
 }

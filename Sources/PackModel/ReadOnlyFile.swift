@@ -8,6 +8,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import PackFiles
 
 /// Bytes read by offset: a file (`ReadOnlyFile`), or one still being written whose reads wait for their bytes
 /// (PackVerify's streamed installs). `size` is the whole size; a read returns how many bytes it got (0 at the end,
@@ -41,16 +42,20 @@ public final class ReadOnlyFile: OffsetReadable {
     /// not wait (O_NONBLOCK): opening a FIFO for reading would otherwise block until a writer appears, and a FIFO is
     /// refused as not a regular file anyway. On regular files the flag changes nothing.
     public init(opening path: String) throws {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else { throw ModelError(file: path, message: "cannot read: \(FileSystem.reason())") }
-        var info = stat()
-        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-            let reason = info.st_mode & S_IFMT == S_IFREG ? "cannot read: \(FileSystem.reason())" : "not a regular file"
-            close(fd)
-            throw ModelError(file: path, message: reason)
+        do { (fd, size) = try RegularFile.openForReading(path, path: path) } catch let error as FileError {
+            throw ModelError(file: error.path, message: error.message)
         }
+    }
+
+    /// Takes ownership of `fd`, a regular file of `size` bytes already checked (`RegularFile.openForReading`).
+    public init(fd: Int32, size: UInt64) {
         self.fd = fd
-        size = UInt64(info.st_size)
+        self.size = size
+    }
+
+    /// The whole file, refused before anything is read when it is over `cap` bytes (`RegularFile.readAll`).
+    public func readAll(cap: Int, path: String) throws -> [UInt8] {
+        try RegularFile.readAll(fd, size: size, cap: cap, path: path)
     }
 
     deinit { close(fd) }

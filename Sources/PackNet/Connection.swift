@@ -47,6 +47,13 @@ package final class Connection {
         close(fd)
     }
 
+    /// Ends the connection's traffic in both directions, from any thread: a receive waiting on it returns at once
+    /// (as if the server had closed). The descriptor stays open until `disconnect`, so it cannot be reused meanwhile.
+    package func shutDown() {
+        guard !closed else { return }
+        _ = shutdown(fd, Int32(SHUT_RDWR))
+    }
+
     /// Resolves `host` and connects to the first address that answers within `timeout`.
     private static func dial(host: String, port: UInt16, timeout: Double) throws -> Int32 {
         var hints = addrinfo()

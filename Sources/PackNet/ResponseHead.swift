@@ -53,7 +53,34 @@ public struct ResponseHead: Equatable, Sendable {
         }
         var head = ResponseHead(status: status, headers: headers)
         head.isHTTP10 = parts[0] == "HTTP/1.0"
+        try head.checkContentLength()
         return head
+    }
+
+    /// Refuses a Content-Length a reader could take two ways (RFC 9112 §6.3, RFC 9110 §8.6): anything but decimal
+    /// digits (a sign, hex, spaces inside, an empty value), a number past 64 bits, two different values (repeated
+    /// headers or a comma list; the same value repeated is one length), or a length beside `Transfer-Encoding:
+    /// chunked` — the framings a response-splitting or smuggling attack plays one reader against another with.
+    private func checkContentLength() throws {
+        var length: UInt64?
+        for header in headers where header.name == "content-length" {
+            for item in header.value.split(separator: ",", omittingEmptySubsequences: false) {
+                let text = item.trimmingSpaces
+                guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
+                    throw HTTPError.protocolError("a Content-Length that is not a number of bytes (\(header.value.prefix(40)))")
+                }
+                guard let value = UInt64(text) else {
+                    throw HTTPError.protocolError("a Content-Length past 64 bits (\(header.value.prefix(40)))")
+                }
+                if let length, length != value {
+                    throw HTTPError.protocolError("two different Content-Length values (\(length) and \(value))")
+                }
+                length = value
+            }
+        }
+        if length != nil && isChunked {
+            throw HTTPError.protocolError("both Transfer-Encoding: chunked and a Content-Length")
+        }
     }
 }
 

@@ -112,7 +112,7 @@ public struct PlateRenderer: Sendable {
             if FileSystem.isRegularFile(target.path), let made = try? SHA256.hash(fileAt: target) {
                 out.append(RenderedPlate(fileName: name, size: size, sourceSize: sourceSize, reused: true, sha256: Hex.encode(made.digest)))
             } else if let cache, let recorded = cache.recorded[name], SiteShape.isRecordedPlate(cache.folder.appendingPathComponent(name), sha256: recorded),
-                      link(cache.folder.appendingPathComponent(name).path, target.path) == 0 {
+                      SiteFiles.link(cache.folder.appendingPathComponent(name), to: target) {
                 out.append(RenderedPlate(fileName: name, size: size, sourceSize: sourceSize, reused: true, sha256: recorded))
             } else {
                 missing.append((out.count, target, size))

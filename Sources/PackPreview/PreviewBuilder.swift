@@ -8,6 +8,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import PackAuthoring
 import PackImage
 import PackLint
 import PackModel
@@ -234,7 +235,7 @@ public struct PreviewBuilder {
     /// the new one cannot take its place.
     private func swap(_ staging: URL, into target: URL) throws {
         guard FileSystem.exists(target.path) else {
-            guard rename(staging.path, target.path) == 0 else { throw PreviewError.io("\(output.path): cannot move the preview into place: \(FileSystem.reason())") }
+            guard SiteFiles.rename(staging, to: target) else { throw PreviewError.io("\(output.path): cannot move the preview into place: \(FileSystem.reason())") }
             return
         }
         if SiteFiles.exchange(staging, target) {
@@ -252,15 +253,15 @@ public struct PreviewBuilder {
         // renamed aside first, and put back by the next run if this one is killed before the new one takes its place.
         let aside = Self.asideName(for: target)
         FileSystem.removeTree(aside.path)
-        guard rename(target.path, aside.path) == 0 else { throw PreviewError.io("\(output.path): cannot replace the previous preview: \(FileSystem.reason())") }
+        guard SiteFiles.rename(target, to: aside) else { throw PreviewError.io("\(output.path): cannot replace the previous preview: \(FileSystem.reason())") }
         let foreign = SiteShape.foreignEntries(in: aside)
         guard foreign.isEmpty else {
-            _ = rename(aside.path, target.path)
+            _ = SiteFiles.rename(aside, to: target)
             throw PreviewError.usage(Self.refusal(output.path, foreign, during: true))
         }
-        guard rename(staging.path, target.path) == 0 else {
+        guard SiteFiles.rename(staging, to: target) else {
             let reason = FileSystem.reason()
-            _ = rename(aside.path, target.path)
+            _ = SiteFiles.rename(aside, to: target)
             throw PreviewError.io("\(output.path): cannot move the preview into place: \(reason)")
         }
         FileSystem.removeTree(aside.path)
@@ -286,13 +287,13 @@ public struct PreviewBuilder {
             guard isAside || entry.hasPrefix(staging), let pid = Int32(entry.dropFirst(isAside ? aside.count : staging.count)) else { continue }
             if pid != getpid(), kill(pid, 0) == 0 { continue }  // another run, still going
             let url = parent.appendingPathComponent(entry), target = parent.appendingPathComponent(name)
-            if isAside, !FileSystem.exists(target.path), rename(url.path, target.path) == 0 { continue }
+            if isAside, !FileSystem.exists(target.path), SiteFiles.rename(url, to: target) { continue }
             // Removed only when it holds nothing but what a preview writes: a folder that merely has such a name is
             // left alone.
             var info = stat()
             guard lstat(url.path, &info) == 0 else { continue }
             if info.st_mode & S_IFMT != S_IFDIR {
-                if info.st_mode & S_IFMT == S_IFLNK { unlink(url.path) }
+                if info.st_mode & S_IFMT == S_IFLNK { try? RootedFolder(opening: parent.path, followingLinkAtRoot: true).remove(entry) }
                 continue
             }
             if SiteShape.foreignEntries(in: url, partial: true).isEmpty { FileSystem.removeTree(url.path) }

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import PackAuthoring
 import PackLint
 import PackMedia
 import PackModel

@@ -65,8 +65,9 @@ struct DeltaWriter {
             try tar.add(PublishLayout.deltaDocumentEntry, bytes: try CanonicalJSON.encode(envelope))
             for path in delta.added { try add(tar, path, byPath[path]!) }
             try tar.finish()
+            // Linked into place only if absent (never a check then a replacing rename): a racing run's delta stays.
+            guard try FileSystem.linkIntoPlace(temporary, as: url) else { throw PublishError.io("\(url.path) already exists") }
             created.file(url)
-            guard rename(temporary.path, url.path) == 0 else { throw PublishError.io("\(url.path): \(String(cString: strerror(errno)))") }
             written.append(url)
         }
         return written

@@ -8,6 +8,7 @@ import Glibc
 #endif
 import Dispatch
 import PackArchive
+import PackAuthoring
 import PackCrypto
 import PackLint
 import PackModel
@@ -301,8 +302,9 @@ public final class Publisher {
         }
         try created.makeDirectory(out)
         try created.makeDirectory(versionDir)
+        // Linked into place only if absent (never a check then a replacing rename): a racing run's archive stays.
+        guard try FileSystem.linkIntoPlace(temporary, as: kept) else { throw PublishError.io("\(kept.path) already exists") }
         created.file(kept)
-        guard rename(temporary.path, kept.path) == 0 else { throw PublishError.io("\(kept.path): \(String(cString: strerror(errno)))") }
         if let copied = try FileCopy.linkOrCopy(kept, to: archiveURL, tracking: &created), copied != writer.archiveSHA256 {
             throw PublishError.io("\(archiveURL.path): the copy of the archive does not match it")
         }

@@ -124,22 +124,15 @@ public struct RevocationStore {
         try root.checkGrantKeys(keys)
     }
 
-    /// Writes `data` to `url` only if nothing is there: a complete temporary file is linked to the name (which fails
-    /// rather than replace an existing file), so readers see the whole list or none, and any failure leaves nothing.
+    /// Writes `data` to `url` only if nothing is there, through the shared link-based create-if-absent
+    /// (`RootedFolder.createIfAbsent`): readers see the whole list or none, and any failure leaves nothing.
     static func writeOnce(_ data: Data, to url: URL) throws {
         let folder = url.deletingLastPathComponent()
-        do { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) } catch {
-            throw PublishError.io("\(folder.path): cannot create the folder")
+        let created: Bool
+        do { created = try RootedFolder(opening: folder.path, create: true).createIfAbsent(data, at: url.lastPathComponent) } catch {
+            throw PublishError.io("\(error)")
         }
-        guard !FileSystem.exists(url.path) else { throw PublishError.io("\(url.path) already exists; revocation lists are written once") }
-        let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).new-\(getpid())")
-        unlink(temporary.path)
-        do { try AtomicFile.write(data, to: temporary) } catch { throw PublishError.io("\(error)") }
-        defer { unlink(temporary.path) }
-        guard link(temporary.path, url.path) == 0 else {
-            let reason = errno == EEXIST ? "already exists; revocation lists are written once" : "cannot be written: \(FileSystem.reason())"
-            throw PublishError.io("\(url.path) \(reason)")
-        }
+        guard created else { throw PublishError.io("\(url.path) already exists; revocation lists are written once") }
     }
 }
 

@@ -58,13 +58,14 @@ public struct RootStore {
     /// Signs and stores a root version, refusing to overwrite one that exists.
     public func write(_ document: RootDocument, signers: [Ed25519PrivateKey]) throws -> URL {
         try StateFolder.check(folder.deletingLastPathComponent().path)
-        do { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) } catch {
-            throw PublishError.io("\(folder.path): cannot create the folder")
-        }
         let envelope = try DSSEEnvelope(signing: CanonicalJSON.encode(document), as: PayloadType.root, with: signers)
         let url = folder.appendingPathComponent("\(document.version).root.json")
-        guard !FileManager.default.fileExists(atPath: url.path) else { throw PublishError.io("\(url.path) already exists; root versions are never rewritten") }
-        try AtomicFile.write(try envelope.jsonData(), to: url)
+        // Linked into place from a complete temporary file: never replaces a root version, even one a racing run wrote.
+        let created: Bool
+        do {
+            created = try RootedFolder(opening: folder.path, create: true).createIfAbsent(try envelope.jsonData(), at: url.lastPathComponent)
+        } catch let error as FileError { throw PublishError.io("\(error)") }
+        guard created else { throw PublishError.io("\(url.path) already exists; root versions are never rewritten") }
         return url
     }
 }

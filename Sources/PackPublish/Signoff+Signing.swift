@@ -1,3 +1,4 @@
+import PackAuthoring
 import PackCrypto
 import PackModel
 import PackSigning

@@ -8,7 +8,8 @@ import Glibc
 import Darwin
 #endif
 import PackModel
-import PackVerify
+import PackFetch
+import PackTrust
 
 /// One attempt of a download: a data task whose delegate appends each piece of the body to the `.part` file as it
 /// arrives, checking the status, the Content-Range and the byte cap before writing anything. `FoundationNetworking`
@@ -24,11 +25,10 @@ final class URLSessionDownload: NSObject, URLSessionDataDelegate, @unchecked Sen
         case refused(VerificationFailure)
     }
 
-    let fd: Int32
-    let maxBytes: UInt64
-    let name: String
-    let progress: ((UInt64) throws -> Void)?
-    private(set) var have: UInt64
+    /// The `.part` this attempt appends to (PackFetch's one writer of downloaded bytes).
+    let part: PartialDownload
+    var name: String { part.name }
+    var have: UInt64 { part.have }
     /// The first thing that decided how this attempt ends; later ones (the cancellation it caused) do not count.
     private var decided: Outcome?
     private let lock = NSLock()
@@ -38,33 +38,23 @@ final class URLSessionDownload: NSObject, URLSessionDataDelegate, @unchecked Sen
     private var redirects = 0
     private let finished = DispatchSemaphore(value: 0)
 
-    init(fd: Int32, maxBytes: UInt64, name: String, progress: ((UInt64) throws -> Void)?) {
-        self.fd = fd
-        self.maxBytes = maxBytes
-        self.name = name
-        self.progress = progress
-        have = UInt64(max(0, lseek(fd, 0, SEEK_END)))
+    init(part: PartialDownload) {
+        self.part = part
     }
 
-    func restart() throws {
-        // An empty file is left as it is: truncating one marks it on ext4 for a flush when it is closed (the
-        // replace-by-truncate heuristic), which would write the whole download out for nothing.
-        guard have > 0 || lseek(fd, 0, SEEK_END) > 0 else { return }
-        guard ftruncate(fd, 0) == 0, lseek(fd, 0, SEEK_SET) == 0 else { throw VerificationFailure(.fetch, "\(name): cannot truncate the partial download") }
-        let had = have
-        have = 0
-        if had > 0 { try progress?(0) }
-    }
+    func restart() throws { try part.restart() }
 
     /// Runs `request` to its end or until `due` passes (then the task is cancelled and the outcome is `fetch-timeout`).
-    func run(_ request: URLRequest, configuration: URLSessionConfiguration, due: DownloadDeadline) -> Outcome {
+    /// A stop (the streamed install verified every byte) cancels the task at once (issue 29, finding 8).
+    func run(_ request: URLRequest, configuration: URLSessionConfiguration, due: DownloadDeadline, stop: DownloadStop) -> Outcome {
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
         let session = URLSession(configuration: configuration, delegate: self, delegateQueue: queue)
         defer { session.invalidateAndCancel() }
         let task = session.dataTask(with: request)
         task.resume()
-        if finished.wait(timeout: .now() + max(0, due.remaining)) == .timedOut {
+        let waited = stop.whileRunning(onStop: { task.cancel() }) { finished.wait(timeout: .now() + max(0, due.remaining)) }
+        if waited == .timedOut {
             settle(.refused(due.expired))
             task.cancel()
             _ = finished.wait(timeout: .now() + 30)
@@ -92,13 +82,7 @@ final class URLSessionDownload: NSObject, URLSessionDataDelegate, @unchecked Sen
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         guard verdict == nil else { return }
         do {
-            guard try Numbers.add(have, UInt64(data.count), "\(name): the bytes received", code: .fetchSize) <= maxBytes else {
-                throw VerificationFailure(.fetchSize, "\(name): the server sent more bytes than the signed size")
-            }
-            let written = data.withUnsafeBytes { FileSystem.writeAll(fd, $0) }
-            guard written else { throw VerificationFailure(.fetch, "\(name): cannot write the download (\(FileSystem.reason()))") }
-            have += UInt64(data.count)
-            try progress?(have)
+            try data.withUnsafeBytes { try part.append($0) }
         } catch {
             settle(Self.outcome(error))
             dataTask.cancel()
@@ -174,10 +158,12 @@ final class URLSessionDownload: NSObject, URLSessionDataDelegate, @unchecked Sen
         answered = true
         // The header itself, not `expectedContentLength`: a length past Int64 must be refused, not read as unknown.
         if let text = http.value(forHTTPHeaderField: "Content-Length") {
-            guard let length = UInt64(text.trimmingCharacters(in: .whitespaces)) else {
+            let digits = text.trimmingCharacters(in: .whitespaces)
+            // Digits only: UInt64("+5") would read a sign as part of a size.
+            guard !digits.isEmpty, digits.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let length = UInt64(digits) else {
                 throw VerificationFailure(.fetchSize, "\(name): a Content-Length that is not a size (\(text.prefix(40)))")
             }
-            guard try Numbers.add(have, length, "\(name): the resume offset plus the Content-Length", code: .fetchSize) <= maxBytes else {
+            guard try Numbers.add(have, length, "\(name): the resume offset plus the Content-Length", code: .fetchSize) <= part.maxBytes else {
                 throw VerificationFailure(.fetchSize, "\(name): the server offers more bytes than the signed size")
             }
             if let span, length != span {

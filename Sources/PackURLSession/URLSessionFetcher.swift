@@ -8,7 +8,8 @@ import Glibc
 import Darwin
 #endif
 import PackModel
-import PackVerify
+import PackFetch
+import PackTrust
 
 /// The updater's transport for apps: URLSession (the system's proxies, VPN and cellular rules, Low Data Mode), with
 /// the same guarantees and failure codes as PackHTTP's `HTTPFetcher`. On Linux it runs over FoundationNetworking
@@ -63,50 +64,25 @@ public final class URLSessionFetcher: Fetcher, @unchecked Sendable {
 
     public func url(for path: String) throws -> URL? { try urls(path) }
 
-    public func partialFile(for file: URL) -> URL? { URL(fileURLWithPath: file.path + ".part") }
+    public func partialFile(for file: URL) -> URL? { DownloadAttempts.partialFile(for: file) }
 
     public func fetch(_ path: String, to file: URL, maxBytes: UInt64, progress: ((UInt64) throws -> Void)?) throws {
-        let partial = file.path + ".part"
-        let due = DownloadDeadline(seconds: policy.deadline(for: path, maxBytes: maxBytes), name: path)
-        var lastFailure = VerificationFailure(.fetch, "\(path): no attempt made")
-        for attempt in 0...retries {
-            if attempt > 0 { usleep(useconds_t(DownloadPolicy.backoff(attempt: attempt) * 1_000_000)) }
-            do { try due.check() } catch {
-                unlink(partial)
-                throw error
+        try fetch(path, to: file, maxBytes: maxBytes, stop: DownloadStop(), progress: progress)
+    }
+
+    public func fetch(_ path: String, to file: URL, maxBytes: UInt64, stop: DownloadStop, progress: ((UInt64) throws -> Void)?) throws {
+        try DownloadAttempts.run(path, to: file, maxBytes: maxBytes, retries: retries, policy: policy, stop: stop, progress: progress) { part, due in
+            let url = try urls(path)
+            guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+                throw VerificationFailure(.fetchProtocol, "\(path): \(url.absoluteString.prefix(200)) is not an http(s) URL")
             }
-            // Never through a link planted in the state folder, never waiting on a FIFO (issue 29, finding 2).
-            let fd = try PartFile.openForResume(partial)
-            let outcome: URLSessionDownload.Outcome
-            do {
-                defer { close(fd) }
-                let sink = URLSessionDownload(fd: fd, maxBytes: maxBytes, name: path, progress: progress)
-                if sink.have > maxBytes || !DownloadPolicy.isResumable(path) { try sink.restart() }
-                if sink.have > 0 { try progress?(sink.have) }
-                let url = try urls(path)
-                guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-                    throw VerificationFailure(.fetchProtocol, "\(path): \(url.absoluteString.prefix(200)) is not an http(s) URL")
-                }
-                // Not flushed, as in HTTPFetcher: downloads are verified where they are used, never trusted as stored.
-                outcome = sink.run(request(url, from: sink.have), configuration: sessionConfiguration(), due: due)
-            } catch {
-                unlink(partial)
-                throw error
-            }
-            switch outcome {
-            case .done:
-                unlink(file.path)
-                guard rename(partial, file.path) == 0 else { throw VerificationFailure(.fetch, "\(file.path): cannot move the download into place") }
-                return
-            case .retry(let failure):
-                lastFailure = failure
-            case .refused(let failure):
-                unlink(partial)
-                throw failure
+            let sink = URLSessionDownload(part: part)
+            switch sink.run(request(url, from: part.have), configuration: sessionConfiguration(), due: due, stop: stop) {
+            case .done: return
+            case .retry(let failure): throw DownloadAttempts.Retry(failure)
+            case .refused(let failure): throw failure
             }
         }
-        DownloadPolicy.discardUnresumablePart(partial, path: path)
-        throw lastFailure
     }
 
     private func request(_ url: URL, from offset: UInt64) -> URLRequest {

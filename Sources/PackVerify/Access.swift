@@ -90,14 +90,14 @@ public struct AccessDecision: Codable, Equatable, Sendable {
 
 /// Decides access to a scene from the verified manifest's access policy, the request, and the guarded clock.
 public struct AccessDecider {
-    public let policy: PackDocument.Access
+    public let policy: AccessPolicy
     public let root: RootDocument
     /// Checks short codes' signatures (long codes go through `SignedDocument`, which uses the same default).
     public let verifier: any SignatureVerifier
     /// The revocation list the client accepted (`ClientState.revocations`), applied with the request's `revokedCodes`.
     public let revocations: RevocationsDocument?
 
-    public init(policy: PackDocument.Access, root: RootDocument, revocations: RevocationsDocument? = nil,
+    public init(policy: AccessPolicy, root: RootDocument, revocations: RevocationsDocument? = nil,
                 verifier: any SignatureVerifier = PackCryptoSignatureVerifier()) {
         self.policy = policy
         self.root = root

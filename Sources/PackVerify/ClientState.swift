@@ -101,18 +101,19 @@ public struct ClientState: Codable, Equatable, Sendable {
 
     /// Whether `folder` holds a state file (of any content).
     public static func exists(in folder: URL) -> Bool {
-        var info = stat()
-        return lstat(folder.appendingPathComponent(fileName).path, &info) == 0
+        (try? RootedFolder(opening: folder.path))?.exists(fileName) ?? false
     }
 
     /// Loads the state in `folder`, refusing a file over 1 MB (it is a few kilobytes).
     public static func load(from folder: URL) throws -> ClientState {
         let url = folder.appendingPathComponent(fileName)
-        var info = stat()
-        guard stat(url.path, &info) == 0 else { throw VerificationFailure(.stateMissing, "\(url.path): no client state; pin a root first") }
+        // Through the rooted layer: a link or FIFO planted as the state file is refused (at once, naming it).
+        guard let root = try? RootedFolder(opening: folder.path), let info = root.status(fileName) else {
+            throw VerificationFailure(.stateMissing, "\(url.path): no client state; pin a root first")
+        }
         guard info.st_size <= 1 << 20 else { throw VerificationFailure(.stateSize, "\(url.path) is implausibly large") }
         let data: Data
-        do { data = try FileSystem.read(url.path, cap: 1 << 20) } catch {
+        do { data = try root.read(fileName, cap: 1 << 20) } catch {
             throw VerificationFailure(.stateCorrupt, "unreadable client state: \(error)")
         }
         do { return try JSONDecoder().decode(ClientState.self, from: data) } catch {
@@ -126,10 +127,14 @@ public struct ClientState: Codable, Equatable, Sendable {
     package func save(to folder: URL, durability: Durability) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let data = try encoder.encode(self)
+        let root: RootedFolder
+        do { root = try RootedFolder(opening: folder.path, create: true) } catch { throw VerificationFailure(.write, "\(error)") }
         CrashPoints.reach("before state save")
         let file = folder.appendingPathComponent(Self.fileName)
-        try AtomicFile.write(try encoder.encode(self), to: file, durability: durability)
+        do { try root.writeAtomically(data, to: Self.fileName, durability: durability) } catch {
+            throw VerificationFailure(.write, "\(error)")
+        }
         durability.note(.stateSaved(file.path))
         CrashPoints.reach("after state save")
     }

@@ -38,7 +38,8 @@ public struct ClockGuard: Sendable {
     /// A reading of the clocks, injectable for tests.
     public struct Reading: Sendable {
         public var wall: Double
-        /// Seconds since boot (CLOCK_BOOTTIME on Linux, mach_continuous_time on Apple), or nil when unavailable.
+        /// Seconds since boot (CLOCK_BOOTTIME on Linux; CLOCK_MONOTONIC_RAW on Apple, which is mach_continuous_time:
+        /// both count sleep), or nil when unavailable. packverify.h tells C callers to inject the same clock.
         public var boot: Double?
 
         public init(wall: Double, boot: Double?) {

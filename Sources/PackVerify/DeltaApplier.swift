@@ -98,7 +98,7 @@ public struct DeltaApplier {
         // the new signed manifest before the switch.
         var reused: [Reused] = []
         do {
-            try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: false)
+            try RootedFolder(opening: packFolder.path).makeFolder(staging.lastPathComponent)
             for file in manifest.files { reused.append(try linkUnchanged(from: current, to: writer, path: file.path, file: file)) }
             for scene in manifest.scenes {
                 let base = installedScenes[scene.id]
@@ -196,19 +196,29 @@ public struct DeltaApplier {
         if parts.count == 3, parts[0] == "stops", let scene = InstallLayout.sceneFolder(of: parts[1], in: current) {
             beneath = InstallLayout.scenesFolder + "/" + URL(fileURLWithPath: scene).lastPathComponent + "/" + parts[2]
         }
-        guard let (folder, name) = BeneathFolder.parent(of: beneath, in: packFolder) else {
-            throw VerificationFailure(.deltaBase, "\(path) in the installed version is reached through a link or is missing; it is not reused")
+        let installed: RootedFolder
+        do { installed = try RootedFolder(opening: packFolder) } catch {
+            throw VerificationFailure(.deltaBase, "\(path) in the installed version cannot be reached (\(error)); it is not reused")
         }
-        defer { close(folder) }
-        var info = stat()
-        guard fstatat(folder, name, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFREG, UInt64(info.st_size) == file.size else {
-            throw VerificationFailure(.deltaBase, "\(path) in the installed version is missing or damaged")
-        }
-        guard info.st_nlink == 1 else {
-            throw VerificationFailure(.deltaBase, "\(path) in the installed version has other names (\(info.st_nlink) links); it is not shared again")
-        }
-        guard linkat(folder, name, AT_FDCWD, writer.absolute(path), 0) == 0 else {
-            throw VerificationFailure(.deltaBase, "\(path) is missing from the installed version (\(String(cString: strerror(errno))))")
+        do {
+            try installed.withParent(beneath) { folder, name in
+                var info = stat()
+                guard fstatat(folder, name, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFREG, UInt64(info.st_size) == file.size else {
+                    throw VerificationFailure(.deltaBase, "\(path) in the installed version is missing or damaged")
+                }
+                guard info.st_nlink == 1 else {
+                    throw VerificationFailure(.deltaBase, "\(path) in the installed version has other names (\(info.st_nlink) links); it is not shared again")
+                }
+                // Into the new version beneath the pack folder's handle too: neither end is reached through a link.
+                let (pack, target) = try writer.rooted(writer.absolute(path))
+                try pack.withParent(target) { into, newName in
+                    guard linkat(folder, name, into, newName, 0) == 0 else {
+                        throw VerificationFailure(.deltaBase, "\(path) is missing from the installed version (\(String(cString: strerror(errno))))")
+                    }
+                }
+            }
+        } catch let error as FileError {
+            throw VerificationFailure(.deltaBase, "\(path) in the installed version is reached through a link or is missing (\(error)); it is not reused")
         }
         return Reused(path: path, at: writer.absolute(path), file: file)
     }

@@ -98,8 +98,9 @@ final class GrowingArchive: ArchiveBytes, @unchecked Sendable {
                 if fd < 0 {
                     // The `.part` appears with the first bytes and is renamed to the complete file at the end; a
                     // descriptor opened on either keeps reading the same file.
-                    fd = open(partial, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-                    if fd < 0 && finished == true { fd = open(complete, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }
+                    // The one non-blocking regular-file open: a link or FIFO planted under either name is refused.
+                    fd = (try? RegularFile.openForReading(partial, path: partial, extraFlags: O_NOFOLLOW).fd) ?? -1
+                    if fd < 0 && finished == true { fd = (try? RegularFile.openForReading(complete, path: complete, extraFlags: O_NOFOLLOW).fd) ?? -1 }
                     if fd < 0 {
                         // Gone after the download ended (a failed fetch removes its `.part`): nothing more will come.
                         if finished != nil { return (-1, 0) }

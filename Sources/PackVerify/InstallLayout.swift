@@ -102,12 +102,21 @@ enum InstallLayout {
         try checkPackFolder(into.appendingPathComponent(pack))
         guard let folder = try currentVersion(packFolder: into.appendingPathComponent(pack)) else { return nil }
         let url = folder.appendingPathComponent(Installer.manifestFileName)
-        var info = stat()
-        guard lstat(url.path, &info) == 0 else { throw VerificationFailure(.installLayout, "\(url.path) is missing: the installed version is damaged") }
-        guard info.st_mode & S_IFMT == S_IFREG else {
-            throw VerificationFailure(.notAFile, "\(url.path) is \(FileSystem.kind(info.st_mode)), not the signed manifest: the installed version is damaged")
+        // Read beneath the pack folder's handle: neither the version folder nor the manifest is reached through a link.
+        let data: Data
+        do {
+            let packRoot = try RootedFolder(opening: into.appendingPathComponent(pack).path)
+            data = try packRoot.read(folder.lastPathComponent + "/" + Installer.manifestFileName, cap: Int(SizeCaps.manifest))
+        } catch let error as FileError {
+            switch error.kind {
+            case .missing: throw VerificationFailure(.installLayout, "\(url.path) is missing: the installed version is damaged")
+            case .link, .notRegular:
+                let what = error.kind == .link ? "a symbolic link" : "not a regular file"
+                throw VerificationFailure(.notAFile, "\(error.path) is \(what), not the signed manifest: the installed version is damaged")
+            case .tooLarge(let size): throw VerificationFailure(.size, "\(url.path) is \(size) bytes, over the \(SizeCaps.manifest)-byte cap")
+            default: throw VerificationFailure(.unreadable, "\(error)")
+            }
         }
-        let data = try SizeCaps.read(url, cap: SizeCaps.manifest)
         let manifest = try VerificationFailure.about(url, .document) {
             try SignedDocument().admit(data, as: Manifest.self, profile: .atRest, context: AdmissionContext(root: root), what: "installed manifest")
         }

@@ -89,7 +89,8 @@ public struct Installer {
         for ancestor in ancestors { touched.note(ancestor.path) }
         touched.note(packFolder.path)
         touched.note(packFolder.path + "/" + InstallLayout.scenesFolder)
-        do { try FileManager.default.createDirectory(at: packFolder, withIntermediateDirectories: true) } catch {
+        // The install folder is the caller's root; the pack's folder beneath it is made without following a link.
+        do { _ = try RootedFolder(opening: into.path, create: true).folder(manifest.pack, create: true) } catch {
             touched.restore()
             throw VerificationFailure(.write, "\(packFolder.path): cannot create the folder (\(error))")
         }
@@ -101,7 +102,7 @@ public struct Installer {
         let staging = packFolder.appendingPathComponent(".staging-\(UUID().uuidString)")
         let writer = StagingWriter(staging: staging, durability: durability)
         do {
-            try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: false)
+            try RootedFolder(opening: packFolder.path).makeFolder(staging.lastPathComponent)
             // Every scene gets a fresh folder of its own (see InstallLayout).
             let scenes = packFolder.path + "/" + InstallLayout.scenesFolder
             for scene in manifest.scenes {
@@ -236,29 +237,33 @@ public struct Installer {
         let folder = packFolder.appendingPathComponent(name)
         let previous = (try? InstallLayout.currentVersion(packFolder: packFolder))?.lastPathComponent
         let stateFile = state.appendingPathComponent(ClientState.fileName)
-        let savedBytes = try? Data(contentsOf: stateFile)
+        let savedBytes = try? RootedFolder(opening: state.path).read(ClientState.fileName, cap: 1 << 20)
         var updated = client
         updated.recordInstalled(manifest)
         updated.recordVersionFolder(name, pack: manifest.pack, adopting: previous) { FileSystem.exists(packFolder.path + "/" + $0) }
         try updated.save(to: state, durability: durability)
         func restoreState() { if let savedBytes { try? AtomicFile.write(savedBytes, to: stateFile, durability: durability) } }
+        // Every name below is changed relative to the pack folder's handle (the rooted layer), never through a link.
+        guard let pack = try? RootedFolder(opening: packFolder.path) else {
+            restoreState()
+            throw VerificationFailure(.installLayout, "\(packFolder.path) is no longer the folder the install staged in")
+        }
         CrashPoints.reach("before staging rename")
-        guard durability.rename(staging.path, to: folder.path) else {
+        guard (try? pack.rename(staging.lastPathComponent, to: name, durability: durability)) != nil else {
             restoreState()
             throw VerificationFailure(.install, "cannot move the staged pack into place")
         }
         CrashPoints.reach("after staging rename")
-        let current = packFolder.appendingPathComponent(InstallLayout.currentLink)
-        let link = packFolder.appendingPathComponent(".current-\(UUID().uuidString.prefix(8))")
-        guard symlink(name, link.path) == 0 else {
-            FileSystem.removeTree(folder.path)
+        let link = ".current-\(UUID().uuidString.prefix(8))"
+        guard (try? pack.makeSymbolicLink(link, to: name)) != nil else {
+            pack.removeTree(name)
             restoreState()
             throw VerificationFailure(.install, "cannot create the switch-over link")
         }
         CrashPoints.reach("before switch")
-        guard durability.rename(link.path, to: current.path) else {
-            unlink(link.path)
-            FileSystem.removeTree(folder.path)
+        guard (try? pack.rename(link, to: InstallLayout.currentLink, durability: durability)) != nil else {
+            try? pack.remove(link)
+            pack.removeTree(name)
             restoreState()
             throw VerificationFailure(.install, "cannot switch to the new version")
         }
@@ -266,26 +271,24 @@ public struct Installer {
         CrashPoints.reach("after switch")
         // The switch is done; a failed flush here can only mean it may not survive a power cut, which the saved state
         // already allows for (see above).
-        _ = durability.flushFolder(at: packFolder.path) && durability.barrier(at: packFolder.path)
+        _ = pack.sync(durability: durability)
         CrashPoints.reach("after folder flush")
         // What goes: the versions this installer recorded (the previous one, and those of runs killed before their
         // switch). No live install needs them: a delta update linking from one that goes fails, and would be refused
         // at its own switch anyway, since `current` has moved.
         for recorded in updated.versionFolders?[manifest.pack] ?? [] where recorded != name && InstallLayout.isVersionFolderName(recorded) {
-            FileSystem.removeTree(packFolder.path + "/" + recorded)
+            pack.removeTree(recorded)
         }
         // Temporaries of killed runs and unused scene folders, only while no other install is live. Anything else in
         // the pack folder is not ours and stays.
         guard live.tryExclusive() else { return folder }
-        for entry in (try? FileSystem.list(packFolder.path)) ?? [] where InstallLayout.isInstallerTemporary(entry) {
-            FileSystem.removeTree(packFolder.path + "/" + entry)
-        }
+        for entry in (try? pack.list()) ?? [] where InstallLayout.isInstallerTemporary(entry) { pack.removeTree(entry) }
         // Scene folders the new version does not link to (the old version's changed scenes, leftovers) — only when
         // every link of the new version reads back well-formed, so a failed listing can never cost a live scene.
-        guard let scenes = try? InstallLayout.sceneStore(packFolder: packFolder.path), let stops = try? FileSystem.list(folder.path + "/stops") else { return folder }
+        guard (try? InstallLayout.sceneStore(packFolder: packFolder.path)) != nil, let stops = try? pack.list(name + "/stops") else { return folder }
         let used = stops.compactMap { InstallLayout.sceneFolder(of: $0, in: folder.path) }
-        guard used.count == stops.count, let stored = try? FileSystem.list(scenes) else { return folder }
-        for entry in stored where !used.contains(entry) && InstallLayout.isSceneFolderName(entry) { FileSystem.removeTree(scenes + "/" + entry) }
+        guard used.count == stops.count, let stored = try? pack.list(InstallLayout.scenesFolder) else { return folder }
+        for entry in stored where !used.contains(entry) && InstallLayout.isSceneFolderName(entry) { pack.removeTree(InstallLayout.scenesFolder + "/" + entry) }
         return folder
     }
 }

@@ -27,24 +27,36 @@ final class StagingLock {
     static let fileName = ".lock"
 
     private var fd: Int32
+    private let folder: RootedFolder
     private let path: String
     private var exclusive = false
 
-    private init(fd: Int32, path: String) {
+    private init(fd: Int32, folder: RootedFolder, path: String) {
         self.fd = fd
+        self.folder = folder
         self.path = path
     }
 
     /// Takes the lock shared, waiting while another install holds it exclusive (a clean-up: milliseconds).
     static func share(packFolder: URL) throws -> StagingLock {
         let path = packFolder.path + "/" + fileName
+        let folder: RootedFolder
+        do { folder = try RootedFolder(opening: packFolder.path) } catch { throw VerificationFailure(.installLayout, "\(error)") }
         while true {
-            let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-            guard fd >= 0 else { throw VerificationFailure(.write, "\(path): cannot open the install lock (\(FileSystem.reason()))") }
+            // Through the rooted layer: only a regular file of one link this user owns is shared; anything else
+            // planted under the name (a link, a FIFO, a second name of another file) is refused and left alone.
+            let fd: Int32
+            do {
+                fd = folder.exists(fileName) ? try folder.openExisting(fileName) : try folder.create(fileName, mode: 0o600)
+            } catch let error as FileError where error.code == EEXIST || error.code == ENOENT {
+                continue  // created or removed by another install between the check and the open
+            } catch {
+                throw VerificationFailure(.installLayout, "\(error); it is not the lock file the installer makes and is left alone")
+            }
             var opened = stat()
-            guard fstat(fd, &opened) == 0, opened.st_mode & S_IFMT == S_IFREG else {
+            guard fstat(fd, &opened) == 0 else {
                 close(fd)
-                throw VerificationFailure(.installLayout, "\(path) is not the lock file the installer makes; it is left alone")
+                throw VerificationFailure(.write, "\(path): cannot take the install lock (\(FileSystem.reason()))")
             }
             var result: Int32
             repeat { result = flock(fd, LOCK_SH) } while result != 0 && errno == EINTR
@@ -52,8 +64,9 @@ final class StagingLock {
                 close(fd)
                 throw VerificationFailure(.write, "\(path): cannot take the install lock (\(FileSystem.reason()))")
             }
-            var named = stat()
-            if lstat(path, &named) == 0, named.st_dev == opened.st_dev, named.st_ino == opened.st_ino { return StagingLock(fd: fd, path: path) }
+            if let named = folder.status(fileName), named.st_dev == opened.st_dev, named.st_ino == opened.st_ino {
+                return StagingLock(fd: fd, folder: folder, path: path)
+            }
             close(fd)  // removed (or replaced) by the last install to leave, between open and flock: a lock on it guards nothing
         }
     }
@@ -70,7 +83,7 @@ final class StagingLock {
     /// Gives the lock back; the last live install removes the file. Safe to call more than once.
     func release() {
         guard fd >= 0 else { return }
-        if tryExclusive() { unlink(path) }
+        if tryExclusive() { try? folder.remove(Self.fileName) }
         close(fd)
         fd = -1
     }

@@ -31,6 +31,10 @@ import PackModel
 /// per scene to that scene's folder in `<pack>/scenes/`. Scene files (`stops/<id>/…`) are written into the scene
 /// folder registered with `addScene`; a scene unchanged since the installed version just gets a link to the existing
 /// folder (`linkScene`), which is what makes a hot update cost the changed scenes only.
+///
+/// Every folder, file and link is made relative to the pack folder's handle (`RootedFolder`), with `O_EXCL`, never
+/// through a link: a name planted in the pack folder (`scenes` as a link, say) fails the install instead of
+/// redirecting a write.
 final class StagingWriter {
     let staging: URL
     /// `staging.path`, computed once: every file's path is built from it.
@@ -83,10 +87,31 @@ final class StagingWriter {
     /// Every flush and barrier goes through it (`Durability`).
     let durability: Durability
 
+    /// The pack folder (staging's parent), the root every write is relative to; nil when it could not be opened,
+    /// which the first write reports.
+    let pack: RootedFolder?
+
     init(staging: URL, durability: Durability = .system) {
         self.staging = staging
         stagingPath = staging.path
         self.durability = durability
+        pack = try? RootedFolder(opening: staging.deletingLastPathComponent().path)
+    }
+
+    /// The pack folder's handle and `full` (an absolute path this writer built) relative to it.
+    func rooted(_ full: String) throws -> (RootedFolder, String) {
+        guard let pack else { throw VerificationFailure(.installLayout, "\(staging.deletingLastPathComponent().path) cannot be opened as a folder") }
+        guard full.hasPrefix(pack.path + "/") else { throw VerificationFailure(.write, "\(full) is not beneath \(pack.path)") }
+        return (pack, String(full.dropFirst(pack.path.count + 1)))
+    }
+
+    /// Makes the folder `full` beneath the pack folder; one that exists already is fine when `existing`.
+    private func makeFolder(_ full: String, existing: Bool) throws {
+        let (pack, relative) = try rooted(full)
+        do { try pack.makeFolder(relative) } catch let error as FileError where existing && error.code == EEXIST {
+        } catch {
+            throw VerificationFailure(.write, "\(error)")
+        }
     }
 
     /// Where `path` (an archive path) is written: scene files into their scene's folder, the rest into staging.
@@ -102,16 +127,15 @@ final class StagingWriter {
 
     /// Starts a fresh folder for scene `id` under `scenes` (the pack's scene store), named `name`.
     func addScene(_ id: String, in scenes: String, name: String) throws {
-        if mkdir(scenes, 0o755) != 0 && errno != EEXIST {
-            throw VerificationFailure(.write, "\(scenes): cannot create the folder (\(FileSystem.reason()))")
-        }
-        var info = stat()
-        guard lstat(scenes, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
-            throw VerificationFailure(.installLayout, "\(scenes) is \(FileSystem.kind(info.st_mode)), not the scene folder the installer makes; it is left alone")
+        let (pack, relative) = try rooted(scenes)
+        if !pack.exists(relative) { try makeFolder(scenes, existing: true) }
+        guard let info = pack.status(relative), info.st_mode & S_IFMT == S_IFDIR else {
+            let kind = pack.status(relative).map { FileSystem.kind($0.st_mode) } ?? "missing"
+            throw VerificationFailure(.installLayout, "\(scenes) is \(kind), not the scene folder the installer makes; it is left alone")
         }
         touched.insert(scenes)
         let root = scenes + "/" + name
-        guard mkdir(root, 0o755) == 0 else { throw VerificationFailure(.write, "\(root): cannot create the folder (\(FileSystem.reason()))") }
+        try makeFolder(root, existing: false)
         folders.insert(root)
         sceneRoots[id] = root
         sceneLinks.append((id, name))
@@ -148,9 +172,7 @@ final class StagingWriter {
             components = components.dropLast()
         }
         for folder in missing.reversed() {
-            if mkdir(folder, 0o755) != 0 && errno != EEXIST {
-                throw VerificationFailure(.write, "\(folder): cannot create the folder (\(FileSystem.reason()))")
-            }
+            try makeFolder(folder, existing: true)
             folders.insert(folder)
         }
     }
@@ -213,7 +235,7 @@ final class StagingWriter {
         defer { buffer.deallocate() }
         while let (index, entry) = take(whole: whole) {
             do {
-                try Self.extract(entry, through: buffer, durability: durability)
+                try Self.extract(entry, through: buffer, durability: durability, writer: self)
             } catch {
                 failures.record(error, index: index)
                 // Running out of bytes (a download that failed) stops this worker only: the others finish the files
@@ -256,10 +278,9 @@ final class StagingWriter {
     }
 
     /// Copies one file out of its archive into its target, hashing each piece right after writing it.
-    private static func extract(_ entry: Entry, through buffer: UnsafeMutableRawBufferPointer, durability: Durability) throws {
-        // O_EXCL|O_NOFOLLOW: staging is fresh and holds only what this install made, so nothing can redirect a write.
-        let fd = open(entry.target, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw VerificationFailure(.write, "\(entry.path): cannot create (\(FileSystem.reason()))") }
+    private static func extract(_ entry: Entry, through buffer: UnsafeMutableRawBufferPointer, durability: Durability, writer: StagingWriter) throws {
+        // Created exclusively beneath the pack folder's handle: nothing planted can redirect a write.
+        let fd = try writer.create(entry.target, shown: entry.path)
         defer { close(fd) }
         let hasher = SHA256()
         var done: UInt64 = 0
@@ -292,12 +313,19 @@ final class StagingWriter {
     func write(_ bytes: [UInt8], path: String) throws {
         try prepareFolder(for: path)
         let target = absolute(path)
-        let fd = open(target, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw VerificationFailure(.write, "\(path): cannot create (\(FileSystem.reason()))") }
+        let fd = try create(target, shown: path)
         defer { close(fd) }
         guard bytes.withUnsafeBytes({ FileSystem.writeAll(fd, $0) }) else { throw VerificationFailure(.write, "\(path): \(FileSystem.reason())") }
         FileSystem.startWriteback(fd, from: 0, count: Int64(bytes.count))
         files.append(target)
+    }
+
+    /// Creates the file `full` (`O_EXCL`, beneath the pack folder's handle); `shown` names it in the error.
+    private func create(_ full: String, shown: String) throws -> Int32 {
+        let (pack, relative) = try rooted(full)
+        do { return try pack.create(relative) } catch let error as FileError {
+            throw VerificationFailure(.write, "\(shown): cannot create (\(error.message))")
+        }
     }
 
     /// Extracts the queued files, then makes every written file and every folder durable and ends the commit point
@@ -307,11 +335,12 @@ final class StagingWriter {
         // The version's links to its scene folders.
         if !sceneLinks.isEmpty {
             let stops = stagingPath + "/stops"
-            if mkdir(stops, 0o755) != 0 && errno != EEXIST { throw VerificationFailure(.write, "stops: cannot create the folder (\(FileSystem.reason()))") }
+            try makeFolder(stops, existing: true)
             folders.insert(stops)
+            let (pack, relative) = try rooted(stops)
             for (id, name) in sceneLinks {
-                guard symlink(InstallLayout.linkTarget(name), stops + "/" + id) == 0 else {
-                    throw VerificationFailure(.write, "stops/\(id): cannot link the scene (\(FileSystem.reason()))")
+                do { try pack.makeSymbolicLink(relative + "/" + id, to: InstallLayout.linkTarget(name)) } catch let error as FileError {
+                    throw VerificationFailure(.write, "stops/\(id): cannot link the scene (\(error.message))")
                 }
             }
         }
@@ -324,102 +353,8 @@ final class StagingWriter {
         let data: [String] = []
         #endif
         let folderPaths = [stagingPath] + folders.sorted() + touched.sorted()
-        try Self.flush(data.map { Flush(path: $0, folder: false) } + folderPaths.map { Flush(path: $0, folder: true) }, durability: durability)
+        try flush(data.map { Flush(path: $0, folder: false) } + folderPaths.map { Flush(path: $0, folder: true) })
         guard durability.barrier(at: stagingPath) else { throw VerificationFailure(.write, "\(stagingPath): flushing the drive's cache failed (\(FileSystem.reason()))") }
         CrashPoints.reach("after flush")
-    }
-
-    /// A path to make durable: a file's data or a folder's entries (`Durability`).
-    private struct Flush: Sendable {
-        let path: String
-        let folder: Bool
-
-        func sync(_ fd: Int32, _ durability: Durability) -> Bool {
-            folder ? durability.flushFolder(fd, path: path) : durability.flushFile(fd, path: path)
-        }
-    }
-
-    /// Flushes every path from eight threads at once: each call mostly waits for the device, and waiting together
-    /// lets the block layer merge their cache flushes (a 240 MB install's ~160 flushes took ~25 ms one after another
-    /// and ~10 ms eight at a time). Throws the first failure in `paths` order.
-    private static func flush(_ paths: [Flush], durability: Durability) throws {
-        let threads = min(8, paths.count)
-        let failures = Failures()
-        BlockingThreads.run(threads) { t in
-            for i in stride(from: t, to: paths.count, by: threads) {
-                let item = paths[i]
-                let fd = open(item.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-                if fd >= 0, item.sync(fd, durability) {
-                    close(fd)
-                    continue
-                }
-                let what = item.folder ? "flushing the folder failed" : "flushing to disk failed"
-                failures.record(i, VerificationFailure(.write, "\(item.path): \(what) (\(FileSystem.reason()))"))
-                if fd >= 0 { close(fd) }
-                return
-            }
-        }
-        try failures.throwFirst()
-    }
-}
-
-/// The failure of threads working together on one install that a caller sees: the first cause. Once one part fails,
-/// the others stop, and what they then report is a consequence (a read of a stopped download fails) and is not
-/// kept; among files the workers found bad, the first in archive order is kept, so the error does not depend on
-/// thread timing.
-final class FirstFailure: @unchecked Sendable {
-    private let lock = Lock()
-    private var first: (index: Int?, error: Error)?
-
-    /// A read that failed (rather than found a bad byte): after another failure, only its consequence.
-    struct ReadFailed: Error {
-        let failure: VerificationFailure
-    }
-
-    /// Records `error`, from the queued file `index` when a worker found it.
-    func record(_ error: Error, index: Int? = nil) {
-        lock.withLock {
-            guard let kept = first else {
-                first = (index, error)
-                return
-            }
-            if Self.isConsequence(error) { return }
-            if Self.isConsequence(kept.error) { first = (index, error); return }
-            if let index, let keptIndex = kept.index, index < keptIndex { first = (index, error) }
-        }
-    }
-
-    /// Whether `error` only says the bytes ran out or could not be read (a failed or stopped download, a truncated
-    /// file): any other failure recorded later is the cause instead.
-    static func isConsequence(_ error: Error) -> Bool {
-        error is ReadFailed || (error as? VerificationFailure)?.kind == .archiveTruncated
-    }
-
-    var error: Error? {
-        lock.withLock {
-            guard let error = first?.error else { return nil }
-            return (error as? ReadFailed)?.failure ?? error
-        }
-    }
-
-    func throwIfAny() throws {
-        if let error { throw error }
-    }
-}
-
-/// The failures of parallel workers, by the index of the item that failed: the lowest is reported, so the error a
-/// caller sees does not depend on thread timing.
-final class Failures: @unchecked Sendable {
-    private let lock = Lock()
-    private var first: (index: Int, error: Error)?
-
-    func record(_ index: Int, _ error: Error) {
-        lock.withLock { if first == nil || index < first!.index { first = (index, error) } }
-    }
-
-    var isEmpty: Bool { lock.withLock { first == nil } }
-
-    func throwFirst() throws {
-        if let error = lock.withLock({ first?.error }) { throw error }
     }
 }

@@ -58,12 +58,12 @@ final class StateLock {
 
     /// Takes the lock, or returns nil when another thread or process holds it.
     static func attempt(_ state: URL, create: Bool = false) throws -> StateLock? {
-        if create {
-            do { try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true) } catch {
-                throw VerificationFailure(.write, "\(state.path): cannot create the state folder")
-            }
+        let folder: RootedFolder
+        do { folder = try RootedFolder(opening: state.path, create: create) } catch let error as FileError {
+            // A missing folder has nothing to protect; anything else in its place (a link, a file) is refused.
+            if error.code == ENOENT && !create { return StateLock(key: nil) }
+            throw VerificationFailure(.write, "\(error)")
         }
-        guard FileSystem.isDirectory(state.path) else { return StateLock(key: nil) }
         let key = state.standardizedFileURL.path
         return try registry.withLock { () throws -> StateLock? in
             if let holder = held[key] {
@@ -71,9 +71,11 @@ final class StateLock {
                 holder.depth += 1
                 return StateLock(key: key)
             }
-            let path = key + "/" + fileName
-            let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-            guard fd >= 0 else { throw VerificationFailure(.write, "\(path): cannot open the lock (\(FileSystem.reason()))") }
+            // Through the rooted layer: a link, FIFO or second name planted as the lock is replaced, never opened.
+            let fd: Int32
+            do { fd = try folder.openForResume(fileName, mode: 0o600) } catch {
+                throw VerificationFailure(.write, "\(error) (the lock)")
+            }
             guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
                 close(fd)
                 return nil

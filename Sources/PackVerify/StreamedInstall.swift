@@ -43,10 +43,13 @@ struct StreamedInstall {
         }
         let growing = GrowingArchive(size: size, partial: partial, complete: file)
         let outcome = Outcome()
+        // Stopped with the install (done or refused): the fetcher shuts its connection at once, so a server that sent
+        // every byte but never ends the body does not hold the call until its read timeout (issue 29, finding 8).
+        let stop = DownloadStop()
         BlockingThreads.run(2) { role in
             if role == 0 {
                 do {
-                    try fetcher.fetch(object.path, to: file, maxBytes: object.maxBytes) { count in
+                    try fetcher.fetch(object.path, to: file, maxBytes: object.maxBytes, stop: stop) { count in
                         try growing.received(count)
                         progress?(count)
                         events.bytes(count)
@@ -61,21 +64,29 @@ struct StreamedInstall {
                     outcome.result = try install(growing, false)
                     // Every byte is in and verified: a download still waiting on the server (a chunked body that never
                     // ends) is stopped at its next write instead of being waited for.
-                    growing.stop(VerificationFailure(.fetch, "\(object.path): the install is complete"))
+                    // The download's stop first, so the fetcher sees it however its attempt ends.
+                    let done = VerificationFailure(.fetch, "\(object.path): the install is complete")
+                    stop.stop(done)
+                    growing.stop(done)
                 } catch {
                     outcome.installFailure = error
+                    stop.stop(error)
                     growing.stop(error)
                 }
             }
         }
-        // Verified and switched in: the download's own end (renaming its `.part`) no longer matters.
-        if let result = outcome.result { return result }
+        // Verified and switched in: the download's own end no longer matters, and its bytes are not kept (a download
+        // stopped early leaves its `.part`, which only a pack not yet installed would resume).
+        if let result = outcome.result {
+            PartFile.remove(partial.path)
+            return result
+        }
         // A refusal of bytes that did arrive (a bad hash, a malformed header) is the cause even when the download also
         // failed afterwards (a server that sends a bad byte, then drops the connection), and its bytes are not kept
         // to resume from. Only an install that ran out of bytes (truncated, unreadable) failed because the download did.
         if let refusal = outcome.installFailure as? VerificationFailure, refusal.kind.outcome == .refused,
            refusal.kind != .archiveTruncated {
-            unlink(partial.path)
+            PartFile.remove(partial.path)
             throw refusal
         }
         if let fetchFailure = outcome.fetchFailure, !growing.stoppedWhileDownloading { throw fetchFailure }

@@ -8,6 +8,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import PackModel
 
 /// The folders an install or update changes before it knows it will succeed — `<into>`, `<into>/<pack>` and its
 /// `scenes/` gain staging and scene folders — so that a refusal leaves them exactly as they were: folders this run
@@ -33,11 +34,21 @@ struct TouchedFolders {
 
     /// Undoes what this run did to the noted folders: removes the empty ones it created (innermost first), then puts
     /// back the times of the others (which removing entries from them changed again).
+    /// Each through the rooted layer on the folder's parent: a name replaced by a link since is removed as a name (or
+    /// left), never followed.
     func restore() {
-        for path in created.reversed() { rmdir(path) }
-        for entry in times.reversed() {
-            var both = [entry.access, entry.modification]
-            _ = utimensat(AT_FDCWD, entry.path, &both, AT_SYMLINK_NOFOLLOW)
+        for path in created.reversed() {
+            guard let (parent, name) = Self.parent(of: path), let status = parent.status(name), status.st_mode & S_IFMT == S_IFDIR else { continue }
+            try? parent.remove(name)  // only when empty: an empty folder is all this run made
         }
+        for entry in times.reversed() {
+            Self.parent(of: entry.path).map { $0.0.setTimes($0.1, access: entry.access, modification: entry.modification) }
+        }
+    }
+
+    private static func parent(of path: String) -> (RootedFolder, String)? {
+        let url = URL(fileURLWithPath: path)
+        guard let folder = try? RootedFolder(opening: url.deletingLastPathComponent().path) else { return nil }
+        return (folder, url.lastPathComponent)
     }
 }

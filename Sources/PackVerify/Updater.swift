@@ -45,7 +45,7 @@ public struct Updater {
     }
 
     /// The folder inside the state folder that holds downloads while an update runs (emptied when it ends).
-    public static let downloadsFolder = "downloads"
+    public static let downloadsFolder = DownloadsFolder.name
 
     /// Where each object of a plan is downloaded from, when it is not where the fetcher would say (signed
     /// per-object URLs: R2 or S3 presigned). `update` fetches through `fetcher` either way; give it a fetcher built
@@ -195,9 +195,10 @@ public struct Updater {
         // Named after the archive, so a `.part` left by an interrupted download resumes only the same version's bytes.
         let archive = downloads.appendingPathComponent(object.path.split(separator: "/").last.map(String.init) ?? "pack.tar")
         // A `.part` of any other download (an older version's archive, an earlier name) would never be resumed again.
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: downloads.path)) ?? []
-        where name.hasSuffix(".part") && name != archive.lastPathComponent + ".part" {
-            unlink(downloads.appendingPathComponent(name).path)
+        if let folder = try? RootedFolder(opening: downloads.path) {
+            for name in (try? folder.list()) ?? [] where name.hasSuffix(".part") && name != archive.lastPathComponent + ".part" {
+                try? folder.remove(name)
+            }
         }
         let progress = self.progress
         let streaming = StreamedInstall(fetcher: fetcher, object: object, file: archive, events: InstallEvents(onProgress),
@@ -313,8 +314,8 @@ public struct Updater {
 
     static func clean(_ downloads: URL) {
         // The downloads lock's file stays: removing it while another update waits on it would split the lock in two.
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: downloads.path)) ?? [] where !name.hasSuffix(".part") && name != StateLock.fileName {
-            FileSystem.removeTree(downloads.appendingPathComponent(name).path)
-        }
+        // Through the rooted layer: a downloads folder replaced by a link since it was prepared is refused, not emptied.
+        guard let folder = try? RootedFolder(opening: downloads.path) else { return }
+        folder.removeContents(except: { $0.hasSuffix(".part") || $0 == StateLock.fileName })
     }
 }

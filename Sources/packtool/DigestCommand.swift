@@ -6,6 +6,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import PackAuthoring
 import PackModel
 
 /// `packtool digest FOLDER`: prints the tree digest of DESIGN.md §3, optionally with its listing.

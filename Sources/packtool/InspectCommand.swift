@@ -5,7 +5,10 @@ import Foundation
 #endif
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
+import PackAuthoring
 import PackCrypto
 import PackLint
 import PackMedia
@@ -86,11 +89,11 @@ enum InspectCommand: Command {
     }
 
     private static func read(_ url: URL, limit: Int) throws -> Data {
-        var info = stat()
-        guard stat(url.path, &info) == 0 else { throw CommandLineError.io("\(url.relativePath): cannot read") }
-        guard Int(info.st_size) <= limit else { throw CommandLineError.io("\(url.relativePath): \(info.st_size) bytes is too large to inspect as text (limit \(limit))") }
-        guard let data = try? Data(contentsOf: url) else { throw CommandLineError.io("\(url.relativePath): cannot read") }
-        return data
+        // The one capped read (PackFiles).
+        do { return Data(try RegularFile.read(url.path, path: url.relativePath, cap: limit)) } catch let error as FileError {
+            if case .tooLarge(let size) = error.kind { throw CommandLineError.io("\(url.relativePath): \(size) bytes is too large to inspect as text (limit \(limit))") }
+            throw CommandLineError.io("\(url.relativePath): cannot read")
+        }
     }
 
     private static func inspectVTT(_ url: URL) throws -> Inspection {
@@ -168,42 +171,3 @@ enum InspectCommand: Command {
     }
 }
 
-/// What inspect found, in both forms.
-struct Inspection {
-    var kind: String
-    var file: String
-    var ok: Bool
-    var text: String
-    var value: Encodable
-
-    /// The JSON form: every finite number in its shortest round-trip form; anything JSON cannot hold (an infinite
-    /// or NaN number) is an error naming where it is, never a silently dropped `null`.
-    func json() throws -> String {
-        let file = URL(fileURLWithPath: self.file)
-        func trimmed(_ s: String) -> String { String(s.drop(while: \.isNewline).reversed().drop(while: \.isNewline).reversed()) }
-        return "{\n  \"kind\": \(trimmed(try Self.encode(kind, file: file))),\n  \"file\": \(trimmed(try Self.encode(self.file, file: file))),\n  \"ok\": \(ok),\n  \"content\": "
-            + trimmed(try Self.encode(value, file: file)).replacing("\n", with: "\n  ") + "\n}\n"
-    }
-
-    static func encode(_ value: Encodable, file: URL) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        do {
-            return String(decoding: try encoder.encode(AnyEncodable(value)), as: UTF8.self) + "\n"
-        } catch let EncodingError.invalidValue(bad, context) {
-            let path = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().drop { $0 == "." }
-            throw CommandLineError.io("\(file.relativePath): cannot write as JSON: \(path.isEmpty ? "a value" : String(path)) is \(bad), which JSON cannot hold")
-        }
-    }
-}
-
-struct AnyEncodable: Encodable {
-    let value: Encodable
-    init(_ value: Encodable) { self.value = value }
-    func encode(to encoder: Encoder) throws { try value.encode(to: encoder) }
-}
-
-struct ModelInspection: Encodable {
-    var model: AnyEncodable?
-    var problems: [String]
-}

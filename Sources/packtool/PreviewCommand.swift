@@ -5,6 +5,8 @@ import Foundation
 #endif
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 import PackModel
 import PackPreview
@@ -90,7 +92,13 @@ enum PreviewCommand: Command {
         var pid = pid_t()
         let argv: [UnsafeMutablePointer<CChar>?] = [strdup(opener), strdup(url.absoluteString), nil]
         defer { argv.forEach { free($0) } }
-        guard posix_spawnp(&pid, opener, nil, nil, argv, environ) == 0 else {
+        // The environment as it is (DISPLAY, BROWSER): `environ` on Linux; Darwin's Swift overlay does not have it.
+        #if os(Linux)
+        let environment = environ
+        #else
+        let environment = _NSGetEnviron().pointee
+        #endif
+        guard posix_spawnp(&pid, opener, nil, nil, argv, environment) == 0 else {
             Output.err("packtool preview: could not run \(opener) to open the page; open it yourself: \(url.absoluteString)\n")
             return
         }
@@ -100,52 +108,3 @@ enum PreviewCommand: Command {
     }
 }
 
-/// SIGINT, SIGTERM and SIGHUP during a preview only raise a flag: the run stops at its next plate, removes its staging
-/// folder, and then dies of the same signal, so the shell sees an interrupted command and no debris is left.
-enum PreviewInterruption {
-    /// The signal received, 0 for none; written only by the handler.
-    nonisolated(unsafe) static var received: sig_atomic_t = 0
-
-    static func install() {
-        received = 0  // initialised before any handler can touch it
-        for sig in [SIGINT, SIGTERM, SIGHUP] {
-            _ = signal(sig) { PreviewInterruption.received = $0 }
-        }
-    }
-
-    static func endAsSignalled() -> Never {
-        let sig = received == 0 ? SIGINT : received
-        Output.err("packtool preview: interrupted; the earlier preview, if any, is as it was\n")
-        _ = signal(sig, SIG_DFL)
-        raise(sig)
-        exit(128 + sig)
-    }
-}
-
-/// The plate decoding's progress on standard error: a bar redrawn in place on a terminal, nothing otherwise (the
-/// summary line says what was done).
-final class PlateProgressBar: @unchecked Sendable {
-    private let terminal = isatty(2) == 1
-    private let lock = Lock()
-    private var drawn = false
-    private var last = -1
-
-    func show(_ done: Int, _ total: Int) {
-        guard terminal, total > 0 else { return }
-        lock.withLock {
-            guard done != last else { return }
-            last = done
-            let width = 30
-            let filled = done * width / total
-            Output.err("\r\u{1B}[2Kplates [\(String(repeating: "#", count: filled))\(String(repeating: "-", count: width - filled))] \(done)/\(total)")
-            drawn = true
-        }
-    }
-
-    func finish() {
-        lock.withLock {
-            if drawn { Output.err("\n") }
-            drawn = false
-        }
-    }
-}

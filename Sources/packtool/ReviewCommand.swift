@@ -6,7 +6,9 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import PackAuthoring
 import PackCrypto
+import PackLint
 import PackModel
 import PackPublish
 import PackSigning
@@ -66,9 +68,8 @@ enum ReviewCommand: Command {
             var envelopes = FileManager.default.fileExists(atPath: fileURL.path) ? try DocumentLoader.loadSignoffs(from: fileURL) : []
             envelopes.removeAll { (try? Signoff.decode(from: $0))?.reviewer == reviewer.id }
             envelopes.append(try signoff.envelope(signedWith: key))
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            try AtomicFile.write(try encoder.encode(envelopes) + Data("\n".utf8), to: fileURL)
+            // Canonical, so the sign-offs file is the same bytes whichever platform the historian signs on.
+            try AtomicFile.write(Data(try CanonicalEncoder(pretty: true).encode(envelopes)) + Data("\n".utf8), to: fileURL)
             Output.out("signed \(scene.id) \(digest.prefixed) as \(reviewer.id) (\(reviewer.role))\n")
             return 0
         } catch let e as ModelError {

@@ -7,6 +7,7 @@ import Foundation
 import Glibc
 #endif
 import PackCrypto
+import PackLint
 import PackModel
 import PackPublish
 import PackSigning

@@ -5,6 +5,8 @@ import Foundation
 #endif
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 import PackMedia
 import PackCrypto
@@ -157,62 +159,3 @@ extension SignCommand {
     }
 }
 
-/// `packtool build`: what `sign` would publish, without keys and without writing anything.
-enum BuildCommand: Command {
-    static let name = "build"
-    static let summary = "show what sign would publish: lint gate, versions, changed scenes, sizes (writes nothing)"
-    static let help = """
-        usage: packtool build PACKDIR --state DIR [--allow-warnings]
-
-        Runs the same lint gate and versioning as `packtool sign` against the ledger in DIR and prints the plan:
-        the next pack version, each scene's version and whether it changed, and the archive's content size.
-
-        """
-
-    static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, options: ["--state"], flags: ["--allow-warnings"])
-        guard a.positionals.count == 1 else { throw CommandLineError.usage("expected one PACKDIR") }
-        var options = Publisher.Options(pack: URL(fileURLWithPath: a.positionals[0]), state: URL(fileURLWithPath: try a.required("--state")),
-                                        output: URL(fileURLWithPath: "/nonexistent"), manifestKeys: [], indexKeys: [])
-        options.allowWarnings = a.flag("--allow-warnings")
-        do {
-            let plan = try Publisher(options: options).plan()
-            let m = plan.manifest
-            var text = "\(m.pack): version \(m.version)\(plan.previousVersion.map { " (previous \($0))" } ?? " (first release)")\(plan.unchanged ? ", unchanged: nothing to publish" : "")\n"
-            for s in m.scenes { text += "  \(s.id) version \(s.version)\(plan.changedScenes.contains(s.id) ? " (changed)" : "")  \(s.files.count) files\n" }
-            text += "  \(m.archiveEntries.count) files, \(plan.totalBytes) bytes\n"
-            if !plan.warnings.isEmpty { text += "  \(plan.warnings.count) lint warning(s) allowed\n" }
-            Output.out(text)
-            return 0
-        } catch let e as PublishError {
-            if case .lint(let d) = e { Output.err(TextRenderer(color: false).render(d)) }
-            throw CommandLineError.failure(e.description)
-        }
-    }
-}
-
-/// A one-line progress display on standard error; `init` returns nil (stay silent) when that is not a terminal.
-final class ProgressLine {
-    let label: String
-    private var lastPercent = -1
-
-    init?(label: String) {
-        guard isatty(2) == 1 else { return nil }
-        self.label = label
-    }
-
-    func update(_ done: UInt64, of total: UInt64) {
-        if total == 0 {
-            // Size unknown to the caller: show bytes.
-            Output.err("\r\(label): \(done >> 10) KiB   ")
-            lastPercent = 0
-            return
-        }
-        let percent = Int(done * 100 / total)
-        guard percent != lastPercent else { return }
-        lastPercent = percent
-        Output.err("\r\(label): \(percent)% (\(done >> 20) of \(total >> 20) MiB)")
-    }
-
-    func finish() { if lastPercent >= 0 { Output.err("\n") } }
-}

@@ -2,6 +2,7 @@ import FetcherCases
 import Foundation
 import PackHTTP
 import PackVerify
+import TestSupport
 import XCTest
 
 /// PackHTTP's fetcher against `misbehaving_server.py`: the hostile-server cases every fetcher passes (FetcherCases,
@@ -27,6 +28,21 @@ final class HostileServerTests: XCTestCase {
     func testAMissingFileIsReportedAsMissing() throws { try cases.aMissingFileIsReportedAsMissing() }
     func testATruncatedBodyIsRetriedThenRefused() throws { try cases.aTruncatedBodyIsRetriedThenRefused() }
     func testAServerThatIsNotThereFailsWithFetch() throws { try cases.aServerThatIsNotThereFailsWithFetch() }
+
+    /// Issue 29, finding 11: a chunked body whose framing is malformed (a chunk size that is not hexadecimal) is the
+    /// server's protocol failure — `fetch-protocol`, not the transport's `fetch` — and leaves nothing behind.
+    func testMalformedChunkedFramingIsAProtocolFailure() throws {
+        let archive = [UInt8](repeating: 7, count: 4000)
+        let server = try MisbehavingServer(mode: "bad-chunks", files: ["packs/p/1/p-1.tar": archive])
+        let out = URL(fileURLWithPath: try temporaryDirectory()).appendingPathComponent("pack.tar")
+        let fetcher = HTTPFetcher(base: HTTPLocation(server.url)!, timeout: 5, retries: 1)
+        XCTAssertThrowsError(try fetcher.fetch("packs/p/1/p-1.tar", to: out, maxBytes: 4000, progress: nil)) { error in
+            XCTAssertEqual((error as? VerificationFailure)?.code, "fetch-protocol", "\(error)")
+            XCTAssertTrue("\(error)".contains("chunk"), "\(error)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out.path))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out.path + ".part"))
+    }
 
     /// The index and roots have no signed size, only a cap: their deadline is a small fixed one of its own.
     func testTheIndexHasASmallFixedDeadlineOfItsOwn() throws {

@@ -18,9 +18,34 @@ final class ResponseHeadTests: XCTestCase {
     }
 
     func testChunkedResponsesHaveNoContentLength() throws {
-        let h = try head("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n")
+        let h = try head("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
         XCTAssertTrue(h.isChunked)
-        XCTAssertNil(h.contentLength, "chunked framing wins over a Content-Length (RFC 9112 §6.3)")
+        XCTAssertNil(h.contentLength)
+    }
+
+    /// Issue 29, finding 11: a Content-Length two readers could take differently is refused as a protocol error
+    /// (RFC 9112 §6.3), not read as the first value, as a signed number, or as "no length" (a close-delimited body).
+    func testAMalformedOrConflictingContentLengthIsRefused() throws {
+        let refused = [
+            "Content-Length: 5\r\nContent-Length: 6",                 // two different values
+            "Content-Length: 5, 6",                                    // a list of different values
+            "Content-Length: +5",                                      // a sign (UInt64("+5") is 5)
+            "Content-Length: -1",
+            "Content-Length: 0x10",
+            "Content-Length: 5 5",
+            "Content-Length: ",
+            "Content-Length: 18446744073709551616",                    // 2^64: past 64 bits
+            "Transfer-Encoding: chunked\r\nContent-Length: 5",        // both framings (smuggling)
+        ]
+        for fields in refused {
+            XCTAssertThrowsError(try head("HTTP/1.1 200 OK\r\n\(fields)\r\n\r\n"), fields) { error in
+                guard case .protocolError(let message) = error as? HTTPError else { return XCTFail("\(fields): \(error)") }
+                XCTAssertTrue(message.contains("Content-Length"), message)
+            }
+        }
+        // The same value repeated is one length (RFC 9110 §8.6), and 2^64 - 1 still fits.
+        XCTAssertEqual(try head("HTTP/1.1 200 OK\r\nContent-Length: 7\r\nContent-Length: 7, 7\r\n\r\n").contentLength, 7)
+        XCTAssertEqual(try head("HTTP/1.1 200 OK\r\nContent-Length: 18446744073709551615\r\n\r\n").contentLength, UInt64.max)
     }
 
     func testBareLineFeedsAreAccepted() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import PackAuthoring
 import PackLint
 import PackModel
 import TestSupport

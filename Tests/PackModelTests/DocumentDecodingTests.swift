@@ -1,4 +1,5 @@
 import Foundation
+import PackAuthoring
 import PackCrypto
 import PackModel
 import PackSigning

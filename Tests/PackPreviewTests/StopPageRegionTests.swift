@@ -1,4 +1,5 @@
 import Foundation
+import PackAuthoring
 @testable import PackPreview
 import PackLint
 import PackModel

@@ -29,7 +29,7 @@ final class AdmissionProfileTests: XCTestCase {
     private func manifest(pack: String = "royal-mile", version: Int = 5, scene: String = "01-castle", hours: Int = 72,
                           created: String = "2026-11-30T00:00:00Z", expires: String = "2027-01-01T00:00:00Z",
                           files: [String] = ["pack.json"]) -> Manifest {
-        let access = PackDocument.Access(freeStops: [], products: .init(cityPack: .init(productId: "city"), tripPass: .init(productId: "trip", hours: hours)))
+        let access = AccessPolicy(freeStops: [], products: .init(cityPack: .init(productId: "city"), tripPass: .init(productId: "trip", hours: hours)))
         let listed = files.map { Manifest.File(path: $0, size: 2, sha256: String(repeating: "0", count: 64), mediaType: "application/json") }
         return Manifest(pack: pack, version: version, created: created, expires: expires, access: access, files: listed,
                         scenes: [.init(id: scene, version: 1, digest: "sha256:" + String(repeating: "0", count: 64), files: [])])

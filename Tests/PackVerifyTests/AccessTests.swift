@@ -118,7 +118,7 @@ final class AccessTests: XCTestCase {
     /// a date. Now an out-of-range length opens nothing, says why, and other entitlements still work.
     func testATripPassOfAnAbsurdLengthOpensNothingInsteadOfCrashing() {
         for hours in [Int.max, Int.max / 3600 + 1, 0, -72, 366 * 24 + 1] {
-            let policy = PackDocument.Access(freeStops: ["01-a"], products: .init(cityPack: .init(productId: "city"), tripPass: .init(productId: "trip", hours: hours)))
+            let policy = AccessPolicy(freeStops: ["01-a"], products: .init(cityPack: .init(productId: "city"), tripPass: .init(productId: "trip", hours: hours)))
             let decider = AccessDecider(policy: policy, root: f.root)
             let d = decider.decide(.init(scene: "02-b", purchases: [trip(t0)]), clock: at(t0 + hour))
             XCTAssertFalse(d.allowed, "\(hours)")

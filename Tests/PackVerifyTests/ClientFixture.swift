@@ -54,12 +54,12 @@ struct ClientFixture {
         return url
     }
 
-    static let access = PackDocument.Access(freeStops: ["01-a"], products: .init(cityPack: .init(productId: "city"), tripPass: .init(productId: "trip", hours: 72)))
+    static let access = AccessPolicy(freeStops: ["01-a"], products: .init(cityPack: .init(productId: "city"), tripPass: .init(productId: "trip", hours: 72)))
 
     /// A manifest for `files` (paths under stops/<scene>/ or pack.json) and its signed envelope bytes.
     func manifest(_ files: [(String, [UInt8])], version: Int = 1, sceneVersion: Int = 1, expires: Date = Date().addingTimeInterval(86_400 * 30),
                   signers: [Ed25519PrivateKey]? = nil, kind: DocumentKind = .manifest, scene: String = "01-a",
-                  access: PackDocument.Access = ClientFixture.access, created: Date = Date(),
+                  access: AccessPolicy = ClientFixture.access, created: Date = Date(),
                   digest: String = "sha256:" + String(repeating: "0", count: 64)) throws -> (Manifest, [UInt8]) {
         var packFiles: [Manifest.File] = [], sceneFiles: [Manifest.File] = []
         let prefix = "stops/\(scene)/"
@@ -84,7 +84,7 @@ struct ClientFixture {
 
     /// An honest archive of `files` with a manifest, written to `name`.
     func archive(_ files: [(String, [UInt8])] = ClientFixture.files, version: Int = 1, sceneVersion: Int = 1, expires: Date = Date().addingTimeInterval(86_400 * 30),
-                 name: String = "pack.tar", scene: String = "01-a", access: PackDocument.Access = ClientFixture.access, created: Date = Date()) throws -> URL {
+                 name: String = "pack.tar", scene: String = "01-a", access: AccessPolicy = ClientFixture.access, created: Date = Date()) throws -> URL {
         let (_, envelope) = try manifest(files, version: version, sceneVersion: sceneVersion, expires: expires, scene: scene, access: access, created: created)
         var t = TarBuilder()
         t.file("manifest.json", envelope)

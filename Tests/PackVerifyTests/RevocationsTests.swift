@@ -15,7 +15,7 @@ final class RevocationsTests: XCTestCase {
     private let lost = "1a2b3c4d" + String(repeating: "0", count: 24)
     private let kept = "5e6f7a8b" + String(repeating: "0", count: 24)
     /// A policy with no free stop, so an access code is what opens 01-a.
-    private let access = PackDocument.Access(freeStops: [], products: .init(cityPack: .init(productId: "city"), tripPass: nil))
+    private let access = AccessPolicy(freeStops: [], products: .init(cityPack: .init(productId: "city"), tripPass: nil))
 
     override func setUpWithError() throws {
         f = try ClientFixture()

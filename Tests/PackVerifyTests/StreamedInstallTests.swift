@@ -39,7 +39,7 @@ final class StreamedInstallTests: XCTestCase {
                 scenes.append(.init(id: id, version: 1, digest: "sha256:" + String(repeating: "\(n)", count: 64),
                                     files: [file("layers/1824-16x9.heic", plate), file("story.vtt", story)]))
             }
-            let access = PackDocument.Access(freeStops: ["02-lawnmarket"], products: ClientFixture.access.products)
+            let access = AccessPolicy(freeStops: ["02-lawnmarket"], products: ClientFixture.access.products)
             let now = Date()
             manifest = Manifest(pack: "test-pack", version: 1, created: Timestamp.format(now.addingTimeInterval(-60)),
                                 expires: Timestamp.format(now.addingTimeInterval(86_400 * 30)), access: access,

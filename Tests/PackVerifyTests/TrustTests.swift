@@ -177,7 +177,7 @@ final class TrustTests: XCTestCase {
 final class TripPassLengthTests: XCTestCase {
     func testAManifestWhoseTripPassWouldOverflowIsRefusedAtInstall() throws {
         let f = try ClientFixture()
-        let access = PackDocument.Access(freeStops: [], products: .init(cityPack: .init(productId: "city"), tripPass: .init(productId: "trip", hours: Int.max)))
+        let access = AccessPolicy(freeStops: [], products: .init(cityPack: .init(productId: "city"), tripPass: .init(productId: "trip", hours: Int.max)))
         let archive = try f.archive(access: access)
         let before = f.snapshot()
         XCTAssertThrowsError(try f.installer().install(archive: archive, into: f.into)) { error in

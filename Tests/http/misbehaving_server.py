@@ -5,6 +5,9 @@
   resume    archives and deltas: the first request gets half and a closed connection; requests with a Range header
             (for any file, as nginx honours them) get 206 and the rest (each Range start is appended to LOG)
   chunked   every body with Transfer-Encoding: chunked (64 KiB chunks), no Content-Length
+  bad-chunks  archives (.tar): Transfer-Encoding: chunked whose first chunk-size line is not hexadecimal ("zz")
+  unended   archives (.tar): every byte in chunks (Transfer-Encoding: chunked), then neither the last chunk nor a
+            close: the connection stays open and silent for a minute; other files as usual
   endless-range  archives and deltas: the first request gets half and a closed connection; the Range retry gets 206
             from the right offset with Content-Length 18446744073709551615 (2^64 - 1), a body no size can hold
   drip      every body one byte every half second (each gap well inside a read timeout); after 15 s the connection
@@ -81,6 +84,23 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 piece = data[i:i + 65536]
                 self.wfile.write(b"%x\r\n" % len(piece) + piece + b"\r\n")
             self.wfile.write(b"0\r\n\r\n")
+            return
+        if MODE == "bad-chunks" and file_path.endswith(".tar"):
+            self.send_response(200)
+            self.send_header("Transfer-Encoding", "chunked")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.write(b"zz\r\n" + data[:100] + b"\r\n0\r\n\r\n")
+            return
+        if MODE == "unended" and file_path.endswith(".tar"):
+            self.send_response(200)
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            for i in range(0, len(data), 65536):
+                piece = data[i:i + 65536]
+                self.wfile.write(b"%x\r\n" % len(piece) + piece + b"\r\n")
+            self.wfile.flush()
+            time.sleep(60)
             return
         if MODE in ("resume", "endless-range") and (bulky or (MODE == "resume" and self.headers.get("Range"))):
             wanted = self.headers.get("Range")

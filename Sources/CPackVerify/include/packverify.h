@@ -3,7 +3,18 @@
  * Every operation takes one JSON request (a NUL-terminated UTF-8 string) and returns one JSON result, newly
  * allocated: the caller owns it and must release it with packverify_free(). The library keeps no pointer the caller
  * passed in. Results are {"ok": true, ...} or {"ok": false, "error": {"code": "...", "outcome": "...", "message": "..."}}.
+ * Requests are checked before anything in them is used: a key the call does not take, at any level (a misspelling
+ * such as "purchace" or "int0"), a value of the wrong type, or bytes that are not strict UTF-8 is a "request" error
+ * naming the key (with the one it was probably meant to be), and nothing is read, written or decided.
  * Requests may carry "clock": {"wall": <unix seconds>, "boot": <seconds since boot>} to inject the time.
+ * "boot" must be read from the clock the library reads itself when a request carries no "clock", because the state
+ * keeps the last "boot" seen (from either) and bounds elapsed wall time by elapsed boot time since it: on Linux and
+ * Android clock_gettime(CLOCK_BOOTTIME); on Apple platforms clock_gettime(CLOCK_MONOTONIC_RAW), which is
+ * mach_continuous_time() in seconds. Both keep counting while the device sleeps; CLOCK_MONOTONIC on Linux and
+ * mach_absolute_time() on Apple do not, and would make time look stopped across a sleep. A value below the last one
+ * seen is taken as a reboot (a new baseline); leave "boot" out when no such clock is available.
+ * Numbers in results are JSON integers wherever the value is a whole number (versions, sizes, counts), written
+ * exactly at any size (never rounded to a double or written with an exponent).
  * Calls that change one client state (pin_root, repin_root, update_roots, accept_index, install, update) take a lock on
  * <state>/.lock, across threads and processes; one that finds it held for more than two seconds returns code "busy"
  * and changes nothing. update holds it only while verifying and switching, never while downloading; two updates of

@@ -1,4 +1,4 @@
-#if PACKTOOL_CRYPTOKIT
+#if PACKTOOL_CRYPTOKIT || os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
 import CryptoKit
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -21,22 +21,6 @@ final class BackendSHA256 {
     }
 
     /// Wraps `SHA256.finalize()`; called once.
-    func finalize() -> [UInt8] { Array(hasher.finalize()) }
-}
-
-/// Incremental MD5 over CryptoKit's `Insecure.MD5`, for the S3 protocol's part ETags only.
-final class BackendMD5 {
-    private var hasher = Insecure.MD5()
-
-    init() {}
-
-    /// Wraps `Insecure.MD5.update(bufferPointer:)`.
-    func update(_ buffer: UnsafeRawBufferPointer) {
-        guard buffer.count > 0 else { return }
-        hasher.update(bufferPointer: buffer)
-    }
-
-    /// Wraps `Insecure.MD5.finalize()`; called once.
     func finalize() -> [UInt8] { Array(hasher.finalize()) }
 }
 

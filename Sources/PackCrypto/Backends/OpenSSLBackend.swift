@@ -1,4 +1,4 @@
-#if !PACKTOOL_CRYPTOKIT
+#if !(PACKTOOL_CRYPTOKIT || os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS))
 import COpenSSL
 
 /// An incremental digest over OpenSSL's EVP interface (which uses the CPU's SHA extensions where present). Owns its
@@ -35,11 +35,6 @@ class BackendEVPDigest {
 /// Incremental SHA-256 (`EVP_sha256`).
 final class BackendSHA256: BackendEVPDigest {
     init() { super.init(EVP_sha256(), length: 32, name: "sha256") }
-}
-
-/// Incremental MD5 (`EVP_md5`), for the S3 protocol's part ETags only.
-final class BackendMD5: BackendEVPDigest {
-    init() { super.init(EVP_md5(), length: 16, name: "md5") }
 }
 
 /// An Ed25519 public key as OpenSSL holds it (`EVP_PKEY_new_raw_public_key`), freed in `deinit`.

@@ -6,6 +6,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import PackAuthoring
 import PackModel
 
 /// Files on disk match what the documents name: every referenced file exists inside its scene, nothing stray ships,

@@ -6,6 +6,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import PackAuthoring
 import PackCrypto
 import PackModel
 

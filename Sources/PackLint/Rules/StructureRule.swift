@@ -1,3 +1,4 @@
+import PackAuthoring
 import PackMedia
 import PackModel
 

@@ -6,6 +6,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import PackFiles
 
 /// Random-access reads from a file or from memory, counting every byte read so lint can show it reads only the
 /// boxes it needs (never a whole plate or story).
@@ -17,16 +18,11 @@ public final class ByteSource {
     private let memory: [UInt8]
 
     public init(fileAt url: URL) throws {
-        // O_NONBLOCK: a FIFO named like a plate must be refused below, not waited on at open.
-        fd = open(url.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else { throw ByteSourceError(message: "\(url.path): \(String(cString: strerror(errno)))") }
-        memory = []
-        var info = stat()
-        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-            close(fd)
-            throw ByteSourceError(message: "\(url.path): not a regular file")
+        // The one non-blocking regular-file open (PackFiles): a FIFO named like a plate is refused, not waited on.
+        do { (fd, size) = try RegularFile.openForReading(url.path, path: url.path) } catch let error as FileError {
+            throw ByteSourceError(message: error.description)
         }
-        size = UInt64(info.st_size)
+        memory = []
     }
 
     public init(bytes: [UInt8]) {

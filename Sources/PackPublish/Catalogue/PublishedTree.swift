@@ -50,58 +50,57 @@ public struct FolderTree: PublishedTree {
     public var location: String { folder.path }
 
     public func readIndex() throws -> (bytes: Data, tag: String)? {
-        let url = folder.appendingPathComponent(PublishLayout.index)
-        guard FileSystem.exists(url.path) else { return nil }
-        let bytes = try readChecked(url, cap: IndexCommit.indexCap)
+        guard let bytes = try read(PublishLayout.index, cap: IndexCommit.indexCap) else { return nil }
         return (bytes, SHA256.hexHash([UInt8](bytes)))
     }
 
+    /// The tree's folder as a root of the rooted layer: every name in it is reached without following a link.
+    private func root(create: Bool = false) throws -> RootedFolder {
+        do { return try RootedFolder(opening: folder.path, create: create) } catch { throw PublishError.io("\(error)") }
+    }
+
     public func swapIndex(_ bytes: Data, expected: String?) throws -> Bool {
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let fd = open(folder.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw PublishError.io("\(folder.path): cannot open the folder (\(FileSystem.reason()))") }
-        defer { close(fd) }
-        while flock(fd, LOCK_EX) != 0 {
+        let root = try root(create: true)
+        while flock(root.fd, LOCK_EX) != 0 {
             guard errno == EINTR else { throw PublishError.io("\(folder.path): cannot lock the folder (\(FileSystem.reason()))") }
         }
-        defer { flock(fd, LOCK_UN) }
+        defer { flock(root.fd, LOCK_UN) }
         guard try readIndex()?.tag == expected else { return false }
-        try AtomicFile.write(bytes, to: folder.appendingPathComponent(PublishLayout.index))
+        do { try root.writeAtomically(bytes, to: PublishLayout.index) } catch { throw PublishError.io("\(error)") }
         return true
     }
 
+    /// A regular file (never a link, a FIFO or a device, at the name or on the way) of at most `cap` bytes, or nil
+    /// when nothing has the name.
     public func read(_ path: String, cap: Int) throws -> Data? {
-        let url = folder.appendingPathComponent(path)
-        guard FileSystem.exists(url.path) else { return nil }
-        return try readChecked(url, cap: cap)
+        guard FileSystem.exists(folder.path) else { return nil }
+        let root = try root()
+        do { return try root.read(path, cap: cap) } catch let error as FileError where error.code == ENOENT {
+            return nil
+        } catch {
+            throw PublishError.io("\(error): a published tree holds only files and folders")
+        }
     }
 
+    /// Writes a versioned file once: linked into place from a complete temporary file (`RootedFolder.createIfAbsent`),
+    /// so two publishers racing cannot both create it, and an existing file is compared, never replaced.
     public func create(_ path: String, bytes: Data) throws -> Bool {
         let url = folder.appendingPathComponent(path)
+        let mismatch = PublishError.contentMismatch("\(url.path) is already in the tree with other bytes; versioned files are never rewritten")
         if let existing = try read(path, cap: bytes.count + 1) {
-            guard existing == bytes else {
-                throw PublishError.contentMismatch("\(url.path) is already in the tree with other bytes; versioned files are never rewritten")
-            }
+            guard existing == bytes else { throw mismatch }
             return false
         }
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try AtomicFile.write(bytes, to: url)
-        return true
+        let created: Bool
+        do { created = try root(create: true).createIfAbsent(bytes, at: path, creatingFolders: true) } catch let error as PublishError {
+            throw error
+        } catch { throw PublishError.io("\(error)") }
+        if !created, try read(path, cap: bytes.count + 1) != bytes { throw mismatch }
+        return created
     }
 
     public func size(of path: String) throws -> UInt64? {
-        var info = stat()
-        guard lstat(folder.appendingPathComponent(path).path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        guard FileSystem.exists(folder.path), let info = try root().status(path), info.st_mode & S_IFMT == S_IFREG else { return nil }
         return UInt64(info.st_size)
-    }
-
-    /// Reads a regular file (never a link, a FIFO or a device) of at most `cap` bytes.
-    private func readChecked(_ url: URL, cap: Int) throws -> Data {
-        var info = stat()
-        guard lstat(url.path, &info) == 0 else { throw PublishError.io("\(url.path): cannot read it (\(FileSystem.reason()))") }
-        guard info.st_mode & S_IFMT == S_IFREG else {
-            throw PublishError.io("\(url.path) is \(FileSystem.kind(info.st_mode)), not a file: a published tree holds only files and folders")
-        }
-        do { return try FileSystem.read(url.path, cap: cap) } catch { throw PublishError.io("\(error)") }   // the error names the file
     }
 }

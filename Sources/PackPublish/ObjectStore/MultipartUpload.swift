@@ -9,6 +9,7 @@ import Glibc
 import Darwin
 #endif
 import PackCrypto
+import PackSigning
 import PackModel
 import Dispatch
 

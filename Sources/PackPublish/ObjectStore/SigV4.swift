@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import PackCrypto
+import PackSigning
 import PackModel
 
 /// AWS Signature Version 4: how every request to S3, R2, B2 or SeaweedFS proves who sent it. The request's method,

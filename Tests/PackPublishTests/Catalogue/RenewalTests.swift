@@ -10,6 +10,20 @@ import XCTest
 final class RenewalTests: XCTestCase {
     private func days(_ n: Double) -> () -> Date { { Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + n * 86_400).rounded(.down)) } }
 
+    /// Publishes the example pack, then a second release with one transcript changed, and puts the first release's
+    /// genuine index back into the tree: what a mirror serving stale files, or an attacker, would do. Returns the
+    /// index put back and the second release.
+    private func putTheFirstIndexBackAfterASecondRelease(_ f: PublishFixture) throws -> (old: Data, second: Publisher.Result) {
+        let copy = try PackCopy()
+        try f.publish(copy.root)
+        let old = try Data(contentsOf: f.out.appendingPathComponent("index.json"))
+        try copy.edit("stops/04-tron-kirk/story.vtt", replacing: "Tron Kirk.", with: "Tron Kirk, the Tron.")
+        try f.resign(copy.stop(3))
+        let second = try f.publish(copy.root)
+        try old.write(to: f.out.appendingPathComponent("index.json"))
+        return (old, second)
+    }
+
     func testAnOldIndexPutBackIsRefusedByTheMachineThatRenewedANewerOne() throws {
         let f = try PublishFixture()
         try f.publish(ExamplePack.root)
@@ -29,13 +43,7 @@ final class RenewalTests: XCTestCase {
     /// so the next version's manifest in the tree betrays an index put back.
     func testAnOldIndexPutBackIsRefusedFromTheTreeAloneWhenALaterReleaseIsThere() throws {
         let f = try PublishFixture()
-        let copy = try PackCopy()
-        try f.publish(copy.root)
-        let old = try Data(contentsOf: f.out.appendingPathComponent("index.json"))
-        try copy.edit("stops/04-tron-kirk/story.vtt", replacing: "Tron Kirk.", with: "Tron Kirk, the Tron.")
-        try f.resign(copy.stop(3))
-        try f.publish(copy.root)
-        try old.write(to: f.out.appendingPathComponent("index.json"))
+        let (old, _) = try putTheFirstIndexBackAfterASecondRelease(f)
         var options = f.renewal(tree: FolderTree(folder: f.out), state: nil, indexKeys: [try f.key("index")])
         options.releaseWait = 0
         options.force = true
@@ -47,13 +55,7 @@ final class RenewalTests: XCTestCase {
 
     func testWithTheStateAnIndexOlderThanItsReleasesIsRebuiltAndNumberedAboveEveryIndexItRecorded() throws {
         let f = try PublishFixture()
-        let copy = try PackCopy()
-        try f.publish(copy.root)
-        let old = try Data(contentsOf: f.out.appendingPathComponent("index.json"))
-        try copy.edit("stops/04-tron-kirk/story.vtt", replacing: "Tron Kirk.", with: "Tron Kirk, the Tron.")
-        try f.resign(copy.stop(3))
-        let second = try f.publish(copy.root)
-        try old.write(to: f.out.appendingPathComponent("index.json"))   // version 1 again, naming pack version 1
+        let (old, second) = try putTheFirstIndexBackAfterASecondRelease(f)   // version 1 again, naming pack version 1
         var options = f.renewal(tree: FolderTree(folder: f.out), state: f.state, indexKeys: [try f.key("index")])
         options.memory = nil
         try FileManager.default.removeItem(at: f.out.appendingPathComponent("packs/royal-mile/2/royal-mile-2.tar"))

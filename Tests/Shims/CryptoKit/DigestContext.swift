@@ -1,7 +1,7 @@
 import COpenSSL
 
-/// Owns one `EVP_MD_CTX`, freed in `deinit`: the class box behind the stand-in's value-type hashers (`SHA256`,
-/// `Insecure.MD5`), copied on write (`EVP_MD_CTX_copy_ex`) when shared.
+/// Owns one `EVP_MD_CTX`, freed in `deinit`: the class box behind the stand-in's value-type hasher (`SHA256`),
+/// copied on write (`EVP_MD_CTX_copy_ex`) when shared.
 final class DigestContext {
     private let context: OpaquePointer
 

@@ -1,0 +1,63 @@
+import PackModel
+import PackVerify
+
+/// The keys a C ABI request may carry, checked before anything in it is used. A misspelt key must not be ignored: a
+/// `"purchace"` dropped silently would send a customer who bought the City Pack to the paywall, and a misspelt
+/// `"timeout"` would quietly run with the default. An unknown key is a `request` error naming it (with the key it
+/// was probably meant to be), and so is a `"clock"` that is not `{"wall": N, "boot"?: N}`.
+enum RequestKeys {
+    /// Keys every request may carry besides its own.
+    static let common = ["state", "clock"]
+
+    static func check(_ object: [String: JSONValue], allowed: [String]) throws {
+        try refuseUnknown(in: object, allowed: allowed + common, where: "the request")
+        if let clock = object["clock"], clock != .null {
+            guard let fields = clock.object, fields["wall"]?.number != nil,
+                  fields["boot"].map({ $0 == .null || $0.number != nil }) ?? true else {
+                throw VerificationFailure(.request, "\"clock\" must be {\"wall\": UNIX SECONDS, \"boot\"?: SECONDS SINCE BOOT}")
+            }
+            try refuseUnknown(in: fields, allowed: ["wall", "boot"], where: "\"clock\"")
+        }
+    }
+
+    /// A `request` failure for the first key (in sorted order) not in `allowed`.
+    static func refuseUnknown(in object: [String: JSONValue], allowed: [String], where place: String) throws {
+        guard let unknown = object.keys.sorted().first(where: { !allowed.contains($0) }) else { return }
+        let guess = allowed.min { distance(unknown, $0) < distance(unknown, $1) }.flatMap { distance(unknown, $0) <= 2 ? $0 : nil }
+        let hint = guess.map { "; did you mean \"\($0)\"?" } ?? ""
+        throw VerificationFailure(.request, "\(place) has an unknown key \"\(unknown)\"\(hint) (known: \(allowed.sorted().map { "\"\($0)\"" }.joined(separator: ", ")))")
+    }
+
+    /// Levenshtein distance over Unicode scalars (keys are short).
+    static func distance(_ a: String, _ b: String) -> Int {
+        let x = Array(a.unicodeScalars), y = Array(b.unicodeScalars)
+        guard !x.isEmpty, !y.isEmpty else { return max(x.count, y.count) }
+        var row = Array(0...y.count)
+        for i in 1...x.count {
+            var diagonal = row[0]
+            row[0] = i
+            for j in 1...y.count {
+                let above = row[j]
+                row[j] = min(above + 1, row[j - 1] + 1, diagonal + (x[i - 1] == y[j - 1] ? 0 : 1))
+                diagonal = above
+            }
+        }
+        return row[y.count]
+    }
+}
+
+/// The keys of `packverify_access`'s `"request"`: the access request and each purchase in it.
+enum AccessRequestKeys {
+    static let request = ["scene", "purchases", "codes", "revokedCodes", "device"]
+    static let purchase = ["productId", "purchaseDate", "revocationDate"]
+
+    static func check(_ value: JSONValue) throws {
+        guard let object = value.object else { return }  // not an object: the decoder's error says what was expected
+        try RequestKeys.refuseUnknown(in: object, allowed: request, where: "\"request\"")
+        for (n, item) in (object["purchases"]?.array ?? []).enumerated() {
+            if let purchase = item.object {
+                try RequestKeys.refuseUnknown(in: purchase, allowed: Self.purchase, where: "\"request\".purchases[\(n)]")
+            }
+        }
+    }
+}

@@ -1,0 +1,177 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Folders, names and status beneath the handle: made, listed, removed, renamed and linked relative to it.
+extension RootedFolder {
+    /// Makes the folder `relative` (its parent must exist unless `creatingFolders`); an existing name is an error.
+    public func makeFolder(_ relative: String, mode: mode_t = 0o755, creatingFolders: Bool = false) throws {
+        try withParent(relative, create: creatingFolders) { parent, name in
+            guard mkdirat(parent, name, mode) == 0 else {
+                let code = errno
+                throw FileError(path: fullPath(relative), message: code == EEXIST ? "already exists" : "cannot create the folder: \(RegularFile.reason(code))", code: code)
+            }
+        }
+    }
+
+    /// Makes sure `relative` is a real folder and returns its handle: a link or anything else that is not a folder
+    /// found under the name is removed first — the name, never what it points to (a state folder's own sub-folders
+    /// belong to the library, so whatever else sits there was planted).
+    public func ensureFolder(_ relative: String, mode: mode_t = 0o755) throws -> RootedFolder {
+        try withParent(relative, create: true) { parent, name in
+            for _ in 0..<3 {
+                var info = stat()
+                if fstatat(parent, name, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT != S_IFDIR {
+                    guard unlinkat(parent, name, 0) == 0 || errno == ENOENT else {
+                        throw FileError(path: fullPath(relative), message: "is \(RegularFile.kind(info.st_mode)), not a folder, and cannot be removed (\(RegularFile.reason(errno)))", code: errno)
+                    }
+                }
+                if mkdirat(parent, name, mode) != 0 && errno != EEXIST {
+                    throw FileError(path: fullPath(relative), message: "cannot create the folder: \(RegularFile.reason(errno))", code: errno)
+                }
+                let fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | Self.noFollow)
+                if fd >= 0 { return RootedFolder(adopting: fd, path: fullPath(relative)) }
+            }
+            throw FileError(path: fullPath(relative), message: "keeps being replaced by something that is not a folder")
+        }
+    }
+
+    /// The status of `relative` itself (`fstatat(AT_SYMLINK_NOFOLLOW)`: a link is reported as a link), or nil when
+    /// nothing has the name (or a folder on the way is a link).
+    public func status(_ relative: String) -> stat? {
+        try? withParent(relative) { parent, name -> stat? in
+            var info = stat()
+            return fstatat(parent, name, &info, AT_SYMLINK_NOFOLLOW) == 0 ? info : nil
+        }
+    }
+
+    /// Whether anything has the name `relative` (a link counts; it is not followed).
+    public func exists(_ relative: String) -> Bool { status(relative) != nil }
+
+    /// Names in the folder `relative` (this folder when empty), without `.` and `..`, unsorted.
+    public func list(_ relative: String = "") throws -> [String] {
+        let fd = relative.isEmpty ? dup(self.fd) : try openFolders(try components(relative), create: false)
+        guard fd >= 0, let dir = fdopendir(fd) else {
+            if fd >= 0 { close(fd) }
+            throw FileError(path: fullPath(relative), message: "cannot list the folder: \(RegularFile.reason(errno))", code: errno)
+        }
+        defer { closedir(dir) }
+        rewinddir(dir)
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self) }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// Removes the file (or empty folder) named `relative` — the name, never what a link points to. A missing name is
+    /// not an error.
+    public func remove(_ relative: String) throws {
+        try withParent(relative) { parent, name in
+            var info = stat()
+            guard fstatat(parent, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return }
+            let flag = info.st_mode & S_IFMT == S_IFDIR ? AT_REMOVEDIR : 0
+            guard unlinkat(parent, name, flag) == 0 || errno == ENOENT else {
+                throw FileError(path: fullPath(relative), message: "cannot remove: \(RegularFile.reason(errno))", code: errno)
+            }
+        }
+    }
+
+    /// Removes `relative` and, if it is a folder, everything beneath it, never following a link (a link is removed as
+    /// a name). Best effort: what cannot be removed stays. A missing name, or a link on the way, removes nothing.
+    public func removeTree(_ relative: String) {
+        try? withParent(relative) { parent, name in Self.removeTree(name, in: parent) }
+    }
+
+    /// Empties this folder (everything beneath the handle), never following a link.
+    public func removeContents(except keep: (String) -> Bool = { _ in false }) {
+        guard let names = try? list() else { return }
+        for name in names where !keep(name) { Self.removeTree(name, in: fd) }
+    }
+
+    static func removeTree(_ name: String, in parent: Int32) {
+        var info = stat()
+        guard fstatat(parent, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return }
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            unlinkat(parent, name, 0)
+            return
+        }
+        let child = openat(parent, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | noFollow)
+        if child >= 0, let dir = fdopendir(child) {
+            var names: [String] = []
+            while let entry = readdir(dir) {
+                let entryName = withUnsafeBytes(of: entry.pointee.d_name) { raw in String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self) }
+                if entryName != "." && entryName != ".." { names.append(entryName) }
+            }
+            for entryName in names { removeTree(entryName, in: child) }
+            closedir(dir)
+        } else if child >= 0 {
+            close(child)
+        }
+        unlinkat(parent, name, AT_REMOVEDIR)
+    }
+
+    /// Renames `from` to `to`, both beneath the handle (`renameat`; a link is moved as a name, never followed).
+    package func rename(_ from: String, to: String, durability: Durability = .system) throws {
+        try withParent(from) { fromParent, fromName in
+            try withParent(to) { toParent, toName in
+                guard durability.rename(at: fromParent, fromName, to: toName, in: toParent, paths: (fullPath(from), fullPath(to))) else {
+                    throw FileError(path: fullPath(from), message: "cannot rename to \(fullPath(to)): \(RegularFile.reason(errno))", code: errno)
+                }
+            }
+        }
+    }
+
+    /// Gives the file `existing` a second name `new`, both beneath the handle (`linkat` without following a link; a
+    /// name that exists is an error).
+    public func link(_ existing: String, as new: String) throws {
+        try withParent(existing) { fromParent, fromName in
+            try withParent(new) { toParent, toName in
+                guard linkat(fromParent, fromName, toParent, toName, 0) == 0 else {
+                    throw FileError(path: fullPath(new), message: "cannot link to \(fullPath(existing)): \(RegularFile.reason(errno))", code: errno)
+                }
+            }
+        }
+    }
+
+    /// Makes a symbolic link `relative` whose content is `target` (`symlinkat`; the installer's `current` and scene
+    /// links — written, never followed by this layer). An existing name is an error.
+    public func makeSymbolicLink(_ relative: String, to target: String) throws {
+        try withParent(relative) { parent, name in
+            guard symlinkat(target, parent, name) == 0 else {
+                throw FileError(path: fullPath(relative), message: "cannot create the link: \(RegularFile.reason(errno))", code: errno)
+            }
+        }
+    }
+
+    /// Opens the regular file or folder `relative` read-only, only to flush it (`Durability`); a link, FIFO or
+    /// device is refused. The caller closes the descriptor.
+    public func openForSync(_ relative: String) throws -> Int32 {
+        try withParent(relative) { parent, name in
+            let fd = openat(parent, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC | Self.noFollow)
+            guard fd >= 0 else { throw Self.failure(parent, name, path: fullPath(relative), code: errno, wanted: "a regular file") }
+            var info = stat()
+            guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG || info.st_mode & S_IFMT == S_IFDIR else {
+                close(fd)
+                throw FileError(path: fullPath(relative), message: "is \(RegularFile.kind(info.st_mode)), not a file or folder this code made")
+            }
+            return fd
+        }
+    }
+
+    /// Flushes this folder's entries (names added, removed or renamed in it), then a barrier.
+    package func sync(durability: Durability = .system) -> Bool {
+        durability.flushFolder(fd, path: path) && durability.barrier(fd, path: path)
+    }
+
+    /// Puts back the access and modification times of `relative` (not following a link).
+    public func setTimes(_ relative: String, access: timespec, modification: timespec) {
+        try? withParent(relative) { parent, name in
+            var both = [access, modification]
+            _ = utimensat(parent, name, &both, AT_SYMLINK_NOFOLLOW)
+        }
+    }
+}

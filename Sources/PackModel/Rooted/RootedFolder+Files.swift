@@ -1,0 +1,180 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Opening, creating, reusing and writing files beneath the handle.
+extension RootedFolder {
+    /// The regular file at `relative`, opened for reading without waiting (a FIFO is refused at once, a link too).
+    public func openForReading(_ relative: String) throws -> ReadOnlyFile {
+        try withParent(relative) { parent, name in
+            let (fd, size) = try RegularFile.openForReading(name, in: parent, path: fullPath(relative), extraFlags: Self.noFollow)
+            return ReadOnlyFile(fd: fd, size: size)
+        }
+    }
+
+    /// The whole regular file at `relative`, refused before anything is read when it is over `cap` bytes.
+    public func read(_ relative: String, cap: Int) throws -> Data {
+        try withParent(relative) { parent, name in
+            Data(try RegularFile.read(name, in: parent, path: fullPath(relative), cap: cap, extraFlags: Self.noFollow))
+        }
+    }
+
+    /// Creates `relative` (which must not exist: `O_EXCL`, so neither a link nor anything else planted there is
+    /// opened) for reading and writing, and returns its descriptor; the caller closes it.
+    public func create(_ relative: String, mode: mode_t = 0o644, creatingFolders: Bool = false) throws -> Int32 {
+        try withParent(relative, create: creatingFolders) { parent, name in
+            let fd = openat(parent, name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | Self.noFollow, mode)
+            guard fd >= 0 else {
+                let code = errno
+                if code == EEXIST { throw FileError(path: fullPath(relative), message: "already exists", code: code) }
+                throw Self.failure(parent, name, path: fullPath(relative), code: code, wanted: "a regular file")
+            }
+            return fd
+        }
+    }
+
+    /// Opens the existing file at `relative` to write to, append to (`append`) or resume: only a regular file with one
+    /// link, owned by this user — what this code would have created — is opened; a link, a FIFO, a device, a folder
+    /// or a second name of some other file is refused, and left as it is.
+    public func openExisting(_ relative: String, append: Bool = false) throws -> Int32 {
+        try withParent(relative) { parent, name in try Self.openOwned(parent, name, path: fullPath(relative), append: append) }
+    }
+
+    static func openOwned(_ parent: Int32, _ name: String, path: String, append: Bool) throws -> Int32 {
+        let fd = openat(parent, name, O_RDWR | O_NONBLOCK | O_CLOEXEC | noFollow | (append ? O_APPEND : 0))
+        guard fd >= 0 else { throw failure(parent, name, path: path, code: errno, wanted: "a regular file") }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            let code = errno
+            close(fd)
+            throw FileError(path: path, message: "cannot read its status: \(RegularFile.reason(code))", code: code)
+        }
+        let refusal: String? =
+            info.st_mode & S_IFMT != S_IFREG ? "is \(RegularFile.kind(info.st_mode)), not a regular file"
+            : info.st_nlink != 1 ? "has \(info.st_nlink) links; only a file with one name is reused"
+            : info.st_uid != geteuid() ? "belongs to another user; only this user's files are reused"
+            : nil
+        if let refusal {
+            close(fd)
+            throw FileError(path: path, message: refusal)
+        }
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+        return fd
+    }
+
+    /// Opens the resumable file at `relative` (a download's `.part`): an existing file is reused only as
+    /// `openExisting` allows; anything else found under the name is removed — the name, never what it points to —
+    /// and a fresh file created exclusively in its place.
+    public func openForResume(_ relative: String, mode: mode_t = 0o644) throws -> Int32 {
+        try withParent(relative) { parent, name in
+            let shown = fullPath(relative)
+            for _ in 0..<3 {
+                var info = stat()
+                if fstatat(parent, name, &info, AT_SYMLINK_NOFOLLOW) == 0 {
+                    if let fd = try? Self.openOwned(parent, name, path: shown, append: false) { return fd }
+                    let flag = info.st_mode & S_IFMT == S_IFDIR ? AT_REMOVEDIR : 0
+                    guard unlinkat(parent, name, flag) == 0 || errno == ENOENT else {
+                        throw FileError(path: shown, message: "is \(RegularFile.kind(info.st_mode)) the download did not make, and cannot be removed (\(RegularFile.reason(errno)))", code: errno)
+                    }
+                }
+                let fd = openat(parent, name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | Self.noFollow, mode)
+                if fd >= 0 { return fd }
+                guard errno == EEXIST else { throw FileError(path: shown, message: "cannot write: \(RegularFile.reason(errno))", code: errno) }
+            }
+            throw FileError(path: shown, message: "keeps being replaced while it is opened; try again")
+        }
+    }
+
+    /// Writes `data` to `relative` so readers see the old bytes or the new, never a mix: a fresh temporary file beside
+    /// it (`O_EXCL`), flushed, renamed over the name (`renameat`), the folder flushed.
+    package func writeAtomically(_ data: Data, to relative: String, mode: mode_t = 0o644, creatingFolders: Bool = false,
+                                 durability: Durability = .system) throws {
+        try withParent(relative, create: creatingFolders) { parent, name in
+            let temporary = try writeTemporary(data, beside: name, in: parent, relative: relative, mode: mode, durability: durability)
+            guard durability.rename(at: parent, temporary, to: name, in: parent, paths: (sibling(relative, temporary), fullPath(relative))) else {
+                let code = errno
+                unlinkat(parent, temporary, 0)
+                throw FileError(path: fullPath(relative), message: "cannot write: \(RegularFile.reason(code))", code: code)
+            }
+            _ = durability.flushFolder(parent, path: parentPath(relative)) && durability.barrier(parent, path: parentPath(relative))
+        }
+    }
+
+    /// Writes `data` to `relative` only if nothing has that name, atomically and in one step: the bytes go to a
+    /// temporary file that is then hard-linked to the name (`linkat`, which never replaces), so two writers racing can
+    /// never both "create" it and no reader sees it half-written. Returns false when the name was taken (the data
+    /// is then not written); the caller compares what is there.
+    @discardableResult
+    package func createIfAbsent(_ data: Data, at relative: String, mode: mode_t = 0o644, creatingFolders: Bool = false,
+                                durability: Durability = .system) throws -> Bool {
+        try withParent(relative, create: creatingFolders) { parent, name in
+            let temporary = try writeTemporary(data, beside: name, in: parent, relative: relative, mode: mode, durability: durability)
+            defer { unlinkat(parent, temporary, 0) }
+            guard linkat(parent, temporary, parent, name, 0) == 0 else {
+                let code = errno
+                if code == EEXIST { return false }
+                throw FileError(path: fullPath(relative), message: "cannot write: \(RegularFile.reason(code))", code: code)
+            }
+            _ = durability.flushFolder(parent, path: parentPath(relative)) && durability.barrier(parent, path: parentPath(relative))
+            return true
+        }
+    }
+
+    /// The full path of the folder holding `relative`, for the durability record.
+    private func parentPath(_ relative: String) -> String {
+        guard let slash = relative.lastIndex(of: "/") else { return path }
+        return fullPath(String(relative[..<slash]))
+    }
+
+    /// The full path of `name` in the folder holding `relative`, for messages and the durability record.
+    private func sibling(_ relative: String, _ name: String) -> String {
+        guard let slash = relative.lastIndex(of: "/") else { return fullPath(name) }
+        return fullPath(String(relative[...slash]) + name)
+    }
+
+    /// Gives the finished file `temporary` its final name `relative` only if nothing has that name (`linkat`, which
+    /// never replaces), then removes the temporary name: the create-if-absent of `createIfAbsent` for a file written
+    /// by someone else (a tar writer). False, with `temporary` left in place, when the name was taken.
+    package func linkIntoPlace(_ temporary: String, as relative: String, durability: Durability = .system) throws -> Bool {
+        try withParent(temporary) { fromParent, fromName in
+            try withParent(relative) { parent, name in
+                guard linkat(fromParent, fromName, parent, name, 0) == 0 else {
+                    let code = errno
+                    if code == EEXIST { return false }
+                    throw FileError(path: fullPath(relative), message: "cannot put \(fullPath(temporary)) in place: \(RegularFile.reason(code))", code: code)
+                }
+                unlinkat(fromParent, fromName, 0)
+                _ = durability.flushFolder(parent, path: parentPath(relative)) && durability.barrier(parent, path: parentPath(relative))
+                return true
+            }
+        }
+    }
+
+    /// A new temporary file `.<name>.tmp-<random>` in `parent` holding `data`, flushed; returns its name.
+    private func writeTemporary(_ data: Data, beside name: String, in parent: Int32, relative: String, mode: mode_t, durability: Durability) throws -> String {
+        for _ in 0..<16 {
+            let temporary = ".\(name).tmp-\(String(UInt32.random(in: 0...UInt32.max), radix: 36))"
+            let fd = openat(parent, temporary, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | Self.noFollow, mode)
+            if fd < 0 && errno == EEXIST { continue }
+            guard fd >= 0 else { throw FileError(path: fullPath(relative), message: "cannot create a temporary file: \(RegularFile.reason(errno))", code: errno) }
+            var ok = fchmod(fd, mode) == 0
+            ok = ok && data.withUnsafeBytes { FileSystem.writeAll(fd, $0) }
+            ok = ok && durability.flushFile(fd, path: sibling(relative, temporary)) && durability.barrier(fd, path: sibling(relative, temporary))
+            let code = errno
+            let closed = close(fd) == 0
+            guard ok, closed else {
+                unlinkat(parent, temporary, 0)
+                throw FileError(path: fullPath(relative), message: "cannot write: \(RegularFile.reason(code))", code: code)
+            }
+            return temporary
+        }
+        throw FileError(path: fullPath(relative), message: "cannot pick a temporary name beside it")
+    }
+}

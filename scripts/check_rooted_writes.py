@@ -1,0 +1,124 @@
+"""Keeps path-based file-system writes out of the client modules (issue 29, DESIGN.md §2): everything the client
+writes or deletes under a root it was given goes through PackModel's RootedFolder, which opens a directory handle once
+and resolves every name beneath it without following links. A path-based `open(…, O_…)`, `unlink(`, `rename(`,
+`mkdir(`, `rmdir(`, `link(`, `symlink(`, `truncate(`, a FileManager write or `Data.write(to:)` in a client module's
+Swift source is a finding, printed as file:line with the call and why. The layer's own files are exempt.
+
+A line may opt out only with a trailing `// rooted-writes: allow <reason>` comment naming why the call is safe (for
+example: a path the process itself chose under a folder it has just opened). The reason is required.
+
+Usage: check_rooted_writes.py [FILE-OR-FOLDER ...]   (no arguments: the client modules)
+       check_rooted_writes.py --self-test            (plants each forbidden shape in a scratch file; all must be found)"""
+import os
+import re
+import sys
+import tempfile
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CLIENT_MODULES = ["PackVerify", "PackTrust", "PackFetch", "PackHTTP", "PackURLSession", "CPackVerify"]
+# The rooted layer itself, and the primitives below it: the one place the raw calls belong.
+EXEMPT = [os.path.join("Sources", "PackModel", "Rooted") + os.sep, os.path.join("Sources", "PackFiles") + os.sep]
+
+NOT_A_MEMBER = r"(?<![\w.])(?<!func )"
+RULES = [
+    (re.compile(NOT_A_MEMBER + r"open\([^;]*\bO_[A-Z]"), "path-based open(): open beneath a RootedFolder (openForReading, create, openExisting, openForResume)"),
+    (re.compile(NOT_A_MEMBER + r"(unlink|rmdir)\("), "path-based remove: use RootedFolder.remove / removeTree (unlinkat relative to the handle)"),
+    (re.compile(NOT_A_MEMBER + r"rename\("), "path-based rename: use RootedFolder.rename (renameat within the root)"),
+    (re.compile(r"\b(Glibc|Darwin)\.(rename|unlink|rmdir|mkdir|link|symlink|open)\("), "path-based call through the C module: use RootedFolder"),
+    (re.compile(NOT_A_MEMBER + r"mkdir\("), "path-based mkdir: use RootedFolder.makeFolder / ensureFolder / folder(create:)"),
+    (re.compile(NOT_A_MEMBER + r"(link|symlink)\("), "path-based link: use RootedFolder.link / makeSymbolicLink (linkat/symlinkat relative to the handle)"),
+    (re.compile(NOT_A_MEMBER + r"(truncate|creat|mkfifo|chmod|chown)\("), "path-based change of a file: open it beneath a RootedFolder and use the descriptor"),
+    (re.compile(r"FileManager\.default\.(createDirectory|removeItem|moveItem|copyItem|linkItem|createFile|createSymbolicLink|replaceItem|trashItem|setAttributes)\b"),
+     "FileManager write follows links: use RootedFolder"),
+    (re.compile(r"\.write\(to:"), "Data.write(to:) follows a link at the name: use RootedFolder.writeAtomically / createIfAbsent"),
+]
+ALLOW = re.compile(r"//\s*rooted-writes:\s*allow\s+\S")
+
+
+def strip(line):
+    """The code of `line` without a trailing // comment (string literals with // are rare enough here not to matter)."""
+    stripped = line.lstrip()
+    if stripped.startswith("///") or stripped.startswith("//") or stripped.startswith("*"):
+        return ""
+    index = line.find("//")
+    return line if index < 0 else line[:index]
+
+
+def check_file(path, display=None):
+    display = display or path
+    findings = []
+    with open(path, encoding="utf-8") as f:
+        for number, line in enumerate(f, start=1):
+            code = strip(line)
+            if not code.strip() or ALLOW.search(line):
+                continue
+            for pattern, why in RULES:
+                match = pattern.search(code)
+                if match:
+                    findings.append(f"{display}:{number}: {match.group(0).strip()}… — {why}")
+                    break
+    return findings
+
+
+def files_under(paths):
+    out = []
+    for path in paths:
+        if os.path.isdir(path):
+            for top, _, names in os.walk(path):
+                out += [os.path.join(top, n) for n in sorted(names) if n.endswith(".swift")]
+        else:
+            out.append(path)
+    return out
+
+
+def exempt(path):
+    rel = os.path.relpath(os.path.abspath(path), REPO)
+    return any(rel.startswith(e) for e in EXEMPT)
+
+
+PLANTED = """\
+let fd = open(path, O_RDWR | O_CREAT, 0o644)
+unlink(downloads + "/x")
+Glibc.rename(a, b)
+try FileManager.default.removeItem(atPath: p)
+try data.write(to: url)
+mkdir(p, 0o755)
+symlink(name, link)
+"""
+
+
+def self_test():
+    with tempfile.TemporaryDirectory(prefix="rooted-writes-") as scratch:
+        planted = os.path.join(scratch, "Planted.swift")
+        with open(planted, "w") as f:
+            f.write(PLANTED + "let ok = documents.open(data) // a method, not open(2)\nunlink(p) // rooted-writes: allow test\n")
+        findings = check_file(planted)
+        expected = list(range(1, PLANTED.count("\n") + 1))
+        found = [int(line.split(":")[1]) for line in findings]
+        if found != expected:
+            print(f"check-rooted-writes self-test FAILED: planted lines {expected}, found {found}:\n" + "\n".join(findings))
+            return 1
+    print(f"check-rooted-writes self-test: all {len(expected)} planted path-based writes found, the method call and the allowed line not")
+    return 0
+
+
+def main(argv):
+    if argv[1:] == ["--self-test"]:
+        return self_test()
+    paths = argv[1:] or [os.path.join(REPO, "Sources", m) for m in CLIENT_MODULES if os.path.isdir(os.path.join(REPO, "Sources", m))]
+    files = [f for f in files_under(paths) if not exempt(f)]
+    findings = []
+    for path in files:
+        findings += check_file(path, os.path.relpath(path, REPO) if os.path.abspath(path).startswith(REPO) else path)
+    for finding in findings:
+        print(finding)
+    if findings:
+        print(f"check-rooted-writes: {len(findings)} path-based write(s) in the client modules; reach files beneath a root "
+              "through RootedFolder (Sources/PackModel/Rooted), or say why with `// rooted-writes: allow <reason>`")
+        return 1
+    print(f"check-rooted-writes: {len(files)} client source files, no path-based open/unlink/rename/mkdir/link or FileManager write")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# The test suites of `make test`, after the debug build, in three lanes that run at once:
+#   swift   the Swift test bundle over OpenSSL, itself in two processes (scripts/swift-test-lanes.py)
+#   python  the Python suites (schemas, media, C ABI through ctypes, S3 against SeaweedFS, the preview in Chromium, …)
+#   tools   the CryptoKit stand-in build and its suites, the C test, the nginx end-to-end test, then `make demo` on
+#           the release build
+# Most of the suites' time is waiting (slow servers on purpose, killed and restarted processes, fsync), so on two
+# cores the lanes overlap well: serially they took ~15 minutes, in lanes about half that (figures in the README).
+# Each lane writes its own log under .build/; the terminal gets each lane's failures and summary as it ends. The exit
+# status is non-zero when any lane failed.
+# Usage (from make test): PYTHON=… SHIM_SCRATCH=… SHIM_SUITES=… scripts/test-lanes.sh
+set -uo pipefail
+cd "$(dirname "$0")/.."
+: "${PYTHON:?}" "${SHIM_SCRATCH:?}" "${SHIM_SUITES:?}"
+
+BIN=$(swift build --show-bin-path)
+# Suites that start packtool or load libpackverify use these instead of asking SwiftPM, which would wait for the
+# release build the tools lane holds the build folder for.
+swift build --product packverify >/dev/null || exit 1
+export PACKTOOL_BIN_DIR="$BIN"
+
+swift_lane() {
+  PACKTOOL_EXPECT_CRYPTO_BACKEND=OpenSSL scripts/swift-test-lanes.py --bundle "$BIN/packtoolPackageTests.xctest" \
+    --log .build/test.log --lanes 2 > .build/test-swift.out 2>&1
+  local status=$?
+  { cat .build/test-swift.out; scripts/skipped-suites.sh .build/test.log; } | sed 's/^/[swift] /'
+  return $status
+}
+
+python_lane() {
+  "$PYTHON" -m unittest discover -s Tests/python -v > .build/test-python.log 2>&1
+  local status=$?
+  { grep -E "^(FAIL|ERROR):|^Ran [0-9]+ tests|^OK|^FAILED|skipped '" .build/test-python.log
+    [ $status = 0 ] || grep -A 30 -E "^(FAIL|ERROR):" .build/test-python.log | head -n 120; } | sed 's/^/[python] /'
+  return $status
+}
+
+tools_lane() {
+  {
+    echo "CryptoKit backend (stand-in): building in $SHIM_SCRATCH (full log in .build/test-cryptokit.log)"
+    PACKTOOL_CRYPTOKIT_SHIM=1 swift build --build-tests --scratch-path "$SHIM_SCRATCH" > .build/test-cryptokit.log 2>&1 || {
+      grep -E "error:" .build/test-cryptokit.log; echo "CryptoKit backend (stand-in): build failed"; return 1; }
+    PACKTOOL_CRYPTOKIT_SHIM=1 PACKTOOL_EXPECT_CRYPTO_BACKEND=CryptoKit swift test --skip-build --scratch-path "$SHIM_SCRATCH" \
+      --filter "$SHIM_SUITES" >> .build/test-cryptokit.log 2>&1
+    local status=$?
+    grep -E "error:|' failed \(" .build/test-cryptokit.log
+    summary=$(grep -E "Executed [0-9]+ tests?, with" .build/test-cryptokit.log | tail -n 1 | sed -E 's/^[[:space:]]*Executed //')
+    echo "CryptoKit backend (stand-in): ${summary:-no test summary} ($SHIM_SUITES)"
+    [ $status = 0 ] || return $status
+    Tests/c/run.sh || return 1
+    Tests/http/run.sh || return 1
+    # The README's first command, on the optimised build users run (an optimised build once refused every valid key
+    # that the debug build accepted).
+    if make --no-print-directory demo > .build/demo.log 2>&1; then
+      echo "make demo: passed on the release build (log in .build/demo.log)"
+    else
+      tail -n 20 .build/demo.log; echo "make demo failed (log in .build/demo.log)"; return 1
+    fi
+  } > .build/test-tools.out 2>&1
+  local status=$?
+  sed 's/^/[tools] /' .build/test-tools.out
+  return $status
+}
+
+start=$(date +%s)
+echo "running three lanes at once: swift (.build/test.log), python (.build/test-python.log), tools (.build/test-tools.out)"
+swift_lane & swift_pid=$!
+python_lane & python_pid=$!
+tools_lane & tools_pid=$!
+failed=""
+wait $swift_pid || failed="$failed swift"
+wait $python_pid || failed="$failed python"
+wait $tools_pid || failed="$failed tools"
+echo "lanes finished in $(( $(date +%s) - start )) s"
+if [ -n "$failed" ]; then
+  echo "FAILED lanes:$failed"
+  exit 1
+fi
