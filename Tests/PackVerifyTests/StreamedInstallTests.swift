@@ -231,6 +231,9 @@ final class StreamedInstallTests: XCTestCase {
         let f = try ClientFixture()
         let tree = try Tree(fixture: f, corrupt: "stops/01-castle/layers/1824-16x9.heic")
         let fetcher = DrippingFetcher(base: tree.folder)
+        // 20 ms between pieces: the refusal (early in the archive) has seconds to reach the download, even on a
+        // machine busy with other suites (at 1 ms a starved reader once saw the whole archive arrive first).
+        fetcher.pause = 20_000
         let reports = Reports()
         let before = installFolder(f)
         XCTAssertThrowsError(try updater(f, fetcher, reports).update(pack: "test-pack")) { error in

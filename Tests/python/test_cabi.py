@@ -352,6 +352,9 @@ class CABI(unittest.TestCase):
         big = 2**53 + 1
         self.assertIn(b'"version":1', payload)
         forged = payload.replace(b'"version":1', b'"version":%d' % big)
+        # The pack's files where the published layout puts version 2^53 + 1 (an index placing them elsewhere is refused).
+        forged = forged.replace(b"packs/royal-mile/1/royal-mile-1.tar", b"packs/royal-mile/%d/royal-mile-%d.tar" % (big, big))
+        forged = forged.replace(b"packs/royal-mile/1/", b"packs/royal-mile/%d/" % big)
         path = os.path.join(client, "index.json")
         with open(path, "wb") as out:
             out.write(dsse.envelope(forged, published["payloadType"], os.path.join(self.work, "keys", "index.pem")))
