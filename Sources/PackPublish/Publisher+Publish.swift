@@ -1,0 +1,157 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import PackArchive
+import PackAuthoring
+import PackCrypto
+import PackLint
+import PackModel
+import PackSigning
+
+/// The publish step proper: sign the manifest, write the archive and deltas under fresh names, record the release, and
+/// replace `index.json` last. `publishChecked` (Publisher.swift) removes what this created if it throws.
+extension Publisher {
+    func publish(_ plan: Plan, tracking created: inout CreatedPaths) throws -> Result {
+        var plan = plan
+        let manifest = plan.manifest
+        let out = options.output
+        // Sign the manifest: the only step that needs the key, and independent of the pack's size.
+        var signing = 0.0
+        let payload = try CanonicalJSON.encode(manifest)
+        let started = Date()
+        let envelope = try DSSEEnvelope(signing: payload, as: PayloadType.manifest, with: options.manifestKeys)
+        signing += Date().timeIntervalSince(started)
+        let envelopeBytes = [UInt8](try envelope.jsonData())
+
+        try clearInterruptedRelease(plan)
+        let versionDir = out.appendingPathComponent("packs/\(manifest.pack)/\(manifest.version)")
+        guard !FileManager.default.fileExists(atPath: versionDir.path) else {
+            throw PublishError.io("\(versionDir.path) already exists; this version was published from another state folder?")
+        }
+        let archiveURL = out.appendingPathComponent(PublishLayout.archive(pack: manifest.pack, version: manifest.version))
+        // The archive is written once, into the state folder, where the ledger keeps it as the store of published
+        // files; the tree gets a hard link to it (or a copy when the two are on different file systems).
+        let kept = ledger.archives.appendingPathComponent(archiveURL.lastPathComponent)
+        guard !FileManager.default.fileExists(atPath: kept.path) else { throw PublishError.io("\(kept.path) already exists") }
+        try created.makeDirectory(ledger.archives)
+        let temporary = ledger.archives.appendingPathComponent(".\(archiveURL.lastPathComponent).tmp")
+        unlink(temporary.path)
+        created.file(temporary)
+        let writer = try TarWriter(path: temporary.path, mtime: Int64(Timestamp.parse(manifest.created)!.timeIntervalSince1970))
+        try writer.add(PublishLayout.archiveManifestEntry, bytes: envelopeBytes)
+        let total = plan.totalBytes
+        var done: UInt64 = 0
+        for (path, file) in manifest.archiveEntries {
+            // Files hashed with their identity are checked by identity (same inode, unchanged times); others are
+            // hashed again as they are copied.
+            if let identity = plan.identities[path] {
+                try writer.add(path, from: plan.sources[path]!, size: file.size, identity: identity) { chunk in
+                    done += UInt64(chunk.count)
+                    self.options.progress?(done, total)
+                }
+            } else {
+                let hasher = SHA256()
+                try writer.add(path, from: plan.sources[path]!, offset: plan.offsets[path] ?? 0, size: file.size) { chunk in
+                    hasher.update(chunk)
+                    done += UInt64(chunk.count)
+                    self.options.progress?(done, total)
+                }
+                guard Hex.encode(hasher.finalize()) == file.sha256 else {
+                    throw PublishError.io("\(plan.sources[path]!.path) changed during the build; publish again")
+                }
+            }
+        }
+        try writer.finish()
+        // Lint's verdict, before anything appears in OUT or the ledger's store (the archive so far is a temporary
+        // file in the state folder, removed on failure).
+        if let run = plan.pendingLint {
+            plan.warnings = try awaitLint(run)
+            plan.pendingLint = nil
+        }
+        try created.makeDirectory(out)
+        try created.makeDirectory(versionDir)
+        // Linked into place only if absent (never a check then a replacing rename): a racing run's archive stays.
+        guard try FileSystem.linkIntoPlace(temporary, as: kept) else { throw PublishError.io("\(kept.path) already exists") }
+        created.file(kept)
+        if let copied = try FileCopy.linkOrCopy(kept, to: archiveURL, tracking: &created), copied != writer.archiveSHA256 {
+            throw PublishError.io("\(archiveURL.path): the copy of the archive does not match it")
+        }
+        let layout = Dictionary(try TarLayout.scan(kept).map { ($0.path, (offset: $0.offset, size: $0.size)) }, uniquingKeysWith: { a, _ in a })
+        let manifestURL = out.appendingPathComponent(PublishLayout.manifest(pack: manifest.pack, version: manifest.version))
+        created.file(manifestURL)
+        try AtomicFile.write(Data(envelopeBytes), to: manifestURL)
+
+        // Hot-update deltas for every scene that changed.
+        let deltaStarted = Date()
+        let deltas = try writeDeltas(plan, mtime: Int64(Timestamp.parse(manifest.created)!.timeIntervalSince1970), tracking: &created)
+        let deltaSeconds = Date().timeIntervalSince(deltaStarted)
+
+        // Roots: every version the state holds, never rewriting a different one already in the tree.
+        let roots = try RootStore(state: options.state).all()
+        for root in roots {
+            let url = out.appendingPathComponent(PublishLayout.root(version: root.version))
+            if let existing = FileManager.default.contents(atPath: url.path) {
+                guard existing == root.bytes else { throw PublishError.io("\(url.path) differs from the state's root version \(root.version)") }
+                continue
+            }
+            try created.makeDirectory(url.deletingLastPathComponent())
+            created.file(url)
+            try AtomicFile.write(root.bytes, to: url)
+        }
+
+        // The index lists the newest release of every pack: what the tree's index lists now (a renew or another
+        // release may have written it since this state's last release), this state's other releases, and this one.
+        // It is replaced by compare-and-swap (`IndexCommit`): a renew running meanwhile is built upon, never lost.
+        let entry = IndexDocument.Entry(
+            version: manifest.version,
+            manifest: .init(path: PublishLayout.manifest(pack: manifest.pack, version: manifest.version), size: UInt64(envelopeBytes.count), sha256: SHA256.hexHash(envelopeBytes)),
+            archive: .init(path: PublishLayout.archive(pack: manifest.pack, version: manifest.version), size: writer.archiveSize, sha256: writer.archiveSHA256))
+        let ledger = try recordingLedger(tracking: &created)
+        let tree = FolderTree(folder: out)
+        let commit = IndexCommit(tree: tree, roots: try CatalogueRoots.load(state: options.state, tree: tree), keys: options.indexKeys)
+        let lifetime = options.indexLifetime
+        guard let latestRoot = roots.last?.document else { throw PublishError.trust("no root in \(options.state.path)/root; run `packtool root init` first") }
+        let revocations = try RevocationStore(state: options.state).latestVerified(root: latestRoot)
+        let indexStarted = Date()
+        var release: Ledger.Release?
+        let outcome = try commit.commit({ current in
+            var entries = try ledger.indexEntries(excluding: manifest.pack)
+            entries[manifest.pack] = entry
+            // The index is the one fresh document (short expiry), so its times come from the clock, not SOURCE_DATE_EPOCH.
+            let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+            let ours = IndexDocument(version: try ledger.nextIndexVersion(), created: Timestamp.format(now), expires: Timestamp.format(now.addingTimeInterval(lifetime)),
+                                     rootVersion: roots.last?.version ?? 1, packs: entries)
+            var next = try ours.merged(onto: current?.trusted, releasing: manifest.pack)
+            // The state's newest revocation list, if the tree's index does not bind it yet (written once, before the
+            // index that names it).
+            if let list = revocations, list.version > (next.revocations?.version ?? 0) {
+                let url = out.appendingPathComponent(list.binding.path)
+                if !FileSystem.exists(url.path) {
+                    try created.makeDirectory(url.deletingLastPathComponent())
+                    created.file(url)
+                }
+                _ = try tree.create(list.binding.path, bytes: list.bytes)
+                next.revocations = list.binding
+            }
+            return next
+        }, record: { index, bytes in
+            // Recorded just before the swap; taken back out if another writer's index wins the race (then rebuilt).
+            release = try ledger.record(manifest: manifest, envelope: envelopeBytes, archiveSHA256: writer.archiveSHA256, archiveSize: Int64(writer.archiveSize),
+                                        archiveName: kept.lastPathComponent, layout: layout,
+                                        index: (index.version, index.created, SHA256.hexHash(Array(bytes))))
+            return { try? ledger.remove(pack: manifest.pack, version: manifest.version, index: index.version) }
+        })
+        signing += Date().timeIntervalSince(indexStarted)
+        guard case .written(let index, _, _) = outcome, let release else { throw PublishError.io("\(out.path)/index.json: not written") }
+        let indexVersion = index.version
+        created.keepAll()
+        return Result(plan: plan, archive: archiveURL, archiveSize: writer.archiveSize, archiveSHA256: writer.archiveSHA256, manifest: manifestURL,
+                      indexVersion: indexVersion, signingSeconds: signing, release: release, deltas: deltas, deltaSeconds: deltaSeconds)
+    }
+}
