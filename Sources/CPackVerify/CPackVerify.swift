@@ -190,6 +190,8 @@ private func respond(_ request: UnsafePointer<CChar>?, keys: [String], _ body: (
         guard let object = (try? JSONDecoder().decode(JSONValue.self, from: Data(bytes)))?.object else {
             throw VerificationFailure(.request, "the request is not a JSON object")
         }
+        // Readers disagree on which of two equal keys wins: a request repeating one is refused, as signed documents are.
+        if let key = DuplicateKeys.first(in: bytes) { throw VerificationFailure(.request, "the request repeats the key \"\(key)\"") }
         try RequestKeys.check(object, allowed: keys)
         result = try body(Request(object: object))
         result["ok"] = .bool(true)

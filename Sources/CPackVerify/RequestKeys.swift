@@ -11,12 +11,33 @@ enum RequestKeys {
 
     static func check(_ object: [String: JSONValue], allowed: [String]) throws {
         try refuseUnknown(in: object, allowed: allowed + common, where: "the request")
+        if let place = firstNUL(in: .object(object), at: "the request") {
+            // A C path ends at its first NUL: a name holding one would name another file than the caller's.
+            throw VerificationFailure(.request, "\(place) holds a NUL character (\\u0000), which no path or identifier may")
+        }
         if let clock = object["clock"], clock != .null {
             guard let fields = clock.object, fields["wall"]?.number != nil,
                   fields["boot"].map({ $0 == .null || $0.number != nil }) ?? true else {
                 throw VerificationFailure(.request, "\"clock\" must be {\"wall\": UNIX SECONDS, \"boot\"?: SECONDS SINCE BOOT}")
             }
             try refuseUnknown(in: fields, allowed: ["wall", "boot"], where: "\"clock\"")
+        }
+    }
+
+    /// Where the first string (or key) holding U+0000 is, or nil.
+    static func firstNUL(in value: JSONValue, at place: String) -> String? {
+        switch value {
+        case .string(let s): return s.unicodeScalars.contains("\u{0}") ? place : nil
+        case .array(let items):
+            for (n, item) in items.enumerated() { if let found = firstNUL(in: item, at: "\(place)[\(n)]") { return found } }
+            return nil
+        case .object(let members):
+            for key in members.keys.sorted() {
+                if key.unicodeScalars.contains("\u{0}") { return "a key of \(place)" }
+                if let found = firstNUL(in: members[key]!, at: place == "the request" ? "\"\(key)\"" : "\(place).\(key)") { return found }
+            }
+            return nil
+        default: return nil
         }
     }
 

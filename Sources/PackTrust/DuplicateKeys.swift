@@ -8,9 +8,9 @@ import Foundation
 /// last, or an error), so a signed document with one could mean different things to different readers: anything
 /// signed is refused if it has one. Keys are compared after their escapes are decoded (`"a"` and `"\u0061"` are the
 /// same key). The text is assumed to be otherwise well-formed; the decoder that follows checks that.
-enum DuplicateKeys {
+public enum DuplicateKeys {
     /// The first repeated key, or nil.
-    static func first(in bytes: [UInt8]) -> String? {
+    public static func first(in bytes: [UInt8]) -> String? {
         var stack: [Set<String>?] = []   // one entry per open container: a key set for objects, nil for arrays
         var i = 0
         var expectKey = false

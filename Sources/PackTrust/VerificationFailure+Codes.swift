@@ -122,7 +122,8 @@ extension VerificationFailure {
                 Every refusal or failure of the client library (`PackVerify`, `libpackverify`, `packtool install/update/
                 access/verify`) carries one of these codes. *refused*: the input was checked and is forged, stale or
                 malformed — packtool exits 1. *I/O*: the operation could not be carried out here — packtool exits 2.
-                Either way the install and the client state are left exactly as they were.
+                Either way the install is left exactly as it was, and the client state keeps only what was verified
+                before the failure (a newer root or index an update accepted stays as the floor, with the clock).
 
                 | code | outcome | meaning |
                 | --- | --- | --- |

@@ -132,7 +132,8 @@ public struct ClientState: Codable, Equatable, Sendable {
         do { root = try RootedFolder(opening: folder.path, create: true) } catch { throw VerificationFailure(.write, "\(error)") }
         CrashPoints.reach("before state save")
         let file = folder.appendingPathComponent(Self.fileName)
-        do { try root.writeAtomically(data, to: Self.fileName, durability: durability) } catch {
+        // 0600: the state records purchases, access codes and the clock guard, the app's alone to read.
+        do { try root.writeAtomically(data, to: Self.fileName, mode: 0o600, durability: durability) } catch {
             throw VerificationFailure(.write, "\(error)")
         }
         durability.note(.stateSaved(file.path))

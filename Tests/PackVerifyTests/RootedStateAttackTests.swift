@@ -27,6 +27,15 @@ final class RootedStateAttackTests: XCTestCase {
         (try? FileManager.default.attributesOfItem(atPath: url.path))?[.type] as? FileAttributeType
     }
 
+    /// The outside review's D6: the client state (purchases, access codes, the clock guard) was written 0644 and a
+    /// state a user had made 0600 was widened on the next save. It is the app's alone: 0600 at most.
+    func testTheClientStateIsWrittenForItsOwnerAlone() throws {
+        let state = try ClientState.load(from: f.state)
+        try state.save(to: f.state)
+        let mode = try FileManager.default.attributesOfItem(atPath: f.state.appendingPathComponent(ClientState.fileName).path)[.posixPermissions] as? Int
+        XCTAssertEqual((mode ?? 0o777) & 0o077, 0, "no one but the owner may read the client state")
+    }
+
     func testALinkAtTheStateLockIsReplacedByTheLibrarysOwnFileAndWhatItNamedIsUntouched() throws {
         let lock = f.state.appendingPathComponent(".lock")
         try? FileManager.default.removeItem(at: lock)  // pinning the root made the real one

@@ -51,6 +51,30 @@ final class UpdaterTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: f.into.appendingPathComponent("test-pack").path))
     }
 
+    /// What a failed update leaves (the outside review's D8, which found the docs promising "nothing changed"): the
+    /// install folder exactly as it was, and in the client state only what was verified before the failure — here a
+    /// validly signed index whose manifest is missing from the tree. Its version stays as the floor (as TUF clients
+    /// keep verified metadata), so that index can never be replaced by an older one; nothing is installed.
+    func testAFailedUpdateKeepsTheVerifiedIndexAsTheFloorAndInstallsNothing() throws {
+        let f = try ClientFixture()
+        let tree = f.dir.appendingPathComponent("tree")
+        try FileManager.default.createDirectory(at: tree, withIntermediateDirectories: true)
+        let (_, envelope) = try f.manifest(ClientFixture.files)
+        let now = Date()
+        let index = IndexDocument(version: 7, created: Timestamp.format(now), expires: Timestamp.format(now.addingTimeInterval(86_400)), rootVersion: 1, packs: [
+            "test-pack": .init(version: 1, manifest: .init(path: "packs/test-pack/1/manifest.json", size: UInt64(envelope.count), sha256: SHA256.hexHash(envelope)),
+                               archive: .init(path: "packs/test-pack/1/test-pack-1.tar", size: 10, sha256: String(repeating: "0", count: 64))),
+        ])
+        _ = try f.write(index, kind: .index, signers: [f.indexKey], name: "tree/index.json")
+        XCTAssertThrowsError(try Updater(state: f.state, into: f.into, fetcher: FileFetcher(base: tree)).update(pack: "test-pack")) { error in
+            XCTAssertEqual((error as? VerificationFailure)?.code, "fetch-missing", "\(error)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: f.into.appendingPathComponent("test-pack").path), "nothing installed")
+        let state = try ClientState.load(from: f.state)
+        XCTAssertEqual(state.indexVersion, 7, "the verified index is the floor")
+        XCTAssertEqual(state.manifestVersions["test-pack"], nil, "no manifest was accepted")
+    }
+
     /// A link planted at `<state>/downloads` (issue 29, finding 1) is replaced by a real folder: an update — here one
     /// that ends in a refusal, which still cleans up — empties only its own folder, never the one the link named,
     /// and leaves no lock there.

@@ -216,6 +216,16 @@ class CABI(unittest.TestCase):
             bad = self.call("packverify_update", dict({"state": state, "into": into, "pack": "royal-mile", "from": "file://" + self.cdn}, **extra))
             self.assertEqual(bad["error"]["code"], "request", bad)
             self.assertIn(named, bad["error"]["message"])
+        # A repeated key (readers disagree on which wins) and a NUL inside a path (C would cut the name there) are
+        # refused, not resolved (the outside review's D7: the first "state" won, and "st\u0000zz" made "st%00zz").
+        repeated = self.raw_call("packverify_pin_root", b'{"state": "%s", "root": "%s", "state": "/tmp/other"}' % (state.encode(), root.encode()))
+        self.assertEqual(repeated["error"]["code"], "request", repeated)
+        self.assertIn('repeats the key "state"', repeated["error"]["message"])
+        nul_state = os.path.join(client, "st\u0000zz")
+        nul = self.call("packverify_pin_root", {"state": nul_state, "root": root})
+        self.assertEqual(nul["error"]["code"], "request", nul)
+        self.assertIn('"state" holds a NUL character', nul["error"]["message"])
+        self.assertEqual(sorted(os.listdir(client)), ["install", "state"], "nothing was created for the refused requests")
         roots = self.call("packverify_update_roots", {"state": state, "roots": [root, 5]})
         self.assertEqual(roots["error"]["code"], "request", roots)
         self.assertIn('"roots" must be an array of strings', roots["error"]["message"])

@@ -72,7 +72,9 @@
  *
  * Failure codes (docs/verification-codes.md gives each one's meaning; generated from PackTrust's registry).
  * error.outcome is "refused" when the input was checked and is forged, stale or malformed (packtool exits 1), and
- * "I/O" when the operation could not be carried out here (packtool exits 2). Either way nothing was changed.
+ * "I/O" when the operation could not be carried out here (packtool exits 2). Either way the install folder is as it
+ * was; the client state keeps only what was verified before the failure (a newer root or index accepted by an update
+ * that then failed stays as the floor, with the clock reading), never an install or anything unverified.
  *   refused:
  *     "payload-type", "role", "threshold", "signature-count", "weak-key", "root", "root-version", "root-missing",
  *     "pin-conflict", "duplicate-key", "document", "expiry", "expired", "rollback",
