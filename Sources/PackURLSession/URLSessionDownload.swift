@@ -191,6 +191,10 @@ final class URLSessionDownload: NSObject, URLSessionDataDelegate, @unchecked Sen
             return .refused(VerificationFailure(.fetchTLS, message))
         case .unsupportedURL, .badURL, .redirectToNonExistentLocation:
             return .refused(VerificationFailure(.fetchProtocol, message))
+        case _ where urlError.code.rawValue == -1022:
+            // NSURLErrorAppTransportSecurityRequiresSecureConnection: App Transport Security refuses plain http://, and
+            // will refuse it on every retry; say so at once instead of retrying for the whole deadline (issue 30).
+            return .refused(VerificationFailure(.fetchTLS, "\(message): App Transport Security allows only https:// — serve the tree over HTTPS, or add an ATS exception for its domain to the app's Info.plist"))
         case .badServerResponse:
             return .retry(VerificationFailure(.fetchProtocol, message))
         default:
