@@ -31,6 +31,10 @@ public struct ClockGuard: Sendable {
         public var lastOnline: Double = 0
         /// Set when the wall clock was seen going backwards; cleared by a fresh signed index.
         public var rollbackDetected = false
+        /// The boot session `lastBoot` was read in (Linux's boot_id, Darwin's kern.bootsessionuuid), when known: a
+        /// boot reading from another session — after a reboot, or a state restored from a backup onto another
+        /// device, whose uptime has nothing to do with this one's — is not compared with it.
+        public var bootSession: String?
 
         public init() {}
     }
@@ -41,10 +45,14 @@ public struct ClockGuard: Sendable {
         /// Seconds since boot (CLOCK_BOOTTIME on Linux; CLOCK_MONOTONIC_RAW on Apple, which is mach_continuous_time:
         /// both count sleep), or nil when unavailable. packverify.h tells C callers to inject the same clock.
         public var boot: Double?
+        /// Which boot `boot` counts from (nil: unknown, as for a reading a C caller injects). Two readings are
+        /// compared only within one session.
+        public var bootSession: String?
 
-        public init(wall: Double, boot: Double?) {
+        public init(wall: Double, boot: Double?, bootSession: String? = nil) {
             self.wall = wall
             self.boot = boot
+            self.bootSession = bootSession
         }
 
         public static func system() -> Reading {
@@ -54,8 +62,26 @@ public struct ClockGuard: Sendable {
             #else
             let ok = clock_gettime(CLOCK_MONOTONIC_RAW, &ts) == 0
             #endif
-            return Reading(wall: Date().timeIntervalSince1970, boot: ok ? Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9 : nil)
+            return Reading(wall: Date().timeIntervalSince1970, boot: ok ? Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9 : nil,
+                           bootSession: currentBootSession)
         }
+
+        /// This boot's identifier, read once per process.
+        static let currentBootSession: String? = {
+            #if os(Linux)
+            let text = try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8)
+            return text.map { String($0.filter { !$0.isWhitespace }) }.flatMap { $0.isEmpty ? nil : $0 }
+            #elseif canImport(Darwin)
+            var size = 0
+            guard sysctlbyname("kern.bootsessionuuid", nil, &size, nil, 0) == 0, size > 1 else { return nil }
+            var bytes = [CChar](repeating: 0, count: size)
+            guard sysctlbyname("kern.bootsessionuuid", &bytes, &size, nil, 0) == 0 else { return nil }
+            let id = String(decoding: bytes.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            return id.isEmpty ? nil : id
+            #else
+            return nil
+            #endif
+        }()
     }
 
     /// The time access decisions use, and whether timed access must close.
@@ -85,7 +111,9 @@ public struct ClockGuard: Sendable {
         }
         // 2. When the boot clock is comparable (no reboot since), elapsed wall time is bounded by elapsed boot time in
         //    both directions: a wall clock frozen or set back while the boot clock runs cannot stop time.
-        if let boot = reading.boot, state.lastBoot > 0, boot >= state.lastBoot {
+        //    Another boot session (a reboot, or this state restored onto another device) is not comparable.
+        let sameSession = reading.bootSession == nil || state.bootSession == nil || reading.bootSession == state.bootSession
+        if let boot = reading.boot, state.lastBoot > 0, boot >= state.lastBoot, sameSession {
             let elapsed = boot - state.lastBoot
             let bootNow = state.trustedTime + elapsed
             if reading.wall < bootNow - 120 { state.rollbackDetected = true }
@@ -96,6 +124,7 @@ public struct ClockGuard: Sendable {
         state.trustedTime = now
         state.lastWall = reading.wall
         state.lastBoot = reading.boot ?? 0
+        state.bootSession = reading.bootSession
         let offline = state.lastOnline > 0 && now - state.lastOnline > offlineLimit
         return Verdict(now: now, rollbackDetected: state.rollbackDetected, offlineTooLong: offline)
     }
@@ -119,6 +148,7 @@ public struct ClockGuard: Sendable {
             state.trustedTime = max(indexCreated, reading.wall)
             state.lastWall = reading.wall
             state.lastBoot = reading.boot ?? 0
+            state.bootSession = reading.bootSession
         } else {
             state.trustedTime = max(state.trustedTime, indexCreated)
         }

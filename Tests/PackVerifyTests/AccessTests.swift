@@ -105,6 +105,32 @@ final class AccessTests: XCTestCase {
         XCTAssertFalse(decider.decide(.init(scene: "02-b", purchases: [trip(t0)]), clock: v).allowed)
     }
 
+    /// Issue 30: a state restored from a backup onto another device (or read after a reboot) carries a boot reading
+    /// from another boot session; the new device's uptime, larger by days, once made time jump ahead and flagged a
+    /// rollback, closing a Trip Pass bought an hour ago. Readings of another session are not compared.
+    func testABootReadingFromAnotherBootSessionIsNotComparedWithTheLastOne() {
+        var clock = ClockGuard.State()
+        let guardian = ClockGuard()
+        _ = guardian.observe(.init(wall: t0 + hour, boot: 500, bootSession: "phone-a"), state: &clock)
+        let restored = guardian.observe(.init(wall: t0 + 2 * hour, boot: 500 + 30 * 86_400, bootSession: "phone-b"), state: &clock)
+        XCTAssertFalse(restored.rollbackDetected)
+        XCTAssertEqual(restored.now, t0 + 2 * hour, accuracy: 1)
+        XCTAssertTrue(decider.decide(.init(scene: "02-b", purchases: [trip(t0)]), clock: restored).allowed)
+        XCTAssertEqual(clock.bootSession, "phone-b", "the new session is the baseline from now on")
+        // Within one session the boot clock still bounds a frozen wall clock.
+        let frozen = guardian.observe(.init(wall: t0 + 2 * hour, boot: 500 + 30 * 86_400 + 73 * hour, bootSession: "phone-b"), state: &clock)
+        XCTAssertFalse(decider.decide(.init(scene: "02-b", purchases: [trip(t0)]), clock: frozen).allowed)
+    }
+
+    func testTheSystemReadingNamesItsBootSession() throws {
+        #if os(Linux)
+        let session = try XCTUnwrap(ClockGuard.Reading.system().bootSession)
+        XCTAssertEqual(session.count, 36, session)
+        #else
+        throw XCTSkip("kern.bootsessionuuid is read on Apple platforms, which this run is not")
+        #endif
+    }
+
     func testBeingOfflineTooLongClosesTimedAccess() {
         var clock = ClockGuard.State()
         let guardian = ClockGuard(offlineLimit: 7 * 86_400)
