@@ -50,6 +50,10 @@ final class StagingLock {
                 fd = folder.exists(fileName) ? try folder.openExisting(fileName) : try folder.create(fileName, mode: 0o600)
             } catch let error as FileError where error.code == EEXIST || error.code == ENOENT {
                 continue  // created or removed by another install between the check and the open
+            } catch let error as FileError where [EACCES, EPERM, EROFS, ENOSPC, EDQUOT].contains(error.code) {
+                // The pack folder cannot be written here (permissions, a read-only or full file system): an I/O
+                // failure, not a refusal of something planted (the outside review found it reported as one).
+                throw VerificationFailure(.write, "\(error)")
             } catch {
                 throw VerificationFailure(.installLayout, "\(error); it is not the lock file the installer makes and is left alone")
             }
