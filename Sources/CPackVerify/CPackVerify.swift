@@ -137,7 +137,7 @@ public func packverify_access(_ request: UnsafePointer<CChar>?) -> UnsafeMutable
             throw VerificationFailure(failure.kind, "request.\(failure.message)")
         }
         let decision = try r.client().decideAccess(pack: try r.string("pack"), into: try r.url("into"), request: accessRequest)
-        var out: [String: JSONValue] = ["allowed": JSONValue(decision.allowed), "code": JSONValue(decision.code), "reason": JSONValue(decision.reason)]
+        var out: [String: JSONValue] = ["allowed": JSONValue(decision.allowed), "code": JSONValue(decision.code.rawValue), "reason": JSONValue(decision.reason)]
         if let e = decision.entitlement { out["entitlement"] = JSONValue(e) }
         if let u = decision.until { out["until"] = JSONValue(u) }
         return out

@@ -26,6 +26,12 @@ public struct AccessRequest: Codable, Sendable {
             self.revocationDate = revocationDate
         }
 
+        /// A purchase with StoreKit's dates (written as RFC 3339 in UTC, which is what the decision reads).
+        public init(productId: String, purchaseDate: Date, revocationDate: Date? = nil) {
+            self.init(productId: productId, purchaseDate: purchaseDate.formatted(.iso8601),
+                      revocationDate: revocationDate.map { $0.formatted(.iso8601) })
+        }
+
         /// Why a date of this purchase cannot be read, or nil. A refund date the parser does not accept must never
         /// read as "not refunded" (that would open a refunded purchase), so an unreadable date is a problem to report.
         public var dateProblem: String? {
@@ -81,11 +87,19 @@ public struct AccessRequest: Codable, Sendable {
 /// The answer, with its reason: allowed or not, the entitlement used, and until when (nil = no end).
 public struct AccessDecision: Codable, Equatable, Sendable {
     public var allowed: Bool
-    /// Stable: free, city-pack, trip-pass, access-code, clock-rollback, offline-too-long, no-entitlement.
-    public var code: String
+    /// Why it opens or not: a stable name from one registry (`Code.all`, docs/access-codes.md).
+    public var code: Code
     public var reason: String
     public var entitlement: String?
     public var until: String?
+
+    public init(allowed: Bool, code: Code, reason: String, entitlement: String?, until: String?) {
+        self.allowed = allowed
+        self.code = code
+        self.reason = reason
+        self.entitlement = entitlement
+        self.until = until
+    }
 }
 
 /// Decides access to a scene from the verified manifest's access policy, the request, and the guarded clock.
@@ -107,7 +121,7 @@ public struct AccessDecider {
 
     public func decide(_ request: AccessRequest, clock: ClockGuard.Verdict) -> AccessDecision {
         if policy.freeStops.contains(request.scene) {
-            return AccessDecision(allowed: true, code: "free", reason: "\(request.scene) is a free stop", entitlement: "free", until: nil)
+            return AccessDecision(allowed: true, code: .free, reason: "\(request.scene) is a free stop", entitlement: "free", until: nil)
         }
         let now = clock.now
         // A purchase whose dates cannot be read counts for nothing (`InstalledAccess` refuses such a request first).
@@ -118,15 +132,15 @@ public struct AccessDecider {
         }
         // City Pack: permanent, and independent of the clock (a set-back clock cannot take it away).
         if valid.contains(where: { $0.productId == policy.products.cityPack.productId }) {
-            return AccessDecision(allowed: true, code: "city-pack", reason: "City Pack purchased", entitlement: policy.products.cityPack.productId, until: nil)
+            return AccessDecision(allowed: true, code: .cityPack, reason: "City Pack purchased", entitlement: policy.products.cityPack.productId, until: nil)
         }
         let refunded = request.purchases.contains { $0.productId == policy.products.cityPack.productId && $0.dateProblem == nil && !valid.contains($0) }
         if clock.rollbackDetected {
-            return AccessDecision(allowed: false, code: "clock-rollback", reason: "the device clock was set back; timed passes and codes are paused until the app is next online",
+            return AccessDecision(allowed: false, code: .clockRollback, reason: "the device clock was set back; timed passes and codes are paused until the app is next online",
                                   entitlement: nil, until: nil)
         }
         if clock.offlineTooLong {
-            return AccessDecision(allowed: false, code: "offline-too-long", reason: "the app has been offline too long; connect once to confirm the time",
+            return AccessDecision(allowed: false, code: .offlineTooLong, reason: "the app has been offline too long; connect once to confirm the time",
                                   entitlement: nil, until: nil)
         }
         var lastEnded: Double?
@@ -145,7 +159,7 @@ public struct AccessDecider {
                 let start = max(purchase, windowEnd)
                 windowEnd = start + length
                 if now >= start && now < windowEnd {
-                    return AccessDecision(allowed: true, code: "trip-pass", reason: "Trip Pass active", entitlement: trip.productId,
+                    return AccessDecision(allowed: true, code: .tripPass, reason: "Trip Pass active", entitlement: trip.productId,
                                           until: Timestamp.format(Date(timeIntervalSince1970: windowEnd)))
                 }
                 if now >= windowEnd { lastEnded = windowEnd }
@@ -156,14 +170,14 @@ public struct AccessDecider {
         for code in request.codes {
             switch check(code, products: products, revoked: request.revokedCodes, device: request.device, now: now) {
             case .valid(let grant):
-                return AccessDecision(allowed: true, code: "access-code", reason: "access code \(grant.id.prefix(8)) valid", entitlement: "code:\(grant.id)", until: grant.notAfter)
+                return AccessDecision(allowed: true, code: .accessCode, reason: "access code \(grant.id.prefix(8)) valid", entitlement: "code:\(grant.id)", until: grant.notAfter)
             case .invalid(let problem):
                 codeProblems.append(problem)
             }
         }
         let why = closedReasons(request, valid: valid, refunded: refunded, tripEnded: lastEnded, codeProblems: (tripProblem.map { [$0] } ?? []) + codeProblems,
                                 products: products, now: now)
-        return AccessDecision(allowed: false, code: "no-entitlement", reason: why, entitlement: nil, until: nil)
+        return AccessDecision(allowed: false, code: .noEntitlement, reason: why, entitlement: nil, until: nil)
     }
 
     /// Why nothing the visitor holds opens the stop, so the app (or support) can say more than "closed": every fact

@@ -51,6 +51,9 @@
  *                                "request": {"scene": ID, "purchases"?: [{"productId", "purchaseDate", "revocationDate"?}],
  *                                            "codes"?: [CODE], "revokedCodes"?: [ID], "device"?: ID}}
  *                                                                                 -> {"allowed", "code", "reason", "entitlement"?, "until"?}
+ *                               "code" (docs/access-codes.md): opens with "free", "city-pack", "trip-pass" or
+ *                               "access-code"; stays closed with "clock-rollback", "offline-too-long" or
+ *                               "no-entitlement".
  *                               a scene the installed pack does not have is an error (code "scene"), not a closed stop.
  *                               A CODE is printed long ("PTG1....") or short (117 base32 characters in groups of five).
  *                               Only "scene" is required. Access codes are bearer tokens: one code opens on any
