@@ -49,7 +49,7 @@ public struct Installer {
     /// the archive's own SHA-256 and size; without one, the entry of the last index `Trust.accept` accepted binds the
     /// manifest, when that index lists the pack. `progress` hears of each scene as it is verified (`InstallProgress`).
     public func install(archive: URL, into: URL, indexEntry: IndexDocument.Entry? = nil,
-                        progress: ((InstallProgress) -> Void)? = nil) throws -> Result {
+                        progress: (@Sendable (InstallProgress) -> Void)? = nil) throws -> Result {
         let file: ReadOnlyFile
         do { file = try ReadOnlyFile(opening: archive.path) } catch { throw VerificationFailure(.archiveOpen, "\(error)") }
         return try install(source: file, name: archive.path, complete: true, into: into, indexEntry: indexEntry, events: InstallEvents(progress))

@@ -15,11 +15,11 @@ import PackModel
 /// archive is hashed and written: an install or update takes it briefly to verify at the start, and again to check,
 /// switch and save at the end (see `StateLock`), so an app may be suspended mid-install without holding it. The CLI
 /// and the C ABI use this type only, so both run the same code and get the same results and failure codes.
-public struct PackClient {
+public struct PackClient: Sendable {
     public let state: URL
     public var clock = ClockGuard()
     /// The time source: the system's wall and boot clocks, or a caller's (tests, apps with their own time source).
-    public var reading: () -> ClockGuard.Reading = ClockGuard.Reading.system
+    public var reading: @Sendable () -> ClockGuard.Reading = ClockGuard.Reading.system
 
     public init(state: URL) { self.state = state }
 
@@ -55,15 +55,15 @@ public struct PackClient {
     /// Installs a pack archive (bound to `indexEntry`, or to the accepted index's entry when there is one).
     /// `progress` hears of each scene as it is verified and of the switch.
     public func install(archive: URL, into: URL, indexEntry: IndexDocument.Entry? = nil,
-                        progress: ((InstallProgress) -> Void)? = nil) throws -> Installer.Result {
+                        progress: (@Sendable (InstallProgress) -> Void)? = nil) throws -> Installer.Result {
         try installer.install(archive: archive, into: into, indexEntry: indexEntry, progress: progress)
     }
 
     /// Brings an installed pack up to date from a published tree. A first install (or a whole archive) is verified
     /// and written while it downloads; `onProgress` hears of bytes, of each scene the moment it is verified (open
     /// Stop I from its `folder` while the rest arrives), and of the switch.
-    public func update(pack: String, into: URL, from fetcher: any Fetcher, progress: ((String, UInt64) -> Void)? = nil,
-                       onProgress: ((InstallProgress) -> Void)? = nil) throws -> Updater.Result {
+    public func update(pack: String, into: URL, from fetcher: any Fetcher, progress: (@Sendable (String, UInt64) -> Void)? = nil,
+                       onProgress: (@Sendable (InstallProgress) -> Void)? = nil) throws -> Updater.Result {
         var updater = Updater(state: state, into: into, fetcher: fetcher)
         updater.installer = installer
         updater.progress = progress
@@ -73,8 +73,8 @@ public struct PackClient {
 
     /// The first half of an update, for apps that download elsewhere (a BackgroundAssets extension): fetches and
     /// accepts the signed documents and returns what is left to download. `urls` gives each object's URL (presigned).
-    public func planUpdate(pack: String, into: URL, from fetcher: any Fetcher, urls: ((String) throws -> URL)? = nil,
-                           progress: ((String, UInt64) -> Void)? = nil) throws -> UpdatePlan {
+    public func planUpdate(pack: String, into: URL, from fetcher: any Fetcher, urls: (@Sendable (String) throws -> URL)? = nil,
+                           progress: (@Sendable (String, UInt64) -> Void)? = nil) throws -> UpdatePlan {
         var updater = Updater(state: state, into: into, fetcher: fetcher)
         updater.installer = installer
         updater.urls = urls
@@ -83,7 +83,7 @@ public struct PackClient {
     }
 
     /// The second half: verifies and installs the files a plan named (published path → local file).
-    public func applyUpdate(_ plan: UpdatePlan, into: URL, files: [String: URL], progress: ((InstallProgress) -> Void)? = nil) throws -> Updater.Result {
+    public func applyUpdate(_ plan: UpdatePlan, into: URL, files: [String: URL], progress: (@Sendable (InstallProgress) -> Void)? = nil) throws -> Updater.Result {
         try UpdateApplier(installer: installer, into: into).apply(plan, files: files, progress: progress)
     }
 

@@ -26,7 +26,7 @@ public struct UpdateApplier {
 
     /// Applies `plan` with `files` (each object's published path → the local file holding it). `progress` hears of
     /// each scene as it is verified and of the switch (`InstallProgress`).
-    public func apply(_ plan: UpdatePlan, files: [String: URL], progress: ((InstallProgress) -> Void)? = nil) throws -> Updater.Result {
+    public func apply(_ plan: UpdatePlan, files: [String: URL], progress: (@Sendable (InstallProgress) -> Void)? = nil) throws -> Updater.Result {
         try apply(plan, files: files, events: InstallEvents(progress), streaming: nil)
     }
 

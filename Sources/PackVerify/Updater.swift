@@ -19,10 +19,10 @@ public struct Updater {
     public let into: URL
     public let fetcher: Fetcher
     public var installer: Installer
-    public var progress: ((String, UInt64) -> Void)?
+    public var progress: (@Sendable (String, UInt64) -> Void)?
     /// Hears where the install stands (`InstallProgress`): bytes and scenes done, each scene the moment it is
     /// verified (a first install streams: Stop I can open while the rest downloads), the switch.
-    public var onProgress: ((InstallProgress) -> Void)?
+    public var onProgress: (@Sendable (InstallProgress) -> Void)?
 
     public init(state: URL, into: URL, fetcher: Fetcher) {
         self.state = state
@@ -50,7 +50,7 @@ public struct Updater {
     /// Where each object of a plan is downloaded from, when it is not where the fetcher would say (signed
     /// per-object URLs: R2 or S3 presigned). `update` fetches through `fetcher` either way; give it a fetcher built
     /// on the same provider (`URLSessionFetcher(urls:)`).
-    public var urls: ((String) throws -> URL)?
+    public var urls: (@Sendable (String) throws -> URL)?
 
     /// Fetches and accepts the small signed documents — new roots, the index, the manifest it names — and decides
     /// what is left to download: nothing (up to date), one delta per changed scene (from the installed version, or
