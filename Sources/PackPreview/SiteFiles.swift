@@ -28,7 +28,7 @@ enum SiteFiles {
     static func identity(of folder: RootedFolder) -> Identity? {
         var info = stat()
         guard fstat(folder.fd, &info) == 0 else { return nil }
-        return Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+        return Identity(device: UInt64(truncatingIfNeeded: info.st_dev), inode: UInt64(truncatingIfNeeded: info.st_ino))
     }
 
     /// The identity of what has the name `name` in `parent` (a link is not followed), and what it is, for messages;
@@ -37,7 +37,7 @@ enum SiteFiles {
         var info = stat()
         guard fstatat(parent.fd, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
         let isFolder = info.st_mode & S_IFMT == S_IFDIR
-        return (Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)), isFolder, RegularFile.kind(info.st_mode))
+        return (Identity(device: UInt64(truncatingIfNeeded: info.st_dev), inode: UInt64(truncatingIfNeeded: info.st_ino)), isFolder, RegularFile.kind(info.st_mode))
     }
 
     /// A new staging folder for the output named `output` in `parent`: `.<output>.packtool-preview-<pid>-<random>`,
