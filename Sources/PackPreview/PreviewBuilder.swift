@@ -70,7 +70,7 @@ public struct PreviewBuilder {
         // plates go through these handles, and the swap checks that the names still refer to these folders.
         let parent: RootedFolder
         do { parent = try RootedFolder(opening: target.deletingLastPathComponent().path, followingLinkAtRoot: true) } catch {
-            throw PreviewError.io("\(output.path): cannot open the folder it goes in: \(error)")
+            throw PreviewError.io("\(output.path): cannot open the folder it goes in (\(error))")
         }
         let name = target.lastPathComponent
         var earlier: (folder: RootedFolder, id: SiteFiles.Identity)?
@@ -79,7 +79,9 @@ public struct PreviewBuilder {
                 let folder = try parent.folder(name)
                 guard let id = SiteFiles.identity(of: folder) else { throw PreviewError.io("\(output.path): cannot read its status") }
                 earlier = (folder, id)
-            } catch let error as PreviewError { throw error } catch {
+            } catch let error as PreviewError { throw error } catch let error as FileError {
+                throw PreviewError.io("\(output.path): cannot open the earlier preview: \(error.message)")
+            } catch {
                 throw PreviewError.io("\(output.path): cannot open the earlier preview: \(error)")
             }
         }
