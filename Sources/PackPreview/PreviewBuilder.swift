@@ -61,29 +61,27 @@ public struct PreviewBuilder {
             Self.removeAbandonedStaging(in: target.deletingLastPathComponent(), for: target.lastPathComponent)
         }
         try checkPack()
+        // The folder holding `--out` and the earlier site are opened once, before the earlier site is checked: the
+        // check must be of the folder these handles hold (compared after it), the swap and the reuse of earlier plates
+        // go through them, and the swap checks that the names still refer to these folders.
+        let name = target.lastPathComponent
+        let opened = try? RootedFolder(opening: target.deletingLastPathComponent().path, followingLinkAtRoot: true)
+        let openedEarlier = try? opened?.folder(name)
         try checkOutput(target)
         let context = currentYear.map { LintContext(path: pack, currentYear: $0) } ?? LintContext(path: pack)
         let diagnostics = Linter().run(context).diagnostics
         let model = PreviewPack(context: context, diagnostics: diagnostics)
 
-        // The folder holding `--out` and the earlier site are opened once, now: the swap and the reuse of earlier
-        // plates go through these handles, and the swap checks that the names still refer to these folders.
         let parent: RootedFolder
-        do { parent = try RootedFolder(opening: target.deletingLastPathComponent().path, followingLinkAtRoot: true) } catch {
+        do { parent = try opened ?? RootedFolder(opening: target.deletingLastPathComponent().path, followingLinkAtRoot: true) } catch {
             throw PreviewError.io("\(output.path): cannot open the folder it goes in (\(error))")
         }
-        let name = target.lastPathComponent
         var earlier: (folder: RootedFolder, id: SiteFiles.Identity)?
-        if parent.exists(name) {
-            do {
-                let folder = try parent.folder(name)
-                guard let id = SiteFiles.identity(of: folder) else { throw PreviewError.io("\(output.path): cannot read its status") }
-                earlier = (folder, id)
-            } catch let error as PreviewError { throw error } catch let error as FileError {
-                throw PreviewError.io("\(output.path): cannot open the earlier preview: \(error.message)")
-            } catch {
-                throw PreviewError.io("\(output.path): cannot open the earlier preview: \(error)")
+        if let now = SiteFiles.identity(of: name, in: parent) {
+            guard let folder = openedEarlier, let id = SiteFiles.identity(of: folder), now.id == id else {
+                throw PreviewError.io("\(output.path): was replaced while this run checked it (the name is now \(now.kind)); it is left as it was and nothing was written")
             }
+            earlier = (folder, id)
         }
         // Every write of the run goes beneath the staging folder's handle, opened once when it is made.
         let staging = try SiteFiles.makeStaging(in: parent, for: name)
