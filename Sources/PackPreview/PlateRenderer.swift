@@ -54,22 +54,23 @@ public struct PlateRenderer: Sendable {
         "\(digest)-\(longSide)-q\(Int(encoder.quality))m\(encoder.method).webp"
     }
 
-    /// An earlier site's plates folder and the SHA-256 its marker recorded for each WebP.
+    /// An earlier site's plates folder, as a handle opened once (never reopened by path: `--out` swapped for a link while
+    /// the run works cannot make the plates come from elsewhere), and the SHA-256 its marker recorded for each WebP.
     public struct Cache: Sendable {
-        public var folder: URL
+        public var folder: RootedFolder
         public var recorded: [String: String]
 
-        public init(folder: URL, recorded: [String: String]) {
+        public init(folder: RootedFolder, recorded: [String: String]) {
             self.folder = folder
             self.recorded = recorded
         }
     }
 
-    /// Renders `jobs` into `folder` (which exists), taking files already made from `cache` when their names match and
+    /// Renders `jobs` into `folder` (the staging site's plates folder, by its handle: every WebP is written beneath it), taking files already made from `cache` when their names match and
     /// their bytes are still the ones recorded. Results are by job, then by size, in the order given. `progress` is called
     /// from worker threads with the number of jobs done; once `shouldStop` answers true, the jobs not yet started fail
     /// at once.
-    public func render(_ jobs: [Job], into folder: URL, cache: Cache?, shouldStop: @escaping @Sendable () -> Bool = { false },
+    public func render(_ jobs: [Job], into folder: RootedFolder, cache: Cache?, shouldStop: @escaping @Sendable () -> Bool = { false },
                        progress: @escaping @Sendable (Int) -> Void = { _ in }) -> [Result<[RenderedPlate], ImageError>] {
         Self.keepLargeBuffers()
         let results = ResultSlots<Result<[RenderedPlate], ImageError>>(count: jobs.count)
@@ -93,7 +94,7 @@ public struct PlateRenderer: Sendable {
         return results.values
     }
 
-    private func renderOne(_ job: Job, into folder: URL, cache: Cache?) throws -> [RenderedPlate] {
+    private func renderOne(_ job: Job, into folder: RootedFolder, cache: Cache?) throws -> [RenderedPlate] {
         let display = LintContext.display(job.source)
         let bytes: [UInt8]
         do { bytes = [UInt8](try FileSystem.read(job.source.path, cap: maxFileBytes)) } catch {
@@ -102,20 +103,19 @@ public struct PlateRenderer: Sendable {
         let digest = SHA256.hexHash(bytes)
         let sourceSize = try decoder.size(of: .bytes(bytes), named: display)
         var out: [RenderedPlate] = []
-        var missing: [(index: Int, target: URL, size: DisplaySize)] = []
+        var missing: [(index: Int, name: String, size: DisplaySize)] = []
         for longSide in job.sizes {
             let name = fileName(digest: digest, longSide: longSide)
-            let target = folder.appendingPathComponent(name)
             let size = DisplaySize.fitting(width: sourceSize.width, height: sourceSize.height, maxLongSide: longSide)
             // Made already in this run (two plates with the same bytes), or kept from the earlier site when it is
             // still the file that site recorded (linked, so nothing is copied).
-            if FileSystem.isRegularFile(target.path), let made = try? SHA256.hash(fileAt: target) {
-                out.append(RenderedPlate(fileName: name, size: size, sourceSize: sourceSize, reused: true, sha256: Hex.encode(made.digest)))
-            } else if let cache, let recorded = cache.recorded[name], SiteShape.isRecordedPlate(cache.folder.appendingPathComponent(name), sha256: recorded),
-                      SiteFiles.link(cache.folder.appendingPathComponent(name), to: target) {
+            if let made = try? folder.read(name, cap: maxFileBytes) {
+                out.append(RenderedPlate(fileName: name, size: size, sourceSize: sourceSize, reused: true, sha256: SHA256.hexHash(made)))
+            } else if let cache, let recorded = cache.recorded[name],
+                      SiteFiles.linkRecorded(name, from: cache.folder, into: folder, sha256: recorded, cap: maxFileBytes) {
                 out.append(RenderedPlate(fileName: name, size: size, sourceSize: sourceSize, reused: true, sha256: recorded))
             } else {
-                missing.append((out.count, target, size))
+                missing.append((out.count, name, size))
                 out.append(RenderedPlate(fileName: name, size: size, sourceSize: sourceSize, reused: false, sha256: ""))
             }
         }
@@ -126,8 +126,8 @@ public struct PlateRenderer: Sendable {
             }
             for plate in missing {
                 let webp = try encoder.encode(pixels, size: plate.size, file: display)
-                do { try SiteFiles.writeShared(webp, to: plate.target) } catch {
-                    throw ImageError(file: LintContext.display(plate.target), "cannot write the WebP: \(error)")
+                do { try SiteFiles.writeShared(webp, to: plate.name, in: folder) } catch {
+                    throw ImageError(file: folder.fullPath(plate.name), "cannot write the WebP: \(error)")
                 }
                 out[plate.index].sha256 = SHA256.hexHash(webp)
             }

@@ -61,29 +61,58 @@ public struct PreviewBuilder {
             Self.removeAbandonedStaging(in: target.deletingLastPathComponent(), for: target.lastPathComponent)
         }
         try checkPack()
+        // The folder holding `--out` and the earlier site are opened once, before the earlier site is checked: the
+        // check must be of the folder these handles hold (compared after it), the swap and the reuse of earlier plates
+        // go through them, and the swap checks that the names still refer to these folders.
+        let name = target.lastPathComponent
+        let opened = try? RootedFolder(opening: target.deletingLastPathComponent().path, followingLinkAtRoot: true)
+        let openedEarlier = try? opened?.folder(name)
         try checkOutput(target)
         let context = currentYear.map { LintContext(path: pack, currentYear: $0) } ?? LintContext(path: pack)
         let diagnostics = Linter().run(context).diagnostics
         let model = PreviewPack(context: context, diagnostics: diagnostics)
 
-        let parent = target.deletingLastPathComponent()
-        let staging = parent.appendingPathComponent(".\(target.lastPathComponent).packtool-preview-\(getpid())")
-        FileSystem.removeTree(staging.path)
+        let parent: RootedFolder
+        do { parent = try opened ?? RootedFolder(opening: target.deletingLastPathComponent().path, followingLinkAtRoot: true) } catch {
+            throw PreviewError.io("\(output.path): cannot open the folder it goes in (\(error))")
+        }
+        var earlier: (folder: RootedFolder, id: SiteFiles.Identity)?
+        if let now = SiteFiles.identity(of: name, in: parent) {
+            guard let folder = openedEarlier, let id = SiteFiles.identity(of: folder), now.id == id else {
+                throw PreviewError.io("\(output.path): was replaced while this run checked it (the name is now \(now.kind)); it is left as it was and nothing was written")
+            }
+            earlier = (folder, id)
+        }
+        // Every write of the run goes beneath the staging folder's handle, opened once when it is made.
+        let staging = try SiteFiles.makeStaging(in: parent, for: name)
         do {
-            let cache = FileSystem.isDirectory(target.path)
-                ? PlateRenderer.Cache(folder: target.appendingPathComponent("plates"), recorded: SiteShape.recordedPlates(in: target)) : nil
-            let summary = try write(model, into: staging, finalIndex: target.appendingPathComponent("index.html"), cache: cache, progress: progress)
+            let cache = earlier.flatMap { site in
+                (try? site.folder.folder("plates")).map { PlateRenderer.Cache(folder: $0, recorded: SiteShape.recordedPlates(in: site.folder)) }
+            }
+            let summary = try write(model, into: staging.folder, finalIndex: target.appendingPathComponent("index.html"), cache: cache, progress: progress)
             if shouldStop() { throw PreviewError.interrupted }
-            try swap(staging, into: target)
+            try swap(staging, into: name, earlier: earlier, in: parent)
             return summary
         } catch let error as PreviewError {
-            FileSystem.removeTree(staging.path)
+            Self.discard(staging, in: parent)
             // Messages name the output the user gave, not the hidden staging folder the files were being written in.
             guard case .io(let message) = error else { throw error }
-            throw PreviewError.io(message.replacing(LintContext.display(staging), with: output.path).replacing(staging.path, with: output.path))
+            // Only paths beneath it: a refusal naming the staging folder itself (swapped for a link) keeps its name.
+            throw PreviewError.io(message.replacing(staging.folder.path + "/", with: output.path + (output.path.hasSuffix("/") ? "" : "/")))
         } catch {
-            FileSystem.removeTree(staging.path)
+            Self.discard(staging, in: parent)
             throw error
+        }
+    }
+
+    /// Removes this run's staging folder: by its name when the name still is the folder the run made; otherwise (the
+    /// name was swapped for something else) only what the run wrote, through its handle — whatever now has the name
+    /// is not this run's.
+    static func discard(_ staging: (name: String, folder: RootedFolder, id: SiteFiles.Identity), in parent: RootedFolder) {
+        if SiteFiles.identity(of: staging.name, in: parent)?.id == staging.id {
+            parent.removeTree(staging.name)
+        } else {
+            staging.folder.removeContents()
         }
     }
 
@@ -129,11 +158,12 @@ public struct PreviewBuilder {
         }
     }
 
-    private func write(_ model: PreviewPack, into site: URL, finalIndex: URL, cache: PlateRenderer.Cache?, progress: @escaping Progress) throws -> Summary {
-        try SiteFiles.makeFolder(site)
-        for folder in ["assets", "stops", "plates", "media"] { try SiteFiles.makeFolder(site.appendingPathComponent(folder)) }
-        try SiteFiles.write(PreviewStylesheet.text, to: site.appendingPathComponent("assets/preview.css"))
-        try SiteFiles.write(PreviewScript.text, to: site.appendingPathComponent("assets/preview.js"))
+    private func write(_ model: PreviewPack, into site: RootedFolder, finalIndex: URL, cache: PlateRenderer.Cache?, progress: @escaping Progress) throws -> Summary {
+        for folder in ["assets", "stops", "plates", "media"] { try SiteFiles.makeFolder(folder, in: site) }
+        try SiteFiles.write(PreviewStylesheet.text, to: "assets/preview.css", in: site)
+        try SiteFiles.write(PreviewScript.text, to: "assets/preview.js", in: site)
+        let platesFolder: RootedFolder
+        do { platesFolder = try site.folder("plates") } catch { throw PreviewError.io("\(site.fullPath("plates")): cannot open: \(error)") }
 
         // Every plate once, with a thumbnail size for each stop's default 16:9 plate.
         var order: [URL] = []
@@ -150,7 +180,7 @@ public struct PreviewBuilder {
         let jobs = order.map { PlateRenderer.Job(source: $0, sizes: sizes[$0]!) }
         let total = jobs.count
         progress(0, total)
-        let results = PlateRenderer().render(jobs, into: site.appendingPathComponent("plates"), cache: cache, shouldStop: shouldStop) { progress($0, total) }
+        let results = PlateRenderer().render(jobs, into: platesFolder, cache: cache, shouldStop: shouldStop) { progress($0, total) }
         if shouldStop() { throw PreviewError.interrupted }
         var plates: [URL: Result<RenderedPlate, ImageError>] = [:]
         var thumbnails: [URL: RenderedPlate] = [:]
@@ -186,15 +216,15 @@ public struct PreviewBuilder {
             if let url = Self.thumbnailPlate(stop), let thumb = thumbnails[url] ?? (try? plates[url]?.get()) { stopThumbnails[stop.folder] = thumb }
         }
 
-        try SiteFiles.write(RoutePage(pack: model, thumbnails: stopThumbnails).html(), to: site.appendingPathComponent("index.html"))
+        try SiteFiles.write(RoutePage(pack: model, thumbnails: stopThumbnails).html(), to: "index.html", in: site)
         for (i, stop) in model.stops.enumerated() {
             let (audio, transcript) = try copyStory(stop, into: site)
             let page = StopPage(pack: model, index: i, plates: plates, audioPath: audio, transcriptDataURL: transcript)
-            try SiteFiles.write(try page.html(), to: site.appendingPathComponent("stops/" + stop.page))
+            try SiteFiles.write(try page.html(), to: "stops/" + stop.page, in: site)
         }
         // The marker last: it vouches for every WebP the site holds.
         let webps = Dictionary(results.compactMap { try? $0.get() }.flatMap { $0 }.map { ($0.fileName, $0.sha256) }, uniquingKeysWith: { first, _ in first })
-        try SiteFiles.write(SiteShape.marker(pack: model.id, plates: webps.map { ($0.key, $0.value) }), to: site.appendingPathComponent(Self.marker))
+        try SiteFiles.write(SiteShape.marker(pack: model.id, plates: webps.map { ($0.key, $0.value) }), to: Self.marker, in: site)
         let all = (model.stops.flatMap(\.findings) + model.packFindings).filter { $0.code != "plate" }
         return Summary(index: finalIndex, stops: model.stops.count, plates: jobs.count, decoded: decoded, reused: reused, written: written, failedPlates: failed,
                        errors: all.filter { $0.severity == .error }.count, warnings: all.filter { $0.severity == .warning }.count)
@@ -207,16 +237,16 @@ public struct PreviewBuilder {
 
     /// Copies the story's audio into `media/<page>/` and returns its path from the stop page, with the transcript as a
     /// data: URL (Chromium will not load a text track from a file:// URL, which it treats as another origin).
-    private func copyStory(_ stop: PreviewStop, into site: URL) throws -> (String?, String?) {
+    private func copyStory(_ stop: PreviewStop, into site: RootedFolder) throws -> (String?, String?) {
         guard let story = stop.story else { return (nil, nil) }
         var audioPath: String?
         if let audio = story.audio {
             let folderName = String(stop.page.dropLast(".html".count))
-            let folder = site.appendingPathComponent("media/" + folderName)
-            try SiteFiles.makeFolder(folder)
+            let folder = "media/" + folderName
+            try SiteFiles.makeFolder(folder, in: site)
             let ext = audio.pathExtension.lowercased()
             let name = "story." + (["m4a", "mp4", "aac"].contains(ext) ? ext : "m4a")
-            do { try SiteFiles.copy(audio, to: folder.appendingPathComponent(name), cap: 512 << 20) } catch let error as PreviewError {
+            do { try SiteFiles.copy(audio, to: folder + "/" + name, in: site, cap: 512 << 20) } catch let error as PreviewError {
                 throw error
             } catch {
                 throw PreviewError.io("\(LintContext.display(audio)): cannot copy the story: \(error)")
@@ -232,39 +262,75 @@ public struct PreviewBuilder {
 
     /// Puts the finished site in place: swapped with the old one in one step where the file system can (the old one,
     /// now under the staging name, is removed after); elsewhere the old one is renamed aside first, and put back if
-    /// the new one cannot take its place.
-    private func swap(_ staging: URL, into target: URL) throws {
-        guard FileSystem.exists(target.path) else {
-            guard SiteFiles.rename(staging, to: target) else { throw PreviewError.io("\(output.path): cannot move the preview into place: \(FileSystem.reason())") }
+    /// the new one cannot take its place. Only when the staging name still is the folder this run made, and `--out`
+    /// still is the folder it checked (or still nothing): a name swapped for a link or another folder while the run
+    /// worked is refused, named, and left as it is.
+    private func swap(_ staging: (name: String, folder: RootedFolder, id: SiteFiles.Identity), into name: String,
+                      earlier: (folder: RootedFolder, id: SiteFiles.Identity)?, in parent: RootedFolder) throws {
+        let stagingNow = SiteFiles.identity(of: staging.name, in: parent)
+        guard stagingNow?.id == staging.id else {
+            let found = stagingNow.map { "is now \($0.kind)" } ?? "is gone"
+            throw PreviewError.io("\(parent.fullPath(staging.name)): the staging folder this run made was replaced while it worked (the name \(found)); "
+                + "nothing was put in place, \(output.path) is as it was, and what has that name now is left alone")
+        }
+        let outNow = SiteFiles.identity(of: name, in: parent)
+        guard let earlier else {
+            guard outNow == nil else {
+                throw PreviewError.io("\(output.path): \(outNow!.kind) appeared under this name while the run worked; it is left as it was and nothing was put in place")
+            }
+            guard SiteFiles.rename(staging.name, to: name, in: parent) else { throw PreviewError.io("\(output.path): cannot move the preview into place: \(FileSystem.reason())") }
             return
         }
-        if SiteFiles.exchange(staging, target) {
+        guard outNow?.id == earlier.id else {
+            let found = outNow.map { "is now \($0.kind)" } ?? "is gone"
+            throw PreviewError.io("\(output.path): is no longer the folder this run checked (the name \(found)); it is left as it was and nothing was put in place")
+        }
+        let oldSite = parent.fullPath(staging.name)
+        if SiteFiles.exchange(staging.name, name, in: parent) {
+            // Both names must now refer to the two folders this run opened; anything else was swapped in between the
+            // check and the exchange: swap back and refuse.
+            guard SiteFiles.identity(of: name, in: parent)?.id == staging.id, SiteFiles.identity(of: staging.name, in: parent)?.id == earlier.id else {
+                _ = SiteFiles.exchange(staging.name, name, in: parent)
+                throw PreviewError.io("\(output.path): was replaced while the run put the preview in place; it is left as it was")
+            }
             // The old site is now under the staging name. Anything added to it while this run worked is not ours to
             // delete: swap back, so the folder is as the user left it, and say what was found.
-            let foreign = SiteShape.foreignEntries(in: staging)
+            let foreign = SiteShape.foreignEntries(in: URL(fileURLWithPath: oldSite))
             guard foreign.isEmpty else {
-                if SiteFiles.exchange(staging, target) { FileSystem.removeTree(staging.path) }
+                if SiteFiles.exchange(staging.name, name, in: parent), SiteFiles.identity(of: staging.name, in: parent)?.id == staging.id {
+                    parent.removeTree(staging.name)
+                }
                 throw PreviewError.usage(Self.refusal(output.path, foreign, during: true))
             }
-            FileSystem.removeTree(staging.path)
+            parent.removeTree(staging.name)
             return
         }
         // A file system that cannot swap folders in one step (some network and FUSE file systems): the old site is
-        // renamed aside first, and put back by the next run if this one is killed before the new one takes its place.
-        let aside = Self.asideName(for: target)
-        FileSystem.removeTree(aside.path)
-        guard SiteFiles.rename(target, to: aside) else { throw PreviewError.io("\(output.path): cannot replace the previous preview: \(FileSystem.reason())") }
-        let foreign = SiteShape.foreignEntries(in: aside)
+        // renamed aside first (under a name of its own, never over an existing one), and put back by the next run if
+        // this one is killed before the new one takes its place.
+        var aside = ""
+        for _ in 0..<16 {
+            let candidate = Self.asideName(for: name)
+            if SiteFiles.identity(of: candidate, in: parent) == nil { aside = candidate; break }
+        }
+        guard !aside.isEmpty, SiteFiles.rename(name, to: aside, in: parent) else {
+            throw PreviewError.io("\(output.path): cannot replace the previous preview: \(FileSystem.reason())")
+        }
+        guard SiteFiles.identity(of: aside, in: parent)?.id == earlier.id else {
+            _ = SiteFiles.rename(aside, to: name, in: parent)
+            throw PreviewError.io("\(output.path): was replaced while the run put the preview in place; it is left as it was")
+        }
+        let foreign = SiteShape.foreignEntries(in: URL(fileURLWithPath: parent.fullPath(aside)))
         guard foreign.isEmpty else {
-            _ = SiteFiles.rename(aside, to: target)
+            _ = SiteFiles.rename(aside, to: name, in: parent)
             throw PreviewError.usage(Self.refusal(output.path, foreign, during: true))
         }
-        guard SiteFiles.rename(staging, to: target) else {
+        guard SiteFiles.rename(staging.name, to: name, in: parent) else {
             let reason = FileSystem.reason()
-            _ = SiteFiles.rename(aside, to: target)
+            _ = SiteFiles.rename(aside, to: name, in: parent)
             throw PreviewError.io("\(output.path): cannot move the preview into place: \(reason)")
         }
-        FileSystem.removeTree(aside.path)
+        parent.removeTree(aside)
     }
 
     /// Why an output folder is not replaced: the first few entries a preview did not write.
@@ -274,29 +340,38 @@ public struct PreviewBuilder {
             + "; the site is replaced whole, so give a new or empty folder, or move those out"
     }
 
-    static func asideName(for target: URL) -> URL {
-        target.deletingLastPathComponent().appendingPathComponent(".\(target.lastPathComponent).packtool-preview-old-\(getpid())")
+    /// `.<output>.packtool-preview-old-<pid>-<random>`: where a site is set aside on a file system that cannot swap.
+    static func asideName(for name: String) -> String {
+        ".\(name).packtool-preview-old-\(getpid())-\(String(UInt64.random(in: 0...UInt64.max), radix: 36))"
     }
 
     /// Staging and set-aside folders of runs that were killed (their process is gone) are cleared up: a site set aside
-    /// by a run killed before its new site took its place is put back, and the rest removed.
-    static func removeAbandonedStaging(in parent: URL, for name: String) {
+    /// by a run killed before its new site took its place is put back, and the rest removed — only when it holds
+    /// nothing but what a preview writes. Folders of a run still going (this process's own included) are left alone.
+    static func removeAbandonedStaging(in parentURL: URL, for name: String) {
+        guard let parent = try? RootedFolder(opening: parentURL.path, followingLinkAtRoot: true) else { return }
         let aside = ".\(name).packtool-preview-old-", staging = ".\(name).packtool-preview-"
-        for entry in ((try? FileSystem.list(parent.path)) ?? []).sorted() {
+        for entry in ((try? parent.list()) ?? []).sorted() {
             let isAside = entry.hasPrefix(aside)
-            guard isAside || entry.hasPrefix(staging), let pid = Int32(entry.dropFirst(isAside ? aside.count : staging.count)) else { continue }
-            if pid != getpid(), kill(pid, 0) == 0 { continue }  // another run, still going
-            let url = parent.appendingPathComponent(entry), target = parent.appendingPathComponent(name)
-            if isAside, !FileSystem.exists(target.path), SiteFiles.rename(url, to: target) { continue }
+            guard isAside || entry.hasPrefix(staging), let pid = runID(entry.dropFirst(isAside ? aside.count : staging.count)) else { continue }
+            if pid == getpid() || kill(pid, 0) == 0 || errno == EPERM { continue }  // a run still going
+            if isAside, !parent.exists(name), SiteFiles.rename(entry, to: name, in: parent) { continue }
             // Removed only when it holds nothing but what a preview writes: a folder that merely has such a name is
             // left alone.
-            var info = stat()
-            guard lstat(url.path, &info) == 0 else { continue }
-            if info.st_mode & S_IFMT != S_IFDIR {
-                if info.st_mode & S_IFMT == S_IFLNK { try? RootedFolder(opening: parent.path, followingLinkAtRoot: true).remove(entry) }
+            guard let found = SiteFiles.identity(of: entry, in: parent) else { continue }
+            if !found.isFolder {
+                if found.kind == RegularFile.kind(S_IFLNK) { try? parent.remove(entry) }
                 continue
             }
-            if SiteShape.foreignEntries(in: url, partial: true).isEmpty { FileSystem.removeTree(url.path) }
+            if SiteShape.foreignEntries(in: parentURL.appendingPathComponent(entry), partial: true).isEmpty { parent.removeTree(entry) }
         }
+    }
+
+    /// The process id in a staging suffix: `<pid>` (older runs) or `<pid>-<random>`.
+    static func runID(_ suffix: Substring) -> Int32? {
+        let parts = suffix.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 1 || (parts.count == 2 && !parts[1].isEmpty && parts[1].allSatisfy { $0.isLetter || $0.isNumber }) else { return nil }
+        guard let pid = Int32(parts[0]), pid > 0 else { return nil }
+        return pid
     }
 }

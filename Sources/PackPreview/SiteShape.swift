@@ -26,9 +26,9 @@ enum SiteShape {
         markerPrefix + pack + "\n" + plates.sorted { $0.name < $1.name }.map { "\($0.sha256)  plates/\($0.name)\n" }.joined()
     }
 
-    /// The WebPs an earlier site's marker vouches for, by file name, with their SHA-256.
-    static func recordedPlates(in site: URL) -> [String: String] {
-        guard let data = try? FileSystem.read(site.appendingPathComponent(PreviewBuilder.marker).path, cap: 4 << 20) else { return [:] }
+    /// The WebPs an earlier site's marker vouches for, by file name, with their SHA-256 (read through the site's handle).
+    static func recordedPlates(in site: RootedFolder) -> [String: String] {
+        guard let data = try? site.read(PreviewBuilder.marker, cap: 4 << 20) else { return [:] }
         var out: [String: String] = [:]
         for line in String(decoding: data, as: UTF8.self).split(separator: "\n").dropFirst() {
             let parts = line.split(separator: " ", maxSplits: 1)
@@ -89,15 +89,5 @@ enum SiteShape {
     private static func kind(_ url: URL) -> mode_t {
         var info = stat()
         return lstat(url.path, &info) == 0 ? info.st_mode & S_IFMT : 0
-    }
-
-    /// True when `url` is a file of this site's own, one name only (not a hard link shared with a file outside), whose
-    /// bytes have the SHA-256 the site's marker recorded.
-    static func isRecordedPlate(_ url: URL, sha256: String?) -> Bool {
-        guard let sha256 else { return false }
-        var info = stat()
-        guard lstat(url.path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_nlink == 1,
-              let hashed = try? SHA256.hash(fileAt: url) else { return false }
-        return Hex.encode(hashed.digest) == sha256
     }
 }
