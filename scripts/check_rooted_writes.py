@@ -18,6 +18,11 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CLIENT_MODULES = ["PackVerify", "PackTrust", "PackFetch", "PackHTTP", "PackURLSession", "CPackVerify"]
 # Not a client module, but every write of a preview run goes beneath its staging folder's handle (attack3 D1, D9).
 ROOTED_MODULES = CLIENT_MODULES + ["PackPreview"]
+# The publisher's publish step, migrated whole to RootedFolders of the output tree and the state folder (attack3 D0,
+# D3, D5): the release's folders, archive, manifest, deltas, roots, its clean-up and an interrupted release's.
+PUBLISH_STEP = [os.path.join("PackPublish", name) for name in [
+    "CreatedPaths.swift", "FileCopy.swift", "Publisher+Publish.swift", "Publisher+Deltas.swift", "Publisher+Interrupted.swift",
+    "PublishRoots.swift", "TreeExporter.swift", "Publisher.swift"]]
 # The rooted layer itself, and the primitives below it: the one place the raw calls belong.
 EXEMPT = [os.path.join("Sources", "PackModel", "Rooted") + os.sep, os.path.join("Sources", "PackFiles") + os.sep]
 
@@ -107,7 +112,7 @@ def self_test():
 def main(argv):
     if argv[1:] == ["--self-test"]:
         return self_test()
-    paths = argv[1:] or [os.path.join(REPO, "Sources", m) for m in ROOTED_MODULES if os.path.isdir(os.path.join(REPO, "Sources", m))]
+    paths = argv[1:] or [os.path.join(REPO, "Sources", m) for m in ROOTED_MODULES + PUBLISH_STEP if os.path.exists(os.path.join(REPO, "Sources", m))]
     files = [f for f in files_under(paths) if not exempt(f)]
     findings = []
     for path in files:

@@ -26,12 +26,32 @@ public final class TarWriter {
     public private(set) var contentBytes: UInt64 = 0
 
     /// Creates `path` (which must not exist) and starts the archive.
-    public init(path: String, mtime: Int64) throws {
+    public convenience init(path: String, mtime: Int64) throws {
+        // Refuse to overwrite: the caller writes to a fresh temporary name and renames.
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw ArchiveError("\(path): cannot create (\(String(cString: strerror(errno))))") }
+        try self.init(fd: fd, path: path, mtime: mtime)
+    }
+
+    /// Creates `relative` beneath `folder` (`O_EXCL`, no link followed on the way or at the name: the rooted layer)
+    /// and starts the archive there.
+    public convenience init(creating relative: String, in folder: RootedFolder, mtime: Int64) throws {
+        let fd: Int32
+        do { fd = try folder.create(relative) } catch { throw ArchiveError("\(error)") }
+        try self.init(fd: fd, path: folder.fullPath(relative), mtime: mtime)
+    }
+
+    /// Starts the archive on `fd`, a new empty file the writer now owns (closed when the writer goes), `path` naming it.
+    private init(fd: Int32, path: String, mtime: Int64) throws {
         ArchiveLibrary.ensureUTF8Locale()
-        guard let h = archive_write_new() else { throw ArchiveError("cannot allocate a libarchive writer") }
+        guard let h = archive_write_new() else {
+            close(fd)
+            throw ArchiveError("cannot allocate a libarchive writer")
+        }
         handle = h
         self.mtime = mtime
         self.path = path
+        sink = Sink(fd: fd)
         // On any failure below, deinit frees the handle and closes the file: every stored property is set, so Swift
         // runs deinit even though init throws.
         try ArchiveError.check(archive_write_set_format_pax_restricted(h), h, path)
@@ -42,10 +62,6 @@ public final class TarWriter {
         // Hand the file 256 KiB at a time rather than tar's traditional 10 KiB records: the bytes are the same, the
         // write calls 25 times fewer (24,000 calls for a 240 MB pack cost a third of the publish).
         try ArchiveError.check(archive_write_set_bytes_per_block(h, 256 << 10), h, path)
-        // Refuse to overwrite: the caller writes to a fresh temporary name and renames.
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw ArchiveError("\(path): cannot create (\(String(cString: strerror(errno))))") }
-        sink = Sink(fd: fd)
         // Every block libarchive emits passes through the sink, which hashes it on the way to the file, so the
         // archive's SHA-256 costs no second read.
         try ArchiveError.check(archive_write_open2(h, Unmanaged.passUnretained(sink!).toOpaque(), nil, { _, client, buffer, length in

@@ -26,3 +26,19 @@ public enum PublishError: Error, CustomStringConvertible {
         }
     }
 }
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import PackModel
+
+extension PublishError {
+    /// A name a publish needs as a folder (in the output tree or the state folder) holds something else: a symbolic
+    /// link is never followed — it could send the release's files anywhere — and nothing is removed in its place.
+    static func notAFolder(_ path: String, _ mode: mode_t) -> PublishError {
+        let found = mode & S_IFMT == S_IFLNK ? "a symbolic link, which is not followed here" : RegularFile.kind(mode)
+        return .io("\(path): is \(found), not a folder; packtool writes only into real folders beneath the folder it was given — remove or move it and publish again")
+    }
+}

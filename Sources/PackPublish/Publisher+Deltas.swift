@@ -15,13 +15,13 @@ extension Publisher {
     /// From the second release on, writes for every scene whose version changed a signed delta from each of its `deltaDepth` most recent earlier
     /// versions and from version 0 (the full scene), under `packs/<id>/deltas/<scene>/<from>-<to>.tar`. Deltas carry
     /// only added or changed files; their bytes come from the pack being published, checked by file identity.
-    func writeDeltas(_ plan: Plan, mtime: Int64, tracking created: inout CreatedPaths) throws -> [URL] {
+    func writeDeltas(_ plan: Plan, mtime: Int64, into out: RootedFolder, tracking created: inout CreatedPaths) throws -> [URL] {
         // A first release has nothing to update from: every client installs its archive.
         guard plan.previousVersion != nil else { return [] }
         let manifest = plan.manifest
         var written: [URL] = []
         for scene in manifest.scenes where plan.changedScenes.contains(scene.id) {
-            let writer = DeltaWriter(ledger: ledger, output: options.output, keys: options.manifestKeys, depth: options.deltaDepth)
+            let writer = DeltaWriter(ledger: ledger, output: out, keys: options.manifestKeys, depth: options.deltaDepth)
             written += try writer.write(pack: manifest.pack, scene: scene, mtime: mtime, tracking: &created) { tar, path, file in
                 let key = "stops/\(scene.id)/\(path)"
                 try tar.add(path, from: plan.sources[key]!, size: file.size, identity: plan.identities[key])
@@ -36,7 +36,8 @@ extension Publisher {
 /// from the ledger's store. Ed25519 signatures are deterministic, so the same inputs and keys give the same bytes.
 struct DeltaWriter {
     let ledger: Ledger
-    let output: URL
+    /// The output tree's folder: every delta is written beneath it, no link followed.
+    let output: RootedFolder
     let keys: [Ed25519PrivateKey]
     let depth: Int
 
@@ -48,27 +49,27 @@ struct DeltaWriter {
         for past in history.suffix(depth) {
             bases.append((.init(version: past.sceneVersion, digest: past.digest), try ledger.sceneFiles(pack: pack, version: past.packVersion, scene: scene.id)))
         }
-        let folder = output.appendingPathComponent("packs/\(pack)/deltas/\(scene.id)")
-        try created.makeDirectory(folder)
+        let folder = "packs/\(pack)/deltas/\(scene.id)"
+        try created.makeFolder(folder, in: output)
         let byPath = Dictionary(scene.files.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
         var written: [URL] = []
         for (from, fromFiles) in bases {
             let delta = DeltaDocument.between(pack: pack, scene: scene.id, from: from, fromFiles: fromFiles,
                                               to: .init(version: scene.version, digest: scene.digest), toFiles: scene.files)
-            let url = output.appendingPathComponent(PublishLayout.delta(pack: pack, scene: scene.id, from: from.version, to: scene.version))
-            guard !FileManager.default.fileExists(atPath: url.path) else { throw PublishError.io("\(url.path) already exists") }
+            let path = PublishLayout.delta(pack: pack, scene: scene.id, from: from.version, to: scene.version)
+            guard !output.exists(path) else { throw PublishError.io("\(output.fullPath(path)) already exists") }
             let envelope = try DSSEEnvelope(signing: CanonicalJSON.encode(delta), as: PayloadType.delta, with: keys)
-            let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).tmp")
-            unlink(temporary.path)
-            created.file(temporary)
-            let tar = try TarWriter(path: temporary.path, mtime: mtime)
+            let temporary = PublishRoots.sibling(path, ".\(PublishRoots.name(path)).tmp")
+            try? output.remove(temporary)
+            created.file(temporary, in: output)
+            let tar = try TarWriter(creating: temporary, in: output, mtime: mtime)
             try tar.add(PublishLayout.deltaDocumentEntry, bytes: try CanonicalJSON.encode(envelope))
             for path in delta.added { try add(tar, path, byPath[path]!) }
             try tar.finish()
             // Linked into place only if absent (never a check then a replacing rename): a racing run's delta stays.
-            guard try FileSystem.linkIntoPlace(temporary, as: url) else { throw PublishError.io("\(url.path) already exists") }
-            created.file(url)
-            written.append(url)
+            guard try PublishRoots.rooted({ try output.linkIntoPlace(temporary, as: path) }) else { throw PublishError.io("\(output.fullPath(path)) already exists") }
+            created.file(path, in: output)
+            written.append(URL(fileURLWithPath: output.fullPath(path)))
         }
         return written
     }

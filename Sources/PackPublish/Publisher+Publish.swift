@@ -20,7 +20,6 @@ extension Publisher {
     func publish(_ plan: Plan, tracking created: inout CreatedPaths) throws -> Result {
         var plan = plan
         let manifest = plan.manifest
-        let out = options.output
         // Sign the manifest: the only step that needs the key, and independent of the pack's size.
         var signing = 0.0
         let payload = try CanonicalJSON.encode(manifest)
@@ -29,21 +28,32 @@ extension Publisher {
         signing += Date().timeIntervalSince(started)
         let envelopeBytes = [UInt8](try envelope.jsonData())
 
-        try clearInterruptedRelease(plan)
-        let versionDir = out.appendingPathComponent("packs/\(manifest.pack)/\(manifest.version)")
-        guard !FileManager.default.fileExists(atPath: versionDir.path) else {
-            throw PublishError.io("\(versionDir.path) already exists; this version was published from another state folder?")
+        // The two folders written beneath, opened once and checked before anything is written: a link planted on
+        // the way to anything this release makes (`packs`, `packs/<id>`, its deltas' folders, `root`, the state's
+        // `archives`) is refused here, naming it, and every write below goes through these handles.
+        let out = try PublishRoots.output(options.output, tracking: &created)
+        let state = try PublishRoots.state(options.state)
+        let packFolder = "packs/\(manifest.pack)"
+        try PublishRoots.checkFolders([packFolder, "\(packFolder)/deltas", "root", "revocations"]
+                                      + plan.changedScenes.map { "\(packFolder)/deltas/\($0)" }, in: out)
+        try PublishRoots.checkFolders(["archives"], in: state)
+        try clearInterruptedRelease(plan, out: out, state: state)
+        let versionFolder = "\(packFolder)/\(manifest.version)"
+        guard !out.exists(versionFolder) else {
+            throw PublishError.io("\(out.fullPath(versionFolder)) already exists; this version was published from another state folder?")
         }
-        let archiveURL = out.appendingPathComponent(PublishLayout.archive(pack: manifest.pack, version: manifest.version))
+        let archivePath = PublishLayout.archive(pack: manifest.pack, version: manifest.version)
+        let archiveURL = options.output.appendingPathComponent(archivePath)
         // The archive is written once, into the state folder, where the ledger keeps it as the store of published
         // files; the tree gets a hard link to it (or a copy when the two are on different file systems).
-        let kept = ledger.archives.appendingPathComponent(archiveURL.lastPathComponent)
-        guard !FileManager.default.fileExists(atPath: kept.path) else { throw PublishError.io("\(kept.path) already exists") }
-        try created.makeDirectory(ledger.archives)
-        let temporary = ledger.archives.appendingPathComponent(".\(archiveURL.lastPathComponent).tmp")
-        unlink(temporary.path)
-        created.file(temporary)
-        let writer = try TarWriter(path: temporary.path, mtime: Int64(Timestamp.parse(manifest.created)!.timeIntervalSince1970))
+        let archiveName = PublishRoots.name(archivePath)
+        let kept = "archives/\(archiveName)"
+        guard !state.exists(kept) else { throw PublishError.io("\(state.fullPath(kept)) already exists") }
+        try created.makeFolder("archives", in: state)
+        let temporary = "archives/.\(archiveName).tmp"
+        try? state.remove(temporary)
+        created.file(temporary, in: state)
+        let writer = try TarWriter(creating: temporary, in: state, mtime: Int64(Timestamp.parse(manifest.created)!.timeIntervalSince1970))
         try writer.add(PublishLayout.archiveManifestEntry, bytes: envelopeBytes)
         let total = plan.totalBytes
         var done: UInt64 = 0
@@ -74,35 +84,38 @@ extension Publisher {
             plan.warnings = try awaitLint(run)
             plan.pendingLint = nil
         }
-        try created.makeDirectory(out)
-        try created.makeDirectory(versionDir)
+        try created.makeFolder(versionFolder, in: out)
         // Linked into place only if absent (never a check then a replacing rename): a racing run's archive stays.
-        guard try FileSystem.linkIntoPlace(temporary, as: kept) else { throw PublishError.io("\(kept.path) already exists") }
-        created.file(kept)
-        if let copied = try FileCopy.linkOrCopy(kept, to: archiveURL, tracking: &created), copied != writer.archiveSHA256 {
-            throw PublishError.io("\(archiveURL.path): the copy of the archive does not match it")
+        guard try PublishRoots.rooted({ try state.linkIntoPlace(temporary, as: kept) }) else { throw PublishError.io("\(state.fullPath(kept)) already exists") }
+        created.file(kept, in: state)
+        if let copied = try FileCopy.linkOrCopy(kept, in: state, to: archivePath, in: out, tracking: &created), copied != writer.archiveSHA256 {
+            throw PublishError.io("\(out.fullPath(archivePath)): the copy of the archive does not match it")
         }
-        let layout = Dictionary(try TarLayout.scan(kept).map { ($0.path, (offset: $0.offset, size: $0.size)) }, uniquingKeysWith: { a, _ in a })
-        let manifestURL = out.appendingPathComponent(PublishLayout.manifest(pack: manifest.pack, version: manifest.version))
-        created.file(manifestURL)
-        try AtomicFile.write(Data(envelopeBytes), to: manifestURL)
+        let layout = Dictionary(try TarLayout.scan(URL(fileURLWithPath: state.fullPath(kept))).map { ($0.path, (offset: $0.offset, size: $0.size)) }, uniquingKeysWith: { a, _ in a })
+        let manifestPath = PublishLayout.manifest(pack: manifest.pack, version: manifest.version)
+        let manifestURL = options.output.appendingPathComponent(manifestPath)
+        created.file(manifestPath, in: out)
+        guard try PublishRoots.rooted({ try out.createIfAbsent(Data(envelopeBytes), at: manifestPath) }) else {
+            throw PublishError.io("\(out.fullPath(manifestPath)) already exists")
+        }
 
         // Hot-update deltas for every scene that changed.
         let deltaStarted = Date()
-        let deltas = try writeDeltas(plan, mtime: Int64(Timestamp.parse(manifest.created)!.timeIntervalSince1970), tracking: &created)
+        let deltas = try writeDeltas(plan, mtime: Int64(Timestamp.parse(manifest.created)!.timeIntervalSince1970), into: out, tracking: &created)
         let deltaSeconds = Date().timeIntervalSince(deltaStarted)
 
         // Roots: every version the state holds, never rewriting a different one already in the tree.
         let roots = try RootStore(state: options.state).all()
+        let tree = FolderTree(root: out)
         for root in roots {
-            let url = out.appendingPathComponent(PublishLayout.root(version: root.version))
-            if let existing = FileManager.default.contents(atPath: url.path) {
-                guard existing == root.bytes else { throw PublishError.io("\(url.path) differs from the state's root version \(root.version)") }
+            let path = PublishLayout.root(version: root.version)
+            if let existing = try tree.read(path, cap: max(root.bytes.count + 1, 1 << 20)) {
+                guard existing == root.bytes else { throw PublishError.io("\(out.fullPath(path)) differs from the state's root version \(root.version)") }
                 continue
             }
-            try created.makeDirectory(url.deletingLastPathComponent())
-            created.file(url)
-            try AtomicFile.write(root.bytes, to: url)
+            try created.makeFolder(PublishRoots.parent(path), in: out)
+            created.file(path, in: out)
+            try PublishRoots.rooted { try out.writeAtomically(root.bytes, to: path) }
         }
 
         // The index lists the newest release of every pack: what the tree's index lists now (a renew or another
@@ -112,8 +125,7 @@ extension Publisher {
             version: manifest.version,
             manifest: .init(path: PublishLayout.manifest(pack: manifest.pack, version: manifest.version), size: UInt64(envelopeBytes.count), sha256: SHA256.hexHash(envelopeBytes)),
             archive: .init(path: PublishLayout.archive(pack: manifest.pack, version: manifest.version), size: writer.archiveSize, sha256: writer.archiveSHA256))
-        let ledger = try recordingLedger(tracking: &created)
-        let tree = FolderTree(folder: out)
+        let ledger = try recordingLedger(in: state, tracking: &created)
         let commit = IndexCommit(tree: tree, roots: try CatalogueRoots.load(state: options.state, tree: tree), keys: options.indexKeys)
         let lifetime = options.indexLifetime
         guard let latestRoot = roots.last?.document else { throw PublishError.trust("no root in \(options.state.path)/root; run `packtool root init` first") }
@@ -131,10 +143,9 @@ extension Publisher {
             // The state's newest revocation list, if the tree's index does not bind it yet (written once, before the
             // index that names it).
             if let list = revocations, list.version > (next.revocations?.version ?? 0) {
-                let url = out.appendingPathComponent(list.binding.path)
-                if !FileSystem.exists(url.path) {
-                    try created.makeDirectory(url.deletingLastPathComponent())
-                    created.file(url)
+                if !out.exists(list.binding.path) {
+                    try created.makeFolder(PublishRoots.parent(list.binding.path), in: out)
+                    created.file(list.binding.path, in: out)
                 }
                 _ = try tree.create(list.binding.path, bytes: list.bytes)
                 next.revocations = list.binding
@@ -143,12 +154,12 @@ extension Publisher {
         }, record: { index, bytes in
             // Recorded just before the swap; taken back out if another writer's index wins the race (then rebuilt).
             release = try ledger.record(manifest: manifest, envelope: envelopeBytes, archiveSHA256: writer.archiveSHA256, archiveSize: Int64(writer.archiveSize),
-                                        archiveName: kept.lastPathComponent, layout: layout,
+                                        archiveName: archiveName, layout: layout,
                                         index: (index.version, index.created, SHA256.hexHash(Array(bytes))))
             return { try? ledger.remove(pack: manifest.pack, version: manifest.version, index: index.version) }
         })
         signing += Date().timeIntervalSince(indexStarted)
-        guard case .written(let index, _, _) = outcome, let release else { throw PublishError.io("\(out.path)/index.json: not written") }
+        guard case .written(let index, _, _) = outcome, let release else { throw PublishError.io("\(out.fullPath(PublishLayout.index)): not written") }
         let indexVersion = index.version
         created.keepAll()
         return Result(plan: plan, archive: archiveURL, archiveSize: writer.archiveSize, archiveSHA256: writer.archiveSHA256, manifest: manifestURL,

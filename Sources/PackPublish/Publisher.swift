@@ -261,13 +261,15 @@ extension Publisher {
     /// The ledger to record a release in. A state's first release creates the ledger file here, at the last step,
     /// so that a publish failing earlier (lint, keys, a full disk) leaves no ledger behind; the file is claimed with
     /// O_EXCL, so a ledger another run created meanwhile is never taken over or removed.
-    func recordingLedger(tracking created: inout CreatedPaths) throws -> Ledger {
+    func recordingLedger(in state: RootedFolder, tracking created: inout CreatedPaths) throws -> Ledger {
         guard ledger.isInMemory else { return ledger }
-        let file = options.state.appendingPathComponent(Ledger.fileName)
-        let fd = open(file.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw PublishError.io("\(file.path): cannot create the ledger (\(String(cString: strerror(errno)))); publish again") }
+        let fd = try PublishRoots.rooted { () throws -> Int32 in
+            do { return try state.create(Ledger.fileName) } catch let error as FileError {
+                throw FileError(path: error.path, message: "cannot create the ledger (\(error.message)); publish again", code: error.code)
+            }
+        }
         close(fd)
-        for suffix in ["", "-wal", "-shm"] { created.file(URL(fileURLWithPath: file.path + suffix)) }
+        for suffix in ["", "-wal", "-shm"] { created.file(Ledger.fileName + suffix, in: state) }
         ledger = try Ledger(state: options.state)
         return ledger
     }

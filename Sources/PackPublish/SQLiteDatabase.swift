@@ -6,7 +6,10 @@ import Foundation
 #endif
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
+import PackModel
 
 /// A SQLite connection: owns the `sqlite3*` handle, turns return codes into errors in one place, and binds values
 /// only through prepared statements.
@@ -28,6 +31,7 @@ final class SQLiteDatabase {
 
     /// Opens (creating when asked) the database in WAL mode with foreign keys on and a busy timeout.
     init(path: String, create: Bool) throws {
+        if path != ":memory:" { try Self.checkFiles(path) }
         var db: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_FULLMUTEX
         let code = sqlite3_open_v2(path, &db, flags, nil)
@@ -47,6 +51,31 @@ final class SQLiteDatabase {
     }
 
     deinit { sqlite3_close(handle) }
+
+    /// The names SQLite opens beside a database (`-wal`, `-shm`, `-journal`), which it creates, writes and truncates
+    /// by path — through a hard link or a link as readily as through its own file, and even for a read-only check.
+    static let sideSuffixes = ["-wal", "-shm", "-journal"]
+
+    /// Before SQLite opens anything: the database at `path` and its side files, looked at beneath a handle of their
+    /// folder without following a link, must each be absent or a regular file with one name. A symbolic link or a
+    /// second name of another file (a hard link planted there) would have SQLite write into a file outside the state
+    /// folder; it is refused (`PublishError.io` naming it), and left as it is.
+    static func checkFiles(_ path: String) throws {
+        let url = URL(fileURLWithPath: path)
+        // The state folder itself is the user's choice (a link at its name is followed); a missing one is SQLite's error.
+        guard let folder = try? RootedFolder(opening: url.deletingLastPathComponent().path, followingLinkAtRoot: true) else { return }
+        for name in [url.lastPathComponent] + sideSuffixes.map({ url.lastPathComponent + $0 }) {
+            guard let info = folder.status(name) else { continue }
+            let problem: String? =
+                info.st_mode & S_IFMT != S_IFREG ? "is \(RegularFile.kind(info.st_mode)), not a regular file"
+                : info.st_nlink != 1 ? "has \(info.st_nlink) names (a hard link to another file)"
+                : nil
+            if let problem {
+                throw PublishError.io("\(folder.fullPath(name)): \(problem); SQLite would write through it into a file outside the state folder. "
+                    + "Nothing was opened. Remove that name (`rm`; it is not this state's data\(name == url.lastPathComponent ? " unless you linked the database there yourself: then copy it in place of the link" : "")) and run the command again")
+            }
+        }
+    }
 
     private func check(_ code: Int32, _ what: String) throws {
         guard code == SQLITE_OK || code == SQLITE_DONE || code == SQLITE_ROW else {

@@ -58,28 +58,33 @@ public struct TreeExporter {
         let roots = try RootStore(state: options.state).all()
         guard let root = roots.last else { throw PublishError.trust("no root in \(options.state.path)/root") }
         try root.document.checkSigningKeys(manifest: options.manifestKeys, index: options.indexKeys)
-        let out = options.output
-        if FileSystem.exists(out.path) {
-            guard FileSystem.isDirectory(out.path) else { throw PublishError.io("\(out.path): not a folder") }
-            guard ((try? FileSystem.list(out.path)) ?? ["?"]).isEmpty else {
+        // The output folder is decided on and opened before anything is written: a link at its name is refused
+        // here (never written through and then refused), and everything beneath it goes through its handle.
+        var created = CreatedPaths()
+        let out: RootedFolder, state: RootedFolder
+        do {
+            out = try PublishRoots.output(options.output, tracking: &created)
+            state = try PublishRoots.state(options.state)
+            guard (try? out.list())?.isEmpty ?? false else {
                 throw PublishError.io("\(out.path): not empty; export writes a whole tree into a new or empty folder")
             }
+            try PublishRoots.checkFolders(["archives"], in: state)
+        } catch {
+            created.removeAll()
+            throw error
         }
-
-        var created = CreatedPaths()
         do {
-            try created.makeDirectory(out)
             for stored in roots {
-                let url = out.appendingPathComponent(PublishLayout.root(version: stored.version))
-                try created.makeDirectory(url.deletingLastPathComponent())
-                created.file(url)
-                try AtomicFile.write(stored.bytes, to: url)
+                let path = PublishLayout.root(version: stored.version)
+                try created.makeFolder(PublishRoots.parent(path), in: out)
+                created.file(path, in: out)
+                try PublishRoots.rooted { try out.writeAtomically(stored.bytes, to: path) }
             }
             var deltas = 0
             for release in releases {
-                deltas += try exportRelease(release, ledger: ledger, tracking: &created)
+                deltas += try exportRelease(release, ledger: ledger, out: out, state: state, tracking: &created)
             }
-            let indexVersion = try writeIndex(ledger: ledger, rootVersion: root.version, tracking: &created)
+            let indexVersion = try writeIndex(ledger: ledger, rootVersion: root.version, out: out, tracking: &created)
             created.keepAll()
             return Result(releases: releases.map { ($0.pack, $0.version) }, deltas: deltas, indexVersion: indexVersion)
         } catch {
@@ -89,25 +94,27 @@ public struct TreeExporter {
     }
 
     /// The manifest, the archive and the deltas of one release; returns the number of deltas.
-    private func exportRelease(_ release: Ledger.Release, ledger: Ledger, tracking created: inout CreatedPaths) throws -> Int {
-        let out = options.output
+    private func exportRelease(_ release: Ledger.Release, ledger: Ledger, out: RootedFolder, state: RootedFolder, tracking created: inout CreatedPaths) throws -> Int {
         guard let envelope = try ledger.manifestEnvelope(pack: release.pack, version: release.version) else {
             throw PublishError.io("the ledger has no manifest for \(release.pack) version \(release.version)")
         }
         let manifest = try CanonicalJSON.decode(Manifest.self, from: DSSEEnvelope.parse(Data(envelope)).payloadBytes(), what: "manifest")
-        let manifestURL = out.appendingPathComponent(PublishLayout.manifest(pack: release.pack, version: release.version))
-        try created.makeDirectory(manifestURL.deletingLastPathComponent())
-        created.file(manifestURL)
-        try AtomicFile.write(Data(envelope), to: manifestURL)
+        let manifestPath = PublishLayout.manifest(pack: release.pack, version: release.version)
+        try created.makeFolder(PublishRoots.parent(manifestPath), in: out)
+        created.file(manifestPath, in: out)
+        try PublishRoots.rooted { try out.writeAtomically(Data(envelope), to: manifestPath) }
 
         // The archive: the ledger's kept copy, linked (or copied) in, and checked against the recorded hash and size.
-        let archiveURL = out.appendingPathComponent(PublishLayout.archive(pack: release.pack, version: release.version))
-        let kept = ledger.archives.appendingPathComponent(archiveURL.lastPathComponent)
-        guard FileSystem.isRegularFile(kept.path) else { throw PublishError.io("\(kept.path): the kept archive of \(release.pack) version \(release.version) is missing") }
+        let archivePath = PublishLayout.archive(pack: release.pack, version: release.version)
+        let kept = "archives/\(PublishRoots.name(archivePath))"
+        guard let info = state.status(kept), info.st_mode & S_IFMT == S_IFREG else {
+            throw PublishError.io("\(state.fullPath(kept)): the kept archive of \(release.pack) version \(release.version) is missing")
+        }
         // A link is the kept file itself, so it is hashed here; a copy was hashed as it was made.
-        let sha256 = try FileCopy.linkOrCopy(kept, to: archiveURL, tracking: &created) ?? Hex.encode(try SHA256.hash(fileAt: archiveURL).digest)
+        let sha256 = try FileCopy.linkOrCopy(kept, in: state, to: archivePath, in: out, tracking: &created)
+            ?? Hex.encode(try SHA256.hash(fileAt: URL(fileURLWithPath: out.fullPath(archivePath))).digest)
         guard sha256 == release.archiveSHA256 else {
-            throw PublishError.io("\(kept.path): does not match the SHA-256 the ledger records for \(release.pack) version \(release.version); run `packtool ledger verify --deep`")
+            throw PublishError.io("\(state.fullPath(kept)): does not match the SHA-256 the ledger records for \(release.pack) version \(release.version); run `packtool ledger verify --deep`")
         }
 
         // Deltas for each scene's current version, as the release that introduced that version wrote them: none
@@ -139,19 +146,19 @@ public struct TreeExporter {
     /// Signs and writes a fresh index listing every pack's newest release, through the same compare-and-swap as every
     /// other index write (the folder was empty, so another writer's index appearing meanwhile is refused, not
     /// replaced), recording it in the ledger just before the swap (and taking the record back if the swap fails).
-    private func writeIndex(ledger: Ledger, rootVersion: Int, tracking created: inout CreatedPaths) throws -> Int {
-        let tree = FolderTree(folder: options.output)
+    private func writeIndex(ledger: Ledger, rootVersion: Int, out: RootedFolder, tracking created: inout CreatedPaths) throws -> Int {
+        let tree = FolderTree(root: out)
         let commit = IndexCommit(tree: tree, roots: try CatalogueRoots.load(state: options.state, tree: tree), keys: options.indexKeys)
         let lifetime = options.indexLifetime
-        created.file(options.output.appendingPathComponent(PublishLayout.index))
+        created.file(PublishLayout.index, in: out)
         let outcome = try commit.commit({ current in
             guard current == nil else { throw PublishError.io("\(tree.describe(PublishLayout.index)) appeared while exporting; nothing was exported") }
             let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
             // The state's newest revocation list goes with it (written before the index that binds it).
             let list = try RevocationStore(state: options.state).latestVerified(root: commit.roots.latest!)
             if let list {
-                try created.makeDirectory(options.output.appendingPathComponent(list.binding.path).deletingLastPathComponent())
-                created.file(options.output.appendingPathComponent(list.binding.path))
+                try created.makeFolder(PublishRoots.parent(list.binding.path), in: out)
+                created.file(list.binding.path, in: out)
                 _ = try tree.create(list.binding.path, bytes: list.bytes)
             }
             return IndexDocument(version: try ledger.nextIndexVersion(), created: Timestamp.format(now), expires: Timestamp.format(now.addingTimeInterval(lifetime)),

@@ -137,6 +137,19 @@ extension RootedFolder {
         }
     }
 
+    /// Gives the file `existing` beneath the folder `other` (another handle: a state folder's kept archive, say) a
+    /// second name `new` beneath this one — `linkat` between the two descriptors, following no link on either side. A
+    /// name that exists is an error; across file systems the error's code is `EXDEV`.
+    public func link(_ existing: String, in other: RootedFolder, as new: String) throws {
+        try other.withParent(existing) { fromParent, fromName in
+            try withParent(new) { toParent, toName in
+                guard linkat(fromParent, fromName, toParent, toName, 0) == 0 else {
+                    throw FileError(path: fullPath(new), message: "cannot link to \(other.fullPath(existing)): \(RegularFile.reason(errno))", code: errno)
+                }
+            }
+        }
+    }
+
     /// Makes a symbolic link `relative` whose content is `target` (`symlinkat`; the installer's `current` and scene
     /// links — written, never followed by this layer). An existing name is an error.
     public func makeSymbolicLink(_ relative: String, to target: String) throws {

@@ -44,8 +44,20 @@ extension PublishedTree {
 /// read, then replaced by an atomic, durable rename — all while the lock is held.
 public struct FolderTree: PublishedTree {
     public let folder: URL
+    /// The folder's handle when the caller opened it already (a publish, an export): every name is then reached
+    /// through it, never through the path again.
+    private let handle: RootedFolder?
 
-    public init(folder: URL) { self.folder = folder }
+    public init(folder: URL) {
+        self.folder = folder
+        handle = nil
+    }
+
+    /// The tree in the folder `root` the caller holds open.
+    init(root: RootedFolder) {
+        folder = URL(fileURLWithPath: root.path)
+        handle = root
+    }
 
     public var location: String { folder.path }
 
@@ -56,6 +68,7 @@ public struct FolderTree: PublishedTree {
 
     /// The tree's folder as a root of the rooted layer: every name in it is reached without following a link.
     private func root(create: Bool = false) throws -> RootedFolder {
+        if let handle { return handle }
         do { return try RootedFolder(opening: folder.path, create: create) } catch { throw PublishError.io("\(error)") }
     }
 
@@ -73,7 +86,7 @@ public struct FolderTree: PublishedTree {
     /// A regular file (never a link, a FIFO or a device, at the name or on the way) of at most `cap` bytes, or nil
     /// when nothing has the name.
     public func read(_ path: String, cap: Int) throws -> Data? {
-        guard FileSystem.exists(folder.path) else { return nil }
+        guard handle != nil || FileSystem.exists(folder.path) else { return nil }
         let root = try root()
         do { return try root.read(path, cap: cap) } catch let error as FileError where error.code == ENOENT {
             return nil
@@ -100,7 +113,7 @@ public struct FolderTree: PublishedTree {
     }
 
     public func size(of path: String) throws -> UInt64? {
-        guard FileSystem.exists(folder.path), let info = try root().status(path), info.st_mode & S_IFMT == S_IFREG else { return nil }
+        guard handle != nil || FileSystem.exists(folder.path), let info = try root().status(path), info.st_mode & S_IFMT == S_IFREG else { return nil }
         return UInt64(info.st_size)
     }
 }
