@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Dispatch
 import PackModel
 
 /// The client's front door: one per state folder, and every operation an app performs on it — pin or re-pin the root,
@@ -69,6 +70,31 @@ public struct PackClient: Sendable {
         updater.progress = progress
         updater.onProgress = onProgress
         return try updater.update(pack: pack)
+    }
+
+    /// `update` for Swift concurrency: runs on a thread of its own (it blocks on the network and the disk) and honours
+    /// the calling `Task`'s cancellation — the download in flight is stopped at once and `CancellationError` thrown,
+    /// with the install exactly as it was (nothing is switched in unless every byte was verified; the client state
+    /// keeps only roots or an index already verified, as after any failed update).
+    public func update(pack: String, into: URL, from fetcher: any Fetcher & Sendable, progress: (@Sendable (String, UInt64) -> Void)? = nil,
+                       onProgress: (@Sendable (InstallProgress) -> Void)? = nil) async throws -> Updater.Result {
+        let cancel = DownloadStop()
+        let client = self
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Updater.Result, Error>) in
+                DispatchQueue.global().async {
+                    do {
+                        let result = try client.update(pack: pack, into: into, from: CancellableFetcher(base: fetcher, cancel: cancel),
+                                                       progress: progress, onProgress: onProgress)
+                        continuation.resume(returning: result)
+                    } catch {
+                        continuation.resume(throwing: cancel.reason ?? error)
+                    }
+                }
+            }
+        } onCancel: {
+            cancel.stop(CancellationError())
+        }
     }
 
     /// The first half of an update, for apps that download elsewhere (a BackgroundAssets extension): fetches and

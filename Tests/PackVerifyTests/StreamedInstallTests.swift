@@ -227,6 +227,39 @@ final class StreamedInstallTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: f.into.appendingPathComponent("test-pack").path))
     }
 
+    /// Issue 30: `PackClient.update` as an async call honours its Task's cancellation — the download stops, the
+    /// call throws CancellationError, nothing is installed, and the next call installs the pack.
+    func testCancellingTheTaskOfAnAsyncUpdateStopsItAndLeavesTheInstallAsItWas() async throws {
+        let f = try ClientFixture()
+        let tree = try Tree(fixture: f)
+        let fetcher = DrippingFetcher(base: tree.folder)
+        fetcher.pause = 20_000
+        let before = installFolder(f)
+        let client = PackClient(state: f.state)
+        let started = DispatchSemaphore(value: 0)
+        let task = Task {
+            try await client.update(pack: "test-pack", into: f.into, from: fetcher, progress: { what, bytes in
+                if what.hasSuffix(".tar") || bytes > 64 << 10 { started.signal() }
+            })
+        }
+        XCTAssertEqual(started.wait(timeout: .now() + 60), .success, "the download started")
+        task.cancel()
+        do {
+            _ = try await task.value
+            XCTFail("a cancelled update returned a result")
+        } catch is CancellationError {
+        } catch {
+            XCTFail("a cancelled update threw \(error), not CancellationError")
+        }
+        XCTAssertLessThan(fetcher.sent, tree.archive.count, "the download stopped before the end")
+        XCTAssertEqual(installFolder(f), before, "nothing was installed")
+        let again = DrippingFetcher(base: tree.folder)
+        again.pause = 0
+        let result = try await client.update(pack: "test-pack", into: f.into, from: again)
+        XCTAssertEqual(result.toVersion, 1)
+        XCTAssertTrue(try client.verifyInstalled(pack: "test-pack", into: f.into).isIntact)
+    }
+
     func testABadByteStopsTheDownloadAndLeavesNothing() throws {
         let f = try ClientFixture()
         let tree = try Tree(fixture: f, corrupt: "stops/01-castle/layers/1824-16x9.heic")
