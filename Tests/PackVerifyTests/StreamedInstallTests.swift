@@ -82,7 +82,10 @@ final class StreamedInstallTests: XCTestCase {
         var failAfter: Int?
         /// Drops the `.part` when it fails (as a fetcher does when it gives up on bytes it cannot resume).
         var removeOnFailure = false
-        var pause: useconds_t = 1000
+        /// Between pieces: 20 ms, so the install reading beside the download (what these tests are about) has seconds
+        /// to keep up even on a machine busy with other suites; at 1 ms a starved reader saw the whole archive arrive
+        /// first (a flake in a lonely-clone run, 1189376 of 1189376 bytes sent when Stop I was ready).
+        var pause: useconds_t = 20_000
         private(set) var sent = 0
         private(set) var stoppedByReader = false
 
@@ -233,7 +236,6 @@ final class StreamedInstallTests: XCTestCase {
         let f = try ClientFixture()
         let tree = try Tree(fixture: f)
         let fetcher = DrippingFetcher(base: tree.folder)
-        fetcher.pause = 20_000
         let before = installFolder(f)
         let client = PackClient(state: f.state)
         let started = DispatchSemaphore(value: 0)
@@ -264,9 +266,6 @@ final class StreamedInstallTests: XCTestCase {
         let f = try ClientFixture()
         let tree = try Tree(fixture: f, corrupt: "stops/01-castle/layers/1824-16x9.heic")
         let fetcher = DrippingFetcher(base: tree.folder)
-        // 20 ms between pieces: the refusal (early in the archive) has seconds to reach the download, even on a
-        // machine busy with other suites (at 1 ms a starved reader once saw the whole archive arrive first).
-        fetcher.pause = 20_000
         let reports = Reports()
         let before = installFolder(f)
         XCTAssertThrowsError(try updater(f, fetcher, reports).update(pack: "test-pack")) { error in
