@@ -12,14 +12,21 @@ import PackModel
 import PackTrust
 
 /// The one retry loop every network fetcher runs (PackHTTP's sockets, PackURLSession's URLSession), so the two
-/// cannot drift apart: the whole-download deadline across attempts (`DownloadPolicy.deadline`), backoff between
-/// attempts, the `.part` opened without following anything planted (`PartFile.openForResume`), restarted when it
-/// cannot resume, renamed into place when an attempt ends well, removed on a refusal, and kept after the last failed
-/// attempt only when it may resume (`DownloadPolicy.discardUnresumablePart`).
+/// cannot drift apart: each attempt's deadline (`DownloadPolicy.deadline`), backoff between attempts, the `.part`
+/// opened without following anything planted (`PartFile.openForResume`), restarted when it cannot resume, renamed
+/// into place when an attempt ends well, removed on a refusal, and kept after the last failed attempt only when it
+/// may resume (`DownloadPolicy.discardUnresumablePart`).
+///
+/// A deadline ends an attempt and never deletes bytes (DESIGN §8.4). Each attempt gets a deadline of its own, started
+/// when it starts: no clock can tell the time a suspended app was not running from the time a server dripped bytes,
+/// so a phone locked for an hour mid-download comes back to an attempt that timed out, and the next attempt (or the
+/// next update) asks for the rest with a Range instead of starting again. A dripping server is still bounded: at most
+/// `retries + 1` deadlines in all.
 ///
 /// A transport gives one attempt: it appends the body to the `PartialDownload` it is handed and throws
 /// - `DownloadAttempts.Retry(failure)` (or a `fetch-retry` VerificationFailure) for what another attempt may cure —
 ///   a dropped connection, a 5xx, a resume the server answered wrongly; `failure` is thrown if it was the last;
+/// - `fetch-timeout` (the attempt's deadline passed): like a retry, and the bytes it wrote are kept;
 /// - anything else to stop: the `.part` is removed and the error thrown as it is.
 public enum DownloadAttempts {
     /// Where a download of `file` grows: `<file>.part` beside it (what `Fetcher.partialFile(for:)` tells a reader).
@@ -38,15 +45,12 @@ public enum DownloadAttempts {
                            stop: DownloadStop? = nil, progress: ((UInt64) throws -> Void)?,
                            attempt: (PartialDownload, DownloadDeadline) throws -> Void) throws {
         let partial = partialFile(for: file).path
-        let due = DownloadDeadline(seconds: policy.deadline(for: path, maxBytes: maxBytes), name: path)
+        let seconds = policy.deadline(for: path, maxBytes: maxBytes)
         var lastFailure = VerificationFailure(.fetch, "\(path): no attempt made")
         for number in 0...max(0, retries) {
             if number > 0 { usleep(useconds_t(DownloadPolicy.backoff(attempt: number) * 1_000_000)) }
             if let reason = stop?.reason { throw reason }
-            do { try due.check() } catch {
-                PartFile.remove(partial)
-                throw error
-            }
+            let due = DownloadDeadline(seconds: seconds, name: path)
             // Never through a link planted in the state folder, never waiting on a FIFO (issue 29, finding 2).
             let fd = try PartFile.openForResume(partial)
             do {
@@ -69,6 +73,11 @@ public enum DownloadAttempts {
                 }
                 if let failure = error as? VerificationFailure, failure.kind == .fetchRetry {
                     lastFailure = VerificationFailure(.fetch, failure.message)
+                    continue
+                }
+                // The attempt ran out of time (a dripping server, or an app suspended mid-download): its bytes stay.
+                if let failure = error as? VerificationFailure, failure.kind == .fetchTimeout {
+                    lastFailure = failure
                     continue
                 }
                 PartFile.remove(partial)

@@ -5,7 +5,8 @@ import Darwin
 #endif
 import PackTrust
 
-/// When a whole download must be over, on the monotonic clock (a wall-clock change neither extends nor ends it).
+/// When one attempt at a download must be over, on the monotonic clock (a wall-clock change neither extends nor ends
+/// it). An attempt past it ends with `fetch-timeout` and keeps the bytes it received (`DownloadAttempts`).
 public struct DownloadDeadline: Sendable {
     public let end: Double
     public let seconds: Double
@@ -33,6 +34,6 @@ public struct DownloadDeadline: Sendable {
 
     /// The failure for an overrun deadline.
     public var expired: VerificationFailure {
-        VerificationFailure(.fetchTimeout, "\(name): not finished within its \(abs(seconds) < 1e9 ? String(Int(seconds)) : String(seconds)) s deadline (the server is too slow or drip-feeding)")
+        VerificationFailure(.fetchTimeout, "\(name): not finished within its \(abs(seconds) < 1e9 ? String(Int(seconds)) : String(seconds)) s deadline (the server is too slow or drip-feeding, or the app was suspended)")
     }
 }

@@ -14,9 +14,10 @@ import PackModel
 /// place so the two transports cannot drift apart: which published files may be resumed, how long a whole download
 /// may take, how long to back off between attempts, and how a published path is joined onto a base address.
 public struct DownloadPolicy: Equatable, Sendable {
-    /// Whole-download deadlines, across all attempts: a per-read timeout alone would let a server dripping a byte
-    /// just inside it hold an update for ever. A download with a signed size gets max(`minimumDeadline`,
-    /// size / `minimumRate`) seconds; the index and roots, which only have a cap, get `documentDeadline`.
+    /// Deadlines of each attempt, however many bytes arrive: a per-read timeout alone would let a server dripping a
+    /// byte just inside it hold an update for ever. A download with a signed size gets max(`minimumDeadline`,
+    /// size / `minimumRate`) seconds per attempt; the index and roots, which only have a cap, get `documentDeadline`.
+    /// An attempt that runs out of time keeps its bytes for the next (see `DownloadAttempts`).
     public var minimumDeadline: Double = 60
     public var minimumRate: Double = 64 * 1024
     public var documentDeadline: Double = 30
@@ -39,7 +40,7 @@ public struct DownloadPolicy: Equatable, Sendable {
         if !isResumable(path) || (stat(partial, &info) == 0 && info.st_size == 0) { PartFile.remove(partial) }
     }
 
-    /// How many seconds a download of `path` (at most `maxBytes`) may take in all.
+    /// How many seconds one attempt at downloading `path` (at most `maxBytes`) may take.
     public func deadline(for path: String, maxBytes: UInt64) -> Double {
         if !Self.isResumable(path) { return documentDeadline }
         return max(minimumDeadline, Double(maxBytes) / minimumRate)

@@ -42,7 +42,7 @@ public final class HTTPFetcher: Fetcher {
     /// Whether a partial download of `path` may be resumed (`DownloadPolicy.isResumable`).
     public static func isResumable(_ path: String) -> Bool { DownloadPolicy.isResumable(path) }
 
-    /// How many seconds a download of `path` (at most `maxBytes`) may take in all (`DownloadPolicy.deadline`).
+    /// How many seconds one attempt at downloading `path` (at most `maxBytes`) may take (`DownloadPolicy.deadline`).
     public func deadline(for path: String, maxBytes: UInt64) -> Double { policy.deadline(for: path, maxBytes: maxBytes) }
 
     public func url(for path: String) throws -> URL? { URL(string: base.appending(path).description) }
@@ -210,7 +210,7 @@ private struct ResponseReader {
     private mutating func fill() throws -> Bool {
         try due.check()
         if start == end { start = 0; end = 0 }
-        // No read waits past the download's deadline, whatever the fetcher's timeout (DownloadDeadline).
+        // No read waits past the attempt's deadline, whatever the fetcher's timeout (DownloadDeadline).
         let remaining = due.remaining
         let n: Int
         do { n = try buffer.withUnsafeMutableBytes { try connection.receive(into: UnsafeMutableRawBufferPointer(rebasing: $0[end...]), remaining: remaining) } }

@@ -18,9 +18,9 @@ import PackTrust
 /// The body is streamed into `<file>.part` by a data task's delegate as it arrives and never beyond `maxBytes`
 /// (`fetch-size`, the task cancelled). An interrupted download of an immutable file resumes with `Range: bytes=N-`
 /// and must get a 206 whose Content-Range starts at N; a 200 starts again from zero. The index and roots are always
-/// fetched whole (`DownloadPolicy.isResumable`). Each request has a timeout and the whole download a deadline
-/// across attempts (`fetch-timeout`); dropped connections and 5xx answers are retried with backoff; redirects are
-/// followed only to http(s), never from https to http. A refusal leaves no `.part` behind.
+/// fetched whole (`DownloadPolicy.isResumable`). Each request has a timeout and each attempt a deadline
+/// (`fetch-timeout`, its bytes kept for the next attempt); dropped connections and 5xx answers are retried with
+/// backoff; redirects are followed only to http(s), never from https to http. A refusal leaves no `.part` behind.
 ///
 /// Each object's address comes from a base URL joined with its published path, or from a URL provider (signed
 /// per-object URLs: R2 or S3 presigned). `fetch` is synchronous — it waits for the task on a semaphore — so call it

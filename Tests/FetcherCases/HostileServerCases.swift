@@ -97,14 +97,47 @@ public struct HostileServerCases {
         XCTAssertEqual(try Data(contentsOf: elsewhere), Data(repeating: 0x41, count: 100), "the other name's file was not touched", file: file, line: line)
     }
 
-    /// A server dripping one byte every half second never trips the read timeout, but the download's overall
-    /// deadline (here shortened to 2 s) ends it with `fetch-timeout`, and the partial file is gone.
-    public func aDripFeedingServerIsCutOffAtTheDownloadsDeadline(file: StaticString = #filePath, line: UInt = #line) throws {
+    /// A server dripping one byte every half second never trips the read timeout, but the attempt's deadline (here
+    /// shortened to 2 s) ends it with `fetch-timeout`. A deadline is not a refusal (DESIGN §8.4): the bytes that did
+    /// arrive stay in the `.part` for the next run to resume, and nothing is put in place.
+    public func aDripFeedingServerIsCutOffAtTheDeadlineKeepingItsBytes(file: StaticString = #filePath, line: UInt = #line) throws {
         let server = try MisbehavingServer(mode: "drip", files: [path: archive])
         let out = try destination()
         let fetcher = try fetcher(server, retries: 0, minimumDeadline: 2)
         assertRefused("fetch-timeout", { try fetcher.fetch(path, to: out, maxBytes: UInt64(archive.count), progress: nil) }, file: file, line: line)
-        assertNothingLeft(out, file, line)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out.path), "an unfinished download was put in place", file: file, line: line)
+        let kept = (try? Data(contentsOf: URL(fileURLWithPath: out.path + ".part"))) ?? Data()
+        XCTAssertGreaterThan(kept.count, 0, "the bytes received before the deadline were kept", file: file, line: line)
+        XCTAssertEqual([UInt8](kept), Array(archive.prefix(kept.count)), file: file, line: line)
+    }
+
+    /// Issue 30: an app suspended mid-download (here: the progress callback blocks for longer than the 2 s deadline
+    /// of a 120 KiB download,
+    /// as a process the system stopped would) comes back to an attempt past its deadline. The attempt ends, and the
+    /// next asks for the rest with a Range from where the bytes stopped — the download resumes instead of restarting,
+    /// and arrives whole.
+    public func aDownloadSuspendedPastItsDeadlineResumesInsteadOfRestarting(file: StaticString = #filePath, line: UInt = #line) throws {
+        let big = [UInt8]((0..<(120 << 10)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 9) })
+        let server = try MisbehavingServer(mode: "ranges", files: [path: big], log: true)
+        let out = try destination()
+        let fetcher = try fetcher(server, retries: 2, minimumDeadline: 2)
+        var seen: [UInt64] = []
+        var suspended = false
+        try fetcher.fetch(path, to: out, maxBytes: UInt64(big.count)) { count in
+            seen.append(count)
+            if !suspended && count < UInt64(big.count) {
+                suspended = true
+                usleep(2_600_000)
+            }
+        }
+        XCTAssertTrue(suspended, "the download was suspended part-way", file: file, line: line)
+        XCTAssertEqual([UInt8](try Data(contentsOf: out)), big, file: file, line: line)
+        let starts = server.rangeStarts
+        XCTAssertEqual(starts.count, 1, "one resume: \(starts)", file: file, line: line)
+        let resumedAt = starts.first.flatMap { UInt64($0.split(separator: " ").last ?? "") } ?? 0
+        XCTAssertGreaterThan(resumedAt, 0, "the resume asked for the rest, not the whole: \(starts)", file: file, line: line)
+        XCTAssertFalse(seen.contains(0), "progress never went back to zero (no restart): \(seen.prefix(8))", file: file, line: line)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out.path + ".part"), file: file, line: line)
     }
 
     /// `103 Early Hints` (flushed alone, then a pause) and `100 Continue` before the `200`: both interim heads are

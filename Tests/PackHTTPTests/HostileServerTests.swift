@@ -19,7 +19,8 @@ final class HostileServerTests: XCTestCase {
     func testAPartLeftByAnEarlierRunIsResumed() throws { try cases.aPartLeftByAnEarlierRunIsResumed() }
     func testAPartThatIsALinkIsReplacedNeverWrittenThrough() throws { try cases.aPartThatIsALinkIsReplacedNeverWrittenThrough() }
     func testAPartThatIsAFIFOOrAHardLinkIsReplaced() throws { try cases.aPartThatIsAFIFOOrAHardLinkIsReplaced() }
-    func testADripFeedingServerIsCutOffAtTheDownloadsDeadline() throws { try cases.aDripFeedingServerIsCutOffAtTheDownloadsDeadline() }
+    func testADripFeedingServerIsCutOffAtTheDeadlineKeepingItsBytes() throws { try cases.aDripFeedingServerIsCutOffAtTheDeadlineKeepingItsBytes() }
+    func testADownloadSuspendedPastItsDeadlineResumesInsteadOfRestarting() throws { try cases.aDownloadSuspendedPastItsDeadlineResumesInsteadOfRestarting() }
     func testInterimResponsesBeforeTheAnswerAreSkipped() throws { try cases.interimResponsesBeforeTheAnswerAreSkipped() }
     func testASwitchToAnotherProtocolIsRefusedNotSkipped() throws { try cases.aSwitchToAnotherProtocolIsRefusedNotSkipped() }
     func testAStaleIndexPartIsNotResumedAgainstANewerIndex() throws { try cases.aStaleIndexPartIsNotResumedAgainstANewerIndex() }

@@ -66,8 +66,8 @@ final class NginxUpdateTests: XCTestCase {
         XCTAssertEqual(nginx.accessLog, ["/\(entry.archive.path) 206 \(bytes.count - half)"])
     }
 
-    /// nginx sending at 1 KiB/s never trips the per-request timeout, but the download's overall deadline (shortened
-    /// to 2 s) ends it with `fetch-timeout`, leaving no `.part` behind.
+    /// nginx sending at 1 KiB/s never trips the per-request timeout, but each attempt's deadline (shortened to 2 s)
+    /// ends it with `fetch-timeout`; the bytes that arrived stay in the `.part` for the next run (DESIGN §8.4).
     func testASlowServerRunsIntoTheOverallDeadline() throws {
         let entry = try pack.indexEntry()
         let fetcher = try URLSessionFetcher(base: nginx.url.appendingPathComponent("slow"), timeout: 15, retries: 1)
@@ -77,7 +77,9 @@ final class NginxUpdateTests: XCTestCase {
         XCTAssertThrowsError(try fetcher.fetch(entry.archive.path, to: file, maxBytes: entry.archive.size, progress: nil)) { error in
             XCTAssertEqual((error as? VerificationFailure)?.code, "fetch-timeout", "\(error)")
         }
-        XCTAssertFalse(FileManager.default.fileExists(atPath: file.path + ".part"))
+        let kept = (try? Data(contentsOf: URL(fileURLWithPath: file.path + ".part"))) ?? Data()
+        XCTAssertGreaterThan(kept.count, 0, "the bytes that arrived were kept")
+        XCTAssertEqual(kept, try Data(contentsOf: pack.cdn.appendingPathComponent(entry.archive.path)).prefix(kept.count))
         XCTAssertFalse(FileManager.default.fileExists(atPath: file.path))
     }
 

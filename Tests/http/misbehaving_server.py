@@ -4,6 +4,7 @@
   stall     the same, then no more bytes for a minute
   resume    archives and deltas: the first request gets half and a closed connection; requests with a Range header
             (for any file, as nginx honours them) get 206 and the rest (each Range start is appended to LOG)
+  ranges    every body whole, at full speed; requests with a Range header get 206 and the rest (logged as for resume)
   chunked   every body with Transfer-Encoding: chunked (64 KiB chunks), no Content-Length
   bad-chunks  archives (.tar): Transfer-Encoding: chunked whose first chunk-size line is not hexadecimal ("zz")
   unended   archives (.tar): every byte in chunks (Transfer-Encoding: chunked), then neither the last chunk nor a
@@ -102,7 +103,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.wfile.flush()
             time.sleep(60)
             return
-        if MODE in ("resume", "endless-range") and (bulky or (MODE == "resume" and self.headers.get("Range"))):
+        if MODE in ("resume", "endless-range", "ranges") and (bulky or (MODE != "endless-range" and self.headers.get("Range"))):
             wanted = self.headers.get("Range")
             if wanted and wanted.startswith("bytes=") and wanted.endswith("-"):
                 start = int(wanted[6:-1])
@@ -122,7 +123,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 self.end_headers()
                 self.wfile.write(data[start:])
                 return
-            if self.path not in cut_once:
+            if self.path not in cut_once and MODE != "ranges":
                 cut_once.add(self.path)
                 self.send_response(200)
                 self.send_header("Content-Length", str(len(data)))
