@@ -36,6 +36,7 @@ let package = Package(
         .library(name: "PackVerify", targets: ["PackVerify"]),
         .library(name: "PackHTTP", targets: ["PackHTTP"]),
         .library(name: "PackURLSession", targets: ["PackURLSession"]),
+        .library(name: "PackBackground", targets: ["PackBackground"]),
         .library(name: "packverify", type: .dynamic, targets: ["CPackVerify"]),
     ],
     targets: [
@@ -102,6 +103,9 @@ let package = Package(
         .target(name: "PackHTTP", dependencies: ["PackFetch", "PackTrust", "PackModel", "PackCrypto", "PackNet"]),
         // The updater's transport for apps: URLSession (FoundationNetworking on Linux), no C library of its own.
         .target(name: "PackURLSession", dependencies: ["PackFetch", "PackTrust", "PackModel"]),
+        // Downloads that survive a locked phone: a background URLSession's download tasks handed over to the verifier.
+        // Where the transport meets the verifier, so neither imports the other.
+        .target(name: "PackBackground", dependencies: ["PackVerify", "PackURLSession", "PackFetch", "PackTrust", "PackModel"]),
         // The release tool carries the Swift runtime statically too: each run maps ten fewer libraries (15.7 → 11.2
         // MiB resident for `packtool --version`, ~2.5 ms less start-up), and it runs without a Swift installation.
         .executableTarget(
@@ -130,10 +134,10 @@ let package = Package(
         // The hostile-server cases every Fetcher passes, written once; each transport's suite runs them.
         .target(name: "FetcherCases", dependencies: ["PackVerify", "TestSupport"], path: "Tests/FetcherCases"),
         .testTarget(name: "PackHTTPTests", dependencies: ["PackHTTP", "PackVerify", "PackModel", "TestSupport", "FetcherCases"]),
-        .testTarget(name: "PackURLSessionTests", dependencies: ["PackURLSession", "PackVerify", "PackModel", "PackCrypto", "PackPublish", "TestSupport", "FetcherCases", "packtool"]),
+        .testTarget(name: "PackURLSessionTests", dependencies: ["PackURLSession", "PackBackground", "PackVerify", "PackModel", "PackCrypto", "PackPublish", "TestSupport", "FetcherCases", "packtool"]),
         // docs/client-apple.md's Swift blocks, compiled with only the two products an app adds (so the target builds
         // for iOS as well), and the guide's functions tested on the example pack.
-        .target(name: "AppleGuideSnippets", dependencies: ["PackVerify", "PackURLSession"], path: "Tests/AppleGuideSnippets"),
+        .target(name: "AppleGuideSnippets", dependencies: ["PackVerify", "PackURLSession", "PackBackground"], path: "Tests/AppleGuideSnippets"),
         .testTarget(name: "AppleGuideTests", dependencies: ["AppleGuideSnippets", "PackURLSession", "PackVerify", "TestSupport", "packtool"]),
         .testTarget(name: "packtoolTests", dependencies: ["packtool", "PackModel", "PackCrypto", "PackSigning", "PackPublish", "PackArchive", "PackTrust", "PackVerify", "TestSupport", "PackAuthoring"]),
     ] + cryptoKitStandIn

@@ -15,7 +15,7 @@ import re
 import sys
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CLIENT_MODULES = ["PackCrypto", "PackModel", "PackFiles", "PackTrust", "PackFetch", "PackVerify", "PackURLSession", "PackPrivacy"]
+CLIENT_MODULES = ["PackCrypto", "PackModel", "PackFiles", "PackTrust", "PackFetch", "PackVerify", "PackURLSession", "PackBackground", "PackPrivacy"]
 
 # Apple's required-reason API categories (developer.apple.com, "Describing use of required reason API"), the names
 # by which each appears in Swift (a call, not `stat()`, the struct's initialiser), and the reasons this library may give.

@@ -15,7 +15,7 @@ import sys
 import tempfile
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CLIENT_MODULES = ["PackVerify", "PackTrust", "PackFetch", "PackHTTP", "PackURLSession", "CPackVerify"]
+CLIENT_MODULES = ["PackVerify", "PackTrust", "PackFetch", "PackHTTP", "PackURLSession", "PackBackground", "CPackVerify"]
 # Not a client module, but every write of a preview run goes beneath its staging folder's handle (attack3 D1, D9).
 ROOTED_MODULES = CLIENT_MODULES + ["PackPreview"]
 # The publisher's publish step, migrated whole to RootedFolders of the output tree and the state folder (attack3 D0,

@@ -17,7 +17,7 @@ import subprocess
 import sys
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CLIENT_MODULES = ["PackFiles", "PackCrypto", "PackModel", "PackTrust", "PackFetch", "PackVerify", "PackURLSession"]
+CLIENT_MODULES = ["PackFiles", "PackCrypto", "PackModel", "PackTrust", "PackFetch", "PackVerify", "PackURLSession", "PackBackground"]
 
 SYMBOLS = [(name, re.compile(r"\b" + name + r"\b")) for name in [
     "st_mtim", "st_ctim", "fdatasync", "sync_file_range", "syncfs", "CLOCK_BOOTTIME", "MSG_NOSIGNAL", "SOCK_CLOEXEC",

@@ -207,3 +207,14 @@ final class URLSessionDownload: NSObject, URLSessionDataDelegate, @unchecked Sen
         ["SSL", "TLS", "certificate"].contains { message.range(of: $0, options: .caseInsensitive) != nil }
     }
 }
+
+/// How a URLSession error ends a download (`URLSessionDownload.outcome`), for the package's other users of URLSession
+/// (PackBackground's download tasks), so both judge TLS, ATS and transport errors alike: the failure to report, and
+/// whether another attempt may cure it.
+package func urlSessionFailure(_ error: Error) -> (failure: VerificationFailure, retry: Bool) {
+    switch URLSessionDownload.outcome(error) {
+    case .retry(let failure): return (failure, true)
+    case .refused(let failure): return (failure, false)
+    case .done: return (VerificationFailure(.fetch, "\(error)"), true)
+    }
+}

@@ -113,6 +113,27 @@ public struct PackClient: Sendable {
         try UpdateApplier(installer: installer, into: into).apply(plan, files: files, progress: progress)
     }
 
+    /// Downloads made outside the library and handed over to it — a background `URLSession`'s download tasks, a
+    /// BackgroundAssets extension — kept in the state folder with the plan they belong to (`ReceivedDownloads`).
+    public var received: ReceivedDownloads { ReceivedDownloads(state: state) }
+
+    /// Installs the files received for the saved plan (`received`) once every one has arrived — nil while some are
+    /// still missing — with exactly the checks of `applyUpdate`. Afterwards, and after a refusal (a bad file, a plan
+    /// a newer index overtook), the received files are removed; after an I/O failure they stay for the next call.
+    public func applyReceived(into: URL, progress: (@Sendable (InstallProgress) -> Void)? = nil) throws -> Updater.Result? {
+        let received = self.received
+        guard let plan = try received.plan() else { throw VerificationFailure(.request, "no update plan is being received (ReceivedDownloads.begin)") }
+        guard try received.missing().isEmpty else { return nil }
+        do {
+            let result = try applyUpdate(plan, into: into, files: try received.files(), progress: progress)
+            received.clear()
+            return result
+        } catch let failure as VerificationFailure where failure.kind.outcome == .refused {
+            received.clear()
+            throw failure
+        }
+    }
+
     /// Verifies an installed pack at rest, on `threads` threads (all cores when nil).
     public func verifyInstalled(pack: String, into: URL, threads: Int? = nil) throws -> InstalledPack.Report {
         var checker = InstalledPack(state: state)

@@ -157,6 +157,60 @@ extension RootedFolder {
         }
     }
 
+    /// Takes the regular file at `outside` (a path the system handed over, such as a background download's
+    /// temporary file) in under the name `relative`, replacing what had that name, and returns its size. The file is
+    /// opened first (not following a link, not waiting on a FIFO) and refused over `cap` bytes; then it is renamed
+    /// in under a temporary name, and kept only if that name holds the very file that was opened, so nothing swapped
+    /// in at `outside` meanwhile gets in. Across file systems it is copied from the opened descriptor instead, and
+    /// `outside` removed.
+    package func takeIn(_ outside: String, as relative: String, cap: UInt64) throws -> UInt64 {
+        let (source, size) = try RegularFile.openForReading(outside, path: outside, extraFlags: Self.noFollow)
+        defer { close(source) }
+        guard size <= cap else { throw FileError(path: outside, message: "holds \(size) bytes, more than the \(cap) it may", kind: .tooLarge(size)) }
+        var opened = stat()
+        guard fstat(source, &opened) == 0 else { throw FileError(path: outside, message: "cannot read its status: \(RegularFile.reason(errno))", code: errno) }
+        return try withParent(relative) { parent, name in
+            let temporary = ".\(name).in-\(String(UInt32.random(in: 0...UInt32.max), radix: 36))"
+            if renameat(AT_FDCWD, outside, parent, temporary) == 0 {
+                var moved = stat()
+                guard fstatat(parent, temporary, &moved, AT_SYMLINK_NOFOLLOW) == 0, moved.st_dev == opened.st_dev, moved.st_ino == opened.st_ino,
+                      moved.st_mode & S_IFMT == S_IFREG else {
+                    unlinkat(parent, temporary, 0)
+                    throw FileError(path: outside, message: "was replaced while it was being taken in; refused", kind: .changed)
+                }
+            } else if errno == EXDEV {
+                try copy(from: source, size: size, to: temporary, in: parent, relative: relative)
+                unlink(outside)
+            } else {
+                throw FileError(path: outside, message: "cannot move it to \(fullPath(relative)): \(RegularFile.reason(errno))", code: errno)
+            }
+            guard renameat(parent, temporary, parent, name) == 0 else {
+                let code = errno
+                unlinkat(parent, temporary, 0)
+                throw FileError(path: fullPath(relative), message: "cannot put it in place: \(RegularFile.reason(code))", code: code)
+            }
+            return size
+        }
+    }
+
+    /// Copies `size` bytes from the descriptor `source` to a new file `temporary` in `parent` (`O_EXCL`).
+    private func copy(from source: Int32, size: UInt64, to temporary: String, in parent: Int32, relative: String) throws {
+        let fd = openat(parent, temporary, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | Self.noFollow, 0o644)
+        guard fd >= 0 else { throw FileError(path: fullPath(relative), message: "cannot create a temporary file: \(RegularFile.reason(errno))", code: errno) }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        var left = size
+        while left > 0 {
+            let n = buffer.withUnsafeMutableBytes { pread(source, $0.baseAddress, min($0.count, Int(clamping: left)), off_t(size - left)) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0, buffer.withUnsafeBytes({ FileSystem.writeAll(fd, UnsafeRawBufferPointer(rebasing: $0[..<n])) }) else {
+                unlinkat(parent, temporary, 0)
+                throw FileError(path: fullPath(relative), message: "cannot copy the file in: \(n < 0 ? RegularFile.reason(errno) : "it ended early")")
+            }
+            left -= UInt64(n)
+        }
+    }
+
     /// A new temporary file `.<name>.tmp-<random>` in `parent` holding `data`, flushed; returns its name.
     private func writeTemporary(_ data: Data, beside name: String, in parent: Int32, relative: String, mode: mode_t, durability: Durability) throws -> String {
         for _ in 0..<16 {

@@ -1,0 +1,201 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import PackBackground
+import PackModel
+import PackURLSession
+import PackVerify
+import TestSupport
+import XCTest
+
+/// Issue 30: downloads that survive a locked phone. `BackgroundPackDownloads` runs URLSession download tasks (here in
+/// an ordinary session over FoundationNetworking: a background session exists only on Apple platforms, where the
+/// system carries the same tasks while the app is suspended), hands each finished file over to the client's state
+/// folder, and installs the plan with the checks every update gets. The hand-over is tested as an app meets it: the
+/// files arrive, the app is gone, and a later launch installs them.
+final class BackgroundDownloadTests: XCTestCase {
+    private var pack: PublishedPack!
+    private var nginx: Nginx!
+
+    override func setUpWithError() throws {
+        _ = try Nginx.executable()
+        pack = try PublishedPack()
+        nginx = try Nginx(serving: pack.cdn, in: pack.dir.appendingPathComponent("nginx"))
+    }
+
+    override func tearDown() {
+        nginx?.stop()
+        nginx = nil
+        super.tearDown()
+    }
+
+    private var client: PackClient { PackClient(state: pack.state) }
+
+    private func plan() throws -> UpdatePlan {
+        try client.planUpdate(pack: "royal-mile", into: pack.into, from: try URLSessionFetcher(base: nginx.url))
+    }
+
+    private final class Outcome: @unchecked Sendable {
+        let done = DispatchSemaphore(value: 0)
+        var result: Result<Updater.Result, Error>?
+    }
+
+    /// Starts `downloads` on `plan` and waits (at most a minute) for how it ends.
+    private func run(_ downloads: BackgroundPackDownloads, _ plan: UpdatePlan?) throws -> Result<Updater.Result, Error> {
+        let outcome = Outcome()
+        downloads.onFinish = { result in
+            outcome.result = result
+            outcome.done.signal()
+        }
+        if let plan { try downloads.start(plan) } else { downloads.resume() }
+        guard outcome.done.wait(timeout: .now() + 60) == .success, let result = outcome.result else {
+            XCTFail("the downloads did not finish within a minute")
+            throw CancellationError()
+        }
+        return result
+    }
+
+    private func downloads() -> BackgroundPackDownloads {
+        BackgroundPackDownloads(client: client, into: pack.into, configuration: .ephemeral)
+    }
+
+    private var receivedFolder: URL { pack.state.appendingPathComponent(ReceivedDownloads.folderName) }
+
+    private func receivedNames() -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: receivedFolder.path)) ?? []).sorted()
+    }
+
+    private func assertNothingInstalled(file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertFalse(FileManager.default.fileExists(atPath: pack.into.appendingPathComponent("royal-mile/current").path),
+                       "something was installed", file: file, line: line)
+    }
+
+    private func code(_ result: Result<Updater.Result, Error>) -> String? {
+        guard case .failure(let error) = result else { return nil }
+        return (error as? VerificationFailure)?.code ?? "\(error)"
+    }
+
+    func testAFirstInstallDownloadedByDownloadTasksIsInstalledAndVerified() throws {
+        let result = try run(downloads(), try plan()).get()
+        XCTAssertEqual(result.method, "full archive")
+        XCTAssertEqual(result.toVersion, 1)
+        XCTAssertTrue(try client.verifyInstalled(pack: "royal-mile", into: pack.into).isIntact)
+        XCTAssertEqual(receivedNames(), [], "the received files and the plan are gone once installed")
+        let entry = try pack.indexEntry()
+        XCTAssertTrue(nginx.accessLog.contains("/\(entry.archive.path) 200 \(entry.archive.size)"), "\(nginx.accessLog)")
+    }
+
+    /// A hot update by delta goes the same way: the plan names one delta, and only it is downloaded.
+    func testAHotUpdatesDeltaDownloadedByADownloadTaskIsApplied() throws {
+        _ = try run(downloads(), try plan()).get()
+        try pack.publishEditedTranscript()
+        let result = try run(downloads(), try plan()).get()
+        XCTAssertEqual(result.method, "deltas")
+        XCTAssertEqual(result.changedScenes, ["03-mercat-cross"])
+        XCTAssertEqual(try client.verifyInstalled(pack: "royal-mile", into: pack.into).version, 2)
+    }
+
+    /// The file arrived while the app was not running (here: handed over, and the process's objects dropped before
+    /// anything was installed); a later launch's `resume()` finds the saved plan complete and installs it, without
+    /// downloading again.
+    func testFilesHandedOverBeforeTheAppWasKilledAreInstalledAtTheNextLaunch() throws {
+        let plan = try plan()
+        let object = try XCTUnwrap(plan.objects.first)
+        let system = pack.dir.appendingPathComponent("system-tmp-\(UUID().uuidString).tmp")
+        try FileManager.default.copyItem(at: pack.cdn.appendingPathComponent(object.path), to: system)
+        try client.received.begin(plan)
+        try client.received.receive(system, path: object.path)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: system.path), "the system's file was moved in, not copied")
+        XCTAssertTrue(try client.received.missing().isEmpty)
+        let requestsBefore = nginx.accessLog.count
+
+        let result = try run(downloads(), nil).get()
+        XCTAssertEqual(result.toVersion, 1)
+        XCTAssertTrue(try client.verifyInstalled(pack: "royal-mile", into: pack.into).isIntact)
+        XCTAssertEqual(nginx.accessLog.count, requestsBefore, "nothing was downloaded again")
+    }
+
+    /// A handed-over archive with one byte changed (same size) is refused with the code a direct install of the same
+    /// bytes gets, nothing is installed, and the received files are removed.
+    func testATamperedFileHandedOverIsRefusedAsADirectInstallWouldBe() throws {
+        let plan = try plan()
+        let object = try XCTUnwrap(plan.objects.first)
+        var bytes = try Data(contentsOf: pack.cdn.appendingPathComponent(object.path))
+        bytes[bytes.count / 2] ^= 0x01
+        let tampered = pack.dir.appendingPathComponent("tampered.tar")
+        try bytes.write(to: tampered)
+        var direct: String?
+        XCTAssertThrowsError(try client.install(archive: tampered, into: pack.into, indexEntry: plan.indexEntry)) { direct = ($0 as? VerificationFailure)?.code }
+        try client.received.begin(plan)
+        try client.received.receive(tampered, path: object.path)
+
+        let result = try run(downloads(), nil)
+        XCTAssertNotNil(direct)
+        XCTAssertEqual(code(result), direct, "the same refusal as a direct install")
+        assertNothingInstalled()
+        XCTAssertEqual(receivedNames(), [], "a refusal removes what was received")
+    }
+
+    /// The server grows the archive after the plan was made: the download task's bytes pass the signed size, the
+    /// task is cancelled (`fetch-size`), nothing is installed or kept.
+    func testAFileLargerThanItsSignedSizeIsRefusedAsItArrives() throws {
+        let plan = try plan()
+        let object = try XCTUnwrap(plan.objects.first)
+        let handle = try FileHandle(forWritingTo: pack.cdn.appendingPathComponent(object.path))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(repeating: 0, count: 4096))
+        try handle.close()
+        XCTAssertEqual(code(try run(downloads(), plan)), "fetch-size")
+        assertNothingInstalled()
+        XCTAssertEqual(receivedNames(), [])
+    }
+
+    /// A file gone from the server is `fetch-missing`, as in a foreground update.
+    func testAFileMissingFromTheServerIsFetchMissing() throws {
+        let plan = try plan()
+        try FileManager.default.removeItem(at: pack.cdn.appendingPathComponent(try XCTUnwrap(plan.objects.first).path))
+        XCTAssertEqual(code(try run(downloads(), plan)), "fetch-missing")
+        assertNothingInstalled()
+    }
+
+    /// A plan that a newer index overtook while its files downloaded is refused at install (`mix-and-match`), as
+    /// `applyUpdate` refuses it, and the install is as it was.
+    func testAPlanOvertakenByANewerIndexIsRefusedAndChangesNothing() throws {
+        _ = try run(downloads(), try plan()).get()
+        try pack.publishEditedTranscript()
+        let stale = try plan()
+        try pack.publishEditedTranscript("Stand right here")
+        _ = try client.planUpdate(pack: "royal-mile", into: pack.into, from: try URLSessionFetcher(base: nginx.url))  // accepts the newer index
+        XCTAssertEqual(code(try run(downloads(), stale)), "mix-and-match")
+        XCTAssertEqual(try client.verifyInstalled(pack: "royal-mile", into: pack.into).version, 1)
+    }
+
+    /// Only the plan's own files are taken in, and a file is moved in as a name: a link planted where the received
+    /// files live is replaced, never written through.
+    func testOnlyThePlansFilesAreTakenInAndNeverThroughALink() throws {
+        let plan = try plan()
+        let object = try XCTUnwrap(plan.objects.first)
+        try client.received.begin(plan)
+        let stray = pack.dir.appendingPathComponent("stray.tmp")
+        try Data("x".utf8).write(to: stray)
+        XCTAssertThrowsError(try client.received.receive(stray, path: "packs/royal-mile/other.tar")) {
+            XCTAssertEqual(($0 as? VerificationFailure)?.code, "request", "\($0)")
+        }
+        let outside = pack.dir.appendingPathComponent("outside.txt")
+        try Data("not the app's".utf8).write(to: outside)
+        for name in receivedNames() where name != "plan.json" { try FileManager.default.removeItem(at: receivedFolder.appendingPathComponent(name)) }
+        // Plant a link under every name a download could take: the receive must replace it.
+        let system = pack.dir.appendingPathComponent("system.tmp")
+        try FileManager.default.copyItem(at: pack.cdn.appendingPathComponent(object.path), to: system)
+        try client.received.receive(system, path: object.path)
+        let name = try XCTUnwrap(receivedNames().first { $0.hasSuffix(".download") })
+        try FileManager.default.removeItem(at: receivedFolder.appendingPathComponent(name))
+        try FileManager.default.createSymbolicLink(atPath: receivedFolder.appendingPathComponent(name).path, withDestinationPath: outside.path)
+        try FileManager.default.copyItem(at: pack.cdn.appendingPathComponent(object.path), to: system)
+        try client.received.receive(system, path: object.path)
+        XCTAssertEqual(try Data(contentsOf: outside), Data("not the app's".utf8), "the link's target was not written")
+        let kept = try FileManager.default.attributesOfItem(atPath: receivedFolder.appendingPathComponent(name).path)
+        XCTAssertEqual(kept[.type] as? FileAttributeType, .typeRegular)
+    }
+}
