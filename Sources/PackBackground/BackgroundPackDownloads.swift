@@ -40,7 +40,11 @@ public final class BackgroundPackDownloads: NSObject, URLSessionDownloadDelegate
     #if canImport(Darwin)
     /// The completion handler iOS passed to `application(_:handleEventsForBackgroundURLSession:completionHandler:)`:
     /// called on the main queue once the session has delivered every event it held for the app.
-    public var backgroundEventsCompletion: (@Sendable () -> Void)?
+    public var backgroundEventsCompletion: (() -> Void)? {
+        get { lock.withLock { eventsCompletion } }
+        set { lock.withLock { eventsCompletion = newValue } }
+    }
+    private var eventsCompletion: (() -> Void)?
     #endif
 
     private let lock = NSLock()
@@ -224,12 +228,18 @@ public final class BackgroundPackDownloads: NSObject, URLSessionDownloadDelegate
 
     #if canImport(Darwin)
     public func urlSessionDidFinishEvents(forBackgroundURLSession session: URLSession) {
-        let completion = lock.withLock { () -> (@Sendable () -> Void)? in
-            defer { backgroundEventsCompletion = nil }
-            return backgroundEventsCompletion
+        let completion = lock.withLock { () -> (() -> Void)? in
+            defer { eventsCompletion = nil }
+            return eventsCompletion
         }
-        if let completion { DispatchQueue.main.async { completion() } }
+        // UIKit's handler is not marked Sendable; it is called once, on the main queue, as UIKit expects.
+        if let completion {
+            let handler = MainQueueHandler(call: completion)
+            DispatchQueue.main.async { handler.call() }
+        }
     }
+
+    private struct MainQueueHandler: @unchecked Sendable { let call: () -> Void }
     #endif
 
     // MARK: Deciding

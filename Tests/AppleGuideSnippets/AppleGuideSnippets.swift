@@ -1,9 +1,13 @@
 // Every Swift block of docs/client-apple.md, verbatim and in the guide's order: this target depends on nothing but
-// the two products an app adds (so it builds for iOS too), AppleGuideTests checks that each block of the guide appears
+// the products an app adds (so it builds for iOS too), AppleGuideTests checks that each block of the guide appears
 // here and runs the functions. Edit a snippet here and in the guide together. Parts inside `#if canImport(UIKit)`,
 // `#if canImport(BackgroundTasks) && os(iOS)` and `#if canImport(StoreKit)` compile only with Apple's SDKs (see "What
 // was compiled where" in the guide).
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking  // URLSessionConfiguration off Apple platforms
+#endif
+import PackBackground
 import PackURLSession
 import PackVerify
 
@@ -107,6 +111,62 @@ func applyDownloaded(_ planJSON: Data, files: [String: URL], client: PackClient,
     let plan = try JSONDecoder().decode(UpdatePlan.self, from: planJSON)
     return try client.applyUpdate(plan, into: folders.packs, files: files)
 }
+
+/// The visitor's "Download" and "Cancel" buttons: one update at a time, cancellable.
+@MainActor
+final class PackDownloadButton {
+    private(set) var task: Task<Updater.Result, Error>?
+
+    /// Starts the update; its task's value is the result, or `CancellationError` after `cancel()`.
+    func start(client: PackClient, folders: PackFolders, fetcher: any Fetcher & Sendable) -> Task<Updater.Result, Error> {
+        let task = Task { try await client.update(pack: "royal-mile", into: folders.packs, from: fetcher) }
+        self.task = task
+        return task
+    }
+
+    /// Stops the download; the installed version (if any) stays as it was.
+    func cancel() { task?.cancel() }
+}
+
+/// The app's one background downloader, made at launch with the same identifier every time.
+final class PackDownloads: @unchecked Sendable {
+    static let identifier = "uk.example.walks.pack-downloads"
+    let downloads: BackgroundPackDownloads
+
+    init(client: PackClient, folders: PackFolders, wifiOnly: Bool) {
+        #if canImport(Darwin)
+        let configuration = BackgroundPackDownloads.background(identifier: Self.identifier, wifiOnly: wifiOnly)
+        #else
+        let configuration = URLSessionConfiguration.ephemeral  // no background sessions off Apple platforms
+        #endif
+        downloads = BackgroundPackDownloads(client: client, into: folders.packs, configuration: configuration)
+        downloads.resume()
+    }
+
+    /// Plans the update and hands the pack's files to the system; `onFinish` hears how the install ended.
+    func download(pack: String, client: PackClient, folders: PackFolders, from fetcher: any Fetcher,
+                  onFinish: @escaping @Sendable (Result<Updater.Result, Error>) -> Void) throws -> UpdatePlan {
+        let plan = try client.planUpdate(pack: pack, into: folders.packs, from: fetcher)
+        downloads.onFinish = onFinish
+        if plan.method != .upToDate { try downloads.start(plan) }
+        return plan
+    }
+}
+
+#if canImport(UIKit)
+import UIKit
+
+/// Hands the background session's events to the downloader (made at launch, before this is called).
+final class PackAppDelegate: NSObject, UIApplicationDelegate {
+    var packDownloads: PackDownloads?
+
+    func application(_ application: UIApplication, handleEventsForBackgroundURLSession identifier: String,
+                     completionHandler: @escaping () -> Void) {
+        guard identifier == PackDownloads.identifier, let packDownloads else { return completionHandler() }
+        packDownloads.downloads.backgroundEventsCompletion = completionHandler
+    }
+}
+#endif
 
 /// The three fields of a StoreKit 2 `Transaction` an access decision reads.
 struct StorePurchase {

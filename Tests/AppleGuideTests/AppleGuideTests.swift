@@ -146,6 +146,60 @@ final class AppleGuideTests: XCTestCase {
         XCTAssertTrue(try client.verifyInstalled(pack: "royal-mile", into: folders.packs).isIntact)
     }
 
+    /// The guide's cancel button: an update cancelled before it could finish throws CancellationError and installs
+    /// nothing; started again, it installs the pack.
+    @MainActor
+    func testTheCancelButtonStopsAnUpdateAndTheNextStartInstalls() async throws {
+        let (cdn, bundle, dir) = try publishedPack()
+        let folders = try PackFolders(in: dir.appendingPathComponent("support"))
+        let client = try openClient(folders: folders, bundle: bundle)
+        let button = PackDownloadButton()
+        let cancelled = button.start(client: client, folders: folders, fetcher: FileFetcher(base: cdn))
+        button.cancel()
+        do {
+            _ = try await cancelled.value
+            XCTFail("a cancelled update returned a result")
+        } catch is CancellationError {
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folders.packs.appendingPathComponent("royal-mile/current").path), "a cancelled update installed")
+        let result = try await button.start(client: client, folders: folders, fetcher: FileFetcher(base: cdn)).value
+        XCTAssertEqual(result.toVersion, 1)
+        XCTAssertTrue(try client.verifyInstalled(pack: "royal-mile", into: folders.packs).isIntact)
+    }
+
+    /// The guide's background downloader (an ordinary session here: background sessions exist only on Apple
+    /// platforms) downloads the plan's archive over HTTP, hands it over and installs it; a second launch's
+    /// `PackDownloads` finds nothing left to do.
+    func testTheBackgroundDownloaderInstallsThePlansFiles() throws {
+        let (cdn, bundle, dir) = try publishedPack()
+        let folders = try PackFolders(in: dir.appendingPathComponent("support"))
+        let client = try openClient(folders: folders, bundle: bundle)
+        var files: [String: [UInt8]] = [:]
+        let walker = FileManager.default.enumerator(atPath: cdn.path)
+        while let relative = walker?.nextObject() as? String {
+            var isFolder: ObjCBool = false
+            if FileManager.default.fileExists(atPath: cdn.path + "/" + relative, isDirectory: &isFolder), !isFolder.boolValue {
+                files[relative] = [UInt8](try Data(contentsOf: cdn.appendingPathComponent(relative)))
+            }
+        }
+        let server = try MisbehavingServer(mode: "ranges", files: files)
+        let downloads = PackDownloads(client: client, folders: folders, wifiOnly: true)
+        let finished = DispatchSemaphore(value: 0)
+        let outcome = OutcomeBox()
+        let plan = try downloads.download(pack: "royal-mile", client: client, folders: folders,
+                                          from: try URLSessionFetcher(base: XCTUnwrap(URL(string: server.url)))) { result in
+            outcome.result = result
+            finished.signal()
+        }
+        XCTAssertEqual(plan.method, .fullArchive)
+        XCTAssertEqual(finished.wait(timeout: .now() + 60), .success, "the download and install ended")
+        XCTAssertEqual(try outcome.result?.get().toVersion, 1)
+        XCTAssertTrue(try client.verifyInstalled(pack: "royal-mile", into: folders.packs).isIntact)
+        XCTAssertNil(try client.received.plan(), "nothing is left to receive")
+    }
+
+    private final class OutcomeBox: @unchecked Sendable { var result: Result<Updater.Result, Error>? }
+
     func testTheFetcherIsURLSessionOverTheCDNWithoutCellular() throws {
         let fetcher = try makeFetcher(cdn: XCTUnwrap(URL(string: "https://cdn.example.org/walks/")))
         XCTAssertFalse(fetcher.configuration.allowsCellularAccess)
