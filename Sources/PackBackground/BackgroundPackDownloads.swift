@@ -54,8 +54,13 @@ public final class BackgroundPackDownloads: NSObject, URLSessionDownloadDelegate
     private var attempts: [String: Int] = [:]
     private var decided: [String: VerificationFailure] = [:]
     private var retryable: [String: VerificationFailure] = [:]
+    /// Whether this run of the plan was reported (`onFinish`): later task ends (the cancels a refusal caused) are not.
     private var finished = false
+    /// Whether `applyReceived` is running: the last two downloads ending together, or `resume()` racing a download's
+    /// end, must not install twice.
     private var installing = false
+    /// The plan being received, read once from the state folder (every written piece checks its cap against it).
+    private var plan: UpdatePlan?
 
     /// A downloader over `configuration`: on Apple platforms `BackgroundPackDownloads.background(identifier:)`; any
     /// other configuration downloads only while the app runs (how the tests run it on Linux). Caching and cookies
@@ -94,8 +99,8 @@ public final class BackgroundPackDownloads: NSObject, URLSessionDownloadDelegate
     public func start(_ plan: UpdatePlan) throws {
         try client.received.begin(plan)
         lock.withLock {
+            self.plan = plan
             finished = false
-            installing = false
             attempts = [:]
             decided = [:]
             retryable = [:]
@@ -108,7 +113,11 @@ public final class BackgroundPackDownloads: NSObject, URLSessionDownloadDelegate
     /// Does nothing when no plan is being received.
     public func resume() {
         do {
-            guard try client.received.plan() != nil else { return }
+            guard let saved = try client.received.plan() else { return }
+            lock.withLock {
+                plan = saved
+                finished = false
+            }
             startMissing()
         } catch {
             finish(.failure(error))
@@ -174,7 +183,7 @@ public final class BackgroundPackDownloads: NSObject, URLSessionDownloadDelegate
 
     public func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didWriteData bytesWritten: Int64,
                            totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64) {
-        guard let path = downloadTask.taskDescription, let object = try? client.received.object(path) else { return }
+        guard let path = downloadTask.taskDescription, let object = object(path) else { return }
         let written = UInt64(max(0, totalBytesWritten))
         if written > object.maxBytes {
             settle(path, VerificationFailure(.fetchSize, "\(path): the server sent more bytes than the signed size"))
@@ -185,7 +194,8 @@ public final class BackgroundPackDownloads: NSObject, URLSessionDownloadDelegate
     }
 
     public func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL) {
-        guard let path = downloadTask.taskDescription else { return }
+        // A task of an earlier plan (started before another plan replaced it) is not this plan's business.
+        guard let path = downloadTask.taskDescription, object(path) != nil else { return }
         do {
             try Self.check(downloadTask.response, path: path)
             // Before this returns: the system deletes the file then.
@@ -200,7 +210,7 @@ public final class BackgroundPackDownloads: NSObject, URLSessionDownloadDelegate
     }
 
     public func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
-        guard let path = task.taskDescription else { return }
+        guard let path = task.taskDescription, object(path) != nil else { return }
         let (refusal, again, tries, over) = lock.withLock {
             (decided.removeValue(forKey: path), retryable.removeValue(forKey: path), attempts[path] ?? 0, finished)
         }
@@ -219,7 +229,7 @@ public final class BackgroundPackDownloads: NSObject, URLSessionDownloadDelegate
             #endif
         }
         if let failure {
-            guard tries <= retries, let object = try? client.received.object(path) else { return finish(.failure(failure)) }
+            guard tries <= retries, let object = object(path) else { return finish(.failure(failure)) }
             do { try startTask(object) } catch { finish(.failure(error)) }
             return
         }
@@ -257,6 +267,14 @@ public final class BackgroundPackDownloads: NSObject, URLSessionDownloadDelegate
         }
     }
 
+    /// The object `path` of the plan being received (read from the state folder once, after a launch).
+    private func object(_ path: String) -> UpdatePlan.Object? {
+        let known = lock.withLock { plan }
+        let current = known ?? (try? client.received.plan())
+        if known == nil, let current { lock.withLock { plan = current } }
+        return current?.objects.first { $0.path == path }
+    }
+
     private func settle(_ path: String, _ failure: VerificationFailure) {
         lock.withLock { if decided[path] == nil { decided[path] = failure } }
     }
@@ -265,17 +283,15 @@ public final class BackgroundPackDownloads: NSObject, URLSessionDownloadDelegate
     private func install() {
         let first = lock.withLock { () -> Bool in
             defer { installing = true }
-            return !installing && !finished
+            return !installing
         }
         guard first else { return }
         let client = client, into = into, onProgress = onProgress
         DispatchQueue.global().async {
-            do {
-                guard let result = try client.applyReceived(into: into, progress: onProgress) else { return }
-                self.finish(.success(result))
-            } catch {
-                self.finish(.failure(error))
-            }
+            let outcome: Result<Updater.Result, Error>?
+            do { outcome = try client.applyReceived(into: into, progress: onProgress).map { .success($0) } } catch { outcome = .failure(error) }
+            self.lock.withLock { self.installing = false }
+            if let outcome { self.finish(outcome) }
         }
     }
 
