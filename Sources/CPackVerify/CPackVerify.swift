@@ -131,7 +131,7 @@ public func packverify_access(_ request: UnsafePointer<CChar>?) -> UnsafeMutable
         let accessRequest: AccessRequest
         do { accessRequest = try JSONDecoder().decode(AccessRequest.self, from: body) } catch {
             throw VerificationFailure(.request, "\"request\" is not an access request (\(DocumentLoader.describe(error)); expected {\"scene\": ID, "
-                + "\"purchases\"?: [{\"productId\", \"purchaseDate\", \"revocationDate\"?}], \"codes\"?: [STRING], \"revokedCodes\"?: [ID], \"device\"?: ID})")
+                + "\"purchases\"?: [{\"productId\", \"purchaseDate\", \"revocationDate\"?, \"transactionId\"?}], \"codes\"?: [STRING], \"revokedCodes\"?: [ID], \"device\"?: ID})")
         }
         do { try accessRequest.validate() } catch let failure as VerificationFailure {
             throw VerificationFailure(failure.kind, "request.\(failure.message)")

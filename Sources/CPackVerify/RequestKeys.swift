@@ -70,7 +70,7 @@ enum RequestKeys {
 /// The keys of `packverify_access`'s `"request"`: the access request and each purchase in it.
 enum AccessRequestKeys {
     static let request = ["scene", "purchases", "codes", "revokedCodes", "device"]
-    static let purchase = ["productId", "purchaseDate", "revocationDate"]
+    static let purchase = ["productId", "purchaseDate", "revocationDate", "transactionId"]
 
     static func check(_ value: JSONValue) throws {
         guard let object = value.object else { return }  // not an object: the decoder's error says what was expected

@@ -19,17 +19,23 @@ public struct AccessRequest: Codable, Sendable {
         public var purchaseDate: String
         /// Set when the purchase was refunded or revoked.
         public var revocationDate: String?
+        /// The App Store transaction (StoreKit's `Transaction.id`), when the app has it. Listings with the same product
+        /// and id are one purchase (an app that merges `Transaction.all` with its own record sees a refunded Trip Pass
+        /// twice); without ids, listings with the same product and purchase date are.
+        public var transactionId: String?
 
-        public init(productId: String, purchaseDate: String, revocationDate: String? = nil) {
+        public init(productId: String, purchaseDate: String, revocationDate: String? = nil, transactionId: String? = nil) {
             self.productId = productId
             self.purchaseDate = purchaseDate
             self.revocationDate = revocationDate
+            self.transactionId = transactionId
         }
 
-        /// A purchase with StoreKit's dates (written as RFC 3339 in UTC, which is what the decision reads).
-        public init(productId: String, purchaseDate: Date, revocationDate: Date? = nil) {
+        /// A purchase with StoreKit's values: its dates (written as RFC 3339 in UTC, which is what the decision reads)
+        /// and its `Transaction.id`.
+        public init(productId: String, purchaseDate: Date, revocationDate: Date? = nil, transactionId: UInt64? = nil) {
             self.init(productId: productId, purchaseDate: purchaseDate.formatted(.iso8601),
-                      revocationDate: revocationDate.map { $0.formatted(.iso8601) })
+                      revocationDate: revocationDate.map { $0.formatted(.iso8601) }, transactionId: transactionId.map { String($0) })
         }
 
         /// Why a date of this purchase cannot be read, or nil. A refund date the parser does not accept must never
@@ -81,6 +87,10 @@ public struct AccessRequest: Codable, Sendable {
                 throw VerificationFailure(.request, "purchases[\(i)] (\(purchase.productId)): \(problem)")
             }
         }
+        // One App Store transaction has one purchase date: two are a record gone wrong, and either could be the guess.
+        if let conflict = PurchaseHistory(purchases).conflicts.first {
+            throw VerificationFailure(.request, conflict.message)
+        }
     }
 }
 
@@ -124,8 +134,10 @@ public struct AccessDecider {
             return AccessDecision(allowed: true, code: .free, reason: "\(request.scene) is a free stop", entitlement: "free", until: nil)
         }
         let now = clock.now
+        // One entry per transaction, so a transaction listed twice is neither two Trip Passes nor unrefunded.
+        let history = PurchaseHistory(request.purchases)
         // A purchase whose dates cannot be read counts for nothing (`InstalledAccess` refuses such a request first).
-        let valid = request.purchases.filter { p in
+        let valid = history.purchases.filter { p in
             guard p.dateProblem == nil else { return false }
             guard let revoked = p.revocationDate.flatMap(Timestamp.parse) else { return true }
             return revoked.timeIntervalSince1970 > now
@@ -134,7 +146,7 @@ public struct AccessDecider {
         if valid.contains(where: { $0.productId == policy.products.cityPack.productId }) {
             return AccessDecision(allowed: true, code: .cityPack, reason: "City Pack purchased", entitlement: policy.products.cityPack.productId, until: nil)
         }
-        let refunded = request.purchases.contains { $0.productId == policy.products.cityPack.productId && $0.dateProblem == nil && !valid.contains($0) }
+        let refunded = history.purchases.contains { $0.productId == policy.products.cityPack.productId && $0.dateProblem == nil && !valid.contains($0) }
         if clock.rollbackDetected {
             return AccessDecision(allowed: false, code: .clockRollback, reason: "the device clock was set back; timed passes and codes are paused until the app is next online",
                                   entitlement: nil, until: nil)
@@ -155,10 +167,13 @@ public struct AccessDecider {
             // Trip Pass windows [start, start + hours); a pass bought during an active one starts when it ends.
             let starts = tripProblem != nil ? [] : valid.filter { $0.productId == trip.productId }.compactMap { Timestamp.parse($0.purchaseDate)?.timeIntervalSince1970 }.sorted()
             var windowEnd = -Double.infinity
-            for purchase in starts {
+            for (i, purchase) in starts.enumerated() {
                 let start = max(purchase, windowEnd)
                 windowEnd = start + length
                 if now >= start && now < windowEnd {
+                    // Open until the last pass that follows without a gap ends (one bought during this window, or
+                    // at its end, starts when it ends): the visitor's access does not stop before then.
+                    for next in starts[(i + 1)...] where next <= windowEnd { windowEnd += length }
                     return AccessDecision(allowed: true, code: .tripPass, reason: "Trip Pass active", entitlement: trip.productId,
                                           until: Timestamp.format(Date(timeIntervalSince1970: windowEnd)))
                 }
@@ -175,27 +190,30 @@ public struct AccessDecider {
                 codeProblems.append(problem)
             }
         }
-        let why = closedReasons(request, valid: valid, refunded: refunded, tripEnded: lastEnded, codeProblems: (tripProblem.map { [$0] } ?? []) + codeProblems,
+        let why = closedReasons(request, history: history, valid: valid, refunded: refunded, tripEnded: lastEnded, codeProblems: (tripProblem.map { [$0] } ?? []) + codeProblems,
                                 products: products, now: now)
         return AccessDecision(allowed: false, code: .noEntitlement, reason: why, entitlement: nil, until: nil)
     }
 
     /// Why nothing the visitor holds opens the stop, so the app (or support) can say more than "closed": every fact
     /// that applies, most telling first, joined by "; ".
-    private func closedReasons(_ request: AccessRequest, valid: [AccessRequest.Purchase], refunded: Bool, tripEnded: Double?,
+    private func closedReasons(_ request: AccessRequest, history: PurchaseHistory, valid: [AccessRequest.Purchase], refunded: Bool, tripEnded: Double?,
                                codeProblems: [String], products: Set<String>, now: Double) -> String {
         var facts: [String] = []
         if refunded { facts.append("the City Pack purchase was refunded") }
         if let trip = policy.products.tripPass {
-            let passes = request.purchases.filter { $0.productId == trip.productId }
+            let passes = history.purchases.filter { $0.productId == trip.productId }
             if let tripEnded { facts.append("the Trip Pass ended at \(Timestamp.format(Date(timeIntervalSince1970: tripEnded)))") }
             if passes.contains(where: { $0.dateProblem == nil && !valid.contains($0) }) { facts.append("the Trip Pass purchase was refunded") }
             if let first = valid.filter({ $0.productId == trip.productId }).compactMap({ Timestamp.parse($0.purchaseDate)?.timeIntervalSince1970 }).min(), first > now {
                 facts.append("the Trip Pass starts at \(Timestamp.format(Date(timeIntervalSince1970: first)))")
             }
         }
-        for p in request.purchases where products.contains(p.productId) {
+        for p in history.purchases where products.contains(p.productId) {
             if let problem = p.dateProblem { facts.append("the purchase of \(p.productId) does not count: its \(problem)") }
+        }
+        for conflict in history.conflicts where products.contains(conflict.productId) {
+            facts.append("the purchase of \(conflict.productId) does not count: transaction \(conflict.transactionId) is listed with different purchase dates")
         }
         for problem in codeProblems where !facts.contains(problem) { facts.append(problem) }
         let others = Set(request.purchases.map(\.productId)).subtracting(products).sorted()

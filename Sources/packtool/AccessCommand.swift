@@ -17,7 +17,7 @@ enum AccessCommand: Command {
     static let name = "access"
     static let summary = "show the access decision for a scene given purchases, codes and a time"
     static let help = """
-        usage: packtool access MANIFEST --root ROOT.json --scene ID [--purchase PRODUCT@TIME[@REFUNDED-TIME]]...
+        usage: packtool access MANIFEST --root ROOT.json --scene ID [--purchase PRODUCT@TIME[@REFUNDED-TIME][#TRANSACTION]]...
                                [--code CODE]... [--revoked GRANT-ID]... [--device ID] [--at TIME] [--format text|json] [--repeat N]
 
         MANIFEST is a signed manifest (a published manifest.json or an install's .manifest.json), verified under
@@ -25,6 +25,8 @@ enum AccessCommand: Command {
         judged at --at). Prints whether the scene is open, why, with which entitlement and until when. TIME is
         RFC 3339 UTC; --at defaults to now. Support staff use this to answer "why can I not open this stop?".
         --device ID is the app's device identifier, checked against codes issued for one device (grant issue --device).
+        #TRANSACTION is StoreKit's transaction id: a purchase given twice with one id (or, without ids, one product and
+        time) counts once, refunded if either is; one id with two purchase times is refused.
         --repeat N times N decisions and prints the time per decision on standard error (for benchmarks).
 
                packtool access --into DIR --pack ID --scene ID [--client-state DIR] [--purchase …]… [--code …]… [--device ID]
@@ -47,11 +49,17 @@ enum AccessCommand: Command {
             now = d.timeIntervalSince1970
         }
         let purchases = try a.values("--purchase").map { spec -> AccessRequest.Purchase in
-            let parts = spec.split(separator: "@").map(String.init)
-            guard (2...3).contains(parts.count), Timestamp.parse(parts[1]) != nil, parts.count == 2 || Timestamp.parse(parts[2]) != nil else {
-                throw CommandLineError.usage("--purchase is PRODUCT@TIME or PRODUCT@TIME@REFUNDED-TIME with RFC 3339 times")
+            let dates = spec.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
+            let parts = dates[0].split(separator: "@").map(String.init)
+            guard (2...3).contains(parts.count), Timestamp.parse(parts[1]) != nil, parts.count == 2 || Timestamp.parse(parts[2]) != nil,
+                  dates.count == 1 || !dates[1].isEmpty else {
+                throw CommandLineError.usage("--purchase is PRODUCT@TIME or PRODUCT@TIME@REFUNDED-TIME with RFC 3339 times, optionally followed by #TRANSACTION")
             }
-            return .init(productId: parts[0], purchaseDate: parts[1], revocationDate: parts.count == 3 ? parts[2] : nil)
+            return .init(productId: parts[0], purchaseDate: parts[1], revocationDate: parts.count == 3 ? parts[2] : nil,
+                         transactionId: dates.count == 2 ? String(dates[1]) : nil)
+        }
+        do { try AccessRequest(scene: "", purchases: purchases).validate() } catch let f as VerificationFailure {
+            throw CommandLineError.usage("--purchase: " + f.message)
         }
         if let into = a.value("--into") {
             guard a.value("--at") == nil, a.value("--repeat") == nil, a.value("--root") == nil else {

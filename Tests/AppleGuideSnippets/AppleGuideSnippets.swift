@@ -168,21 +168,49 @@ final class PackAppDelegate: NSObject, UIApplicationDelegate {
 }
 #endif
 
-/// The three fields of a StoreKit 2 `Transaction` an access decision reads.
-struct StorePurchase {
+/// The four fields of a StoreKit 2 `Transaction` an access decision reads.
+struct StorePurchase: Codable, Equatable {
     var productID: String
     var purchaseDate: Date
     var revocationDate: Date?
+    /// `Transaction.id`: the library counts a transaction listed twice (StoreKit and the app's record) once.
+    var transactionID: UInt64
 }
 
 extension AccessRequest.Purchase {
-    /// A purchase as the library reads it: the product and its dates in RFC 3339 (UTC).
+    /// A purchase as the library reads it: the product, its dates in RFC 3339 (UTC) and its transaction.
     init(_ purchase: StorePurchase) {
-        let rfc3339 = ISO8601DateFormatter()
-        self.init(productId: purchase.productID,
-                  purchaseDate: rfc3339.string(from: purchase.purchaseDate),
-                  revocationDate: purchase.revocationDate.map(rfc3339.string(from:)))
+        self.init(productId: purchase.productID, purchaseDate: purchase.purchaseDate,
+                  revocationDate: purchase.revocationDate, transactionId: purchase.transactionID)
     }
+}
+
+/// The app's own record of the Trip Passes it finished. A finished consumable drops out of `Transaction.all` unless it
+/// is refunded (before iOS 18, or without `SKIncludeConsumableInAppPurchaseHistory`), so each pass is written here
+/// before its transaction is finished. Kept in the state folder, which backups keep.
+struct TripPassRecord {
+    let file: URL
+
+    init(folders: PackFolders) { file = folders.state.appendingPathComponent("trip-passes.json") }
+
+    func load() throws -> [StorePurchase] {
+        guard FileManager.default.fileExists(atPath: file.path) else { return [] }
+        return try JSONDecoder().decode([StorePurchase].self, from: Data(contentsOf: file))
+    }
+
+    /// Adds a pass once, however often StoreKit delivers its transaction.
+    func add(_ pass: StorePurchase) throws {
+        var passes = try load()
+        guard !passes.contains(where: { $0.transactionID == pass.transactionID }) else { return }
+        passes.append(pass)
+        try JSONEncoder().encode(passes).write(to: file, options: .atomic)
+    }
+}
+
+/// What a decision is given: everything StoreKit lists, and the record. A pass in both counts once, refunded if
+/// StoreKit says so.
+func purchaseHistory(storeKit: [StorePurchase], record: TripPassRecord) throws -> [StorePurchase] {
+    storeKit + (try record.load())
 }
 
 #if canImport(StoreKit)
@@ -190,10 +218,12 @@ import StoreKit
 
 extension StorePurchase {
     init(_ transaction: StoreKit.Transaction) {
-        self.init(productID: transaction.productID, purchaseDate: transaction.purchaseDate, revocationDate: transaction.revocationDate)
+        self.init(productID: transaction.productID, purchaseDate: transaction.purchaseDate,
+                  revocationDate: transaction.revocationDate, transactionID: transaction.id)
     }
 
-    /// Every verified purchase, refunded ones included (their revocation date closes what they opened).
+    /// Every verified transaction `Transaction.all` lists, refunded ones included (their revocation date closes what
+    /// they opened).
     static func all() async -> [StorePurchase] {
         var purchases: [StorePurchase] = []
         for await result in StoreKit.Transaction.all {
@@ -201,6 +231,13 @@ extension StorePurchase {
         }
         return purchases
     }
+}
+
+/// Finishes a verified transaction (from `purchase()` or `Transaction.updates`), recording a Trip Pass first: a pass
+/// is never finished unrecorded.
+func finish(_ transaction: StoreKit.Transaction, record: TripPassRecord) async throws {
+    if transaction.productType == .consumable { try record.add(StorePurchase(transaction)) }
+    await transaction.finish()
 }
 #endif
 

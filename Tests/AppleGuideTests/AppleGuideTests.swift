@@ -108,7 +108,7 @@ final class AppleGuideTests: XCTestCase {
         let closed = try decide(client: client, folders: folders, stop: "03-mercat-cross", purchases: [], codes: [])
         XCTAssertEqual([closed.allowed ? "open" : "closed", closed.code], ["closed", "no-entitlement"])
 
-        let cityPack = StorePurchase(productID: "uk.example.walks.royalmile.citypack", purchaseDate: now.addingTimeInterval(-86_400))
+        let cityPack = StorePurchase(productID: "uk.example.walks.royalmile.citypack", purchaseDate: now.addingTimeInterval(-86_400), transactionID: 1)
         let bought = try decide(client: client, folders: folders, stop: "03-mercat-cross", purchases: [cityPack], codes: [])
         XCTAssertEqual([bought.allowed ? "open" : "closed", bought.code], ["open", "city-pack"])
         XCTAssertNil(tripPassBadge(bought), "a City Pack has no end to count down to")
@@ -118,10 +118,44 @@ final class AppleGuideTests: XCTestCase {
         XCTAssertFalse(try decide(client: client, folders: folders, stop: "03-mercat-cross", purchases: [refunded], codes: []).allowed,
                        "a refunded City Pack must close the stop")
 
-        let tripPass = StorePurchase(productID: "uk.example.walks.trippass72", purchaseDate: now.addingTimeInterval(-2 * 3600 - 60))
+        let tripPass = StorePurchase(productID: "uk.example.walks.trippass72", purchaseDate: now.addingTimeInterval(-2 * 3600 - 60), transactionID: 2)
         let onPass = try decide(client: client, folders: folders, stop: "03-mercat-cross", purchases: [tripPass], codes: [])
         XCTAssertEqual([onPass.allowed ? "open" : "closed", onPass.code], ["open", "trip-pass"])
         XCTAssertEqual(tripPassBadge(onPass, now: now), "Trip Pass ends in 69 h")
+    }
+
+    /// iOS 17: the app's record holds the finished passes, and StoreKit lists a pass again once refunded. The record
+    /// keeps each pass once however often it is finished, a pass in both counts once, and StoreKit's refund closes it.
+    func testTheTripPassRecordAndStoreKitsRefundMakeOneHistoryThatCountsEachPassOnce() throws {
+        let (cdn, bundle, dir) = try publishedPack()
+        let folders = try PackFolders(in: dir.appendingPathComponent("support"))
+        let client = try openClient(folders: folders, bundle: bundle)
+        _ = try updatePack(client: client, folders: folders, from: FileFetcher(base: cdn))
+        let record = TripPassRecord(folders: folders)
+        XCTAssertEqual(try record.load(), [], "no record yet")
+
+        let now = Date()
+        let first = StorePurchase(productID: "uk.example.walks.trippass72", purchaseDate: now.addingTimeInterval(-10 * 3600), transactionID: 11)
+        let second = StorePurchase(productID: "uk.example.walks.trippass72", purchaseDate: now.addingTimeInterval(-3600), transactionID: 12)
+        try record.add(first)
+        try record.add(second)
+        try record.add(first)
+        XCTAssertEqual(try record.load(), [first, second], "a transaction delivered twice is recorded once")
+
+        // The second pass, bought while the first ran, starts when it ends: 62 h left of the first, then 72 h.
+        let both = try decide(client: client, folders: folders, stop: "03-mercat-cross", purchases: try purchaseHistory(storeKit: [], record: record), codes: [])
+        XCTAssertEqual(tripPassBadge(both, now: now), "Trip Pass ends in 133 h")
+
+        // StoreKit lists the first pass again (unfinished, or on iOS 18 finished): still one pass, not three windows.
+        let listedTwice = try decide(client: client, folders: folders, stop: "03-mercat-cross", purchases: try purchaseHistory(storeKit: [first], record: record), codes: [])
+        XCTAssertEqual(tripPassBadge(listedTwice, now: now), "Trip Pass ends in 133 h")
+
+        // Both refunded: StoreKit lists them with their revocation dates, the record without; the refunds win.
+        var refunds = [first, second]
+        for i in refunds.indices { refunds[i].revocationDate = now.addingTimeInterval(-60) }
+        let refunded = try decide(client: client, folders: folders, stop: "03-mercat-cross", purchases: try purchaseHistory(storeKit: refunds, record: record), codes: [])
+        XCTAssertEqual([refunded.allowed ? "open" : "closed", refunded.code], ["closed", "no-entitlement"])
+        XCTAssertTrue(refunded.reason.contains("the Trip Pass purchase was refunded"), refunded.reason)
     }
 
     func testAPlanCrossesToTheExtensionAsJSONAndWhatItDownloadsInstalls() throws {
@@ -209,11 +243,11 @@ final class AppleGuideTests: XCTestCase {
 
     func testAStorePurchaseReachesTheLibraryAsRFC3339InUTC() {
         let bought = StorePurchase(productID: "uk.example.walks.trippass72", purchaseDate: Date(timeIntervalSince1970: 1_796_122_800),
-                                   revocationDate: Date(timeIntervalSince1970: 1_796_126_400))
+                                   revocationDate: Date(timeIntervalSince1970: 1_796_126_400), transactionID: 2_000_000_123_456_789)
         XCTAssertEqual(AccessRequest.Purchase(bought),
                        AccessRequest.Purchase(productId: "uk.example.walks.trippass72", purchaseDate: "2026-12-01T11:00:00Z",
-                                              revocationDate: "2026-12-01T12:00:00Z"))
-        XCTAssertNil(AccessRequest.Purchase(StorePurchase(productID: "p", purchaseDate: Date())).revocationDate)
+                                              revocationDate: "2026-12-01T12:00:00Z", transactionId: "2000000123456789"))
+        XCTAssertNil(AccessRequest.Purchase(StorePurchase(productID: "p", purchaseDate: Date(), transactionID: 1)).revocationDate)
         XCTAssertNil(AccessRequest.Purchase(bought).dateProblem)
     }
 

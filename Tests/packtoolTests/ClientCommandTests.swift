@@ -170,5 +170,16 @@ final class ClientCommandTests: XCTestCase {
         XCTAssertEqual(decision["code"] as? String, "trip-pass")
         let bad = try CLI.run(["access", manifest, "--root", root, "--scene", "05-netherbow", "--purchase", "nonsense"])
         XCTAssertEqual(bad.status, 2)
+        // The history as the app passes it: one pass listed twice (StoreKit and the app's record) is one pass.
+        let listed = "uk.example.walks.trippass72@" + Timestamp.format(bought) + "#2000000123"
+        let twice = try CLI.run(["access", manifest, "--root", root, "--scene", "05-netherbow", "--purchase", listed, "--purchase", listed,
+                                 "--at", Timestamp.format(now), "--format", "json"])
+        XCTAssertEqual(twice.status, 0, twice.stdout + twice.stderr)
+        let once = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(twice.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual(once["until"] as? String, Timestamp.format(bought.addingTimeInterval(72 * 3600)))
+        let conflict = try CLI.run(["access", manifest, "--root", root, "--scene", "05-netherbow", "--purchase", listed,
+                                    "--purchase", "uk.example.walks.trippass72@" + Timestamp.format(now) + "#2000000123", "--at", Timestamp.format(now)])
+        XCTAssertEqual(conflict.status, 2)
+        XCTAssertTrue(conflict.stderr.contains("transaction 2000000123 is listed with different purchase dates"), conflict.stderr)
     }
 }

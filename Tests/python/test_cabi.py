@@ -179,6 +179,36 @@ class CABI(unittest.TestCase):
             self.assertIn("purchases[0]", bad["error"]["message"])
             self.assertIn("revocationDate", bad["error"]["message"])
 
+    def test_a_transaction_listed_twice_counts_once_and_one_id_with_two_dates_is_a_request_error(self):
+        """Issue 30, item 7: an app merging Transaction.all with its own record of finished Trip Passes lists a pass
+        twice; "transactionId" makes it one pass, refunded if either listing is."""
+        client = tempfile.mkdtemp(dir=self.work)
+        state, into = os.path.join(client, "state"), os.path.join(client, "install")
+        self.assertTrue(self.call("packverify_pin_root", {"state": state, "root": os.path.join(self.pub, "root", "1.root.json")})["ok"])
+        now = time.time()
+        clock = {"wall": now, "boot": 100}
+        self.assertTrue(self.call("packverify_install", {"state": state, "into": into, "clock": clock,
+                                                         "archive": os.path.join(self.cdn, "packs", "royal-mile", "1", "royal-mile-1.tar")})["ok"])
+
+        def access(purchases):
+            return self.call("packverify_access", {"state": state, "into": into, "pack": "royal-mile", "clock": clock,
+                                                   "request": {"scene": "05-netherbow", "purchases": purchases}})
+
+        def rfc3339(t):
+            return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))
+
+        bought = {"productId": "uk.example.walks.trippass72", "purchaseDate": rfc3339(now - 3600), "transactionId": "2000000123456789"}
+        once = access([bought])
+        self.assertEqual(once["code"], "trip-pass", once)
+        twice = access([bought, dict(bought)])
+        self.assertEqual(twice["until"], once["until"], "listed twice, still one pass of 72 hours")
+        refunded = access([bought, dict(bought, revocationDate=rfc3339(now - 60))])
+        self.assertTrue(refunded["ok"], refunded)
+        self.assertEqual([refunded["allowed"], refunded["code"]], [False, "no-entitlement"])
+        conflict = access([bought, dict(bought, purchaseDate=rfc3339(now - 7200))])
+        self.assertEqual(conflict["error"]["code"], "request", conflict)
+        self.assertIn("transaction 2000000123456789 is listed with different purchase dates", conflict["error"]["message"])
+
     def test_a_misspelt_key_is_a_request_error_naming_it_never_ignored(self):
         """Issue 30: an unknown key used to be ignored, so "purchace" dropped a paid City Pack and sent the customer to
         the paywall. Every unknown key, at the top, in "request", in a purchase or in "clock", is refused by name, with

@@ -48,7 +48,8 @@
  *                               archive fetched over an install); [] when all went as planned.
  *                               A whole archive (a first install) is verified and written while it downloads.
  *   packverify_access           {"state": DIR, "into": DIR, "pack": ID,
- *                                "request": {"scene": ID, "purchases"?: [{"productId", "purchaseDate", "revocationDate"?}],
+ *                                "request": {"scene": ID, "purchases"?: [{"productId", "purchaseDate", "revocationDate"?,
+ *                                                                          "transactionId"?}],
  *                                            "codes"?: [CODE], "revokedCodes"?: [ID], "device"?: ID}}
  *                                                                                 -> {"allowed", "code", "reason", "entitlement"?, "until"?}
  *                               "code" (docs/access-codes.md): opens with "free", "city-pack", "trip-pass" or
@@ -61,6 +62,9 @@
  *                               --device ID); such a code opens only when "device" (the app's identifier for this
  *                               device) equals its claim, and a closed stop says why otherwise. A purchase date or
  *                               refund date that is not RFC 3339 is an error (code "request") naming the purchase.
+ *                               "transactionId" (StoreKit's Transaction.id, as a string): listings with the same
+ *                               product and id, or without ids the same product and purchase date, are one purchase,
+ *                               refunded if any listing is; one id with two purchase dates is a "request" error.
  *
  * Progress (packverify_install_progress, packverify_update_progress): the same calls, and the same result, with a
  * callback told where the operation stands, one JSON object per call (a JSON Lines record, no newline; valid only
