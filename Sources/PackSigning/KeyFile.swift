@@ -16,12 +16,17 @@ public enum KeyFile {
     /// Loads a private key from a PEM file, refusing one whose mode lets group or others read it.
     public static func loadPrivateKey(at path: String) throws -> Ed25519PrivateKey {
         let info = try regularFile(path)
+        let text = try readContents(path)
+        // A public key given where the private one is needed: say so first (a .pub is rightly 0644, and "chmod 600"
+        // would send the author the wrong way).
+        if text.contains("-----BEGIN PUBLIC KEY-----") {
+            throw CryptoError(code: "key.public", message: "\(path): this is a public key; signing needs the private key, the .pem that `packtool key generate` wrote beside it")
+        }
         if info.st_mode & 0o077 != 0 {
             let mode = String(info.st_mode & 0o777, radix: 8)
             throw CryptoError(code: "key.permissions",
                               message: "\(path): private key is readable by group or others (mode \(mode)); run `chmod 600 \(path)`")
         }
-        let text = try readContents(path)
         do { return try Ed25519PrivateKey(pemRepresentation: text) } catch let e as CryptoError {
             throw CryptoError(code: e.code, message: "\(path): \(e.message)")
         }

@@ -30,6 +30,8 @@ enum InspectCommand: Command {
                             the decoded document, or each problem at line:col
           a DSSE envelope (or signoff.json, a list of them)
                             payload type, key ids, the payload, and with --key whether it verifies
+          .pub .pem         a key `packtool key generate` wrote: its id and raw public key (the form
+                            pack.json's "reviewers" take); never a private key's secret
 
         Exit codes: 0 read cleanly (and verified, with --key), 1 the file has errors or does not verify, 2 usage or I/O.
 
@@ -56,6 +58,7 @@ enum InspectCommand: Command {
         case .heif: inspection = try inspectHEIF(url)
         case .mp4: inspection = try inspectMP4(url)
         case .json: inspection = try inspectJSON(url, keys: keys)
+        case .key: inspection = try inspectKey(url)
         }
         if format == "json" {
             Output.out(try inspection.json())
@@ -65,7 +68,7 @@ enum InspectCommand: Command {
         return inspection.ok ? 0 : 1
     }
 
-    private enum Kind { case webvtt, heif, mp4, json }
+    private enum Kind { case webvtt, heif, mp4, json, key }
 
     /// By extension, else by content: an `ftyp` box, a WEBVTT signature, or a JSON opening bracket.
     private static func kind(of url: URL) throws -> Kind {
@@ -74,6 +77,7 @@ enum InspectCommand: Command {
         case "heic", "heif", "avif": return .heif
         case "m4a", "mp4", "aac", "m4b": return .mp4
         case "json": return .json
+        case "pub", "pem": return .key
         default: break
         }
         let file: ReadOnlyFile
@@ -84,8 +88,31 @@ enum InspectCommand: Command {
             return ["heic", "heix", "mif1", "msf1", "avif", "heim", "heis"].contains(brand) ? .heif : .mp4
         }
         if head.starts(with: Array("WEBVTT".utf8)) || head.starts(with: [0xEF, 0xBB, 0xBF] + Array("WEBVTT".utf8)) { return .webvtt }
+        if head.starts(with: Array("-----BEGIN".utf8)) { return .key }
         if let first = head.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }), first == UInt8(ascii: "{") || first == UInt8(ascii: "[") { return .json }
         throw CommandLineError.io("\(url.relativePath): not a file packtool reads (WebVTT, HEIC, MP4 audio, or JSON)")
+    }
+
+    /// A PEM key file: a public key (SPKI) as it is, a private one (PKCS#8) by the public key it holds.
+    private static func inspectKey(_ url: URL) throws -> Inspection {
+        let text = String(decoding: try read(url, limit: 64 << 10), as: UTF8.self)
+        let publicKey: Ed25519PublicKey
+        let kind: String
+        do {
+            if text.contains("-----BEGIN PUBLIC KEY-----") {
+                publicKey = try Ed25519PublicKey(pemRepresentation: text)
+                kind = "public key"
+            } else {
+                publicKey = try Ed25519PrivateKey(pemRepresentation: text).publicKey
+                kind = "private key"
+            }
+        } catch let e as CryptoError {
+            throw CommandLineError.io("\(url.relativePath): not an Ed25519 key packtool reads (\(e.message))")
+        }
+        struct Content: Encodable { let type: String; let keyId: String; let publicKey: String }
+        let raw = Hex.encode(publicKey.rawRepresentation)
+        let text_ = "\(url.relativePath): Ed25519 \(kind)\n  key id:     \(publicKey.keyID)\n  public key: \(raw)  (pack.json's reviewers[].publicKey)\n"
+        return Inspection(kind: "key", file: url.relativePath, ok: true, text: text_, value: Content(type: kind, keyId: publicKey.keyID, publicKey: raw))
     }
 
     private static func read(_ url: URL, limit: Int) throws -> Data {

@@ -19,8 +19,14 @@ enum KeyCommand: Command {
         usage: packtool key generate --role root|manifest|index|grant|reviewer --out DIR [--name NAME]
 
         Writes DIR/NAME.pem (PKCS#8 private key, mode 0600) and DIR/NAME.pub (SPKI public key), both
-        interoperable with `openssl pkey`, and prints the key id (hex SHA-256 of the raw public key).
-        NAME defaults to the role. Existing files are never overwritten.
+        interoperable with `openssl pkey`, and prints the key id (hex SHA-256 of the raw public key) and the
+        raw public key in hex, the form pack.json's "reviewers" take (for --role reviewer, a ready entry to
+        paste). NAME defaults to the role. Existing files are never overwritten. `packtool inspect NAME.pub`
+        prints both again later.
+
+        EXAMPLES
+          packtool key generate --role reviewer --out keys --name ada
+          packtool key generate --role manifest --out ~/publisher-keys
 
         """
 
@@ -46,7 +52,14 @@ enum KeyCommand: Command {
                 unlink(privatePath)
                 throw error
             }
-            Output.out("\(role) key \(key.publicKey.keyID)\n  private: \(privatePath) (mode 0600)\n  public:  \(publicPath)\n")
+            let raw = Hex.encode(key.publicKey.rawRepresentation)
+            var text = "\(role) key \(key.publicKey.keyID)\n  private:    \(privatePath) (mode 0600)\n  public:     \(publicPath)\n"
+                + "  public key: \(raw)\n"
+            if role == "reviewer" {
+                text += "Add the reviewer to pack.json's \"reviewers\" (set the name, and the role: historian or editor):\n"
+                    + "  {\"id\": \"\(name)\", \"name\": \"\", \"role\": \"historian\", \"publicKey\": \"\(raw)\"}\n"
+            }
+            Output.out(text)
         } catch let e as CryptoError {
             throw CommandLineError.io(e.message)
         }

@@ -144,6 +144,40 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(badRole.status, 2)
     }
 
+    /// Issue 31: the reviewer key trap. `key generate` prints the raw public key pack.json takes (and for a reviewer a
+    /// ready entry), `inspect` prints it again from the .pub or the .pem, a pasted key id gets a hint that says so,
+    /// and a .pub given where a private key is needed says that, not "chmod 600".
+    func testTheReviewersPublicKeyIsPrintedInTheFormPackJSONTakes() throws {
+        let dir = try temporaryDirectory()
+        let r = try CLI.run(["key", "generate", "--role", "reviewer", "--out", dir, "--name", "ada"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let pub = try KeyFile.loadPublicKey(at: dir + "/ada.pub")
+        let raw = Hex.encode(pub.rawRepresentation)
+        XCTAssertTrue(r.stdout.contains("public key: \(raw)"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("{\"id\": \"ada\", \"name\": \"\", \"role\": \"historian\", \"publicKey\": \"\(raw)\"}"), r.stdout)
+        for file in ["ada.pub", "ada.pem"] {
+            let shown = try CLI.run(["inspect", dir + "/" + file])
+            XCTAssertEqual(shown.status, 0, shown.stderr)
+            XCTAssertTrue(shown.stdout.contains("public key: \(raw)") && shown.stdout.contains(pub.keyID), shown.stdout)
+            XCTAssertFalse(shown.stdout.contains("PRIVATE"), "inspect never prints a private key")
+        }
+
+        let copy = try PackCopy()
+        let packJSON = copy.root.appendingPathComponent("pack.json")
+        var text = try String(contentsOf: packJSON, encoding: .utf8)
+        let example = try XCTUnwrap(text.range(of: #""publicKey": "[0-9a-f]{64}""#, options: .regularExpression))
+        text.replaceSubrange(example, with: "\"publicKey\": \"\(pub.keyID)\"")
+        try text.write(to: packJSON, atomically: true, encoding: .utf8)
+        let lint = try CLI.run(["lint", copy.root.path])
+        XCTAssertEqual(lint.status, 1)
+        XCTAssertTrue(lint.stdout.contains("looks like the key's id, not its public key"), lint.stdout)
+
+        let signWithPublic = try CLI.run(["review", "sign", copy.stop(1).path, "--key", dir + "/ada.pub", "--reviewer", "example-historian"])
+        XCTAssertEqual(signWithPublic.status, 2, signWithPublic.stderr)
+        XCTAssertTrue(signWithPublic.stderr.contains("this is a public key; signing needs the private key"), signWithPublic.stderr)
+        XCTAssertFalse(signWithPublic.stderr.contains("chmod"), signWithPublic.stderr)
+    }
+
     func testReviewSignRefusesAKeyThatIsNotTheReviewersAndLeavesSignoffUntouched() throws {
         let copy = try PackCopy()
         let dir = try temporaryDirectory()

@@ -65,8 +65,12 @@ struct PackRule: LintRule {
             let raw = Hex.decode(reviewer.publicKey)
             if raw.flatMap({ try? Ed25519PublicKey(rawRepresentation: $0) }) == nil {
                 let why = raw.flatMap { Ed25519Encoding.problem(withPublicKey: $0) }.map { " (\($0))" } ?? ""
-                out.append(Self.badReviewerKey.diagnostic("the key of \"\(reviewer.id)\" is not a usable Ed25519 public key\(why)", at: at,
-                                                          hint: "copy the 64 hex digits of the reviewer's raw public key"))
+                // 64 hex digits that are no usable key are most often the key's id (SHA-256 of the key), which
+                // `key generate` printed first: point the author to the public key instead.
+                let hint = raw?.count == 32
+                    ? "this looks like the key's id, not its public key: use the \"public key:\" line `packtool key generate` printed, or run `packtool inspect REVIEWER.pub`"
+                    : "copy the 64 hex digits of the reviewer's raw public key (`packtool inspect REVIEWER.pub` prints them)"
+                out.append(Self.badReviewerKey.diagnostic("the key of \"\(reviewer.id)\" is not a usable Ed25519 public key\(why)", at: at, hint: hint))
             }
             if !ids.insert(reviewer.id).inserted || !keys.insert(reviewer.publicKey.lowercased()).inserted {
                 out.append(Self.duplicateReviewer.diagnostic("reviewer \"\(reviewer.id)\" repeats an id or key", at: document.location("/reviewers/\(i)"),
