@@ -87,7 +87,8 @@ private func install(_ request: UnsafePointer<CChar>?, _ onProgress: ((InstallPr
 }
 
 /// Each progress report as one line of JSON handed to `callback` (nil when there is none). A non-zero answer stops
-/// `cancel` (the first one counts; later records are still delivered, their answers ignored).
+/// `cancel` (the first one counts; later records are still delivered, their answers ignored). Answers to `installed`
+/// and `scenes-unavailable` are ignored: the outcome is decided by then, and a late cancel must not hide it.
 private func reporter(_ callback: ((UnsafePointer<CChar>) -> Int32)?, cancel: DownloadStop?) -> ((InstallProgress) -> Void)? {
     guard let callback else { return nil }
     let encoder = JSONEncoder()
@@ -95,7 +96,7 @@ private func reporter(_ callback: ((UnsafePointer<CChar>) -> Int32)?, cancel: Do
     return { report in
         guard let data = try? encoder.encode(report) else { return }
         let answer = String(decoding: data, as: UTF8.self).withCString { callback($0) }
-        if answer != 0, let cancel {
+        if answer != 0, let cancel, report.event != .installed, report.event != .scenesUnavailable {
             cancel.stop(VerificationFailure(.cancelled, "the progress callback returned \(answer) at \"\(report.event.rawValue)\": the operation was cancelled and nothing was switched in"))
         }
     }
