@@ -22,7 +22,7 @@ PYTHON    := $(VENV)/bin/python
 PACK      := scenes/royal-mile
 PACKTOOL  := .build/release/packtool
 
-.PHONY: demo test check build deps-build deps-test example-pack clean fuzz bench
+.PHONY: demo test check build lib install dist deps-build deps-test example-pack clean fuzz bench
 
 define ensure_apt
 	@missing=$$(for p in $(1); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q "ok installed" || echo $$p; done); \
@@ -55,6 +55,25 @@ deps-test: deps-build
 
 build: deps-build
 	swift build -c release --product packtool
+
+# The C library as it ships, whatever the SwiftPM product is called (PackVerifyC; DESIGN.md §8.7): libpackverify.so.1
+# (its SONAME) with libpackverify.so linked to it and packverify.pc, in the release bin folder (make lib), under
+# $(DESTDIR)$(PREFIX) with the header (make install), or as a tarball of that tree in .build/dist (make dist).
+# On Apple platforms: libpackverify.1.dylib (install name @rpath/libpackverify.1.dylib). See scripts/libpackverify.sh.
+PREFIX ?= /usr/local
+DIST   := .build/dist
+lib: deps-build
+	scripts/libpackverify.sh -c release
+
+install: deps-build
+	scripts/libpackverify.sh -c release --install $(PREFIX)
+
+dist: deps-build
+	rm -rf $(DIST)/root && mkdir -p $(DIST)
+	DESTDIR=$(abspath $(DIST))/root scripts/libpackverify.sh -c release --install $(PREFIX)
+	version=$$(sed -n 's/.*static let string = "\(.*\)".*/\1/p' Sources/PackFetch/PackVerifyVersion.swift); \
+	  name=libpackverify-$$version-$$(uname -s | tr A-Z a-z)-$$(uname -m); \
+	  tar -czf $(DIST)/$$name.tar.gz -C $(DIST)/root --owner=0 --group=0 . && rm -rf $(DIST)/root && echo "$(DIST)/$$name.tar.gz"
 
 DEMO      := demo-out
 KEYS      := keys-example

@@ -37,7 +37,11 @@ let package = Package(
         .library(name: "PackHTTP", targets: ["PackHTTP"]),
         .library(name: "PackURLSession", targets: ["PackURLSession"]),
         .library(name: "PackBackground", targets: ["PackBackground"]),
-        .library(name: "packverify", type: .dynamic, targets: ["CPackVerify"]),
+        // The C library. Not "packverify": that differs from "PackVerify" only by case, and the two collide on a
+        // case-insensitive file system (APFS, Xcode's build folder). SwiftPM writes libPackVerifyC.so; it ships as
+        // libpackverify.so.1 (the SONAME below) with packverify.pc, laid out by scripts/libpackverify.sh (make lib,
+        // make install): DESIGN.md §8.7.
+        .library(name: "PackVerifyC", type: .dynamic, targets: ["CPackVerify"]),
     ],
     targets: [
         // System libraries, each wrapped by exactly one Swift module.
@@ -92,10 +96,14 @@ let package = Package(
         // of the runtime it uses are resident. Packed relative relocations (DT_RELR, glibc >= 2.36) shrink the
         // relocation table the loader reads from 880 KB to 7 KB. Installing a 245 MB pack peaks at 15.1 MiB
         // (20.5 MiB with the shared runtime and plain relocations).
-        .target(name: "CPackVerify", dependencies: ["PackVerify", "PackModel", "PackHTTP"], linkerSettings: [.unsafeFlags([
-            "-static-stdlib", "-use-ld=lld", "-Xlinker", "--no-undefined", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
-            "-l_FoundationCollections", "-l_FoundationCShims", "-lswiftSynchronization",
-        ], .when(platforms: [.linux], configuration: .release))]),
+        .target(name: "CPackVerify", dependencies: ["PackVerify", "PackModel", "PackHTTP"], linkerSettings: [
+            // The name apps record and load, whatever the product is called (DESIGN.md §8.7).
+            .unsafeFlags(["-Xlinker", "-soname=libpackverify.so.1"], .when(platforms: [.linux])),
+            .unsafeFlags([
+                "-static-stdlib", "-use-ld=lld", "-Xlinker", "--no-undefined", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
+                "-l_FoundationCollections", "-l_FoundationCShims", "-lswiftSynchronization",
+            ], .when(platforms: [.linux], configuration: .release)),
+        ]),
         // Sockets and TLS (libssl) with bounded waits, and HTTP/1.1 framing: shared by the updater's transport and the
         // publisher's object-store uploads, and below both so neither reaches into the other.
         .target(name: "PackNet", dependencies: ["CTLS"]),

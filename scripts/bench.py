@@ -767,7 +767,8 @@ def bench_renew(label, pack, repeat):
 
 def main():
     subprocess.run(["swift", "build", "-c", "release", "--product", "packtool"], cwd=REPO, check=True, stdout=subprocess.DEVNULL)
-    subprocess.run(["swift", "build", "-c", "release", "--product", "packverify"], cwd=REPO, check=True, stdout=subprocess.DEVNULL)
+    # The C library under the name it ships as (libpackverify.so.1, beside SwiftPM's libPackVerifyC.so).
+    subprocess.run([os.path.join(REPO, "scripts", "libpackverify.sh"), "-c", "release"], cwd=REPO, check=True, stdout=subprocess.DEVNULL)
     os.makedirs(WORK, exist_ok=True)
     subprocess.run(["gcc", "-O2", "-Wall", "-Werror", "-I", os.path.join(REPO, "Sources", "CPackVerify", "include"), os.path.join(REPO, "scripts", "packverify-run.c"),
                     "-L", LIBRARY_DIR, "-lpackverify", f"-Wl,-rpath,{LIBRARY_DIR}", "-o", PACKVERIFY_RUN], check=True)

@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 BIN=$(swift build --show-bin-path)
 # Suites that start packtool or load libpackverify use these instead of asking SwiftPM, which would wait for the
 # release build the tools lane holds the build folder for.
-swift build --product packverify >/dev/null || exit 1
+scripts/libpackverify.sh >/dev/null || exit 1  # libpackverify.so.1 beside SwiftPM's libPackVerifyC.so
 export PACKTOOL_BIN_DIR="$BIN"
 
 swift_lane() {

@@ -67,20 +67,38 @@ public typealias ProgressCallback = @convention(c) (UnsafePointer<CChar>?, Unsaf
 
 @_cdecl("packverify_install_progress")
 public func packverify_install_progress(_ request: UnsafePointer<CChar>?, _ progress: ProgressCallback?, _ context: UnsafeMutableRawPointer?) -> UnsafeMutablePointer<CChar>? {
+    install(request, reporter(progress.map { callback in { callback($0, context); return 0 } }, cancel: nil), cancel: nil)
+}
+
+/// The C callback for progress that can cancel: one JSON record per call; a non-zero return cancels the operation.
+public typealias CancellingProgressCallback = @convention(c) (UnsafePointer<CChar>?, UnsafeMutableRawPointer?) -> Int32
+
+@_cdecl("packverify_install_cancellable")
+public func packverify_install_cancellable(_ request: UnsafePointer<CChar>?, _ progress: CancellingProgressCallback?, _ context: UnsafeMutableRawPointer?) -> UnsafeMutablePointer<CChar>? {
+    let cancel = DownloadStop()
+    return install(request, reporter(progress.map { callback in { callback($0, context) } }, cancel: cancel), cancel: cancel)
+}
+
+private func install(_ request: UnsafePointer<CChar>?, _ onProgress: ((InstallProgress) -> Void)?, cancel: DownloadStop?) -> UnsafeMutablePointer<CChar>? {
     respond(request, keys: ["archive", "into"]) { r in
-        let result = try r.client().install(archive: try r.url("archive"), into: try r.url("into"), progress: reporter(progress, context))
+        let result = try r.client().install(archive: try r.url("archive"), into: try r.url("into"), progress: onProgress, cancel: cancel)
         return ["pack": JSONValue(result.pack), "version": JSONValue(result.version), "files": JSONValue(result.files), "bytes": JSONValue(result.bytes)]
     }
 }
 
-/// Each progress report as one line of JSON handed to `callback` (nil when there is none).
-private func reporter(_ callback: ProgressCallback?, _ context: UnsafeMutableRawPointer?) -> ((InstallProgress) -> Void)? {
+/// Each progress report as one line of JSON handed to `callback` (nil when there is none). A non-zero answer stops
+/// `cancel` (the first one counts; later records are still delivered, their answers ignored). Answers to `installed`
+/// and `scenes-unavailable` are ignored: the outcome is decided by then, and a late cancel must not hide it.
+private func reporter(_ callback: ((UnsafePointer<CChar>) -> Int32)?, cancel: DownloadStop?) -> ((InstallProgress) -> Void)? {
     guard let callback else { return nil }
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     return { report in
         guard let data = try? encoder.encode(report) else { return }
-        String(decoding: data, as: UTF8.self).withCString { callback($0, context) }
+        let answer = String(decoding: data, as: UTF8.self).withCString { callback($0) }
+        if answer != 0, let cancel, report.event != .installed, report.event != .scenesUnavailable {
+            cancel.stop(VerificationFailure(.cancelled, "the progress callback returned \(answer) at \"\(report.event.rawValue)\": the operation was cancelled and nothing was switched in"))
+        }
     }
 }
 
@@ -88,8 +106,11 @@ private func reporter(_ callback: ProgressCallback?, _ context: UnsafeMutableRaw
 public func packverify_verify_installed(_ request: UnsafePointer<CChar>?) -> UnsafeMutablePointer<CChar>? {
     respond(request, keys: ["into", "pack", "threads"]) { r in
         var threads: Int?
-        if let n = r.object["threads"]?.number {
-            guard n >= 1, n <= 64, n.rounded() == n else { throw VerificationFailure(.request, "\"threads\" must be a whole number from 1 to 64") }
+        // Absent or null: every core. Anything but a whole number in range (a string, a bool) is refused, not ignored.
+        if let given = r.object["threads"], given != .null {
+            guard let n = given.number, n >= 1, n <= 64, n.rounded() == n else {
+                throw VerificationFailure(.request, "\"threads\" must be a whole number from 1 to 64")
+            }
             threads = Int(n)
         }
         let report = try r.client().verifyInstalled(pack: try r.string("pack"), into: try r.url("into"), threads: threads)
@@ -106,6 +127,16 @@ public func packverify_update(_ request: UnsafePointer<CChar>?) -> UnsafeMutable
 
 @_cdecl("packverify_update_progress")
 public func packverify_update_progress(_ request: UnsafePointer<CChar>?, _ progress: ProgressCallback?, _ context: UnsafeMutableRawPointer?) -> UnsafeMutablePointer<CChar>? {
+    update(request, reporter(progress.map { callback in { callback($0, context); return 0 } }, cancel: nil), cancel: nil)
+}
+
+@_cdecl("packverify_update_cancellable")
+public func packverify_update_cancellable(_ request: UnsafePointer<CChar>?, _ progress: CancellingProgressCallback?, _ context: UnsafeMutableRawPointer?) -> UnsafeMutablePointer<CChar>? {
+    let cancel = DownloadStop()
+    return update(request, reporter(progress.map { callback in { callback($0, context) } }, cancel: cancel), cancel: cancel)
+}
+
+private func update(_ request: UnsafePointer<CChar>?, _ onProgress: ((InstallProgress) -> Void)?, cancel: DownloadStop?) -> UnsafeMutablePointer<CChar>? {
     respond(request, keys: ["into", "pack", "from", "timeout"]) { r in
         let from = try r.string("from")
         // Absent or null: the default. Anything but a number in range (a string, a bool) is refused, not defaulted.
@@ -114,7 +145,7 @@ public func packverify_update_progress(_ request: UnsafePointer<CChar>?, _ progr
             throw VerificationFailure(.request, "\"timeout\" must be \(NetworkTimeout.described)")
         }
         let fetcher = try TreeSource.fetcher(from, timeout: timeout)
-        let result = try r.client().update(pack: try r.string("pack"), into: try r.url("into"), from: fetcher, onProgress: reporter(progress, context))
+        let result = try r.client().update(pack: try r.string("pack"), into: try r.url("into"), from: fetcher, onProgress: onProgress, cancel: cancel)
         var out: [String: JSONValue] = ["pack": JSONValue(result.pack), "toVersion": JSONValue(result.toVersion),
                                         "method": JSONValue(result.method), "changedScenes": JSONValue(result.changedScenes),
                                         "fallbacks": JSONValue(result.fallbacks)]

@@ -21,12 +21,34 @@ enum RequestText {
         guard length <= maxBytes else { throw VerificationFailure(.request, "the request is larger than \(maxBytes) bytes") }
         let bytes = [UInt8](UnsafeRawBufferPointer(start: request, count: length))
         if let offset = firstIllFormedUTF8(bytes) {
-            throw VerificationFailure(.request, "the request is not valid UTF-8 (an ill-formed sequence at byte \(offset)); nothing in it was used")
+            throw VerificationFailure(.request, "the request is not valid UTF-8 (an ill-formed sequence at byte \(offset)\(place(offset, in: bytes))); nothing in it was used")
         }
         if let offset = firstLoneSurrogateEscape(bytes) {
-            throw VerificationFailure(.request, "the request has a \\u escape for half a surrogate pair at byte \(offset), which is not a character")
+            throw VerificationFailure(.request, "the request has a \\u escape for half a surrogate pair at byte \(offset)\(place(offset, in: bytes)), which is not a character")
         }
         return bytes
+    }
+
+    /// Where `offset` lies, for the message: `, in "key"` when it is inside the string value of a key (the innermost
+    /// key at any level), `, in a key` inside a key itself, or nothing.
+    static func place(_ offset: Int, in bytes: [UInt8]) -> String {
+        var i = 0, lastKey: String?
+        while i < bytes.count {
+            guard bytes[i] == UInt8(ascii: "\"") else { i += 1; continue }
+            let start = i + 1
+            var end = start
+            while end < bytes.count && bytes[end] != UInt8(ascii: "\"") { end += bytes[end] == UInt8(ascii: "\\") ? 2 : 1 }
+            var next = end + 1
+            while next < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[next]) { next += 1 }
+            let isKey = next < bytes.count && bytes[next] == UInt8(ascii: ":")
+            if offset >= start && offset < end {
+                if isKey { return ", in a key" }
+                return lastKey.map { ", in \"\($0)\"" } ?? ""
+            }
+            if isKey { lastKey = String(decoding: bytes[start..<min(end, bytes.count)], as: UTF8.self) }
+            i = end + 1
+        }
+        return ""
     }
 
     /// The offset of the first byte that does not start a well-formed UTF-8 sequence, or nil.

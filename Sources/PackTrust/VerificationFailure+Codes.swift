@@ -1,11 +1,13 @@
 /// The registry of verification failure codes: every `VerificationFailure` is made from one of these. Each has a
 /// stable string (what apps match on), a one-line meaning, and its outcome: *refused* (the input was checked and is
-/// forged, stale or malformed; exit 1) or *I/O* (the operation could not be carried out here; exit 2).
+/// forged, stale or malformed; exit 1), *I/O* (the operation could not be carried out here; exit 2), *request* (the
+/// caller's request itself is malformed, so nothing was attempted; exit 2) or *cancelled* (the caller stopped it).
+/// Outcomes are only ever added, never renumbered or renamed: the C ABI's `error.outcome` carries the raw value.
 ///
 /// `docs/verification-codes.md` is generated from this list (`markdownTable`), and a test keeps the two equal.
 extension VerificationFailure {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
-        public enum Outcome: String, Sendable { case refused, io = "I/O" }
+        public enum Outcome: String, Sendable, CaseIterable { case refused, io = "I/O", request, cancelled }
 
         public let name: String
         public let outcome: Outcome
@@ -97,7 +99,8 @@ extension VerificationFailure {
         public static let fetchMissing = Code("fetch-missing", .io, "the server does not have the file")
         public static let fetchTLS = Code("fetch-tls", .io, "the TLS connection could not be established or its certificate was not trusted")
         public static let fetchTimeout = Code("fetch-timeout", .io, "a download took longer than its deadline (a stalled or drip-feeding server)")
-        public static let request = Code("request", .io, "a request is malformed: a C ABI request's field is missing or of the wrong type, or an access request's purchase date cannot be read")
+        public static let request = Code("request", .request, "a request is malformed: a C ABI request's field is missing, unknown (a misspelling such as \"purchace\") or of the wrong type, its text is not strict UTF-8, or an access request's purchase date cannot be read; the message names the key where there is one")
+        public static let cancelled = Code("cancelled", .cancelled, "the caller cancelled the operation (a progress callback returned non-zero, or a Swift `Task` was cancelled) before anything was switched in")
         public static let unexpected = Code("unexpected", .io, "an error the library did not expect (a bug: it is reported, never a crash)")
 
         /// Every code, in the order the documentation lists them.
@@ -110,7 +113,7 @@ extension VerificationFailure {
             archiveTruncated, archiveTrailer, archiveEntry, archiveFile, hash, size, delta, deltaBase, deltaTarget, deltaEntry,
             deltaMissing, fetchSize, fetchProtocol,
             notAFile, installLayout, installedMissing, stateMissing, stateSize, stateCorrupt, busy,
-            missing, unreadable, archiveOpen, write, install, fetch, fetchRetry, fetchMissing, fetchTLS, fetchTimeout, request, unexpected,
+            missing, unreadable, archiveOpen, write, install, fetch, fetchRetry, fetchMissing, fetchTLS, fetchTimeout, request, cancelled, unexpected,
         ]
 
         /// `docs/verification-codes.md`, generated from `all`.
@@ -120,10 +123,14 @@ extension VerificationFailure {
 
                 Generated from `Sources/PackTrust/VerificationFailure+Codes.swift` (a test keeps this file equal to it).
                 Every refusal or failure of the client library (`PackVerify`, `libpackverify`, `packtool install/update/
-                access/verify`) carries one of these codes. *refused*: the input was checked and is forged, stale or
-                malformed — packtool exits 1. *I/O*: the operation could not be carried out here — packtool exits 2.
-                Either way the install is left exactly as it was, and the client state keeps only what was verified
-                before the failure (a newer root or index an update accepted stays as the floor, with the clock).
+                access/verify`) carries one of these codes, and each code one outcome (the C ABI's `error.outcome`):
+                *refused*: the input was checked and is forged, stale or malformed — packtool exits 1. *I/O*: the
+                operation could not be carried out here — packtool exits 2. *request*: the request itself is malformed
+                (a C ABI request's unknown key, wrong type or bad UTF-8), so nothing was attempted — packtool exits 2.
+                *cancelled*: the caller stopped the operation (a cancelling progress callback, a Swift `Task`).
+                Whatever the outcome, the install is left exactly as it was, and the client state keeps only what was
+                verified before the failure (a newer root or index an update accepted stays as the floor, with the
+                clock). Outcomes are only added, never renamed.
 
                 | code | outcome | meaning |
                 | --- | --- | --- |

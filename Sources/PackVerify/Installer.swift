@@ -9,6 +9,7 @@ import Glibc
 import Darwin
 #endif
 import PackCrypto
+import PackFetch
 import PackModel
 
 /// Installs a pack archive: verifies the manifest (signature, expiry, rollback, and optionally that it is the one the
@@ -33,6 +34,9 @@ public struct Installer {
     public var reading: () -> ClockGuard.Reading = ClockGuard.Reading.system
     /// Every flush, barrier and rename of a commit point goes through it; tests inject an observer.
     package var durability = Durability.system
+    /// Stopped by the caller to cancel: the staging workers stop at once, and nothing is switched in once it is stopped
+    /// (checked under the state lock just before the switch); the stop's reason is what the install throws.
+    public var cancel: DownloadStop?
     let documents = SignedDocument()
 
     public init(state: URL) { self.state = state }
@@ -130,18 +134,22 @@ public struct Installer {
             }
             let workers = StagingWriter.workers
             let roles = 1 + (archiveDigest == nil ? 0 : 1) + workers
-            BlockingThreads.run(roles) { role in
-                switch role {
-                case 0:
-                    do { try scan.run(into: writer) } catch { halt(error) }
-                    writer.closeQueue()
-                case 1 where archiveDigest != nil:
-                    do { try archiveDigest!.hash(source, name: name) } catch { halt(error) }
-                default:
-                    writer.work(whole: complete, failures: failures)
-                    if let error = failures.error { halt(error) }
+            // A cancel stops every part as a refusal would, but keeps what a resumed download can use.
+            (cancel ?? DownloadStop()).whileRunning(onStop: { halt(VerificationFailure(.cancelled, "the install was cancelled")) }) {
+                BlockingThreads.run(roles) { role in
+                    switch role {
+                    case 0:
+                        do { try scan.run(into: writer) } catch { halt(error) }
+                        writer.closeQueue()
+                    case 1 where archiveDigest != nil:
+                        do { try archiveDigest!.hash(source, name: name) } catch { halt(error) }
+                    default:
+                        writer.work(whole: complete, failures: failures)
+                        if let error = failures.error { halt(error) }
+                    }
                 }
             }
+            if let reason = cancel?.reason { throw reason }
             try failures.throwIfAny()
             if let indexEntry, let digest = archiveDigest?.hex, digest != indexEntry.archive.sha256 {
                 throw VerificationFailure(.mixAndMatch, "\(name) does not hash to the SHA-256 the index names for \(indexEntry.archive.path)")
@@ -233,6 +241,8 @@ public struct Installer {
     /// folder) are removed — the last two only when no other install of the pack is live (`live`, `StagingLock`),
     /// since another install's staging and new scene folders look exactly like a killed run's.
     func switchOver(_ packFolder: URL, to staging: URL, manifest: Manifest, client: ClientState, writer: StagingWriter, live: StagingLock) throws -> URL {
+        // The last moment a cancel is honoured: past it the state is saved and the version switched in.
+        if let reason = cancel?.reason { throw reason }
         let name = "v\(manifest.version)-\(UUID().uuidString.prefix(8))"
         let folder = packFolder.appendingPathComponent(name)
         let previous = (try? InstallLayout.currentVersion(packFolder: packFolder))?.lastPathComponent

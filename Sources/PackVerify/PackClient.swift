@@ -54,22 +54,34 @@ public struct PackClient: Sendable {
     public func accept(index: URL, revocations: URL? = nil) throws -> IndexDocument { try trust.accept(index: index, revocations: revocations) }
 
     /// Installs a pack archive (bound to `indexEntry`, or to the accepted index's entry when there is one).
-    /// `progress` hears of each scene as it is verified and of the switch.
+    /// `progress` hears of each scene as it is verified and of the switch. Stopping `cancel` (from any thread, a
+    /// progress callback included) stops the install and throws the stop's reason, with the install and the state
+    /// exactly as they were — unless the switch was already made (the `installed` report), which it cannot undo.
     public func install(archive: URL, into: URL, indexEntry: IndexDocument.Entry? = nil,
-                        progress: (@Sendable (InstallProgress) -> Void)? = nil) throws -> Installer.Result {
-        try installer.install(archive: archive, into: into, indexEntry: indexEntry, progress: progress)
+                        progress: (@Sendable (InstallProgress) -> Void)? = nil, cancel: DownloadStop? = nil) throws -> Installer.Result {
+        var installer = self.installer
+        installer.cancel = cancel
+        do { return try installer.install(archive: archive, into: into, indexEntry: indexEntry, progress: progress) } catch {
+            throw cancel?.reason ?? error
+        }
     }
 
     /// Brings an installed pack up to date from a published tree. A first install (or a whole archive) is verified
     /// and written while it downloads; `onProgress` hears of bytes, of each scene the moment it is verified (open
-    /// Stop I from its `folder` while the rest arrives), and of the switch.
+    /// Stop I from its `folder` while the rest arrives), and of the switch. Stopping `cancel` (from any thread, a
+    /// progress callback included) stops the download in flight (`CancellableFetcher`) or the verification of the
+    /// files downloaded, and the update throws the stop's reason: nothing is switched in, a `.part` is kept for the
+    /// next update to resume, and the state keeps only roots or an index already verified, as after any failed update.
     public func update(pack: String, into: URL, from fetcher: any Fetcher, progress: (@Sendable (String, UInt64) -> Void)? = nil,
-                       onProgress: (@Sendable (InstallProgress) -> Void)? = nil) throws -> Updater.Result {
-        var updater = Updater(state: state, into: into, fetcher: fetcher)
+                       onProgress: (@Sendable (InstallProgress) -> Void)? = nil, cancel: DownloadStop? = nil) throws -> Updater.Result {
+        var updater = Updater(state: state, into: into, fetcher: cancel.map { CancellableFetcher(base: fetcher, cancel: $0) } ?? fetcher)
         updater.installer = installer
+        updater.installer.cancel = cancel
         updater.progress = progress
         updater.onProgress = onProgress
-        return try updater.update(pack: pack)
+        do { return try updater.update(pack: pack) } catch {
+            throw cancel?.reason ?? error
+        }
     }
 
     /// `update` for Swift concurrency: runs on a thread of its own (it blocks on the network and the disk) and honours
@@ -84,11 +96,10 @@ public struct PackClient: Sendable {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Updater.Result, Error>) in
                 DispatchQueue.global().async {
                     do {
-                        let result = try client.update(pack: pack, into: into, from: CancellableFetcher(base: fetcher, cancel: cancel),
-                                                       progress: progress, onProgress: onProgress)
+                        let result = try client.update(pack: pack, into: into, from: fetcher, progress: progress, onProgress: onProgress, cancel: cancel)
                         continuation.resume(returning: result)
                     } catch {
-                        continuation.resume(throwing: cancel.reason ?? error)
+                        continuation.resume(throwing: error)
                     }
                 }
             }

@@ -19,11 +19,17 @@ enum CommandLineError: Error {
         }
     }
 
-    /// A verification failure as packtool reports it: a refusal of the input exits 1 ("refused: …"), a failure to
-    /// carry the operation out here — a write error, a full disk, permissions, the network — exits 2 ("failed: …");
-    /// both end with the failure's code.
+    /// A verification failure as packtool reports it, by its code's outcome: a refusal of the input exits 1
+    /// ("refused: …"); a failure to carry the operation out here — a write error, a full disk, permissions, the network
+    /// — exits 2 ("failed: …"), as do a malformed request ("bad request: …") and a cancelled operation ("cancelled: …");
+    /// all end with the failure's code.
     init(_ f: VerificationFailure, context: String = "") {
         let text = f.message + " [\(f.code)]" + context
-        self = f.isRefusal ? .failure("refused: " + text) : .io("failed: " + text)
+        switch f.kind.outcome {
+        case .refused: self = .failure("refused: " + text)
+        case .io: self = .io("failed: " + text)
+        case .request: self = .io("bad request: " + text)
+        case .cancelled: self = .io("cancelled: " + text)
+        }
     }
 }

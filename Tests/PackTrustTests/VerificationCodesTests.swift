@@ -30,6 +30,17 @@ final class VerificationCodesTests: XCTestCase {
         let header = try String(contentsOf: Repository.root.appendingPathComponent("Sources/CPackVerify/include/packverify.h"), encoding: .utf8)
         let missing = VerificationFailure.Code.all.map(\.name).filter { !header.contains("\"\($0)\"") }
         XCTAssertEqual(missing, [], "packverify.h does not document these codes")
+        let outcomes = VerificationFailure.Code.Outcome.allCases.map(\.rawValue).filter { !header.contains("\"\($0)\"") }
+        XCTAssertEqual(outcomes, [], "packverify.h does not document these outcomes")
+    }
+
+    /// Issue 30: a malformed request and a cancel are outcomes of their own, not I/O; outcomes are only ever added.
+    func testABadRequestAndACancelHaveOutcomesOfTheirOwn() {
+        XCTAssertEqual(VerificationFailure.Code.request.outcome, .request)
+        XCTAssertEqual(VerificationFailure.Code.cancelled.outcome, .cancelled)
+        XCTAssertEqual(VerificationFailure.Code.Outcome.allCases.map(\.rawValue), ["refused", "I/O", "request", "cancelled"])
+        XCTAssertFalse(VerificationFailure(.request, "x").isRefusal)
+        XCTAssertFalse(VerificationFailure(.cancelled, "x").isRefusal)
     }
 
     func testRefusalsAndLocalFailuresAreTold() {

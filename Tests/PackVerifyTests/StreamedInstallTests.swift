@@ -262,6 +262,33 @@ final class StreamedInstallTests: XCTestCase {
         XCTAssertTrue(try client.verifyInstalled(pack: "test-pack", into: f.into).isIntact)
     }
 
+    /// Issue 30: the stop given to the blocking `PackClient.update`, stopped from a progress report as the C ABI's
+    /// cancelling callback does — here at the first verified scene, while the rest still downloads and is verified —
+    /// ends the update with the stop's reason, switches nothing in, and the next update installs the pack.
+    func testStoppingTheCancelFromAProgressReportMidInstallSwitchesNothingIn() throws {
+        let f = try ClientFixture()
+        let tree = try Tree(fixture: f)
+        let fetcher = DrippingFetcher(base: tree.folder)
+        let before = installFolder(f)
+        let client = PackClient(state: f.state)
+        let cancel = DownloadStop()
+        let reason = VerificationFailure(.cancelled, "cancelled by the test")
+        let events = Reports()
+        XCTAssertThrowsError(try client.update(pack: "test-pack", into: f.into, from: fetcher, onProgress: { report in
+            events.add(report)
+            if report.event == .sceneVerified { cancel.stop(reason) }
+        }, cancel: cancel)) { error in
+            XCTAssertEqual(error as? VerificationFailure, reason)
+        }
+        XCTAssertTrue(events.list.contains { $0.event == .sceneVerified }, "the stop came from a scene-verified report")
+        XCTAssertFalse(events.list.contains { $0.event == .installed }, "nothing was switched in")
+        XCTAssertEqual(installFolder(f), before, "the install folder is as it was")
+        let again = DrippingFetcher(base: tree.folder)
+        again.pause = 0
+        XCTAssertEqual(try client.update(pack: "test-pack", into: f.into, from: again).toVersion, 1)
+        XCTAssertTrue(try client.verifyInstalled(pack: "test-pack", into: f.into).isIntact)
+    }
+
     func testABadByteStopsTheDownloadAndLeavesNothing() throws {
         let f = try ClientFixture()
         let tree = try Tree(fixture: f, corrupt: "stops/01-castle/layers/1824-16x9.heic")

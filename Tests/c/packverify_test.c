@@ -1,6 +1,8 @@
 /* Uses libpackverify through its C header, as a non-Swift runtime would: pin a root, install a published archive,
- * verify it at rest, and ask for access decisions. Exits non-zero with a message on the first wrong answer.
- * usage: packverify_test ROOT.json ARCHIVE WORKDIR TREE (TREE: the published folder, for a file:// update) */
+ * verify it at rest, ask for access decisions, and cancel installs and updates from the progress callback. Exits
+ * non-zero with a message after the checks when any answer was wrong.
+ * usage: packverify_test ROOT.json ARCHIVE WORKDIR TREE TREE2 (TREE: the published folder, for a file:// update;
+ * TREE2: the same publisher's tree at version 2, reached from version 1 by the whole archive) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,8 +35,69 @@ static int count_of(const struct seen *seen, const char *needle) {
     return n;
 }
 
+/* A cancelling callback: answers 1 (cancel) at the first record holding `event` (with "bytesDone" of at least
+ * `min_bytes`), 0 otherwise; `event` NULL never cancels. Keeps the record it cancelled at. */
+struct canceller { const char *event; long long min_bytes; int calls; int cancelled; char at[1024]; };
+
+static int cancel_at(const char *json, void *context) {
+    struct canceller *c = context;
+    c->calls++;
+    if (c->cancelled || c->event == NULL || strstr(json, c->event) == NULL) return 0;
+    const char *done = strstr(json, "\"bytesDone\":");
+    if (done == NULL || strtoll(done + strlen("\"bytesDone\":"), NULL, 10) < c->min_bytes) return 0;
+    c->cancelled = 1;
+    snprintf(c->at, sizeof c->at, "%s", json);
+    return 1;
+}
+
+static void expect_true(const char *what, int condition, const char *detail) {
+    if (!condition) { fprintf(stderr, "FAIL %s (%s)\n", what, detail); failures++; } else printf("ok   %s\n", what);
+}
+
+/* Issue 30: a progress callback that returns non-zero cancels; the install stays exactly as it was. (A file://
+ * tree is read whole before the first record, so cancelling mid-download over HTTP is Tests/python/test_cabi.py's.) */
+static void cancelling(const char *root, const char *archive1, const char *work, const char *tree2) {
+    char req[4096], verify[4096];
+    snprintf(req, sizeof req, "{\"state\": \"%s/state3\", \"root\": \"%s\"}", work, root);
+    expect("cancel: pin the root", packverify_pin_root(req), "\"rootVersion\":1");
+    snprintf(req, sizeof req, "{\"state\": \"%s/state3\", \"archive\": \"%s\", \"into\": \"%s/install3\"}", work, archive1, work);
+    expect("cancel: version 1 installed", packverify_install(req), "\"version\":1");
+    snprintf(verify, sizeof verify, "{\"state\": \"%s/state3\", \"into\": \"%s/install3\", \"pack\": \"royal-mile\"}", work, work);
+    char update[4096];
+    snprintf(update, sizeof update, "{\"state\": \"%s/state3\", \"into\": \"%s/install3\", \"pack\": \"royal-mile\", \"from\": \"file://%s\"}",
+             work, work, tree2);
+
+    /* Mid-install: the first verified scene of version 2's archive, installed from the file. */
+    snprintf(req, sizeof req, "{\"state\": \"%s/state3\", \"archive\": \"%s/packs/royal-mile/2/royal-mile-2.tar\", \"into\": \"%s/install3\"}",
+             work, tree2, work);
+    struct canceller scene = {"\"event\":\"scene-verified\"", 0, 0, 0, ""};
+    expect("cancel mid-install: the install returns \"cancelled\"", packverify_install_cancellable(req, cancel_at, &scene), "\"code\":\"cancelled\"");
+    expect_true("cancel mid-install: the callback cancelled at a verified scene", scene.cancelled, "no scene-verified record");
+    expect("cancel mid-install: version 1 is still installed and intact", packverify_verify_installed(verify), "\"intact\":true");
+    expect("cancel mid-install: version 1 still", packverify_verify_installed(verify), "\"version\":1}");
+
+    /* Mid-install during a streamed update: the download verified as it arrives. */
+    struct canceller streamed = {"\"event\":\"scene-verified\"", 0, 0, 0, ""};
+    expect("cancel a streamed update at a verified scene: \"cancelled\"", packverify_update_cancellable(update, cancel_at, &streamed), "\"code\":\"cancelled\"");
+    expect("cancel a streamed update: version 1 still", packverify_verify_installed(verify), "\"version\":1}");
+
+    /* Cancelling at "installed" is too late: the switch was made, and the call says so. */
+    struct canceller late = {"\"event\":\"installed\"", 0, 0, 0, ""};
+    struct canceller never = {NULL, 0, 0, 0, ""};
+    expect("an uncancelled update after the cancels installs version 2", packverify_update_cancellable(update, cancel_at, &never), "\"toVersion\":2");
+    expect_true("the uncancelled update reported progress", never.calls > 0, "no records");
+    expect("version 2 is installed", packverify_verify_installed(verify), "\"version\":2}");
+    expect("version 2 is intact", packverify_verify_installed(verify), "\"intact\":true");
+    snprintf(req, sizeof req, "{\"state\": \"%s/state4\", \"root\": \"%s\"}", work, root);
+    expect("cancel late: pin the root", packverify_pin_root(req), "\"rootVersion\":1");
+    snprintf(req, sizeof req, "{\"state\": \"%s/state4\", \"archive\": \"%s\", \"into\": \"%s/install4\"}", work, archive1, work);
+    expect("a cancel at \"installed\" comes too late: the install succeeded", packverify_install_cancellable(req, cancel_at, &late), "\"ok\":true");
+    expect_true("the late cancel was asked for", late.cancelled, "no installed record");
+    expect("a NULL cancelling callback is allowed", packverify_update_cancellable(update, NULL, NULL), "\"method\":\"up to date\"");
+}
+
 int main(int argc, char **argv) {
-    if (argc != 5) { fprintf(stderr, "usage: %s ROOT ARCHIVE WORKDIR TREE\n", argv[0]); return 2; }
+    if (argc != 6) { fprintf(stderr, "usage: %s ROOT ARCHIVE WORKDIR TREE TREE2\n", argv[0]); return 2; }
     char req[4096];
     printf("libpackverify %s\n", packverify_version());
 
@@ -97,6 +160,7 @@ int main(int argc, char **argv) {
     expect("NULL requests are errors, not crashes", packverify_access(NULL), "\"ok\":false");
     snprintf(req, sizeof req, "{\"state\": \"%s/state\", \"archive\": \"%s\", \"into\": \"%s/install\"}", argv[3], argv[1], argv[3]);
     expect("a root file is not an archive", packverify_install(req), "\"ok\":false");
+    cancelling(argv[1], argv[2], argv[3], argv[5]);
     packverify_free(NULL);
     return failures == 0 ? 0 : 1;
 }

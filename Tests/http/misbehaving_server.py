@@ -16,6 +16,8 @@
   early-hints  every answer is preceded by "103 Early Hints" (flushed on its own, then a pause) and a "100 Continue"
   switch-protocols  every answer is preceded by "101 Switching Protocols" (which is final, not interim)
   redirect-file  every request is redirected (302) to file:///etc/passwd
+  slow      archives and deltas in 64 KiB pieces 20 ms apart (a 5 MB archive takes about 1.6 s), from the start of a
+            "Range: bytes=N-" header when there is one (206; each Range start is appended to LOG); other files as usual
 PORT 0 (for tests that start it) picks a free port, prints it on the first line of stdout, and exits when stdin closes,
 so a test process that dies does not leave the server behind."""
 import http.server
@@ -75,6 +77,26 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 self.wfile.write(data[i:i + 1])
                 self.wfile.flush()
                 time.sleep(0.5)
+            return
+        if MODE == "slow" and bulky:
+            wanted = self.headers.get("Range")
+            start = int(wanted[6:-1]) if wanted and wanted.startswith("bytes=") and wanted.endswith("-") else 0
+            if wanted and LOG:
+                with open(LOG, "a") as log:
+                    log.write(f"{self.path} {start}\n")
+            self.send_response(206 if wanted else 200)
+            if wanted:
+                self.send_header("Content-Range", f"bytes {start}-{len(data) - 1}/{len(data)}")
+            self.send_header("Content-Length", str(len(data) - start))
+            self.send_header("Connection", "close")
+            self.end_headers()
+            try:
+                for i in range(start, len(data), 65536):
+                    self.wfile.write(data[i:i + 65536])
+                    self.wfile.flush()
+                    time.sleep(0.02)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
             return
         if MODE == "chunked":
             self.send_response(200)

@@ -7,6 +7,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 import unittest
@@ -22,9 +23,13 @@ def bin_path():
     first; run alone, the suite builds them."""
     if os.environ.get("PACKTOOL_BIN_DIR"):
         return os.environ["PACKTOOL_BIN_DIR"]
-    subprocess.run(["swift", "build", "--product", "packverify"], cwd=REPO, check=True, capture_output=True)
     subprocess.run(["swift", "build", "--product", "packtool"], cwd=REPO, check=True, capture_output=True)
-    return subprocess.run(["swift", "build", "--show-bin-path"], cwd=REPO, check=True, capture_output=True, text=True).stdout.strip()
+    # The library under the name it ships as (libpackverify.so.1), laid out beside SwiftPM's libPackVerifyC.so.
+    return subprocess.run([os.path.join(REPO, "scripts", "libpackverify.sh")], cwd=REPO, check=True, capture_output=True, text=True).stdout.strip()
+
+
+# packverify_cancel_progress_fn: int (*)(const char *progress_json, void *context); non-zero cancels.
+CANCEL_PROGRESS = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p)
 
 
 class CABI(unittest.TestCase):
@@ -49,12 +54,14 @@ class CABI(unittest.TestCase):
         cls.code = subprocess.run([packtool, "grant", "issue", "--key", f"{keys}/grant.pem", "--products", "uk.example.walks.trippass72",
                                    "--not-before", today.strftime("%Y-%m-%dT%H:%M:%SZ"), "--not-after", cls.code_end],
                                   check=True, capture_output=True, text=True).stdout.strip()
-        lib = ctypes.CDLL(os.path.join(cls.build, "libpackverify.so"))
+        lib = ctypes.CDLL(os.path.join(cls.build, "libpackverify.so.1"))
         for name in ["packverify_pin_root", "packverify_repin_root", "packverify_update_roots", "packverify_install", "packverify_verify_installed", "packverify_access", "packverify_accept_index",
                      "packverify_update"]:
             fn = getattr(lib, name)
             fn.argtypes = [ctypes.c_char_p]
             fn.restype = ctypes.c_void_p  # a pointer we must free, so not c_char_p (which would copy and lose it)
+        lib.packverify_update_cancellable.argtypes = [ctypes.c_char_p, CANCEL_PROGRESS, ctypes.c_void_p]
+        lib.packverify_update_cancellable.restype = ctypes.c_void_p
         lib.packverify_free.argtypes = [ctypes.c_void_p]
         lib.packverify_version.restype = ctypes.c_char_p
         cls.lib = lib
@@ -259,6 +266,107 @@ class CABI(unittest.TestCase):
         roots = self.call("packverify_update_roots", {"state": state, "roots": [root, 5]})
         self.assertEqual(roots["error"]["code"], "request", roots)
         self.assertIn('"roots" must be an array of strings', roots["error"]["message"])
+
+    def test_a_bad_request_has_the_outcome_request_not_io_and_names_the_key(self):
+        """Issue 30: a malformed request is its own outcome ("request"), apart from I/O failures, whatever is wrong
+        with it: an unknown key, a value of the wrong type, bytes that are not UTF-8."""
+        client = tempfile.mkdtemp(dir=self.work)
+        state, into = os.path.join(client, "state"), os.path.join(client, "install")
+        root = os.path.join(self.pub, "root", "1.root.json")
+        self.assertTrue(self.call("packverify_pin_root", {"state": state, "root": root})["ok"])
+        purchase = {"productId": "uk.example.walks.royalmile.citypack", "purchaseDate": "2026-11-01T00:00:00Z"}
+        cases = [
+            ("packverify_access", {"state": state, "into": into, "pack": "royal-mile", "request": {"scene": "05-netherbow", "purchace": [purchase]}},
+             'unknown key "purchace"'),
+            ("packverify_pin_root", {"state": state, "root": 5}, '"root"'),
+            ("packverify_update_roots", {"state": state, "roots": "1.root.json"}, '"roots" must be an array'),
+            ("packverify_verify_installed", {"state": state, "into": into, "pack": "royal-mile", "threads": "2"}, '"threads"'),
+            ("packverify_update", {"state": state, "into": into, "pack": "royal-mile", "from": "file://" + self.cdn, "timeout": "5"}, '"timeout"'),
+        ]
+        for name, request, named in cases:
+            bad = self.call(name, request)
+            self.assertFalse(bad["ok"], (name, bad))
+            self.assertEqual((bad["error"]["code"], bad["error"]["outcome"]), ("request", "request"), (name, bad))
+            self.assertIn(named, bad["error"]["message"], name)
+        not_utf8 = self.raw_call("packverify_pin_root", b'{"root": "%s", "state": "%s/st\xff"}' % (root.encode(), client.encode()))
+        self.assertEqual((not_utf8["error"]["code"], not_utf8["error"]["outcome"]), ("request", "request"), not_utf8)
+        self.assertIn('ill-formed sequence at byte', not_utf8["error"]["message"])
+        self.assertIn('in "state"', not_utf8["error"]["message"], "the key holding the bad bytes is named")
+        self.assertFalse(os.path.exists(into), "nothing was installed")
+        # An I/O failure keeps its own outcome: the two are told apart.
+        missing = self.call("packverify_install", {"state": state, "into": into, "archive": os.path.join(client, "nowhere.tar")})
+        self.assertEqual(missing["error"]["outcome"], "I/O", missing)
+
+    def version_2_tree(self, client):
+        """A copy of the published tree with version 2 added, its pack.json retitled: a pack-level file changed, so
+        an update from version 1 downloads the whole archive."""
+        packtool, keys = os.path.join(self.build, "packtool"), os.path.join(self.work, "keys")
+        pub, cdn, pack = os.path.join(client, "pub2"), os.path.join(client, "cdn2"), os.path.join(client, "pack2")
+        shutil.copytree(self.pub, pub)
+        shutil.copytree(self.cdn, cdn)
+        shutil.copytree(os.path.join(REPO, "scenes", "royal-mile"), pack)
+        with open(os.path.join(pack, "pack.json")) as f:
+            text = f.read()
+        with open(os.path.join(pack, "pack.json"), "w") as f:
+            f.write(text.replace('"title": "Edinburgh, the Royal Mile, c. 1824"', '"title": "Edinburgh, the Royal Mile, 1824"', 1))
+        subprocess.run([packtool, "sign", pack, "--state", pub, "--key", f"{keys}/manifest.pem", "--index-key", f"{keys}/index.pem", "--publish", cdn],
+                       check=True, capture_output=True)
+        return cdn
+
+    def test_a_progress_callback_cancels_an_update_mid_download_and_the_next_update_resumes(self):
+        """Issue 30: packverify_update_cancellable's callback returns non-zero once some of version 2's archive is in;
+        the update returns "cancelled", version 1 stays installed and intact, the partial download is kept, and the
+        next update resumes it (a Range request from where it stopped) and installs version 2."""
+        client = tempfile.mkdtemp(dir=self.work)
+        state, into = os.path.join(client, "state"), os.path.join(client, "install")
+        self.assertTrue(self.call("packverify_pin_root", {"state": state, "root": os.path.join(self.pub, "root", "1.root.json")})["ok"])
+        installed = self.call("packverify_install", {"state": state, "into": into, "archive": os.path.join(self.cdn, "packs", "royal-mile", "1", "royal-mile-1.tar")})
+        self.assertEqual(installed["version"], 1, installed)
+        cdn = self.version_2_tree(client)
+        ranges = os.path.join(client, "ranges.log")
+        server = subprocess.Popen([sys.executable, os.path.join(REPO, "Tests", "http", "misbehaving_server.py"), "0", cdn, "slow", ranges],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.addCleanup(server.stdout.close)
+        self.addCleanup(server.wait)
+        self.addCleanup(server.stdin.close)
+        port = int(server.stdout.readline())
+        request = {"state": state, "into": into, "pack": "royal-mile", "from": f"http://127.0.0.1:{port}"}
+        records, cancelled_at = [], []
+
+        def cancel_after_some_bytes(record, _context):
+            progress = json.loads(record)
+            records.append(progress)
+            if not cancelled_at and progress["event"] == "bytes" and 0 < progress["bytesDone"] < progress["bytesTotal"]:
+                cancelled_at.append(progress["bytesDone"])
+                return 1
+            return 0
+
+        callback = CANCEL_PROGRESS(cancel_after_some_bytes)
+        raw = self.lib.packverify_update_cancellable(json.dumps(request).encode(), callback, None)
+        try:
+            result = json.loads(ctypes.string_at(raw).decode())
+        finally:
+            self.lib.packverify_free(raw)
+        self.assertEqual(len(cancelled_at), 1, ("the callback never saw a byte report mid-download", records))
+        self.assertFalse(result["ok"], result)
+        self.assertEqual((result["error"]["code"], result["error"]["outcome"]), ("cancelled", "cancelled"), result)
+        self.assertNotIn("installed", [r["event"] for r in records], "nothing was switched in")
+        report = self.call("packverify_verify_installed", {"state": state, "into": into, "pack": "royal-mile"})
+        self.assertEqual((report["version"], report["intact"]), (1, True), report)
+        downloads = os.path.join(state, "downloads")
+        parts = [name for name in os.listdir(downloads) if name.endswith(".part")] if os.path.isdir(downloads) else []
+        self.assertEqual(parts, ["royal-mile-2.tar.part"], "the cancelled download's bytes are kept to resume")
+        kept = os.path.getsize(os.path.join(downloads, parts[0]))
+        self.assertGreater(kept, 0)
+
+        again = self.call("packverify_update", request)
+        self.assertTrue(again["ok"], again)
+        self.assertEqual((again["fromVersion"], again["toVersion"], again["method"]), (1, 2, "full archive"), again)
+        with open(ranges) as f:
+            starts = [int(line.split()[1]) for line in f if "royal-mile-2.tar" in line]
+        self.assertTrue(starts and starts[0] > 0, f"the next update resumed the .part with a Range request ({starts})")
+        report = self.call("packverify_verify_installed", {"state": state, "into": into, "pack": "royal-mile"})
+        self.assertEqual((report["version"], report["intact"]), (2, True), report)
 
     def test_pinning_over_a_state_is_refused_and_repinning_is_explicit(self):
         client = tempfile.mkdtemp(dir=self.work)

@@ -77,11 +77,26 @@
  * free stop first, then the route), even when a later one finishes verifying first.
  * "scenes-unavailable" follows a failure after scenes were reported: those folders are gone, nothing was switched.
  *
+ * Cancelling (packverify_install_cancellable, packverify_update_cancellable): the same calls with a callback of the new
+ * type packverify_cancel_progress_fn, which receives the same records and returns an int: 0 goes on, any other value
+ * cancels. The download in flight is stopped (its connection shut), verification stops, and the call returns {"ok":
+ * false, "error": {"code": "cancelled", "outcome": "cancelled", ...}} with the install exactly as it was: nothing
+ * switched in, the previous version still installed and intact, the client state holding only what an update verified
+ * before the cancel (a newer root or index, as after any failed update). A download's .part is kept, so the next update
+ * resumes it. Records after the cancel (such as "scenes-unavailable") are still delivered; their return values are
+ * ignored, as are those for "installed" (it follows the switch) and "scenes-unavailable" (it follows a failure): the
+ * outcome is decided by then, and the call returns it. To cancel from another thread, set a flag the callback reads and
+ * returns: while bytes arrive a "bytes" record comes at most every 50 ms, and a "scene-verified" one as each scene is
+ * verified.
+ *
  * Failure codes (docs/verification-codes.md gives each one's meaning; generated from PackTrust's registry).
- * error.outcome is "refused" when the input was checked and is forged, stale or malformed (packtool exits 1), and
- * "I/O" when the operation could not be carried out here (packtool exits 2). Either way the install folder is as it
- * was; the client state keeps only what was verified before the failure (a newer root or index accepted by an update
- * that then failed stays as the floor, with the clock reading), never an install or anything unverified.
+ * error.outcome is "refused" when the input was checked and is forged, stale or malformed (packtool exits 1),
+ * "I/O" when the operation could not be carried out here (packtool exits 2), "request" when the request itself is
+ * malformed — an unknown key, a value of the wrong type, text that is not strict UTF-8 — so nothing was attempted
+ * (these were "I/O" before; see CHANGELOG.md), and "cancelled" when a cancelling progress callback stopped the
+ * operation. New outcomes may be added; treat one you do not know as "I/O". Whatever the outcome, the install folder
+ * is as it was; the client state keeps only what was verified before the failure (a newer root or index accepted by
+ * an update that then failed stays as the floor, with the clock reading), never an install or anything unverified.
  *   refused:
  *     "payload-type", "role", "threshold", "signature-count", "weak-key", "root", "root-version", "root-missing",
  *     "pin-conflict", "duplicate-key", "document", "expiry", "expired", "rollback",
@@ -94,7 +109,15 @@
  *   I/O:
  *     "installed-missing", "state-missing", "state-size", "state-corrupt", "busy", "missing", "unreadable",
  *     "archive-open", "write", "install", "fetch", "fetch-retry", "fetch-missing", "fetch-tls", "fetch-timeout",
- *     "request", "unexpected"
+ *     "unexpected"
+ *   request:
+ *     "request"
+ *   cancelled:
+ *     "cancelled"
+ *
+ * Linking: the library ships as libpackverify.so.1 (SONAME libpackverify.so.1; libpackverify.1.dylib on Apple
+ * platforms) with packverify.pc: cc app.c $(pkg-config --cflags --libs packverify). The C ABI only grows: calls,
+ * keys, codes and outcomes are added, never removed or renumbered, within SONAME 1.
  */
 #ifndef PACKVERIFY_H
 #define PACKVERIFY_H
@@ -121,6 +144,13 @@ typedef void (*packverify_progress_fn)(const char *progress_json, void *context)
 /* packverify_install and packverify_update with progress; progress may be NULL. */
 char *packverify_install_progress(const char *request_json, packverify_progress_fn progress, void *context);
 char *packverify_update_progress(const char *request_json, packverify_progress_fn progress, void *context);
+
+/* Receives one progress record and the context; returns 0 to go on, non-zero to cancel (see "Cancelling" above). */
+typedef int (*packverify_cancel_progress_fn)(const char *progress_json, void *context);
+/* packverify_install and packverify_update with progress that can cancel; progress may be NULL (nothing cancels).
+ * A cancelled call returns the failure code "cancelled" with the install exactly as it was. */
+char *packverify_install_cancellable(const char *request_json, packverify_cancel_progress_fn progress, void *context);
+char *packverify_update_cancellable(const char *request_json, packverify_cancel_progress_fn progress, void *context);
 
 /* Frees a string returned by this library. Passing NULL is allowed. */
 void packverify_free(char *p);
