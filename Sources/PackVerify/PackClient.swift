@@ -90,17 +90,41 @@ public struct PackClient: Sendable {
     /// keeps only roots or an index already verified, as after any failed update).
     public func update(pack: String, into: URL, from fetcher: any Fetcher & Sendable, progress: (@Sendable (String, UInt64) -> Void)? = nil,
                        onProgress: (@Sendable (InstallProgress) -> Void)? = nil) async throws -> Updater.Result {
+        try await Self.cancellable { [self] cancel in
+            try update(pack: pack, into: into, from: fetcher, progress: progress, onProgress: onProgress, cancel: cancel)
+        }
+    }
+
+    /// `install` for Swift concurrency, on a thread of its own, honouring the calling `Task`'s cancellation: the
+    /// verification stops and `CancellationError` is thrown, with the install and the state exactly as they were.
+    public func install(archive: URL, into: URL, indexEntry: IndexDocument.Entry? = nil,
+                        progress: (@Sendable (InstallProgress) -> Void)? = nil) async throws -> Installer.Result {
+        try await Self.cancellable { [self] cancel in
+            try install(archive: archive, into: into, indexEntry: indexEntry, progress: progress, cancel: cancel)
+        }
+    }
+
+    /// `applyUpdate` for Swift concurrency, honouring the calling `Task`'s cancellation as `install` does.
+    public func applyUpdate(_ plan: UpdatePlan, into: URL, files: [String: URL],
+                            progress: (@Sendable (InstallProgress) -> Void)? = nil) async throws -> Updater.Result {
+        try await Self.cancellable { [self] cancel in try applyUpdate(plan, into: into, files: files, progress: progress, cancel: cancel) }
+    }
+
+    /// `applyReceived` for Swift concurrency, honouring the calling `Task`'s cancellation: a cancel keeps the received
+    /// files (it is not a refusal), so the next call installs them.
+    public func applyReceived(into: URL, progress: (@Sendable (InstallProgress) -> Void)? = nil) async throws -> Updater.Result? {
+        try await Self.cancellable { [self] cancel in try applyReceived(into: into, progress: progress, cancel: cancel) }
+    }
+
+    /// Runs `work` on a thread of its own (the library blocks on the network and the disk, which must not hold one of
+    /// the cooperative pool's few threads) with a stop that the calling `Task`'s cancellation stops with
+    /// `CancellationError`, which is then what the call throws.
+    private static func cancellable<T: Sendable>(_ work: @escaping @Sendable (DownloadStop) throws -> T) async throws -> T {
         let cancel = DownloadStop()
-        let client = self
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Updater.Result, Error>) in
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, Error>) in
                 DispatchQueue.global().async {
-                    do {
-                        let result = try client.update(pack: pack, into: into, from: fetcher, progress: progress, onProgress: onProgress, cancel: cancel)
-                        continuation.resume(returning: result)
-                    } catch {
-                        continuation.resume(throwing: error)
-                    }
+                    do { continuation.resume(returning: try work(cancel)) } catch { continuation.resume(throwing: cancel.reason ?? error) }
                 }
             }
         } onCancel: {
@@ -119,9 +143,15 @@ public struct PackClient: Sendable {
         return try updater.plan(pack: pack)
     }
 
-    /// The second half: verifies and installs the files a plan named (published path → local file).
-    public func applyUpdate(_ plan: UpdatePlan, into: URL, files: [String: URL], progress: (@Sendable (InstallProgress) -> Void)? = nil) throws -> Updater.Result {
-        try UpdateApplier(installer: installer, into: into).apply(plan, files: files, progress: progress)
+    /// The second half: verifies and installs the files a plan named (published path → local file). Stopping
+    /// `cancel` stops it as it stops `install`: nothing is switched in, and the stop's reason is thrown.
+    public func applyUpdate(_ plan: UpdatePlan, into: URL, files: [String: URL], progress: (@Sendable (InstallProgress) -> Void)? = nil,
+                            cancel: DownloadStop? = nil) throws -> Updater.Result {
+        var installer = self.installer
+        installer.cancel = cancel
+        do { return try UpdateApplier(installer: installer, into: into).apply(plan, files: files, progress: progress) } catch {
+            throw cancel?.reason ?? error
+        }
     }
 
     /// Downloads made outside the library and handed over to it — a background `URLSession`'s download tasks, a
@@ -131,12 +161,12 @@ public struct PackClient: Sendable {
     /// Installs the files received for the saved plan (`received`) once every one has arrived — nil while some are
     /// still missing — with exactly the checks of `applyUpdate`. Afterwards, and after a refusal (a bad file, a plan
     /// a newer index overtook), the received files are removed; after an I/O failure they stay for the next call.
-    public func applyReceived(into: URL, progress: (@Sendable (InstallProgress) -> Void)? = nil) throws -> Updater.Result? {
+    public func applyReceived(into: URL, progress: (@Sendable (InstallProgress) -> Void)? = nil, cancel: DownloadStop? = nil) throws -> Updater.Result? {
         let received = self.received
         guard let plan = try received.plan() else { throw VerificationFailure(.request, "no update plan is being received (ReceivedDownloads.begin)") }
         guard try received.missing().isEmpty else { return nil }
         do {
-            let result = try applyUpdate(plan, into: into, files: try received.files(), progress: progress)
+            let result = try applyUpdate(plan, into: into, files: try received.files(), progress: progress, cancel: cancel)
             received.clear()
             return result
         } catch let failure as VerificationFailure where failure.kind.outcome == .refused {

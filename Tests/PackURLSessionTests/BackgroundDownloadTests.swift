@@ -116,6 +116,40 @@ final class BackgroundDownloadTests: XCTestCase {
         XCTAssertEqual(nginx.accessLog.count, requestsBefore, "nothing was downloaded again")
     }
 
+    /// Cancelling an async `applyReceived` mid-install (the first scene's report holds until the test cancelled) is
+    /// not a refusal: CancellationError, nothing installed, the received files kept, and the next call installs them.
+    func testACancelledInstallOfReceivedFilesKeepsThemForTheNextCall() async throws {
+        let plan = try plan()
+        let object = try XCTUnwrap(plan.objects.first)
+        let system = pack.dir.appendingPathComponent("system.tmp")
+        try FileManager.default.copyItem(at: pack.cdn.appendingPathComponent(object.path), to: system)
+        try client.received.begin(plan)
+        try client.received.receive(system, path: object.path)
+        let reached = DispatchSemaphore(value: 0), cancelled = DispatchSemaphore(value: 0)
+        let client = client
+        let task = Task {
+            try await client.applyReceived(into: pack.into, progress: { report in
+                if report.event == .sceneVerified, report.scenesDone == 1 {
+                    reached.signal()
+                    _ = cancelled.wait(timeout: .now() + 30)
+                }
+            })
+        }
+        XCTAssertEqual(reached.wait(timeout: .now() + 60), .success, "the install verified a scene")
+        task.cancel()
+        cancelled.signal()
+        do {
+            _ = try await task.value
+            XCTFail("a cancelled install returned a result")
+        } catch is CancellationError {
+        }
+        assertNothingInstalled()
+        XCTAssertEqual(try client.received.missing(), [], "the received file was kept")
+        let result = try await client.applyReceived(into: pack.into)
+        XCTAssertEqual(result?.toVersion, 1)
+        XCTAssertEqual(receivedNames(), [])
+    }
+
     /// A handed-over archive with one byte changed (same size) is refused with the code a direct install of the same
     /// bytes gets, nothing is installed, and the received files are removed.
     func testATamperedFileHandedOverIsRefusedAsADirectInstallWouldBe() throws {

@@ -289,6 +289,43 @@ final class StreamedInstallTests: XCTestCase {
         XCTAssertTrue(try client.verifyInstalled(pack: "test-pack", into: f.into).isIntact)
     }
 
+    /// Issue 30: the async `install` (and `applyUpdate`) honour their Task's cancellation mid-install too: cancelled
+    /// while the scenes are verified (the progress report of the first scene holds until the test has cancelled), it
+    /// throws CancellationError, switches nothing in, and the next call installs the pack.
+    func testCancellingTheTaskOfAnAsyncInstallMidVerificationLeavesTheInstallAsItWas() async throws {
+        let f = try ClientFixture()
+        let tree = try Tree(fixture: f)
+        let archive = tree.folder.appendingPathComponent(tree.archivePath)
+        let before = installFolder(f)
+        let client = PackClient(state: f.state)
+        let reached = DispatchSemaphore(value: 0), cancelled = DispatchSemaphore(value: 0)
+        let events = Reports()
+        let task = Task {
+            try await client.install(archive: archive, into: f.into, progress: { report in
+                events.add(report)
+                if report.event == .sceneVerified, events.list.filter({ $0.event == .sceneVerified }).count == 1 {
+                    reached.signal()
+                    _ = cancelled.wait(timeout: .now() + 30)
+                }
+            })
+        }
+        XCTAssertEqual(reached.wait(timeout: .now() + 60), .success, "the install verified a scene")
+        task.cancel()
+        cancelled.signal()
+        do {
+            _ = try await task.value
+            XCTFail("a cancelled install returned a result")
+        } catch is CancellationError {
+        } catch {
+            XCTFail("a cancelled install threw \(error), not CancellationError")
+        }
+        XCTAssertFalse(events.list.contains { $0.event == .installed }, "nothing was switched in")
+        XCTAssertEqual(installFolder(f), before, "the install folder is as it was")
+        let result = try await client.install(archive: archive, into: f.into)
+        XCTAssertEqual(result.version, 1)
+        XCTAssertTrue(try client.verifyInstalled(pack: "test-pack", into: f.into).isIntact)
+    }
+
     func testABadByteStopsTheDownloadAndLeavesNothing() throws {
         let f = try ClientFixture()
         let tree = try Tree(fixture: f, corrupt: "stops/01-castle/layers/1824-16x9.heic")
