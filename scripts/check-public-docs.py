@@ -227,13 +227,17 @@ def read_pending(path):
         return {line.split("#")[0].strip() for line in f if line.split("#")[0].strip()}
 
 
-def findings(root, modules, pending=frozenset()):
-    found, files, declarations = [], 0, 0
+def findings(root, modules, pending=frozenset(), undocumented=None):
+    """The findings not in `pending`, and how many files were read; `undocumented` (a set) collects every
+    undocumented name, pending ones included, so stale pending entries can be named."""
+    found, files = [], 0
     for module in modules:
         folder = os.path.join(root, "Sources", module)
         for file in swift_files(folder):
             files += 1
             for text, qualified in findings_in(file, module, os.path.relpath(file, root)):
+                if undocumented is not None:
+                    undocumented.add(qualified)
                 if qualified not in pending:
                     found.append(text)
     return found, files
@@ -352,9 +356,12 @@ def main(argv):
             print(__doc__)
             return 2
     pending = read_pending(pending_path)
-    found, files = findings(root, CLIENT_MODULES, pending)
+    undocumented = set()
+    found, files = findings(root, CLIENT_MODULES, pending, undocumented)
     for finding in found:
         print(finding)
+    for name in sorted(pending - undocumented):
+        print(f"note: {name} is listed in {os.path.basename(pending_path)} but documented now (or gone): delete its line")
     if found:
         print(f"public-docs guard: {len(found)} public declaration(s) without a /// doc comment in the client modules")
         return 1

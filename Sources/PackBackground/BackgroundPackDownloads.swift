@@ -174,7 +174,8 @@ public final class BackgroundPackDownloads: NSObject, URLSessionDownloadDelegate
 
     // MARK: URLSessionDownloadDelegate
 
-    /// URLSession's progress report: checks the bytes against the file's signed size (cancelling at `fetch-size`) and tells ``onBytes``. Called by the session, not by apps.
+    /// URLSession's progress report: checks the bytes against the file's signed size (cancelling at `fetch-size`) and
+    /// tells ``onBytes``. Called by the session, not by apps.
     public func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didWriteData bytesWritten: Int64,
                            totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64) {
         guard let path = downloadTask.taskDescription, let object = try? client.received.object(path) else { return }
@@ -187,7 +188,8 @@ public final class BackgroundPackDownloads: NSObject, URLSessionDownloadDelegate
         onBytes?(path, written)
     }
 
-    /// URLSession's finished file: checked (a 200, no redirect) and handed over to the client's received files before the system deletes it. Called by the session, not by apps.
+    /// URLSession's finished file: checked (a 200, no redirect) and handed over to the client's received files before
+    /// the system deletes it. Called by the session, not by apps.
     public func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL) {
         guard let path = downloadTask.taskDescription else { return }
         do {
@@ -203,7 +205,8 @@ public final class BackgroundPackDownloads: NSObject, URLSessionDownloadDelegate
         }
     }
 
-    /// URLSession's end of a task: a refusal ends the plan, a dropped connection or 5xx is retried, and the last file in starts the install. Called by the session, not by apps.
+    /// URLSession's end of a task: a refusal ends the plan, a dropped connection or 5xx is retried, and the last file
+    /// in starts the install. Called by the session, not by apps.
     public func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
         guard let path = task.taskDescription else { return }
         let (refusal, again, tries, over) = lock.withLock {
@@ -232,7 +235,8 @@ public final class BackgroundPackDownloads: NSObject, URLSessionDownloadDelegate
     }
 
     #if canImport(Darwin)
-    /// Calls the completion handler the app passed for the background session's events, on the main queue. Called by the session, not by apps.
+    /// Calls the completion handler the app passed for the background session's events, on the main queue. Called by
+    /// the session, not by apps.
     public func urlSessionDidFinishEvents(forBackgroundURLSession session: URLSession) {
         let completion = lock.withLock { () -> (() -> Void)? in
             defer { eventsCompletion = nil }

@@ -19,7 +19,8 @@ public struct DownloadPolicy: Equatable, Sendable {
     /// size / `minimumRate`) seconds per attempt; the index and roots, which only have a cap, get `documentDeadline`.
     /// An attempt that runs out of time keeps its bytes for the next (see `DownloadAttempts`).
     public var minimumDeadline: Double = 60
-    /// Bytes per second a download must average: a file gets size / rate seconds per attempt when that exceeds `minimumDeadline`.
+    /// Bytes per second a download must average: a file gets size / rate seconds per attempt when that exceeds
+    /// `minimumDeadline`.
     public var minimumRate: Double = 64 * 1024
     /// Seconds per attempt for documents fetched without a signed size (the index, roots).
     public var documentDeadline: Double = 30

@@ -27,7 +27,8 @@ public final class HTTPFetcher: Fetcher {
     public let base: HTTPLocation
     /// Seconds to wait for a connection or the next bytes before the attempt counts as dropped (and is retried).
     public var timeout: Double
-    /// How many times a dropped, stalled or 5xx attempt is repeated before the failure is thrown (`fetch`, `fetch-timeout`).
+    /// How many times a dropped, stalled or 5xx attempt is repeated before the failure is thrown (`fetch`,
+    /// `fetch-timeout`).
     public var retries: Int
     /// Sent as `User-Agent` with every request.
     public var userAgent = "packverify/\(PackVerifyVersion.string)"
@@ -60,12 +61,14 @@ public final class HTTPFetcher: Fetcher {
     public func partialFile(for file: URL) -> URL? { DownloadAttempts.partialFile(for: file) }
 
     /// Downloads `path` into `file`, resuming and retrying as the type describes. Blocks the calling thread.
-    /// - Throws: `VerificationFailure` `fetch-missing` (404), `fetch-size` (more than `maxBytes`), `fetch-protocol`, `fetch-tls`, `fetch-timeout` or `fetch` (retries used up); whatever `progress` throws.
+    /// - Throws: `VerificationFailure` `fetch-missing` (404), `fetch-size` (more than `maxBytes`), `fetch-protocol`,
+    ///   `fetch-tls`, `fetch-timeout` or `fetch` (retries used up); whatever `progress` throws.
     public func fetch(_ path: String, to file: URL, maxBytes: UInt64, progress: ((UInt64) throws -> Void)?) throws {
         try fetch(path, to: file, maxBytes: maxBytes, stop: DownloadStop(), progress: progress)
     }
 
-    /// The same, ended from another thread by `stop`: the connection being waited on is shut and `stop`'s reason thrown.
+    /// The same, ended from another thread by `stop`: the connection being waited on is shut and `stop`'s reason
+    /// thrown.
     public func fetch(_ path: String, to file: URL, maxBytes: UInt64, stop: DownloadStop, progress: ((UInt64) throws -> Void)?) throws {
         try DownloadAttempts.run(path, to: file, maxBytes: maxBytes, retries: retries, policy: policy, stop: stop, progress: progress) { sink, due in
             do {

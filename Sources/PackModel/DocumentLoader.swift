@@ -20,7 +20,8 @@ public enum DocumentLoader {
     public static let maxDocumentBytes = 8 << 20
 
     /// Decodes the JSON document at `url` as `type`.
-    /// - Throws: ``ModelError`` naming the file and, for a decoding failure, the field; a file over ``maxDocumentBytes`` is refused unread.
+    /// - Throws: ``ModelError`` naming the file and, for a decoding failure, the field; a file over
+    ///   ``maxDocumentBytes`` is refused unread.
     public static func load<T: Decodable>(_ type: T.Type, from url: URL) throws -> T {
         let data = try read(url)
         do { return try JSONDecoder().decode(T.self, from: data) } catch {

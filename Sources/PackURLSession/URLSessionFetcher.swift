@@ -71,8 +71,11 @@ public final class URLSessionFetcher: Fetcher, @unchecked Sendable {
     /// `<file>.part`: downloads grow there in order and are renamed to `file` when complete.
     public func partialFile(for file: URL) -> URL? { DownloadAttempts.partialFile(for: file) }
 
-    /// Downloads `path` into `file`, resuming and retrying as the type describes. Blocks the calling thread: not on the main thread.
-    /// - Throws: `VerificationFailure` `fetch-missing` (404), `fetch-size` (more than `maxBytes`), `fetch-protocol`, `fetch-tls`, `fetch-timeout` or `fetch` (retries used up), `request` (no URL for `path`); whatever `progress` throws.
+    /// Downloads `path` into `file`, resuming and retrying as the type describes. Blocks the calling thread: not on the
+    /// main thread.
+    /// - Throws: `VerificationFailure` `fetch-missing` (404), `fetch-size` (more than `maxBytes`), `fetch-protocol`,
+    ///   `fetch-tls`, `fetch-timeout` or `fetch` (retries used up), `request` (no URL for `path`); whatever `progress`
+    ///   throws.
     public func fetch(_ path: String, to file: URL, maxBytes: UInt64, progress: ((UInt64) throws -> Void)?) throws {
         try fetch(path, to: file, maxBytes: maxBytes, stop: DownloadStop(), progress: progress)
     }

@@ -22,7 +22,7 @@ public struct ClockGuard: Sendable {
         public var trustedTime: Double = 0
         /// Wall and boot clock readings at that moment (boot time resets on reboot).
         public var lastWall: Double = 0
-        /// The wall clock reading at that moment, seconds since 1970.
+        /// The boot clock reading at that moment, seconds since boot (0: none).
         public var lastBoot: Double = 0
         /// The newest verified signed time seen (an index's or an installed manifest's `created`): a lower bound.
         public var indexTime: Double = 0
@@ -91,12 +91,14 @@ public struct ClockGuard: Sendable {
 
     /// The time access decisions use, and whether timed access must close.
     public struct Verdict: Equatable, Sendable {
-        /// The trusted time, seconds since 1970: never earlier than the newest verified signed time or the last trusted time.
+        /// The trusted time, seconds since 1970: never earlier than the newest verified signed time or the last trusted
+        /// time.
         public var now: Double
         /// True once the wall clock was seen set back: timed access closes until a fresh signed index confirms the wall
         /// clock again.
         public var rollbackDetected: Bool
-        /// True when no fresh signed index was seen for longer than ``ClockGuard/offlineLimit``: timed access closes until
+        /// True when no fresh signed index was seen for longer than ``ClockGuard/offlineLimit``: timed access closes
+        /// until
         /// the app updates online.
         public var offlineTooLong: Bool
 

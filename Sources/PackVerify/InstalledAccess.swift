@@ -24,8 +24,11 @@ public struct InstalledAccess {
     /// Decisions against the client state in `state`.
     public init(state: URL) { self.state = state }
 
-    /// Whether `request` may open its scene of `pack` as installed in `into`. A decision never waits for an install in progress; the clock reading is saved when no install holds the state.
-    /// - Throws: `VerificationFailure` `identifier` (a malformed pack id), `request` (a malformed request), `state-missing`, `installed-missing`, `scene` (the pack has no such scene). A closed scene is not an error: it is the decision.
+    /// Whether `request` may open its scene of `pack` as installed in `into`. A decision never waits for an install in
+    /// progress; the clock reading is saved when no install holds the state.
+    /// - Throws: `VerificationFailure` `identifier` (a malformed pack id), `request` (a malformed request),
+    ///   `state-missing`, `installed-missing`, `scene` (the pack has no such scene). A closed scene is not an error: it
+    ///   is the decision.
     public func decide(into: URL, pack: String, request: AccessRequest) throws -> AccessDecision {
         try Identifiers.evaluate(pack, what: "pack id").require()
         try request.validate()

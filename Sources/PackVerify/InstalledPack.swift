@@ -41,8 +41,10 @@ public struct InstalledPack {
     /// A checker against the client state in `state`.
     public init(state: URL) { self.state = state }
 
-    /// Re-hashes every file of `pack` as installed in `into`. Damage is reported in the ``Report``, not thrown; reads every byte, so call it off the main thread.
-    /// - Throws: `VerificationFailure` `identifier`, `state-missing`, `installed-missing`, or a signature failure of the installed manifest.
+    /// Re-hashes every file of `pack` as installed in `into`. Damage is reported in the ``Report``, not thrown; reads
+    /// every byte, so call it off the main thread.
+    /// - Throws: `VerificationFailure` `identifier`, `state-missing`, `installed-missing`, or a signature failure of
+    ///   the installed manifest.
     public func verify(into: URL, pack: String) throws -> Report {
         try Identifiers.evaluate(pack, what: "pack id").require()
         let client = try ClientState.load(from: state)

@@ -30,7 +30,8 @@ public struct SignatureThreshold: Sendable {
         self.verifier = verifier
     }
 
-    /// Meets when at least the role's threshold of distinct keys signed the envelope; otherwise fails with `role` (no such role), `signature-count` (too many signatures, none checked) or `threshold`.
+    /// Meets when at least the role's threshold of distinct keys signed the envelope; otherwise fails with `role` (no
+    /// such role), `signature-count` (too many signatures, none checked) or `threshold`.
     public func evaluate(_ envelope: DSSEEnvelope) -> PolicyResult {
         guard let spec = root.roles[role] else { return .fails(VerificationFailure(.role, "root version \(root.version) defines no \(role) role")) }
         let keys = Self.keys(of: spec, in: root)
