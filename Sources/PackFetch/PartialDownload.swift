@@ -14,7 +14,7 @@ import PackTrust
 /// The `.part` file one attempt grows — the one writer of downloaded bytes for every transport: how much it already
 /// holds, the byte cap, restarting from zero, and appending with progress.
 public final class PartialDownload {
-    /// The open `.part` file, owned by this object.
+    /// The open `.part` file's descriptor; the attempt loop (`DownloadAttempts`) opens and closes it, not this object.
     public let fd: Int32
     /// The byte cap: writing past it throws `fetch-size`.
     public let maxBytes: UInt64

@@ -4,7 +4,7 @@
 public struct DeltaDocument: Codable, Equatable, Sendable {
     /// Always `"delta"`: the document names its own kind inside the signed bytes.
     public var type: String = "delta"
-    /// The pack id the delta belongs to; another pack's delta is refused (`delta`).
+    /// The pack id the delta belongs to; another pack's delta is refused (`delta-target`).
     public var pack: String
     /// The scene (stop) id the delta updates.
     public var scene: String

@@ -10,9 +10,9 @@ public struct GrantDocument: Codable, Equatable, Sendable {
     public var notBefore: String
     /// RFC 3339 UTC; the first instant the code no longer opens anything.
     public var notAfter: String
-    /// RFC 3339 UTC time the code was made; informational, not checked.
+    /// RFC 3339 UTC time the code was made; a record for the issuer, which access decisions do not use.
     public var issued: String
-    /// Free text for the issuer (who it is for, why); not shown as access information.
+    /// Free text for the issuer (who the code is for, why); access decisions do not use it.
     public var note: String
     /// The one device the code opens on (the app's device identifier), or nil: a code without it is a bearer token
     /// that opens on any number of devices. Absent from the JSON when nil, so older codes keep their bytes.

@@ -3,9 +3,10 @@
 public struct Manifest: Codable, Equatable, Sendable {
     /// Always `"manifest"`: the document names its own kind inside the signed bytes.
     public var type: String = "manifest"
-    /// The pack's id, as the index keys it; must match the pack being installed (`mix-and-match` otherwise).
+    /// The pack's id, as the index keys it and the install folder names it.
     public var pack: String
-    /// The pack version this manifest describes; must equal the index entry's version.
+    /// The pack version this manifest describes; an install must be the version the accepted index names
+    /// (`mix-and-match`).
     public var version: Int
     /// RFC 3339 UTC; from SOURCE_DATE_EPOCH when set.
     public var created: String
