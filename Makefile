@@ -136,6 +136,8 @@ test: deps-test
 	scripts/check-module-arrows.py --self-test
 	scripts/check-module-arrows.py
 	scripts/check-privacy-manifest.py
+	scripts/check-public-docs.py --self-test
+	scripts/check-public-docs.py
 	scripts/check-rooted-writes.sh
 	swift build --build-tests
 	@PYTHON=$(PYTHON) SHIM_SCRATCH=$(SHIM_SCRATCH) SHIM_SUITES='$(SHIM_SUITES)' scripts/test-lanes.sh
@@ -150,6 +152,8 @@ check: deps-build
 	scripts/check-module-arrows.py --self-test
 	scripts/check-module-arrows.py
 	scripts/check-privacy-manifest.py
+	scripts/check-public-docs.py --self-test
+	scripts/check-public-docs.py
 	scripts/check-rooted-writes.sh
 	swift build --build-tests
 	@PACKTOOL_EXPECT_CRYPTO_BACKEND=OpenSSL scripts/swift-test-lanes.py --bundle "$$(swift build --show-bin-path)/packtoolPackageTests.xctest" \

@@ -25,11 +25,13 @@ import PackVerify
 /// the received files removed. Dropped connections and 5xx answers are retried (`retries`), from the system's resume
 /// data where it gave any.
 public final class BackgroundPackDownloads: NSObject, URLSessionDownloadDelegate, @unchecked Sendable {
+    /// The client whose state receives the files and which installs them.
     public let client: PackClient
     /// The install folder the plan's pack goes into.
     public let into: URL
     /// How many times a file is downloaded again after a dropped connection or a 5xx (a refusal never is).
     public var retries = 3
+    /// Sent as `User-Agent` with every request.
     public var userAgent = "packverify/\(PackVerifyVersion.string)"
     /// Told once per plan how it ended: the install's result, or the first refusal or failure.
     public var onFinish: (@Sendable (Result<Updater.Result, Error>) -> Void)?
@@ -181,6 +183,8 @@ public final class BackgroundPackDownloads: NSObject, URLSessionDownloadDelegate
 
     // MARK: URLSessionDownloadDelegate
 
+    /// URLSession's progress report: checks the bytes against the file's signed size (cancelling at `fetch-size`) and
+    /// tells ``onBytes``. Called by the session, not by apps.
     public func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didWriteData bytesWritten: Int64,
                            totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64) {
         guard let path = downloadTask.taskDescription, let object = object(path) else { return }
@@ -193,6 +197,8 @@ public final class BackgroundPackDownloads: NSObject, URLSessionDownloadDelegate
         onBytes?(path, written)
     }
 
+    /// URLSession's finished file: checked (a 200, no redirect) and handed over to the client's received files before
+    /// the system deletes it. Called by the session, not by apps.
     public func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL) {
         // A task of an earlier plan (started before another plan replaced it) is not this plan's business.
         guard let path = downloadTask.taskDescription, object(path) != nil else { return }
@@ -209,6 +215,8 @@ public final class BackgroundPackDownloads: NSObject, URLSessionDownloadDelegate
         }
     }
 
+    /// URLSession's end of a task: a refusal ends the plan, a dropped connection or 5xx is retried, and the last file
+    /// in starts the install. Called by the session, not by apps.
     public func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
         guard let path = task.taskDescription, object(path) != nil else { return }
         let (refusal, again, tries, over) = lock.withLock {
@@ -237,6 +245,8 @@ public final class BackgroundPackDownloads: NSObject, URLSessionDownloadDelegate
     }
 
     #if canImport(Darwin)
+    /// Calls the completion handler the app passed for the background session's events, on the main queue. Called by
+    /// the session, not by apps.
     public func urlSessionDidFinishEvents(forBackgroundURLSession session: URLSession) {
         let completion = lock.withLock { () -> (() -> Void)? in
             defer { eventsCompletion = nil }

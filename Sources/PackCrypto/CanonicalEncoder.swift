@@ -20,8 +20,11 @@ import Foundation
 /// libraries, which is exactly what a canonical form must not depend on), and so are `Data`, `Date` and `URL`, which
 /// JSONEncoder spells its own way.
 public struct CanonicalEncoder {
+    /// Whether to indent by two spaces with `" : "` between key and value (how envelopes are written); compact
+    /// otherwise.
     public var pretty: Bool
 
+    /// A compact encoder, or a pretty one for envelopes.
     public init(pretty: Bool = false) { self.pretty = pretty }
 
     /// The canonical bytes of `value`.

@@ -8,8 +8,10 @@
 /// compare it with `PACKTOOL_EXPECT_CRYPTO_BACKEND`, so a run meant for one backend cannot silently test the other.
 public enum CryptoBackend {
     #if PACKTOOL_CRYPTOKIT || os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
+    /// The backend compiled into this build.
     public static let name = "CryptoKit"
     #else
+    /// The backend compiled into this build.
     public static let name = "OpenSSL"
     #endif
 }

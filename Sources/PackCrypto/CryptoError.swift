@@ -6,8 +6,10 @@
 public struct CryptoError: Error, Equatable, CustomStringConvertible {
     /// A stable machine-readable code, e.g. `key.pem` or `dsse.base64`.
     public let code: String
+    /// What went wrong, for people.
     public let message: String
 
+    /// An error with a stable `code` (`key.pem`, `dsse.base64`, …) and a message.
     public init(code: String, message: String) {
         self.code = code
         self.message = message

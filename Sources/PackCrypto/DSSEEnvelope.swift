@@ -11,20 +11,26 @@ import Foundation
 public struct DSSEEnvelope: Codable, Equatable, Sendable {
     /// One signature. `keyid` is only a hint for finding the key; it is never trusted on its own.
     public struct Signature: Codable, Equatable, Sendable {
+        /// Lowercase hex SHA-256 of the signing key's raw bytes.
         public var keyid: String
+        /// The 64-byte Ed25519 signature over the envelope's PAE, standard base64.
         public var sig: String
 
+        /// A signature by the key `keyid` (a hint), `sig` in base64.
         public init(keyid: String, sig: String) {
             self.keyid = keyid
             self.sig = sig
         }
     }
 
+    /// Says what the payload is (``PackModel``'s `PayloadType`); covered by every signature.
     public var payloadType: String
     /// The payload, standard base64 with padding.
     public var payload: String
+    /// Every signature, in any order; a verifier counts each distinct trusted key once.
     public var signatures: [Signature]
 
+    /// An envelope of `payload` (standard base64) and its signatures.
     public init(payloadType: String, payload: String, signatures: [Signature]) {
         self.payloadType = payloadType
         self.payload = payload

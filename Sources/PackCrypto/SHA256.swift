@@ -22,6 +22,7 @@ public final class SHA256 {
     private let state = BackendSHA256()
     private var finished = false
 
+    /// An empty running digest. Not thread-safe: feed one instance from one thread at a time.
     public init() {}
 
     /// Adds bytes to the running digest.
@@ -106,14 +107,20 @@ public final class SHA256 {
 
 /// What identifies a file's content without reading it: any write changes the modification and change times.
 public struct FileIdentity: Equatable, Sendable {
+    /// The file system's device number (`st_dev`), widened to 64 bits.
     public var device: UInt64
+    /// The inode number (`st_ino`).
     public var inode: UInt64
+    /// Size in bytes.
     public var size: Int64
+    /// Last modification time in nanoseconds since 1970 (`st_mtim`).
     public var modified: Int64
+    /// Last status change time in nanoseconds since 1970 (`st_ctim`), which a process cannot set back.
     public var changed: Int64
     /// False for a FIFO, device or socket: nothing to hash (and reading one could wait forever).
     public var isRegularFile: Bool
 
+    /// The identity of the open file `fd` (`fstat`), or nil when `fstat` fails.
     public init?(descriptor fd: Int32) {
         var info = stat()
         guard fstat(fd, &info) == 0 else { return nil }

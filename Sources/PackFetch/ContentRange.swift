@@ -1,8 +1,11 @@
 /// A `Content-Range: bytes FIRST-LAST/TOTAL` value (RFC 9110 §14.4; TOTAL may be `*`), parsed once for every
 /// fetcher: a resumed download is accepted only when the range starts exactly where the partial file ends.
 public struct ContentRange: Equatable, Sendable {
+    /// Offset of the first byte sent.
     public var first: UInt64
+    /// Offset of the last byte sent (inclusive).
     public var last: UInt64
+    /// The whole file's size in bytes, or nil when the server sent `*`.
     public var total: UInt64?
 
     /// nil for anything but a well-formed byte range with `first <= last < total`.

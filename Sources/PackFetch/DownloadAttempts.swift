@@ -34,7 +34,9 @@ public enum DownloadAttempts {
 
     /// Thrown by an attempt that is worth repeating.
     public struct Retry: Error {
+        /// What to throw if no attempt is left (`fetch-retry`, `fetch-timeout`, …).
         public let failure: VerificationFailure
+        /// A retryable attempt that failed with `failure`.
         public init(_ failure: VerificationFailure) { self.failure = failure }
     }
 

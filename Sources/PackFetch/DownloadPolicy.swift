@@ -19,9 +19,13 @@ public struct DownloadPolicy: Equatable, Sendable {
     /// size / `minimumRate`) seconds per attempt; the index and roots, which only have a cap, get `documentDeadline`.
     /// An attempt that runs out of time keeps its bytes for the next (see `DownloadAttempts`).
     public var minimumDeadline: Double = 60
+    /// Bytes per second a download must average: a file gets size / rate seconds per attempt when that exceeds
+    /// `minimumDeadline`.
     public var minimumRate: Double = 64 * 1024
+    /// Seconds per attempt for documents fetched without a signed size (the index, roots).
     public var documentDeadline: Double = 30
 
+    /// The defaults: 60 s at least per attempt, 64 KiB/s, 30 s for documents.
     public init() {}
 
     /// Whether a partial download of `path` may be resumed: only files whose published name never gets other bytes

@@ -9,6 +9,7 @@ public final class DownloadStop: @unchecked Sendable {
     private var handlers: [Int: () -> Void] = [:]
     private var nextToken = 0
 
+    /// A stop not yet stopped; thread-safe, so one thread may stop what another is downloading.
     public init() {}
 
     /// Why the download was stopped; nil while it may run.

@@ -37,8 +37,11 @@ public protocol Fetcher {
 }
 
 extension Fetcher {
+    /// By default a fetcher cannot name an address.
     public func url(for path: String) throws -> URL? { nil }
+    /// By default a fetcher makes the file appear only once complete.
     public func partialFile(for file: URL) -> URL? { nil }
+    /// By default runs the plain fetch; `stop` is noticed only at the next `progress` call.
     public func fetch(_ path: String, to file: URL, maxBytes: UInt64, stop: DownloadStop, progress: ((UInt64) throws -> Void)?) throws {
         try fetch(path, to: file, maxBytes: maxBytes, progress: progress)
     }
@@ -46,12 +49,17 @@ extension Fetcher {
 
 /// A tree on the local file system (`file://` base URLs): for tests, USB sticks and museum kiosks.
 public struct FileFetcher: Fetcher {
+    /// The `file://` URL of the tree's root folder.
     public let base: URL
 
+    /// A fetcher copying from the tree at `base`.
     public init(base: URL) { self.base = base }
 
+    /// The file's URL under ``base``.
     public func url(for path: String) throws -> URL? { base.appendingPathComponent(path) }
 
+    /// Copies (or hard-links) `path` from the tree into `file`: `fetch-missing` when absent, `fetch` when not a regular
+    /// file, `fetch-size` when larger than `maxBytes`.
     public func fetch(_ path: String, to file: URL, maxBytes: UInt64, progress: ((UInt64) throws -> Void)?) throws {
         let source = base.appendingPathComponent(path)
         var info = stat()

@@ -14,10 +14,14 @@ import PackTrust
 /// The `.part` file one attempt grows — the one writer of downloaded bytes for every transport: how much it already
 /// holds, the byte cap, restarting from zero, and appending with progress.
 public final class PartialDownload {
+    /// The open `.part` file's descriptor; the attempt loop (`DownloadAttempts`) opens and closes it, not this object.
     public let fd: Int32
+    /// The byte cap: writing past it throws `fetch-size`.
     public let maxBytes: UInt64
+    /// What is being downloaded, for messages.
     public let name: String
     let progress: ((UInt64) throws -> Void)?
+    /// Bytes the file holds now, those of earlier attempts included.
     public private(set) var have: UInt64
 
     init(fd: Int32, maxBytes: UInt64, name: String, progress: ((UInt64) throws -> Void)?) {

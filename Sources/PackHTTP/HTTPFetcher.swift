@@ -23,16 +23,25 @@ import PackTrust
 /// A stalled server times out; dropped connections, stalls and 5xx answers are retried with backoff; redirects are
 /// followed (at most 5, never from https to http); never more bytes than the cap are accepted.
 public final class HTTPFetcher: Fetcher {
+    /// The tree's base address; published paths are joined onto its target.
     public let base: HTTPLocation
+    /// Seconds to wait for a connection or the next bytes before the attempt counts as dropped (and is retried).
     public var timeout: Double
+    /// How many times a dropped, stalled or 5xx attempt is repeated before the failure is thrown (`fetch`,
+    /// `fetch-timeout`).
     public var retries: Int
+    /// Sent as `User-Agent` with every request.
     public var userAgent = "packverify/\(PackVerifyVersion.string)"
     /// The deadline formula and which files resume, shared with every other fetcher (see `DownloadPolicy`).
     public var policy = DownloadPolicy()
+    /// Seconds every attempt gets at least, however small the file (``DownloadPolicy/minimumDeadline``).
     public var minimumDeadline: Double { get { policy.minimumDeadline } set { policy.minimumDeadline = newValue } }
+    /// Bytes per second an attempt must average (``DownloadPolicy/minimumRate``).
     public var minimumRate: Double { get { policy.minimumRate } set { policy.minimumRate = newValue } }
+    /// Seconds an attempt at the index or a root may take (``DownloadPolicy/documentDeadline``).
     public var documentDeadline: Double { get { policy.documentDeadline } set { policy.documentDeadline = newValue } }
 
+    /// A fetcher for the tree at `base`: `timeout` seconds per read, `retries` repeats of a failed attempt.
     public init(base: HTTPLocation, timeout: Double = 15, retries: Int = 3) {
         self.base = base
         self.timeout = timeout
@@ -45,14 +54,21 @@ public final class HTTPFetcher: Fetcher {
     /// How many seconds one attempt at downloading `path` (at most `maxBytes`) may take (`DownloadPolicy.deadline`).
     public func deadline(for path: String, maxBytes: UInt64) -> Double { policy.deadline(for: path, maxBytes: maxBytes) }
 
+    /// The absolute URL of `path` under ``base``.
     public func url(for path: String) throws -> URL? { URL(string: base.appending(path).description) }
 
+    /// `<file>.part`: downloads grow there in order and are renamed to `file` when complete.
     public func partialFile(for file: URL) -> URL? { DownloadAttempts.partialFile(for: file) }
 
+    /// Downloads `path` into `file`, resuming and retrying as the type describes. Blocks the calling thread.
+    /// - Throws: `VerificationFailure` `fetch-missing` (404), `fetch-size` (more than `maxBytes`), `fetch-protocol`,
+    ///   `fetch-tls`, `fetch-timeout` or `fetch` (retries used up); whatever `progress` throws.
     public func fetch(_ path: String, to file: URL, maxBytes: UInt64, progress: ((UInt64) throws -> Void)?) throws {
         try fetch(path, to: file, maxBytes: maxBytes, stop: DownloadStop(), progress: progress)
     }
 
+    /// The same, ended from another thread by `stop`: the connection being waited on is shut and `stop`'s reason
+    /// thrown.
     public func fetch(_ path: String, to file: URL, maxBytes: UInt64, stop: DownloadStop, progress: ((UInt64) throws -> Void)?) throws {
         try DownloadAttempts.run(path, to: file, maxBytes: maxBytes, retries: retries, policy: policy, stop: stop, progress: progress) { sink, due in
             do {

@@ -9,8 +9,11 @@ import PackTrust
 /// An http or https address split into what a request needs: whether to use TLS, the host to connect to and to
 /// name in `Host` and SNI, the port, and the percent-encoded request target.
 public struct HTTPLocation: Equatable, Sendable {
+    /// Whether the connection uses TLS (https).
     public var secure: Bool
+    /// The host to connect to, also sent in `Host` and as the TLS server name.
     public var host: String
+    /// The TCP port (443 or 80 unless the address names one).
     public var port: UInt16
     /// The request target: starts with `/`, already percent-encoded.
     public var target: String

@@ -16,6 +16,9 @@ import Darwin
 /// or a drive could store the rename first and a power cut would leave an empty file under the target's name), and
 /// the rename is durable before `write` returns (the folder flushed, then a barrier).
 public enum AtomicFile {
+    /// Replaces the file at `url` with `data` all at once and durably: a reader sees the old bytes or the new, never a
+    /// mix, and once it returns a power cut keeps the new.
+    /// - Throws: ``ModelError`` naming the path when the file cannot be written, flushed or renamed.
     public static func write(_ data: Data, to url: URL, mode: mode_t = 0o644) throws {
         try write(data, to: url, mode: mode, durability: .system)
     }

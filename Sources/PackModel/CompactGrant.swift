@@ -13,28 +13,39 @@ import PackCrypto
 /// device are not in the code but are signed (`signedMessage`): the verifier tries each product the pack sells and the
 /// device it runs on, and a signature that matches names the product. A long `PTG1.` code says the same things.
 public struct CompactGrant: Equatable, Sendable {
+    /// The format version in a code's first 3 bits; a code of another version is refused as unreadable.
     public static let formatVersion = 1
     /// The DSSE payload type the signature covers, so a code signature can never pass as any other document's.
     public static let payloadType = "application/vnd.packtool.grant-code+v1"
     /// 2025-01-01T00:00:00Z, the origin of `notBeforeHours`.
     public static let epoch = 1_735_689_600
+    /// Bytes of bit-packed claims at the start of a code.
     public static let claimsSize = 9
+    /// Bytes of the Ed25519 signature that follows the claims.
     public static let signatureSize = 64
     /// Characters in a code without its separators: 73 bytes, 5 bits a character.
     public static let characterCount = ((claimsSize + signatureSize) * 8 + 4) / 5
+    /// The largest `notBeforeHours` the 20-bit field holds (about 119 years after 2025-01-01).
     public static let maxNotBeforeHours = (1 << 20) - 1
+    /// The longest duration in hours the 16-bit field holds (about 7.5 years).
     public static let maxDurationHours = (1 << 16) - 1
 
     /// A code that cannot be made or read, and why.
     public struct Problem: Error, Equatable, CustomStringConvertible {
+        /// What is wrong, in words a desk clerk or a user can act on.
         public var message: String
+        /// A problem described by `message`.
         public init(_ message: String) { self.message = message }
         public var description: String { message }
     }
 
+    /// The grant's random id, by which a revocation list withdraws the code (shown as ``idText``).
     public var id: UInt32
+    /// Whether the code opens the pack only on the device it was issued for (the device id is signed, not carried).
     public var deviceBound: Bool
+    /// Start of validity in whole hours since 2025-01-01T00:00:00Z (``epoch``).
     public var notBeforeHours: Int
+    /// Length of validity in whole hours, at least 1.
     public var durationHours: Int
 
     /// Claims as numbers; refuses values the bit fields cannot hold.
@@ -83,7 +94,9 @@ public struct CompactGrant: Equatable, Sendable {
     /// The grant id as revocation lists and messages name it: 8 lower-case hex digits.
     public var idText: String { Hex.encode([UInt8(id >> 24), UInt8((id >> 16) & 0xFF), UInt8((id >> 8) & 0xFF), UInt8(id & 0xFF)]) }
 
+    /// The first instant the code is valid.
     public var notBefore: Date { Self.date(hours: notBeforeHours) }
+    /// The instant the code stops being valid (exclusive).
     public var notAfter: Date { Self.date(hours: notBeforeHours + durationHours) }
 
     /// What the signature covers: DSSE PAE over `claims || 0x00 || product || 0x00 || device` (device empty when the

@@ -10,6 +10,7 @@ public final class Condition: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
 
+    /// An unlocked mutex with its condition variable.
     public init() {
         pthread_mutex_init(mutex, nil)
         pthread_cond_init(condition, nil)

@@ -4,6 +4,7 @@
 /// characters, and the look-alikes O (for 0) and I or L (for 1). It forgives nothing else: the bits left over after the
 /// last whole byte must be zero, so each byte string has exactly one spelling (one code, one text).
 public enum CrockfordBase32 {
+    /// The 32 digits in value order, upper case.
     public static let alphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ".utf8)
 
     /// Characters skipped while decoding: separators people type or that line breaks and copy-paste bring in.

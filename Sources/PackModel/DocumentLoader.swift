@@ -19,6 +19,9 @@ public enum DocumentLoader {
     /// Documents larger than this are refused before decoding: no authored JSON file is anywhere near it.
     public static let maxDocumentBytes = 8 << 20
 
+    /// Decodes the JSON document at `url` as `type`.
+    /// - Throws: ``ModelError`` naming the file and, for a decoding failure, the field; a file over
+    ///   ``maxDocumentBytes`` is refused unread.
     public static func load<T: Decodable>(_ type: T.Type, from url: URL) throws -> T {
         let data = try read(url)
         do { return try JSONDecoder().decode(T.self, from: data) } catch {

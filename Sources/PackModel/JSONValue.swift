@@ -20,13 +20,21 @@ public enum JSONValue: Codable, Equatable, Sendable {
     case array([JSONValue])
     case object([String: JSONValue])
 
+    /// A JSON string.
     public init(_ value: String) { self = .string(value) }
+    /// A whole number, kept exactly.
     public init(_ value: Int) { self = .integer(Int64(value)) }
+    /// A whole number, kept exactly even above `Int64.max`.
     public init(_ value: UInt64) { self = value <= UInt64(Int64.max) ? .integer(Int64(value)) : .unsigned(value) }
+    /// `true` or `false`.
     public init(_ value: Bool) { self = .bool(value) }
+    /// An array of JSON strings.
     public init(_ value: [String]) { self = .array(value.map(JSONValue.init)) }
+    /// A JSON object.
     public init(_ value: [String: JSONValue]) { self = .object(value) }
+    /// A number that may have a fraction; whole values are still written as integers.
     public init(_ value: Double) { self = .number(value) }
+    /// A JSON array.
     public init(_ value: [JSONValue]) { self = .array(value) }
 
     /// Encoded with sorted keys and unescaped slashes; pretty-printed when asked.
@@ -62,7 +70,9 @@ public enum JSONValue: Codable, Equatable, Sendable {
         }
     }
 
+    /// The text when this is a string, nil otherwise.
     public var string: String? { if case .string(let s) = self { return s }; return nil }
+    /// The value when this is any number (an integer above 2^53 loses precision), nil otherwise.
     public var number: Double? {
         switch self {
         case .number(let n): return n
@@ -71,6 +81,8 @@ public enum JSONValue: Codable, Equatable, Sendable {
         default: return nil
         }
     }
+    /// The members when this is an object, nil otherwise.
     public var object: [String: JSONValue]? { if case .object(let o) = self { return o }; return nil }
+    /// The elements when this is an array, nil otherwise.
     public var array: [JSONValue]? { if case .array(let a) = self { return a }; return nil }
 }

@@ -9,6 +9,7 @@ import Darwin
 public final class Lock: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
 
+    /// An unlocked mutex.
     public init() { pthread_mutex_init(mutex, nil) }
 
     deinit {
@@ -16,6 +17,7 @@ public final class Lock: @unchecked Sendable {
         mutex.deallocate()
     }
 
+    /// Runs `body` holding the lock and returns its result. Not reentrant: calling it again from `body` deadlocks.
     public func withLock<T>(_ body: () throws -> T) rethrows -> T {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }

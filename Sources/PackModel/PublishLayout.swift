@@ -2,17 +2,22 @@
 /// serving the previous release while a new one is uploaded. Shared by the publisher, which writes the tree, and the
 /// client's updater, which fetches only from these paths.
 public enum PublishLayout {
+    /// The one unversioned name, overwritten by each release; everything else is reached through it.
     public static let index = "index.json"
 
+    /// Root `version` of the trust chain, fetched in order from the pinned one up to the index's `rootVersion`.
     public static func root(version: Int) -> String { "root/\(version).root.json" }
 
     /// The revocation list of version `version` (written once, like every versioned name).
     public static func revocations(version: Int) -> String { "revocations/\(version).json" }
 
+    /// The signed manifest of `version` of `pack`.
     public static func manifest(pack: String, version: Int) -> String { "packs/\(pack)/\(version)/manifest.json" }
 
+    /// The archive of `version` of `pack` (a ustar/pax tar whose first entry is the manifest's envelope).
     public static func archive(pack: String, version: Int) -> String { "packs/\(pack)/\(version)/\(pack)-\(version).tar" }
 
+    /// The delta archive that turns scene `scene` of `pack` from scene version `from` into `to`.
     public static func delta(pack: String, scene: String, from: Int, to: Int) -> String {
         "packs/\(pack)/deltas/\(scene)/\(from)-\(to).tar"
     }

@@ -14,7 +14,9 @@ import PackFiles
 /// (PackVerify's streamed installs). `size` is the whole size; a read returns how many bytes it got (0 at the end,
 /// -1 on an error).
 public protocol OffsetReadable: AnyObject {
+    /// The total size in bytes (for a file still arriving, the size it will have).
     var size: UInt64 { get }
+    /// Reads up to `destination.count` bytes at `offset`; returns how many it read, 0 at the end, -1 on an error.
     func read(at offset: UInt64, into destination: UnsafeMutableRawBufferPointer) -> Int
 }
 
@@ -36,7 +38,9 @@ extension OffsetReadable {
 /// this instead of FileHandle, which is not in FoundationEssentials, and positional reads need no seeking state to
 /// keep in step.
 public final class ReadOnlyFile: OffsetReadable {
+    /// The open descriptor, owned by this object and closed in `deinit`; do not close it yourself.
     public let fd: Int32
+    /// The file's size in bytes when it was opened.
     public let size: UInt64
     /// Opens `path`, which must be a regular file; the error names the path and the system's reason. The open does
     /// not wait (O_NONBLOCK): opening a FIFO for reading would otherwise block until a writer appears, and a FIFO is

@@ -4,6 +4,7 @@
 /// a CDN cannot withhold a newer list without the index going stale, and cannot serve an older one without the
 /// rollback floor refusing it. The scheduled `renew` therefore never needs the grant key (DESIGN.md §8.3).
 public struct RevocationsDocument: Codable, Equatable, Sendable {
+    /// Always `"revocations"`: the document names its own kind inside the signed bytes.
     public var type: String = "revocations"
     /// Increases with every change to the list (rollback protection).
     public var version: Int
@@ -12,6 +13,7 @@ public struct RevocationsDocument: Codable, Equatable, Sendable {
     /// Every code revoked so far, in the order revoked; a list only grows.
     public var revoked: [Entry]
 
+    /// One withdrawn code: which, why and when.
     public struct Entry: Codable, Equatable, Sendable {
         /// The grant id (`GrantDocument.id`) the code carries.
         public var id: String
@@ -20,6 +22,7 @@ public struct RevocationsDocument: Codable, Equatable, Sendable {
         /// RFC 3339 UTC.
         public var revoked: String
 
+        /// A revocation of grant `id`; `revoked` is an RFC 3339 UTC timestamp.
         public init(id: String, reason: String, revoked: String) {
             self.id = id
             self.reason = reason
@@ -27,6 +30,7 @@ public struct RevocationsDocument: Codable, Equatable, Sendable {
         }
     }
 
+    /// A revocation list payload; `created` is an RFC 3339 UTC timestamp.
     public init(version: Int, created: String, revoked: [Entry]) {
         self.version = version
         self.created = created

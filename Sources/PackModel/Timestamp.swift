@@ -11,6 +11,7 @@ import Darwin
 
 /// RFC 3339 UTC timestamps, taken from `SOURCE_DATE_EPOCH` when it is set so that builds are reproducible.
 public enum Timestamp {
+    /// The current time as RFC 3339 UTC, or `SOURCE_DATE_EPOCH` (seconds since 1970) from `environment` when it is set.
     public static func now(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         if let epoch = environment["SOURCE_DATE_EPOCH"], let seconds = Int(epoch) {
             return format(Date(timeIntervalSince1970: TimeInterval(seconds)))

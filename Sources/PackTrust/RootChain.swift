@@ -15,8 +15,10 @@ import PackModel
 /// threshold of its own root keys signed it, and its version is exactly N+1. Every key a root lists must be a usable
 /// Ed25519 key (not a small-order or non-canonical point), or the root is refused.
 public struct RootChain {
+    /// Reads and verifies each root in the chain.
     public let documents: SignedDocument
 
+    /// A chain walker verifying through `documents`.
     public init(documents: SignedDocument = SignedDocument()) { self.documents = documents }
 
     /// Decodes a root envelope that must be signed by its own root role (how the first, pinned root is checked).

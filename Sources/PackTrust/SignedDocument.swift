@@ -11,8 +11,10 @@ import PackModel
 /// repeated JSON keys, decode exactly the verified bytes, and hold the document to the policies of the reader's
 /// profile (`admit`). The kind (`DocumentKind`) says the type, role and cap; readers never spell them.
 public struct SignedDocument {
+    /// Checks each signature; substitute one only in tests or to use another crypto library.
     public let verifier: any SignatureVerifier
 
+    /// A reader of signed documents using `verifier` (PackCrypto's by default).
     public init(verifier: any SignatureVerifier = PackCryptoSignatureVerifier()) { self.verifier = verifier }
 
     /// Checks the envelope's payload type and its role's threshold for `kind` under `root`, and returns the verified

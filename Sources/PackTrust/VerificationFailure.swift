@@ -11,9 +11,12 @@ import Foundation
 /// carried out here (a write error, a full disk, the network: exit 2). Apps and scripts match on `code`, the stable
 /// string; the message is for people.
 public struct VerificationFailure: Error, Equatable, CustomStringConvertible, Sendable {
+    /// The registry code (`kind.id` is the stable string to match on, `kind.outcome` refused or I/O).
     public let kind: Code
+    /// One sentence for people, naming the file or field; its wording may change between releases.
     public var message: String
 
+    /// A failure with a registry code and a message naming what was wrong.
     public init(_ kind: Code, _ message: String) {
         self.kind = kind
         self.message = message

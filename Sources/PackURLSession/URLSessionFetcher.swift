@@ -30,8 +30,11 @@ public final class URLSessionFetcher: Fetcher, @unchecked Sendable {
     public let urls: @Sendable (String) throws -> URL
     /// Seconds a request may wait for the next bytes before the attempt counts as dropped.
     public var timeout: Double
+    /// How many times a dropped, stalled or 5xx attempt is repeated before the failure is thrown.
     public var retries: Int
+    /// Per-attempt deadlines and which files resume, as every transport decides them.
     public var policy = DownloadPolicy()
+    /// Sent as `User-Agent` with every request.
     public var userAgent = "packverify/\(PackVerifyVersion.string)"
     /// The configuration each download's session starts from (an app may set `allowsCellularAccess`, …); caching,
     /// cookies and timeouts are set by the fetcher.
@@ -62,14 +65,22 @@ public final class URLSessionFetcher: Fetcher, @unchecked Sendable {
         self.retries = retries
     }
 
+    /// The URL `urls` gives for `path`.
     public func url(for path: String) throws -> URL? { try urls(path) }
 
+    /// `<file>.part`: downloads grow there in order and are renamed to `file` when complete.
     public func partialFile(for file: URL) -> URL? { DownloadAttempts.partialFile(for: file) }
 
+    /// Downloads `path` into `file`, resuming and retrying as the type describes. Blocks the calling thread: not on the
+    /// main thread.
+    /// - Throws: `VerificationFailure` `fetch-missing` (404), `fetch-size` (more than `maxBytes`), `fetch-protocol`,
+    ///   `fetch-tls`, `fetch-timeout` or `fetch` (retries used up), `request` (no URL for `path`); whatever `progress`
+    ///   throws.
     public func fetch(_ path: String, to file: URL, maxBytes: UInt64, progress: ((UInt64) throws -> Void)?) throws {
         try fetch(path, to: file, maxBytes: maxBytes, stop: DownloadStop(), progress: progress)
     }
 
+    /// The same, ended from another thread by `stop`: the task is cancelled and `stop`'s reason thrown.
     public func fetch(_ path: String, to file: URL, maxBytes: UInt64, stop: DownloadStop, progress: ((UInt64) throws -> Void)?) throws {
         try DownloadAttempts.run(path, to: file, maxBytes: maxBytes, retries: retries, policy: policy, stop: stop, progress: progress) { part, due in
             let url = try urls(path)

@@ -16,12 +16,15 @@ import PackTrust
 public struct ClientState: Codable, Equatable, Sendable {
     /// The newest root accepted, as its envelope bytes (base64) and decoded document.
     public var rootEnvelope: String
+    /// The newest root accepted, decoded (its envelope is ``rootEnvelope``).
     public var root: RootDocument
+    /// The highest index version accepted (rollback floor); 0 before the first.
     public var indexVersion: Int = 0
     /// Pack id → highest manifest version installed or seen.
     public var manifestVersions: [String: Int] = [:]
     /// "pack/scene" → highest scene version installed.
     public var sceneVersions: [String: Int] = [:]
+    /// The clock guard's readings and trusted time (``ClockGuard/State``).
     public var clock = ClockGuard.State()
     /// Pack id → the names of the version folders (`v<N>-<tag>`) the installer created in `<into>/<pack>/`, recorded
     /// (and saved) before each folder is moved into place. The installer removes only names recorded here, so nothing
@@ -40,11 +43,13 @@ public struct ClientState: Codable, Equatable, Sendable {
     /// The SHA-256 the accepting index bound that list by: another list under the same version is equivocation.
     public var revocationsSHA256: String?
 
+    /// A fresh state trusting `root`, whose envelope (base64) is `rootEnvelope`; no index seen and nothing installed.
     public init(rootEnvelope: String, root: RootDocument) {
         self.rootEnvelope = rootEnvelope
         self.root = root
     }
 
+    /// The state file's name inside the state folder.
     public static let fileName = "client-state.json"
 
     /// The floors the rollback policy judges new documents against.
@@ -121,6 +126,8 @@ public struct ClientState: Codable, Equatable, Sendable {
         }
     }
 
+    /// Saves the state into `folder` (made if missing) atomically and durably, readable by the app alone (mode 0600).
+    /// - Throws: `VerificationFailure` `write` when the folder or file cannot be written.
     public func save(to folder: URL) throws { try save(to: folder, durability: .system) }
 
     /// Saves atomically and durably (see `AtomicFile`): when this returns, the state survives a power cut.

@@ -22,6 +22,7 @@ public struct ClockGuard: Sendable {
         public var trustedTime: Double = 0
         /// Wall and boot clock readings at that moment (boot time resets on reboot).
         public var lastWall: Double = 0
+        /// The boot clock reading at that moment, seconds since boot (0: none).
         public var lastBoot: Double = 0
         /// The newest verified signed time seen (an index's or an installed manifest's `created`): a lower bound.
         public var indexTime: Double = 0
@@ -36,11 +37,13 @@ public struct ClockGuard: Sendable {
         /// device, whose uptime has nothing to do with this one's — is not compared with it.
         public var bootSession: String?
 
+        /// A state with no readings yet (what a client starts with).
         public init() {}
     }
 
     /// A reading of the clocks, injectable for tests.
     public struct Reading: Sendable {
+        /// The wall clock, seconds since 1970 (the device's, which its user can set).
         public var wall: Double
         /// Seconds since boot (CLOCK_BOOTTIME on Linux; CLOCK_MONOTONIC_RAW on Apple, which is mach_continuous_time:
         /// both count sleep), or nil when unavailable. packverify.h tells C callers to inject the same clock.
@@ -49,12 +52,14 @@ public struct ClockGuard: Sendable {
         /// compared only within one session.
         public var bootSession: String?
 
+        /// A reading; `boot` nil when the boot clock cannot be read (then only the wall clock and signed times count).
         public init(wall: Double, boot: Double?, bootSession: String? = nil) {
             self.wall = wall
             self.boot = boot
             self.bootSession = bootSession
         }
 
+        /// The device's clocks now, with this boot's session id.
         public static func system() -> Reading {
             var ts = timespec()
             #if os(Linux)
@@ -86,10 +91,18 @@ public struct ClockGuard: Sendable {
 
     /// The time access decisions use, and whether timed access must close.
     public struct Verdict: Equatable, Sendable {
+        /// The trusted time, seconds since 1970: never earlier than the newest verified signed time or the last trusted
+        /// time.
         public var now: Double
+        /// True once the wall clock was seen set back: timed access closes until a fresh signed index confirms the wall
+        /// clock again.
         public var rollbackDetected: Bool
+        /// True when no fresh signed index was seen for longer than ``ClockGuard/offlineLimit``: timed access closes
+        /// until
+        /// the app updates online.
         public var offlineTooLong: Bool
 
+        /// A verdict as ``ClockGuard/observe(_:state:)`` returns it.
         public init(now: Double, rollbackDetected: Bool, offlineTooLong: Bool) {
             self.now = now
             self.rollbackDetected = rollbackDetected
@@ -100,6 +113,7 @@ public struct ClockGuard: Sendable {
     /// How long a client may go without a fresh signed index before timed access closes.
     public var offlineLimit: Double
 
+    /// A guard closing timed access after `offlineLimit` seconds without a fresh index (14 days by default).
     public init(offlineLimit: Double = 14 * 86_400) { self.offlineLimit = offlineLimit }
 
     /// Advances the persisted state with a new reading and returns the trusted time.

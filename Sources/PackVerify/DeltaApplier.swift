@@ -21,15 +21,22 @@ import PackModel
 /// check again, switch and save (at the end), never while it links, hashes and writes: at the end the installed
 /// version must still be the very folder the deltas were checked against, or the update is refused (`delta-base`).
 public struct DeltaApplier {
+    /// The installer whose state, lock and install layout the deltas are applied with.
     public let installer: Installer
     let documents = SignedDocument()
 
+    /// An applier sharing `installer`'s state folder.
     public init(installer: Installer) { self.installer = installer }
 
+    /// What an update by deltas did.
     public struct Result: Equatable, Sendable {
+        /// The pack updated.
         public var pack: String
+        /// The pack version now installed.
         public var version: Int
+        /// Ids of the scenes whose files changed, in manifest order.
         public var changedScenes: [String]
+        /// Bytes taken from delta archives (the rest was linked from the installed version).
         public var bytesFromDeltas: UInt64
     }
 

@@ -14,12 +14,21 @@ import PackModel
 /// Access decisions for an installed pack: the policy comes from the installed, signature-checked manifest, and the
 /// time from the clock guard, whose state is persisted so a clock set back is noticed on the next decision.
 public struct InstalledAccess {
+    /// The client's state folder, whose clock guard state is read and saved with each decision.
     public let state: URL
+    /// The clock guard (its offline limit); the default closes timed access after 14 days without a fresh index.
     public var clock = ClockGuard()
+    /// Where the clocks are read; the system's by default, replaced in tests.
     public var reading: () -> ClockGuard.Reading = ClockGuard.Reading.system
 
+    /// Decisions against the client state in `state`.
     public init(state: URL) { self.state = state }
 
+    /// Whether `request` may open its scene of `pack` as installed in `into`. A decision never waits for an install in
+    /// progress; the clock reading is saved when no install holds the state.
+    /// - Throws: `VerificationFailure` `identifier` (a malformed pack id), `request` (a malformed request),
+    ///   `state-missing`, `installed-missing`, `scene` (the pack has no such scene). A closed scene is not an error: it
+    ///   is the decision.
     public func decide(into: URL, pack: String, request: AccessRequest) throws -> AccessDecision {
         try Identifiers.evaluate(pack, what: "pack id").require()
         try request.validate()

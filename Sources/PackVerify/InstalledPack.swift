@@ -15,22 +15,36 @@ import PackModel
 /// Verifies an installed pack at rest: its manifest still carries a valid signature, and every file is present with
 /// the signed hash; every missing, changed or extra file is reported by path.
 public struct InstalledPack {
+    /// What a check at rest found.
     public struct Report: Equatable, Sendable {
+        /// The pack checked.
         public var pack: String
+        /// The version installed.
         public var version: Int
+        /// Files the manifest lists that are not there (paths relative to the pack root).
         public var missing: [String] = []
+        /// Files whose size or SHA-256 differs from the signed one.
         public var changed: [String] = []
+        /// Entries in the install that the manifest does not list.
         public var extra: [String] = []
+        /// How many files were hashed.
         public var checkedFiles = 0
+        /// Whether nothing is missing, changed or extra.
         public var isIntact: Bool { missing.isEmpty && changed.isEmpty && extra.isEmpty }
     }
 
+    /// The client's state folder, whose root the manifest's signature is checked under.
     public let state: URL
     /// Threads hashing files (the bench compares one and two).
     public var threads = ProcessInfo.processInfo.activeProcessorCount
 
+    /// A checker against the client state in `state`.
     public init(state: URL) { self.state = state }
 
+    /// Re-hashes every file of `pack` as installed in `into`. Damage is reported in the ``Report``, not thrown; reads
+    /// every byte, so call it off the main thread.
+    /// - Throws: `VerificationFailure` `identifier`, `state-missing`, `installed-missing`, or a signature failure of
+    ///   the installed manifest.
     public func verify(into: URL, pack: String) throws -> Report {
         try Identifiers.evaluate(pack, what: "pack id").require()
         let client = try ClientState.load(from: state)

@@ -17,11 +17,16 @@ import PackModel
 /// switch and save at the end (see `StateLock`), so an app may be suspended mid-install without holding it. The CLI
 /// and the C ABI use this type only, so both run the same code and get the same results and failure codes.
 public struct PackClient: Sendable {
+    /// The client's state folder: the trusted root, the version floors, the clock guard's readings and received
+    /// downloads.
     public let state: URL
+    /// The clock guard every operation shares (its offline limit closes timed access after 14 days by default).
     public var clock = ClockGuard()
     /// The time source: the system's wall and boot clocks, or a caller's (tests, apps with their own time source).
     public var reading: @Sendable () -> ClockGuard.Reading = ClockGuard.Reading.system
 
+    /// A client for the state in `state`. Cheap: make one where needed; values for the same folder share the state
+    /// through its file and lock.
     public init(state: URL) { self.state = state }
 
     private var trust: Trust {

@@ -26,8 +26,10 @@ public struct ReceivedDownloads: Sendable {
     /// A plan is small (its manifest and one object per changed scene); a file claiming more is refused unread.
     static let planCap = 8 << 20
 
+    /// The client's state folder; the received files live in its ``folderName`` subfolder.
     public let state: URL
 
+    /// The received downloads of the client state in `state`.
     public init(state: URL) { self.state = state }
 
     private func folder() throws -> RootedFolder {

@@ -15,8 +15,11 @@ import PackModel
 /// GNU and global headers, bad checksums, sizes that disagree, data after the end). libarchive is not public API on
 /// iOS and its many formats are attack surface a client does not need (DESIGN.md §2).
 public struct StrictTarReader {
+    /// One archive entry as the reader accepted it: a regular file.
     public struct Header: Equatable, Sendable {
+        /// The entry's path inside the archive (from the ustar name and prefix, or the pax `path`).
         public var path: String
+        /// The entry's data size in bytes.
         public var size: UInt64
         /// Where the file's data starts in the archive (its end, `offset + size`, is checked to lie inside it).
         public var offset: UInt64
@@ -30,8 +33,11 @@ public struct StrictTarReader {
     private var pendingData: UInt64 = 0
     private var pendingPadding: UInt64 = 0
     private var finished = false
+    /// The archive's path, for messages.
     public let path: String
 
+    /// Opens the archive at `url` for reading entry by entry.
+    /// - Throws: `VerificationFailure` `archive-open` when it cannot be opened or is not a regular file.
     public init(url: URL) throws {
         let f: ReadOnlyFile
         do { f = try ReadOnlyFile(opening: url.path) } catch { throw VerificationFailure(.archiveOpen, "\(error)") }

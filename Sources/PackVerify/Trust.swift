@@ -14,10 +14,14 @@ import PackModel
 /// The client's trust operations on its persisted state: pin the first root, follow root rotations, and accept
 /// signed indexes — each refusing rollback, expiry and the wrong signers, and changing nothing when it refuses.
 public struct Trust {
+    /// The client's state folder.
     public let state: URL
+    /// The clock guard that judges signed times.
     public var clock = ClockGuard()
+    /// Where the clocks are read; the system's by default, replaced in tests.
     public var reading: () -> ClockGuard.Reading = ClockGuard.Reading.system
 
+    /// Trust operations on the client state in `state`.
     public init(state: URL) { self.state = state }
 
     /// Pins `root` (which must be validly self-signed) as the client's first trusted root.

@@ -16,9 +16,12 @@ import PackModel
 /// its manifest the one that entry names, the installed version the one the deltas build on — so a stale or altered
 /// plan is refused, and a refusal leaves the install and the state as they were.
 public struct UpdateApplier {
+    /// The installer that writes, switches and records the update.
     public var installer: Installer
+    /// The install folder the plan's pack is in.
     public let into: URL
 
+    /// An applier installing through `installer` into `into`.
     public init(installer: Installer, into: URL) {
         self.installer = installer
         self.into = into

@@ -12,6 +12,7 @@ import PackModel
 /// by the applier beyond what it re-checks against the client state: the manifest is verified again and must be
 /// the one the accepted index names, and every downloaded file is verified as it is installed.
 public struct UpdatePlan: Codable, Equatable, Sendable {
+    /// How the update gets there; the raw value is what `packtool update` prints and the C ABI's JSON carries.
     public enum Method: String, Codable, Sendable {
         case upToDate = "up to date"
         case deltas
@@ -32,9 +33,12 @@ public struct UpdatePlan: Codable, Equatable, Sendable {
         public var sha256: String?
         /// For a delta: the scene it changes, the version it builds on (0: self-contained) and the one it leads to.
         public var scene: String?
+        /// For a delta, the scene id it changes; nil for the archive.
         public var fromVersion: Int?
+        /// For a delta, the scene version it builds on (0: self-contained); nil for the archive.
         public var sceneVersion: Int?
 
+        /// One file to download; the planner makes these, apps read them.
         public init(path: String, url: URL?, size: UInt64?, maxBytes: UInt64, sha256: String?, scene: String? = nil, fromVersion: Int? = nil,
                     sceneVersion: Int? = nil) {
             self.path = path
@@ -48,10 +52,15 @@ public struct UpdatePlan: Codable, Equatable, Sendable {
         }
     }
 
+    /// The pack to update.
     public var pack: String
+    /// The version installed when the plan was made; nil when nothing is installed (a first install).
     public var fromVersion: Int?
+    /// The version the accepted index names, which the update installs.
     public var toVersion: Int
+    /// Whether nothing, deltas or the full archive must be downloaded.
     public var method: Method
+    /// The files to download, all of them needed; empty when up to date.
     public var objects: [Object]
     /// The scenes the update changes (every scene for a full archive).
     public var changedScenes: [String]
@@ -59,6 +68,7 @@ public struct UpdatePlan: Codable, Equatable, Sendable {
     public var fallbacks: [String]
     /// The accepted index's entry for the pack, and the signed manifest it names, as fetched.
     public var indexEntry: IndexDocument.Entry
+    /// The signed manifest's envelope bytes as fetched; verified again when the plan is applied.
     public var manifest: Data
 
     /// Bytes to download in all, as far as the signed documents say (deltas count their caps).

@@ -15,15 +15,22 @@ import PackModel
 /// and per changed scene the delta from the installed version (falling back to the version-0 delta, and to the full
 /// archive when pack-level files changed or nothing is installed), then applies them atomically.
 public struct Updater {
+    /// The client's state folder.
     public let state: URL
+    /// The install folder; the pack is installed in `<into>/<pack>`.
     public let into: URL
+    /// Downloads the published files: `HTTPFetcher`, `URLSessionFetcher`, `FileFetcher` or an app's own.
     public let fetcher: Fetcher
+    /// Verifies and switches in what is downloaded, sharing ``state``.
     public var installer: Installer
+    /// Told of each download's bytes so far, by what is downloading: "index.json", "root", "revocations", "manifest",
+    /// "archive", or a scene id for its delta. Called on the downloading thread.
     public var progress: (@Sendable (String, UInt64) -> Void)?
     /// Hears where the install stands (`InstallProgress`): bytes and scenes done, each scene the moment it is
     /// verified (a first install streams: Stop I can open while the rest downloads), the switch.
     public var onProgress: (@Sendable (InstallProgress) -> Void)?
 
+    /// An updater of packs in `into` from the tree `fetcher` reaches, against the client state in `state`.
     public init(state: URL, into: URL, fetcher: Fetcher) {
         self.state = state
         self.into = into
@@ -31,12 +38,17 @@ public struct Updater {
         installer = Installer(state: state)
     }
 
+    /// What an update did.
     public struct Result: Equatable, Sendable {
+        /// The pack updated.
         public var pack: String
+        /// The version installed before; nil for a first install.
         public var fromVersion: Int?
+        /// The version installed now.
         public var toVersion: Int
         /// "up to date", "deltas" or "full archive".
         public var method: String
+        /// Ids of the scenes whose files changed (every scene for a full archive; none when up to date).
         public var changedScenes: [String]
         /// Each time the update took a less economical way than planned, and why: a scene's delta from the installed
         /// version missing or refused (so the version-0 delta was used), or the whole archive fetched over an

@@ -2,6 +2,7 @@
 /// its signature. The policies live beside the type (`Manifest+Admission.swift`, …), so each is listed once and
 /// every reader gets the same list by picking a profile.
 public protocol Admissible: Decodable {
+    /// The document's payload type, signing role and size cap.
     static var kind: DocumentKind { get }
 
     /// The first policy this document fails under `profile`, judged in `context`, or `.meets`. Content policies

@@ -12,6 +12,7 @@
 /// - `atRest`: a document already admitted and kept (an installed manifest) — its signature and content only; it
 ///   was judged on its times when it came in, and must keep working offline after they pass.
 public struct AdmissionProfile: Hashable, Sendable, CustomStringConvertible {
+    /// What messages call the profile ("install").
     public let name: String
     /// Signed times are judged: a creation time ahead of the clock (`clock-skew`), an expiry passed (`expired`).
     public let judgesTimes: Bool
@@ -20,11 +21,17 @@ public struct AdmissionProfile: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String { name }
 
+    /// A client taking a document in: times and floors judged.
     public static let install = AdmissionProfile(name: "install", judgesTimes: true, judgesFloors: true)
+    /// `packtool verify` and the publisher's checks: times judged, no floors.
     public static let publisherCheck = AdmissionProfile(name: "publisher check", judgesTimes: true, judgesFloors: false)
+    /// An access decision from a manifest: times judged, no floors.
     public static let access = AdmissionProfile(name: "access", judgesTimes: true, judgesFloors: false)
+    /// A root followed from its predecessor: floors judged, not times.
     public static let rootRotation = AdmissionProfile(name: "root rotation", judgesTimes: false, judgesFloors: true)
+    /// A document already admitted and kept: signature and content only, so it keeps working offline.
     public static let atRest = AdmissionProfile(name: "at rest", judgesTimes: false, judgesFloors: false)
 
+    /// Every profile, for tests and tables that cover them all.
     public static let all: [AdmissionProfile] = [install, publisherCheck, access, rootRotation, atRest]
 }

@@ -16,8 +16,10 @@ public struct ClockSkew: Sendable {
 
     /// The guarded device time, seconds since 1970.
     public let now: Double
+    /// Seconds a signed time may lie ahead of ``now``.
     public let allowed: Double
 
+    /// A policy at the guarded time `now` (seconds since 1970), allowing `allowed` seconds ahead (a day by default).
     public init(now: Double, allowed: Double = ClockSkew.defaultAllowance) {
         self.now = now
         self.allowed = allowed

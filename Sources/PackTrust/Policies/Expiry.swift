@@ -11,6 +11,7 @@ public struct Expiry: Sendable {
     /// The guarded time, seconds since 1970.
     public let now: Double
 
+    /// A policy at the guarded time `now`, seconds since 1970.
     public init(now: Double) { self.now = now }
 
     /// `what` names the document in the reason ("the index", "root version 3").

@@ -1,6 +1,8 @@
 /// Pack and scene ids become folder and file names and parts of fetched paths: even a signed document may only use
 /// plain slugs — lower-case letters, digits and single hyphens, at most 64 characters.
 public enum Identifiers {
+    /// Whether `id` is a plain slug: lower-case ASCII letters, digits and single hyphens (none at either end), 1 to 64
+    /// characters.
     public static func isSlug(_ id: String) -> Bool {
         let u = Array(id.utf8)
         guard !u.isEmpty, u.count <= 64, u.first != UInt8(ascii: "-"), u.last != UInt8(ascii: "-") else { return false }

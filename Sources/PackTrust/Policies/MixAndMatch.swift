@@ -4,8 +4,10 @@ import PackModel
 /// The manifest installed must be exactly the one the accepted index names — same bytes (SHA-256) and version — so
 /// a server cannot pair a newer index with an older, still validly signed, manifest or archive.
 public struct MixAndMatch: Sendable {
+    /// The accepted index's entry for the pack: the version, manifest and archive it names.
     public let entry: IndexDocument.Entry
 
+    /// A policy holding manifests and archives to `entry`.
     public init(entry: IndexDocument.Entry) { self.entry = entry }
 
     /// The manifest's signed bytes, before they are decoded.

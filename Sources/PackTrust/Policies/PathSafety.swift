@@ -19,6 +19,8 @@ public struct PathSafety {
     /// Folded folder paths that admitted paths run through.
     private var folders: Set<String> = []
 
+    /// A checker that has seen no paths yet; use one per archive or tree, since it refuses collisions among the paths
+    /// it admits.
     public init() {}
 
     static func fold(_ path: String) -> String { NameCharacters.fold(path) }

@@ -5,7 +5,9 @@ import PackModel
 public struct Rollback: Sendable {
     /// The client's floors.
     public struct Floors: Equatable, Sendable {
+        /// Highest root version trusted.
         public var root: Int
+        /// Highest index version seen; a re-fetch of the same version passes.
         public var index: Int
         /// Pack id → highest manifest version installed or seen.
         public var manifests: [String: Int]
@@ -14,6 +16,7 @@ public struct Rollback: Sendable {
         /// Version of the revocation list held (0: none).
         public var revocations: Int
 
+        /// Floors as the client state records them; `revocations` 0 when no list is held yet.
         public init(root: Int, index: Int, manifests: [String: Int], scenes: [String: Int], revocations: Int = 0) {
             self.root = root
             self.index = index
@@ -23,8 +26,10 @@ public struct Rollback: Sendable {
         }
     }
 
+    /// The versions nothing may go below.
     public let floors: Floors
 
+    /// A rollback policy judging against `floors`.
     public init(floors: Floors) { self.floors = floors }
 
     /// A new root must be newer than the trusted one.
@@ -78,9 +83,12 @@ public struct Rollback: Sendable {
 
     /// What the index check needs of an index: its version and each pack's offered version.
     public struct IndexSummary: Sendable {
+        /// The index's own version.
         public var version: Int
+        /// Pack id → version the index offers.
         public var packs: [String: Int]
 
+        /// A summary of an index: its version and each pack's offered version.
         public init(version: Int, packs: [String: Int]) {
             self.version = version
             self.packs = packs

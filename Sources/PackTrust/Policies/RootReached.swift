@@ -7,6 +7,7 @@ public struct RootReached: Sendable {
     /// The newest root version reached.
     public let trusted: Int
 
+    /// A policy for a reader that reached root version `trusted`.
     public init(trusted: Int) { self.trusted = trusted }
 
     /// Meets when `indexRootVersion` is at most the version reached; `reached` says whose chain stopped ("the tree").

@@ -16,16 +16,22 @@ public struct SignatureThreshold: Sendable {
     /// Signatures allowed beyond the number of keys the role lists.
     public static let signatureMargin = 4
 
+    /// The role that must sign (a name in ``PackModel/RootDocument/Role``).
     public let role: String
+    /// The trusted root that lists the role's keys and threshold.
     public let root: RootDocument
+    /// Checks each Ed25519 signature; the default is PackCrypto's.
     public let verifier: any SignatureVerifier
 
+    /// A policy requiring `role`'s threshold under `root`.
     public init(role: String, root: RootDocument, verifier: any SignatureVerifier = PackCryptoSignatureVerifier()) {
         self.role = role
         self.root = root
         self.verifier = verifier
     }
 
+    /// Meets when at least the role's threshold of distinct keys signed the envelope; otherwise fails with `role` (no
+    /// such role), `signature-count` (too many signatures, none checked) or `threshold`.
     public func evaluate(_ envelope: DSSEEnvelope) -> PolicyResult {
         guard let spec = root.roles[role] else { return .fails(VerificationFailure(.role, "root version \(root.version) defines no \(role) role")) }
         let keys = Self.keys(of: spec, in: root)

@@ -13,12 +13,17 @@ import PackModel
 /// Caps on what is read before anything is verified: a signed document is read whole (Ed25519 cannot stream), so
 /// its size is checked against its cap first, and nothing endless is ever read.
 public enum SizeCaps {
+    /// A root document: 1 MiB.
     public static let root: UInt64 = 1 << 20
+    /// The index: 4 MiB.
     public static let index: UInt64 = 4 << 20
+    /// A pack manifest: 16 MiB.
     public static let manifest: UInt64 = 16 << 20
+    /// A delta archive's signed document: 16 MiB.
     public static let deltaDocument: UInt64 = 16 << 20
     /// An access code's envelope (a `PTG1.` code decodes to at most this many bytes).
     public static let grant: UInt64 = 8 << 10
+    /// The client state file: 1 MiB (`state-size` beyond it).
     public static let clientState: UInt64 = 1 << 20
     /// The revocation list (`revocations/N.json`): a hard cap, on top of the size the index binds. A few thousand
     /// entries fit; the client state, which keeps the list, is capped at 1 MiB too.

@@ -6,10 +6,13 @@ public struct TripPassLength: Sendable {
     /// The lengths a Trip Pass may have, in hours (the example pack sells 72).
     public static let hours: ClosedRange<Int> = 1...(366 * 24)
 
+    /// The length the access policy asks for, in hours, not yet checked.
     public let hours: Int
 
+    /// A policy for a Trip Pass of `hours`.
     public init(hours: Int) { self.hours = hours }
 
+    /// Meets when the length is within the static `hours` range (1 hour to 366 days); otherwise fails with `number`.
     public func evaluate() -> PolicyResult {
         Numbers.within(hours, Self.hours, "the access policy's Trip Pass length in hours")
     }
