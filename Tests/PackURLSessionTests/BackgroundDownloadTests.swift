@@ -14,22 +14,7 @@ import XCTest
 /// system carries the same tasks while the app is suspended), hands each finished file over to the client's state
 /// folder, and installs the plan with the checks every update gets. The hand-over is tested as an app meets it: the
 /// files arrive, the app is gone, and a later launch installs them.
-final class BackgroundDownloadTests: XCTestCase {
-    private var pack: PublishedPack!
-    private var nginx: Nginx!
-
-    override func setUpWithError() throws {
-        _ = try Nginx.executable()
-        pack = try PublishedPack()
-        nginx = try Nginx(serving: pack.cdn, in: pack.dir.appendingPathComponent("nginx"))
-    }
-
-    override func tearDown() {
-        nginx?.stop()
-        nginx = nil
-        super.tearDown()
-    }
-
+final class BackgroundDownloadTests: PublishedPackOverNginx {
     private var client: PackClient { PackClient(state: pack.state) }
 
     private func plan() throws -> UpdatePlan {
@@ -58,6 +43,18 @@ final class BackgroundDownloadTests: XCTestCase {
 
     private func downloads() -> BackgroundPackDownloads {
         BackgroundPackDownloads(client: client, into: pack.into, configuration: .ephemeral)
+    }
+
+    /// Hands the plan's one file over as the system would: a temporary file of the published bytes (or `bytes`),
+    /// moved in by `receive`. Returns where the system's file was.
+    @discardableResult
+    private func handOver(_ plan: UpdatePlan, bytes: Data? = nil) throws -> URL {
+        let object = try XCTUnwrap(plan.objects.first)
+        let system = pack.dir.appendingPathComponent("system-tmp-\(UUID().uuidString).tmp")
+        try (bytes ?? Data(contentsOf: pack.cdn.appendingPathComponent(object.path))).write(to: system)
+        try client.received.begin(plan)
+        try client.received.receive(system, path: object.path)
+        return system
     }
 
     private var receivedFolder: URL { pack.state.appendingPathComponent(ReceivedDownloads.folderName) }
@@ -100,12 +97,7 @@ final class BackgroundDownloadTests: XCTestCase {
     /// anything was installed); a later launch's `resume()` finds the saved plan complete and installs it, without
     /// downloading again.
     func testFilesHandedOverBeforeTheAppWasKilledAreInstalledAtTheNextLaunch() throws {
-        let plan = try plan()
-        let object = try XCTUnwrap(plan.objects.first)
-        let system = pack.dir.appendingPathComponent("system-tmp-\(UUID().uuidString).tmp")
-        try FileManager.default.copyItem(at: pack.cdn.appendingPathComponent(object.path), to: system)
-        try client.received.begin(plan)
-        try client.received.receive(system, path: object.path)
+        let system = try handOver(try plan())
         XCTAssertFalse(FileManager.default.fileExists(atPath: system.path), "the system's file was moved in, not copied")
         XCTAssertTrue(try client.received.missing().isEmpty)
         let requestsBefore = nginx.accessLog.count
@@ -119,30 +111,16 @@ final class BackgroundDownloadTests: XCTestCase {
     /// Cancelling an async `applyReceived` mid-install (the first scene's report holds until the test cancelled) is
     /// not a refusal: CancellationError, nothing installed, the received files kept, and the next call installs them.
     func testACancelledInstallOfReceivedFilesKeepsThemForTheNextCall() async throws {
-        let plan = try plan()
-        let object = try XCTUnwrap(plan.objects.first)
-        let system = pack.dir.appendingPathComponent("system.tmp")
-        try FileManager.default.copyItem(at: pack.cdn.appendingPathComponent(object.path), to: system)
-        try client.received.begin(plan)
-        try client.received.receive(system, path: object.path)
-        let reached = DispatchSemaphore(value: 0), cancelled = DispatchSemaphore(value: 0)
-        let client = client
+        try handOver(try plan())
+        let firstScene = HoldPoint()
+        let (client, into) = (client, pack.into)
         let task = Task {
-            try await client.applyReceived(into: pack.into, progress: { report in
-                if report.event == .sceneVerified, report.scenesDone == 1 {
-                    reached.signal()
-                    _ = cancelled.wait(timeout: .now() + 30)
-                }
+            try await client.applyReceived(into: into, progress: { report in
+                if report.event == .sceneVerified { firstScene.hold() }
             })
         }
-        XCTAssertEqual(reached.wait(timeout: .now() + 60), .success, "the install verified a scene")
-        task.cancel()
-        cancelled.signal()
-        do {
-            _ = try await task.value
-            XCTFail("a cancelled install returned a result")
-        } catch is CancellationError {
-        }
+        firstScene.whenReached { task.cancel() }
+        await assertCancelled(task)
         assertNothingInstalled()
         XCTAssertEqual(try client.received.missing(), [], "the received file was kept")
         let result = try await client.applyReceived(into: pack.into)
@@ -161,8 +139,7 @@ final class BackgroundDownloadTests: XCTestCase {
         try bytes.write(to: tampered)
         var direct: String?
         XCTAssertThrowsError(try client.install(archive: tampered, into: pack.into, indexEntry: plan.indexEntry)) { direct = ($0 as? VerificationFailure)?.code }
-        try client.received.begin(plan)
-        try client.received.receive(tampered, path: object.path)
+        try handOver(plan, bytes: bytes)
 
         let result = try run(downloads(), nil)
         XCTAssertNotNil(direct)

@@ -132,3 +132,23 @@ final class Nginx {
         }
     }
 }
+
+/// A test case over the example pack published into a tree that a real nginx serves (`pack`, `nginx`), started
+/// before each test and stopped after it (XCTest keeps each test case alive until the run ends: stop nginx now,
+/// not at exit).
+class PublishedPackOverNginx: XCTestCase {
+    var pack: PublishedPack!
+    var nginx: Nginx!
+
+    override func setUpWithError() throws {
+        _ = try Nginx.executable()
+        pack = try PublishedPack()
+        nginx = try Nginx(serving: pack.cdn, in: pack.dir.appendingPathComponent("nginx"))
+    }
+
+    override func tearDown() {
+        nginx?.stop()
+        nginx = nil
+        super.tearDown()
+    }
+}

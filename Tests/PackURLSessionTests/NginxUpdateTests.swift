@@ -8,23 +8,7 @@ import XCTest
 /// The updater through `URLSessionFetcher` against a real nginx serving a tree `packtool sign --publish` wrote: a
 /// first install, a hot update by delta, a Range resume nginx answers with 206, and nginx's `limit_rate` running into
 /// the overall deadline. Skipped, saying so, only where nginx is not installed (CI installs it).
-final class NginxUpdateTests: XCTestCase {
-    private var pack: PublishedPack!
-    private var nginx: Nginx!
-
-    override func setUpWithError() throws {
-        _ = try Nginx.executable()
-        pack = try PublishedPack()
-        nginx = try Nginx(serving: pack.cdn, in: pack.dir.appendingPathComponent("nginx"))
-    }
-
-    /// XCTest keeps each test case alive until the run ends: stop nginx now, not at exit.
-    override func tearDown() {
-        nginx?.stop()
-        nginx = nil
-        super.tearDown()
-    }
-
+final class NginxUpdateTests: PublishedPackOverNginx {
     private func updater(_ fetcher: URLSessionFetcher) -> Updater { Updater(state: pack.state, into: pack.into, fetcher: fetcher) }
 
     func testTheExamplePackInstallsThroughURLSessionFromNginx() throws {
