@@ -15,6 +15,11 @@ Not checked, on purpose:
   - witnesses whose meaning is the protocol's: `init(from:)`, `encode(to:)`, `description`, `debugDescription`,
     `errorDescription`, `==`, `<`, `hash(into:)` and `CodingKeys`;
   - every member of an extension that only declares a conformance (`extension T: P { … }`): its members are P's.
+  - registry constants, `static let NAME = Code("name", …, "meaning")` (VerificationFailure.Code in PackTrust,
+    AccessDecision.Code in PackVerify): the meaning is an argument, generated into docs/verification-codes.md and
+    docs/access-codes.md, and a `///` line would only repeat it. The call's arguments (over up to 8 lines) must hold
+    at least two non-empty string literals, the name and the meaning; a plain `static let`, or a `Code(rawValue: …)`
+    without a meaning, still needs its `///` line.
   - names listed in scripts/public-docs-pending.txt (`Module.Type.member(labels:)`, one a line, `#` comments): only
     for files other sessions are editing at the time, to be documented when they land.
 
@@ -22,7 +27,8 @@ Each finding is printed as `file:line: kind Module.Name`; the exit status is 1 w
 
 usage: scripts/check-public-docs.py              the client modules at the repository's root
        scripts/check-public-docs.py --self-test  plants an undocumented public func, property and type (and the shapes
-                                                 that must pass) in a scratch module and checks each is found
+                                                 that must pass, registry constants among them) in a scratch module
+                                                 and checks each is found
        scripts/check-public-docs.py --root DIR [--pending FILE]   the modules under DIR/Sources
 """
 import os
@@ -177,7 +183,8 @@ def findings_in(path, module, shown):
             if is_public and kind not in ("extension", "case", "deinit", "associatedtype"):
                 name = signature_name(kind, rest, code[index + 1:index + 12])
                 in_conformance = any(s[0] == "extension" and s[2] for s in stack)
-                if name not in WITNESSES and not in_conformance and not documented(raw, index):
+                if (name not in WITNESSES and not in_conformance and not documented(raw, index)
+                        and not registry_constant(raw, index)):
                     qualified = ".".join([module] + [s[3] for s in stack if s[3]] + [name])
                     found.append((f"{shown}:{index + 1}: {kind} {qualified}", qualified))
         for ch in line:
@@ -210,6 +217,42 @@ def documented(raw, index):
             j -= 1
         return j >= 0 and raw[j].strip().startswith("/**")
     return False
+
+
+REGISTRY = re.compile(r"^\s*(?:" + ATTRIBUTE + r"\s+)*(?:" + MODIFIER + r"\s+)*static\s+(?:" + MODIFIER
+                      + r"\s+)*let\s+`?[A-Za-z_]\w*`?\s*(?::\s*Code\s*)?=\s*Code\(")
+STRING = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
+
+
+def registry_constant(raw, index):
+    """Whether line `index` declares a registry constant, `static let NAME = Code("name", …, "meaning")`: a code whose
+    meaning is an argument, generated into docs/verification-codes.md or docs/access-codes.md, so that argument is its
+    documentation. The call's arguments (up to its closing parenthesis, over at most 8 lines) must hold at least two
+    non-empty string literals, the name and the meaning; `Code(rawValue: "x")` or a call without a meaning is not one."""
+    m = REGISTRY.match(raw[index])
+    if not m:
+        return False
+    text = "\n".join(raw[index:index + 8])
+    depth, i, literals = 0, m.end() - 1, []  # i: the call's opening parenthesis
+    while i < len(text):
+        c = text[i]
+        if c == '"':
+            m = STRING.match(text, i)
+            if not m:
+                return False
+            literals.append(m.group(1))
+            i = m.end()
+            continue
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                break
+        i += 1
+    else:
+        return False
+    return sum(1 for literal in literals if literal.strip()) >= 2
 
 
 def swift_files(folder):
@@ -298,6 +341,17 @@ extension Documented: CustomStringConvertible {
 struct Internal {
     public func notReachable() {}
 }
+
+/// A documented registry.
+public struct Code {
+    init(_ name: String, _ meaning: String) {}
+    init(rawValue: String) {}
+    public static let registered = Code("registered", "a registry constant: its meaning is an argument")
+    public static let registeredOverLines = Code("registered-over-lines",
+                                                 "a registry constant whose meaning is on the next line")
+    public static let plainConstant = 1
+    public static let withoutMeaning = Code(rawValue: "without-meaning")
+}
 '''
 EXPECTED = [
     "Sources/PackDemo/Planted.swift:7: let PackDemo.Documented.undocumentedProperty",
@@ -307,6 +361,8 @@ EXPECTED = [
     "Sources/PackDemo/Planted.swift:28: enum PackDemo.UndocumentedType",
     "Sources/PackDemo/Planted.swift:36: func PackDemo.Requirements.undocumentedRequirement()",
     "Sources/PackDemo/Planted.swift:40: func PackDemo.Documented.undocumentedInPublicExtension()",
+    "Sources/PackDemo/Planted.swift:64: let PackDemo.Code.plainConstant",
+    "Sources/PackDemo/Planted.swift:65: let PackDemo.Code.withoutMeaning",
 ]
 
 
@@ -336,8 +392,8 @@ def self_test():
     if failures:
         return 1
     print(f"public-docs guard self-test: {len(EXPECTED)} planted undocumented public declarations (type, func, "
-          "property, protocol requirement, public-extension member) each found; documented, witness, conformance, "
-          "internal and pending ones not")
+          "property, protocol requirement, public-extension member, plain and meaningless static let) each found; "
+          "documented, registry-constant, witness, conformance, internal and pending ones not")
     return 0
 
 

@@ -6,11 +6,26 @@
 ///
 /// `docs/verification-codes.md` is generated from this list (`markdownTable`), and a test keeps the two equal.
 extension VerificationFailure {
+    /// A failure code of the registry: its stable `name`, its `outcome` and a one-line `meaning`. Only the library
+    /// makes codes (the constants below, listed in `all`); apps compare them (`failure.code == .hash`) or read their
+    /// fields. Two codes are equal when their names are.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// What kind of failure a code is, which decides what the caller does next. `refused`: the input was checked
+        /// and is forged, stale or malformed, so retrying the same bytes cannot help (packtool exits 1). `io` (raw
+        /// value `"I/O"`): the operation could not be carried out here (a missing file, a full disk, a failed
+        /// download), so it may succeed later (exit 2). `request`: the caller's request itself is malformed and nothing
+        /// was attempted (exit 2). `cancelled`: the caller stopped the operation; the install is unchanged. The raw
+        /// value is what the C ABI's `error.outcome` and docs/verification-codes.md show; outcomes are only ever added,
+        /// never renamed.
         public enum Outcome: String, Sendable, CaseIterable { case refused, io = "I/O", request, cancelled }
 
+        /// The code's stable name, e.g. `"archive-size"`: what apps match on, what the C ABI returns in `"code"` and
+        /// packtool prints.
         public let name: String
+        /// Whether a failure with this code is a refusal, an I/O failure, a malformed request or a cancellation.
         public let outcome: Outcome
+        /// What the code means, in one line of English (the table in docs/verification-codes.md). A failure's own
+        /// message says what was found in the particular case.
         public let meaning: String
 
         init(_ name: String, _ outcome: Outcome, _ meaning: String) {

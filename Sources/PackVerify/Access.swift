@@ -13,7 +13,12 @@ import PackModel
 
 /// What the app passes in: StoreKit purchases and the access codes the visitor entered.
 public struct AccessRequest: Codable, Sendable {
+    /// One App Store purchase as StoreKit reports it (a `Transaction`). List every transaction of the app's products,
+    /// refunded ones too (with their `revocationDate`), so the decision can say why a stop stays closed; purchases of
+    /// products the pack does not sell are ignored.
     public struct Purchase: Codable, Equatable, Sendable {
+        /// The App Store product id (`Transaction.productID`), compared with the pack's City Pack and Trip Pass product
+        /// ids (`AccessPolicy.Products`).
         public var productId: String
         /// RFC 3339.
         public var purchaseDate: String
@@ -24,6 +29,9 @@ public struct AccessRequest: Codable, Sendable {
         /// twice); without ids, listings with the same product and purchase date are.
         public var transactionId: String?
 
+        /// A purchase with its dates already written as RFC 3339 date-times (e.g. `2026-12-01T05:35:23Z`). The dates
+        /// are not checked here: `dateProblem` says whether they can be read, and `AccessRequest.validate()` (which
+        /// `PackClient.decideAccess` runs) throws `request` for one that cannot.
         public init(productId: String, purchaseDate: String, revocationDate: String? = nil, transactionId: String? = nil) {
             self.productId = productId
             self.purchaseDate = purchaseDate
@@ -48,7 +56,10 @@ public struct AccessRequest: Codable, Sendable {
         }
     }
 
+    /// The id of the stop (scene) to open, as the pack's manifest names it.
     public var scene: String
+    /// The visitor's App Store purchases (StoreKit's `Transaction.all`, refunded ones included); empty when there are
+    /// none.
     public var purchases: [Purchase]
     /// Access codes as printed: long (`PTG1.…`) or short (`CompactGrant`, any case, separators ignored).
     public var codes: [String]
@@ -59,6 +70,8 @@ public struct AccessRequest: Codable, Sendable {
     /// device claim (`packtool grant issue --device`); such a code opens only when this matches its claim.
     public var device: String?
 
+    /// A request to open the stop `scene`, with what the visitor holds: StoreKit `purchases`, the access `codes` they
+    /// entered, the grant ids the app knows to be revoked, and this device's identifier for device-bound codes.
     public init(scene: String, purchases: [Purchase] = [], codes: [String] = [], revokedCodes: [String] = [], device: String? = nil) {
         self.device = device
         self.scene = scene
@@ -96,13 +109,23 @@ public struct AccessRequest: Codable, Sendable {
 
 /// The answer, with its reason: allowed or not, the entitlement used, and until when (nil = no end).
 public struct AccessDecision: Codable, Equatable, Sendable {
+    /// Whether the stop opens now (the same as `code.opens`).
     public var allowed: Bool
     /// Why it opens or not: a stable name from one registry (`Code.all`, docs/access-codes.md).
     public var code: Code
+    /// Why, in a sentence of English for logs, support and debugging (e.g. "the Trip Pass ended at …"): every fact that
+    /// applies when the stop stays closed. Not stable: match on `code`, not on this text.
     public var reason: String
+    /// What opened the stop: `"free"` for a free stop, the product id of the City Pack or Trip Pass, or `"code:"`
+    /// followed by the access code's grant id. Nil when the stop stays closed.
     public var entitlement: String?
+    /// When this access ends, as an RFC 3339 date-time in UTC (`untilDate` is the same as a `Date`): the end of the
+    /// Trip Pass window (passes bought back to back extend it) or the access code's `notAfter`. Nil when the access has
+    /// no end (a free stop, the City Pack) or the stop stays closed; decide again when it passes.
     public var until: String?
 
+    /// A decision from its fields, as the library makes them (and as tests and previews may); `allowed` should be
+    /// `code.opens`.
     public init(allowed: Bool, code: Code, reason: String, entitlement: String?, until: String?) {
         self.allowed = allowed
         self.code = code
@@ -113,14 +136,20 @@ public struct AccessDecision: Codable, Equatable, Sendable {
 }
 
 /// Decides access to a scene from the verified manifest's access policy, the request, and the guarded clock.
+/// Most apps call `PackClient.decideAccess`, which reads the installed pack's verified manifest and the client state
+/// and makes the decider; use one directly to decide from a policy and root you already hold.
 public struct AccessDecider {
+    /// The access policy of the pack's verified manifest: its free stops and the products that open the rest.
     public let policy: AccessPolicy
+    /// The trusted root: its grant keys (role `grant`) are the ones access codes must be signed with.
     public let root: RootDocument
     /// Checks short codes' signatures (long codes go through `SignedDocument`, which uses the same default).
     public let verifier: any SignatureVerifier
     /// The revocation list the client accepted (`ClientState.revocations`), applied with the request's `revokedCodes`.
     public let revocations: RevocationsDocument?
 
+    /// A decider for a pack's `policy` under the trusted `root`; `revocations` is the signed revocation list the client
+    /// accepted (nil: none), `verifier` checks Ed25519 signatures (the library's own by default).
     public init(policy: AccessPolicy, root: RootDocument, revocations: RevocationsDocument? = nil,
                 verifier: any SignatureVerifier = PackCryptoSignatureVerifier()) {
         self.policy = policy
@@ -129,6 +158,12 @@ public struct AccessDecider {
         self.verifier = verifier
     }
 
+    /// Decides whether `request.scene` opens at the guarded time `clock` (from `ClockGuard.observe`): a free stop, then
+    /// the City Pack (which a set-back clock or a long time offline never closes), then, unless `clock` says the clock
+    /// was set back or the app was offline too long, a Trip Pass window and the access codes in order. Never throws: a
+    /// stop that nothing opens is a decision with code `noEntitlement` and every reason in `reason`. It does not
+    /// validate the request: a purchase whose dates cannot be read counts for nothing here, so run `request.validate()`
+    /// first (as `PackClient.decideAccess` does) to have such a request refused with `request`.
     public func decide(_ request: AccessRequest, clock: ClockGuard.Verdict) -> AccessDecision {
         if policy.freeStops.contains(request.scene) {
             return AccessDecision(allowed: true, code: .free, reason: "\(request.scene) is a free stop", entitlement: "free", until: nil)

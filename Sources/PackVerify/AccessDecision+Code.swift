@@ -12,11 +12,16 @@ extension AccessDecision {
     /// It is a string underneath, and a string literal is one (`decision.code == "trip-pass"` compiles and compares
     /// the name), so code written against the earlier `String` keeps working.
     public struct Code: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible, ExpressibleByStringLiteral {
+        /// The code's stable name, e.g. `"trip-pass"`: what apps match on, and what the C ABI returns in `"code"`.
         public let rawValue: String
         /// Whether this code opens the stop.
         public let opens: Bool
+        /// What the code means, in one line of English (the table in docs/access-codes.md); `"not a code this library
+        /// returns"` for a name outside `all`.
         public let meaning: String
 
+        /// The code named `rawValue`. Never fails: a name outside `all` (from a newer library, or misspelt) makes a
+        /// code that does not open and whose meaning says it is not one this library returns.
         public init(rawValue: String) {
             let known = Self.all.first { $0.rawValue == rawValue }
             self.rawValue = rawValue
@@ -24,6 +29,7 @@ extension AccessDecision {
             meaning = known?.meaning ?? "not a code this library returns"
         }
 
+        /// The code named by a string literal, as `init(rawValue:)`: `decision.code == "trip-pass"` compares names.
         public init(stringLiteral value: String) { self.init(rawValue: value) }
 
         private init(_ name: String, opens: Bool, _ meaning: String) {

@@ -27,10 +27,19 @@ import PackModel
 ///
 /// Layout: `<into>/<pack>/current` is a symbolic link to the version folder in use; switching it is one rename.
 public struct Installer {
+    /// The name (`.manifest.json`) under which the signed manifest's exact bytes are kept at the top of each installed
+    /// version folder, beside the pack's files, and read back by `InstalledPack.verify`, access decisions and updates.
+    /// A manifest that lists a file of this name itself is refused with `identifier`.
     public static let manifestFileName = Manifest.installedFileName
 
+    /// The folder holding the client state (the pinned root, the floors, the clock), as for `PackClient(state:)`. It
+    /// must hold a pinned root: an install without one fails with `state-missing`.
     public let state: URL
+    /// The guard that turns `reading` into the trusted time a manifest's creation and expiry are checked against
+    /// (`clock-skew`, `expired`); an install also records the verified manifest's creation time as a lower bound.
     public var clock = ClockGuard()
+    /// Reads the device's clocks (wall and boot) for `clock`; `ClockGuard.Reading.system` by default, replaced in tests
+    /// to install at a chosen time.
     public var reading: () -> ClockGuard.Reading = ClockGuard.Reading.system
     /// Every flush, barrier and rename of a commit point goes through it; tests inject an observer.
     package var durability = Durability.system
@@ -39,13 +48,22 @@ public struct Installer {
     public var cancel: DownloadStop?
     let documents = SignedDocument()
 
+    /// An installer for the client state in the folder `state`, with the system clocks and no cancel. Nothing is read
+    /// until `install` runs.
     public init(state: URL) { self.state = state }
 
+    /// What an install put in place.
     public struct Result: Equatable, Sendable {
+        /// The pack's id, from the verified manifest: the folder `<into>/<pack>` it was installed in.
         public var pack: String
+        /// The pack version now installed, from the verified manifest.
         public var version: Int
+        /// How many files of the archive were written and verified (the signed manifest kept beside them not counted).
         public var files: Int
+        /// The total size of those files, in bytes.
         public var bytes: UInt64
+        /// The version folder now in use, `<into>/<pack>/v<version>-<suffix>`, which `<into>/<pack>/current` links to.
+        /// Read the pack through `current`: a later install switches it and may remove this folder.
         public var folder: URL
     }
 
