@@ -128,7 +128,7 @@ demo: build
 # against the test-only stand-in (PACKTOOL_CRYPTOKIT_SHIM=1, its own scratch path so neither build invalidates the
 # other). PACKTOOL_EXPECT_CRYPTO_BACKEND makes each run fail if it got the other backend.
 SHIM_SCRATCH := .build/cryptokit
-SHIM_SUITES  := PackCryptoTests|PackTrustTests|PackVerifyTests|AppleGuideTests|CryptoKitShimTests|BackgroundDownloadTests|URLSessionHostileServerTests
+SHIM_SUITES  := PackCryptoTests|PackTrustTests|PackVerifyTests|AppleGuideTests|CryptoKitShimTests|BackgroundDownload|URLSessionHostileServerTests|CPackVerifyTests
 
 test: deps-test
 	@chmod 600 keys-example/*.pem

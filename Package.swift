@@ -147,6 +147,8 @@ let package = Package(
         // for iOS as well), and the guide's functions tested on the example pack.
         .target(name: "AppleGuideSnippets", dependencies: ["PackVerify", "PackURLSession", "PackBackground"], path: "Tests/AppleGuideSnippets"),
         .testTarget(name: "AppleGuideTests", dependencies: ["AppleGuideSnippets", "PackURLSession", "PackVerify", "TestSupport", "packtool"]),
+        // The C ABI's request checks through the Swift functions behind its symbols (the stand-in's build runs them too).
+        .testTarget(name: "CPackVerifyTests", dependencies: ["CPackVerify", "TestSupport"]),
         .testTarget(name: "packtoolTests", dependencies: ["packtool", "PackModel", "PackCrypto", "PackSigning", "PackPublish", "PackArchive", "PackTrust", "PackVerify", "TestSupport", "PackAuthoring"]),
     ] + cryptoKitStandIn
 )

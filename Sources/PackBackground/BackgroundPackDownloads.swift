@@ -15,54 +15,98 @@ import PackVerify
 /// every byte against the signed documents). The foreground path (`PackClient.update` over `URLSessionFetcher`)
 /// streams and installs as bytes arrive; this one trades that for downloads that survive a locked phone.
 ///
-/// Make one per session identifier early at launch, and call `resume()`: the system reconnects a background session's
-/// events only to a session made again with the same identifier, and `resume()` starts whatever the system no longer
-/// carries (and installs, when everything arrived while the app was not running). Keep it alive for the app's life.
+/// Make one per session identifier early at launch, set `onFinish`, and call `resume()`: the system reconnects a
+/// background session's events only to a session made again with the same identifier, and `resume()` starts
+/// whatever the system no longer carries (and installs, when everything arrived while the app was not running). Keep
+/// it alive for the app's life.
 ///
-/// What is refused is refused as in a foreground update: a file over its signed size (`fetch-size`, cancelled as soon
-/// as it is seen to grow past it), a missing file (`fetch-missing`), a redirect or an answer that is not a 200, bytes
-/// that do not match the signed hashes (at install). A refusal ends the plan: the other downloads are cancelled and
-/// the received files removed. Dropped connections and 5xx answers are retried (`retries`), from the system's resume
-/// data where it gave any.
+/// Every task is tagged with its plan's identity and path, and what it may download (its cap) is the one the client
+/// worked out from the verified documents when the plan was read (`ReceivedDownloads.plan`), held in memory, never
+/// read back from the state folder. A task of a plan that another replaced is cancelled at its first sign of life
+/// (`start` cancels them too). What is refused is refused as in a foreground update: an answer other than a 200 (or
+/// a 206 for a task the system resumed) by its status (`fetch-missing`; a 5xx is retried) before any of its body
+/// counts; a body past its signed size or cap (`fetch-size`, cancelled as it grows); a redirect to anything but
+/// http(s), from https to http, or more than five in a row (`fetch-protocol`, `fetch`); bytes that do not match the
+/// signed hashes (at install). A refusal ends the plan: the other downloads are cancelled and its received files
+/// removed. Dropped connections and 5xx answers are retried (`retries`, with backoff), from the system's resume data
+/// where it gave any (kept in memory only: a blob read back from the state folder could name any request).
 public final class BackgroundPackDownloads: NSObject, URLSessionDownloadDelegate, @unchecked Sendable {
-    /// The client whose state receives the files and which installs them.
+    /// The client whose state folder receives the files and whose checks install them.
     public let client: PackClient
     /// The install folder the plan's pack goes into.
     public let into: URL
-    /// How many times a file is downloaded again after a dropped connection or a 5xx (a refusal never is).
-    public var retries = 3
-    /// Sent as `User-Agent` with every request.
-    public var userAgent = "packverify/\(PackVerifyVersion.string)"
-    /// Told once per plan how it ended: the install's result, or the first refusal or failure.
-    public var onFinish: (@Sendable (Result<Updater.Result, Error>) -> Void)?
-    /// Told of each file's bytes so far (published path, bytes) while the app runs.
-    public var onBytes: (@Sendable (String, UInt64) -> Void)?
-    /// Told where the install stands once the files are in (`InstallProgress`).
-    public var onProgress: (@Sendable (InstallProgress) -> Void)?
-    #if canImport(Darwin)
-    /// The completion handler iOS passed to `application(_:handleEventsForBackgroundURLSession:completionHandler:)`:
-    /// called on the main queue once the session has delivered every event it held for the app.
-    public var backgroundEventsCompletion: (() -> Void)? {
-        get { lock.withLock { eventsCompletion } }
-        set { lock.withLock { eventsCompletion = newValue } }
-    }
-    private var eventsCompletion: (() -> Void)?
-    #endif
 
     private let lock = NSLock()
     private var session: URLSession?
-    /// Per published path: attempts made since the plan started, and a refusal or retryable failure decided while
-    /// the file was written or handed over (read when its task completes).
+    private var settings = Settings()
+
+    /// The plan being received, as the client checked it (sizes and caps from the verified documents).
+    private var plan: UpdatePlan?
+    /// What each task made in this run downloads: its plan's identity and object, recorded when it was made.
+    private var tasks: [Int: Tagged] = [:]
+    /// Per published path: attempts made since the plan started, a refusal or a retryable failure decided while the
+    /// file was written or handed over (read when its task completes), the system's resume data, redirects so far.
     private var attempts: [String: Int] = [:]
     private var decided: [String: VerificationFailure] = [:]
     private var retryable: [String: VerificationFailure] = [:]
+    private var resumeData: [String: Data] = [:]
+    private var redirects: [Int: Int] = [:]
     /// Whether this run of the plan was reported (`onFinish`): later task ends (the cancels a refusal caused) are not.
     private var finished = false
     /// Whether `applyReceived` is running: the last two downloads ending together, or `resume()` racing a download's
     /// end, must not install twice.
     private var installing = false
-    /// The plan being received, read once from the state folder (every written piece checks its cap against it).
-    private var plan: UpdatePlan?
+
+    /// What a task downloads: the identity of its plan and the object, with the cap the client worked out.
+    private struct Tagged {
+        let identity: String
+        let object: UpdatePlan.Object
+    }
+
+    /// The caller's settings and callbacks, read and written under the lock (the delegate runs on its own queue).
+    private struct Settings {
+        var retries = 3
+        var userAgent = "packverify/\(PackVerifyVersion.string)"
+        var onFinish: (@Sendable (Result<Updater.Result, Error>) -> Void)?
+        var onBytes: (@Sendable (String, UInt64) -> Void)?
+        var onProgress: (@Sendable (InstallProgress) -> Void)?
+        var eventsCompletion: (() -> Void)?
+    }
+
+    /// How many times a file is downloaded again after a dropped connection or a 5xx (a refusal never is).
+    public var retries: Int {
+        get { lock.withLock { settings.retries } }
+        set { lock.withLock { settings.retries = newValue } }
+    }
+    /// The User-Agent of every request.
+    public var userAgent: String {
+        get { lock.withLock { settings.userAgent } }
+        set { lock.withLock { settings.userAgent = newValue } }
+    }
+    /// Told once per run of a plan how it ended: the install's result, or the first refusal or failure. Set it before
+    /// `start` or `resume`.
+    public var onFinish: (@Sendable (Result<Updater.Result, Error>) -> Void)? {
+        get { lock.withLock { settings.onFinish } }
+        set { lock.withLock { settings.onFinish = newValue } }
+    }
+    /// Told of each file's bytes so far (published path, bytes) while the app runs.
+    public var onBytes: (@Sendable (String, UInt64) -> Void)? {
+        get { lock.withLock { settings.onBytes } }
+        set { lock.withLock { settings.onBytes = newValue } }
+    }
+    /// Told where the install stands once the files are in (`InstallProgress`).
+    public var onProgress: (@Sendable (InstallProgress) -> Void)? {
+        get { lock.withLock { settings.onProgress } }
+        set { lock.withLock { settings.onProgress = newValue } }
+    }
+    #if canImport(Darwin)
+    /// The completion handler iOS passed to `application(_:handleEventsForBackgroundURLSession:completionHandler:)`:
+    /// called once, on the main queue, when the session has delivered every event it held for the app.
+    public var backgroundEventsCompletion: (() -> Void)? {
+        get { lock.withLock { settings.eventsCompletion } }
+        set { lock.withLock { settings.eventsCompletion = newValue } }
+    }
+    #endif
 
     /// A downloader over `configuration`: on Apple platforms `BackgroundPackDownloads.background(identifier:)`; any
     /// other configuration downloads only while the app runs (how the tests run it on Linux). Caching and cookies
@@ -96,30 +140,23 @@ public final class BackgroundPackDownloads: NSObject, URLSessionDownloadDelegate
     }
     #endif
 
-    /// Starts downloading `plan`'s files, after saving the plan in the state folder (replacing any other plan being
-    /// received, and its files). Files of the same plan that already arrived are not downloaded again.
+    /// Starts downloading `plan`'s files, after saving the plan in the state folder (`ReceivedDownloads.begin`, which
+    /// checks it against the verified state). Downloads of any other plan are cancelled; files of the same plan that
+    /// already arrived are not downloaded again.
     public func start(_ plan: UpdatePlan) throws {
         try client.received.begin(plan)
-        lock.withLock {
-            self.plan = plan
-            finished = false
-            attempts = [:]
-            decided = [:]
-            retryable = [:]
-        }
+        guard let checked = try client.received.plan() else { throw VerificationFailure(.unexpected, "the plan just saved could not be read back") }
+        take(checked)
         startMissing()
     }
 
     /// Picks the saved plan up again after a launch: downloads the system still carries go on, the ones it no
     /// longer has start again, and when every file arrived while the app was not running they are installed now.
-    /// Does nothing when no plan is being received.
+    /// Does nothing when no plan is being received; a saved plan the verified state refuses ends with that refusal.
     public func resume() {
         do {
             guard let saved = try client.received.plan() else { return }
-            lock.withLock {
-                plan = saved
-                finished = false
-            }
+            take(saved)
             startMissing()
         } catch {
             finish(.failure(error))
@@ -131,39 +168,70 @@ public final class BackgroundPackDownloads: NSObject, URLSessionDownloadDelegate
         session?.getAllTasks { tasks in tasks.forEach { $0.cancel() } }
     }
 
-    /// Starts a task for each file neither received nor being downloaded by the session (asked asynchronously: the
-    /// answer comes on the delegate's queue, which may be the caller's).
+    /// Makes `plan` (checked) the one being received: a new run, reported once.
+    private func take(_ plan: UpdatePlan) {
+        lock.withLock {
+            if self.plan?.identity != plan.identity {
+                tasks = [:]
+                resumeData = [:]
+            }
+            self.plan = plan
+            finished = false
+            attempts = [:]
+            decided = [:]
+            retryable = [:]
+        }
+    }
+
+    /// Cancels the session's tasks of other plans and starts one for each file of this plan neither received nor
+    /// being downloaded (asked asynchronously: the answer comes on the delegate's queue, which may be the caller's).
     private func startMissing() {
+        guard let identity = lock.withLock({ plan?.identity }) else { return }
         session?.getAllTasks { tasks in
-            let running = Set(tasks.filter { $0.state == .running || $0.state == .suspended }.compactMap(\.taskDescription))
-            do { try self.startMissing(running: running) } catch { self.finish(.failure(error)) }
+            var running = Set<String>()
+            for task in tasks where task.state == .running || task.state == .suspended {
+                guard let (taskIdentity, path) = Self.parse(task.taskDescription), taskIdentity == identity else {
+                    task.cancel()
+                    continue
+                }
+                running.insert(path)
+            }
+            do {
+                let missing = try self.client.received.missing()
+                if missing.isEmpty { return self.install() }
+                for object in missing where !running.contains(object.path) { try self.startTask(object, identity: identity) }
+            } catch {
+                self.finish(.failure(error))
+            }
         }
     }
 
-    private func startMissing(running: Set<String>) throws {
-        let missing = try client.received.missing()
-        if missing.isEmpty {
-            install()
-            return
-        }
-        for object in missing where !running.contains(object.path) { try startTask(object) }
+    /// What a task's description says: its plan's identity and the published path (identities hold no space).
+    private static func describe(_ identity: String, _ path: String) -> String { identity + " " + path }
+
+    private static func parse(_ description: String?) -> (String, String)? {
+        guard let description, let space = description.firstIndex(of: " ") else { return nil }
+        return (String(description[..<space]), String(description[description.index(after: space)...]))
     }
 
-    private func startTask(_ object: UpdatePlan.Object) throws {
-        guard let session else { return }
+    private func startTask(_ object: UpdatePlan.Object, identity: String) throws {
+        guard let session, lock.withLock({ plan?.identity == identity }) else { return }
         let task: URLSessionDownloadTask
         #if canImport(Darwin)
-        if let resumeData = client.received.takeResumeData(path: object.path) {
-            task = session.downloadTask(withResumeData: resumeData)
+        if let data = lock.withLock({ resumeData.removeValue(forKey: object.path) }) {
+            task = session.downloadTask(withResumeData: data)
         } else {
             task = session.downloadTask(with: try request(for: object))
         }
         #else
         task = session.downloadTask(with: try request(for: object))
         #endif
-        task.taskDescription = object.path
+        task.taskDescription = Self.describe(identity, object.path)
         task.countOfBytesClientExpectsToReceive = Int64(clamping: object.maxBytes)
-        lock.withLock { attempts[object.path, default: 0] += 1 }
+        lock.withLock {
+            tasks[task.taskIdentifier] = Tagged(identity: identity, object: object)
+            attempts[object.path, default: 0] += 1
+        }
         task.resume()
     }
 
@@ -181,76 +249,123 @@ public final class BackgroundPackDownloads: NSObject, URLSessionDownloadDelegate
         return request
     }
 
+    /// What `task` downloads, if it belongs to the plan being received: from this run's record, or — for a task of an
+    /// earlier launch — from its description and the checked plan. Nil for a task of a replaced plan.
+    private func resolve(_ task: URLSessionTask) -> Tagged? {
+        // Events of a background session may come before `resume()` (the session reconnects as soon as it is made):
+        // the checked plan is then read from the state folder once.
+        if lock.withLock({ plan == nil }), let saved = try? client.received.plan() {
+            lock.withLock { if plan == nil { plan = saved } }
+        }
+        return lock.withLock { () -> Tagged? in
+            guard let plan else { return nil }
+            if let known = tasks[task.taskIdentifier] { return known.identity == plan.identity ? known : nil }
+            guard let (identity, path) = Self.parse(task.taskDescription), identity == plan.identity,
+                  let object = plan.objects.first(where: { $0.path == path }) else { return nil }
+            let tagged = Tagged(identity: identity, object: object)
+            tasks[task.taskIdentifier] = tagged
+            return tagged
+        }
+    }
+
     // MARK: URLSessionDownloadDelegate
 
-    /// URLSession's progress report: checks the bytes against the file's signed size (cancelling at `fetch-size`) and
-    /// tells ``onBytes``. Called by the session, not by apps.
     public func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didWriteData bytesWritten: Int64,
                            totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64) {
-        guard let path = downloadTask.taskDescription, let object = object(path) else { return }
-        let written = UInt64(max(0, totalBytesWritten))
-        if written > object.maxBytes {
-            settle(path, VerificationFailure(.fetchSize, "\(path): the server sent more bytes than the signed size"))
-            downloadTask.cancel()
-            return
+        // A task nobody can vouch for (a replaced plan's) is never let run: it has no cap.
+        guard let tagged = resolve(downloadTask) else { return downloadTask.cancel() }
+        let path = tagged.object.path
+        // The status first: an error page is judged as the error it is, not as bytes past the cap.
+        do { try Self.check(downloadTask.response, path: path) } catch {
+            decide(path, error)
+            return downloadTask.cancel()
         }
-        onBytes?(path, written)
+        let written = UInt64(max(0, totalBytesWritten))
+        if written > tagged.object.maxBytes {
+            decide(path, VerificationFailure(.fetchSize, "\(path): the server sent more bytes than the signed size"))
+            return downloadTask.cancel()
+        }
+        lock.withLock { settings.onBytes }?(path, written)
     }
 
-    /// URLSession's finished file: checked (a 200, no redirect) and handed over to the client's received files before
-    /// the system deletes it. Called by the session, not by apps.
     public func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL) {
-        // A task of an earlier plan (started before another plan replaced it) is not this plan's business.
-        guard let path = downloadTask.taskDescription, object(path) != nil else { return }
+        // A replaced plan's file is left to the system, which deletes it when this returns.
+        guard let tagged = resolve(downloadTask) else { return }
+        let path = tagged.object.path
         do {
             try Self.check(downloadTask.response, path: path)
+            try Self.checkArrival(downloadTask, path: path)
             // Before this returns: the system deletes the file then.
-            try client.received.receive(location, path: path)
-        } catch let retry as DownloadAttempts.Retry {
-            lock.withLock { retryable[path] = retry.failure }
-        } catch let failure as VerificationFailure {
-            settle(path, failure)
+            try client.received.receive(location, path: path, identity: tagged.identity)
         } catch {
-            settle(path, VerificationFailure(.unexpected, "\(path): \(error)"))
+            decide(path, error)
         }
     }
 
-    /// URLSession's end of a task: a refusal ends the plan, a dropped connection or 5xx is retried, and the last file
-    /// in starts the install. Called by the session, not by apps.
+    public func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+                           newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void) {
+        // Called for ordinary sessions only; a background session follows redirects itself (see `checkArrival`).
+        let path = resolve(task)?.object.path ?? (task.taskDescription ?? "")
+        let count = lock.withLock { () -> Int in
+            redirects[task.taskIdentifier, default: 0] += 1
+            return redirects[task.taskIdentifier] ?? 0
+        }
+        if let refusal = redirectRefusal(path, from: response, to: request, count: count) {
+            decide(path, refusal)
+            // Declining delivers the 3xx as the answer, which the decided refusal then ends.
+            return completionHandler(nil)
+        }
+        completionHandler(request)
+    }
+
     public func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
-        guard let path = task.taskDescription, object(path) != nil else { return }
-        let (refusal, again, tries, over) = lock.withLock {
-            (decided.removeValue(forKey: path), retryable.removeValue(forKey: path), attempts[path] ?? 0, finished)
+        guard let tagged = resolve(task) else { return }
+        let path = tagged.object.path
+        var (refusal, again, tries, over, retries) = lock.withLock {
+            (decided.removeValue(forKey: path), retryable.removeValue(forKey: path), attempts[path] ?? 0, finished, settings.retries)
         }
         // The plan already ended (a refusal cancelled the other downloads): nothing to retry or report.
         if over { return }
+        // An answer that was no file is judged by its status, whatever its body did: FoundationNetworking tells the
+        // status only at the end, after an error page may already have passed the cap. (A refusal decided on other
+        // grounds — a redirect — stands.)
+        if refusal == nil || refusal?.kind == .fetchSize, let http = task.response as? HTTPURLResponse, !(200...299).contains(http.statusCode) {
+            do { try Self.check(http, path: path) } catch let retry as DownloadAttempts.Retry {
+                (refusal, again) = (nil, retry.failure)
+            } catch {
+                refusal = error as? VerificationFailure ?? refusal
+            }
+        }
         if let refusal { return finish(.failure(refusal)) }
         var failure = again
         if let error {
             let (judged, retry) = urlSessionFailure(error)
-            if !retry { return finish(.failure(judged)) }
-            failure = judged
+            if failure == nil {
+                if !retry { return finish(.failure(judged)) }
+                failure = judged
+            }
             #if canImport(Darwin)
             if let data = (error as NSError).userInfo[NSURLSessionDownloadTaskResumeData] as? Data {
-                try? client.received.keepResumeData(data, path: path)
+                lock.withLock { resumeData[path] = data }
             }
             #endif
         }
         if let failure {
-            guard tries <= retries, let object = object(path) else { return finish(.failure(failure)) }
-            do { try startTask(object) } catch { finish(.failure(error)) }
+            guard tries <= retries else { return finish(.failure(failure)) }
+            let identity = tagged.identity, object = tagged.object
+            DispatchQueue.global().asyncAfter(deadline: .now() + DownloadPolicy.backoff(attempt: tries)) {
+                do { try self.startTask(object, identity: identity) } catch { self.finish(.failure(error)) }
+            }
             return
         }
         if (try? client.received.missing().isEmpty) == true { install() }
     }
 
     #if canImport(Darwin)
-    /// Calls the completion handler the app passed for the background session's events, on the main queue. Called by
-    /// the session, not by apps.
     public func urlSessionDidFinishEvents(forBackgroundURLSession session: URLSession) {
         let completion = lock.withLock { () -> (() -> Void)? in
-            defer { eventsCompletion = nil }
-            return eventsCompletion
+            defer { settings.eventsCompletion = nil }
+            return settings.eventsCompletion
         }
         // UIKit's handler is not marked Sendable; it is called once, on the main queue, as UIKit expects.
         if let completion {
@@ -265,9 +380,9 @@ public final class BackgroundPackDownloads: NSObject, URLSessionDownloadDelegate
     // MARK: Deciding
 
     /// A download task's answer: a 200 (or a 206 for a task the system resumed) is the file; 404/410 `fetch-missing`;
-    /// 5xx worth another attempt; anything else refused. (Redirects were followed by the system; the file is checked
-    /// against its signed size and hash either way.)
+    /// 5xx worth another attempt (`DownloadAttempts.Retry`); anything else refused.
     static func check(_ response: URLResponse?, path: String) throws {
+        guard let response else { return }
         guard let http = response as? HTTPURLResponse else { throw VerificationFailure(.fetchProtocol, "\(path): not an HTTP answer") }
         switch http.statusCode {
         case 200, 206: return
@@ -277,26 +392,37 @@ public final class BackgroundPackDownloads: NSObject, URLSessionDownloadDelegate
         }
     }
 
-    /// The object `path` of the plan being received (read from the state folder once, after a launch).
-    private func object(_ path: String) -> UpdatePlan.Object? {
-        let known = lock.withLock { plan }
-        let current = known ?? (try? client.received.plan())
-        if known == nil, let current { lock.withLock { plan = current } }
-        return current?.objects.first { $0.path == path }
+    /// Where a finished download came from, for redirects a background session followed without asking: an http(s)
+    /// address, and not http when the request was https.
+    static func checkArrival(_ task: URLSessionTask, path: String) throws {
+        let final = (task.response?.url ?? task.currentRequest?.url)?.scheme?.lowercased()
+        guard final == "http" || final == "https" else {
+            throw VerificationFailure(.fetchProtocol, "\(path): the download arrived from a non-HTTP(S) location; refused")
+        }
+        if task.originalRequest?.url?.scheme?.lowercased() == "https" && final == "http" {
+            throw VerificationFailure(.fetch, "\(path): refused a download redirected from https to http")
+        }
     }
 
-    private func settle(_ path: String, _ failure: VerificationFailure) {
-        lock.withLock { if decided[path] == nil { decided[path] = failure } }
+    /// Records how a file's download ended: a retry for what another attempt may cure, else a refusal (the first wins).
+    private func decide(_ path: String, _ error: Error) {
+        lock.withLock {
+            if let retry = error as? DownloadAttempts.Retry {
+                if retryable[path] == nil { retryable[path] = retry.failure }
+            } else if decided[path] == nil {
+                decided[path] = error as? VerificationFailure ?? VerificationFailure(.unexpected, "\(path): \(error)")
+            }
+        }
     }
 
     /// Installs what was received, off the delegate's queue (an install hashes and writes a whole pack).
     private func install() {
-        let first = lock.withLock { () -> Bool in
+        let (first, onProgress) = lock.withLock { () -> (Bool, (@Sendable (InstallProgress) -> Void)?) in
             defer { installing = true }
-            return !installing
+            return (!installing, settings.onProgress)
         }
         guard first else { return }
-        let client = client, into = into, onProgress = onProgress
+        let client = client, into = into
         DispatchQueue.global().async {
             let outcome: Result<Updater.Result, Error>?
             do { outcome = try client.applyReceived(into: into, progress: onProgress).map { .success($0) } } catch { outcome = .failure(error) }
@@ -306,14 +432,14 @@ public final class BackgroundPackDownloads: NSObject, URLSessionDownloadDelegate
     }
 
     private func finish(_ outcome: Result<Updater.Result, Error>) {
-        let first = lock.withLock { () -> Bool in
+        let (first, identity, onFinish) = lock.withLock { () -> (Bool, String?, (@Sendable (Result<Updater.Result, Error>) -> Void)?) in
             defer { finished = true }
-            return !finished
+            return (!finished, plan?.identity, settings.onFinish)
         }
         guard first else { return }
         if case .failure(let error) = outcome {
             cancelAll()
-            if let failure = error as? VerificationFailure, failure.kind.outcome == .refused { client.received.clear() }
+            if let failure = error as? VerificationFailure, failure.kind.outcome == .refused, let identity { client.received.clear(identity: identity) }
         }
         onFinish?(outcome)
     }

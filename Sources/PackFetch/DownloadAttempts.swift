@@ -20,8 +20,9 @@ import PackTrust
 /// A deadline ends an attempt and never deletes bytes (DESIGN §8.4). Each attempt gets a deadline of its own, started
 /// when it starts: no clock can tell the time a suspended app was not running from the time a server dripped bytes,
 /// so a phone locked for an hour mid-download comes back to an attempt that timed out, and the next attempt (or the
-/// next update) asks for the rest with a Range instead of starting again. A dripping server is still bounded: at most
-/// `retries + 1` deadlines in all.
+/// next update) asks for the rest with a Range instead of starting again. A dripping server is still bounded: each
+/// attempt's deadline is for the bytes still missing (at least `minimumDeadline`), so `retries + 1` attempts take at
+/// most about one whole file's deadline plus `retries` minimums.
 ///
 /// A transport gives one attempt: it appends the body to the `PartialDownload` it is handed and throws
 /// - `DownloadAttempts.Retry(failure)` (or a `fetch-retry` VerificationFailure) for what another attempt may cure —
@@ -47,18 +48,19 @@ public enum DownloadAttempts {
                            stop: DownloadStop? = nil, progress: ((UInt64) throws -> Void)?,
                            attempt: (PartialDownload, DownloadDeadline) throws -> Void) throws {
         let partial = partialFile(for: file).path
-        let seconds = policy.deadline(for: path, maxBytes: maxBytes)
         var lastFailure = VerificationFailure(.fetch, "\(path): no attempt made")
         for number in 0...max(0, retries) {
             if number > 0 { usleep(useconds_t(DownloadPolicy.backoff(attempt: number) * 1_000_000)) }
             if let reason = stop?.reason { throw reason }
-            let due = DownloadDeadline(seconds: seconds, name: path)
             // Never through a link planted in the state folder, never waiting on a FIFO (issue 29, finding 2).
             let fd = try PartFile.openForResume(partial)
             do {
                 defer { close(fd) }
                 let part = PartialDownload(fd: fd, maxBytes: maxBytes, name: path, progress: progress)
                 if part.have > maxBytes || !DownloadPolicy.isResumable(path) { try part.restart() }
+                // The attempt's time is for the bytes still missing: a resume after a timeout does not earn a whole
+                // file's deadline again, so a dripping server is held to about one deadline plus the minimums.
+                let due = DownloadDeadline(seconds: policy.deadline(for: path, maxBytes: maxBytes - part.have), name: path)
                 if part.have > 0 { try progress?(part.have) }
                 // Not flushed: a download is never trusted for what it holds (every byte is hashed against the signed
                 // documents where it is used, and a streamed install flushes the files it writes), so a download a

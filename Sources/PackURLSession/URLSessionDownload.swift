@@ -92,17 +92,7 @@ final class URLSessionDownload: NSObject, URLSessionDataDelegate, @unchecked Sen
     func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
                     newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void) {
         redirects += 1
-        let location = response.value(forHTTPHeaderField: "Location") ?? request.url?.absoluteString ?? ""
-        let target = request.url?.scheme?.lowercased()
-        if let scheme = DownloadPolicy.scheme(of: location), scheme != "http", scheme != "https" {
-            settle(.refused(VerificationFailure(.fetchProtocol, "\(name): the server redirected to a non-HTTP(S) location (\(location.prefix(200))); refused")))
-        } else if target != "http" && target != "https" {
-            settle(.refused(VerificationFailure(.fetchProtocol, "\(name): the server redirected to a non-HTTP(S) location (\(location.prefix(200))); refused")))
-        } else if response.url?.scheme?.lowercased() == "https" && target == "http" {
-            settle(.refused(VerificationFailure(.fetch, "\(name): refused a redirect from https to http (\(request.url?.absoluteString ?? location))")))
-        } else if redirects > 5 {
-            settle(.refused(VerificationFailure(.fetch, "\(name): too many redirects")))
-        }
+        if let refusal = redirectRefusal(name, from: response, to: request, count: redirects) { settle(.refused(refusal)) }
         // Declining (nil) delivers the 3xx itself as the answer, which the decided refusal then cancels. (Cancelling
         // here instead would trap FoundationNetworking, which still waits for this handler.)
         completionHandler(verdict == nil ? request : nil)
@@ -217,4 +207,22 @@ package func urlSessionFailure(_ error: Error) -> (failure: VerificationFailure,
     case .refused(let failure): return (failure, false)
     case .done: return (VerificationFailure(.fetch, "\(error)"), true)
     }
+}
+
+/// Whether a redirect is refused — the one policy of every URLSession download in the package (the fetcher's data
+/// tasks and PackBackground's download tasks): only to http(s), never from https to http, at most 5 in a row.
+/// `count` is this redirect's number (1 for the first).
+package func redirectRefusal(_ name: String, from response: HTTPURLResponse, to request: URLRequest, count: Int) -> VerificationFailure? {
+    let location = response.value(forHTTPHeaderField: "Location") ?? request.url?.absoluteString ?? ""
+    let target = request.url?.scheme?.lowercased()
+    if let scheme = DownloadPolicy.scheme(of: location), scheme != "http", scheme != "https" {
+        return VerificationFailure(.fetchProtocol, "\(name): the server redirected to a non-HTTP(S) location (\(location.prefix(200))); refused")
+    }
+    if target != "http" && target != "https" {
+        return VerificationFailure(.fetchProtocol, "\(name): the server redirected to a non-HTTP(S) location (\(location.prefix(200))); refused")
+    }
+    if response.url?.scheme?.lowercased() == "https" && target == "http" {
+        return VerificationFailure(.fetch, "\(name): refused a redirect from https to http (\(request.url?.absoluteString ?? location))")
+    }
+    return count > 5 ? VerificationFailure(.fetch, "\(name): too many redirects") : nil
 }

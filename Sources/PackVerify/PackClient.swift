@@ -164,18 +164,20 @@ public struct PackClient: Sendable {
     public var received: ReceivedDownloads { ReceivedDownloads(state: state) }
 
     /// Installs the files received for the saved plan (`received`) once every one has arrived — nil while some are
-    /// still missing — with exactly the checks of `applyUpdate`. Afterwards, and after a refusal (a bad file, a plan
-    /// a newer index overtook), the received files are removed; after an I/O failure they stay for the next call.
+    /// still missing — with exactly the checks of `applyUpdate`, the plan itself checked against the verified state
+    /// first (`ReceivedDownloads.plan`). Afterwards, and after a refusal (a bad file, a plan a newer index overtook),
+    /// that plan's received files are removed; after an I/O failure or a cancel they stay for the next call.
     public func applyReceived(into: URL, progress: (@Sendable (InstallProgress) -> Void)? = nil, cancel: DownloadStop? = nil) throws -> Updater.Result? {
         let received = self.received
         guard let plan = try received.plan() else { throw VerificationFailure(.request, "no update plan is being received (ReceivedDownloads.begin)") }
         guard try received.missing().isEmpty else { return nil }
+        // Only this plan's files are forgotten: a plan begun while this one installed stays (its identity differs).
         do {
             let result = try applyUpdate(plan, into: into, files: try received.files(), progress: progress, cancel: cancel)
-            received.clear()
+            received.clear(identity: plan.identity)
             return result
         } catch let failure as VerificationFailure where failure.kind.outcome == .refused {
-            received.clear()
+            received.clear(identity: plan.identity)
             throw failure
         }
     }

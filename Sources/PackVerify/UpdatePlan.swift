@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import PackCrypto
 import PackModel
 
 /// What an update still has to download, decided from the signed documents (roots, index, manifest) the plan
@@ -73,4 +74,14 @@ public struct UpdatePlan: Codable, Equatable, Sendable {
 
     /// Bytes to download in all, as far as the signed documents say (deltas count their caps).
     public var maxBytes: UInt64 { objects.reduce(0) { $0 &+ $1.maxBytes } }
+
+    /// What the plan downloads and installs, apart from where from: the pack, the index entry, the manifest and each
+    /// object's path (hex SHA-256 of them). Two plans with the same identity differ at most in their URLs (a fresh
+    /// presigned signature), so files received for one serve the other; tasks and received files are tagged with it.
+    public var identity: String {
+        var text = "\(pack)\n\(toVersion)\n\(method.rawValue)\n\(indexEntry.manifest.path)\n\(indexEntry.manifest.sha256)\n"
+            + "\(indexEntry.archive.path)\n\(indexEntry.archive.sha256)\n\(SHA256.hexHash([UInt8](manifest)))\n"
+        for object in objects { text += object.path + "\n" }
+        return String(SHA256.hexHash(Array(text.utf8)).prefix(32))
+    }
 }

@@ -230,10 +230,15 @@ public struct Updater {
         // The scene id becomes part of a fetched path; the install would refuse such a scene later, the fetch must not
         // go first.
         try Identifiers.evaluate(scene.id, what: "scene id", code: .indexPath).require()
+        return try deltaObject(pack: pack, scene: scene.id, version: scene.version, from: from, cap: try Self.deltaCap(scene))
+    }
+
+    /// The most bytes a delta of `scene` may hold: each file's signed size plus its tar headers, and room for the
+    /// delta's own document. The one formula for the planner and for a plan read back from the state folder.
+    static func deltaCap(_ scene: Manifest.Scene) throws -> UInt64 {
         let what = "the download cap of scene \(scene.id)'s delta"
-        let cap = try Numbers.add(try Numbers.sum(try scene.files.map { try Numbers.add($0.size, 1536, what, code: .fetchSize) }, what, code: .fetchSize),
-                                  16 << 20, what, code: .fetchSize)
-        return try deltaObject(pack: pack, scene: scene.id, version: scene.version, from: from, cap: cap)
+        return try Numbers.add(try Numbers.sum(try scene.files.map { try Numbers.add($0.size, 1536, what, code: .fetchSize) }, what, code: .fetchSize),
+                               16 << 20, what, code: .fetchSize)
     }
 
     private func deltaObject(pack: String, scene: String, version: Int, from: Int, cap: UInt64) throws -> UpdatePlan.Object {

@@ -133,21 +133,21 @@ final class PackDownloads: @unchecked Sendable {
     static let identifier = "uk.example.walks.pack-downloads"
     let downloads: BackgroundPackDownloads
 
-    init(client: PackClient, folders: PackFolders, wifiOnly: Bool) {
+    /// `onFinish` hears how each plan ended (the install's result, or why not), including one that finishes at launch.
+    init(client: PackClient, folders: PackFolders, wifiOnly: Bool, onFinish: @escaping @Sendable (Result<Updater.Result, Error>) -> Void) {
         #if canImport(Darwin)
         let configuration = BackgroundPackDownloads.background(identifier: Self.identifier, wifiOnly: wifiOnly)
         #else
         let configuration = URLSessionConfiguration.ephemeral  // no background sessions off Apple platforms
         #endif
         downloads = BackgroundPackDownloads(client: client, into: folders.packs, configuration: configuration)
+        downloads.onFinish = onFinish
         downloads.resume()
     }
 
-    /// Plans the update and hands the pack's files to the system; `onFinish` hears how the install ended.
-    func download(pack: String, client: PackClient, folders: PackFolders, from fetcher: any Fetcher,
-                  onFinish: @escaping @Sendable (Result<Updater.Result, Error>) -> Void) throws -> UpdatePlan {
+    /// Plans the update and hands the pack's files to the system (cancelling the downloads of an older plan).
+    func download(pack: String, client: PackClient, folders: PackFolders, from fetcher: any Fetcher) throws -> UpdatePlan {
         let plan = try client.planUpdate(pack: pack, into: folders.packs, from: fetcher)
-        downloads.onFinish = onFinish
         if plan.method != .upToDate { try downloads.start(plan) }
         return plan
     }

@@ -213,14 +213,14 @@ final class AppleGuideTests: XCTestCase {
             }
         }
         let server = try MisbehavingServer(mode: "ranges", files: files)
-        let downloads = PackDownloads(client: client, folders: folders, wifiOnly: true)
         let finished = DispatchSemaphore(value: 0)
         let outcome = OutcomeBox()
-        let plan = try downloads.download(pack: "royal-mile", client: client, folders: folders,
-                                          from: try URLSessionFetcher(base: XCTUnwrap(URL(string: server.url)))) { result in
+        let downloads = PackDownloads(client: client, folders: folders, wifiOnly: true) { result in
             outcome.result = result
             finished.signal()
         }
+        let plan = try downloads.download(pack: "royal-mile", client: client, folders: folders,
+                                          from: try URLSessionFetcher(base: XCTUnwrap(URL(string: server.url))))
         XCTAssertEqual(plan.method, .fullArchive)
         XCTAssertEqual(finished.wait(timeout: .now() + 60), .success, "the download and install ended")
         XCTAssertEqual(try outcome.result?.get().toVersion, 1)

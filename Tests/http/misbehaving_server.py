@@ -5,6 +5,9 @@
   resume    archives and deltas: the first request gets half and a closed connection; requests with a Range header
             (for any file, as nginx honours them) get 206 and the rest (each Range start is appended to LOG)
   ranges    every body whole, at full speed; requests with a Range header get 206 and the rest (logged as for resume)
+  endless   every body 200 without a length after a 2 s pause, then zeros without end (at most 200 MiB; the bytes
+            sent so far in LOG)
+  error-404, error-503  every answer that status, with an HTML body 200 kB longer than the file asked for
   chunked   every body with Transfer-Encoding: chunked (64 KiB chunks), no Content-Length
   bad-chunks  archives (.tar): Transfer-Encoding: chunked whose first chunk-size line is not hexadecimal ("zz")
   unended   archives (.tar): every byte in chunks (Transfer-Encoding: chunked), then neither the last chunk nor a
@@ -64,6 +67,34 @@ class Handler(http.server.BaseHTTPRequestHandler):
             time.sleep(0.3)
         if MODE == "switch-protocols":
             self.wfile.write(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n")
+        if MODE == "endless":
+            time.sleep(2)
+            self.send_response(200)
+            self.send_header("Connection", "close")
+            self.end_headers()
+            sent, chunk = 0, b"\0" * 65536
+            try:
+                while sent < (200 << 20):
+                    self.wfile.write(chunk)
+                    sent += len(chunk)
+                    if LOG and sent % (1 << 20) == 0:
+                        with open(LOG, "w") as log:
+                            log.write(str(sent))
+            except OSError:
+                pass
+            return
+        if MODE in ("error-404", "error-503"):
+            body = b"<" * (len(data) + 200_000)
+            self.send_response(int(MODE[-3:]))
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Connection", "close")
+            self.end_headers()
+            try:
+                self.wfile.write(body)
+            except OSError:
+                pass
+            return
         if MODE == "drip":
             self.send_response(200)
             self.send_header("Content-Length", str(len(data)))

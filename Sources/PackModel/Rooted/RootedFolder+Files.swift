@@ -162,7 +162,8 @@ extension RootedFolder {
     /// opened first (not following a link, not waiting on a FIFO) and refused over `cap` bytes; then it is renamed
     /// in under a temporary name, and kept only if that name holds the very file that was opened, so nothing swapped
     /// in at `outside` meanwhile gets in. Across file systems it is copied from the opened descriptor instead, and
-    /// `outside` removed.
+    /// `outside` is left to its owner (URLSession deletes its temporary file when its delegate call returns): nothing
+    /// outside the folder is ever removed by name.
     package func takeIn(_ outside: String, as relative: String, cap: UInt64) throws -> UInt64 {
         let (source, size) = try RegularFile.openForReading(outside, path: outside, extraFlags: Self.noFollow)
         defer { close(source) }
@@ -180,7 +181,6 @@ extension RootedFolder {
                 }
             } else if errno == EXDEV {
                 try copy(from: source, size: size, to: temporary, in: parent, relative: relative)
-                unlink(outside)
             } else {
                 throw FileError(path: outside, message: "cannot move it to \(fullPath(relative)): \(RegularFile.reason(errno))", code: errno)
             }
