@@ -270,6 +270,7 @@ public final class BackgroundPackDownloads: NSObject, URLSessionDownloadDelegate
 
     // MARK: URLSessionDownloadDelegate
 
+    /// Cancels a task no plan vouches for, judges the answer's status, and cuts the body off past its cap.
     public func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didWriteData bytesWritten: Int64,
                            totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64) {
         // A task nobody can vouch for (a replaced plan's) is never let run: it has no cap.
@@ -288,6 +289,7 @@ public final class BackgroundPackDownloads: NSObject, URLSessionDownloadDelegate
         lock.withLock { settings.onBytes }?(path, written)
     }
 
+    /// Hands the finished file over to the client (`ReceivedDownloads.receive`) before the system deletes it.
     public func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL) {
         // A replaced plan's file is left to the system, which deletes it when this returns.
         guard let tagged = resolve(downloadTask) else { return }
@@ -302,6 +304,7 @@ public final class BackgroundPackDownloads: NSObject, URLSessionDownloadDelegate
         }
     }
 
+    /// Follows a redirect only as the fetcher would (`redirectRefusal`): http(s), never https to http, at most five.
     public func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
                            newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void) {
         // Called for ordinary sessions only; a background session follows redirects itself (see `checkArrival`).
@@ -318,6 +321,8 @@ public final class BackgroundPackDownloads: NSObject, URLSessionDownloadDelegate
         completionHandler(request)
     }
 
+    /// Ends a file's download: a refusal ends the plan, a failure another attempt may cure is retried with backoff,
+    /// and the last file in starts the install.
     public func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
         guard let tagged = resolve(task) else { return }
         let path = tagged.object.path
@@ -362,6 +367,7 @@ public final class BackgroundPackDownloads: NSObject, URLSessionDownloadDelegate
     }
 
     #if canImport(Darwin)
+    /// Calls `backgroundEventsCompletion` once the session has delivered every event it held for the app.
     public func urlSessionDidFinishEvents(forBackgroundURLSession session: URLSession) {
         let completion = lock.withLock { () -> (() -> Void)? in
             defer { settings.eventsCompletion = nil }
