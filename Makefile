@@ -24,8 +24,10 @@ PACKTOOL  := .build/release/packtool
 
 .PHONY: demo test check build lib install dist deps-build deps-test example-pack clean fuzz bench
 
+# Off Debian/Ubuntu (macOS: Homebrew, see the README) there is no dpkg: the packages are the user's to install.
 define ensure_apt
-	@missing=$$(for p in $(1); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q "ok installed" || echo $$p; done); \
+	@command -v dpkg-query >/dev/null 2>&1 || exit 0; \
+	missing=$$(for p in $(1); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q "ok installed" || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then \
 	    echo "installing: $$missing"; \
@@ -65,15 +67,19 @@ DIST   := .build/dist
 lib: deps-build
 	scripts/libpackverify.sh -c release
 
+# make install: packtool, its man page and completions, and the C library (scripts/install-packtool.sh).
 install: deps-build
-	scripts/libpackverify.sh -c release --install $(PREFIX)
+	scripts/install-packtool.sh $(PREFIX)
 
+# make dist: the same tree as a release archive, packtool-VERSION-OS-ARCH/ with a NEEDED file listing the shared
+# libraries packtool needs and the Debian packages that bring them (scripts/check-dist.sh checks it).
 dist: deps-build
 	rm -rf $(DIST)/root && mkdir -p $(DIST)
-	DESTDIR=$(abspath $(DIST))/root scripts/libpackverify.sh -c release --install $(PREFIX)
 	version=$$(sed -n 's/.*static let string = "\(.*\)".*/\1/p' Sources/PackFetch/PackVerifyVersion.swift); \
-	  name=libpackverify-$$version-$$(uname -s | tr A-Z a-z)-$$(uname -m); \
-	  tar -czf $(DIST)/$$name.tar.gz -C $(DIST)/root --owner=0 --group=0 . && rm -rf $(DIST)/root && echo "$(DIST)/$$name.tar.gz"
+	  name=packtool-$$version-$$(uname -s | tr A-Z a-z)-$$(uname -m); \
+	  DESTDIR=$(abspath $(DIST))/root scripts/install-packtool.sh /$$name >/dev/null && \
+	  scripts/needed-libraries.sh $(DIST)/root/$$name/bin/packtool > $(DIST)/root/$$name/NEEDED && \
+	  tar -czf $(DIST)/$$name.tar.gz -C $(DIST)/root --owner=0 --group=0 $$name && rm -rf $(DIST)/root && echo "$(DIST)/$$name.tar.gz"
 
 DEMO      := demo-out
 KEYS      := keys-example

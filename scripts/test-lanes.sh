@@ -56,6 +56,8 @@ tools_lane() {
     else
       tail -n 20 .build/demo.log; echo "make demo failed (log in .build/demo.log)"; return 1
     fi
+    # What a user installs: make install's man page and completions, make dist's archive run without Swift.
+    scripts/check-dist.sh || return 1
   } > .build/test-tools.out 2>&1
   local status=$?
   sed 's/^/[tools] /' .build/test-tools.out

@@ -44,26 +44,9 @@ enum RequestKeys {
     /// A `request` failure for the first key (in sorted order) not in `allowed`.
     static func refuseUnknown(in object: [String: JSONValue], allowed: [String], where place: String) throws {
         guard let unknown = object.keys.sorted().first(where: { !allowed.contains($0) }) else { return }
-        let guess = allowed.min { distance(unknown, $0) < distance(unknown, $1) }.flatMap { distance(unknown, $0) <= 2 ? $0 : nil }
+        let guess = NearMiss.closest(to: unknown, in: allowed.sorted(), maxDistance: 2)
         let hint = guess.map { "; did you mean \"\($0)\"?" } ?? ""
         throw VerificationFailure(.request, "\(place) has an unknown key \"\(unknown)\"\(hint) (known: \(allowed.sorted().map { "\"\($0)\"" }.joined(separator: ", ")))")
-    }
-
-    /// Levenshtein distance over Unicode scalars (keys are short).
-    static func distance(_ a: String, _ b: String) -> Int {
-        let x = Array(a.unicodeScalars), y = Array(b.unicodeScalars)
-        guard !x.isEmpty, !y.isEmpty else { return max(x.count, y.count) }
-        var row = Array(0...y.count)
-        for i in 1...x.count {
-            var diagonal = row[0]
-            row[0] = i
-            for j in 1...y.count {
-                let above = row[j]
-                row[j] = min(above + 1, row[j - 1] + 1, diagonal + (x[i - 1] == y[j - 1] ? 0 : 1))
-                diagonal = above
-            }
-        }
-        return row[y.count]
     }
 }
 

@@ -34,7 +34,8 @@ struct Arguments {
             } else if known.contains(name), inline == nil {
                 flags.insert(name)
             } else {
-                throw CommandLineError.usage("unknown option \(name)")
+                let guess = NearMiss.closest(to: name, in: (valued.union(known)).sorted())
+                throw CommandLineError.usage("unknown option \(name)" + (guess.map { "; did you mean \($0)?" } ?? ""))
             }
         }
         // Checked as soon as it is read, before any command acts: `sign --publish s3://…` signs before it uploads,

@@ -6,6 +6,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import PackModel
 import PackVerify
 
 /// packtool's entry point: dispatches to one subcommand and turns errors into messages and exit codes
@@ -13,7 +14,7 @@ import PackVerify
 let commands: [any Command.Type] = [
     LintCommand.self, PreviewCommand.self, InspectCommand.self, DigestCommand.self, ReviewCommand.self,
     KeyCommand.self, RootCommand.self, BuildCommand.self, SignCommand.self, ExportCommand.self, VerifyCommand.self, LedgerCommand.self, GrantCommand.self, RenewCommand.self, StatusCommand.self,
-    InstallCommand.self, UpdateCommand.self, AccessCommand.self, UploadCommand.self, PresignCommand.self,
+    InstallCommand.self, UpdateCommand.self, AccessCommand.self, UploadCommand.self, PresignCommand.self, DocsCommand.self,
 ]
 
 let usage = """
@@ -45,7 +46,9 @@ if first == "--version" {
     exit(0)
 }
 guard let command = commands.first(where: { $0.name == first }) else {
-    Output.err("packtool: unknown command \"\(first)\"\n\n" + usage)
+    // One line, not the whole usage: the mistake is a word, and the list is one `--help` away.
+    let guess = NearMiss.closest(to: first, in: commands.map { $0.name }).map { "; did you mean \"\($0)\"?" } ?? ""
+    Output.err("packtool: unknown command \"\(Output.escapingControls(first))\"\(guess) (`packtool --help` lists the commands)\n")
     exit(2)
 }
 argv.removeFirst()

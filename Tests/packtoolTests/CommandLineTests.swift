@@ -184,6 +184,35 @@ final class CommandLineTests: XCTestCase {
         XCTAssertFalse(signWithPublic.stderr.contains("chmod"), signWithPublic.stderr)
     }
 
+    /// Issue 31: a mistyped command is one line with a did-you-mean (not the whole usage), a mistyped option names
+    /// the option meant, and `docs` prints a man page and completions made from the same command table.
+    func testAMistypedCommandOrOptionSuggestsTheOneMeant() throws {
+        let command = try CLI.run(["lnit", "scenes/royal-mile"])
+        XCTAssertEqual(command.status, 2)
+        XCTAssertEqual(command.stderr, "packtool: unknown command \"lnit\"; did you mean \"lint\"? (`packtool --help` lists the commands)\n")
+        let option = try CLI.run(["lint", "--formt", "json", "scenes/royal-mile"])
+        XCTAssertEqual(option.status, 2)
+        XCTAssertTrue(option.stderr.contains("unknown option --formt; did you mean --format?"), option.stderr)
+    }
+
+    func testTheManPageAndCompletionsCoverEveryCommandAndItsOptions() throws {
+        let help = try CLI.run(["--help"]).stdout
+        let names = help.split(separator: "\n").filter { $0.hasPrefix("  ") }.compactMap { $0.split(separator: " ").first.map(String.init) }
+        XCTAssertGreaterThan(names.count, 15)
+        let man = try CLI.run(["docs", "man"])
+        let bash = try CLI.run(["docs", "bash"])
+        let fish = try CLI.run(["docs", "fish"])
+        for name in names {
+            XCTAssertTrue(man.stdout.contains(".SS \(name)\n"), "the man page describes \(name)")
+            XCTAssertTrue(bash.stdout.contains("    \(name)) words=\""), "bash completes \(name)'s options")
+            XCTAssertTrue(fish.stdout.contains("-a \(name) -d"), "fish completes \(name)")
+        }
+        XCTAssertTrue(bash.stdout.contains("    key) words=\"generate --role --out --name"), bash.stdout)
+        let zsh = try CLI.run(["docs", "zsh"])
+        XCTAssertTrue(zsh.stdout.hasPrefix("#compdef packtool\n"))
+        XCTAssertEqual(try CLI.run(["docs", "mna"]).stderr.contains("did you mean man?"), true)
+    }
+
     func testReviewSignRefusesAKeyThatIsNotTheReviewersAndLeavesSignoffUntouched() throws {
         let copy = try PackCopy()
         let dir = try temporaryDirectory()

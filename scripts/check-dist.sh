@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Checks what a user gets (issue 31): `make install PREFIX=<scratch>` installs a man page `man -l` renders and bash
+# completions `bash -n` accepts; `make dist`'s archive lists the shared libraries packtool needs, each of them one of
+# the system libraries its NEEDED file names (with the Debian packages that bring them), and — unpacked here with the
+# Swift toolchain off the PATH and an empty environment — lints and previews the example pack.
+# usage: scripts/check-dist.sh   (after make demo: the release build is reused)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL $*"; exit 1; }
+
+make --no-print-directory install PREFIX="$work/prefix" >/dev/null
+MANPAGER=cat man -l "$work/prefix/share/man/man1/packtool.1" 2>"$work/man.err" | grep -q "PACKTOOL(1)" || fail "man -l does not render packtool.1"
+[ ! -s "$work/man.err" ] || fail "man -l warned: $(head -3 "$work/man.err")"
+bash -n "$work/prefix/share/bash-completion/completions/packtool" || fail "bash -n refuses the completions"
+for f in bin/packtool share/zsh/site-functions/_packtool share/fish/vendor_completions.d/packtool.fish lib/libpackverify.so.1 include/packverify.h lib/pkgconfig/packverify.pc; do
+  [ -e "$work/prefix/$f" ] || fail "make install did not install $f"
+done
+echo "ok   make install: binary, man page (man -l renders it), bash/zsh/fish completions (bash -n accepts), library"
+
+archive=$(make --no-print-directory dist | tail -n 1)
+[ -f "$archive" ] || fail "make dist wrote no archive ($archive)"
+mkdir "$work/unpacked"
+tar -xzf "$archive" -C "$work/unpacked"
+top=$(ls "$work/unpacked")
+needed="$work/unpacked/$top/NEEDED"
+[ -f "$needed" ] || fail "the archive has no NEEDED file"
+for lib in $(readelf -d "$work/unpacked/$top/bin/packtool" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p'); do
+  grep -q "^$lib " "$needed" || fail "packtool needs $lib, which NEEDED does not list"
+done
+echo "ok   make dist: $(basename "$archive"), every shared library packtool needs is listed in NEEDED"
+
+copy="$work/royal-mile"
+cp -R scenes/royal-mile "$copy"
+env -i HOME="$work" PATH=/usr/bin:/bin "$work/unpacked/$top/bin/packtool" lint "$copy" >/dev/null || fail "the unpacked packtool does not lint the example pack"
+env -i HOME="$work" PATH=/usr/bin:/bin "$work/unpacked/$top/bin/packtool" preview "$copy" --out "$work/preview" >/dev/null \
+  || fail "the unpacked packtool does not preview the example pack"
+[ -f "$work/preview/index.html" ] || fail "the preview wrote no index.html"
+! command -v swift >/dev/null 2>&1 || [ -z "$(env -i PATH=/usr/bin:/bin sh -c 'command -v swift')" ] || fail "swift is on /usr/bin:/bin"
+echo "ok   the unpacked archive lints and previews the example pack with no Swift on the PATH"

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Prints the shared libraries a binary needs (its ELF NEEDED entries), each with the Debian package that provides it
+# on this machine (dpkg -S), for a release archive's NEEDED file: a user installs those packages (apt-get install …)
+# and nothing else. A library no package provides is printed with "?" and makes the exit status 1.
+# usage: scripts/needed-libraries.sh BINARY
+set -euo pipefail
+[ $# -eq 1 ] || { echo "usage: $0 BINARY" >&2; exit 2; }
+status=0
+echo "# Shared libraries $(basename "$1") needs, and the Debian/Ubuntu package of each: apt-get install the packages."
+for lib in $(readelf -d "$1" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p'); do
+  path=$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64|x86_64|64bit|AArch64/ { print $NF; exit }') || true
+  package=$( [ -n "$path" ] && dpkg -S "$(readlink -f "$path")" 2>/dev/null | head -n 1 | cut -d: -f1 || true)
+  [ -n "$package" ] || package=$( [ -n "$path" ] && dpkg -S "$path" 2>/dev/null | head -n 1 | cut -d: -f1 || true)
+  if [ -z "$package" ]; then package="?"; status=1; fi
+  echo "$lib $package"
+done
+exit $status
