@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Writes docs/lint-rules.md from the rule codes in Sources/PackLint/Rules and the explanations below.
-Run after adding or changing a rule; LintRulesDocumentTests fails while the two disagree."""
-import re, subprocess, glob
+Run after adding or changing a rule; LintRulesDocumentTests fails while the two disagree, and with `--check` the
+script writes nothing and exits 1 when docs/lint-rules.md is not what it would write (Tests/python/test_lint_rules_doc.py)."""
+import re, subprocess, glob, os, sys
+os.chdir(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # Collect codes, severities and summaries from the Swift sources.
 codes = {}
 for path in glob.glob('Sources/PackLint/Rules/*.swift'):
@@ -124,5 +126,11 @@ for prefix, title, intro in sections:
         why, ex = W[code]
         # The heading is the code alone, so its anchor is the code (#pt0203) wherever the page is rendered.
         out += [f"### {code}", f"**{sev}** — {summary}.", "", f"Why it matters: {why}", "", f"Example: {ex}.", ""]
-open('docs/lint-rules.md','w').write("\n".join(out))
-print(len(codes))
+text = "\n".join(out)
+if "--check" in sys.argv[1:]:
+    if open('docs/lint-rules.md', encoding='utf-8').read() != text:
+        sys.exit("docs/lint-rules.md is stale: run scripts/lint-rules-doc.py")
+    print(f"docs/lint-rules.md is current ({len(codes)} codes)")
+else:
+    open('docs/lint-rules.md', 'w', encoding='utf-8').write(text)
+    print(len(codes))
