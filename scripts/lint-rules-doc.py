@@ -1,21 +1,23 @@
 #!/usr/bin/env python3
 """Writes docs/lint-rules.md from the rule codes in Sources/PackLint/Rules and the explanations below.
-Run after adding or changing a rule; LintRulesDocumentTests fails while the two disagree."""
-import re, subprocess, glob
+Run after adding or changing a rule; LintRulesDocumentTests fails while the two disagree, and with `--check` the
+script writes nothing and exits 1 when docs/lint-rules.md is not what it would write (Tests/python/test_lint_rules_doc.py)."""
+import re, subprocess, glob, os, sys
+os.chdir(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # Collect codes, severities and summaries from the Swift sources.
 codes = {}
 for path in glob.glob('Sources/PackLint/Rules/*.swift'):
     for m in re.finditer(r'RuleCode\("(PT\d{4})", \.(\w+), "([^"]+)"\)', open(path).read()):
-        codes[m.group(1)] = (m.group(2), m.group(3), path.split('/')[-1].replace('.swift',''))
+        codes[m.group(1)] = (m.group(2), m.group(3))
 W = {
-"PT0100": ("The app and packtool cannot read the document at all; nothing else in it can be checked (a trailing comma, a comma left out between two members, a `//` or `/* */` comment, a key without quotes or a string in single quotes, and closing brackets missing at the end of the file are the exceptions: they are reported where they are and read past, so the rest of the file is still checked).", '`"city": "Edinburgh", ]` → `pack.json:4:24: error[PT0100]: expected a quoted key, found \']\'`'),
+"PT0100": ("The app and packtool cannot read the document at all; nothing else in it can be checked (a trailing comma, a comma left out between two members, a `//` or `/* */` comment, a key without quotes or a string in single quotes, and closing brackets missing at the end of the file are the exceptions: they are reported where they are and read past, so the rest of the file is still checked).", '`"city": "Edinburgh", ]` → `pack.json:4:24: error: expected a quoted key, found \']\' [PT0100]`'),
 "PT0101": ("JSON readers disagree on which of two equal keys wins, so the app might show a different value than the one you checked.", '`"city": "Edinburgh", "city": "Leith"`'),
 "PT0102": ("A misspelt field is silently ignored by the app; the value you meant to set never takes effect.", '`"elevation": 3` in `anchor` → hint: known fields: lat, lon, altitude, accuracy'),
 "PT0103": ("The app needs the field to show or place the stop.", 'scene.json without `"title"`'),
 "PT0104": ("A value of the wrong type cannot be used (a number written as text is not a number).", '`"fov": "64"`'),
 "PT0105": ("Out-of-range or malformed values mislead the app (a bearing of 360, an id with spaces, an unknown `use`).", '`"bearing": 360` → must be less than 360'),
 "PT0106": ("Every pack needs pack.json, every stop scene.json and uncertainty.json (which may list no regions).", 'a stop folder without uncertainty.json'),
-"PT0107": ("Each section of a document is checked on its own, so a mistake in one leaves the others checked; the checks that need the broken section wait until it is fixed. The note says so, so that new findings after the fix are no surprise.", '`"fov": "64"` → `scene.json:9:11: note[PT0107]: the checks that need "view" did not run, as it has errors`'),
+"PT0107": ("Each section of a document is checked on its own, so a mistake in one leaves the others checked; the checks that need the broken section wait until it is fixed. The note says so, so that new findings after the fix are no surprise.", '`"fov": "64"` → `scene.json:9:11: note: the checks that need "view" did not run, as it has errors [PT0107]`'),
 "PT0110": ("A missing plate or story is a blank screen or silence at the stop.", 'scene.json names `layers/1880-9x16.heic` but the file is gone'),
 "PT0111": ("Scenes install and update as self-contained folders; a path outside cannot be shipped or verified.", '`"audio": "../story.m4a"`'),
 "PT0112": ("Everything in the pack ships to every visitor and counts against the size budget.", '`stops/04-tron-kirk/notes.txt`, or a `.DS_Store`'),
@@ -99,11 +101,12 @@ sections = [("01","Structure","Every JSON document is well-formed and meets its 
 missing = set(codes) - set(W)
 assert not missing, missing
 out = ["# Lint rules", "",
-"`packtool lint` checks everything below and prints each finding as `path:line:col: severity[CODE]: message` with a",
-"hint. Codes are stable: scripts and SARIF consumers may rely on them. Severities: **error** blocks publishing,",
-"**warning** is shown (and fails `--strict`), **note** says what lint could not check (it comes with the errors that",
-"caused it). A test fails when a code here does not exist in `PackLint`, or a code",
-"in `PackLint` is missing here; another feeds every rule a minimal broken input and checks the line and column.", "",
+"`packtool lint` checks everything below and prints each finding the way compilers do, so editors can jump to it:",
+"`path:line:col: error: message [PT0203]`, with a hint on the next line saying what to change. Look a code up",
+"below (each has its own heading, e.g. [PT0203](#pt0203)). Severities: **error** blocks publishing, **warning** is",
+"shown (and fails `--strict`), **note** says what lint could not check yet (it comes with the errors that caused it).",
+"Codes never change meaning, so scripts may rely on them; `--format json` adds where in the document each finding is",
+"(as a JSON pointer), `--format sarif` is for code-scanning services.", "",
 "## Configurable limits", "",
 "Limits that are matters of taste live in pack.json's optional `lint` object (schema: `schemas/pack.schema.json`):", "",
 "| field | default | used by |", "| --- | --- | --- |",
@@ -119,8 +122,15 @@ for prefix, title, intro in sections:
     out += [f"## {title}", ""]
     if intro: out += [intro, ""]
     for code in sorted(c for c in codes if c[2:4] == prefix):
-        sev, summary, rule = codes[code]
+        sev, summary = codes[code]
         why, ex = W[code]
-        out += [f"### {code} — {sev} — {summary}", f"Checked by `{rule}`. Why: {why}", f"Example: {ex}.", ""]
-open('docs/lint-rules.md','w').write("\n".join(out))
-print(len(codes))
+        # The heading is the code alone, so its anchor is the code (#pt0203) wherever the page is rendered.
+        out += [f"### {code}", f"**{sev}** — {summary}.", "", f"Why it matters: {why}", "", f"Example: {ex}.", ""]
+text = "\n".join(out)
+if "--check" in sys.argv[1:]:
+    if open('docs/lint-rules.md', encoding='utf-8').read() != text:
+        sys.exit("docs/lint-rules.md is stale: run scripts/lint-rules-doc.py")
+    print(f"docs/lint-rules.md is current ({len(codes)} codes)")
+else:
+    open('docs/lint-rules.md', 'w', encoding='utf-8').write(text)
+    print(len(codes))

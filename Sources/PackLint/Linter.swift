@@ -41,11 +41,11 @@ public struct Linter {
 
     public var currentYear: Int?
 
-    /// A document's structural problems as `line:col: message` lines (for `packtool inspect`).
+    /// A document's structural problems as `line:col: severity: message [CODE]` lines (for `packtool inspect`).
     public static func describe(_ document: JSONDocument) -> [String] {
         let context = document
         return StructureRule().diagnostics(for: context).map { d in
-            (d.location.line > 0 ? "\(d.location.line):\(d.location.column): " : "") + "\(d.severity.rawValue)[\(d.code)]: \(d.message)"
+            (d.location.line > 0 ? "\(d.location.line):\(d.location.column): " : "") + "\(d.severity.rawValue): \(d.message) [\(d.code)]"
         }
     }
 

@@ -23,7 +23,7 @@ public struct SARIFRenderer {
             JSONValue([
                 "id": JSONValue(rule.code),
                 "shortDescription": JSONValue(["text": JSONValue(rule.summary)]),
-                "helpUri": JSONValue("https://packtool.example/docs/lint-rules#\(rule.code.lowercased())"),
+                "helpUri": JSONValue(Self.helpURI(rule.code)),
                 "defaultConfiguration": JSONValue(["level": JSONValue(Self.level(rule.severity))]),
             ])
         }
@@ -60,6 +60,10 @@ public struct SARIFRenderer {
         ]
         return String(decoding: JSONValue(log).encoded(pretty: true), as: UTF8.self) + "\n"
     }
+
+    /// Where a rule is explained: its heading in the repository's docs/lint-rules.md, whose anchor is the code in lower
+    /// case (`docs/lint-rules.md#pt0203`), relative to the repository as the results' paths are.
+    public static func helpURI(_ code: String) -> String { "docs/lint-rules.md#\(code.lowercased())" }
 
     static func level(_ s: Diagnostic.Severity) -> String {
         switch s {

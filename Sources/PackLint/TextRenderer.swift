@@ -1,4 +1,6 @@
-/// Renders diagnostics for people: `path:line:col: error[CODE]: message`, then the hint, then a summary line.
+/// Renders diagnostics for people, in the compiler style editors' problem matchers read (gcc's):
+/// `path:line:col: error: message [CODE]`, the hint on the next line(s) indented, then a summary line. The JSON
+/// pointer is left to `--format json`; the line and column already say where.
 public struct TextRenderer {
     public var color: Bool
 
@@ -7,10 +9,13 @@ public struct TextRenderer {
     public func render(_ diagnostics: [Diagnostic]) -> String {
         var out = ""
         for d in diagnostics {
-            let place = d.location.line > 0 ? "\(d.location.file):\(d.location.line):\(d.location.column)" : d.location.file
-            let pointer = d.location.pointer.map { " (at \($0))" } ?? ""
-            out += "\(place): \(paint(d.severity))[\(d.code)]: \(d.message)\(pointer)\n"
-            if let hint = d.hint { out += "  hint: \(hint)\n" }
+            let place = d.location.line > 0 ? "\(d.location.file):\(d.location.line):\(max(1, d.location.column))" : d.location.file
+            out += "\(place): \(paint(d.severity)): \(d.message) [\(d.code)]\n"
+            if let hint = d.hint {
+                let lines = hint.split(separator: "\n", omittingEmptySubsequences: false)
+                out += "  hint: \(lines[0])\n"
+                for line in lines.dropFirst() { out += "        \(line)\n" }
+            }
         }
         out += Self.summary(diagnostics) + "\n"
         return out

@@ -2,7 +2,7 @@ import PackLint
 
 /// Pieces both pages print: findings as lint prints them, distances, times and counts.
 enum PageParts {
-    /// Findings as `file:line:col: severity[CODE]: message` with the hint under each, as `packtool lint` prints them.
+    /// Findings with their place, severity, code and message, and the hint under each (what `packtool lint` says).
     static func findings(_ diagnostics: [Diagnostic], none: String) -> String {
         guard !diagnostics.isEmpty else { return "<p class=\"clean\">\(HTML.escape(none))</p>\n" }
         var out = "<ul class=\"findings\">\n"

@@ -18,12 +18,12 @@ enum LintCommand: Command {
         usage: packtool lint PATH... [--format text|json|sarif] [--strict]
 
         Checks each PATH: a pack folder (pack.json and stops/*/) or one stop folder (its scene.json; the pack
-        two levels up supplies reviewers and limits). Prints each finding as
-        `path:line:col: severity[CODE]: message` followed by a hint, then a summary line.
+        two levels up supplies reviewers and limits). Prints each finding as compilers do,
+        `path:line:col: error: message [PT0203]` (or warning:, note:), the hint on the next line, then a summary line.
         Never writes into the folders it checks. docs/lint-rules.md explains every code.
 
           --format text    for people (default; colour on a terminal unless NO_COLOR is set)
-          --format json    {diagnostics, summary, reports} for scripts
+          --format json    {diagnostics, summary, reports} for scripts (with each finding's JSON pointer)
           --format sarif   SARIF 2.1.0 for code-scanning services
           --strict         exit 1 on warnings and notes too
 

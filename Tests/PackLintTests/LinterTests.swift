@@ -251,9 +251,15 @@ final class LinterTests: XCTestCase {
         XCTAssertTrue(found[0].message.contains("limit"))
     }
 
-    func testTheTextRendererPrintsPathSeverityCodeHintAndASummary() {
-        let d = Diagnostic(code: "PT0110", severity: .error, message: "gone", location: .init(file: "a/scene.json", line: 3, column: 7), hint: "add it")
-        XCTAssertEqual(TextRenderer(color: false).render([d]), "a/scene.json:3:7: error[PT0110]: gone\n  hint: add it\n1 error, 0 warnings, 0 notes\n")
+    /// The gcc form editors' problem matchers read: `path:line:col: severity: message [CODE]`, the hint indented on
+    /// the lines below, no JSON pointer (that is for `--format json`).
+    func testTheTextRendererPrintsCompilerStyleLinesHintsAndASummary() throws {
+        let d = Diagnostic(code: "PT0110", severity: .error, message: "gone", location: .init(file: "a/scene.json", line: 3, column: 7, pointer: "/view"), hint: "add it")
+        XCTAssertEqual(TextRenderer(color: false).render([d]), "a/scene.json:3:7: error: gone [PT0110]\n  hint: add it\n1 error, 0 warnings, 0 notes\n")
+        let whole = Diagnostic(code: "PT0106", severity: .warning, message: "no file", location: .init(file: "a", pointer: ""), hint: "one\ntwo")
+        XCTAssertEqual(TextRenderer(color: false).render([whole]), "a: warning: no file [PT0106]\n  hint: one\n        two\n0 errors, 1 warning, 0 notes\n")
+        let matcher = try Regex(#"^(.*):(\d+):(\d+): (error|warning|note): (.*) \[(PT\d{4})\]$"#)
+        XCTAssertNotNil(try? matcher.wholeMatch(in: TextRenderer(color: false).render([d]).split(separator: "\n")[0]), "the problem-matcher regex reads the line")
         XCTAssertTrue(TextRenderer(color: true).render([d]).contains("\u{1B}[1;31merror\u{1B}[0m"))
     }
 

@@ -131,6 +131,28 @@ final class WebVTTParserTests: XCTestCase {
         let invalid = WebVTTParser().parse(Array("WEBVTT\n\n00:00.000 --> 00:01.000\n".utf8) + [0xFF, 0xFE])
         XCTAssertTrue(invalid.issues.contains { $0.message.contains("UTF-8") })
     }
+
+    /// Every numeric setting whose number overflows a double is dropped, as browsers drop it, so no infinity
+    /// reaches a cue or region: `line:` stays auto, the region keeps its default lines.
+    func testNumbersPastTheLargestDoubleDropTheirSetting() {
+        let huge = "1" + String(repeating: "0", count: 400)
+        let f = parse("WEBVTT\n\nREGION\nid:r\nlines:\(huge)\nwidth:\(huge)%\nregionanchor:\(huge)%,1%\n\n"
+                      + "00:00.000 --> 00:01.000 line:\(huge)\na\n\n00:01.000 --> 00:02.000 line:-\(huge),end\nb\n\n"
+                      + "00:02.000 --> 00:03.000 line:\(huge)% position:\(huge)% size:\(huge)%\nc\n\n00:03.000 --> 00:04.000 line:1e999%\nd\n")
+        XCTAssertEqual(f.cues.count, 4)
+        for cue in f.cues {
+            XCTAssertEqual(cue.line, .auto)
+            XCTAssertTrue(cue.snapToLines)
+            XCTAssertEqual(cue.position, .auto)
+            XCTAssertEqual(cue.size, 100)
+        }
+        XCTAssertEqual(f.cues[1].lineAlign, "start", "the whole setting is dropped, its alignment too")
+        XCTAssertEqual(f.regions.first?.lines, 3)
+        XCTAssertEqual(f.regions.first?.width, 100)
+        XCTAssertEqual(f.regions.first?.regionAnchorX, 0)
+        XCTAssertTrue(f.issues.contains { $0.message.contains("too large") && $0.line == 9 }, "\(f.issues)")
+        XCTAssertFalse(f.issues.contains { $0.severity == .error }, "\(f.issues)")
+    }
 }
 
 /// Inputs the fuzzer found crashing, kept as regressions.

@@ -59,6 +59,17 @@ class ExamplePackValidates(unittest.TestCase):
                 with self.subTest(path=os.path.relpath(path, REPO)):
                     self.assertEqual(errors("signoff-payload", payload), [])
 
+    def test_a_schema_key_for_editors_is_accepted_at_the_top_level_only(self):
+        stop = sorted(glob.glob(os.path.join(PACK, "stops", "*")))[0]
+        for name, path in [("pack", os.path.join(PACK, "pack.json")), ("scene", os.path.join(stop, "scene.json")),
+                           ("uncertainty", os.path.join(stop, "uncertainty.json"))]:
+            document = {"$schema": f"../schemas/{name}.schema.json", **load(path)}
+            with self.subTest(name=name):
+                self.assertEqual(errors(name, document), [])
+                self.assertTrue(errors(name, {**document, "$schema": 3}), "a $schema is a string")
+        scene = load(os.path.join(stop, "scene.json"))
+        scene["anchor"]["$schema"] = "x"
+        self.assertTrue(errors("scene", scene), "only the document itself names its schema")
 
 class BrokenCopiesAreRejected(unittest.TestCase):
     def setUp(self):

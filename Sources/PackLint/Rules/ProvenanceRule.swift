@@ -26,8 +26,9 @@ struct ProvenanceRule: LintRule {
                 }
                 switch RightsVocabulary.classify(s.rights) {
                 case .unknown:
+                    let near = RightsVocabulary.suggestion(for: s.rights).map { $0 + " " } ?? ""
                     out.append(Self.unknownRights.diagnostic("\"\(s.rights)\" is not a known rights identifier", at: source.location(base + "/rights"),
-                                                             hint: "use an SPDX id (CC-BY-4.0), a Creative Commons URI (https://creativecommons.org/licenses/by/4.0/) or a rightsstatements.org URI (http://rightsstatements.org/vocab/InC/1.0/)"))
+                                                             hint: near + "use an SPDX id (CC-BY-4.0), a Creative Commons URI (https://creativecommons.org/licenses/by/4.0/) or a rightsstatements.org URI (http://rightsstatements.org/vocab/InC/1.0/)"))
                 case .deprecated(let id, let replacement):
                     out.append(Self.deprecated.diagnostic("\"\(id)\" is deprecated", at: source.location(base + "/rights"), hint: "use \(replacement)"))
                 case .restricted(let name) where s.use == .embedded:

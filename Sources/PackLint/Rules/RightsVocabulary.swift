@@ -25,6 +25,21 @@ enum RightsVocabulary {
     static let ccLicences = ["by", "by-sa", "by-nc", "by-nc-sa", "by-nd", "by-nc-nd"]
     static let ccVersions = ["1.0", "2.0", "2.5", "3.0", "4.0"]
 
+    /// Every identifier `classify` knows (besides `LicenseRef-…`), for a did-you-mean: the SPDX ids, then the
+    /// Creative Commons and rightsstatements.org URIs.
+    static let identifiers: [String] = {
+        var ids = ["CC0-1.0", "CC-PDM-1.0", "OGL-UK-3.0"]
+        for licence in ccLicences { for version in ccVersions { ids.append("CC-\(licence.uppercased())-\(version)") } }
+        ids += ["https://creativecommons.org/publicdomain/zero/1.0/", "https://creativecommons.org/publicdomain/mark/1.0/"]
+        for licence in ccLicences { for version in ccVersions { ids.append("https://creativecommons.org/licenses/\(licence)/\(version)/") } }
+        return ids + rightsStatements.map { "http://rightsstatements.org/vocab/\($0)/1.0/" }
+    }()
+
+    /// The known identifier nearest to `rights`, as a hint ("did you mean "CC-BY-4.0"?"), or nil.
+    static func suggestion(for rights: String) -> String? {
+        Suggest.nearest(rights, in: identifiers).map(Suggest.didYouMean)
+    }
+
     static func classify(_ rights: String) -> Verdict {
         if rights.hasPrefix("LicenseRef-") {
             return rights.count > "LicenseRef-".count ? .redistributable("a recorded written licence (\(rights))") : .unknown

@@ -50,6 +50,16 @@ struct StructureRule: LintRule {
                                               hint: "fix the errors reported in \(sections.count == 1 ? "it" : "them") and lint again; more findings may follow")]
     }
 
+    /// A did-you-mean for a value the schema admits by form but lint knows by name (a source's `rights`), when the
+    /// schema itself has no near value to offer.
+    private static func vocabularyHint(_ v: SchemaValidator.Violation, in document: JSONDocument) -> String? {
+        guard v.kind == .invalidValue, let value = document.root?.node(at: v.pointer)?.string else { return nil }
+        switch JSONPointer.tokens(v.pointer).last {
+        case "rights": return RightsVocabulary.suggestion(for: value)
+        default: return nil
+        }
+    }
+
     func diagnostics(for document: JSONDocument) -> [Diagnostic] {
         document.problems.map { problem in
             switch problem {
@@ -84,7 +94,7 @@ struct StructureRule: LintRule {
                 case .wrongType: code = Self.wrongType; at = document.location(v.pointer)
                 case .invalidValue: code = Self.invalidValue; at = document.location(v.pointer)
                 }
-                return code.diagnostic(v.message, at: at, hint: v.hint ?? "see schemas/\(document.schema)")
+                return code.diagnostic(v.message, at: at, hint: v.hint ?? Self.vocabularyHint(v, in: document) ?? "see schemas/\(document.schema)")
             }
         }
     }

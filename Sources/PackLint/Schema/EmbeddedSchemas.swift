@@ -48,6 +48,10 @@ public enum EmbeddedSchemas {
             "reviewers"
           ],
           "properties": {
+            "$schema": {
+              "type": "string",
+              "description": "Where editors find this file's schema, e.g. schemas/pack.schema.json or its URL; packtool ignores it."
+            },
             "id": {
               "$ref": "#/$defs/slug",
               "description": "Pack slug, used in archive and CDN names."
@@ -330,6 +334,10 @@ public enum EmbeddedSchemas {
             "provenance"
           ],
           "properties": {
+            "$schema": {
+              "type": "string",
+              "description": "Where editors find this file's schema, e.g. schemas/scene.schema.json or its URL; packtool ignores it."
+            },
             "id": {
               "type": "string",
               "pattern": "^[0-9]{2,3}-[a-z0-9]+(-[a-z0-9]+)*$",
@@ -749,6 +757,10 @@ public enum EmbeddedSchemas {
             "eras"
           ],
           "properties": {
+            "$schema": {
+              "type": "string",
+              "description": "Where editors find this file's schema, e.g. schemas/uncertainty.schema.json or its URL; packtool ignores it."
+            },
             "eras": {
               "type": "array",
               "items": {

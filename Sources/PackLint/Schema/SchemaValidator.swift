@@ -84,9 +84,9 @@ public struct SchemaValidator {
         }
         if let allowed = schema["enum"]?.array, !allowed.contains(where: { Self.equal($0, value) }) {
             let list = allowed.map(Self.show).joined(separator: ", ")
-            let close = allowed.compactMap(\.string).first { Suggest.isClose($0, value.string ?? "") }
+            let near = value.string.flatMap { Suggest.nearest($0, in: allowed.compactMap(\.string)) }
             out.append(.init(kind: .invalidValue, pointer: pointer, message: "\(Self.show(value)) is not one of: \(list)",
-                             hint: close.map { "did you mean \"\($0)\"?" }))
+                             hint: near.map(Suggest.didYouMean)))
         }
         if let constant = schema["const"], !Self.equal(constant, value) {
             out.append(.init(kind: .invalidValue, pointer: pointer, message: "must be \(Self.show(constant)), found \(Self.show(value))", hint: nil))
@@ -136,10 +136,11 @@ public struct SchemaValidator {
             if let property = properties.first(where: { $0.key == member.key }) {
                 check(member.value, pointer: childPointer, schema: property.value, file: file, into: &out)
             } else if schema["additionalProperties"]?.bool == false {
-                let known = properties.map(\.key)
+                // `$schema` is for editors; it is accepted but not offered.
+                let known = properties.map(\.key).filter { !$0.hasPrefix("$") }
                 // A close spelling first; else a missing required field the key abbreviates or extends ("lang").
                 let missing = (schema["required"]?.array?.compactMap(\.string) ?? []).filter { name in !members.contains { $0.key == name } }
-                let suggestion = known.first { Suggest.isClose($0, member.key) } ?? missing.first { Suggest.isAbbreviation(member.key, of: $0) }
+                let suggestion = Suggest.nearest(member.key, in: known) ?? missing.first { Suggest.isAbbreviation(member.key, of: $0) }
                 out.append(.init(kind: .unknownField, pointer: childPointer,
                                  message: "unknown field \"\(member.key)\"" + (pointer.isEmpty ? "" : " in \(pointer)"),
                                  hint: (suggestion.map { "did you mean \"\($0)\"? " } ?? "") + "known fields: \(known.joined(separator: ", "))"))
@@ -263,36 +264,4 @@ public struct SchemaValidator {
     }
 
     static func number(_ d: Double) -> String { d.rounded() == d && abs(d) < 1e15 ? String(Int(d)) : String(d) }
-}
-
-/// Near-miss suggestions for misspelt field names and values.
-enum Suggest {
-    /// True when `a` and `b` differ by at most two edits (or only by case), ignoring exact equality.
-    static func isClose(_ a: String, _ b: String) -> Bool {
-        guard a != b, !b.isEmpty else { return false }
-        if a.lowercased() == b.lowercased() { return true }
-        return distance(Array(a.lowercased()), Array(b.lowercased())) <= min(2, max(1, a.count / 4))
-    }
-
-    /// True when one name starts the other, case aside, and the shorter has at least three letters ("lang" and
-    /// "language", "fovDegrees" and "fov").
-    static func isAbbreviation(_ a: String, of b: String) -> Bool {
-        let (x, y) = (a.lowercased(), b.lowercased())
-        guard x != y, min(x.count, y.count) >= 3 else { return false }
-        return x.hasPrefix(y) || y.hasPrefix(x)
-    }
-
-    static func distance(_ a: [Character], _ b: [Character]) -> Int {
-        if a.isEmpty { return b.count }
-        if b.isEmpty { return a.count }
-        var previous = Array(0...b.count)
-        for i in 1...a.count {
-            var current = [i] + Array(repeating: 0, count: b.count)
-            for j in 1...b.count {
-                current[j] = Swift.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-            }
-            previous = current
-        }
-        return previous[b.count]
-    }
 }

@@ -232,7 +232,10 @@ public struct WebVTTParser {
                     number = p
                     snap = false
                 } else {
-                    guard let n = Self.lineNumber(linepos) else { ignore("line is a number or a percentage"); continue }
+                    guard let n = Self.lineNumber(linepos) else {
+                        ignore(Double(linepos)?.isInfinite == true ? "the line number is too large (the line stays auto)" : "line is a number or a percentage")
+                        continue
+                    }
                     number = n
                     snap = true
                 }
@@ -274,7 +277,7 @@ public struct WebVTTParser {
             switch name {
             case "id": region.id = value
             case "width": if let p = Self.percentage(value) { region.width = p }
-            case "lines": if !value.isEmpty, value.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let n = Double(value) { region.lines = n }
+            case "lines": if !value.isEmpty, value.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let n = Self.finite(value) { region.lines = n }
             case "regionanchor", "viewportanchor":
                 let xy = value.split(separator: ",", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
                 guard xy.count == 2, let x = Self.percentage(xy[0]), let y = Self.percentage(xy[1]) else { continue }
@@ -295,7 +298,7 @@ public struct WebVTTParser {
         let body = u.dropLast()
         let parts = body.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
         guard (1...2).contains(parts.count), parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } }),
-              let v = Double(String(decoding: body, as: UTF8.self)), v >= 0, v <= 100 else { return nil }
+              let v = finite(String(decoding: body, as: UTF8.self)), v >= 0, v <= 100 else { return nil }
         return v
     }
 
@@ -309,7 +312,14 @@ public struct WebVTTParser {
         if let dot = u.firstIndex(of: UInt8(ascii: ".")) {
             guard dot > 0, dot < u.count - 1, u[dot - 1] >= 0x30, u[dot - 1] <= 0x39, u[dot + 1] >= 0x30, u[dot + 1] <= 0x39 else { return nil }
         }
-        return Double(s)
+        return finite(s)
+    }
+
+    /// The number `s` spells, or nil when it overflows a double: a setting whose number is infinite is dropped, as
+    /// browsers drop it (a `line:` stays `auto`), rather than kept as an infinity no JSON can carry.
+    static func finite(_ s: String) -> Double? {
+        guard let v = Double(s), v.isFinite else { return nil }
+        return v
     }
 
     /// Splits on CRLF, CR or LF, as the spec's preprocessing does; a final line break does not start an empty line.
