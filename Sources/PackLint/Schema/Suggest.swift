@@ -1,3 +1,5 @@
+import PackModel
+
 /// Near-miss suggestions for misspelt field names and for values that must be one of a set (a did-you-mean).
 enum Suggest {
     /// The candidate nearest to `value`, compared without case, spaces or punctuation, so `"CC BY 4.0"` finds
@@ -9,7 +11,7 @@ enum Suggest {
         let allowed = min(3, max(1, key.count / 3))
         var best: (candidate: String, distance: Int)?
         for candidate in candidates {
-            let d = distance(key, Array(folded(candidate)))
+            let d = NearMiss.distance(String(key), folded(candidate))
             if d <= allowed, d < key.count, d < (best?.distance ?? .max) { best = (candidate, d) }
         }
         return best?.candidate
@@ -27,20 +29,5 @@ enum Suggest {
         let (x, y) = (a.lowercased(), b.lowercased())
         guard x != y, min(x.count, y.count) >= 3 else { return false }
         return x.hasPrefix(y) || y.hasPrefix(x)
-    }
-
-    /// Levenshtein distance: insertions, deletions and substitutions.
-    static func distance(_ a: [Character], _ b: [Character]) -> Int {
-        if a.isEmpty { return b.count }
-        if b.isEmpty { return a.count }
-        var previous = Array(0...b.count)
-        for i in 1...a.count {
-            var current = [i] + Array(repeating: 0, count: b.count)
-            for j in 1...b.count {
-                current[j] = Swift.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-            }
-            previous = current
-        }
-        return previous[b.count]
     }
 }
