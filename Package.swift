@@ -67,7 +67,7 @@ let package = Package(
         .target(name: "PackModel", dependencies: ["PackCrypto", "PackFiles"]),
         // What authors write (pack.json, scene.json, uncertainty masks, sign-offs, the pack folder and its tree digest,
         // lint limits): read by lint, the preview and the publisher, never by a client, so an app carries none of it.
-        .target(name: "PackAuthoring", dependencies: ["PackModel", "PackCrypto"]),
+        .target(name: "PackAuthoring", dependencies: ["PackModel", "PackCrypto", "PackMedia"]),
         .target(name: "PackMedia", dependencies: ["PackFiles"]),
         .target(name: "PackArchive", dependencies: ["CArchive", "PackCrypto", "PackModel", "PackFiles"]),
         .target(name: "PackLint", dependencies: ["PackModel", "PackMedia", "PackCrypto", "PackAuthoring"]),
