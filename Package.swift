@@ -126,11 +126,11 @@ let package = Package(
         // Shared test helpers: repository paths, the example pack, scratch copies, running tools.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         // libFuzzer targets for every parser (make fuzz builds them with -sanitize=fuzzer,address -DFUZZING).
-        .executableTarget(name: "PackFuzz", dependencies: ["PackMedia", "PackCrypto", "PackModel", "PackTrust", "PackVerify", "PackHTTP"]),
+        .executableTarget(name: "PackFuzz", dependencies: ["PackAuthoring", "PackMedia", "PackCrypto", "PackModel", "PackTrust", "PackVerify", "PackHTTP"]),
 
         .testTarget(name: "PackCryptoTests", dependencies: ["PackCrypto", "PackSigning", "TestSupport"]),
         .testTarget(name: "PackSigningTests", dependencies: ["PackSigning", "PackCrypto", "TestSupport"]),
-        .testTarget(name: "PackModelTests", dependencies: ["PackModel", "PackCrypto", "PackSigning", "TestSupport", "PackAuthoring"]),
+        .testTarget(name: "PackModelTests", dependencies: ["PackModel", "PackCrypto", "PackSigning", "TestSupport", "PackAuthoring", "PackMedia"]),
         .testTarget(name: "PackMediaTests", dependencies: ["PackMedia", "TestSupport"]),
         .testTarget(name: "PackLintTests", dependencies: ["PackLint", "PackModel", "TestSupport", "PackAuthoring"]),
         .testTarget(name: "PackImageTests", dependencies: ["PackImage", "TestSupport"]),

@@ -46,6 +46,9 @@ public struct RouteImport {
                                 + " (columns: \(known.joined(separator: ", ")))")
             }
         }
+        if header.count == 1, header[0].contains(";") {
+            throw RouteSheet.Refusal(problems: ["\(sheet):1: the columns are separated by \";\", not commas; save the sheet as \"CSV UTF-8 (comma delimited)\""])
+        }
         guard columns.contains(where: { $0.column.header == "id" }) else {
             problems.append("\(sheet):1: no \"id\" column; each row names its stop by id")
             throw RouteSheet.Refusal(problems: problems)
