@@ -142,6 +142,9 @@ public struct RouteImport {
             for y in years where Int(y).map({ !(1...9999).contains($0) }) ?? true || y.hasPrefix("+") {
                 throw RouteSheet.Refusal(problems: ["\(at): \"\(y)\" is not a year (write the eras' years separated by \";\", e.g. 1824;1900)"])
             }
+            if let twice = years.first(where: { y in years.filter { $0 == y }.count > 1 }) {
+                throw RouteSheet.Refusal(problems: ["\(at): the year \(twice) is listed twice"])
+            }
             return years.joined(separator: ";")
         }
     }
@@ -176,6 +179,7 @@ public struct RouteImport {
                 if column.header.hasPrefix("view.target.") { continue }
                 guard let text = given else { throw RouteSheet.Refusal(problems: ["\(at): empty, but a stop needs one"]) }
                 if let node, node.string != text { edits.replace(node, with: JSONText.string(text)); changed.append(column.header) }
+                if node == nil { edits.insert(key: "title", text: JSONText.string(text), into: scene, after: "id"); changed.append(column.header) }
             case .number(_, _, _, let optional):
                 if column.header.hasPrefix("view.target.") { continue }
                 guard let text = given else {
@@ -196,13 +200,13 @@ public struct RouteImport {
                 guard let text = given else { throw RouteSheet.Refusal(problems: ["\(at): empty, but a stop needs at least one era"]) }
                 let eras = scene["eras"]?.array ?? []
                 let have = eras.compactMap { $0["year"]?.double }, want = text.split(separator: ";").compactMap { Double($0) }
-                guard have != want else { continue }
-                let removed = have.filter { !want.contains($0) }
+                let removed = have.filter { !want.contains($0) }, added = want.filter { !have.contains($0) }
+                guard !removed.isEmpty || !added.isEmpty else { continue }  // the same eras, perhaps in another order
                 guard removed.isEmpty else {
                     throw RouteSheet.Refusal(problems: ["\(at): the era \(format(removed[0])) is not in the row; import adds eras but never removes one (its plates and sources would be lost): remove it from scene.json by hand"])
                 }
                 guard let erasNode = scene["eras"] else { continue }
-                for year in want where !have.contains(year) { edits.append(text: era(Int(year)), to: erasNode) }
+                for year in added { edits.append(text: era(Int(year)), to: erasNode) }
                 changed.append(column.header)
             }
         }

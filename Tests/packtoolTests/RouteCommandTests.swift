@@ -168,4 +168,19 @@ final class RouteCommandTests: XCTestCase {
             """)
         XCTAssertEqual(text, expected)
     }
+
+    func testErasInAnotherOrderChangeNothingAndAYearListedTwiceIsRefused() throws {
+        let pack = try PackCopy()
+        let before = try snapshot(pack.root)
+        let same = try CLI.run(["route", "import", try write("id,eras\n01-castle-esplanade,1880;1647;1824\n"), pack.root.path])
+        XCTAssertEqual(same.status, 0, same.stderr)
+        XCTAssertTrue(same.stdout.hasPrefix("nothing to change"), same.stdout)
+        let twice = try CLI.run(["route", "import", try write("id,eras\n01-castle-esplanade,1647;1824;1880;1900;1900\n"), pack.root.path])
+        XCTAssertEqual(twice.status, 1)
+        XCTAssertTrue(twice.stderr.contains("route.csv:2:eras: the year 1900 is listed twice"), twice.stderr)
+        let removed = try CLI.run(["route", "import", try write("id,eras\n01-castle-esplanade,1824;1880\n"), pack.root.path])
+        XCTAssertEqual(removed.status, 1)
+        XCTAssertTrue(removed.stderr.contains("route.csv:2:eras: the era 1647 is not in the row"), removed.stderr)
+        XCTAssertEqual(try snapshot(pack.root), before)
+    }
 }
