@@ -8,7 +8,13 @@ public struct JSONEdits {
     public let bytes: [UInt8]
     private var edits: [(range: Range<Int>, text: String)] = []
 
-    public init(_ bytes: [UInt8]) { self.bytes = bytes }
+    /// The document's own line break: CRLF when it uses one, so added lines match the lines around them.
+    private let newline: String
+
+    public init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+        newline = bytes.indices.dropFirst().contains { bytes[$0] == 10 && bytes[$0 - 1] == 13 } ? "\r\n" : "\n"
+    }
 
     public var isEmpty: Bool { edits.isEmpty }
 
@@ -30,11 +36,11 @@ public struct JSONEdits {
         if let previous = members.last(where: { $0.key == after }) ?? members.last {
             let indent = indentation(at: previous.keyPosition.offset)
             let end = range(of: previous.value).upperBound
-            edits.append((end..<end, ",\n" + indent + entry + reindent(text, indent)))
+            edits.append((end..<end, lines(",\n" + indent + entry + reindent(text, indent))))
         } else {
             let outer = indentation(at: object.position.offset)
             let start = object.position.offset + 1, end = range(of: object).upperBound - 1
-            edits.append((start..<end, "\n" + outer + "  " + entry + reindent(text, outer + "  ") + "\n" + outer))
+            edits.append((start..<end, lines("\n" + outer + "  " + entry + reindent(text, outer + "  ") + "\n" + outer)))
         }
     }
 
@@ -44,11 +50,11 @@ public struct JSONEdits {
         if let last = items.last {
             let indent = indentation(at: last.position.offset)
             let end = range(of: last).upperBound
-            edits.append((end..<end, ",\n" + indent + reindent(text, indent)))
+            edits.append((end..<end, lines(",\n" + indent + reindent(text, indent))))
         } else {
             let outer = indentation(at: array.position.offset)
             let start = array.position.offset + 1, end = range(of: array).upperBound - 1
-            edits.append((start..<end, "\n" + outer + "  " + reindent(text, outer + "  ") + "\n" + outer))
+            edits.append((start..<end, lines("\n" + outer + "  " + reindent(text, outer + "  ") + "\n" + outer)))
         }
     }
 
@@ -85,6 +91,9 @@ public struct JSONEdits {
         while end < offset, bytes[end] == UInt8(ascii: " ") || bytes[end] == UInt8(ascii: "\t") { end += 1 }
         return String(decoding: bytes[start..<end], as: UTF8.self)
     }
+
+    /// Line breaks in the document's own style (JSON text never holds a raw line break inside a string).
+    private func lines(_ text: String) -> String { newline == "\n" ? text : text.replacing("\n", with: newline) }
 
     private func reindent(_ text: String, _ indent: String) -> String {
         text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()

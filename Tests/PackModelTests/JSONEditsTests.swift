@@ -24,4 +24,12 @@ final class JSONEditsTests: XCTestCase {
         XCTAssertEqual(String(decoding: edits.apply(), as: UTF8.self), expected)
         XCTAssertNotNil(JSONParser().parse(Array(expected.utf8)).root)
     }
+
+    func testAddedLinesUseTheDocumentsCRLF() throws {
+        let crlf = text.replacingOccurrences(of: "\n", with: "\r\n")
+        let root = try XCTUnwrap(JSONParser().parse(Array(crlf.utf8)).root)
+        var edits = JSONEdits(Array(crlf.utf8))
+        edits.append(text: "2", to: try XCTUnwrap(root["list"]))
+        XCTAssertEqual(String(decoding: edits.apply(), as: UTF8.self), crlf.replacingOccurrences(of: "    1\r\n", with: "    1,\r\n    2\r\n"))
+    }
 }
