@@ -243,7 +243,8 @@ public struct RouteImport {
                 problems += r.problems
             }
         }
-        for header in ["title", "anchor.lat", "anchor.lon", "view.bearing", "view.fov", "eras"] where values[header] == nil && problems.isEmpty {
+        let readable = problems.isEmpty
+        for header in ["title", "anchor.lat", "anchor.lon", "view.bearing", "view.fov", "eras"] where values[header] == nil && readable {
             problems.append("\(sheet):\(row):\(header): empty, but \(id) is a new stop and needs one")
         }
         let target = ["view.target.name", "view.target.lat", "view.target.lon"].filter { values[$0] != nil }

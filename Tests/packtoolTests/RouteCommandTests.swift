@@ -183,4 +183,15 @@ final class RouteCommandTests: XCTestCase {
         XCTAssertTrue(removed.stderr.contains("route.csv:2:eras: the era 1647 is not in the row"), removed.stderr)
         XCTAssertEqual(try snapshot(pack.root), before)
     }
+
+    func testANewStopWithoutItsRequiredValuesIsRefusedNamingEachOne() throws {
+        let pack = try PackCopy()
+        let before = try snapshot(pack.root)
+        let r = try CLI.run(["route", "import", try write("id,title,anchor.lat\n08-holyrood-palace,Holyrood,55.9527\n"), pack.root.path])
+        XCTAssertEqual(r.status, 1)
+        for column in ["anchor.lon", "view.bearing", "view.fov", "eras"] {
+            XCTAssertTrue(r.stderr.contains("route.csv:2:\(column): empty, but 08-holyrood-palace is a new stop and needs one"), r.stderr)
+        }
+        XCTAssertEqual(try snapshot(pack.root), before)
+    }
 }
