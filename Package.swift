@@ -67,7 +67,7 @@ let package = Package(
         .target(name: "PackModel", dependencies: ["PackCrypto", "PackFiles"]),
         // What authors write (pack.json, scene.json, uncertainty masks, sign-offs, the pack folder and its tree digest,
         // lint limits): read by lint, the preview and the publisher, never by a client, so an app carries none of it.
-        .target(name: "PackAuthoring", dependencies: ["PackModel", "PackCrypto"]),
+        .target(name: "PackAuthoring", dependencies: ["PackModel", "PackCrypto", "PackMedia"]),
         .target(name: "PackMedia", dependencies: ["PackFiles"]),
         .target(name: "PackArchive", dependencies: ["CArchive", "PackCrypto", "PackModel", "PackFiles"]),
         .target(name: "PackLint", dependencies: ["PackModel", "PackMedia", "PackCrypto", "PackAuthoring"]),
@@ -126,11 +126,11 @@ let package = Package(
         // Shared test helpers: repository paths, the example pack, scratch copies, running tools.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         // libFuzzer targets for every parser (make fuzz builds them with -sanitize=fuzzer,address -DFUZZING).
-        .executableTarget(name: "PackFuzz", dependencies: ["PackMedia", "PackCrypto", "PackModel", "PackTrust", "PackVerify", "PackHTTP"]),
+        .executableTarget(name: "PackFuzz", dependencies: ["PackAuthoring", "PackMedia", "PackCrypto", "PackModel", "PackTrust", "PackVerify", "PackHTTP"]),
 
         .testTarget(name: "PackCryptoTests", dependencies: ["PackCrypto", "PackSigning", "TestSupport"]),
         .testTarget(name: "PackSigningTests", dependencies: ["PackSigning", "PackCrypto", "TestSupport"]),
-        .testTarget(name: "PackModelTests", dependencies: ["PackModel", "PackCrypto", "PackSigning", "TestSupport", "PackAuthoring"]),
+        .testTarget(name: "PackModelTests", dependencies: ["PackModel", "PackCrypto", "PackSigning", "TestSupport", "PackAuthoring", "PackMedia"]),
         .testTarget(name: "PackMediaTests", dependencies: ["PackMedia", "TestSupport"]),
         .testTarget(name: "PackLintTests", dependencies: ["PackLint", "PackModel", "TestSupport", "PackAuthoring"]),
         .testTarget(name: "PackImageTests", dependencies: ["PackImage", "TestSupport"]),

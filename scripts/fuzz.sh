@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_EACH=${FUZZ_SECONDS:-300}
-TARGETS=${FUZZ_TARGETS:-"json webvtt heif mp4 envelope tar code http"}
+TARGETS=${FUZZ_TARGETS:-"json csv webvtt heif mp4 envelope tar code http"}
 OUT=.build-fuzz
 
 # gold cannot link the sanitized debug info (internal error in format_file_lineno); the toolchain's lld can.
@@ -18,6 +18,7 @@ seed() {
   return 0
 }
 seed json scenes/royal-mile/pack.json scenes/royal-mile/stops/*/scene.json scenes/royal-mile/stops/*/uncertainty.json schemas/*.json
+seed csv docs/examples/*.csv
 seed webvtt scenes/royal-mile/stops/*/story.vtt
 # The libheif files beside the checkout seed the HEIF target when they are there (seed skips missing files).
 seed heif scenes/royal-mile/stops/01-castle-esplanade/layers/*.heic ${PACKTOOL_SHARED:-../shared}/testdata/isobmff/libheif/*

@@ -7,6 +7,8 @@ public struct SceneDocument: Codable, Equatable, Sendable {
     public var title: String
     public var anchor: Anchor
     public var view: View
+    /// This stop's own geofence radius in metres, in place of pack.json's default `geofenceRadius`.
+    public var geofenceRadius: Double?
     public var crops: Crops
     public var eras: [Era]
     public var story: Story

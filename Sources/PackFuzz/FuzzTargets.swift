@@ -1,4 +1,5 @@
 import Foundation
+import PackAuthoring
 import PackCrypto
 import PackHTTP
 import PackMedia
@@ -18,6 +19,11 @@ enum FuzzTargets {
             let again = JSONParser().parse(Array(text.utf8))
             precondition(again.root?.jsonText == text, "jsonText does not parse back to itself")
             precondition(again.issues.isEmpty, "jsonText is not plain JSON: \(again.issues.map(\.message))")
+        },
+        "csv": { bytes in
+            // A route sheet: what it reads must be written back as text that reads the same (export then import is exact).
+            guard let table = try? CSVTable.parse(bytes) else { return }
+            precondition((try? CSVTable.parse(Array(table.text.utf8))) == table, "CSV text does not read back as the table")
         },
         "webvtt": { _ = WebVTTParser().parse($0) },
         "heif": { _ = HEIFProbe().probe(ByteSource(bytes: $0)) },

@@ -183,6 +183,8 @@ public final class SceneSource {
     public let id: String?
     public let anchor: SceneDocument.Anchor?
     public let view: SceneDocument.View?
+    /// The stop's own geofence radius (metres), in place of pack.json's.
+    public let geofenceRadius: Double?
     public let crops: SceneDocument.Crops?
     public let eras: [SceneDocument.Era]?
     public let story: SceneDocument.Story?
@@ -208,6 +210,7 @@ public final class SceneSource {
         id = scene?.decode(String.self, at: "/id")
         anchor = scene?.decode(SceneDocument.Anchor.self, at: "/anchor")
         view = scene?.decode(SceneDocument.View.self, at: "/view")
+        geofenceRadius = scene?.root?.node(at: "/geofenceRadius")?.double
         crops = scene?.decode(SceneDocument.Crops.self, at: "/crops")
         eras = scene?.decode([SceneDocument.Era].self, at: "/eras")
         story = scene?.decode(SceneDocument.Story.self, at: "/story")

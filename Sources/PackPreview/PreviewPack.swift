@@ -38,6 +38,8 @@ public struct PreviewStop: Sendable {
     public var title: String
     public var anchor: SceneDocument.Anchor?
     public var view: SceneDocument.View?
+    /// The stop's own geofence radius, when its scene.json sets one (else the pack's applies).
+    public var geofenceRadius: Double? = nil
     /// Distance and bearing from the anchor to the view's target, when both are known.
     public var targetDistance: Double?
     public var targetBearing: Double?
@@ -163,10 +165,12 @@ extension PreviewStop {
             targetDistance = Geodesy.distance(fromLat: a.lat, lon: a.lon, toLat: t.lat, lon: t.lon)
             targetBearing = Geodesy.initialBearing(fromLat: a.lat, lon: a.lon, toLat: t.lat, lon: t.lon)
         }
-        return PreviewStop(number: number, folder: source.stop, page: page, title: source.scene?.decode(String.self, at: "/title") ?? source.stop,
+        var stop = PreviewStop(number: number, folder: source.stop, page: page, title: source.scene?.decode(String.self, at: "/title") ?? source.stop,
                            anchor: source.anchor, view: source.view, targetDistance: targetDistance, targetBearing: targetBearing,
                            legFromPrevious: nil, portraitCrop: source.crops?.portrait, eras: eras, story: story,
                            sources: source.provenance?.sources ?? Self.readableSources(source), credits: source.provenance?.credits,
                            signoff: SignoffAssessment.of(source, in: context), findings: findings, isFree: false)
+        stop.geofenceRadius = source.geofenceRadius
+        return stop
     }
 }

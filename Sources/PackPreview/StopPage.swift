@@ -222,7 +222,7 @@ struct StopPage {
                 rows.append(("Target", text))
             }
         }
-        if let r = pack.geofenceRadius { rows.append(("Geofence", "\(HTML.number(r)) m around the anchor")) }
+        if let r = stop.geofenceRadius ?? pack.geofenceRadius { rows.append(("Geofence", "\(HTML.number(r)) m around the anchor")) }
         if let leg = stop.legFromPrevious { rows.append(("From the previous stop", "\(PageParts.distance(leg)), \(PageParts.walking(leg)) on foot")) }
         let list = rows.map { "<dt>\($0.0)</dt><dd>\($0.1)</dd>" }.joined(separator: "\n")
         return """

@@ -50,6 +50,16 @@ final class LinterTests: XCTestCase {
         XCTAssertFalse(codes.contains("PT0203"), "no geometry from a view that could not be read: \(codes)")
     }
 
+    /// A stop's own `geofenceRadius` (scene.json) takes the place of the pack's in the overlap check.
+    func testAStopsOwnGeofenceRadiusIsUsedForOverlaps() throws {
+        let copy = try PackCopy()
+        XCTAssertFalse(Linter().lint(packAt: copy.root).contains { $0.code == "PT0207" })
+        try copy.edit("stops/03-mercat-cross/scene.json", replacing: "\"view\": {", with: "\"geofenceRadius\": 300,\n  \"view\": {")
+        let found = Linter().lint(packAt: copy.root).filter { $0.code == "PT0207" }
+        XCTAssertTrue(found.contains { $0.message.contains("03-mercat-cross and 04-tron-kirk") && $0.message.contains("(330 m)") }, "\(found.map(\.message))")
+        XCTAssertFalse(Linter().lint(packAt: copy.root).contains { $0.code == "PT0102" }, "geofenceRadius is a known field")
+    }
+
     func testUnreadableErasSkipChecksThatNeedThemWithoutFalseFindings() throws {
         let copy = try PackCopy()
         let s2 = "stops/02-gladstones-land"

@@ -44,6 +44,15 @@ final class StopPageRegionTests: XCTestCase {
         XCTAssertGreaterThan(portraitSkipped, 0, "the example has regions outside the 9:16 crop, so the clip is exercised")
     }
 
+    func testAStopsOwnGeofenceRadiusIsTheOneItsPageShows() throws {
+        let copy = try PackCopy()
+        try copy.edit("stops/02-gladstones-land/scene.json", replacing: "\"view\": {", with: "\"geofenceRadius\": 18,\n  \"view\": {")
+        let pack = model(copy.root)
+        XCTAssertEqual(pack.stops[1].geofenceRadius, 18)
+        XCTAssertNil(pack.stops[0].geofenceRadius)
+        XCTAssertEqual(pack.geofenceRadius, 30)
+    }
+
     func testCueTextLosesItsMarkupAndKeepsItsWords() {
         XCTAssertEqual(CueText.plain("<v Bob>Hello</v> <b>there</b>, <c.loud>friend</c>"), "Hello there, friend")
         XCTAssertEqual(CueText.plain("fish &amp; chips &lt;3 &#x263A; &#9731;&nbsp;!"), "fish & chips <3 \u{263A} \u{2603}\u{A0}!")

@@ -11,8 +11,8 @@ final class CommandLineTests: XCTestCase {
     func testHelpListsEveryCommandAndExitsZero() throws {
         let r = try CLI.run(["--help"])
         XCTAssertEqual(r.status, 0)
-        for command in ["lint", "preview", "inspect", "digest", "key", "review", "root", "build", "sign", "verify", "ledger", "grant", "install", "access"] { XCTAssertTrue(r.stdout.contains("  \(command) "), command) }
-        for command in ["lint", "preview", "inspect", "digest", "key", "review", "root", "build", "sign", "verify", "ledger", "grant", "install", "access"] {
+        for command in ["lint", "preview", "inspect", "digest", "key", "route", "review", "root", "build", "sign", "verify", "ledger", "grant", "install", "access"] { XCTAssertTrue(r.stdout.contains("  \(command) "), command) }
+        for command in ["lint", "preview", "inspect", "digest", "key", "route", "review", "root", "build", "sign", "verify", "ledger", "grant", "install", "access"] {
             let h = try CLI.run([command, "--help"])
             XCTAssertEqual(h.status, 0, command)
             XCTAssertTrue(h.stdout.hasPrefix("usage: packtool \(command)"), h.stdout)

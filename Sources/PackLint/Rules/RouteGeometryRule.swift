@@ -27,13 +27,15 @@ struct RouteGeometryRule: LintRule {
                                                       hint: "add a stop between them, or raise lint.maxLegDistance in pack.json"))
             }
         }
-        guard let radius = context.packGeofenceRadius else { return out }
+        // Each stop's own radius where its scene.json sets one, else the pack's default.
+        let radii = stops.map { stop in context.scenes.first { $0.stop == stop.0 }?.geofenceRadius ?? context.packGeofenceRadius }
         for i in stops.indices {
             for j in stops.indices where j > i {
+                guard let ri = radii[i], let rj = radii[j] else { continue }
                 let d = Geodesy.distance(fromLat: stops[i].1, lon: stops[i].2, toLat: stops[j].1, lon: stops[j].2)
-                if d < 2 * radius {
+                if d < ri + rj {
                     out.append(Self.geofencesOverlap.diagnostic(
-                        "\(stops[i].0) and \(stops[j].0) are \(Int(d.rounded())) m apart, closer than two geofence radii (\(format(2 * radius)) m)",
+                        "\(stops[i].0) and \(stops[j].0) are \(Int(d.rounded())) m apart, closer than two geofence radii (\(format(ri + rj)) m)",
                         at: document.location("/route/\(j)"), hint: "move one anchor, merge the stops, or reduce geofenceRadius"))
                 }
             }

@@ -418,6 +418,12 @@ public enum EmbeddedSchemas {
                 }
               }
             },
+            "geofenceRadius": {
+              "type": "number",
+              "exclusiveMinimum": 0,
+              "maximum": 500,
+              "description": "Metres: this stop's own geofence around the anchor, in place of pack.json's geofenceRadius."
+            },
             "crops": {
               "type": "object",
               "additionalProperties": false,

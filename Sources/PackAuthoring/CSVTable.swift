@@ -1,0 +1,77 @@
+/// RFC 4180 CSV as spreadsheets write it: fields separated by commas, quoted fields holding commas, doubled quotes
+/// and line breaks, records ended by CRLF or LF, an optional UTF-8 byte order mark (Excel's "CSV UTF-8") and an
+/// optional line break after the last record.
+public struct CSVTable: Equatable, Sendable {
+    /// The records in order, the header first. A record's number is its index + 1, as a spreadsheet numbers rows.
+    public var records: [[String]]
+
+    public init(records: [[String]]) { self.records = records }
+
+    public struct ParseError: Error, Equatable, Sendable {
+        /// The record (1-based, as a spreadsheet numbers rows) where the problem is.
+        public var row: Int
+        public var message: String
+    }
+
+    /// Reads CSV text. Throws for a quote left open or text after a closing quote, and for bytes that are not UTF-8.
+    public static func parse(_ bytes: [UInt8]) throws -> CSVTable {
+        var body = bytes[...]
+        if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
+        guard let text = String(validating: body, as: UTF8.self) else {
+            throw ParseError(row: 1, message: "the file is not UTF-8 text (save it as \"CSV UTF-8\")")
+        }
+        var records: [[String]] = [], record: [String] = [], field = "", quoted = false, afterQuote = false
+        var scalars = text.unicodeScalars.makeIterator()
+        var pending: Unicode.Scalar? = nil
+        func next() -> Unicode.Scalar? { if let p = pending { pending = nil; return p }; return scalars.next() }
+        while let c = next() {
+            if quoted {
+                if c == "\"" {
+                    if let n = next() {
+                        if n == "\"" { field.unicodeScalars.append("\"") } else { quoted = false; afterQuote = true; pending = n }
+                    } else { quoted = false; afterQuote = true }
+                } else { field.unicodeScalars.append(c) }
+                continue
+            }
+            switch c {
+            case ",":
+                record.append(field); field = ""; afterQuote = false
+            case "\r", "\n":
+                if c == "\r", let n = next(), n != "\n" { pending = n }
+                record.append(field); records.append(record); record = []; field = ""; afterQuote = false
+            case "\"" where field.isEmpty && !afterQuote:
+                quoted = true
+            default:
+                if afterQuote {
+                    throw ParseError(row: records.count + 1, message: "text after a closing quote (a quote inside a quoted field is written twice: \"\")")
+                }
+                field.unicodeScalars.append(c)
+            }
+        }
+        if quoted { throw ParseError(row: records.count + 1, message: "a quoted field is never closed") }
+        if !field.isEmpty || !record.isEmpty || afterQuote { record.append(field); records.append(record) }
+        return CSVTable(records: records)
+    }
+
+    /// The table as CSV text: CRLF line ends (RFC 4180), a field quoted only when it holds a comma, a quote, a line
+    /// break or leading or trailing spaces.
+    public var text: String {
+        records.map { $0.map(Self.quote).joined(separator: ",") + "\r\n" }.joined()
+    }
+
+    static func quote(_ field: String) -> String {
+        let needs = field.unicodeScalars.contains { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }
+            || field.first == " " || field.last == " "
+        return needs ? "\"" + field.replacing("\"", with: "\"\"") + "\"" : field
+    }
+}
+
+extension String {
+    /// Without the spaces and tabs a spreadsheet cell may start or end with.
+    var trimmedSpaces: String {
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { $0 != " " && $0 != "\t" }) else { return "" }
+        let last = scalars.lastIndex(where: { $0 != " " && $0 != "\t" })!
+        return String(scalars[first...last])
+    }
+}

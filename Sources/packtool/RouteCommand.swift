@@ -1,0 +1,110 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import PackAuthoring
+import PackModel
+
+/// `packtool route export|import`: the pack's stops as a georeferencing spreadsheet (CSV), one row a stop.
+enum RouteCommand: Command {
+    static let name = "route"
+    static let summary = "export the stops to a CSV spreadsheet, or import one into the scenes"
+    static let help = """
+        usage: packtool route export PACKDIR [--out FILE.csv]
+               packtool route import FILE.csv PACKDIR [--dry-run] [--format text|json]
+
+        export writes one row per stop of pack.json's route, in route order, under a header naming the columns by
+        where their values live in scene.json:
+          \(RouteSheet.columns.map(\.header).joined(separator: ", "))
+        Numbers are written exactly as the JSON writes them; eras are the eras' years separated by ";" (1824;1900);
+        an empty cell is a value the file does not have. Without --out the CSV goes to standard output.
+
+        import reads such a sheet (RFC 4180: quoted fields, CRLF or LF, a UTF-8 byte order mark; the columns in any
+        order, any of them left out but id) and makes each stop's scene.json say what its row says: only the values
+        that differ are rewritten, in place, and every other byte of the file stays as it was. A row whose id is not
+        a stop yet creates stops/<id>/scene.json (a minimal one, for lint to complete) and adds the id to the end of
+        pack.json's route. Eras are added, never removed. A row that cannot be placed (a value that is not a number,
+        out of range, a duplicate or malformed id) is reported by row and column, and then nothing is written.
+        signoff.json is never touched: the report names the sign-offs the changes make stale.
+        --dry-run reports what would change and writes nothing.
+        Exit codes: 0 imported (or nothing to change), 1 rows refused, 2 usage or I/O error.
+
+        EXAMPLES
+          packtool route export scenes/royal-mile --out royal-mile.csv
+          packtool route import royal-mile.csv scenes/royal-mile
+          packtool route import royal-mile.csv scenes/royal-mile --dry-run --format json
+
+        """
+
+    static func run(_ args: [String]) throws -> Int32 {
+        let a = try Arguments(args, options: ["--out", "--format"], flags: ["--dry-run"])
+        switch a.positionals.first {
+        case "export":
+            guard a.positionals.count == 2 else { throw CommandLineError.usage("expected `route export PACKDIR [--out FILE.csv]`") }
+            return try export(pack: a.positionals[1], out: a.value("--out"))
+        case "import":
+            guard a.positionals.count == 3 else { throw CommandLineError.usage("expected `route import FILE.csv PACKDIR`") }
+            return try importSheet(a.positionals[1], pack: a.positionals[2], dryRun: a.flag("--dry-run"), json: try OutputFormat.json(a))
+        default:
+            throw CommandLineError.usage("expected `route export PACKDIR` or `route import FILE.csv PACKDIR`")
+        }
+    }
+
+    private static func open(_ pack: String) throws -> RootedFolder {
+        do { return try RootedFolder(opening: pack, followingLinkAtRoot: true) } catch {
+            throw CommandLineError.io("\(pack): cannot open the pack folder (\(error))")
+        }
+    }
+
+    static func export(pack: String, out: String?) throws -> Int32 {
+        let table: CSVTable
+        do { table = try RouteSheet.export(try open(pack)) } catch let r as RouteSheet.Refusal {
+            throw CommandLineError.failure(r.problems.map { pack + "/" + $0 }.joined(separator: "\n"))
+        }
+        guard let out else { Output.out(table.text); return 0 }
+        do { try AtomicFile.write(Data(table.text.utf8), to: URL(fileURLWithPath: out)) } catch {
+            throw CommandLineError.io("\(out): cannot write (\(error))")
+        }
+        Output.out("wrote \(out): \(table.records.count - 1) stops\n")
+        return 0
+    }
+
+    static func importSheet(_ path: String, pack packPath: String, dryRun: Bool, json: Bool) throws -> Int32 {
+        guard let bytes = FileManager.default.contents(atPath: path) else { throw CommandLineError.io("\(path): cannot be read") }
+        let sheet = path.split(separator: "/").last.map(String.init) ?? path
+        let pack = try open(packPath)
+        let plan: RouteImport
+        do {
+            plan = try RouteImport(try CSVTable.parse(Array(bytes)), sheet: sheet, pack: pack)
+        } catch let e as CSVTable.ParseError {
+            throw CommandLineError.failure("\(sheet):\(e.row): \(e.message); nothing was written")
+        } catch let r as RouteSheet.Refusal {
+            throw CommandLineError.failure(r.message + "\nnothing was written")
+        }
+        if !dryRun {
+            do { try plan.write(to: pack) } catch { throw CommandLineError.io("\(error); nothing was changed") }
+        }
+        if json {
+            struct Report: Encodable {
+                struct Stop: Encodable { var id: String; var created: Bool; var columns: [String] }
+                var ok = true, dryRun: Bool, stops: [Stop], written: [String], staleSignoffs: [String]
+            }
+            let report = Report(dryRun: dryRun, stops: plan.changes.map { .init(id: $0.id, created: $0.created, columns: $0.columns) },
+                                written: dryRun ? [] : plan.writes.map(\.path), staleSignoffs: plan.staleSignoffs)
+            Output.out(String(decoding: try OutputFormat.encoder.encode(report), as: UTF8.self) + "\n")
+            return 0
+        }
+        guard !plan.changes.isEmpty else { Output.out("nothing to change: every stop already says what \(sheet) says\n"); return 0 }
+        var text = dryRun ? "would change (--dry-run, nothing written):\n" : ""
+        for change in plan.changes {
+            text += change.created ? "  created \(change.id)" + (plan.addedToRoute.contains(change.id) ? " (added to the route)" : "") + "\n"
+                : "  changed \(change.id): \(change.columns.joined(separator: ", "))\n"
+        }
+        for signoff in plan.staleSignoffs {
+            text += "  stale: \(signoff) covers the old scene.json; check the change, then `packtool review sign` again\n"
+        }
+        Output.out(text)
+        return 0
+    }
+}
