@@ -141,21 +141,6 @@ public struct JSONEdits {
 
 /// JSON text for the values route import writes.
 public enum JSONText {
-    public static func string(_ s: String) -> String {
-        var out = "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
-    }
+    /// `s` as a JSON string literal (PackMedia's one writer).
+    public static func string(_ s: String) -> String { JSONNode.quoted(s) }
 }

@@ -32,6 +32,14 @@ extension JSONNode {
         }
     }
 
+    /// `s` as a JSON string literal: quotes, backslashes and control characters escaped, everything else as it is.
+    /// The one JSON string writer of the authoring side (rendered JSON, and route import's byte-range edits).
+    public static func quoted(_ s: String) -> String {
+        var out = ""
+        writeString(s, into: &out)
+        return out
+    }
+
     private static func writeString(_ s: String, into out: inout String) {
         out += "\""
         for scalar in s.unicodeScalars {
