@@ -53,11 +53,12 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir), [])
     }
 
-    func testLintOnTheExamplePackIsCleanAndSaysSo() throws {
+    func testLintOnTheExamplePackIsCleanButForItsExampleKeyAndSaysSo() throws {
         let r = try CLI.run(["lint", ExamplePack.root.path], environment: ["NO_COLOR": "1"])
         XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
         XCTAssertTrue(r.stdout.contains("7 stops"), r.stdout)
-        XCTAssertTrue(r.stdout.hasSuffix("0 errors, 0 warnings, 0 notes\n"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("warning[PT0812]"), r.stdout)
+        XCTAssertTrue(r.stdout.hasSuffix("0 errors, 1 warning, 0 notes\n"), r.stdout)
     }
 
     func testLintOnAMissingFolderIsAnIOError() throws {
@@ -73,7 +74,7 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(r.status, 1)
         XCTAssertTrue(r.stdout.contains("royal-mile/stops/\(copy.stop(2).lastPathComponent): error[PT0501]: "), r.stdout)
         XCTAssertTrue(r.stdout.contains("  hint: "), r.stdout)
-        XCTAssertTrue(r.stdout.contains("1 error, 0 warnings, 0 notes"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("1 error, 1 warning, 0 notes"), r.stdout)
     }
 
     func testWarningsPassUnlessStrict() throws {
