@@ -99,6 +99,15 @@ final class NewCommandTests: XCTestCase {
         XCTAssertTrue(found.contains { $0.code == "PT0108" && $0.file == "stops/01-west-port/scene.json" }, "\(found)")
     }
 
+    func testThePreviewOfANewStopSaysItsPlatesArePlaceholders() throws {
+        let dir = try temporaryDirectory()
+        XCTAssertEqual(try CLI.run(["new", "pack", dir + "/old-town"]).status, 0)
+        XCTAssertEqual(try CLI.run(["new", "stop", dir + "/old-town", "01-west-port"]).status, 0)
+        let r = try CLI.run(["preview", dir + "/old-town", "--out", dir + "/site", "--quiet"])
+        XCTAssertEqual(r.status, 1, r.stderr)
+        XCTAssertEqual(r.stderr.split(separator: "\n").filter { $0.contains("it is the placeholder `packtool new stop` wrote") }.count, 2, r.stderr)
+    }
+
     func testRefusalsChangeNothing() throws {
         let copy = try PackCopy()
         let pack = copy.root.path
@@ -151,5 +160,16 @@ final class NewCommandTests: XCTestCase {
         let found = try findings(copy.root.path)
         XCTAssertFalse(found.contains { $0.code == "PT0812" }, "\(found)")
         XCTAssertFalse(found.contains { $0.code == "PT0809" }, "the fresh key is a usable key: \(found)")
+    }
+
+    func testSignPublishesTheExamplePackAndSaysItsReviewerKeyIsAnExample() throws {
+        let dir = try temporaryDirectory(), keys = dir + "/keys"
+        for role in ["root", "manifest", "index", "grant"] { XCTAssertEqual(try CLI.run(["key", "generate", "--role", role, "--out", keys]).status, 0) }
+        XCTAssertEqual(try CLI.run(["root", "init", "--state", dir + "/pub", "--root-key", keys + "/root.pem", "--manifest-key", keys + "/manifest.pub",
+                                    "--index-key", keys + "/index.pub", "--grant-key", keys + "/grant.pub"]).status, 0)
+        let r = try CLI.run(["sign", ExamplePack.root.path, "--state", dir + "/pub", "--manifest-key", keys + "/manifest.pem",
+                             "--index-key", keys + "/index.pem", "--publish", dir + "/cdn"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stderr.contains("[PT0812]") && r.stderr.contains("example-historian"), r.stderr)
     }
 }
