@@ -42,9 +42,21 @@ final class NewCommandTests: XCTestCase {
         let placeholders = found.filter { $0.code == "PT0108" }
         // The area's four edges, the product id, the historian's name and key.
         XCTAssertEqual(placeholders.count, 7, "\(found)")
-        XCTAssertTrue(placeholders.allSatisfy { $0.file == "pack.json" && $0.hint.contains("REPLACE ME") }, "\(placeholders)")
+        XCTAssertTrue(placeholders.allSatisfy { $0.file == "pack.json" && $0.hint.hasPrefix("replace the whole string with ") }, "\(placeholders)")
         // Besides the placeholders: the empty route, and the note that the sections holding placeholders wait.
         XCTAssertEqual(Set(found.map(\.code)), ["PT0108", "PT0105", "PT0107"], "\(found)")
+    }
+
+    func testANewPackGoesIntoAnEmptyFolderButNeverIntoAFolderWithAnything() throws {
+        let dir = try temporaryDirectory() + "/old-town"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: false)
+        XCTAssertEqual(try CLI.run(["new", "pack", dir]).status, 0)
+        let before = try Data(contentsOf: URL(fileURLWithPath: dir + "/pack.json"))
+        let again = try CLI.run(["new", "pack", dir + "/", "--title", "Another"])
+        XCTAssertEqual(again.status, 2)
+        XCTAssertTrue(again.stderr.contains("\(dir) already exists and is not empty"), again.stderr)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: dir + "/pack.json")), before)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: (dir as NSString).deletingLastPathComponent), ["old-town"], "no temporary folder is left")
     }
 
     func testANewPackTakesItsIdFromTheOption() throws {

@@ -58,8 +58,8 @@ struct StructureRule: LintRule {
         // A placeholder breaks its schema too (text where a number belongs); its own finding says what to write.
         let problems = document.problems.filter { if case .schema(let v) = $0 { return !held.contains(v.pointer) } else { return true } }
         return problems.map { problem in diagnostic(for: problem, in: document) } + placeholders.map { p in
-            Self.placeholder.diagnostic("still a placeholder: \(p.instruction)", at: document.location(p.pointer),
-                                        hint: "replace the whole string, \"\(Placeholder.prefix)\" included, with the value it asks for")
+            Self.placeholder.diagnostic("still the placeholder `packtool new` wrote: \"\(Placeholder.prefix)…\"", at: document.location(p.pointer),
+                                        hint: "replace the whole string with \(p.instruction)")
         }
     }
 
