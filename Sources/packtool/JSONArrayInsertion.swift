@@ -22,8 +22,8 @@ enum JSONArrayInsertion {
             var close = open + 1
             while close < bytes.count, isSpace(bytes[close]) { close += 1 }
             guard close < bytes.count, bytes[close] == UInt8(ascii: "]") else { return nil }
-            let indent = indentation(ofLineAt: open, in: bytes)
-            let inside = [UInt8(ascii: "\n")] + indent + Array("  ".utf8) + quoted + [UInt8(ascii: "\n")] + indent
+            let indent = indentation(ofLineAt: open, in: bytes), newline = lineBreak(in: bytes)
+            let inside = newline + indent + Array("  ".utf8) + quoted + newline + indent
             return Array(bytes[..<(open + 1)]) + inside + Array(bytes[close...])
         }
         guard let end = stringEnd(from: last.position.offset, in: bytes) else { return nil }
@@ -33,7 +33,7 @@ enum JSONArrayInsertion {
         var lineStart = start
         while lineStart > open + 1, bytes[lineStart - 1] == UInt8(ascii: " ") || bytes[lineStart - 1] == UInt8(ascii: "\t") { lineStart -= 1 }
         let separator: [UInt8] = lineStart > 0 && bytes[lineStart - 1] == UInt8(ascii: "\n")
-            ? Array(",\n".utf8) + Array(bytes[lineStart..<start]) : Array(", ".utf8)
+            ? [UInt8(ascii: ",")] + lineBreak(in: bytes) + Array(bytes[lineStart..<start]) : Array(", ".utf8)
         return Array(bytes[..<end]) + separator + quoted + Array(bytes[end...])
     }
 
@@ -47,6 +47,12 @@ enum JSONArrayInsertion {
             i += 1
         }
         return nil
+    }
+
+    /// The file's own line break: CRLF when its first line ends so, else LF.
+    private static func lineBreak(in bytes: [UInt8]) -> [UInt8] {
+        guard let lf = bytes.firstIndex(of: UInt8(ascii: "\n")), lf > 0, bytes[lf - 1] == UInt8(ascii: "\r") else { return [UInt8(ascii: "\n")] }
+        return [UInt8(ascii: "\r"), UInt8(ascii: "\n")]
     }
 
     private static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }

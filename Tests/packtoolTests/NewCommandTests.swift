@@ -87,6 +87,24 @@ final class NewCommandTests: XCTestCase {
         XCTAssertEqual(scene["title"] as? String, "Holyrood")
     }
 
+    func testANewStopFollowsTheRoutesOwnLayoutOnOneLineOrWithCRLF() throws {
+        let copy = try PackCopy()
+        let url = copy.root.appendingPathComponent("pack.json")
+        let original = try String(contentsOf: url, encoding: .utf8)
+        let start = original.range(of: "\"route\": [")!.upperBound, end = original.range(of: "]", range: start..<original.endIndex)!.lowerBound
+        let items = original[start..<end].split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        let oneLine = original.replacingCharacters(in: start..<end, with: items.joined(separator: ", "))
+        try oneLine.write(to: url, atomically: true, encoding: .utf8)
+        XCTAssertEqual(try CLI.run(["new", "stop", copy.root.path, "08-holyrood"]).status, 0)
+        XCTAssertEqual(try String(contentsOf: url, encoding: .utf8), oneLine.replacingOccurrences(of: "\"07-abbey-strand\"]", with: "\"07-abbey-strand\", \"08-holyrood\"]"))
+
+        let crlf = original.replacingOccurrences(of: "\n", with: "\r\n")
+        try crlf.write(to: url, atomically: true, encoding: .utf8)
+        XCTAssertEqual(try CLI.run(["new", "stop", copy.root.path, "09-abbey"]).status, 0)
+        XCTAssertEqual(try String(contentsOf: url, encoding: .utf8),
+                       crlf.replacingOccurrences(of: "\"07-abbey-strand\"\r\n", with: "\"07-abbey-strand\",\r\n    \"09-abbey\"\r\n"))
+    }
+
     func testTheFirstStopOfANewPackFillsTheEmptyRouteAndIsFreeAndLintNamesEachPlaceholderPlate() throws {
         let dir = try temporaryDirectory() + "/old-town"
         XCTAssertEqual(try CLI.run(["new", "pack", dir]).status, 0)
