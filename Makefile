@@ -91,7 +91,7 @@ demo: build
 	@chmod 600 $(KEYS)/*.pem
 	@rm -rf $(DEMO) && mkdir -p $(DEMO)
 	@echo
-	@echo "== 1. lint: packtool lint $(PACK)"
+	@echo "== 1. lint: packtool lint $(PACK) (one warning: its historian is the public example key)"
 	@$(PACKTOOL) lint $(PACK)
 	@echo
 	@echo "== 2. trust root (example keys; packtool warns that they are public)"
@@ -123,7 +123,7 @@ demo: build
 	@echo
 	@echo "== summary"
 	@echo "pack:      $$(basename $(PACK)), $$(ls $(PACK)/stops | wc -l) stops, $$(ls $(PACK)/stops/*/layers/*.heic | wc -l) HEIC plates, $$(du -sh $(PACK) | cut -f1)"
-	@echo "lint:      clean"
+	@echo "lint:      clean but for one warning: the reviewer key is the public example key (PT0812)"
 	@echo "published: $$(cd $(DEMO)/cdn && find . -type f | sort | tr '\n' ' ')"
 	@echo "verified:  signatures, root chain, index, manifest and every file"
 	@echo "installed: $(DEMO)/app/royal-mile (verified while written, switched atomically, intact at rest)"

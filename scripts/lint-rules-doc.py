@@ -18,6 +18,7 @@ W = {
 "PT0105": ("Out-of-range or malformed values mislead the app (a bearing of 360, an id with spaces, an unknown `use`).", '`"bearing": 360` → must be less than 360'),
 "PT0106": ("Every pack needs pack.json, every stop scene.json and uncertainty.json (which may list no regions).", 'a stop folder without uncertainty.json'),
 "PT0107": ("Each section of a document is checked on its own, so a mistake in one leaves the others checked; the checks that need the broken section wait until it is fixed. The note says so, so that new findings after the fix are no surprise.", '`"fov": "64"` → `scene.json:9:11: note: the checks that need "view" did not run, as it has errors [PT0107]`'),
+"PT0108": ("`packtool new pack` and `new stop` write a \"REPLACE ME: …\" text wherever only the author knows the value (an anchor, a bearing, a source, the historian's key); each says what belongs there, and none may ship. The schema finding the text would also cause (text where a number belongs) is left out: this one says what to write.", '`"lat": "REPLACE ME: the latitude where the visitor stands, …"` → hint: replace the whole string with the latitude where the visitor stands, …'),
 "PT0110": ("A missing plate or story is a blank screen or silence at the stop.", 'scene.json names `layers/1880-9x16.heic` but the file is gone'),
 "PT0111": ("Scenes install and update as self-contained folders; a path outside cannot be shipped or verified.", '`"audio": "../story.m4a"`'),
 "PT0112": ("Everything in the pack ships to every visitor and counts against the size budget.", '`stops/04-tron-kirk/notes.txt`, or a `.DS_Store`'),
@@ -46,6 +47,7 @@ W = {
 "PT0309": ("Predictable names let people find the plate for an era and crop.", '`layers/1880-wide.heic`'),
 "PT0310": ("Each era and crop needs its own plate; reuse is usually a copy-paste slip.", 'the 16:9 file used for the 9:16 layer too'),
 "PT0311": ("Decoders allocate the picture the HEVC stream codes, not the size the `ispe` header declares: a plate whose header understates its stream passes every size check and then decodes at gigapixel cost, so the preview refuses it before decoding.", 'a 1920×1080 plate whose `ispe` was edited to say 1920×1088, or an 8192×8192 stream under a 64×64 header'),
+"PT0312": ("`packtool new stop` writes a placeholder plate (a short text file under the plate's .heic name, starting with `packtool placeholder plate`) for each era and crop, so the scene is complete from the start; the app cannot show it, so it must be replaced with the real HEIC.", '`layers/1900-16x9.heic` as `new stop` wrote it → hint: replace the placeholder plate with the 16:9 plate for 1900'),
 "PT0401": ("Rights must be machine-readable so no unlicensed imagery ships.", '`"rights": "CC-BY-9.9"`'),
 "PT0402": ("Shipping an in-copyright or non-commercial source inside a paid app would infringe.", 'an `InC-EDU` source marked `embedded`'),
 "PT0403": ("CC-PDDC is deprecated by SPDX and Creative Commons.", '`"rights": "CC-PDDC"`'),
@@ -93,6 +95,7 @@ W = {
 "PT0809": ("A key nobody can hold (or not a key at all) makes every sign-off by that reviewer worthless.", 'a public key of 64 zeros'),
 "PT0810": ("Sign-offs are matched to reviewers by id and key.", 'two reviewers with id example-historian'),
 "PT0811": ("Scenes ship only with a historian's sign-off.", 'the only reviewer has role editor'),
+"PT0812": ("The keys in the repository's `keys-example/` are public, private halves included: a sign-off by one proves nothing about who reviewed the scene. A copy of the example pack keeps the example historian's key until the author replaces it. A warning rather than an error, and one that does not stop `sign` or `build` (as `sign` itself only warns when it signs with an example key), so the example pack still publishes in the demo and the tests.", 'the example pack, whose reviewer is `keys-example/historian.pub`'),
 }
 sections = [("01","Structure","Every JSON document is well-formed and meets its schema in `schemas/` (the same files editors use for completion); files on disk match what the documents name."),
             ("02","Geometry","Where visitors stand and look."),("03","Eras and plates",""),("04","Provenance and rights",""),

@@ -120,6 +120,14 @@ public final class LintContext {
         return info
     }
 
+    /// Whether the file is a placeholder plate `packtool new stop` wrote (`Placeholder.plateMarker`).
+    public func isPlaceholderPlate(_ url: URL) -> Bool {
+        guard let source = try? ByteSource(fileAt: url) else { return false }
+        defer { mediaBytesRead += source.bytesRead }
+        let count = min(Int(source.size), Placeholder.plateMarker.utf8.count)
+        return source.read(at: 0, count: count).map { Placeholder.isPlate(firstBytes: $0) } ?? false
+    }
+
     /// What the file is by its first bytes (`FileSignature`), for naming the format of a file that did not parse.
     public func signature(_ url: URL) -> FileSignature.Format? {
         guard let source = try? ByteSource(fileAt: url) else { return nil }

@@ -24,6 +24,10 @@ public struct Linter {
         RouteRule(), PackRule(),
     ]
 
+    /// Warnings that do not stop `sign` or `build`: a reviewer key from keys-example/ (PT0812). `sign` signs with the
+    /// example keys too, with a warning, so the example pack and the demo still publish; lint and the preview say it.
+    public static let advisoryCodes: Set<String> = [PackRule.exampleKey.code]
+
     /// Every code any rule can emit.
     public static var allCodes: [RuleCode] { rules.flatMap { type(of: $0).codes }.sorted { $0.code < $1.code } }
 

@@ -11,6 +11,7 @@ import Darwin
 import PackAuthoring
 import PackImage
 import PackLint
+import PackMedia
 import PackModel
 
 /// Writes a pack's preview site: lints the pack, decodes its plates to WebP (reusing the previous site's), writes the
@@ -158,6 +159,14 @@ public struct PreviewBuilder {
         }
     }
 
+    /// Whether a plate that did not decode is a placeholder plate (`Placeholder.plateMarker`), to say so instead of
+    /// libheif's "no 'ftyp' box".
+    private static func isPlaceholder(_ url: URL) -> Bool {
+        guard let source = try? ByteSource(fileAt: url) else { return false }
+        let count = min(Int(source.size), Placeholder.plateMarker.utf8.count)
+        return source.read(at: 0, count: count).map { Placeholder.isPlate(firstBytes: $0) } ?? false
+    }
+
     private func write(_ model: PreviewPack, into site: RootedFolder, finalIndex: URL, cache: PlateRenderer.Cache?, progress: @escaping Progress) throws -> Summary {
         for folder in ["assets", "stops", "plates", "media"] { try SiteFiles.makeFolder(folder, in: site) }
         try SiteFiles.write(PreviewStylesheet.text, to: "assets/preview.css", in: site)
@@ -194,7 +203,9 @@ public struct PreviewBuilder {
                 let fresh = rendered.filter { !$0.reused }.count
                 written += fresh
                 if fresh > 0 { decoded += 1 } else { reused += 1 }
-            case .failure(let error):
+            case .failure(let decoding):
+                let error = Self.isPlaceholder(job.source)
+                    ? ImageError(file: decoding.file, "it is the placeholder `packtool new stop` wrote; replace it with the era's plate as HEIC") : decoding
                 plates[job.source] = .failure(error)
                 failed.append(error)
             }

@@ -120,7 +120,7 @@ public final class Publisher {
         return .published(try publishChecked(plan))
     }
 
-    /// Waits for a lint run and applies the gate: errors always stop, warnings unless `allowWarnings`. Returns the
+    /// Waits for a lint run and applies the gate: errors always stop, warnings unless `allowWarnings` (or advisory: `Linter.advisoryCodes`). Returns the
     /// diagnostics that were let through.
     func awaitLint(_ run: LintRun?) throws -> [Diagnostic] {
         guard let run else { return [] }
@@ -128,7 +128,7 @@ public final class Publisher {
     }
 
     private func gate(_ diagnostics: [Diagnostic]) throws -> [Diagnostic] {
-        if diagnostics.contains(where: { $0.severity == .error }) || (!options.allowWarnings && diagnostics.contains { $0.severity == .warning }) {
+        if diagnostics.contains(where: { $0.severity == .error }) || (!options.allowWarnings && diagnostics.contains { $0.severity == .warning && !Linter.advisoryCodes.contains($0.code) }) {
             throw PublishError.lint(diagnostics)
         }
         return diagnostics

@@ -104,6 +104,10 @@ enum SignCommand: Command {
             }
             progress?.finish()
             let plan = result.plan
+            // Warnings that do not stop a publish (a reviewer key from keys-example/) are still said.
+            for d in plan.warnings where Linter.advisoryCodes.contains(d.code) {
+                Output.err("warning: \(Output.escapingControls(d.message)) [\(d.code)]\(d.hint.map { "; \($0)" } ?? "")\n")
+            }
             let m = plan.manifest
             Output.out("""
                 published \(m.pack) version \(m.version)\(plan.previousVersion.map { " (previous \($0))" } ?? "")

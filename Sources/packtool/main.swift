@@ -12,7 +12,7 @@ import PackVerify
 /// packtool's entry point: dispatches to one subcommand and turns errors into messages and exit codes
 /// (0 success, 1 a check or operation failed, 2 usage or I/O error).
 let commands: [any Command.Type] = [
-    LintCommand.self, PreviewCommand.self, InspectCommand.self, DigestCommand.self, ReviewCommand.self,
+    NewCommand.self, LintCommand.self, PreviewCommand.self, InspectCommand.self, DigestCommand.self, ReviewCommand.self,
     KeyCommand.self, RouteCommand.self, RootCommand.self, BuildCommand.self, SignCommand.self, ExportCommand.self, VerifyCommand.self, LedgerCommand.self, GrantCommand.self, RenewCommand.self, StatusCommand.self,
     InstallCommand.self, UpdateCommand.self, AccessCommand.self, UploadCommand.self, PresignCommand.self, DocsCommand.self,
 ]

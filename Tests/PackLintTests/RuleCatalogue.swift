@@ -1,4 +1,5 @@
 import Foundation
+import PackAuthoring
 import TestSupport
 
 /// Stop folders of the example pack, by route position.
@@ -27,6 +28,9 @@ let ruleCases: [RuleCase] = [
     RuleCase("PT0104", "\(S1)/scene.json", at: "\"64\"") { try $0.edit("\(S1)/scene.json", replacing: "\"fov\": 64", with: "\"fov\": \"64\"") },
     RuleCase("PT0105", "\(S1)/scene.json", at: "360") { try $0.edit("\(S1)/scene.json", replacing: "\"bearing\": 258.9", with: "\"bearing\": 360") },
     RuleCase("PT0106", S2, at: nil) { try $0.remove("\(S2)/uncertainty.json") },
+    RuleCase("PT0108", "\(S1)/scene.json", at: "\"REPLACE ME: the stop's title\"") {
+        try $0.edit("\(S1)/scene.json", replacing: "\"title\": \"The Castle Esplanade\"", with: "\"title\": \"REPLACE ME: the stop's title\"")
+    },
     RuleCase("PT0107", "\(S1)/scene.json", at: "{", after: "\"view\":") { try $0.edit("\(S1)/scene.json", replacing: "\"fov\": 64", with: "\"fov\": \"64\"") },
     // Files
     RuleCase("PT0110", "\(S1)/scene.json", at: "\"layers/1880-9x16.heic\"") { try $0.remove("\(S1)/layers/1880-9x16.heic") },
@@ -68,6 +72,9 @@ let ruleCases: [RuleCase] = [
     },
     RuleCase("PT0308", "\(S1)/scene.json", at: "\"gordon-1648\"") {
         try $0.edit("\(S1)/scene.json", replacing: "\"sources\": [\n        \"gordon-1647\"", with: "\"sources\": [\n        \"gordon-1648\"")
+    },
+    RuleCase("PT0312", "\(S1)/scene.json", at: "\"layers/1824-9x16.heic\"") {
+        try $0.write("\(S1)/layers/1824-9x16.heic", String(decoding: Placeholder.plate(for: "layers/1824-9x16.heic"), as: UTF8.self))
     },
     RuleCase("PT0311", "\(S1)/scene.json", at: "\"layers/1824-16x9.heic\"") {
         try MediaFiles.forgeDeclaredSize(width: 1920, height: 1088, at: $0.root.appendingPathComponent("\(S1)/layers/1824-16x9.heic"))
@@ -189,5 +196,6 @@ let ruleCases: [RuleCase] = [
     RuleCase("PT0810", "pack.json", at: "{\n      \"id\": \"example-historian\"") {
         try $0.edit("pack.json", replacing: "\"reviewers\": [\n    {", with: "\"reviewers\": [\n    {\"id\": \"example-historian\", \"name\": \"Twin\", \"role\": \"editor\", \"publicKey\": \"\(String(repeating: "ab", count: 32))\"},\n    {")
     },
+    RuleCase("PT0812", "pack.json", at: "\"c711b917dd402d373e2f8af854eb917356ffce28a0a148f039955c2c01193361\"") { _ in },  // the example pack as it is
     RuleCase("PT0811", "pack.json", at: "[\n    {\n      \"id\": \"example-historian\"") { try $0.edit("pack.json", replacing: "\"role\": \"historian\"", with: "\"role\": \"editor\"") },
 ]

@@ -53,11 +53,13 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir), [])
     }
 
-    func testLintOnTheExamplePackIsCleanAndSaysSo() throws {
+    func testLintOnTheExamplePackIsCleanButForItsExampleKeyAndSaysSo() throws {
         let r = try CLI.run(["lint", ExamplePack.root.path], environment: ["NO_COLOR": "1"])
         XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
         XCTAssertTrue(r.stdout.contains("7 stops"), r.stdout)
-        XCTAssertTrue(r.stdout.hasSuffix("0 errors, 0 warnings, 0 notes\n"), r.stdout)
+        XCTAssertTrue((r.stdout + r.stderr).contains(": warning: the key of \"example-historian\" is a public example key"), r.stdout + r.stderr)
+        XCTAssertTrue((r.stdout + r.stderr).contains(" [PT0812]\n"), r.stdout + r.stderr)
+        XCTAssertTrue(r.stdout.hasSuffix("0 errors, 1 warning, 0 notes\n"), r.stdout)
     }
 
     func testLintOnAMissingFolderIsAnIOError() throws {
@@ -74,7 +76,7 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(r.stdout.contains("royal-mile/stops/\(copy.stop(2).lastPathComponent): error: "), r.stdout)
         XCTAssertTrue(r.stdout.contains(" [PT0501]\n  hint: "), r.stdout)
         XCTAssertFalse(r.stdout.contains("(at "), "the JSON pointer is for --format json only")
-        XCTAssertTrue(r.stdout.contains("1 error, 0 warnings, 0 notes"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("1 error, 1 warning, 0 notes"), r.stdout)
     }
 
     func testWarningsPassUnlessStrict() throws {

@@ -20,7 +20,8 @@ struct PackRule: LintRule {
     static let badReviewerKey = RuleCode("PT0809", .error, "a reviewer's public key is not a valid Ed25519 key")
     static let duplicateReviewer = RuleCode("PT0810", .error, "two reviewers share an id or a key")
     static let noHistorian = RuleCode("PT0811", .error, "no reviewer has the historian role")
-    static let codes = [noFreeStop, productIDs, tripPassHours, overBudget, badReviewerKey, duplicateReviewer, noHistorian]
+    static let exampleKey = RuleCode("PT0812", .warning, "a reviewer's key is one of the repository's public example keys")
+    static let codes = [noFreeStop, productIDs, tripPassHours, overBudget, badReviewerKey, duplicateReviewer, noHistorian, exampleKey]
 
     func check(_ context: LintContext) -> [Diagnostic] {
         guard let document = context.pack else { return [] }
@@ -63,7 +64,13 @@ struct PackRule: LintRule {
         for (i, reviewer) in reviewers.enumerated() {
             let at = document.location("/reviewers/\(i)/publicKey")
             let raw = Hex.decode(reviewer.publicKey)
-            if raw.flatMap({ try? Ed25519PublicKey(rawRepresentation: $0) }) == nil {
+            let key = raw.flatMap { try? Ed25519PublicKey(rawRepresentation: $0) }
+            if let key, ExampleKeys.isExample(key) {
+                // Its private key is in keys-example/ for anyone to read: a sign-off by it proves nothing.
+                out.append(Self.exampleKey.diagnostic("the key of \"\(reviewer.id)\" is a public example key from the repository's keys-example/; anyone can sign with it",
+                                                      at: at, hint: "make the reviewer's own key with `packtool key generate --role reviewer --out keys --name NAME`, paste the \"public key:\" it prints here, and sign the scenes again"))
+            }
+            if key == nil {
                 let why = raw.flatMap { Ed25519Encoding.problem(withPublicKey: $0) }.map { " (\($0))" } ?? ""
                 // 64 hex digits that are no usable key are most often the key's id (SHA-256 of the key), which
                 // `key generate` printed first: point the author to the public key instead.

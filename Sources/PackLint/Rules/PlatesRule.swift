@@ -1,3 +1,4 @@
+import PackAuthoring
 import PackMedia
 import PackModel
 
@@ -8,7 +9,8 @@ struct PlatesRule: LintRule {
     static let aspect = RuleCode("PT0306", .error, "a plate's size does not have its declared aspect (±1%)")
     static let resolution = RuleCode("PT0307", .error, "a plate is below the minimum resolution")
     static let codedSize = RuleCode("PT0311", .error, "a plate's coded picture is not the size its header declares, or is over the pixel cap")
-    static let codes = [notHEIC, aspect, resolution, codedSize]
+    static let placeholder = RuleCode("PT0312", .error, "a plate is the placeholder `packtool new stop` wrote")
+    static let codes = [notHEIC, aspect, resolution, codedSize, placeholder]
     /// The preview refuses plates above this many coded pixels (HEIFDecoder's cap); lint says so first.
     static let maxPixels = 64_000_000
 
@@ -19,8 +21,14 @@ struct PlatesRule: LintRule {
             guard let eras = source.eras else { continue }
             for (i, era) in eras.enumerated() {
                 for (path, key, wanted, landscape) in [(era.layers.landscape, "16x9", 16.0 / 9.0, true), (era.layers.portrait, "9x16", 9.0 / 16.0, false)] {
-                    guard !path.hasPrefix("/"), !path.contains(".."), let info = context.heif(source.file(path)) else { continue }
+                    guard !path.hasPrefix("/"), !path.contains("..") else { continue }
                     let at = source.location("/eras/\(i)/layers/\(key)")
+                    if context.isPlaceholderPlate(source.file(path)) {
+                        out.append(Self.placeholder.diagnostic("\(source.display(path)) is a placeholder, not the era's plate", at: at,
+                                                               hint: "replace the placeholder plate with the \(key.replacing("x", with: ":")) plate for \(era.year), exported as HEIC (e.g. heif-enc plate.png -o \(path))"))
+                        continue
+                    }
+                    guard let info = context.heif(source.file(path)) else { continue }
                     guard info.isHEIC, info.errors.isEmpty, let size = info.displaySize, size.width > 0, size.height > 0 else {
                         let hint = "export the plate as HEIC (e.g. heif-enc plate.png -o \(path))"
                         if !info.isHEIC, let format = context.signature(source.file(path)), !format.isHEIF {

@@ -13,7 +13,8 @@ struct StructureRule: LintRule {
     static let invalidValue = RuleCode("PT0105", .error, "a value breaks its schema (range, form, length, choices)")
     static let missingDocument = RuleCode("PT0106", .error, "pack.json, scene.json or uncertainty.json is missing")
     static let skippedChecks = RuleCode("PT0107", .note, "checks that need a section with errors did not run")
-    static let codes = [syntax, duplicateKey, unknownField, missingField, wrongType, invalidValue, missingDocument, skippedChecks]
+    static let placeholder = RuleCode("PT0108", .error, "a value `packtool new` left for the author to fill in is still a placeholder")
+    static let codes = [syntax, duplicateKey, unknownField, missingField, wrongType, invalidValue, missingDocument, skippedChecks, placeholder]
 
     func check(_ context: LintContext) -> [Diagnostic] {
         var out: [Diagnostic] = []
@@ -61,41 +62,61 @@ struct StructureRule: LintRule {
     }
 
     func diagnostics(for document: JSONDocument) -> [Diagnostic] {
-        document.problems.map { problem in
-            switch problem {
-            case .tooLarge(let bytes):
-                return Self.syntax.diagnostic("the file is \(bytes) bytes, over the \(JSONDocument.maxBytes)-byte limit for JSON documents",
-                                              at: .init(file: document.path), hint: "authored documents are a few kilobytes; is this the right file?")
-            case .unreadable(let why):
-                return Self.syntax.diagnostic("cannot read the file: \(why)", at: .init(file: document.path))
-            case .parse(let issue):
-                let at = Diagnostic.Location(file: document.path, line: issue.position.line, column: issue.position.column)
-                if issue.kind == .duplicateKey {
-                    return Self.duplicateKey.diagnostic(issue.message, at: at, hint: "keep one of the two; JSON readers disagree on which wins")
-                }
-                let hint: String
-                switch issue.kind {
-                case .encoding: hint = "save the file as UTF-8"
-                case .depth: hint = "authored documents nest a few levels deep; check for runaway brackets"
-                case .trailingComma: hint = "delete the comma after the last item (the rest of the file is still checked)"
-                case .missingComma: hint = "add a ',' at the end of the line before (the rest of the file is still checked)"
-                case .comment: hint = "remove the comment; JSON has none (the rest of the file is still checked)"
-                case .quotes: hint = "use double quotes (the rest of the file is still checked)"
-                case .unclosed: hint = "add the missing bracket at the end of the file (what is there is still checked)"
-                default: hint = "fix the JSON syntax at this position"
-                }
-                return Self.syntax.diagnostic(issue.message, at: at, hint: hint)
-            case .schema(let v):
-                let code: RuleCode
-                let at: Diagnostic.Location
-                switch v.kind {
-                case .unknownField: code = Self.unknownField; at = document.keyLocation(v.pointer)
-                case .missingField: code = Self.missingField; at = document.location(v.pointer)
-                case .wrongType: code = Self.wrongType; at = document.location(v.pointer)
-                case .invalidValue: code = Self.invalidValue; at = document.location(v.pointer)
-                }
-                return code.diagnostic(v.message, at: at, hint: v.hint ?? Self.vocabularyHint(v, in: document) ?? "see schemas/\(document.schema)")
+        var placeholders: [(pointer: String, instruction: String)] = []
+        if let root = document.root { Self.collectPlaceholders(root, at: "", into: &placeholders) }
+        let held = Set(placeholders.map(\.pointer))
+        // A placeholder breaks its schema too (text where a number belongs); its own finding says what to write.
+        let problems = document.problems.filter { if case .schema(let v) = $0 { return !held.contains(v.pointer) } else { return true } }
+        return problems.map { problem in diagnostic(for: problem, in: document) } + placeholders.map { p in
+            Self.placeholder.diagnostic("still the placeholder `packtool new` wrote: \"\(Placeholder.prefix)…\"", at: document.location(p.pointer),
+                                        hint: "replace the whole string with \(p.instruction)")
+        }
+    }
+
+    /// Every string value starting with `Placeholder.prefix`, with its JSON pointer, in document order.
+    private static func collectPlaceholders(_ node: JSONNode, at pointer: String, into found: inout [(pointer: String, instruction: String)]) {
+        switch node.value {
+        case .string(let s): if let instruction = Placeholder.instruction(in: s) { found.append((pointer, instruction)) }
+        case .array(let items): for (i, item) in items.enumerated() { collectPlaceholders(item, at: JSONPointer.appending(pointer, String(i)), into: &found) }
+        case .object(let members): for m in members { collectPlaceholders(m.value, at: JSONPointer.appending(pointer, m.key), into: &found) }
+        default: break
+        }
+    }
+
+    private func diagnostic(for problem: JSONDocument.Problem, in document: JSONDocument) -> Diagnostic {
+        switch problem {
+        case .tooLarge(let bytes):
+            return Self.syntax.diagnostic("the file is \(bytes) bytes, over the \(JSONDocument.maxBytes)-byte limit for JSON documents",
+                                          at: .init(file: document.path), hint: "authored documents are a few kilobytes; is this the right file?")
+        case .unreadable(let why):
+            return Self.syntax.diagnostic("cannot read the file: \(why)", at: .init(file: document.path))
+        case .parse(let issue):
+            let at = Diagnostic.Location(file: document.path, line: issue.position.line, column: issue.position.column)
+            if issue.kind == .duplicateKey {
+                return Self.duplicateKey.diagnostic(issue.message, at: at, hint: "keep one of the two; JSON readers disagree on which wins")
             }
+            let hint: String
+            switch issue.kind {
+            case .encoding: hint = "save the file as UTF-8"
+            case .depth: hint = "authored documents nest a few levels deep; check for runaway brackets"
+            case .trailingComma: hint = "delete the comma after the last item (the rest of the file is still checked)"
+            case .missingComma: hint = "add a ',' at the end of the line before (the rest of the file is still checked)"
+            case .comment: hint = "remove the comment; JSON has none (the rest of the file is still checked)"
+            case .quotes: hint = "use double quotes (the rest of the file is still checked)"
+            case .unclosed: hint = "add the missing bracket at the end of the file (what is there is still checked)"
+            default: hint = "fix the JSON syntax at this position"
+            }
+            return Self.syntax.diagnostic(issue.message, at: at, hint: hint)
+        case .schema(let v):
+            let code: RuleCode
+            let at: Diagnostic.Location
+            switch v.kind {
+            case .unknownField: code = Self.unknownField; at = document.keyLocation(v.pointer)
+            case .missingField: code = Self.missingField; at = document.location(v.pointer)
+            case .wrongType: code = Self.wrongType; at = document.location(v.pointer)
+            case .invalidValue: code = Self.invalidValue; at = document.location(v.pointer)
+            }
+            return code.diagnostic(v.message, at: at, hint: v.hint ?? Self.vocabularyHint(v, in: document) ?? "see schemas/\(document.schema)")
         }
     }
 }
