@@ -8,7 +8,9 @@ set -euo pipefail
 status=0
 echo "# Shared libraries $(basename "$1") needs, and the Debian/Ubuntu package of each: apt-get install the packages."
 for lib in $(readelf -d "$1" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p'); do
-  path=$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64|x86_64|64bit|AArch64/ { print $NF; exit }') || true
+  # Where the loader finds it (ldd, in /usr/bin: ldconfig lives in /sbin, off an ordinary user's PATH).
+  path=$(ldd "$1" | awk -v l="$lib" '$1 == l && $3 ~ /^\// { print $3; exit }') || true
+  [ -n "$path" ] || path=$(ldd "$1" | awk -v l="$lib" '$1 ~ "/" l "$" { print $1; exit }') || true
   package=$( [ -n "$path" ] && dpkg -S "$(readlink -f "$path")" 2>/dev/null | head -n 1 | cut -d: -f1 || true)
   [ -n "$package" ] || package=$( [ -n "$path" ] && dpkg -S "$path" 2>/dev/null | head -n 1 | cut -d: -f1 || true)
   if [ -z "$package" ]; then package="?"; status=1; fi
