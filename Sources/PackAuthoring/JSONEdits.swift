@@ -18,6 +18,10 @@ public struct JSONEdits {
 
     public var isEmpty: Bool { edits.isEmpty }
 
+    /// The edits planned so far, as byte ranges of the original and their new text (for a caller that reports
+    /// them rather than applying them: `lint --fix`'s JSON and SARIF).
+    public var planned: [(range: Range<Int>, text: String)] { edits }
+
     /// The byte range of the value that starts at `node.position.offset`.
     public func range(of node: JSONNode) -> Range<Int> {
         node.position.offset..<Self.valueEnd(bytes, from: node.position.offset)

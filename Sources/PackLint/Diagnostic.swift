@@ -30,12 +30,46 @@ public struct Diagnostic: Equatable, Sendable, Codable {
     public var location: Location
     /// How to fix it, in one sentence.
     public var hint: String?
+    /// The hint as edits `lint --fix` can make, when it is mechanical (quotes around a number, a trailing comma, the
+    /// bearing to the target); nil when the fix needs a person's judgement.
+    public var fix: Fix?
 
-    public init(code: String, severity: Severity, message: String, location: Location, hint: String? = nil) {
+    public init(code: String, severity: Severity, message: String, location: Location, hint: String? = nil, fix: Fix? = nil) {
         self.code = code
         self.severity = severity
         self.message = message
         self.location = location
         self.hint = hint
+        self.fix = fix
+    }
+
+    /// A mechanical fix: byte-range edits of one authored file, all made against the bytes lint read.
+    public struct Fix: Equatable, Sendable, Codable {
+        /// What the fix does, as the hint says it ("write it without quotes: 55.94873").
+        public var description: String
+        public var edits: [Edit]
+
+        public init(_ description: String, _ edits: [Edit]) {
+            self.description = description
+            self.edits = edits
+        }
+
+        /// Replaces `length` bytes at `offset` of `file` with `replacement` (an insertion when `length` is 0).
+        public struct Edit: Equatable, Sendable, Codable {
+            /// The file as diagnostics name it.
+            public var file: String
+            public var offset: Int
+            public var length: Int
+            public var replacement: String
+
+            public init(file: String, offset: Int, length: Int, replacement: String) {
+                self.file = file
+                self.offset = offset
+                self.length = length
+                self.replacement = replacement
+            }
+
+            public var range: Range<Int> { offset..<offset + length }
+        }
     }
 }

@@ -6,6 +6,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import PackAuthoring
 import PackMedia
 import PackModel
 
@@ -117,6 +118,49 @@ public final class JSONDocument {
             if index.hard.contains(p) { return false }
         }
         return true
+    }
+
+    // MARK: - Fixes (`lint --fix`)
+
+    /// The document's bytes for edits, copied once however many fixes are planned on it.
+    private lazy var editor = JSONEdits(data.map { [UInt8]($0) } ?? [])
+
+    /// A fix putting JSON `text` in place of the value at `pointer`; nil when there is no such value.
+    public func fix(replacing pointer: String, with text: String, _ description: String) -> Diagnostic.Fix? {
+        guard data != nil, let node = root?.node(at: pointer) else { return nil }
+        let range = editor.range(of: node)
+        return Diagnostic.Fix(description, [.init(file: path, offset: range.lowerBound, length: range.count, replacement: text)])
+    }
+
+    /// A fix adding the JSON text of the value at `item` (as the author wrote it) at the end of the array at
+    /// `pointer`, on its own line like the items before it: a ring closed by repeating its first point.
+    public func fix(appendingCopyOf item: String, to pointer: String, _ description: String) -> Diagnostic.Fix? {
+        guard data != nil, let array = root?.node(at: pointer), array.array != nil, let node = root?.node(at: item) else { return nil }
+        var edits = editor
+        let text = String(decoding: edits.bytes[edits.range(of: node)], as: UTF8.self)
+        edits.append(text: text, to: array)
+        guard let planned = edits.planned.last else { return nil }
+        return Diagnostic.Fix(description, [.init(file: path, offset: planned.range.lowerBound, length: planned.range.count, replacement: planned.text)])
+    }
+
+    /// A fix for a parse slip with one mechanical repair: the stray comma deleted, the missing comma added after the
+    /// value before (never after a comment, where the place is the author's to choose).
+    func fix(for issue: JSONParser.Issue) -> Diagnostic.Fix? {
+        let bytes = editor.bytes
+        let at = issue.position.offset
+        guard at >= 0, at <= bytes.count else { return nil }
+        switch issue.kind {
+        case .trailingComma, .extraComma:
+            guard at < bytes.count, bytes[at] == UInt8(ascii: ",") else { return nil }
+            return Diagnostic.Fix("delete the comma", [.init(file: path, offset: at, length: 1, replacement: "")])
+        case .missingComma:
+            var end = at
+            while end > 0, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[end - 1]) { end -= 1 }
+            guard end > 0, bytes[end - 1] != UInt8(ascii: "/"), bytes[end - 1] != UInt8(ascii: ",") else { return nil }
+            return Diagnostic.Fix("add the comma", [.init(file: path, offset: end, length: 0, replacement: ",")])
+        default:
+            return nil
+        }
     }
 
     /// The location of the value at `pointer` (or of its nearest existing parent), for a diagnostic.

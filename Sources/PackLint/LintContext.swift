@@ -241,6 +241,11 @@ public final class SceneSource {
 
     public func display(_ relative: String) -> String { LintContext.display(url.appendingPathComponent(relative)) }
 
+    /// A fix putting JSON `text` in place of scene.json's value at `pointer`.
+    public func fix(replacing pointer: String, with text: String, _ description: String) -> Diagnostic.Fix? {
+        scene?.fix(replacing: pointer, with: text, description)
+    }
+
     /// The scene.json location of a pointer, or the folder when scene.json is missing.
     public func location(_ pointer: String) -> Diagnostic.Location {
         scene?.location(pointer) ?? Diagnostic.Location(file: path)

@@ -18,7 +18,7 @@ public struct RuleCode: Equatable, Sendable {
     }
 
     /// A diagnostic under this code.
-    public func diagnostic(_ message: String, at location: Diagnostic.Location, hint: String? = nil) -> Diagnostic {
-        Diagnostic(code: code, severity: severity, message: message, location: location, hint: hint)
+    public func diagnostic(_ message: String, at location: Diagnostic.Location, hint: String? = nil, fix: Diagnostic.Fix? = nil) -> Diagnostic {
+        Diagnostic(code: code, severity: severity, message: message, location: location, hint: hint, fix: fix)
     }
 }

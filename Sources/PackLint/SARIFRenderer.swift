@@ -33,11 +33,7 @@ public struct SARIFRenderer {
                 region["startLine"] = JSONValue(d.location.line)
                 region["startColumn"] = JSONValue(max(1, d.location.column))
             }
-            // Paths under the working directory are relative to %SRCROOT%; others are absolute file URIs.
-            let artifact: [String: JSONValue] = d.location.file.hasPrefix("/")
-                ? ["uri": JSONValue("file://" + Self.uri(d.location.file))]
-                : ["uri": JSONValue(Self.uri(d.location.file)), "uriBaseId": JSONValue("%SRCROOT%")]
-            var physical: [String: JSONValue] = ["artifactLocation": JSONValue(artifact)]
+            var physical: [String: JSONValue] = ["artifactLocation": Self.artifact(d.location.file)]
             if !region.isEmpty { physical["region"] = JSONValue(region) }
             var result: [String: JSONValue] = [
                 "ruleId": JSONValue(d.code),
@@ -47,6 +43,7 @@ public struct SARIFRenderer {
             ]
             if let i = index[d.code] { result["ruleIndex"] = JSONValue(i) }
             if let pointer = d.location.pointer { result["properties"] = JSONValue(["jsonPointer": JSONValue(pointer)]) }
+            if let fix = d.fix { result["fixes"] = JSONValue([Self.fix(fix)]) }
             return JSONValue(result)
         }
         let driver: [String: JSONValue] = [
@@ -64,6 +61,30 @@ public struct SARIFRenderer {
     /// Where a rule is explained: its heading in the repository's docs/lint-rules.md, whose anchor is the code in lower
     /// case (`docs/lint-rules.md#pt0203`), relative to the repository as the results' paths are.
     public static func helpURI(_ code: String) -> String { "docs/lint-rules.md#\(code.lowercased())" }
+
+    /// Paths under the working directory are relative to %SRCROOT%; others are absolute file URIs.
+    static func artifact(_ file: String) -> JSONValue {
+        JSONValue(file.hasPrefix("/") ? ["uri": JSONValue("file://" + uri(file))]
+                                      : ["uri": JSONValue(uri(file)), "uriBaseId": JSONValue("%SRCROOT%")])
+    }
+
+    /// A fix as SARIF's `fix` object (§3.55): its edits as byte-offset replacements, one artifactChange per file.
+    static func fix(_ fix: Diagnostic.Fix) -> JSONValue {
+        var files: [String] = []
+        for edit in fix.edits where !files.contains(edit.file) { files.append(edit.file) }
+        let changes: [JSONValue] = files.map { file in
+            JSONValue([
+                "artifactLocation": artifact(file),
+                "replacements": JSONValue(fix.edits.filter { $0.file == file }.map { edit in
+                    JSONValue([
+                        "deletedRegion": JSONValue(["byteOffset": JSONValue(edit.offset), "byteLength": JSONValue(edit.length)]),
+                        "insertedContent": JSONValue(["text": JSONValue(edit.replacement)]),
+                    ])
+                }),
+            ])
+        }
+        return JSONValue(["description": JSONValue(["text": JSONValue(fix.description)]), "artifactChanges": JSONValue(changes)])
+    }
 
     static func level(_ s: Diagnostic.Severity) -> String {
         switch s {

@@ -15,24 +15,36 @@ enum LintCommand: Command {
     static let name = "lint"
     static let summary = "check packs or scenes and explain every problem found"
     static let help = """
-        usage: packtool lint PATH... [--format text|json|sarif] [--strict]
+        usage: packtool lint PATH... [--fix] [--format text|json|sarif] [--strict] [--quiet]
 
         Checks each PATH: a pack folder (pack.json and stops/*/) or one stop folder (its scene.json; the pack
         two levels up supplies reviewers and limits). Prints each finding as compilers do,
         `path:line:col: error: message [PT0203]` (or warning:, note:), the hint on the next line, then a summary line.
-        Never writes into the folders it checks. docs/lint-rules.md explains every code.
+        docs/lint-rules.md explains every code. Without --fix, lint never writes into the folders it checks.
 
+          --fix            make the fixes lint can make by itself (quotes around a number, a trailing or missing
+                           comma, an extension's case, spaces around a name, an angle past 360, the nearest licence
+                           id or allowed value, the bearing to the target, closing a mask's ring), each an edit of
+                           those bytes only, every file written whole; never signoff.json. Says which sign-offs the
+                           edits make stale, then lints again and prints what is left for a person to fix
           --format text    for people (default; colour on a terminal unless NO_COLOR is set)
-          --format json    {diagnostics, summary, reports} for scripts (with each finding's JSON pointer)
-          --format sarif   SARIF 2.1.0 for code-scanning services
+          --format json    {diagnostics, summary, reports} for scripts, with each finding's JSON pointer and, where
+                           lint can make it, its `fix` (byte-offset edits); with --fix also `fixed` and `staleSignoffs`
+          --format sarif   SARIF 2.1.0 for code-scanning services, with `fixes`
           --strict         exit 1 on warnings and notes too
+          --quiet          print only the findings (no "checked" lines or fix report)
+
+        EXAMPLES
+          packtool lint examples/royal-mile
+          packtool lint examples/royal-mile/stops/02-gladstones-land --format json
+          packtool lint --fix my-pack
 
         Exit codes: 0 clean, 1 errors found (or any finding with --strict), 2 usage or I/O error.
 
         """
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, options: ["--format"], flags: ["--strict"])
+        let a = try Arguments(args, options: ["--format"], flags: ["--strict", "--fix", "--quiet"])
         guard !a.positionals.isEmpty else { throw CommandLineError.usage("expected at least one PATH") }
         let format = a.value("--format") ?? "text"
         guard ["text", "json", "sarif"].contains(format) else { throw CommandLineError.usage("--format must be text, json or sarif") }
@@ -44,18 +56,21 @@ enum LintCommand: Command {
         }
         var diagnostics: [Diagnostic] = []
         var reports: [(path: String, report: Linter.Report)] = []
+        var fixes = LintFixer.Outcome()
         for path in a.positionals {
+            if a.flag("--fix") { fixes = merge(fixes, try fix(path)) }
             let (found, report) = Linter().run(URL(fileURLWithPath: path))
             diagnostics += found
             reports.append((path, report))
         }
         switch format {
         case "json":
-            Output.out(JSONRenderer().render(diagnostics, reports: reports))
+            Output.out(JSONRenderer().render(diagnostics, reports: reports, fixes: a.flag("--fix") ? fixes : nil))
         case "sarif":
             Output.out(SARIFRenderer(toolVersion: PackVerifyVersion.string).render(diagnostics))
         default:
-            for (path, report) in reports {
+            if a.flag("--fix"), !a.flag("--quiet") { Output.out(describe(fixes)) }
+            for (path, report) in reports where !a.flag("--quiet") {
                 let coverage = report.conjectureCoverage.values.flatMap(\.values)
                 let maxCoverage = coverage.max().map { ", conjecture up to \(Int(($0 * 100).rounded()))% of a frame" } ?? ""
                 let route = report.routeLength > 0 ? ", route \(Int(report.routeLength.rounded())) m" : ""
@@ -65,5 +80,52 @@ enum LintCommand: Command {
         }
         let failing = a.flag("--strict") ? !diagnostics.isEmpty : diagnostics.contains { $0.severity == .error }
         return failing ? 1 : 0
+    }
+
+    /// Fixes what lint can at `path`, in rounds: a fix can let a check run that found nothing to say before (a section
+    /// that now reads), and that check's finding may carry a fix too. Stops when a round fixes nothing (five at most).
+    private static func fix(_ path: String) throws -> LintFixer.Outcome {
+        var total = LintFixer.Outcome()
+        for _ in 0..<5 {
+            let context = LintContext(path: URL(fileURLWithPath: path))
+            let (found, _) = Linter().run(context)
+            let round: LintFixer.Outcome
+            do { round = try LintFixer().apply(found, in: context) } catch {
+                throw CommandLineError.io("--fix: \(error)")
+            }
+            total = merge(total, round, replacingNotFixed: true)
+            if round.fixed.isEmpty { break }
+        }
+        return total
+    }
+
+    private static func merge(_ a: LintFixer.Outcome, _ b: LintFixer.Outcome, replacingNotFixed: Bool = false) -> LintFixer.Outcome {
+        var out = a
+        out.fixed += b.fixed
+        for file in b.files where !out.files.contains(file) { out.files.append(file) }
+        for stop in b.staleSignoffs where !out.staleSignoffs.contains(stop) { out.staleSignoffs.append(stop) }
+        // What the last round could not fix is what is left; earlier rounds' refusals may have been fixed since.
+        out.notFixed = replacingNotFixed ? b.notFixed : a.notFixed + b.notFixed
+        return out
+    }
+
+    /// The fix report for people: each fix at its place, the count, the stale sign-offs and what was left alone.
+    static func describe(_ fixes: LintFixer.Outcome) -> String {
+        var out = ""
+        for d in fixes.fixed {
+            let place = d.location.line > 0 ? "\(d.location.file):\(d.location.line):\(max(1, d.location.column))" : d.location.file
+            out += "fixed \(place): \(d.fix?.description ?? d.message) [\(d.code)]\n"
+        }
+        for (d, reason) in fixes.notFixed {
+            let place = d.location.line > 0 ? "\(d.location.file):\(d.location.line):\(max(1, d.location.column))" : d.location.file
+            out += "not fixed \(place): \(reason) [\(d.code)]\n"
+        }
+        let n = fixes.fixed.count, files = fixes.files.count
+        out += n == 0 ? "lint --fix: nothing lint can fix by itself\n"
+                      : "lint --fix: fixed \(n) finding\(n == 1 ? "" : "s") in \(files) file\(files == 1 ? "" : "s")\n"
+        for stop in fixes.staleSignoffs {
+            out += "note: the sign-off in \(stop) no longer matches its scene (the fixes changed it); ask its historian to review and sign again: packtool review sign \(stop) --key KEY.pem --reviewer ID\n"
+        }
+        return out
     }
 }

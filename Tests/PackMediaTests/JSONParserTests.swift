@@ -42,7 +42,7 @@ final class JSONParserTests: XCTestCase {
     func testSyntaxErrorsSayWhereAndWhat() {
         let cases: [(String, Int, Int, String)] = [
             ("{,}", 1, 2, "expected a quoted key"),
-            ("[1,,2]", 1, 4, "where a value was expected"),
+            ("[1,]]", 1, 5, "after the end"),
             ("{\"a\" 1}", 1, 6, "expected ':'"),
             ("{\"a\": True}", 1, 7, "lower case"),
             ("{\"a\": 01}", 1, 8, "leading zeros"),
@@ -71,6 +71,17 @@ final class JSONParserTests: XCTestCase {
         XCTAssertFalse(r.issues[0].isFatal)
         let root = try XCTUnwrap(r.root)
         XCTAssertEqual(root.jsonText, #"{"a":[1,2],"b":{"c":true}}"#)
+    }
+
+    /// A comma doubled (`1,, 2`, or three in a row) is reported at each extra comma and read past.
+    func testADoubledCommaIsReportedAtTheExtraCommaAndReadPast() throws {
+        let r = parse("{\"a\": [1,, 2,\n ,,3],, \"b\": true}")
+        XCTAssertEqual(r.issues.map(\.kind), [.extraComma, .extraComma, .extraComma, .extraComma])
+        XCTAssertEqual(r.issues.map(\.position.line), [1, 2, 2, 2])
+        XCTAssertEqual(r.issues.map(\.position.column), [10, 2, 3, 7])
+        XCTAssertFalse(r.issues[0].isFatal)
+        XCTAssertEqual(try XCTUnwrap(r.root).jsonText, #"{"a":[1,2,3],"b":true}"#)
+        XCTAssertNil(parse("[,1]").root, "a comma before any item is not a doubled one")
     }
 
     /// A comma left out between two members or items is reported at the second one and read past; anything else where

@@ -62,8 +62,10 @@ struct MaskRule: LintRule {
                     let polygon = Polygon(points: region.polygon.compactMap { $0.count == 2 ? Polygon.Point($0[0], $0[1]) : nil })
                     let at = document.location(base + "/polygon")
                     if !polygon.isClosed {
-                        out.append(Self.notClosed.diagnostic("region \"\(region.id)\" does not end where it starts", at: at,
-                                                             hint: "repeat the first point [\(polygon.points.first.map { "\(format($0.x)), \(format($0.y))" } ?? "")] at the end"))
+                        let hint = "repeat the first point [\(polygon.points.first.map { "\(format($0.x)), \(format($0.y))" } ?? "")] at the end"
+                        // Only a ring whose first point is a real point can be closed by repeating it.
+                        let fix = region.polygon.first?.count == 2 ? document.fix(appendingCopyOf: base + "/polygon/0", to: base + "/polygon", hint) : nil
+                        out.append(Self.notClosed.diagnostic("region \"\(region.id)\" does not end where it starts", at: at, hint: hint, fix: fix))
                     }
                     if polygon.distinctVertexCount < 3 {
                         out.append(Self.tooFewPoints.diagnostic("region \"\(region.id)\" has \(polygon.distinctVertexCount) distinct points", at: at, hint: "a region needs at least three corners"))

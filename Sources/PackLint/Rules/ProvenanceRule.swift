@@ -26,9 +26,10 @@ struct ProvenanceRule: LintRule {
                 }
                 switch RightsVocabulary.classify(s.rights) {
                 case .unknown:
-                    let near = RightsVocabulary.suggestion(for: s.rights).map { $0 + " " } ?? ""
+                    let near = RightsVocabulary.suggestion(for: s.rights)
                     out.append(Self.unknownRights.diagnostic("\"\(s.rights)\" is not a known rights identifier", at: source.location(base + "/rights"),
-                                                             hint: near + "use an SPDX id (CC-BY-4.0), a Creative Commons URI (https://creativecommons.org/licenses/by/4.0/) or a rightsstatements.org URI (http://rightsstatements.org/vocab/InC/1.0/)"))
+                                                             hint: (near.map { $0.hint + " " } ?? "") + "use an SPDX id (CC-BY-4.0), a Creative Commons URI (https://creativecommons.org/licenses/by/4.0/) or a rightsstatements.org URI (http://rightsstatements.org/vocab/InC/1.0/)",
+                                                             fix: near.flatMap { source.fix(replacing: base + "/rights", with: $0.replacement, $0.hint) }))
                 case .deprecated(let id, let replacement):
                     out.append(Self.deprecated.diagnostic("\"\(id)\" is deprecated", at: source.location(base + "/rights"), hint: "use \(replacement)"))
                 case .restricted(let name) where s.use == .embedded:

@@ -35,9 +35,9 @@ enum RightsVocabulary {
         return ids + rightsStatements.map { "http://rightsstatements.org/vocab/\($0)/1.0/" }
     }()
 
-    /// The known identifier nearest to `rights`, as a hint ("did you mean "CC-BY-4.0"?"), or nil.
-    static func suggestion(for rights: String) -> String? {
-        Suggest.nearest(rights, in: identifiers).map(Suggest.didYouMean)
+    /// The known identifier nearest to `rights`, as a hint ("did you mean "CC-BY-4.0"?") and the fix, or nil.
+    static func suggestion(for rights: String) -> ValueFixes.Fix? {
+        ValueFixes.nearest(rights, in: identifiers)
     }
 
     static func classify(_ rights: String) -> Verdict {

@@ -53,7 +53,7 @@ struct StructureRule: LintRule {
 
     /// A did-you-mean for a value the schema admits by form but lint knows by name (a source's `rights`), when the
     /// schema itself has no near value to offer.
-    private static func vocabularyHint(_ v: SchemaValidator.Violation, in document: JSONDocument) -> String? {
+    private static func vocabularyFix(_ v: SchemaValidator.Violation, in document: JSONDocument) -> ValueFixes.Fix? {
         guard v.kind == .invalidValue, let value = document.root?.node(at: v.pointer)?.string else { return nil }
         switch JSONPointer.tokens(v.pointer).last {
         case "rights": return RightsVocabulary.suggestion(for: value)
@@ -100,13 +100,14 @@ struct StructureRule: LintRule {
             case .encoding: hint = "save the file as UTF-8"
             case .depth: hint = "authored documents nest a few levels deep; check for runaway brackets"
             case .trailingComma: hint = "delete the comma after the last item (the rest of the file is still checked)"
+            case .extraComma: hint = "delete one of the two commas (the rest of the file is still checked)"
             case .missingComma: hint = "add a ',' at the end of the line before (the rest of the file is still checked)"
             case .comment: hint = "remove the comment; JSON has none (the rest of the file is still checked)"
             case .quotes: hint = "use double quotes (the rest of the file is still checked)"
             case .unclosed: hint = "add the missing bracket at the end of the file (what is there is still checked)"
             default: hint = "fix the JSON syntax at this position"
             }
-            return Self.syntax.diagnostic(issue.message, at: at, hint: hint)
+            return Self.syntax.diagnostic(issue.message, at: at, hint: hint, fix: document.fix(for: issue))
         case .schema(let v):
             let code: RuleCode
             let at: Diagnostic.Location
@@ -116,7 +117,10 @@ struct StructureRule: LintRule {
             case .wrongType: code = Self.wrongType; at = document.location(v.pointer)
             case .invalidValue: code = Self.invalidValue; at = document.location(v.pointer)
             }
-            return code.diagnostic(v.message, at: at, hint: v.hint ?? Self.vocabularyHint(v, in: document) ?? "see schemas/\(document.schema)")
+            let vocabulary = v.hint == nil ? Self.vocabularyFix(v, in: document) : nil
+            let replacement = v.replacement ?? vocabulary?.replacement
+            let hint = v.hint ?? vocabulary?.hint ?? "see schemas/\(document.schema)"
+            return code.diagnostic(v.message, at: at, hint: hint, fix: replacement.flatMap { document.fix(replacing: v.pointer, with: $0, hint) })
         }
     }
 }

@@ -40,10 +40,13 @@ struct ViewRule: LintRule {
             let bearing = Geodesy.initialBearing(fromLat: a.lat, lon: a.lon, toLat: t.lat, lon: t.lon)
             let error = Geodesy.angularDifference(bearing, view.bearing)
             if error > limits.maxBearingError {
+                // To one decimal, as the hint says it; 359.96 is written 0.0 (the schema keeps bearings below 360).
+                let corrected = format((bearing * 10).rounded() / 10 >= 360 ? 0 : bearing, digits: 1)
                 out.append(Self.bearingMismatch.diagnostic(
                     "view.bearing is \(format(view.bearing))° but \"\(t.name)\" lies at \(format(bearing, digits: 1))° from the anchor (\(format(error, digits: 1))° apart)",
                     at: source.location("/view/bearing"),
-                    hint: "set the bearing to \(format(bearing, digits: 1)), or correct the target or anchor; the plates will not line up through the camera otherwise"))
+                    hint: "set the bearing to \(corrected), or correct the target or anchor; the plates will not line up through the camera otherwise",
+                    fix: source.fix(replacing: "/view/bearing", with: corrected, "set the bearing to \(corrected)")))
             }
         }
         return out

@@ -24,6 +24,21 @@ public struct SchemaValidator {
         public var pointer: String
         public var message: String
         public var hint: String?
+        /// JSON text that, put in place of the value at `pointer`, carries out the hint (`lint --fix`); nil when the
+        /// fix needs a person.
+        public var replacement: String?
+
+        public init(kind: Kind, pointer: String, message: String, hint: String?, replacement: String? = nil) {
+            self.kind = kind
+            self.pointer = pointer
+            self.message = message
+            self.hint = hint
+            self.replacement = replacement
+        }
+
+        init(kind: Kind, pointer: String, message: String, fix: ValueFixes.Fix?, otherwise hint: String? = nil) {
+            self.init(kind: kind, pointer: pointer, message: message, hint: fix?.hint ?? hint, replacement: fix?.replacement)
+        }
     }
 
     private let schemas: [String: JSONNode]
@@ -78,15 +93,14 @@ public struct SchemaValidator {
             guard types.contains(where: { Self.matches(value, type: $0) }) else {
                 out.append(.init(kind: .wrongType, pointer: pointer,
                                  message: "expected \(types.map(Self.article).joined(separator: " or ")), found \(Self.article(value.typeName))\(Self.preview(value))",
-                                 hint: typeFix(value, types: types, schema: schema, file: file) ?? described(schema, at: pointer)))
+                                 fix: typeFix(value, types: types, schema: schema, file: file), otherwise: described(schema, at: pointer)))
                 return
             }
         }
         if let allowed = schema["enum"]?.array, !allowed.contains(where: { Self.equal($0, value) }) {
             let list = allowed.map(Self.show).joined(separator: ", ")
-            let near = value.string.flatMap { Suggest.nearest($0, in: allowed.compactMap(\.string)) }
-            out.append(.init(kind: .invalidValue, pointer: pointer, message: "\(Self.show(value)) is not one of: \(list)",
-                             hint: near.map(Suggest.didYouMean)))
+            let near = value.string.flatMap { ValueFixes.nearest($0, in: allowed.compactMap(\.string)) }
+            out.append(.init(kind: .invalidValue, pointer: pointer, message: "\(Self.show(value)) is not one of: \(list)", fix: near))
         }
         if let constant = schema["const"], !Self.equal(constant, value) {
             out.append(.init(kind: .invalidValue, pointer: pointer, message: "must be \(Self.show(constant)), found \(Self.show(value))", hint: nil))
@@ -102,14 +116,14 @@ public struct SchemaValidator {
 
     /// The concrete fix for a value of the wrong type, when there is one: the quotes around a number or boolean, or
     /// the brackets a list of one item needs.
-    private func typeFix(_ value: JSONNode, types: [String], schema: JSONNode, file: String) -> String? {
+    private func typeFix(_ value: JSONNode, types: [String], schema: JSONNode, file: String) -> ValueFixes.Fix? {
         if let text = value.string, let fix = ValueFixes.unquoted(text, expected: types) { return fix }
         if types.contains("array"), let items = schema["items"] {
             switch value.value {
             case .string, .number, .bool, .object:
                 var trial: [Violation] = []
                 check(value, pointer: "", schema: items, file: file, into: &trial)
-                if trial.isEmpty { return "make it a list: [\(Self.show(value))]" }
+                if trial.isEmpty { return ValueFixes.Fix(hint: "make it a list: [\(Self.show(value))]", replacement: "[" + value.jsonText + "]") }
             default: break
             }
         }
@@ -182,7 +196,7 @@ public struct SchemaValidator {
             let form = schema["description"]?.string
             out.append(.init(kind: .invalidValue, pointer: pointer,
                              message: "\"\(s)\" does not have the required form" + (form.map { ": \($0)" } ?? " (\(pattern))"),
-                             hint: ValueFixes.respelled(s) { Self.matches($0, pattern: pattern) }))
+                             fix: ValueFixes.respelled(s) { Self.matches($0, pattern: pattern) }))
         }
     }
 
@@ -190,8 +204,9 @@ public struct SchemaValidator {
         let shown = Self.show(value)
         let minimum = schema["minimum"]?.double, exclusiveMaximum = schema["exclusiveMaximum"]?.double
         // Out of range: the same direction within range for a compass angle, else what the field means.
-        let hint = ValueFixes.wrappedAngle(d, minimum: minimum, exclusiveMaximum: exclusiveMaximum) ?? described(schema, at: pointer)
-        func outOfRange(_ message: String) { out.append(.init(kind: .invalidValue, pointer: pointer, message: message, hint: hint)) }
+        let fix = ValueFixes.wrappedAngle(d, minimum: minimum, exclusiveMaximum: exclusiveMaximum)
+        let hint = described(schema, at: pointer)
+        func outOfRange(_ message: String) { out.append(.init(kind: .invalidValue, pointer: pointer, message: message, fix: fix, otherwise: hint)) }
         if let min = minimum, d < min { outOfRange("\(shown) is below the minimum \(Self.number(min))") }
         if let max = schema["maximum"]?.double, d > max { outOfRange("\(shown) is above the maximum \(Self.number(max))") }
         if let min = schema["exclusiveMinimum"]?.double, d <= min { outOfRange("\(shown) must be greater than \(Self.number(min))") }

@@ -1,37 +1,54 @@
+import PackMedia
+
 /// Concrete fixes for values that break their schema in the ways hand-editing and copying from other tools do:
 /// a number or a boolean in quotes, an upper-case file extension, spaces around a name, a compass bearing written
 /// past 360 or below 0. Each returns the hint to show, or nil when the value is not such a near miss — the
 /// schema's own description is shown then.
+///
+/// Each fix is also an edit `lint --fix` can make: the JSON text to put in the value's place.
 enum ValueFixes {
+    /// A hint and the JSON text that carries it out.
+    struct Fix: Equatable {
+        var hint: String
+        /// JSON text replacing the whole value.
+        var replacement: String
+    }
+
     /// A string that is a JSON number or boolean where one is expected: "write it without quotes: 55.94873".
-    static func unquoted(_ text: String, expected types: [String]) -> String? {
+    static func unquoted(_ text: String, expected types: [String]) -> Fix? {
         let trimmed = trimmingSpaces(text)
         if types.contains("boolean"), ["true", "false"].contains(trimmed.lowercased()) {
-            return "write it without quotes: \(trimmed.lowercased())"
+            return Fix(hint: "write it without quotes: \(trimmed.lowercased())", replacement: trimmed.lowercased())
         }
-        guard types.contains("number") || types.contains("integer"), isJSONNumber(trimmed), let value = Double(trimmed) else { return nil }
+        guard types.contains("number") || types.contains("integer"), isJSONNumber(trimmed), let value = Double(trimmed), value.isFinite else { return nil }
         if !types.contains("number") && value.rounded() != value { return nil }
-        return "write it without quotes: \(trimmed)"
+        return Fix(hint: "write it without quotes: \(trimmed)", replacement: trimmed)
     }
 
     /// A string failing its pattern that would pass in lower case, or without the spaces around it.
-    static func respelled(_ text: String, passes: (String) -> Bool) -> String? {
+    static func respelled(_ text: String, passes: (String) -> Bool) -> Fix? {
         let trimmed = trimmingSpaces(text)
-        if trimmed != text, passes(trimmed) { return "remove the spaces around it: \"\(trimmed)\"" }
+        if trimmed != text, passes(trimmed) { return Fix(hint: "remove the spaces around it: \"\(trimmed)\"", replacement: JSONNode.quoted(trimmed)) }
         let lower = trimmed.lowercased()
-        if lower != trimmed, passes(lower) { return "write it in lower case: \"\(lower)\"" }
+        if lower != trimmed, passes(lower) { return Fix(hint: "write it in lower case: \"\(lower)\"", replacement: JSONNode.quoted(lower)) }
         return nil
     }
 
     /// A compass angle (a number the schema keeps in [0, 360)) written outside that range: the same direction in it.
-    static func wrappedAngle(_ value: Double, minimum: Double?, exclusiveMaximum: Double?) -> String? {
+    static func wrappedAngle(_ value: Double, minimum: Double?, exclusiveMaximum: Double?) -> Fix? {
         guard minimum == 0, exclusiveMaximum == 360, value.isFinite, value < 0 || value >= 360 else { return nil }
         var wrapped = value.truncatingRemainder(dividingBy: 360)
         if wrapped < 0 { wrapped += 360 }
         // 378.9 − 360 is 18.899999999999977 in binary floating point: show what the author would have typed.
         wrapped = (wrapped * 1e9).rounded() / 1e9
         if wrapped == 360 { wrapped = 0 }
-        return "angles wrap around: write \(SchemaValidator.number(wrapped)), the same direction"
+        let text = SchemaValidator.number(wrapped)
+        return Fix(hint: "angles wrap around: write \(text), the same direction", replacement: text)
+    }
+
+    /// A value the schema admits only from a list, near one of them: that one.
+    static func nearest(_ text: String, in allowed: [String]) -> Fix? {
+        Suggest.nearest(text, in: allowed).map { Fix(hint: Suggest.didYouMean($0), replacement: JSONNode.quoted($0)) }
     }
 
     /// `text` without the spaces and tabs at either end.

@@ -11,11 +11,11 @@ public struct JSONParser {
     /// and read past, so the rest of the document can still be checked. They are errors all the same: the document
     /// is not valid JSON.
     public struct Issue: Equatable, Sendable {
-        public enum Kind: String, Sendable { case syntax, encoding, duplicateKey, depth, trailingComma, missingComma, comment, quotes, unclosed }
+        public enum Kind: String, Sendable { case syntax, encoding, duplicateKey, depth, trailingComma, missingComma, extraComma, comment, quotes, unclosed }
         public var kind: Kind
         public var message: String
         public var position: SourcePosition
-        public var isFatal: Bool { ![.duplicateKey, .trailingComma, .missingComma, .comment, .quotes, .unclosed].contains(kind) }
+        public var isFatal: Bool { ![.duplicateKey, .trailingComma, .missingComma, .extraComma, .comment, .quotes, .unclosed].contains(kind) }
     }
 
     public struct Result: Sendable {
@@ -216,7 +216,7 @@ private struct State {
                 unclosed("object", opened: opened, closer: "}")
                 return .object(members)
             }
-            if bytes[index] == UInt8(ascii: ",") { comma = position; index += 1; continue }
+            if bytes[index] == UInt8(ascii: ",") { comma = position; index += 1; skipExtraCommas(); continue }
             if bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
             // The next key already: the comma between them was left out.
             if bytes[index] == UInt8(ascii: "\"") {
@@ -245,7 +245,7 @@ private struct State {
                 unclosed("array", opened: opened, closer: "]")
                 return .array(items)
             }
-            if bytes[index] == UInt8(ascii: ",") { comma = position; index += 1; continue }
+            if bytes[index] == UInt8(ascii: ",") { comma = position; index += 1; skipExtraCommas(); continue }
             if bytes[index] == UInt8(ascii: "]") { index += 1; return .array(items) }
             // The next item already (a string, number, object or array): the comma between them was left out.
             if Self.startsValue(bytes[index]) {
@@ -316,6 +316,17 @@ private struct State {
         issues.append(JSONParser.Issue(kind: .trailingComma, message: "a comma after the last \(item) (trailing commas are not allowed in JSON)", position: comma))
         unclosed(what, opened: opened, closer: closer)
         return true
+    }
+
+    /// Reads past commas doubled after the one just read (`"a",, "b"`), each recorded where it stands, so the
+    /// rest of the container is still checked.
+    mutating func skipExtraCommas() {
+        while true {
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ",") else { return }
+            issues.append(JSONParser.Issue(kind: .extraComma, message: "a comma too many (two commas in a row)", position: position))
+            index += 1
+        }
     }
 
     /// Records that the file ended after a complete member or item of a container that was never closed — a

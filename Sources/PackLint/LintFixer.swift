@@ -1,0 +1,124 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import PackAuthoring
+import PackModel
+
+/// `lint --fix`: makes the mechanical fixes lint's findings carry (DESIGN.md §8.9). Edits are byte ranges of the bytes
+/// lint read, so every other byte stays as the author wrote it; each file is written whole and atomically through the
+/// rooted layer opened at the pack; signoff.json is never written (a signature is the historian's, not lint's); a file
+/// that changed since lint read it is left alone. It says which sign-offs the edits make stale.
+public struct LintFixer {
+    /// What one round of fixing did.
+    public struct Outcome: Equatable, Sendable {
+        /// The findings whose fixes were written.
+        public var fixed: [Diagnostic] = []
+        /// The files written, as diagnostics name them.
+        public var files: [String] = []
+        /// Stop folders (as diagnostics name them) with a signoff.json whose scene the fixes changed.
+        public var staleSignoffs: [String] = []
+        /// Findings with a fix that was not made, and why (another fix edits the same bytes; the file changed).
+        public var notFixed: [(diagnostic: Diagnostic, reason: String)] = []
+
+        public init() {}
+
+        public static func == (a: Outcome, b: Outcome) -> Bool {
+            a.fixed == b.fixed && a.files == b.files && a.staleSignoffs == b.staleSignoffs
+                && a.notFixed.map(\.diagnostic) == b.notFixed.map(\.diagnostic) && a.notFixed.map(\.reason) == b.notFixed.map(\.reason)
+        }
+    }
+
+    public init() {}
+
+    /// Applies the fixes among `diagnostics` (found in `context`) to the pack `context` read.
+    public func apply(_ diagnostics: [Diagnostic], in context: LintContext) throws -> Outcome {
+        var outcome = Outcome()
+        let documents = Self.documents(in: context)
+        var byFile: [String: [Diagnostic]] = [:]
+        for d in diagnostics {
+            guard let fix = d.fix, let file = fix.edits.first?.file else { continue }
+            // One file per fix, and one lint read: anything else is not a fix this writer makes.
+            guard fix.edits.allSatisfy({ $0.file == file }), documents[file] != nil else {
+                outcome.notFixed.append((d, "its edits are not in one document lint read"))
+                continue
+            }
+            byFile[file, default: []].append(d)
+        }
+        guard !byFile.isEmpty else { return outcome }
+        let pack = try RootedFolder(opening: context.root.path, followingLinkAtRoot: true)
+        for file in byFile.keys.sorted() {
+            guard let (document, relative) = documents[file], let original = document.data.map({ [UInt8]($0) }) else { continue }
+            let planned = byFile[file] ?? []
+            if relative.hasSuffix("/" + PackFolder.signoffFile) || relative == PackFolder.signoffFile {
+                outcome.notFixed += planned.map { ($0, "lint never writes signoff.json; sign again with packtool review sign") }
+                continue
+            }
+            // The author may have saved the file since lint read it: their bytes win.
+            guard let now = try? pack.read(relative, cap: JSONDocument.maxBytes), [UInt8](now) == original else {
+                outcome.notFixed += planned.map { ($0, "\(file) changed after lint read it; lint again") }
+                continue
+            }
+            var accepted: [Diagnostic] = []
+            var taken: [Range<Int>] = []
+            for d in planned {
+                let ranges = d.fix!.edits.map(\.range)
+                let fits = ranges.allSatisfy { r in r.upperBound <= original.count && !taken.contains { Self.collide($0, r) } }
+                guard fits else {
+                    outcome.notFixed.append((d, "another fix edits the same place; lint --fix again"))
+                    continue
+                }
+                taken += ranges
+                accepted.append(d)
+            }
+            guard !accepted.isEmpty else { continue }
+            var bytes = original
+            let edits = accepted.flatMap { $0.fix!.edits }.enumerated()
+                .sorted { ($0.element.offset, $0.offset) > ($1.element.offset, $1.offset) }.map(\.element)
+            for edit in edits { bytes.replaceSubrange(edit.range, with: Array(edit.replacement.utf8)) }
+            let mode = pack.status(relative).map { mode_t($0.st_mode) & 0o7777 } ?? 0o644
+            try pack.writeAtomically(Data(bytes), to: relative, mode: mode)
+            outcome.fixed += accepted
+            outcome.files.append(file)
+            if let stop = Self.stop(of: relative), let scene = context.scenes.first(where: { $0.stop == stop }), scene.signoff != nil,
+               !outcome.staleSignoffs.contains(scene.path) {
+                outcome.staleSignoffs.append(scene.path)
+            }
+        }
+        return outcome
+    }
+
+    /// Two edits collide when their ranges overlap, or an insertion falls at the start of or inside the other's
+    /// range (which goes first would be a guess). An insertion right after a replaced value is fine.
+    static func collide(_ a: Range<Int>, _ b: Range<Int>) -> Bool {
+        if a.overlaps(b) || a.lowerBound == b.lowerBound { return true }
+        func inserts(_ x: Range<Int>, into y: Range<Int>) -> Bool { x.isEmpty && y.lowerBound < x.lowerBound && x.lowerBound < y.upperBound }
+        return inserts(a, into: b) || inserts(b, into: a)
+    }
+
+    /// Every document lint read, by the name diagnostics give it, with its path inside the pack.
+    static func documents(in context: LintContext) -> [String: (JSONDocument, String)] {
+        var all: [JSONDocument] = [context.pack].compactMap { $0 }
+        for scene in context.scenes { all += [scene.scene, scene.mask, scene.signoff].compactMap { $0 } }
+        let root = context.root.standardizedFileURL.path
+        var out: [String: (JSONDocument, String)] = [:]
+        for document in all {
+            let path = document.url.standardizedFileURL.path
+            guard path.hasPrefix(root + "/") else { continue }
+            out[document.path] = (document, String(path.dropFirst(root.count + 1)))
+        }
+        return out
+    }
+
+    /// The stop a pack-relative path lies in (`stops/NAME/…`).
+    static func stop(of relative: String) -> String? {
+        let parts = relative.split(separator: "/")
+        return parts.count >= 3 && parts[0] == "stops" ? String(parts[1]) : nil
+    }
+}
