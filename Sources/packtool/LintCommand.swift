@@ -67,7 +67,7 @@ enum LintCommand: Command {
         case "json":
             Output.out(JSONRenderer().render(diagnostics, reports: reports, fixes: a.flag("--fix") ? fixes : nil))
         case "sarif":
-            Output.out(SARIFRenderer(toolVersion: PackVerifyVersion.string).render(diagnostics))
+            Output.out(SARIFRenderer(toolVersion: PackVerifyVersion.string, rulesDocument: RulesDocument.locate()).render(diagnostics))
         default:
             if a.flag("--fix"), !a.flag("--quiet") { Output.out(describe(fixes)) }
             for (path, report) in reports where !a.flag("--quiet") {

@@ -119,6 +119,10 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(log["version"] as? String, "2.1.0")
         let results = try XCTUnwrap(((log["runs"] as? [[String: Any]])?.first?["results"]) as? [[String: Any]])
         XCTAssertTrue(results.contains { $0["ruleId"] as? String == "PT0204" && $0["level"] as? String == "warning" }, r.stdout)
+        // Run from the checkout, packtool finds its docs/lint-rules.md: each rule's help opens that file.
+        let driver = try XCTUnwrap(((log["runs"] as? [[String: Any]])?.first?["tool"] as? [String: Any])?["driver"] as? [String: Any])
+        let help = try XCTUnwrap((driver["rules"] as? [[String: Any]])?.first { $0["id"] as? String == "PT0204" }?["helpUri"] as? String)
+        XCTAssertEqual(help, "file://" + Repository.root.appendingPathComponent("docs/lint-rules.md").path + "#pt0204")
     }
 
     func testDigestPrintsTheTreeDigest() throws {
