@@ -22,7 +22,7 @@ enum LintCommand: Command {
         `path:line:col: error: message [PT0203]` (or warning:, note:), the hint on the next line, then a summary line.
         docs/lint-rules.md explains every code. Without --fix, lint never writes into the folders it checks.
 
-          --fix            make the fixes lint can make by itself (quotes around a number, a trailing or missing
+          --fix            make the fixes lint can make by itself (quotes around a number, a trailing, doubled or missing
                            comma, an extension's case, spaces around a name, an angle past 360, the nearest licence
                            id or allowed value, the bearing to the target, closing a mask's ring), each an edit of
                            those bytes only, every file written whole; never signoff.json. Says which sign-offs the
@@ -35,8 +35,8 @@ enum LintCommand: Command {
           --quiet          print only the findings (no "checked" lines or fix report)
 
         EXAMPLES
-          packtool lint examples/royal-mile
-          packtool lint examples/royal-mile/stops/02-gladstones-land --format json
+          packtool lint scenes/royal-mile
+          packtool lint scenes/royal-mile/stops/02-gladstones-land --format json
           packtool lint --fix my-pack
 
         Exit codes: 0 clean, 1 errors found (or any finding with --strict), 2 usage or I/O error.
