@@ -134,7 +134,7 @@ let package = Package(
         .testTarget(name: "PackMediaTests", dependencies: ["PackMedia", "TestSupport"]),
         .testTarget(name: "PackLintTests", dependencies: ["PackLint", "PackModel", "TestSupport", "PackAuthoring"]),
         .testTarget(name: "PackImageTests", dependencies: ["PackImage", "TestSupport"]),
-        .testTarget(name: "PackPreviewTests", dependencies: ["PackPreview", "PackLint", "PackModel", "PackMedia", "PackImage", "TestSupport", "PackAuthoring"]),
+        .testTarget(name: "PackPreviewTests", dependencies: ["PackPreview", "PackLint", "PackModel", "PackMedia", "PackImage", "TestSupport", "PackAuthoring", "PackCrypto"]),
         .testTarget(name: "PackArchiveTests", dependencies: ["PackArchive", "PackCrypto", "TestSupport"]),
         .testTarget(name: "PackTrustTests", dependencies: ["PackTrust", "PackModel", "PackCrypto", "PackSigning", "TestSupport"]),
         .testTarget(name: "PackPublishTests", dependencies: ["PackPublish", "PackArchive", "PackModel", "PackCrypto", "PackSigning", "PackTrust", "PackVerify", "TestSupport", "PackAuthoring"]),
