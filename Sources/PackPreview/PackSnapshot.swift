@@ -30,10 +30,10 @@ public struct PackSnapshot: Equatable, Sendable {
             for name in ((try? root.list(folder)) ?? []) where snapshot.entries.count < maxEntries {
                 let relative = folder.isEmpty ? name : folder + "/" + name
                 guard let info = root.status(relative) else { continue }
-                #if canImport(Darwin)
-                let time = info.st_mtimespec
-                #else
+                #if os(Linux)
                 let time = info.st_mtim
+                #else
+                let time = info.st_mtimespec
                 #endif
                 snapshot.entries[relative] = Entry(mode: UInt32(info.st_mode), size: Int64(info.st_size), seconds: Int(time.tv_sec),
                                                    nanoseconds: Int(time.tv_nsec), inode: UInt64(info.st_ino))

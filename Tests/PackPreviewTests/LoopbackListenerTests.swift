@@ -66,7 +66,7 @@ final class LoopbackListenerTests: XCTestCase {
         let fd = socket(AF_INET, SOCK_STREAM, 0)
         #endif
         defer { close(fd) }
-        var wait = timeval(tv_sec: 20, tv_usec: 0)  // a server that never closed would fail the test, not hang it
+        var wait = timeval(tv_sec: 20, tv_usec: suseconds_t(0))  // a server that never closed would fail the test, not hang it
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
