@@ -35,10 +35,10 @@ public final class LoopbackListener: @unchecked Sendable {
     public let port: UInt16
     /// The host as it goes in a URL: `127.0.0.1` or `[::1]`.
     public let urlHost: String
-    /// Connections being answered; more than `maxConnections` at once are closed unanswered.
+    /// Connections being answered; more than `maxConnections` at once are closed unanswered (a browser opens six).
     private let active = Counter()
-    private let maxConnections = 64
-    /// Seconds a connection may take to send its request head or to take the response.
+    private let maxConnections = 16
+    /// Seconds a connection may take to send its whole request head, and to take each part of the response.
     public var timeout = 5.0
 
     /// Binds `host` (`localhost`, an IPv4 loopback address or `::1`) at `port` (0: any free port) and listens.
@@ -154,7 +154,9 @@ public final class LoopbackListener: @unchecked Sendable {
         var buffer = [UInt8](repeating: 0, count: 4096)
         let end: [UInt8] = Array("\r\n\r\n".utf8)
         var complete = false
-        while head.count <= PreviewServer.maxHeadBytes {
+        // The whole head within `timeout`, not each read: a client sending a byte at a time cannot hold a worker.
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(SocketWait.seconds(timeout) * 1e9)
+        while head.count <= PreviewServer.maxHeadBytes, DispatchTime.now().uptimeNanoseconds < deadline {
             let n = buffer.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, 0) }
             if n < 0 && errno == EINTR { continue }
             guard n > 0 else { break }

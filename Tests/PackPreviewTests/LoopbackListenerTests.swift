@@ -78,6 +78,45 @@ final class LoopbackListenerTests: XCTestCase {
         // The server closes the silent connection: recv sees the end (0), not a hang.
         XCTAssertEqual(recv(fd, &byte, 1, 0), 0)
     }
+
+    func testAClientDribblingItsRequestIsClosedAtTheDeadlineNotKeptForever() throws {
+        let listener = try LoopbackListener(host: "127.0.0.1", port: 0)
+        listener.timeout = 0.3
+        let stop = Flag()
+        DispatchQueue.global().async { listener.serve(shouldStop: { stop.value }) { _ in Array("HTTP/1.1 200 OK\r\n\r\n".utf8) } }
+        defer { stop.value = true }
+        #if os(Linux)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        let fd = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = listener.port.bigEndian
+        address.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
+        let connected = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        XCTAssertEqual(connected, 0)
+        // One byte of a request every 100 ms, each well within the per-read timeout, never the blank line: the server
+        // must close the connection (a send fails, or the read sees the end) rather than wait for ever. At most 100
+        // bytes are sent (10 s), so a server that never closed fails the test instead of hanging it.
+        var closed = false
+        for byte in Array(repeating: UInt8(ascii: "G"), count: 100) {
+            var b = byte
+            #if os(Linux)
+            let flags = Int32(MSG_NOSIGNAL)
+            #else
+            let flags: Int32 = 0
+            #endif
+            if send(fd, &b, 1, flags) != 1 { closed = true; break }
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            if poll(&p, 1, 100) > 0 {
+                var got: UInt8 = 0
+                if recv(fd, &got, 1, 0) <= 0 { closed = true; break }
+            }
+        }
+        XCTAssertTrue(closed, "the dribbling connection was kept open")
+    }
 }
 
 private final class Box: @unchecked Sendable {
