@@ -34,7 +34,7 @@ enum PreviewCommand: Command {
           --out DIR   where to write the site (default ./PACKNAME-preview, or beside the pack when run inside it);
                       DIR must be new, empty, or an earlier preview holding only what the preview wrote, and
                       outside the pack
-          --open      open the route page in the desktop's browser when done
+          --open      open the route page in the desktop's browser when done (with --serve, its address)
           --quiet     no progress on standard error
           --serve     serve the site at http://127.0.0.1:PORT/ and rebuild it whenever a file in the pack changes;
                       open pages reload themselves, and a failed rebuild keeps the last good site with its error
@@ -43,14 +43,14 @@ enum PreviewCommand: Command {
           --host H    the loopback address for --serve: 127.0.0.1 (default), another 127.x.x.x, ::1 or localhost;
                       the preview is never served to the network
 
-        Exit codes: 0 written and lint found no errors, 1 written but the pages show errors (lint errors or a plate
-        that cannot be decoded), 2 usage or I/O error (nothing written; an earlier preview is left as it was).
-        With --serve: 0 when stopped with Ctrl-C, 2 when the first build or the port fails.
-
         EXAMPLES
           packtool preview scenes/royal-mile                      write ./royal-mile-preview and print its address
           packtool preview scenes/royal-mile --open               the same, then open it in the desktop's browser
           packtool preview scenes/royal-mile --serve --port 8080  serve it, rebuilt on every save
+
+        Exit codes: 0 written and lint found no errors, 1 written but the pages show errors (lint errors or a plate
+        that cannot be decoded), 2 usage or I/O error (nothing written; an earlier preview is left as it was).
+        With --serve: 0 when stopped with Ctrl-C, 2 when the first build or the port fails.
 
         """
 
@@ -65,7 +65,7 @@ enum PreviewCommand: Command {
         guard !outPath.isEmpty else { throw CommandLineError.usage("--out needs a folder") }
         if a.flag("--serve") {
             return try PreviewServe.run(pack: packPath, output: URL(fileURLWithPath: outPath), port: a.value("--port"), host: a.value("--host"),
-                                        plateCache: PlateCache.forEnvironment(), quiet: a.flag("--quiet"))
+                                        plateCache: PlateCache.forEnvironment(), quiet: a.flag("--quiet"), open: a.flag("--open"))
         }
         var builder = PreviewBuilder(pack: pack, output: URL(fileURLWithPath: outPath))
         builder.plateCache = PlateCache.forEnvironment()
@@ -104,7 +104,7 @@ enum PreviewCommand: Command {
     }
 
     /// Hands the page to the desktop (`xdg-open` on Linux, `open` on macOS); a machine without one only gets a note.
-    private static func openInBrowser(_ url: URL) {
+    static func openInBrowser(_ url: URL) {
         #if os(macOS)
         let opener = "open"
         #else

@@ -35,7 +35,7 @@ enum PreviewServe {
         return port
     }
 
-    static func run(pack packPath: String, output: URL, port portText: String?, host: String?, plateCache: PlateCache?, quiet: Bool) throws -> Int32 {
+    static func run(pack packPath: String, output: URL, port portText: String?, host: String?, plateCache: PlateCache?, quiet: Bool, open: Bool) throws -> Int32 {
         let port = try parsePort(portText)
         let listener: LoopbackListener
         do { listener = try LoopbackListener(host: host ?? defaultHost, port: port) } catch let failure as LoopbackListener.Failure {
@@ -66,6 +66,7 @@ enum PreviewServe {
             done.signal()
         }
         Output.out("serving \(Output.escapingControls(packPath)) at \(listener.url) (rebuilt when the pack changes; Ctrl-C stops)\n")
+        if open, let url = URL(string: listener.url) { PreviewCommand.openInBrowser(url) }
         while !stopping() {
             usleep(pollInterval)
             let now = PackSnapshot.take(packPath)

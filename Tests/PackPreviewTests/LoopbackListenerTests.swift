@@ -23,6 +23,14 @@ final class LoopbackListenerTests: XCTestCase {
         }
     }
 
+    func testIPv6LoopbackBindsWhereTheMachineHasIt() throws {
+        let listener: LoopbackListener
+        do { listener = try LoopbackListener(host: "::1", port: 0) } catch LoopbackListener.Failure.system(let why) {
+            throw XCTSkip("no IPv6 loopback here: \(why)")
+        }
+        XCTAssertEqual(listener.url, "http://[::1]:\(listener.port)/")
+    }
+
     func testAPortInUseSaysSoAndSuggestsAnother() throws {
         let first = try LoopbackListener(host: "127.0.0.1", port: 0)
         XCTAssertThrowsError(try LoopbackListener(host: "127.0.0.1", port: first.port)) { error in
