@@ -4,6 +4,8 @@ public struct HTTPRequestHead: Equatable, Sendable {
     public var method: String
     public var target: String
     public var host: String?
+    /// The `Range` header's value, when there is one (answered for a single `bytes=` range only).
+    public var range: String?
 
     /// Parses `bytes`, the head up to and including its blank line.
     public init?(_ bytes: [UInt8]) {
@@ -16,16 +18,23 @@ public struct HTTPRequestHead: Equatable, Sendable {
               parts[0].allSatisfy({ $0.isASCII && $0.isUppercase }) else { return nil }
         method = String(parts[0])
         target = String(parts[1])
-        var host: String?
+        var host: String?, range: String?
         for line in lines.dropFirst() {
             guard let colon = line.firstIndex(of: ":"), colon != line.startIndex else { return nil }
             let name = line[..<colon]
             guard !name.contains(" "), !name.contains("\t") else { return nil }
-            guard name.lowercased() == "host" else { continue }
-            guard host == nil else { return nil }
-            host = line[line.index(after: colon)...].trimmingASCIIWhitespace
+            let value = line[line.index(after: colon)...].trimmingASCIIWhitespace
+            switch name.lowercased() {
+            case "host":
+                guard host == nil else { return nil }
+                host = value
+            case "range":
+                range = range == nil ? value : ""  // two ranges: answered whole
+            default: continue
+            }
         }
         self.host = host
+        self.range = range
     }
 }
 

@@ -68,6 +68,8 @@ public final class PreviewServer: @unchecked Sendable {
         static func reason(_ status: Int) -> String {
             switch status {
             case 200: return "OK"
+            case 206: return "Partial Content"
+            case 416: return "Range Not Satisfiable"
             case 400: return "Bad Request"
             case 403: return "Forbidden"
             case 404: return "Not Found"
@@ -111,7 +113,21 @@ public final class PreviewServer: @unchecked Sendable {
         if let info = site.status(name), info.st_mode & S_IFMT == S_IFDIR { name += "/index.html" }
         guard let data = try? site.read(name, cap: Self.maxFileBytes) else { return Self.text(404, "Not found.\n") }
         let type = Self.contentType(name)
-        guard name.hasSuffix(".html") else { return Self.response(200, [UInt8](data), type: type) }
+        guard name.hasSuffix(".html") else {
+            // Audio seeks with ranges: one `bytes=` range is answered 206, one past the end 416, anything else whole.
+            let bytes = [UInt8](data)
+            guard let header = request.range, let parsed = Self.byteRange(header, size: bytes.count) else {
+                return Self.response(200, bytes, type: type)
+            }
+            guard let range = parsed else {
+                var refused = Self.text(416, "That range is not in the file.\n")
+                refused.headers.append(("Content-Range", "bytes */\(bytes.count)"))
+                return refused
+            }
+            var partial = Self.response(206, Array(bytes[range]), type: type)
+            partial.headers.append(("Content-Range", "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(bytes.count)"))
+            return partial
+        }
         return Self.response(200, Array(Self.live(String(decoding: data, as: UTF8.self), version: version).utf8), type: type)
     }
 
@@ -214,6 +230,31 @@ public final class PreviewServer: @unchecked Sendable {
 
         """#
 
+    /// A single `bytes=first-last`, `bytes=first-` or `bytes=-suffix` range of a file of `size` bytes: nil when the header
+    /// is not one such range (the file is sent whole), `.some(nil)` when it is one but outside the file (416).
+    static func byteRange(_ header: String, size: Int) -> Range<Int>?? {
+        guard header.hasPrefix("bytes="), !header.contains(",") else { return nil }
+        let spec = header.dropFirst("bytes=".count)
+        guard let dash = spec.firstIndex(of: "-") else { return nil }
+        let first = spec[..<dash], last = spec[spec.index(after: dash)...]
+        func number(_ text: Substring) -> Int? {
+            text.count <= 18 && !text.isEmpty && text.allSatisfy({ $0.isASCII && $0.isNumber }) ? Int(text) : nil
+        }
+        if first.isEmpty {
+            guard let suffix = number(last) else { return nil }
+            guard suffix > 0, size > 0 else { return .some(nil) }
+            return .some(max(0, size - suffix)..<size)
+        }
+        guard let start = number(first) else { return nil }
+        let end: Int
+        if last.isEmpty { end = size - 1 } else {
+            guard let given = number(last), given >= start else { return nil }
+            end = min(given, size - 1)
+        }
+        guard start < size else { return .some(nil) }
+        return .some(start..<(end + 1))
+    }
+
     static func contentType(_ name: String) -> String {
         switch name.split(separator: ".").last.map({ $0.lowercased() }) ?? "" {
         case "html": return "text/html; charset=utf-8"
@@ -231,7 +272,7 @@ public final class PreviewServer: @unchecked Sendable {
     }
 
     static func response(_ status: Int, _ body: [UInt8], type: String) -> Response {
-        Response(status: status, headers: [("Content-Type", type), ("Content-Length", "\(body.count)"), ("Cache-Control", "no-store"),
+        Response(status: status, headers: [("Content-Type", type), ("Content-Length", "\(body.count)"), ("Accept-Ranges", "bytes"), ("Cache-Control", "no-store"),
                                            ("X-Content-Type-Options", "nosniff"), ("Connection", "close")], body: body)
     }
 

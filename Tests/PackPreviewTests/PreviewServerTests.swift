@@ -28,9 +28,10 @@ final class PreviewServerTests: XCTestCase {
         server.publish(try RootedFolder(opening: root + "/site"))
     }
 
-    private func get(_ target: String, method: String = "GET", host: String? = "127.0.0.1:8024") -> (status: Int, head: String, body: String) {
+    private func get(_ target: String, method: String = "GET", host: String? = "127.0.0.1:8024", range: String? = nil) -> (status: Int, head: String, body: String) {
         var request = "\(method) \(target) HTTP/1.1\r\n"
         if let host { request += "Host: \(host)\r\n" }
+        if let range { request += "Range: \(range)\r\n" }
         request += "User-Agent: test\r\n\r\n"
         return split(server.respond(to: Array(request.utf8)))
     }
@@ -119,6 +120,24 @@ final class PreviewServerTests: XCTestCase {
         XCTAssertEqual(head.status, 200)
         XCTAssertEqual(head.body, "")
         XCTAssertEqual(head.head.replacingOccurrences(of: "\r\n", with: "\n"), full.head.replacingOccurrences(of: "\r\n", with: "\n"))
+    }
+
+    func testOneByteRangeIsAnsweredPartiallyAndOnePastTheEndIsRefused() {
+        // "body { color: red; }" is 20 bytes.
+        let cases: [(String, Int, String, String?)] = [
+            ("bytes=0-3", 206, "body", "bytes 0-3/20"), ("bytes=5-", 206, "{ color: red; }", "bytes 5-19/20"),
+            ("bytes=-4", 206, "d; }", "bytes 16-19/20"), ("bytes=18-100", 206, " }", "bytes 18-19/20"), ("bytes=-100", 206, "body { color: red; }", "bytes 0-19/20"),
+            ("bytes=20-", 416, "", "bytes */20"), ("bytes=-0", 416, "", "bytes */20"),
+            ("bytes=3-1", 200, "body { color: red; }", nil), ("bytes=0-1,4-5", 200, "body { color: red; }", nil), ("items=0-1", 200, "body { color: red; }", nil),
+            ("bytes=99999999999999999999-", 200, "body { color: red; }", nil), ("bytes=-", 200, "body { color: red; }", nil),
+        ]
+        for (range, status, body, contentRange) in cases {
+            let r = get("/assets/preview.css", range: range)
+            XCTAssertEqual(r.status, status, range)
+            if status != 416 { XCTAssertEqual(r.body, body, range) }
+            if let contentRange { XCTAssertTrue(r.head.contains("Content-Range: \(contentRange)"), "\(range): \(r.head)") }
+            XCTAssertTrue(r.head.contains("Content-Length: \(r.body.utf8.count)") || status == 416, r.head)
+        }
     }
 
     func testMalformedRequestsAreBadRequestsAndNeverCrash() {
