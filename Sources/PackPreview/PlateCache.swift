@@ -20,7 +20,7 @@ public struct PlateCache: Sendable {
     public let folder: RootedFolder
 
     /// The environment variable that puts the cache elsewhere (tests point it at a temporary folder).
-    public static let environmentVariable = "PACKTOOL_CACHE_DIR"
+    public static let environmentVariable = UserCacheFolder.environmentVariable
 
     /// Opens (making it when missing) the plates folder at `path`; nil when it cannot be made or opened.
     public init?(path: String) {
@@ -28,18 +28,10 @@ public struct PlateCache: Sendable {
         self.folder = folder
     }
 
-    /// Where the plates are cached for this environment: `$PACKTOOL_CACHE_DIR/plates`, else
-    /// `$XDG_CACHE_HOME/packtool/plates`, else `~/Library/Caches/packtool/plates` on macOS and
-    /// `~/.cache/packtool/plates` elsewhere; nil without any of them (then nothing is cached).
+    /// Where the plates are cached for this environment: `plates` in the user's cache folder (`UserCacheFolder`);
+    /// nil without one (then nothing is cached).
     public static func path(environment: [String: String]) -> String? {
-        if let dir = environment[environmentVariable], dir.hasPrefix("/") { return dir + "/plates" }
-        if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") { return xdg + "/packtool/plates" }
-        guard let home = environment["HOME"], home.hasPrefix("/"), home != "/" else { return nil }
-        #if os(macOS)
-        return home + "/Library/Caches/packtool/plates"
-        #else
-        return home + "/.cache/packtool/plates"
-        #endif
+        UserCacheFolder.path("plates", environment: environment)
     }
 
     /// The cache for this process's environment, or nil when there is none or it cannot be made.

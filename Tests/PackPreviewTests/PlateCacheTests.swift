@@ -19,17 +19,19 @@ final class PlateCacheTests: XCTestCase {
 
     private func site(_ root: String, _ name: String) throws -> RootedFolder { try RootedFolder(opening: root + "/" + name, create: true) }
 
-    func testTheCacheFolderFollowsTheOverrideThenXDGThenHome() {
-        XCTAssertEqual(PlateCache.path(environment: ["PACKTOOL_CACHE_DIR": "/t/c", "XDG_CACHE_HOME": "/x", "HOME": "/h"]), "/t/c/plates")
-        XCTAssertEqual(PlateCache.path(environment: ["XDG_CACHE_HOME": "/x", "HOME": "/h"]), "/x/packtool/plates")
-        XCTAssertEqual(PlateCache.path(environment: ["XDG_CACHE_HOME": "relative", "HOME": "/h"]), {
+    func testTheCacheFolderFollowsTheOverrideThenXDGThenHome() throws {
+        let x = try temporaryDirectory(), h = try temporaryDirectory()
+        XCTAssertEqual(PlateCache.path(environment: ["PACKTOOL_CACHE_DIR": "/t/c", "XDG_CACHE_HOME": x, "HOME": h]), "/t/c/plates")
+        XCTAssertEqual(PlateCache.path(environment: ["XDG_CACHE_HOME": x, "HOME": h]), x + "/packtool/plates")
+        XCTAssertEqual(PlateCache.path(environment: ["XDG_CACHE_HOME": "relative", "HOME": h]), {
             #if os(macOS)
-            return "/h/Library/Caches/packtool/plates"
+            return h + "/Library/Caches/packtool/plates"
             #else
-            return "/h/.cache/packtool/plates"
+            return h + "/.cache/packtool/plates"
             #endif
         }())
         XCTAssertNil(PlateCache.path(environment: [:]))
+        XCTAssertNil(PlateCache.path(environment: ["HOME": "/nonexistent-home"]), "a cache is never the reason a home appears")
         XCTAssertNil(PlateCache.path(environment: ["PACKTOOL_CACHE_DIR": "relative/path"]))
     }
 
