@@ -76,7 +76,7 @@ let package = Package(
         // Where the voice is in a story (decoded by FFmpeg, a detector of our own) and how a transcript lines up with it.
         // Optimised in every configuration: the detector's spectra are arithmetic a debug build makes twenty times slower,
         // and lint (tests included) hears every story.
-        .target(name: "PackAudio", dependencies: ["CAVCodec", "PackCrypto", "PackModel"], swiftSettings: [.unsafeFlags(["-O"])]),
+        .target(name: "PackAudio", dependencies: ["CAVCodec", "PackCrypto", "PackModel", "PackFiles"], swiftSettings: [.unsafeFlags(["-O"])]),
         .target(name: "PackLint", dependencies: ["PackModel", "PackMedia", "PackCrypto", "PackAuthoring", "PackAudio"]),
         // HEIC plates decoded (libheif) and written as WebP (libwebp) at display sizes: the one module owning their handles.
         .target(name: "PackImage", dependencies: ["CHeif", "CWebP", "PackMedia"]),

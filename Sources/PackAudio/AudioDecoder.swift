@@ -1,4 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import CAVCodec
+import PackFiles
 
 /// Why a story could not be decoded, in words an author can act on.
 public struct AudioDecodeError: Error, CustomStringConvertible, Equatable, Sendable {
@@ -21,17 +27,24 @@ public struct AudioDecoder: Sendable {
     }
 
     /// Decodes `path`, calling `body` with each chunk of samples in order. Returns the number of samples delivered.
+    /// The file is opened by PackFiles' one regular-file open (no link followed, a FIFO or device refused, never
+    /// waited on) and FFmpeg reads that descriptor.
     @discardableResult
     public func decode(_ path: String, _ body: (UnsafeBufferPointer<Float>) -> Void) throws -> Int {
-        var format: UnsafeMutablePointer<AVFormatContext>?
-        guard avformat_open_input(&format, path, nil, nil) == 0, format != nil else {
+        let (fd, size): (Int32, UInt64)
+        do { (fd, size) = try RegularFile.openForReading(path, path: path, extraFlags: O_NOFOLLOW) } catch let error as FileError {
+            throw AudioDecodeError(error.kind == .link ? "it is a symbolic link, which is not followed" : error.kind == .notRegular ? "it is not a regular file" : "it cannot be read")
+        }
+        defer { close(fd) }
+        var input = cav_input()
+        guard cav_open_input(fd, Int64(size), &input) == 0, let format = input.format else {
             throw AudioDecodeError("cannot open it as audio")
         }
-        defer { avformat_close_input(&format) }
+        defer { cav_close_input(&input) }
         guard avformat_find_stream_info(format, nil) >= 0 else { throw AudioDecodeError("cannot read its streams") }
         var decoderRef: UnsafePointer<AVCodec>?
         let stream = av_find_best_stream(format, AVMEDIA_TYPE_AUDIO, -1, -1, &decoderRef, 0)
-        guard stream >= 0, let decoderRef, let parameters = format?.pointee.streams[Int(stream)]?.pointee.codecpar else {
+        guard stream >= 0, let decoderRef, let parameters = format.pointee.streams[Int(stream)]?.pointee.codecpar else {
             throw AudioDecodeError("it has no sound track FFmpeg can decode")
         }
         var codec = avcodec_alloc_context3(decoderRef)

@@ -31,7 +31,13 @@ public struct StoryVoice: Sendable {
 
     /// Where the voice is in the audio file at `path`.
     public func listen(to path: String) throws -> VoiceActivity {
-        let digest = try SHA256.hash(fileAt: URL(fileURLWithPath: path)).digest
+        // The key is the bytes' hash, read as the decoder reads them: a link in the story's place is not followed.
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: SHA256.fileBufferBytes, alignment: 16)
+        defer { buffer.deallocate() }
+        let digest: [UInt8]
+        do { digest = try SHA256.hashWithIdentity(fileAt: URL(fileURLWithPath: path), buffer: buffer, followingLinks: false).digest } catch {
+            throw AudioDecodeError("it cannot be read: \(error)")
+        }
         let key = Hex.encode(digest) + "-v\(Self.detectorVersion)"
         let file = cacheFolder.map { $0 + "/" + key + ".json" }
         if let file, let data = try? FileSystem.read(file, cap: 16 << 20),

@@ -61,6 +61,22 @@ final class StoryVoiceTests: XCTestCase {
         XCTAssertThrowsError(try AudioDecoder().decode(dir + "/missing.m4a") { _ in })
     }
 
+    /// FFmpeg reads only what packtool opened: a link in the story's place is refused, not followed, and a FIFO is
+    /// refused at once, never waited on (decoding and the cache key alike).
+    func testALinkOrAFIFOInTheStorysPlaceIsRefusedNotFollowedOrWaitedOn() throws {
+        let dir = try temporaryDirectory()
+        try FileManager.default.createSymbolicLink(atPath: dir + "/link.m4a", withDestinationPath: story)
+        XCTAssertThrowsError(try AudioDecoder().decode(dir + "/link.m4a") { _ in }) { error in
+            XCTAssertEqual((error as? AudioDecodeError)?.description, "it is a symbolic link, which is not followed")
+        }
+        XCTAssertThrowsError(try StoryVoice(cacheFolder: nil).listen(to: dir + "/link.m4a"))
+        XCTAssertEqual(mkfifo(dir + "/fifo.m4a", 0o600), 0)
+        XCTAssertThrowsError(try AudioDecoder().decode(dir + "/fifo.m4a") { _ in }) { error in
+            XCTAssertEqual((error as? AudioDecodeError)?.description, "it is not a regular file")
+        }
+        XCTAssertThrowsError(try StoryVoice(cacheFolder: nil).listen(to: dir + "/fifo.m4a"))
+    }
+
     /// A second listen reads the cache (an entry edited in place is what comes back); an entry that does not decode
     /// is ignored, the story decoded again and the entry rewritten.
     func testTheCacheIsReadAndADamagedEntryIsDecodedAgain() throws {
