@@ -36,18 +36,33 @@ enum AccessCommand: Command {
         with the client's last update, and the client's clock guard (the device clock; --at is refused here).
 
         """
+    static let options: [CommandOption] = [
+        CommandOption("--root", "ROOT.json", "the root the manifest is verified under"),
+        CommandOption("--scene", "ID", "the stop to decide for"),
+        CommandOption("--purchase", "PRODUCT@TIME[@REFUNDED-TIME][#TRANSACTION]", "a StoreKit purchase; repeatable"),
+        CommandOption("--code", "CODE", "an access code (grant issue); repeatable"),
+        CommandOption("--revoked", "GRANT-ID", "a revoked grant id; repeatable"),
+        CommandOption("--device", "ID", "the app's device identifier"),
+        CommandOption("--at", "TIME", "decide at TIME (RFC 3339, or a date meaning 00:00Z; default now)"),
+        .format("text, or one JSON object: the decision (open, reason, entitlement, until)"),
+        CommandOption("--repeat", "N", "time N decisions and print the time per decision on standard error"),
+        CommandOption("--into", "DIR", "decide on an installed pack in DIR, as the app does"),
+        CommandOption("--pack", "ID", "the installed pack's id (with --into)"),
+        CommandOption("--client-state", "STATEDIR", "the client state (default DIR/.packtool-client)"),
+    ]
+    static let examples = [
+        "packtool access demo-out/cdn/packs/royal-mile/1/manifest.json --root demo-out/state/root/1.root.json --scene 01-castle-esplanade",
+        "packtool access demo-out/cdn/packs/royal-mile/1/manifest.json --root demo-out/state/root/1.root.json --scene 04-tron-kirk --purchase uk.example.walks.trippass72@2026-12-01T09:00:00Z --format json",
+        "packtool access --into demo-out/app --pack royal-mile --scene 04-tron-kirk --code 1N2Q4-...",
+    ]
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, options: ["--root", "--scene", "--purchase", "--code", "--revoked", "--device", "--at", "--format", "--repeat",
-                                            "--into", "--pack", "--client-state"], flags: [])
+        let a = try Arguments(args, table: options)
         guard a.positionals.count == (a.value("--into") == nil ? 1 : 0) else {
             throw CommandLineError.usage(a.value("--into") == nil ? "expected one MANIFEST (or --into DIR --pack ID)" : "with --into, give no MANIFEST")
         }
         var now = Date().timeIntervalSince1970
-        if let at = a.value("--at") {
-            guard let d = Timestamp.parse(at) else { throw CommandLineError.usage("--at must be RFC 3339, e.g. 2026-06-01T12:00:00Z") }
-            now = d.timeIntervalSince1970
-        }
+        if let at = try a.time("--at") { now = at.timeIntervalSince1970 }
         let purchases = try a.values("--purchase").map { spec -> AccessRequest.Purchase in
             let dates = spec.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
             let parts = dates[0].split(separator: "@").map(String.init)

@@ -25,9 +25,18 @@ enum BuildCommand: Command {
         the next pack version, each scene's version and whether it changed, and the archive's content size.
 
         """
+    static let options: [CommandOption] = [
+        CommandOption("--state", "DIR", "the publisher's state folder (its ledger decides the versions)"),
+        .flag("--allow-warnings", "plan even when lint finds warnings (errors always stop)"),
+        .format("text, or one JSON object: pack, version, previous version, scenes and sizes"),
+    ]
+    static let examples = [
+        "packtool build scenes/royal-mile --state pub-state",
+        "packtool build scenes/royal-mile --state pub-state --format json",
+    ]
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, options: ["--state"], flags: ["--allow-warnings"])
+        let a = try Arguments(args, table: options)
         guard a.positionals.count == 1 else { throw CommandLineError.usage("expected one PACKDIR") }
         var options = Publisher.Options(pack: URL(fileURLWithPath: a.positionals[0]), state: URL(fileURLWithPath: try a.required("--state")),
                                         output: URL(fileURLWithPath: "/nonexistent"), manifestKeys: [], indexKeys: [])

@@ -14,6 +14,7 @@ enum GrantRevokeCommand {
 
         usage: packtool grant revoke ID --reason TEXT --state DIR --grant-key GRANT.pem... [--unknown-id]
                packtool grant list --state DIR [--format text|json]
+               packtool grant revoke … [--format text|json]
 
         revoke signs the next revocation list (every code revoked before, plus ID with its reason) with the grant
         role's key and writes it once to DIR/revocations/<N>.json; publish it with `packtool renew`, which copies the
@@ -31,7 +32,7 @@ enum GrantRevokeCommand {
 
     /// `grant revoke ID …`
     static func revoke(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, options: ["--reason", "--state", "--grant-key"], flags: ["--unknown-id"])
+        let a = try Arguments(args, table: GrantCommand.options, subcommand: "revoke")
         guard a.positionals.count == 1 else { throw CommandLineError.usage("expected `grant revoke ID` with one grant id") }
         let text = a.positionals[0]
         guard Self.isPlausibleID(text) else { throw CommandLineError.usage("\"\(text)\" is not a grant id (letters, digits, '-' and '_', up to 128)") }
@@ -80,7 +81,7 @@ enum GrantRevokeCommand {
     /// Records an issued grant in the state's grant ledger (`grant issue --state`), or says that it is not recorded.
     static func record(_ grant: GrantDocument, code: String, state: String?) throws {
         guard let state else {
-            Output.err("note: grant \(grant.id) is not recorded (no --state): `grant list` will not show it, and revoking it needs its whole id and --unknown-id\n")
+            Output.note("note: grant \(grant.id) is not recorded (no --state): `grant list` will not show it, and revoking it needs its whole id and --unknown-id\n")
             return
         }
         do { try GrantLedger(state: URL(fileURLWithPath: state)).record(grant, code: code) } catch let e as PublishError {
@@ -90,7 +91,7 @@ enum GrantRevokeCommand {
 
     /// `grant list …`
     static func list(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, options: ["--state", "--format"], flags: [])
+        let a = try Arguments(args, table: GrantCommand.options, subcommand: "list")
         guard a.positionals.isEmpty else { throw CommandLineError.usage("`grant list` takes no positional arguments") }
         let format = a.value("--format") ?? "text"
         guard format == "text" || format == "json" else { throw CommandLineError.usage("--format must be text or json") }

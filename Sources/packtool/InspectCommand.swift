@@ -20,7 +20,7 @@ enum InspectCommand: Command {
     static let name = "inspect"
     static let summary = "show what packtool reads from a WebVTT, HEIC, m4a, pack/scene JSON or signed file"
     static let help = """
-        usage: packtool inspect FILE [--format text|json] [--key PUBLIC.pem]...
+        usage: packtool inspect FILE [--format text|json] [--pub PUBLIC.pub]...
 
         Prints what packtool reads from FILE:
           .vtt              the cues (W3C VTTCue attribute names in JSON), regions, styles and parse errors
@@ -29,16 +29,26 @@ enum InspectCommand: Command {
           pack.json scene.json uncertainty.json
                             the decoded document, or each problem at line:col
           a DSSE envelope (or signoff.json, a list of them)
-                            payload type, key ids, the payload, and with --key whether it verifies
+                            payload type, key ids, the payload, and with --pub whether it verifies
           .pub .pem         a key `packtool key generate` wrote: its id and raw public key (the form
                             pack.json's "reviewers" take); never a private key's secret
 
-        Exit codes: 0 read cleanly (and verified, with --key), 1 the file has errors or does not verify, 2 usage or I/O.
+        Exit codes: 0 read cleanly (and verified, with --pub), 1 the file has errors or does not verify, 2 usage or I/O.
 
         """
+    static let options: [CommandOption] = [
+        .format(),
+        CommandOption("--pub", "PUBLIC.pub", "a public key (.pub, or the .pem it is derived from) to verify a DSSE envelope's signatures\nwith; repeatable", aliases: ["--key"]),
+    ]
+    static let examples = [
+        "packtool inspect scenes/royal-mile/pack.json",
+        "packtool inspect scenes/royal-mile/stops/01-castle-esplanade/story.vtt --format json",
+        "packtool inspect scenes/royal-mile/stops/01-castle-esplanade/signoff.json --pub keys-example/historian.pub",
+        "packtool inspect keys-example/historian.pub",
+    ]
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, options: ["--format", "--key"], flags: [])
+        let a = try Arguments(args, table: options)
         guard a.positionals.count == 1 else { throw CommandLineError.usage("expected one FILE") }
         let format = a.value("--format") ?? "text"
         guard ["text", "json"].contains(format) else { throw CommandLineError.usage("--format must be text or json") }

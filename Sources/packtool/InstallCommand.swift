@@ -25,9 +25,22 @@ enum InstallCommand: Command {
         Exit codes: 0 installed / intact, 1 refused / damaged (the previous install is untouched), 2 usage or I/O.
 
         """
+    static let options: [CommandOption] = [
+        CommandOption("--into", "DIR", "the install folder (DIR/<pack>/current)"),
+        CommandOption("--root", "ROOT.json", "the root to pin on the first install"),
+        CommandOption("--client-state", "STATEDIR", "the client state (default DIR/.packtool-client)", aliases: ["--state"]),
+        CommandOption("--pack", "ID", "the installed pack to check (with --verify)"),
+        CommandOption("--threads", "N", "how many files to hash at once (with --verify)"),
+        .flag("--verify", "check an installed pack at rest"),
+        .format("text, or one JSON object: pack, version, scenes (install) or the missing, changed and extra files (--verify)"),
+    ]
+    static let examples = [
+        "packtool install demo-out/cdn/packs/royal-mile/1/royal-mile-1.tar --into demo-out/app --root demo-out/state/root/1.root.json",
+        "packtool install --verify --into demo-out/app --pack royal-mile --format json",
+    ]
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, options: ["--into", "--root", "--client-state", "--pack", "--threads"], flags: ["--verify", "--quiet"], aliases: ["--state": "--client-state"])
+        let a = try Arguments(args, table: options)
         let into = URL(fileURLWithPath: try a.required("--into"))
         let state = a.value("--client-state").map { URL(fileURLWithPath: $0) } ?? into.appendingPathComponent(".packtool-client")
         do {

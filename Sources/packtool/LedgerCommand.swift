@@ -21,9 +21,18 @@ enum LedgerCommand: Command {
         stored copies of published files (sizes; contents too with --deep). Exit 1 when anything was edited.
 
         """
+    static let options: [CommandOption] = [
+        CommandOption("--state", "DIR", "the publisher's state folder holding ledger.sqlite"),
+        .flag("--deep", "also hash the stored copies of published files", only: ["verify"]),
+        .format("text, or one JSON object: the releases (list) or the problems found (verify)"),
+    ]
+    static let examples = [
+        "packtool ledger list --state pub-state",
+        "packtool ledger verify --state pub-state --deep --format json",
+    ]
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, options: ["--state"], flags: ["--deep"])
+        let a = try Arguments(args, table: options)
         let state = URL(fileURLWithPath: try a.required("--state"))
         guard FileManager.default.fileExists(atPath: state.appendingPathComponent(Ledger.fileName).path) else {
             throw CommandLineError.io("\(state.path): no ledger (\(Ledger.fileName)) here")

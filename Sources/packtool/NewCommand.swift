@@ -28,9 +28,22 @@ enum NewCommand: Command {
           packtool new stop scenes/old-town 02-grassmarket --crops 16x9,9x16
 
         """
+    static let options: [CommandOption] = [
+        CommandOption("--id", "ID", "the pack's id (default: DIR's name)", only: ["pack"]),
+        CommandOption("--title", "TITLE", "the pack's or stop's title as visitors see it"),
+        CommandOption("--city", "CITY", "the city the walk is in", only: ["pack"]),
+        CommandOption("--language", "TAG", "the stories' language, a BCP 47 tag such as en-GB", only: ["pack"]),
+        CommandOption("--eras", "YEAR,...", "the years the stop shows (default 1900)", only: ["stop"]),
+        CommandOption("--crops", "16x9,9x16", "which plates to make per era (default both)", only: ["stop"]),
+        .format("text, or one JSON object: what was made and the files written"),
+    ]
+    static let examples = [
+        "packtool new pack my-walk --title \"Old Town, c. 1900\" --city Edinburgh --language en-GB",
+        "packtool new stop my-walk 01-castle-esplanade --title \"The Castle Esplanade\" --eras 1824,1900",
+    ]
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, options: ["--id", "--title", "--city", "--language", "--eras", "--crops"], flags: [])
+        let a = try Arguments(args, table: options)
         switch a.positionals.first {
         case "pack": return try NewPack.run(a)
         case "stop": return try NewStop.run(a)

@@ -28,19 +28,13 @@ enum PreviewCommand: Command {
         The site is written beside DIR and swapped in whole (in one step where the file system can); the pack is
         only read. An earlier preview is replaced only while it holds nothing but what the preview wrote.
 
-          --out DIR   where to write the site (default ./PACKNAME-preview, or beside the pack when run inside it);
-                      DIR must be new, empty, or an earlier preview holding only what the preview wrote, and
-                      outside the pack
-          --open      open the route page in the desktop's browser when done
-          --quiet     no progress on standard error
-
         Exit codes: 0 written and lint found no errors, 1 written but the pages show errors (lint errors or a plate
         that cannot be decoded), 2 usage or I/O error (nothing written; an earlier preview is left as it was).
 
         """
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, options: ["--out"], flags: ["--open", "--quiet"])
+        let a = try Arguments(args, table: options)
         guard a.positionals.count == 1, let packPath = a.positionals.first else {
             throw CommandLineError.usage(a.positionals.isEmpty ? "expected a PACK folder" : "expected one PACK folder, got \(a.positionals.count)")
         }

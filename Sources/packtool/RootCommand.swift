@@ -18,16 +18,18 @@ enum RootCommand: Command {
     static let name = "root"
     static let summary = "create, rotate or show the signed trust root (root.json)"
     static let help = """
-        usage: packtool root init --state DIR --root-key K.pem... --manifest-key K... --index-key K... --grant-key K...
+        usage: packtool root init --state DIR --root-key K.pem... --manifest-pub K.pub... --index-pub K.pub... --grant-pub K.pub...
                                   [--root-threshold N] [--manifest-threshold N] [--index-threshold N] [--grant-threshold N]
                                   [--expires-days 365]
                packtool root rotate --state DIR --sign-with OLDROOT.pem... [--root-key NEWROOT.pem...]
-                                  [--manifest-key K...] [--index-key K...] [--grant-key K...] [--*-threshold N] [--expires-days 365]
+                                  [--manifest-pub K.pub...] [--index-pub K.pub... | --index-key K.pem...] [--grant-pub K.pub...]
+                                  [--*-threshold N] [--expires-days 365]
                                   [--publish DEST|s3://BUCKET/PREFIX]
                packtool root show [FILE | --state DIR]
+               packtool root … [--format text|json]
 
-        init writes DIR/root/1.root.json, signed by the root keys. Role keys may be given as public (.pub) or
-        private (.pem) files; thresholds default to 1. rotate writes version N+1: it must be signed by a threshold of
+        init writes DIR/root/1.root.json, signed by the root keys. Role keys are given as public files (--<role>-pub
+        K.pub) or as private ones (--<role>-key K.pem, whose public key is listed); thresholds default to 1. rotate writes version N+1: it must be signed by a threshold of
         version N's root keys (--sign-with) and a threshold of its own root keys (--root-key, private; default: the
         same keys). Roles not named keep their keys. show prints a root and checks its signatures.
         rotate --publish DEST also puts the new root into the published tree. When the rotation changes the index
@@ -37,11 +39,29 @@ enum RootCommand: Command {
         Example (a stolen index key): packtool root rotate --state DIR --sign-with root.pem --index-key new-index.pem --publish s3://packs/royal-mile
 
         """
+    static let options: [CommandOption] = [
+        CommandOption("--state", "DIR", "the publisher's state folder (DIR/root/)", only: ["init", "rotate", "show"]),
+        CommandOption("--root-key", "K.pem", "a root private key; repeatable (rotate: the new root keys)", only: ["init", "rotate"]),
+    ] + ["manifest", "index", "grant"].flatMap { role in [
+        CommandOption("--\(role)-key", "K.pem", "a \(role) role private key (its public key is listed); repeatable", only: ["init", "rotate"]),
+        CommandOption("--\(role)-pub", "K.pub", "a \(role) role public key; repeatable", only: ["init", "rotate"]),
+    ] } + RootDocument.roles.map { role in
+        CommandOption("--\(role)-threshold", "N", "how many \(role) keys must sign (default 1)", only: ["init", "rotate"])
+    } + [
+        CommandOption("--sign-with", "OLDROOT.pem", "the current root's private keys; repeatable", only: ["rotate"]),
+        CommandOption("--expires-days", "N", "the root expires N days from now (default 365)", only: ["init", "rotate"]),
+        CommandOption("--publish", "DEST|s3://BUCKET/PREFIX", "also put the new root into the published tree", only: ["rotate"]),
+        CommandOption.timeout("30").only(["rotate"]),
+        .format("text, or one JSON object: the root's file, version, expiry and roles"),
+    ] + CommandOption.objectStore.map { $0.only(["rotate"]) }
+    static let examples = [
+        "packtool root init --state demo-out/state --root-key keys-example/root.pem --manifest-pub keys-example/manifest.pub --index-pub keys-example/index.pub --grant-pub keys-example/grant.pub",
+        "packtool root show --state demo-out/state --format json",
+        "packtool root rotate --state DIR --sign-with root.pem --index-key new-index.pem --publish s3://packs/royal-mile",
+    ]
 
     static func run(_ args: [String]) throws -> Int32 {
-        let roleOptions = RootDocument.roles.flatMap { ["--\($0)-key", "--\($0)-threshold"] }
-        let a = try Arguments(args, options: Set(["--state", "--sign-with", "--expires-days", "--publish", "--timeout"] + roleOptions + ObjectStoreFlags.options),
-                              flags: Set(ObjectStoreFlags.flags))
+        let a = try Arguments(args, table: options, subcommand: args.first)
         switch a.positionals.first {
         case "init": return try initRoot(a)
         case "rotate": return try rotate(a)
@@ -53,15 +73,23 @@ enum RootCommand: Command {
     private static func roles(_ a: Arguments, previous: RootDocument?) throws -> [String: (keys: [Ed25519PublicKey], threshold: Int)] {
         var out: [String: (keys: [Ed25519PublicKey], threshold: Int)] = [:]
         for role in RootDocument.roles {
-            var keys = try a.values("--\(role)-key").map(SigningKeys.publicKey)
+            // `--<role>-key` is a private key and `--<role>-pub` a public one (DESIGN.md §8.1); a public key given as
+            // --<role>-key, as before, still works with a notice.
+            for path in a.values("--\(role)-key") where role != RootDocument.Role.root && !SigningKeys.isPrivateKeyFile(path) {
+                Output.err("note: \(path) is a public key: give it with --\(role)-pub (--\(role)-key is for private keys); the old use still works\n")
+            }
+            let given = a.values("--\(role)-key") + a.values("--\(role)-pub")
+            var keys = try given.map(SigningKeys.publicKey)
             if keys.isEmpty, let spec = previous?.roles[role] {
                 keys = try spec.keyids.compactMap { id in try previous?.keys[id].flatMap { Hex.decode($0.public) }.map { try Ed25519PublicKey(rawRepresentation: $0) } }
             }
-            guard !keys.isEmpty else { throw CommandLineError.usage("give at least one --\(role)-key") }
+            guard !keys.isEmpty else {
+                throw CommandLineError.usage(role == RootDocument.Role.root ? "give at least one --root-key" : "give at least one --\(role)-pub (or --\(role)-key)")
+            }
             let threshold = try a.value("--\(role)-threshold").map { text -> Int in
                 guard let n = Int(text), n >= 1 else { throw CommandLineError.usage("--\(role)-threshold must be a whole number ≥ 1") }
                 return n
-            } ?? (a.values("--\(role)-key").isEmpty ? previous?.roles[role]?.threshold ?? 1 : 1)
+            } ?? (given.isEmpty ? previous?.roles[role]?.threshold ?? 1 : 1)
             out[role] = (keys, threshold)
         }
         warnAboutSharedKeys(out)
@@ -125,7 +153,7 @@ enum RootCommand: Command {
     private static func publishRotation(_ a: Arguments, state: URL, from old: RootDocument, to new: RootDocument) throws -> Int32 {
         let indexChanged = old.roles[RootDocument.Role.index] != new.roles[RootDocument.Role.index]
         guard let destination = a.value("--publish") else {
-            Output.err("next: publish it to the tree clients read, with the index signed by \(indexChanged ? "the new" : "the") index key: "
+            Output.note("next: publish it to the tree clients read, with the index signed by \(indexChanged ? "the new" : "the") index key: "
                        + "packtool renew --state \(state.path) --index-key INDEX.pem --publish DEST\n")
             return 0
         }

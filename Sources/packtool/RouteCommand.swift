@@ -30,15 +30,20 @@ enum RouteCommand: Command {
         --dry-run reports what would change and writes nothing.
         Exit codes: 0 imported (or nothing to change), 1 rows refused, 2 usage or I/O error.
 
-        EXAMPLES
-          packtool route export scenes/royal-mile --out royal-mile.csv
-          packtool route import royal-mile.csv scenes/royal-mile
-          packtool route import royal-mile.csv scenes/royal-mile --dry-run --format json
-
         """
+    static let options: [CommandOption] = [
+        CommandOption("--out", "FILE.csv", "write the sheet here (default: standard output)", only: ["export"]),
+        .flag("--dry-run", "report what would change and write nothing", only: ["import"]),
+        .format("text, or one JSON object (export: the file, stops and columns written; import: the changes)"),
+    ]
+    static let examples = [
+        "packtool route export scenes/royal-mile --out royal-mile.csv",
+        "packtool route import royal-mile.csv scenes/royal-mile",
+        "packtool route import royal-mile.csv scenes/royal-mile --dry-run --format json",
+    ]
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, options: ["--out", "--format"], flags: ["--dry-run"])
+        let a = try Arguments(args, table: options)
         switch a.positionals.first {
         case "export":
             guard a.positionals.count == 2 else { throw CommandLineError.usage("expected `route export PACKDIR [--out FILE.csv]`") }

@@ -39,10 +39,24 @@ enum SignCommand: Command {
         Exit codes: 0 published (or nothing to do), 1 refused (lint, keys, versions), 2 usage or I/O error.
 
         """
+    static let options: [CommandOption] = [
+        CommandOption("--state", "DIR", "the publisher's state folder (ledger, roots, kept archives)"),
+        CommandOption("--manifest-key", "MANIFEST.pem", "a manifest role private key; repeatable", aliases: ["--key"]),
+        CommandOption("--index-key", "INDEX.pem", "an index role private key; repeatable"),
+        CommandOption("--publish", "OUT|s3://BUCKET/PREFIX", "the published tree to write"),
+        .flag("--allow-warnings", "publish even when lint finds warnings (errors always stop)"),
+        CommandOption("--manifest-days", "N", "the manifest expires N days after it is made (default 365)"),
+        CommandOption("--index-days", "N", "the index expires N days from now (default 7)"),
+        CommandOption("--version", "N", "publish as version N (see above)"),
+        .format("text, or one JSON object: pack, version, what was published (or that nothing changed)"),
+    ] + CommandOption.objectStore + CommandOption.uploadSizes
+    static let examples = [
+        "SOURCE_DATE_EPOCH=$(date +%s) packtool sign scenes/royal-mile --state demo-out/state --manifest-key keys-example/manifest.pem --index-key keys-example/index.pem --publish demo-out/cdn",
+        "packtool sign scenes/royal-mile --state pub-state --manifest-key manifest.pem --index-key index.pem --publish s3://packs/royal-mile --format json",
+    ]
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, options: Set(["--state", "--manifest-key", "--index-key", "--publish", "--manifest-days", "--index-days", "--version"] + ObjectStoreFlags.options + ObjectStoreFlags.uploadOptions),
-                              flags: Set(["--allow-warnings"] + ObjectStoreFlags.flags), aliases: ["--key": "--manifest-key"])
+        let a = try Arguments(args, table: options)
         guard a.positionals.count == 1 else { throw CommandLineError.usage("expected one PACKDIR") }
         let pack = URL(fileURLWithPath: a.positionals[0])
         guard FileManager.default.fileExists(atPath: pack.appendingPathComponent("pack.json").path) else {
@@ -83,12 +97,12 @@ enum SignCommand: Command {
                 let last = plan.previousVersion ?? 0
                 Output.out("\(plan.manifest.pack): nothing changed since version \(last); nothing published\n")
                 // The usual reason to run sign with nothing new is an index about to expire: that is renew's job.
-                Output.err("note: to keep the published index from expiring, renew it (no new version needed): "
+                Output.note("note: to keep the published index from expiring, renew it (no new version needed): "
                            + "packtool renew --index-key \(indexPaths[0]) --publish \(a.value("--publish") ?? "DEST") --state \(a.value("--state") ?? "DIR")\n")
                 // The state remembers releases, not where their trees went: a new --publish folder stays empty.
                 let published = output.appendingPathComponent(PublishLayout.manifest(pack: plan.manifest.pack, version: last))
                 if !FileManager.default.fileExists(atPath: published.path) {
-                    Output.err("""
+                    Output.note("""
                         note: \(output.path) holds no version \(last) of \(plan.manifest.pack); it was published into another \
                         tree. Publish into that tree, or write the whole tree into a new folder with `packtool export`; a \
                         new version is made when the pack changes, or with --version \(last + 1).

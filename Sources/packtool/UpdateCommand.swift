@@ -27,9 +27,22 @@ enum UpdateCommand: Command {
         on a terminal, plain lines otherwise; --quiet turns it off.
 
         """
+    static let options: [CommandOption] = [
+        CommandOption("--from", "URL", "the published tree (http://, https:// or file://)"),
+        CommandOption("--into", "DIR", "the install folder"),
+        CommandOption("--pack", "ID", "the pack to update"),
+        CommandOption("--root", "ROOT.json", "the root to pin on the first install"),
+        CommandOption("--client-state", "STATEDIR", "the client state (default DIR/.packtool-client)", aliases: ["--state"]),
+        CommandOption.timeout("15"),
+        .format("text, or one JSON object: pack, the version before and after, what was downloaded"),
+    ]
+    static let examples = [
+        "packtool update --from file://$PWD/demo-out/cdn --into demo-out/app --pack royal-mile --root demo-out/state/root/1.root.json",
+        "packtool update --from https://cdn.example.org/royal-mile --into app --pack royal-mile --root root.json --timeout 30 --quiet --format json",
+    ]
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, options: ["--from", "--into", "--pack", "--root", "--client-state", "--timeout"], flags: ["--quiet"], aliases: ["--state": "--client-state"])
+        let a = try Arguments(args, table: options)
         guard a.positionals.isEmpty else { throw CommandLineError.usage("unexpected \(a.positionals[0])") }
         let into = URL(fileURLWithPath: try a.required("--into"))
         let state = a.value("--client-state").map { URL(fileURLWithPath: $0) } ?? into.appendingPathComponent(".packtool-client")

@@ -27,14 +27,9 @@ enum UploadCommand: Command {
         overwritten. Versioned objects get `Cache-Control: public, max-age=31536000, immutable`, index.json
         `public, max-age=60`.
 
-          --endpoint, --region, --profile, --path-style, --virtual-hosted: as for `packtool presign`
-          --multipart-threshold SIZE  files this large or larger go as multipart uploads (default 64MiB);
-                      an interrupted one resumes on the next run from the parts already in the store, and
-                      stale uploads of this tree's versioned names are aborted
-          --part-size SIZE            the size of each part, 5MiB to 5GiB (default 16MiB)
-          --timeout SECONDS           how long the store may stay silent, 0.1 to 3600 (default 30); a response must also
-                      arrive whole within this plus the time its body takes at 1 MB/s
-          --quiet     print only the summary
+        An interrupted multipart upload resumes on the next run from the parts already in the store, and stale
+        uploads of this tree's versioned names are aborted. A response must arrive whole within --timeout plus the
+        time its body takes at 1 MB/s. --quiet prints only the summary.
 
         Credentials: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, or a profile in ~/.aws.
         Exit codes: 0 uploaded (or nothing to do), 1 refused (a versioned object in the bucket differs, the bucket's
@@ -42,9 +37,16 @@ enum UploadCommand: Command {
         (rerun to resume).
 
         """
+    static let options: [CommandOption] = CommandOption.objectStore + CommandOption.uploadSizes + [
+        .format("text, or one JSON object: bucket, prefix, objects uploaded and already there, bytes sent"),
+    ]
+    static let examples = [
+        "packtool upload demo-out/cdn s3://packs/royal-mile --endpoint https://ACCOUNT.r2.cloudflarestorage.com --region auto",
+        "packtool upload demo-out/cdn s3://packs/royal-mile --quiet --format json",
+    ]
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, options: Set(ObjectStoreFlags.options + ObjectStoreFlags.uploadOptions), flags: Set(ObjectStoreFlags.flags + ["--quiet"]))
+        let a = try Arguments(args, table: options)
         guard a.positionals.count == 2 else { throw CommandLineError.usage("expected TREE and s3://BUCKET/PREFIX") }
         let tree = URL(fileURLWithPath: a.positionals[0])
         guard FileSystem.isDirectory(tree.path) else { throw CommandLineError.usage("\(tree.path): no such folder (the tree `packtool sign --publish` wrote)") }

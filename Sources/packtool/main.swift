@@ -52,17 +52,20 @@ guard let command = commands.first(where: { $0.name == first }) else {
     exit(2)
 }
 argv.removeFirst()
-if argv.contains("--help") || argv.contains("-h") {
-    Output.out(command.help)
+// Options end at `--`; after it, `--help` and `--quiet` are names like any other.
+let optionWords = argv.prefix { $0 != "--" }
+if optionWords.contains("--help") || optionWords.contains("-h") {
+    Output.out(command.fullHelp)
     exit(0)
 }
+Output.quiet = optionWords.contains("--quiet")
 do {
     exit(try command.run(argv))
 } catch let error as CommandLineError {
     // Messages quote names and text from the input (an archive's entry names, a server's words): escaped, so they
     // cannot move the cursor, clear the screen or fake a line of output.
     Output.err("packtool \(command.name): \(Output.escapingControls(error.message))\n")
-    if case .usage = error { Output.err(command.help.split(separator: "\n").first.map { String($0) + "\n" } ?? "") }
+    if case .usage = error { Output.err(command.fullHelp.split(separator: "\n").first.map { String($0) + "\n" } ?? "") }
     exit(error.exitCode)
 } catch {
     Output.err("packtool \(command.name): \(Output.escapingControls("\(error)"))\n")

@@ -1,0 +1,93 @@
+/// One row of a command's option table: the table drives parsing (`Arguments`), the OPTIONS list of `--help`, the
+/// man page and the bash, zsh and fish completions, so none of them can name an option the others do not.
+struct CommandOption {
+    /// The current spelling, `--name`.
+    let name: String
+    /// The value's placeholder (`DIR`, `text|json`); nil for a flag that takes no value.
+    let value: String?
+    /// One or two lines for the OPTIONS list.
+    let help: String
+    /// Old spellings that still work and print a one-line notice naming `name` (DESIGN.md §8.1, CHANGELOG.md).
+    let aliases: [String]
+    /// The sub-commands that take it (`grant revoke`); empty when the whole command does.
+    let subcommands: [String]
+
+    init(_ name: String, _ value: String? = nil, _ help: String, aliases: [String] = [], only subcommands: [String] = []) {
+        self.name = name
+        self.value = value
+        self.help = help
+        self.aliases = aliases
+        self.subcommands = subcommands
+    }
+
+    static func flag(_ name: String, _ help: String, aliases: [String] = [], only subcommands: [String] = []) -> CommandOption {
+        CommandOption(name, nil, help, aliases: aliases, only: subcommands)
+    }
+
+    /// This option for the given sub-commands only.
+    func only(_ subcommands: [String]) -> CommandOption {
+        CommandOption(name, value, help, aliases: aliases, only: subcommands)
+    }
+
+    /// `--format text|json` for a command that reports a result: one JSON object on standard output.
+    static func format(_ help: String = "text for people (default) or one JSON object on standard output") -> CommandOption {
+        CommandOption("--format", "text|json", help)
+    }
+
+    /// What every command takes: progress and notes off (never errors), and the help text.
+    static let common: [CommandOption] = [
+        .flag("--quiet", "no progress or notes on standard error (errors and warnings are still printed)"),
+        .flag("--help", "print this help"),
+    ]
+
+    /// The object-store flags `presign`, `upload`, `sign`, `export`, `renew`, `status` and `root rotate` share.
+    static let objectStore: [CommandOption] = [
+        CommandOption("--endpoint", "URL", "the store (R2: https://ACCOUNT.r2.cloudflarestorage.com); default AWS_ENDPOINT_URL,\nthen the profile's endpoint_url, then AWS S3 in the region"),
+        CommandOption("--region", "REGION", "default AWS_REGION, then the profile's region, then us-east-1 (R2: auto)"),
+        CommandOption("--profile", "NAME", "a profile of ~/.aws/credentials and ~/.aws/config (default AWS_PROFILE or default)"),
+        .flag("--path-style", "https://HOST/BUCKET/KEY (the default with an --endpoint)"),
+        .flag("--virtual-hosted", "https://BUCKET.HOST/KEY (the default for AWS itself)"),
+    ]
+
+    /// What `upload` and the commands that upload take beside the store flags.
+    static let uploadSizes: [CommandOption] = [
+        CommandOption("--multipart-threshold", "SIZE", "files this large or larger go as multipart uploads (default 64MiB)"),
+        CommandOption("--part-size", "SIZE", "the size of each part, 5MiB to 5GiB (default 16MiB)"),
+        timeout("30"),
+    ]
+
+    static func timeout(_ fallback: String) -> CommandOption {
+        CommandOption("--timeout", "SECONDS", "how long the other side may stay silent, 0.1 to 3600 (default \(fallback))")
+    }
+}
+
+extension Command {
+    /// The table with the options every command takes.
+    static var allOptions: [CommandOption] {
+        let own = options
+        return own + CommandOption.common.filter { c in !own.contains { $0.name == c.name } }
+    }
+
+    /// The full `--help` text: the command's prose (usage line first), then OPTIONS from its table, then EXAMPLES.
+    static var fullHelp: String {
+        var text = help
+        while text.hasSuffix("\n\n") { text.removeLast() }
+        if !text.hasSuffix("\n") { text += "\n" }
+        text += "\nOPTIONS\n"
+        let left = allOptions.map { $0.name + ($0.value.map { " " + $0 } ?? "") }
+        let width = min(28, (left.map(\.count).max() ?? 0) + 2)
+        for (option, lead) in zip(allOptions, left) {
+            var lines = option.help.split(separator: "\n").map(String.init)
+            if !option.subcommands.isEmpty, !lines.isEmpty { lines[lines.count - 1] += " (\(option.subcommands.joined(separator: ", ")))" }
+            let pad = lead.count + 2 < width + 2 ? String(repeating: " ", count: width - lead.count) : "\n" + String(repeating: " ", count: width + 2)
+            text += "  " + lead + pad + (lines.first ?? "") + "\n"
+            for more in lines.dropFirst() { text += String(repeating: " ", count: width + 2) + more + "\n" }
+            if !option.aliases.isEmpty {
+                text += String(repeating: " ", count: width + 2) + "(old spelling: \(option.aliases.joined(separator: ", ")))\n"
+            }
+        }
+        text += "\nEXAMPLES\n"
+        for example in examples { text += "  " + example + "\n" }
+        return text
+    }
+}
