@@ -57,7 +57,7 @@ enum AccessCommand: Command {
     ]
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, table: options)
+        let a = try Arguments(args, table: Self.options)
         guard a.positionals.count == (a.value("--into") == nil ? 1 : 0) else {
             throw CommandLineError.usage(a.value("--into") == nil ? "expected one MANIFEST (or --into DIR --pack ID)" : "with --into, give no MANIFEST")
         }

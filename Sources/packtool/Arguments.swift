@@ -20,6 +20,16 @@ struct Arguments {
         for option in all { for old in option.aliases { aliases[old] = option.name } }
         try self.init(args, options: Set(all.filter { $0.value != nil }.map(\.name)), flags: Set(all.filter { $0.value == nil }.map(\.name)),
                       aliases: aliases)
+        // A value that must be one of a few words is checked before the command acts (a mistyped --format must not
+        // come after a signature was written). `grant issue --format compact` is an old spelling it reads itself.
+        for option in all {
+            guard let choices = option.choices else { continue }
+            let legacy = option.name == "--format" && subcommand == "issue" ? ["auto", "compact", "long"] : []
+            for given in values(option.name) where !choices.contains(given) && !legacy.contains(given) {
+                let guess = NearMiss.closest(to: given, in: choices).map { "; did you mean \($0)?" } ?? ""
+                throw CommandLineError.usage("\(option.name) \(given): expected \(choices.dropLast().joined(separator: ", ")) or \(choices.last!)\(guess)")
+            }
+        }
     }
 
     /// Parses `args` given which options take a value and which are flags; anything else starting with `-` is an error.

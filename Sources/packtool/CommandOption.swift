@@ -12,6 +12,14 @@ struct CommandOption {
     /// The sub-commands that take it (`grant revoke`); empty when the whole command does.
     let subcommands: [String]
 
+    /// The values a `text|json`-style placeholder allows (checked before the command acts); nil for free values.
+    var choices: [String]? {
+        guard let value, value.contains("|") else { return nil }
+        let words = value.split(separator: "|").map(String.init)
+        guard words.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isLowercase && $0.isLetter } }) else { return nil }
+        return words
+    }
+
     init(_ name: String, _ value: String? = nil, _ help: String, aliases: [String] = [], only subcommands: [String] = []) {
         self.name = name
         self.value = value

@@ -31,13 +31,20 @@ enum DigestCommand: Command {
     ]
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, table: options)
+        let a = try Arguments(args, table: Self.options)
         guard a.positionals.count == 1 else { throw CommandLineError.usage("expected one FOLDER") }
         let digest: TreeDigest
         do {
             digest = try TreeDigest(folder: URL(fileURLWithPath: a.positionals[0]),
                                     excluding: a.flag("--content") ? [PackFolder.signoffFile] : [])
         } catch { throw CommandLineError.io("\(error)") }
+        if try OutputFormat.json(a) {
+            var report: [String: JSONValue] = ["folder": .string(a.positionals[0]), "digest": .string(digest.prefixed),
+                                               "content": .bool(a.flag("--content"))]
+            if a.flag("--listing") { report["listing"] = .strings(digest.listing.split(separator: "\n").map(String.init)) }
+            try JSONValue.object(report).print()
+            return 0
+        }
         if a.flag("--listing") { Output.out(digest.listing) }
         Output.out(digest.prefixed + "\n")
         return 0

@@ -27,7 +27,7 @@ enum DocsCommand: Command {
     ]
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, table: options)
+        let a = try Arguments(args, table: Self.options)
         guard a.positionals.count == 1, let kind = a.positionals.first else { throw CommandLineError.usage("expected one of man, bash, zsh, fish") }
         switch kind {
         case "man": Output.out(CommandDocs.manPage(commands))

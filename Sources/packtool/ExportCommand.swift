@@ -44,7 +44,7 @@ enum ExportCommand: Command {
     ]
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, table: options)
+        let a = try Arguments(args, table: Self.options)
         guard a.positionals.isEmpty else { throw CommandLineError.usage("export takes no PACKDIR; it reads the state folder") }
         let manifestPaths = a.values("--manifest-key"), indexPaths = a.values("--index-key")
         guard !manifestPaths.isEmpty else { throw CommandLineError.usage("give the manifest key with --manifest-key (it signs the deltas)") }

@@ -14,7 +14,7 @@ import PackVerify
 /// `packtool grant issue`: signs a grant and prints it short (`CompactGrant`) when it fits, else long (`PTG1.`).
 extension GrantCommand {
     static func issue(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, table: options, subcommand: "issue")
+        let a = try Arguments(args, table: Self.options, subcommand: "issue")
         guard a.positionals == ["issue"] else { throw CommandLineError.usage("expected `grant issue`") }
         // `--format auto|compact|long` was the code's form before --format meant text|json everywhere (DESIGN.md §8.1).
         var format = a.value("--code-form") ?? "auto"

@@ -48,7 +48,7 @@ enum InspectCommand: Command {
     ]
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, table: options)
+        let a = try Arguments(args, table: Self.options)
         guard a.positionals.count == 1 else { throw CommandLineError.usage("expected one FILE") }
         let format = a.value("--format") ?? "text"
         guard ["text", "json"].contains(format) else { throw CommandLineError.usage("--format must be text or json") }

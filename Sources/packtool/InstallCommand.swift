@@ -40,9 +40,10 @@ enum InstallCommand: Command {
     ]
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, table: options)
+        let a = try Arguments(args, table: Self.options)
         let into = URL(fileURLWithPath: try a.required("--into"))
         let state = a.value("--client-state").map { URL(fileURLWithPath: $0) } ?? into.appendingPathComponent(".packtool-client")
+        let json = try OutputFormat.json(a)
         do {
             if a.flag("--verify") {
                 var threads: Int?
@@ -53,13 +54,19 @@ enum InstallCommand: Command {
                 let report = try PackClient(state: state).verifyInstalled(pack: try a.required("--pack"), into: into, threads: threads)
                 var text = "\(report.pack) version \(report.version): \(report.checkedFiles) files checked, \(report.isIntact ? "intact" : "DAMAGED")\n"
                 text += report.missing.map { "  missing: \($0)\n" }.joined() + report.changed.map { "  changed: \($0)\n" }.joined() + report.extra.map { "  extra: \($0)\n" }.joined()
-                Output.out(text)
+                if json {
+                    try JSONValue.object(["pack": .string(report.pack), "version": .int(Int(report.version)), "checkedFiles": .int(report.checkedFiles),
+                                          "intact": .bool(report.isIntact), "missing": .strings(report.missing), "changed": .strings(report.changed),
+                                          "extra": .strings(report.extra)]).print()
+                } else {
+                    Output.out(text)
+                }
                 return report.isIntact ? 0 : 1
             }
             guard a.positionals.count == 1 else { throw CommandLineError.usage("expected one ARCHIVE") }
             var pin = FirstPin(state: state, into: into)
             let result: Installer.Result
-            let display = InstallProgressDisplay(quiet: a.flag("--quiet"))
+            let display = InstallProgressDisplay(quiet: a.flag("--quiet") || json)
             do {
                 try pin.pinIfNeeded { try a.required("--root") }
                 result = try PackClient(state: state).install(archive: URL(fileURLWithPath: a.positionals[0]), into: into,
@@ -70,6 +77,11 @@ enum InstallCommand: Command {
                 throw error
             }
             display?.finish()
+            if json {
+                try JSONValue.object(["pack": .string(result.pack), "version": .int(Int(result.version)), "files": .int(Int(result.files)),
+                                      "bytes": .int(Int(result.bytes)), "installed": true, "into": .string(into.path)]).print()
+                return 0
+            }
             Output.out("installed \(result.pack) version \(result.version): \(result.files) files, \(result.bytes) bytes, verified\n")
             return 0
         } catch let f as VerificationFailure {

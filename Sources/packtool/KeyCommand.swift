@@ -37,8 +37,9 @@ enum KeyCommand: Command {
     ]
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, table: options)
+        let a = try Arguments(args, table: Self.options)
         guard a.positionals == ["generate"] else { throw CommandLineError.usage("expected `key generate`") }
+        let json = try OutputFormat.json(a)
         let role = try a.required("--role")
         guard roles.contains(role) else { throw CommandLineError.usage("--role must be one of \(roles.joined(separator: ", "))") }
         let dir = try a.required("--out")
@@ -65,7 +66,16 @@ enum KeyCommand: Command {
                 text += "Add the reviewer to pack.json's \"reviewers\" (set the name, and the role: historian or editor):\n"
                     + "  {\"id\": \"\(name)\", \"name\": \"\", \"role\": \"historian\", \"publicKey\": \"\(raw)\"}\n"
             }
-            Output.out(text)
+            if json {
+                var report: [String: JSONValue] = ["role": .string(role), "keyId": .string(key.publicKey.keyID), "publicKey": .string(raw),
+                                                   "privateKeyFile": .string(privatePath), "publicKeyFile": .string(publicPath)]
+                if role == "reviewer" {
+                    report["reviewer"] = ["id": .string(name), "name": "", "role": "historian", "publicKey": .string(raw)]
+                }
+                try JSONValue.object(report).print()
+            } else {
+                Output.out(text)
+            }
         } catch let e as CryptoError {
             throw CommandLineError.io(e.message)
         }

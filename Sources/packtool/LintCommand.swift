@@ -27,7 +27,7 @@ enum LintCommand: Command {
         """
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, table: options)
+        let a = try Arguments(args, table: Self.options)
         guard !a.positionals.isEmpty else { throw CommandLineError.usage("expected at least one PATH") }
         let format = a.value("--format") ?? "text"
         guard ["text", "json", "sarif"].contains(format) else { throw CommandLineError.usage("--format must be text, json or sarif") }

@@ -43,7 +43,7 @@ enum NewCommand: Command {
     ]
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, table: options)
+        let a = try Arguments(args, table: Self.options)
         switch a.positionals.first {
         case "pack": return try NewPack.run(a)
         case "stop": return try NewStop.run(a)

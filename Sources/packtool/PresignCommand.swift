@@ -31,14 +31,19 @@ enum PresignCommand: Command {
     ]
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, table: options)
+        let a = try Arguments(args, table: Self.options)
         guard a.positionals.count == 1 else { throw CommandLineError.usage("expected one s3://BUCKET/KEY") }
         let expires = try duration(a.value("--expires") ?? "1h")
         let location: S3Location
         do { location = try S3Location(a.positionals[0]) } catch let e as PublishError { throw CommandLineError.usage("\(e)") }
         do {
             let settings = try ObjectStoreFlags.settings(a)
-            Output.out(try Presigner.url(for: location, settings: settings, expires: expires) + "\n")
+            let url = try Presigner.url(for: location, settings: settings, expires: expires)
+            if try OutputFormat.json(a) {
+                try JSONValue.object(["url": .string(url), "bucket": .string(location.bucket), "key": .string(location.key), "expiresIn": .int(expires)]).print()
+            } else {
+                Output.out(url + "\n")
+            }
         } catch let e as PublishError { throw CommandLineError.io("\(e)") }
         return 0
     }

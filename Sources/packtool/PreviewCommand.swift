@@ -34,7 +34,7 @@ enum PreviewCommand: Command {
         """
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, table: options)
+        let a = try Arguments(args, table: Self.options)
         guard a.positionals.count == 1, let packPath = a.positionals.first else {
             throw CommandLineError.usage(a.positionals.isEmpty ? "expected a PACK folder" : "expected one PACK folder, got \(a.positionals.count)")
         }

@@ -62,7 +62,7 @@ enum RenewCommand: Command {
     ]
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, table: options)
+        let a = try Arguments(args, table: Self.options)
         guard a.positionals.isEmpty else { throw CommandLineError.usage("renew takes no positional arguments (give the tree with --publish)") }
         let keyPaths = a.values("--index-key")
         guard !keyPaths.isEmpty else { throw CommandLineError.usage("give the index key with --index-key") }

@@ -40,7 +40,7 @@ enum ReviewCommand: Command {
     ]
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, table: options)
+        let a = try Arguments(args, table: Self.options)
         guard a.positionals.count == 2, a.positionals[0] == "sign" else { throw CommandLineError.usage("expected `review sign SCENEDIR`") }
         let sceneURL = URL(fileURLWithPath: a.positionals[1]).standardizedFileURL
         let packURL = a.value("--pack-dir").map { URL(fileURLWithPath: $0) } ?? sceneURL.deletingLastPathComponent().deletingLastPathComponent()
@@ -81,7 +81,13 @@ enum ReviewCommand: Command {
             envelopes.append(try signoff.envelope(signedWith: key))
             // Canonical, so the sign-offs file is the same bytes whichever platform the historian signs on.
             try AtomicFile.write(Data(try CanonicalEncoder(pretty: true).encode(envelopes)) + Data("\n".utf8), to: fileURL)
-            Output.out("signed \(scene.id) \(digest.prefixed) as \(reviewer.id) (\(reviewer.role))\n")
+            if try OutputFormat.json(a) {
+                try JSONValue.object(["scene": .string(scene.id), "digest": .string(digest.prefixed), "reviewer": .string(reviewer.id),
+                                      "role": .string("\(reviewer.role)"), "keyId": .string(key.publicKey.keyID), "signedAt": .string(signoff.signedAt),
+                                      "signoffFile": .string(fileURL.path), "files": .int(digest.entries.count)]).print()
+            } else {
+                Output.out("signed \(scene.id) \(digest.prefixed) as \(reviewer.id) (\(reviewer.role))\n")
+            }
             return 0
         } catch let e as ModelError {
             throw CommandLineError.io(e.description)

@@ -61,7 +61,7 @@ enum RootCommand: Command {
     ]
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, table: options, subcommand: args.first)
+        let a = try Arguments(args, table: Self.options, subcommand: args.first)
         switch a.positionals.first {
         case "init": return try initRoot(a)
         case "rotate": return try rotate(a)

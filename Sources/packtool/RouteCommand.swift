@@ -43,7 +43,7 @@ enum RouteCommand: Command {
     ]
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, table: options)
+        let a = try Arguments(args, table: Self.options)
         switch a.positionals.first {
         case "export":
             guard a.positionals.count == 2 else { throw CommandLineError.usage("expected `route export PACKDIR [--out FILE.csv]`") }

@@ -56,7 +56,7 @@ enum SignCommand: Command {
     ]
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, table: options)
+        let a = try Arguments(args, table: Self.options)
         guard a.positionals.count == 1 else { throw CommandLineError.usage("expected one PACKDIR") }
         let pack = URL(fileURLWithPath: a.positionals[0])
         guard FileManager.default.fileExists(atPath: pack.appendingPathComponent("pack.json").path) else {

@@ -36,7 +36,7 @@ enum StatusCommand: Command {
     ]
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, table: options)
+        let a = try Arguments(args, table: Self.options)
         guard a.positionals.isEmpty else { throw CommandLineError.usage("status takes no positional arguments") }
         let json = try OutputFormat.json(a)
         let tree = try a.value("--tree").map { try PublishedTreeFlags.open($0, a, writable: false) }

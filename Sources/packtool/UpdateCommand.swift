@@ -42,11 +42,12 @@ enum UpdateCommand: Command {
     ]
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, table: options)
+        let a = try Arguments(args, table: Self.options)
         guard a.positionals.isEmpty else { throw CommandLineError.usage("unexpected \(a.positionals[0])") }
         let into = URL(fileURLWithPath: try a.required("--into"))
         let state = a.value("--client-state").map { URL(fileURLWithPath: $0) } ?? into.appendingPathComponent(".packtool-client")
         let from = try a.required("--from")
+        let json = try OutputFormat.json(a)
         let fetcher: Fetcher
         do { fetcher = try TreeSource.fetcher(from, timeout: try a.timeout(default: 15)) } catch let f as VerificationFailure {
             throw CommandLineError.usage("--from: " + f.message)
@@ -54,7 +55,7 @@ enum UpdateCommand: Command {
         var pin = FirstPin(state: state, into: into)
         do {
             let result: Updater.Result
-            let display = InstallProgressDisplay(quiet: a.flag("--quiet"))
+            let display = InstallProgressDisplay(quiet: a.flag("--quiet") || json)
             do {
                 try pin.pinIfNeeded { try a.required("--root") }
                 result = try PackClient(state: state).update(pack: try a.required("--pack"), into: into, from: fetcher,
@@ -65,6 +66,12 @@ enum UpdateCommand: Command {
                 throw error
             }
             display?.finish()
+            if json {
+                try JSONValue.object(["pack": .string(result.pack), "fromVersion": result.fromVersion.map { .int(Int($0)) } ?? .null,
+                                      "toVersion": .int(Int(result.toVersion)), "method": .string("\(result.method)"),
+                                      "changedScenes": .strings(result.changedScenes), "fallbacks": .strings(result.fallbacks)]).print()
+                return 0
+            }
             let from = result.fromVersion.map { "version \($0)" } ?? "nothing installed"
             Output.out("\(result.pack): \(from) → version \(result.toVersion) (\(result.method))"
                 + (result.changedScenes.isEmpty ? "" : "; changed: \(result.changedScenes.joined(separator: ", "))") + "\n")

@@ -46,7 +46,7 @@ enum UploadCommand: Command {
     ]
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, table: options)
+        let a = try Arguments(args, table: Self.options)
         guard a.positionals.count == 2 else { throw CommandLineError.usage("expected TREE and s3://BUCKET/PREFIX") }
         let tree = URL(fileURLWithPath: a.positionals[0])
         guard FileSystem.isDirectory(tree.path) else { throw CommandLineError.usage("\(tree.path): no such folder (the tree `packtool sign --publish` wrote)") }

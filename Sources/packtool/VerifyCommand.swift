@@ -36,7 +36,7 @@ enum VerifyCommand: Command {
     ]
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, table: options)
+        let a = try Arguments(args, table: Self.options)
         guard a.positionals.count == 1 else { throw CommandLineError.usage("expected one PATH") }
         let rootPath = try a.required("--root")
         let rootData: Data
@@ -44,6 +44,8 @@ enum VerifyCommand: Command {
         var now = Date()
         if let at = try a.time("--at") { now = at }
         let path = a.positionals[0]
+        let json = try OutputFormat.json(a)
+        let kind = FileSystem.isDirectory(path) ? "tree" : path.hasSuffix(".tar") ? "archive" : "manifest"
         guard FileSystem.exists(path) else { throw CommandLineError.io("\(path): no such file or folder") }
         // A FIFO or device would block the reads below (or feed them forever): only folders and regular files.
         guard FileSystem.isDirectory(path) || FileSystem.isRegularFile(path) else { throw CommandLineError.io("\(path): not a regular file or folder") }
@@ -61,9 +63,19 @@ enum VerifyCommand: Command {
                 let manifest = try verifier.verifyManifest(try SizeCaps.read(URL(fileURLWithPath: path), cap: SizeCaps.manifest))
                 lines = ["\(manifest.pack) version \(manifest.version): manifest signed by the manifest role, expires \(manifest.expires), \(manifest.archiveEntries.count) files listed"]
             }
+            if json {
+                try JSONValue.object(["path": .string(path), "kind": .string(kind), "verified": true, "at": .string(Timestamp.format(now)),
+                                      "checked": .strings(lines)]).print()
+                return 0
+            }
             Output.out("verified \(path)\n" + lines.map { "  \($0)\n" }.joined())
             return 0
         } catch let f as VerificationFailure {
+            // With --format json a refusal is a result too: the object says so, and the exit code and message stay.
+            if json, f.isRefusal {
+                try JSONValue.object(["path": .string(path), "kind": .string(kind), "verified": false, "at": .string(Timestamp.format(now)),
+                                      "code": .string(f.code), "message": .string(f.message)]).print()
+            }
             throw f.isRefusal ? CommandLineError.failure("\(path): verification failed: \(f.message) [\(f.code)]") : CommandLineError(f)
         } catch {
             throw CommandLineError.failure("\(path): verification failed: \(error)")
