@@ -58,14 +58,21 @@ enum ExportCommand: Command {
                                            manifestKeys: try SigningKeys.privateKeys(manifestPaths, role: RootDocument.Role.manifest),
                                            indexKeys: try SigningKeys.privateKeys(indexPaths, role: RootDocument.Role.index))
         options.indexLifetime = try a.number("--index-days", default: 7) * 86_400
+        let json = try OutputFormat.json(a)
         do {
             let result = try TreeExporter(options: options).export()
             let releases = result.releases.map { "\($0.pack) version \($0.version)" }.joined(separator: ", ")
+            func report(_ tree: String) -> [String: JSONValue] {
+                ["tree": .string(tree), "deltas": .int(result.deltas), "indexVersion": .int(result.indexVersion),
+                 "releases": .array(result.releases.map { ["pack": .string($0.pack), "version": .int($0.version)] })]
+            }
             guard let (location, settings, folder) = store else {
+                if json { try JSONValue.object(report(output.path)).print(); return 0 }
                 Output.out("exported \(releases) into \(output.path)\n  deltas: \(result.deltas)\n  index: \(output.path)/index.json version \(result.indexVersion)\n")
                 return 0
             }
             try replace(folder, with: output)
+            if json { return try UploadCommand.upload(tree: folder, to: location, settings: settings, arguments: a, quiet: true, json: report(folder.path)) }
             Output.out("exported \(releases) into \(folder.path)\n  deltas: \(result.deltas)\n  index: \(folder.path)/index.json version \(result.indexVersion)\n")
             return try UploadCommand.upload(tree: folder, to: location, settings: settings, arguments: a, quiet: false)
         } catch let e as CommandLineError {

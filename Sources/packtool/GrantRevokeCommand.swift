@@ -44,6 +44,7 @@ enum GrantRevokeCommand {
         let keyPaths = a.values("--grant-key")
         guard !keyPaths.isEmpty else { throw CommandLineError.usage("give the grant role's private key with --grant-key") }
         let keys = try SigningKeys.privateKeys(keyPaths, role: RootDocument.Role.grant)
+        let json = try OutputFormat.json(a)
         do {
             let store = RevocationStore(state: state)
             // Keys first: a refused key leaves the state folder without even an empty ledger.
@@ -61,6 +62,13 @@ enum GrantRevokeCommand {
                     + "recorded there: check the whole id (from the code or the app) and pass --unknown-id to revoke it anyway")
             }
             switch try store.revoke(id: id, reason: reason, keys: keys, ledger: try GrantLedger(state: state)) {
+            case .alreadyRevoked(let list, let entry) where json:
+                try JSONValue.object(["id": .string(id), "revoked": true, "written": false, "reason": .string(entry.reason),
+                                      "revocationListVersion": .int(list.version)]).print()
+            case .written(let list, _) where json:
+                try JSONValue.object(["id": .string(id), "revoked": true, "written": true, "reason": .string(reason),
+                                      "revocationListVersion": .int(list.version), "revokedCodes": .int(list.document.revoked.count),
+                                      "file": .string(list.url.path)]).print()
             case .alreadyRevoked(let list, let entry):
                 Output.out("\(id) was already revoked (\(entry.revoked): \(Output.escapingControls(entry.reason))) in revocation list version \(list.version); nothing written\n")
             case .written(let list, _):

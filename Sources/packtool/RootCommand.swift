@@ -61,7 +61,7 @@ enum RootCommand: Command {
     ]
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, table: Self.options, subcommand: args.first)
+        let a = try Arguments(args, table: Self.options)
         switch a.positionals.first {
         case "init": return try initRoot(a)
         case "rotate": return try rotate(a)
@@ -121,6 +121,7 @@ enum RootCommand: Command {
         do {
             let document = try RootStore.document(version: 1, expires: try expiry(a), roles: try roles(a, previous: nil))
             let url = try store.write(document, signers: rootKeys)
+            if try OutputFormat.json(a) { try JSONValue.object(report(url.path, document)).print(); return 0 }
             Output.out("wrote \(url.path): root version 1, expires \(document.expires)\n")
             return 0
         } catch let e as PublishError { throw CommandLineError.failure(e.description) }
@@ -143,16 +144,23 @@ enum RootCommand: Command {
                 throw CommandLineError.failure("the new root would not be accepted by clients: \(f.message)")
             }
             let url = try store.write(document, signers: Array(signers.values).sorted { $0.publicKey.keyID < $1.publicKey.keyID })
-            Output.out("wrote \(url.path): root version \(document.version), expires \(document.expires)\n")
-            return try publishRotation(a, state: store.folder.deletingLastPathComponent(), from: current.document, to: document)
+            let json = try OutputFormat.json(a)
+            if !json { Output.out("wrote \(url.path): root version \(document.version), expires \(document.expires)\n") }
+            return try publishRotation(a, state: store.folder.deletingLastPathComponent(), from: current.document, to: document,
+                                       json: json ? report(url.path, document) : nil)
         } catch let e as PublishError { throw CommandLineError.failure(e.description) }
     }
 
     /// Puts a rotated root into the published tree (`--publish`), renewing the index when its keys changed; without
     /// `--publish`, says what to run next.
-    private static func publishRotation(_ a: Arguments, state: URL, from old: RootDocument, to new: RootDocument) throws -> Int32 {
+    private static func publishRotation(_ a: Arguments, state: URL, from old: RootDocument, to new: RootDocument,
+                                        json: [String: JSONValue]?) throws -> Int32 {
         let indexChanged = old.roles[RootDocument.Role.index] != new.roles[RootDocument.Role.index]
         guard let destination = a.value("--publish") else {
+            if var json {
+                json["published"] = .null
+                try JSONValue.object(json).print()
+            }
             Output.note("next: publish it to the tree clients read, with the index signed by \(indexChanged ? "the new" : "the") index key: "
                        + "packtool renew --state \(state.path) --index-key INDEX.pem --publish DEST\n")
             return 0
@@ -167,16 +175,37 @@ enum RootCommand: Command {
                         + "packtool renew --state \(state.path) --index-key NEW-INDEX.pem --publish \(destination)")
                 }
                 let report = try Renewal(options: Renewal.Options(tree: tree, state: state, indexKeys: keys)).run()
+                if var json {
+                    json["published"] = .string(tree.describe(PublishLayout.root(version: new.version)))
+                    json["indexVersion"] = .int(report.index.version)
+                    try JSONValue.object(json).print()
+                    return 0
+                }
                 Output.out("published root version \(new.version) and renewed \(tree.describe(PublishLayout.index)) (version \(report.index.version)) with the new index key\n")
             } else {
                 let bytes = try RootStore(state: state).all().last { $0.version == new.version }!.bytes
                 _ = try tree.create(PublishLayout.root(version: new.version), bytes: bytes)
+                if var json {
+                    json["published"] = .string(tree.describe(PublishLayout.root(version: new.version)))
+                    try JSONValue.object(json).print()
+                    return 0
+                }
                 Output.out("published \(tree.describe(PublishLayout.root(version: new.version)))\n")
             }
             return 0
         } catch let e as PublishError {
             throw CommandLineError.io("\(e); root version \(new.version) is in \(state.path)/root but may not be published: rerun with `packtool renew --state \(state.path) --index-key INDEX.pem --publish \(destination)`")
         }
+    }
+
+    /// The facts `--format json` gives about a root: its file, version, expiry and each role's threshold and key ids.
+    private static func report(_ path: String, _ document: RootDocument) -> [String: JSONValue] {
+        var roles: [String: JSONValue] = [:]
+        for role in RootDocument.roles {
+            guard let spec = document.roles[role] else { continue }
+            roles[role] = ["threshold": .int(spec.threshold), "keyIds": .strings(spec.keyids)]
+        }
+        return ["file": .string(path), "version": .int(document.version), "expires": .string(document.expires), "roles": .object(roles)]
     }
 
     private static func show(_ a: Arguments) throws -> Int32 {
@@ -197,6 +226,12 @@ enum RootCommand: Command {
         do { document = try RootChain().selfSigned(envelope) } catch let f as VerificationFailure {
             throw CommandLineError.failure("\(path): \(f.message)")
         } catch { throw CommandLineError.failure("\(path): \(error)") }
+        if try OutputFormat.json(a) {
+            var facts = report(path, document)
+            facts["verified"] = true
+            try JSONValue.object(facts).print()
+            return 0
+        }
         var text = "\(path): root version \(document.version), expires \(document.expires), signatures verify\n"
         for role in RootDocument.roles {
             guard let spec = document.roles[role] else { continue }

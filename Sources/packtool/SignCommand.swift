@@ -88,6 +88,7 @@ enum SignCommand: Command {
         }
         options.manifestLifetime = try a.number("--manifest-days", default: 365) * 86_400
         options.indexLifetime = try a.number("--index-days", default: 7) * 86_400
+        let json = try OutputFormat.json(a)
         let progress = ProgressLine(label: "writing archive")
         options.progress = progress.map { p in { p.update($0, of: $1) } }
         do {
@@ -95,7 +96,9 @@ enum SignCommand: Command {
             switch try Publisher(options: options).sign() {
             case .unchanged(let plan):
                 let last = plan.previousVersion ?? 0
-                Output.out("\(plan.manifest.pack): nothing changed since version \(last); nothing published\n")
+                let unchanged: [String: JSONValue] = ["pack": .string(plan.manifest.pack), "published": false, "version": .int(last), "tree": .string(output.path)]
+                if json, store == nil { try JSONValue.object(unchanged).print() }
+                if !json { Output.out("\(plan.manifest.pack): nothing changed since version \(last); nothing published\n") }
                 // The usual reason to run sign with nothing new is an index about to expire: that is renew's job.
                 Output.note("note: to keep the published index from expiring, renew it (no new version needed): "
                            + "packtool renew --index-key \(indexPaths[0]) --publish \(a.value("--publish") ?? "DEST") --state \(a.value("--state") ?? "DIR")\n")
@@ -110,7 +113,9 @@ enum SignCommand: Command {
                         """)
                 } else if let (location, settings, _) = store {
                     // Unchanged here, but the bucket may still lack it (an upload that failed): finish it.
-                    return try UploadCommand.upload(tree: output, to: location, settings: settings, arguments: a, quiet: true)
+                    return try UploadCommand.upload(tree: output, to: location, settings: settings, arguments: a, quiet: true, json: json ? unchanged : nil)
+                } else if json, store != nil {
+                    try JSONValue.object(unchanged).print()
                 }
                 return 0
             case .published(let published):
@@ -123,7 +128,15 @@ enum SignCommand: Command {
                 Output.err("warning: \(Output.escapingControls(d.message)) [\(d.code)]\(d.hint.map { "; \($0)" } ?? "")\n")
             }
             let m = plan.manifest
-            Output.out("""
+            let facts: [String: JSONValue] = [
+                "pack": .string(m.pack), "published": true, "version": .int(Int(m.version)),
+                "previousVersion": plan.previousVersion.map { .int(Int($0)) } ?? .null, "scenes": .int(m.scenes.count),
+                "changedScenes": .strings(plan.changedScenes.sorted()), "archive": .string(result.archive.path), "archiveSize": .int(Int(result.archiveSize)),
+                "archiveSHA256": .string(result.archiveSHA256), "manifest": .string(result.manifest.path), "tree": .string(output.path),
+                "indexVersion": .int(result.indexVersion), "deltas": .int(result.deltas.count),
+            ]
+            if json, store == nil { try JSONValue.object(facts).print() }
+            if !json { Output.out("""
                 published \(m.pack) version \(m.version)\(plan.previousVersion.map { " (previous \($0))" } ?? "")
                   scenes: \(m.scenes.count), changed: \(plan.changedScenes.isEmpty ? "none" : plan.changedScenes.joined(separator: ", "))
                   archive: \(result.archive.path) (\(result.archiveSize) bytes, sha256 \(result.archiveSHA256))
@@ -132,10 +145,11 @@ enum SignCommand: Command {
                   deltas: \(result.deltas.count) written in \(NumberText.fixed(result.deltaSeconds * 1000, 1)) ms
                   signing took \(NumberText.fixed(result.signingSeconds * 1000, 2)) ms
 
-                """)
+                """) }
             defer { rememberIndex(of: try? PublishedTreeFlags.open(a.value("--publish") ?? "", a, writable: true), state: a.value("--state")) }
             if let (location, settings, _) = store {
-                do { return try UploadCommand.upload(tree: output, to: location, settings: settings, arguments: a, quiet: false, releasing: m.pack) }
+                do { return try UploadCommand.upload(tree: output, to: location, settings: settings, arguments: a, quiet: false, releasing: m.pack,
+                                                     json: json ? facts : nil) }
                 catch let e as CommandLineError {
                     // The release is signed and recorded; only the upload is left to do.
                     let next = "\(m.pack) version \(m.version) is recorded in \(a.value("--state") ?? "the state") and written to \(output.path); "

@@ -54,13 +54,18 @@ enum UploadCommand: Command {
         let settings: ObjectStoreSettings
         do { location = try S3Location(a.positionals[1]) } catch let e as PublishError { throw CommandLineError.usage("\(e)") }
         do { settings = try ObjectStoreFlags.settings(a) } catch let e as PublishError { throw CommandLineError.io("\(e)") }
-        return try upload(tree: tree, to: location, settings: settings, arguments: a, quiet: a.flag("--quiet"))
+        let json = try OutputFormat.json(a)
+        return try upload(tree: tree, to: location, settings: settings, arguments: a, quiet: a.flag("--quiet"),
+                          json: json ? ["tree": .string(tree.path)] : nil, nested: false)
     }
 
     /// Uploads `tree` (also what `sign --publish s3://…` and `export --publish s3://…` end with).
     /// With index keys in `a` (sign, export, renew), a bucket index renewed or published meanwhile is merged and signed
     /// again; `releasing` names the pack a sign releases (it must not lose to an older copy).
-    static func upload(tree: URL, to location: S3Location, settings: ObjectStoreSettings, arguments a: Arguments, quiet: Bool, releasing: String? = nil) throws -> Int32 {
+    /// With `json`, nothing is printed but one JSON object: `json` with the upload's facts added (under "upload" when
+    /// `nested`, as sign and export report theirs).
+    static func upload(tree: URL, to location: S3Location, settings: ObjectStoreSettings, arguments a: Arguments, quiet: Bool, releasing: String? = nil,
+                       json: [String: JSONValue]? = nil, nested: Bool = true) throws -> Int32 {
         do {
             var uploader = try ObjectStoreFlags.uploader(location, settings: settings, a)
             let indexKeys = a.values("--index-key")
@@ -68,7 +73,7 @@ enum UploadCommand: Command {
                 uploader.indexMerge = (try SigningKeys.privateKeys(indexKeys, role: RootDocument.Role.index), a.value("--state").map { URL(fileURLWithPath: $0) }, releasing)
             }
             let report = try uploader.upload(tree: tree) { path, step in
-                guard !quiet else { return }
+                guard !quiet, json == nil else { return }
                 switch step {
                 case .present: Output.out("present  \(path)\n")
                 case .uploaded: Output.out("uploaded \(path)\n")
@@ -76,6 +81,16 @@ enum UploadCommand: Command {
                     let resumption = resumed > 0 ? ", \(resumed) already in the store from an interrupted upload" : ""
                     Output.out("uploaded \(path) (in \(parts) parts\(resumption))\n")
                 }
+            }
+            if var object = json {
+                let facts: [String: JSONValue] = [
+                    "bucket": .string(location.bucket), "prefix": .string(location.key), "uploaded": .strings(report.uploaded),
+                    "present": .strings(report.present), "bytesUploaded": .int(Int(report.bytesUploaded)),
+                    "indexVersion": report.indexVersion.map { .int($0) } ?? .null, "abortedUploads": .int(report.abortedUploads),
+                ]
+                if nested { object["upload"] = .object(facts) } else { object.merge(facts) { _, b in b } }
+                try JSONValue.object(object).print()
+                return 0
             }
             let tenths = (report.bytesUploaded + 50_000) / 100_000
             var summary = "\(location): \(report.uploaded.count) uploaded (\(tenths / 10).\(tenths % 10) MB), \(report.present.count) already there"
