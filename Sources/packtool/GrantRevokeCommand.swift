@@ -102,7 +102,6 @@ enum GrantRevokeCommand {
         let a = try Arguments(args, table: GrantCommand.options, subcommand: "list")
         guard a.positionals.isEmpty else { throw CommandLineError.usage("`grant list` takes no positional arguments") }
         let format = a.value("--format") ?? "text"
-        guard format == "text" || format == "json" else { throw CommandLineError.usage("--format must be text or json") }
         let state = URL(fileURLWithPath: try a.required("--state"))
         guard GrantLedger.exists(in: state) || !((try? RevocationStore(state: state).versions()) ?? []).isEmpty else {
             throw CommandLineError.io("\(state.path): no grant ledger (\(GrantLedger.fileName)) here; codes issued with --state are recorded in one")
@@ -118,7 +117,8 @@ enum GrantRevokeCommand {
         if format == "json" {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-            Output.out(String(decoding: try encoder.encode(rows), as: UTF8.self) + "\n")
+            // One object, as every command's --format json prints: {"grants": [...]}.
+            Output.out(String(decoding: try encoder.encode(["grants": rows]), as: UTF8.self) + "\n")
             return 0
         }
         if rows.isEmpty { Output.out("no grants recorded\n") }

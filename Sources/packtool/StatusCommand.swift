@@ -50,7 +50,9 @@ enum StatusCommand: Command {
             }
         }
         if json {
-            Output.out(String(decoding: try OutputFormat.encoder.encode(status.rows), as: UTF8.self) + "\n")
+            // One object, as every command's --format json prints: the rows and the verdict the exit code gives.
+            struct Report: Encodable { let documents: [CatalogueStatus.Row]; let needsAttention: Bool }
+            Output.out(String(decoding: try OutputFormat.encoder.encode(Report(documents: status.rows, needsAttention: status.needsAttention)), as: UTF8.self) + "\n")
         } else {
             func col(_ s: String, _ w: Int) -> String { s + String(repeating: " ", count: max(1, w - s.count)) }
             let names = status.rows.map { row in row.pack.map { "\(row.kind) \($0)" } ?? row.kind }

@@ -35,7 +35,8 @@ final class GrantRevokeCommandTests: XCTestCase {
     private func list() throws -> [[String: Any]] {
         let r = try CLI.run(["grant", "list", "--state", state, "--format", "json"])
         XCTAssertEqual(r.status, 0, r.stderr)
-        return try XCTUnwrap(JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]])
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        return try XCTUnwrap(object["grants"] as? [[String: Any]])
     }
 
     func testIssueRevokeByPrefixAndListRoundTrip() throws {
