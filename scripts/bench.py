@@ -114,7 +114,7 @@ def generated_pack(name, scenes, plate_bytes=None):
     json.dump(pack, open(os.path.join(target, "pack.json"), "w"), indent=2)
     env = dict(os.environ, SOURCE_DATE_EPOCH="1764460800")
     for stop in route:
-        subprocess.run([PACKTOOL, "review", "sign", os.path.join(target, "stops", stop), "--key", KEY, "--reviewer", "example-historian"],
+        subprocess.run([PACKTOOL, "review", "sign", os.path.join(target, "stops", stop), "--reviewer-key", KEY, "--reviewer", "example-historian"],
                        check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     open(marker, "w").close()
     return target
@@ -582,7 +582,7 @@ def bench_delta(pack_template):
     vtt = os.path.join(scene, "story.vtt")
     text = open(vtt).read()
     open(vtt, "w").write(text.replace("Stand here", "Please stand here"))
-    subprocess.run([PACKTOOL, "review", "sign", scene, "--key", KEY, "--reviewer", "example-historian"], check=True, capture_output=True, env=env)
+    subprocess.run([PACKTOOL, "review", "sign", scene, "--reviewer-key", KEY, "--reviewer", "example-historian"], check=True, capture_output=True, env=env)
     p = subprocess.run(sign, check=True, capture_output=True, text=True, env=env)
     build_ms = float(p.stdout.split(" written in ")[1].split(" ms")[0])
     delta = os.path.join(out, "packs", "royal-mile", "deltas", "03-mercat-cross", "1-2.tar")

@@ -76,7 +76,7 @@ class Season:
                 text = f.read()
             with open(vtt, "w", encoding="utf-8") as f:
                 f.write(re.sub(r"Stand here|Now stand here \(\d+\)", f"Now stand here ({self.releases})", text, count=1))
-            self.ok(n, "review", "sign", os.path.join(self.pack, "stops", "03-mercat-cross"), "--key", self.key("historian.pem"), "--reviewer", "example-historian")
+            self.ok(n, "review", "sign", os.path.join(self.pack, "stops", "03-mercat-cross"), "--reviewer-key", self.key("historian.pem"), "--reviewer", "example-historian")
         self.releases += 1
         env_epoch = str(int(day(n).timestamp()))
         run = subprocess.run(["faketime", "-f", day(n).strftime("@%Y-%m-%d %H:%M:%S"), self.tool, "sign", self.pack, "--state", self.state,

@@ -27,7 +27,7 @@ def publish(tool, work):
     keys = dsse.example_keys()
     state, cdn = os.path.join(work, "state"), os.path.join(work, "cdn")
     dsse.root_init(tool, state)
-    subprocess.run([tool, "sign", os.path.join(REPO, "scenes/royal-mile"), "--state", state, "--key", f"{keys}/manifest.pem",
+    subprocess.run([tool, "sign", os.path.join(REPO, "scenes/royal-mile"), "--state", state, "--manifest-key", f"{keys}/manifest.pem",
                     "--index-key", f"{keys}/index.pem", "--publish", cdn], check=True, capture_output=True)
     return cdn
 
@@ -132,7 +132,7 @@ class Upload(unittest.TestCase):
         state = os.path.join(self.work, "sign-state")
         subprocess.run([self.tool, "root", "init", "--state", state, "--root-key", f"{keys}/root.pem", "--manifest-key", f"{keys}/manifest.pub",
                         "--index-key", f"{keys}/index.pub", "--grant-key", f"{keys}/grant.pub"], check=True, capture_output=True)
-        sign = [self.tool, "sign", os.path.join(REPO, "scenes/royal-mile"), "--state", state, "--key", f"{keys}/manifest.pem",
+        sign = [self.tool, "sign", os.path.join(REPO, "scenes/royal-mile"), "--state", state, "--manifest-key", f"{keys}/manifest.pem",
                 "--index-key", f"{keys}/index.pem", "--publish", "s3://public/signed", "--endpoint", self.store.endpoint]
         run = subprocess.run(sign, capture_output=True, text=True, env=environment(), timeout=300)
         self.assertEqual(run.returncode, 0, run.stderr)
@@ -149,7 +149,7 @@ class Upload(unittest.TestCase):
     def test_export_writes_the_whole_tree_from_the_state_and_uploads_it(self):
         keys = os.path.join(REPO, "keys-example")
         state = os.path.join(self.work, "state")
-        export = [self.tool, "export", "--state", state, "--key", f"{keys}/manifest.pem", "--index-key", f"{keys}/index.pem",
+        export = [self.tool, "export", "--state", state, "--manifest-key", f"{keys}/manifest.pem", "--index-key", f"{keys}/index.pem",
                   "--publish", "s3://public/exported", "--endpoint", self.store.endpoint]
         run = subprocess.run(export, capture_output=True, text=True, env=environment(), timeout=300)
         self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
