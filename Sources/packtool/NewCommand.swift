@@ -22,11 +22,6 @@ enum NewCommand: Command {
         Both write into a hidden temporary folder renamed into place last, so a failure leaves nothing, and both say
         what to do next. `packtool lint` lists every placeholder left.
 
-        EXAMPLES
-          packtool new pack scenes/old-town --title "The Old Town, c. 1850" --city Edinburgh --language en-GB
-          packtool new stop scenes/old-town 01-west-port --title "The West Port" --eras 1750,1850
-          packtool new stop scenes/old-town 02-grassmarket --crops 16x9,9x16
-
         """
     static let options: [CommandOption] = [
         CommandOption("--id", "ID", "the pack's id (default: DIR's name)", only: ["pack"]),
@@ -38,8 +33,9 @@ enum NewCommand: Command {
         .format("text, or one JSON object: what was made and the files written"),
     ]
     static let examples = [
-        "packtool new pack my-walk --title \"Old Town, c. 1900\" --city Edinburgh --language en-GB",
-        "packtool new stop my-walk 01-castle-esplanade --title \"The Castle Esplanade\" --eras 1824,1900",
+        "packtool new pack scenes/old-town --title \"The Old Town, c. 1850\" --city Edinburgh --language en-GB",
+        "packtool new stop scenes/old-town 01-west-port --title \"The West Port\" --eras 1750,1850",
+        "packtool new stop scenes/old-town 02-grassmarket --crops 16x9 --format json",
     ]
 
     static func run(_ args: [String]) throws -> Int32 {
