@@ -38,7 +38,7 @@ enum InspectCommand: Command {
         """
     static let options: [CommandOption] = [
         .format(),
-        CommandOption("--pub", "PUBLIC.pub", "a public key (.pub, or the .pem it is derived from) to verify a DSSE envelope's signatures\nwith; repeatable", aliases: ["--key"]),
+        CommandOption("--pub", "PUBLIC.pub", "a public key file to verify a DSSE envelope's signatures with; repeatable", aliases: ["--key"]),
     ]
     static let examples = [
         "packtool inspect scenes/royal-mile/pack.json",
@@ -59,7 +59,7 @@ enum InspectCommand: Command {
         guard stat(path, &info) == 0 else { throw CommandLineError.io("\(path): no such file") }
         guard info.st_mode & S_IFMT == S_IFREG else { throw CommandLineError.io("\(path): not a regular file") }
         var keys: [Ed25519PublicKey] = []
-        if let keyPath = a.value("--key") {
+        for keyPath in a.values("--pub") {
             do { keys.append(try KeyFile.loadPublicKey(at: keyPath)) } catch let e as CryptoError { throw CommandLineError.io(e.message) }
         }
         let inspection: Inspection

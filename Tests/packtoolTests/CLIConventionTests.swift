@@ -116,6 +116,7 @@ final class CLIConventionTests: XCTestCase {
         XCTAssertEqual(old.status, 0, old.stderr)
         XCTAssertEqual(new.status, 0, new.stderr)
         XCTAssertEqual(old.stdout, new.stdout)
+        XCTAssertTrue(new.stdout.contains("verifies with 0855b22c"), new.stdout)
         XCTAssertEqual(old.stderr, "note: --key is now spelled --pub; the old spelling still works\n")
         XCTAssertEqual(new.stderr, "")
 
