@@ -44,7 +44,7 @@ enum AccessCommand: Command {
         CommandOption("--revoked", "GRANT-ID", "a revoked grant id; repeatable"),
         CommandOption("--device", "ID", "the app's device identifier"),
         CommandOption("--at", "TIME", "decide at TIME (RFC 3339, or a date meaning 00:00Z; default now)"),
-        .format("text, or one JSON object: the decision (open, reason, entitlement, until)"),
+        .format("text, or one JSON object: the decision (allowed, code, reason, entitlement)"),
         CommandOption("--repeat", "N", "time N decisions and print the time per decision on standard error"),
         CommandOption("--into", "DIR", "decide on an installed pack in DIR, as the app does"),
         CommandOption("--pack", "ID", "the installed pack's id (with --into)"),
@@ -52,8 +52,8 @@ enum AccessCommand: Command {
     ]
     static let examples = [
         "packtool access demo-out/cdn/packs/royal-mile/1/manifest.json --root demo-out/state/root/1.root.json --scene 01-castle-esplanade",
-        "packtool access demo-out/cdn/packs/royal-mile/1/manifest.json --root demo-out/state/root/1.root.json --scene 04-tron-kirk --purchase uk.example.walks.trippass72@2026-12-01T09:00:00Z --format json",
-        "packtool access --into demo-out/app --pack royal-mile --scene 04-tron-kirk --code 1N2Q4-...",
+        "packtool access demo-out/cdn/packs/royal-mile/1/manifest.json --root demo-out/state/root/1.root.json --scene 04-tron-kirk --purchase uk.example.walks.royalmile.citypack@2026-12-01T09:00:00Z --format json",
+        "packtool access --into demo-out/app --pack royal-mile --scene 04-tron-kirk --purchase uk.example.walks.royalmile.citypack@2026-12-01T09:00:00Z",
     ]
 
     static func run(_ args: [String]) throws -> Int32 {

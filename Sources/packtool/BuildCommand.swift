@@ -31,8 +31,8 @@ enum BuildCommand: Command {
         .format("text, or one JSON object: pack, version, previous version, scenes and sizes"),
     ]
     static let examples = [
-        "packtool build scenes/royal-mile --state pub-state",
-        "packtool build scenes/royal-mile --state pub-state --format json",
+        "packtool build scenes/royal-mile --state demo-out/state",
+        "packtool build scenes/royal-mile --state demo-out/state --format json",
     ]
 
     static func run(_ args: [String]) throws -> Int32 {

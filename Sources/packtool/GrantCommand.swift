@@ -55,7 +55,7 @@ enum GrantCommand: Command {
     ]
     static let examples = [
         "packtool grant issue --grant-key keys-example/grant.pem --pack-dir scenes/royal-mile --root demo-out/state/root/1.root.json --products uk.example.walks.royalmile.citypack --not-before 2026-12-01 --not-after 2026-12-08 --qr desk.png",
-        "packtool grant revoke 1a2b3c4d --reason \"lost at the museum desk\" --state demo-out/state --grant-key keys-example/grant.pem",
+        "packtool grant revoke 1a2b3c4d --reason \"lost at the museum desk\" --state demo-out/state --grant-key keys-example/grant.pem --unknown-id",
         "packtool grant list --state demo-out/state --format json",
     ]
 

@@ -27,8 +27,8 @@ enum LedgerCommand: Command {
         .format("text, or one JSON object: the releases (list) or the problems found (verify)"),
     ]
     static let examples = [
-        "packtool ledger list --state pub-state",
-        "packtool ledger verify --state pub-state --deep --format json",
+        "packtool ledger list --state demo-out/state",
+        "packtool ledger verify --state demo-out/state --deep --format json",
     ]
 
     static func run(_ args: [String]) throws -> Int32 {

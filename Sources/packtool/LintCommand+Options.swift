@@ -20,6 +20,6 @@ extension LintCommand {
     static let examples = [
         "packtool lint scenes/royal-mile",
         "packtool lint scenes/royal-mile/stops/02-gladstones-land --format json",
-        "packtool lint --fix my-pack",
+        "packtool lint --fix scenes/royal-mile",
     ]
 }

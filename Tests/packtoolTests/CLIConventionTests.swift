@@ -174,6 +174,37 @@ final class CLIConventionTests: XCTestCase {
         XCTAssertTrue(error.stderr.hasPrefix("packtool install:"), "errors stay: \(error.stderr)")
     }
 
+    /// Every example that needs no network, no browser and no object store runs, in the order `packtool --help`
+    /// lists the commands (as `make demo` does: root init, sign, then the client), in a folder holding a copy of
+    /// scenes/ and keys-example/, and exits 0.
+    func testTheExamplesRunOnACopyOfTheExamplePack() throws {
+        let dir = try temporaryDirectory()
+        try FileManager.default.copyItem(at: Repository.root.appendingPathComponent("scenes"), to: URL(fileURLWithPath: dir + "/scenes"))
+        try FileManager.default.copyItem(at: Repository.root.appendingPathComponent("keys-example"), to: URL(fileURLWithPath: dir + "/keys-example"))
+        for file in try FileManager.default.contentsOfDirectory(atPath: dir + "/keys-example") where file.hasSuffix(".pem") { chmod(dir + "/keys-example/" + file, 0o600) }
+        let home = dir + "/home"
+        for folder in [".local/share/bash-completion/completions", ".config/fish/completions"] {
+            try FileManager.default.createDirectory(atPath: home + "/" + folder, withIntermediateDirectories: true)
+        }
+        let environment = ["PATH": CLI.binary.deletingLastPathComponent().path + ":/usr/bin:/bin", "HOME": home, "NO_COLOR": "1",
+                           "AWS_ACCESS_KEY_ID": "AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY": "example", "AWS_PROFILE": "none", "MANPAGER": "cat", "PAGER": "cat"]
+        var ran = 0
+        for name in try Self.commandNames() {
+            let help = try CLI.run([name, "--help"]).stdout
+            guard let start = help.range(of: "\nEXAMPLES\n") else { continue }
+            for line in help[start.upperBound...].split(separator: "\n") {
+                let example = line.trimmingCharacters(in: .whitespaces)
+                // A store, a server, a browser or a placeholder cannot be run here; preview has its own slow suite.
+                let offline = name == "presign" || !(example.contains("s3://") || example.contains("https://"))
+                guard offline, !example.contains("--open"), name != "preview", !example.contains(" DIR ") else { continue }
+                let r = try CLI.run(["-c", example], environment: environment, in: dir, executable: "/bin/sh")
+                XCTAssertEqual(r.status, 0, "\(example)\n\(r.stderr)")
+                ran += 1
+            }
+        }
+        XCTAssertGreaterThan(ran, 35)
+    }
+
     static func now() -> String {
         let f = ISO8601DateFormatter()
         f.timeZone = TimeZone(identifier: "UTC")
