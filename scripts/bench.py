@@ -454,7 +454,7 @@ def packtool_update_timed(base, state, target, root):
     shutil.rmtree(target, ignore_errors=True)
     settle()
     t0 = time.perf_counter()
-    p = subprocess.Popen([PACKTOOL, "update", "--from", base, "--into", target, "--pack", "royal-mile", "--root", root, "--client-state", state],
+    p = subprocess.Popen([PACKTOOL, "update", "--tree", base, "--into", target, "--pack", "royal-mile", "--root", root, "--client-state", state],
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     first = None
     for line in p.stderr:
@@ -569,7 +569,7 @@ def bench_delta(pack_template):
     library("update", update_request)
     # The same through packtool, into a second install, for comparison.
     cli_app = os.path.join(work, "cli-app")
-    update = [PACKTOOL, "update", "--from", "file://" + out, "--into", cli_app, "--pack", "royal-mile", "--root", root]
+    update = [PACKTOOL, "update", "--tree", "file://" + out, "--into", cli_app, "--pack", "royal-mile", "--root", root]
     subprocess.run(update, check=True, capture_output=True)
     scene = os.path.join(pack, "stops", "03-mercat-cross")
     old_scene = os.path.join(work, "old-scene")

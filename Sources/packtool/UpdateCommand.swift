@@ -14,7 +14,7 @@ enum UpdateCommand: Command {
     static let name = "update"
     static let summary = "update an installed pack from a published tree over HTTP(S) or file://, by per-scene deltas"
     static let help = """
-        usage: packtool update --from URL --into DIR --pack ID --root ROOT.json [--client-state STATEDIR] [--timeout 15] [--quiet]
+        usage: packtool update --tree URL --into DIR --pack ID --root ROOT.json [--client-state STATEDIR] [--timeout 15] [--quiet]
 
         Fetches URL/index.json and the manifest it names, then for each changed scene the delta from the installed
         version (or from version 0 when that is missing or unusable; the full archive when pack-level files changed
@@ -28,7 +28,7 @@ enum UpdateCommand: Command {
 
         """
     static let options: [CommandOption] = [
-        CommandOption("--from", "URL", "the published tree (http://, https:// or file://)"),
+        CommandOption("--tree", "URL", "the published tree to read (http://, https:// or file://)", aliases: ["--from"]),
         CommandOption("--into", "DIR", "the install folder"),
         CommandOption("--pack", "ID", "the pack to update"),
         CommandOption("--root", "ROOT.json", "the root to pin on the first install"),
@@ -37,8 +37,8 @@ enum UpdateCommand: Command {
         .format("text, or one JSON object: pack, the version before and after, what was downloaded"),
     ]
     static let examples = [
-        "packtool update --from file://$PWD/demo-out/cdn --into demo-out/app --pack royal-mile --root demo-out/state/root/1.root.json",
-        "packtool update --from https://cdn.example.org/royal-mile --into app --pack royal-mile --root root.json --timeout 30 --quiet --format json",
+        "packtool update --tree file://$PWD/demo-out/cdn --into demo-out/app --pack royal-mile --root demo-out/state/root/1.root.json",
+        "packtool update --tree https://cdn.example.org/royal-mile --into app --pack royal-mile --root root.json --timeout 30 --quiet --format json",
     ]
 
     static func run(_ args: [String]) throws -> Int32 {
@@ -46,11 +46,11 @@ enum UpdateCommand: Command {
         guard a.positionals.isEmpty else { throw CommandLineError.usage("unexpected \(a.positionals[0])") }
         let into = URL(fileURLWithPath: try a.required("--into"))
         let state = a.value("--client-state").map { URL(fileURLWithPath: $0) } ?? into.appendingPathComponent(".packtool-client")
-        let from = try a.required("--from")
+        let from = try a.required("--tree")
         let json = try OutputFormat.json(a)
         let fetcher: Fetcher
         do { fetcher = try TreeSource.fetcher(from, timeout: try a.timeout(default: 15)) } catch let f as VerificationFailure {
-            throw CommandLineError.usage("--from: " + f.message)
+            throw CommandLineError.usage("--tree: " + f.message)
         }
         var pin = FirstPin(state: state, into: into)
         do {

@@ -83,7 +83,7 @@ nginx -p "$work/nginx" -c "$work/nginx/nginx.conf" 2>"$work/nginx-start.log" &
 nginx_pid=$!
 wait_for "http://127.0.0.1:$port/index.json"
 
-update() { "$P" update --from "$1" --into "$work/app" --pack royal-mile --root "$work/pub/root/1.root.json" --timeout 2; }
+update() { "$P" update --tree "$1" --into "$work/app" --pack royal-mile --root "$work/pub/root/1.root.json" --timeout 2; }
 installed() { "$P" install --verify --into "$work/app" --pack royal-mile; }
 
 update "http://127.0.0.1:$port" | grep -q "version 1 (full archive)" || fail "v1 did not install over HTTP"
@@ -167,7 +167,7 @@ done
 # half that resumes with a Range request.
 fresh() {  # NAME URL [ENV...] — installs into $work/fresh-NAME
   local name=$1 url=$2; shift 2
-  env "$@" "$P" update --from "$url" --into "$work/fresh-$name" --pack royal-mile --root "$work/pub/root/1.root.json" --timeout 5
+  env "$@" "$P" update --tree "$url" --into "$work/fresh-$name" --pack royal-mile --root "$work/pub/root/1.root.json" --timeout 5
 }
 fresh_ok() {  # NAME URL [ENV...]
   out=$(fresh "$@" 2>&1) || fail "$1: $out"

@@ -100,7 +100,7 @@ final class JSONOutputTests: XCTestCase {
     }
 
     func testUpdate() throws {
-        let o = try json(["update", "--from", "file://" + dir + "/cdn", "--into", dir + "/app", "--pack", "royal-mile", "--root", root])
+        let o = try json(["update", "--tree", "file://" + dir + "/cdn", "--into", dir + "/app", "--pack", "royal-mile", "--root", root])
         XCTAssertEqual(o["toVersion"] as? Int, 1)
         XCTAssertTrue(o["fromVersion"] is NSNull)
         XCTAssertEqual((o["changedScenes"] as? [String])?.count, 7)

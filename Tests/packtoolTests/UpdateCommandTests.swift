@@ -19,7 +19,7 @@ final class UpdateCommandTests: XCTestCase {
     }
 
     private func update(into: String, environment: [String: String] = [:]) throws -> CLI.Result {
-        try CLI.run(["update", "--from", "file://" + cdn, "--into", into, "--pack", "royal-mile", "--root", root], environment: environment)
+        try CLI.run(["update", "--tree", "file://" + cdn, "--into", into, "--pack", "royal-mile", "--root", root], environment: environment)
     }
 
     private func installedVersion(_ into: String) throws -> (Int32, String) {
@@ -303,7 +303,7 @@ final class UpdateCommandTests: XCTestCase {
         for i in 0..<100 {
             let app = dir + "/random-\(i)"
             try FileManager.default.copyItem(atPath: pristine, toPath: app)
-            try killAtRandom(["update", "--from", "file://" + cdn, "--into", app, "--pack", "royal-mile", "--root", root], maxMicroseconds: 150_000, using: &generator)
+            try killAtRandom(["update", "--tree", "file://" + cdn, "--into", app, "--pack", "royal-mile", "--root", root], maxMicroseconds: 150_000, using: &generator)
             let (status, report) = try installedVersion(app)
             XCTAssertEqual(status, 0, "random kill \(i): \(report)")
             XCTAssertTrue(report.contains("version 1") || report.contains("version 2"), report)

@@ -107,7 +107,7 @@ class Client:
         self.updated_after = -1
 
     def update(self, n, cdn=None):
-        return self.season.run(n, "update", "--from", "file://" + (cdn or self.season.cdn), "--into", self.into, "--pack", PACK_ID,
+        return self.season.run(n, "update", "--tree", "file://" + (cdn or self.season.cdn), "--into", self.into, "--pack", PACK_ID,
                                "--root", self.season.root1, "--quiet", hour=12)
 
     def access(self, n, code):

@@ -72,7 +72,7 @@ class Upload(unittest.TestCase):
         self.assertEqual(head["Metadata"].get("sha256"), digest.hex())
         self.assertEqual(self.store.client.head_object(Bucket="public", Key="install/index.json")["CacheControl"], "public, max-age=60")
         client = os.path.join(self.work, "client")
-        update = subprocess.run([self.tool, "update", "--from", f"{self.store.endpoint}/public/install", "--into", f"{client}/app",
+        update = subprocess.run([self.tool, "update", "--tree", f"{self.store.endpoint}/public/install", "--into", f"{client}/app",
                                  "--pack", "royal-mile", "--root", os.path.join(self.cdn, "root/1.root.json"), "--state", f"{client}/state", "--quiet"],
                                 capture_output=True, text=True, timeout=120)
         self.assertEqual(update.returncode, 0, update.stderr)
@@ -158,7 +158,7 @@ class Upload(unittest.TestCase):
         self.assertEqual(self.keys("exported"), self.tree_files(kept))
         self.assertEqual(sorted(os.listdir(os.path.dirname(kept))), ["exported"], "no export or replaced folder is left beside it")
         client = os.path.join(self.work, "export-client")
-        update = subprocess.run([self.tool, "update", "--from", f"{self.store.endpoint}/public/exported", "--into", f"{client}/app",
+        update = subprocess.run([self.tool, "update", "--tree", f"{self.store.endpoint}/public/exported", "--into", f"{client}/app",
                                  "--pack", "royal-mile", "--root", os.path.join(self.cdn, "root/1.root.json"), "--state", f"{client}/state", "--quiet"],
                                 capture_output=True, text=True, timeout=120)
         self.assertEqual(update.returncode, 0, update.stderr)
