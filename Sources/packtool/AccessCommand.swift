@@ -23,7 +23,7 @@ enum AccessCommand: Command {
         MANIFEST is a signed manifest (a published manifest.json or an install's .manifest.json), verified under
         ROOT and refused with the library's code where an install would refuse it (its expiry and creation time
         judged at --at). Prints whether the scene is open, why, with which entitlement and until when. TIME is
-        RFC 3339 UTC; --at defaults to now. Support staff use this to answer "why can I not open this stop?".
+        RFC 3339 (or a bare date, meaning 00:00:00Z); --at defaults to now. Support staff use this to answer "why can I not open this stop?".
         --device ID is the app's device identifier, checked against codes issued for one device (grant issue --device).
         #TRANSACTION is StoreKit's transaction id: a purchase given twice with one id (or, without ids, one product and
         time) counts once, refunded if either is; one id with two purchase times is refused.
@@ -65,11 +65,17 @@ enum AccessCommand: Command {
         if let at = try a.time("--at") { now = at.timeIntervalSince1970 }
         let purchases = try a.values("--purchase").map { spec -> AccessRequest.Purchase in
             let dates = spec.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
-            let parts = dates[0].split(separator: "@").map(String.init)
-            guard (2...3).contains(parts.count), Timestamp.parse(parts[1]) != nil, parts.count == 2 || Timestamp.parse(parts[2]) != nil,
-                  dates.count == 1 || !dates[1].isEmpty else {
-                throw CommandLineError.usage("--purchase is PRODUCT@TIME or PRODUCT@TIME@REFUNDED-TIME with RFC 3339 times, optionally followed by #TRANSACTION")
+            // The command line's one time grammar: an RFC 3339 time is passed on as written, a bare date as its 00:00:00Z.
+            func time(_ text: String) -> String? {
+                Timestamp.parse(text) != nil ? text : Timestamp.parseDateOrDateTime(text).map(Timestamp.format)
             }
+            var parts = dates[0].split(separator: "@").map(String.init)
+            guard (2...3).contains(parts.count), let bought = time(parts[1]), parts.count == 2 || time(parts[2]) != nil,
+                  dates.count == 1 || !dates[1].isEmpty else {
+                throw CommandLineError.usage("--purchase is PRODUCT@TIME or PRODUCT@TIME@REFUNDED-TIME with RFC 3339 times or dates, optionally followed by #TRANSACTION")
+            }
+            parts[1] = bought
+            if parts.count == 3 { parts[2] = time(parts[2])! }
             return .init(productId: parts[0], purchaseDate: parts[1], revocationDate: parts.count == 3 ? parts[2] : nil,
                          transactionId: dates.count == 2 ? String(dates[1]) : nil)
         }

@@ -144,6 +144,9 @@ final class CLIConventionTests: XCTestCase {
         let later = try CLI.run(["verify", dir + "/cdn", "--root", root, "--at", "2099-01-01"])
         XCTAssertEqual(later.status, 1, later.stderr)
         XCTAssertEqual(try CLI.run(["verify", dir + "/cdn", "--root", root, "--at", Self.now()]).status, 0)
+        let bought = try CLI.run(["access", dir + "/cdn/packs/royal-mile/1/manifest.json", "--root", root, "--scene", "04-tron-kirk",
+                                  "--purchase", "uk.example.walks.royalmile.citypack@2026-12-01"])
+        XCTAssertEqual(bought.status, 0, "a purchase's time is a date too: \(bought.stdout)\(bought.stderr)")
         let bad = try CLI.run(["access", dir + "/cdn/packs/royal-mile/1/manifest.json", "--root", root, "--scene", "01-castle-esplanade", "--at", "tomorrow"])
         XCTAssertEqual(bad.status, 2)
         XCTAssertTrue(bad.stderr.contains("--at tomorrow: expected an RFC 3339 time (2026-06-01T09:00:00Z) or a date"), bad.stderr)
