@@ -14,7 +14,7 @@ make --no-print-directory install PREFIX="$work/prefix" >/dev/null
 MANPAGER=cat man -l "$work/prefix/share/man/man1/packtool.1" 2>"$work/man.err" | grep -q "PACKTOOL(1)" || fail "man -l does not render packtool.1"
 [ ! -s "$work/man.err" ] || fail "man -l warned: $(head -3 "$work/man.err")"
 bash -n "$work/prefix/share/bash-completion/completions/packtool" || fail "bash -n refuses the completions"
-for f in bin/packtool share/zsh/site-functions/_packtool share/fish/vendor_completions.d/packtool.fish lib/libpackverify.so.1 include/packverify.h lib/pkgconfig/packverify.pc; do
+for f in bin/packtool share/doc/packtool/lint-rules.md share/zsh/site-functions/_packtool share/fish/vendor_completions.d/packtool.fish lib/libpackverify.so.1 include/packverify.h lib/pkgconfig/packverify.pc; do
   [ -e "$work/prefix/$f" ] || fail "make install did not install $f"
 done
 echo "ok   make install: binary, man page (man -l renders it), bash/zsh/fish completions (bash -n accepts), library"
@@ -37,5 +37,8 @@ env -i HOME="$work" PATH=/usr/bin:/bin "$work/unpacked/$top/bin/packtool" lint "
 env -i HOME="$work" PATH=/usr/bin:/bin "$work/unpacked/$top/bin/packtool" preview "$copy" --out "$work/preview" >/dev/null \
   || fail "the unpacked packtool does not preview the example pack"
 [ -f "$work/preview/index.html" ] || fail "the preview wrote no index.html"
+help=$(env -i HOME="$work" PATH=/usr/bin:/bin "$work/unpacked/$top/bin/packtool" lint "$copy" --format sarif \
+  | sed -n 's/.*"helpUri" *: *"file:\/\/\([^"#]*\)#pt0203".*/\1/p')
+[ -n "$help" ] && [ -f "$help" ] || fail "SARIF's helpUri for PT0203 names no file the archive holds (${help:-none})"
 ! command -v swift >/dev/null 2>&1 || [ -z "$(env -i PATH=/usr/bin:/bin sh -c 'command -v swift')" ] || fail "swift is on /usr/bin:/bin"
-echo "ok   the unpacked archive lints and previews the example pack with no Swift on the PATH"
+echo "ok   the unpacked archive lints and previews the example pack with no Swift on the PATH; SARIF's helpUri opens its lint-rules.md"

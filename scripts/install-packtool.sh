@@ -4,7 +4,8 @@
 # from its own command table (`packtool docs …`) — and the C library with its header and .pc
 # (scripts/libpackverify.sh). Everything goes under $DESTDIR$PREFIX:
 #   bin/packtool  share/man/man1/packtool.1  share/bash-completion/completions/packtool
-#   share/zsh/site-functions/_packtool  share/fish/vendor_completions.d/packtool.fish  lib/  include/
+#   share/zsh/site-functions/_packtool  share/fish/vendor_completions.d/packtool.fish
+#   share/doc/packtool/lint-rules.md (where SARIF's helpUri points)  lib/  include/
 # usage: scripts/install-packtool.sh PREFIX
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,8 +15,9 @@ root="${DESTDIR:-}$prefix"
 swift build -c release --product packtool >/dev/null
 bin=$(swift build -c release --show-bin-path)
 mkdir -p "$root/bin" "$root/share/man/man1" "$root/share/bash-completion/completions" "$root/share/zsh/site-functions" \
-  "$root/share/fish/vendor_completions.d"
+  "$root/share/fish/vendor_completions.d" "$root/share/doc/packtool"
 install -m 755 "$bin/packtool" "$root/bin/packtool"
+install -m 644 docs/lint-rules.md "$root/share/doc/packtool/lint-rules.md"
 "$bin/packtool" docs man > "$root/share/man/man1/packtool.1"
 "$bin/packtool" docs bash > "$root/share/bash-completion/completions/packtool"
 "$bin/packtool" docs zsh > "$root/share/zsh/site-functions/_packtool"

@@ -10,7 +10,7 @@ for path in glob.glob('Sources/PackLint/Rules/*.swift'):
     for m in re.finditer(r'RuleCode\("(PT\d{4})", \.(\w+), "([^"]+)"\)', open(path).read()):
         codes[m.group(1)] = (m.group(2), m.group(3))
 W = {
-"PT0100": ("The app and packtool cannot read the document at all; nothing else in it can be checked (a trailing comma, a comma left out between two members, a `//` or `/* */` comment, a key without quotes or a string in single quotes, and closing brackets missing at the end of the file are the exceptions: they are reported where they are and read past, so the rest of the file is still checked).", '`"city": "Edinburgh", ]` → `pack.json:4:24: error: expected a quoted key, found \']\' [PT0100]`'),
+"PT0100": ("The app and packtool cannot read the document at all; nothing else in it can be checked (a trailing comma, a doubled comma, a comma left out between two members, a `//` or `/* */` comment, a key without quotes or a string in single quotes, and closing brackets missing at the end of the file are the exceptions: they are reported where they are and read past, so the rest of the file is still checked).", '`"city": "Edinburgh", ]` → `pack.json:4:24: error: expected a quoted key, found \']\' [PT0100]`'),
 "PT0101": ("JSON readers disagree on which of two equal keys wins, so the app might show a different value than the one you checked.", '`"city": "Edinburgh", "city": "Leith"`'),
 "PT0102": ("A misspelt field is silently ignored by the app; the value you meant to set never takes effect.", '`"elevation": 3` in `anchor` → hint: known fields: lat, lon, altitude, accuracy'),
 "PT0103": ("The app needs the field to show or place the stop.", 'scene.json without `"title"`'),
@@ -97,6 +97,16 @@ W = {
 "PT0811": ("Scenes ship only with a historian's sign-off.", 'the only reviewer has role editor'),
 "PT0812": ("The keys in the repository's `keys-example/` are public, private halves included: a sign-off by one proves nothing about who reviewed the scene. A copy of the example pack keeps the example historian's key until the author replaces it. A warning rather than an error, and one that does not stop `sign` or `build` (as `sign` itself only warns when it signs with an example key), so the example pack still publishes in the demo and the tests.", 'the example pack, whose reviewer is `keys-example/historian.pub`'),
 }
+# What `lint --fix` does for a code, when it can do it by itself.
+FIX = {
+"PT0100": "deletes a trailing or doubled comma, adds a comma left out at the end of the line before",
+"PT0104": "writes a quoted number or true/false without quotes, puts a single value where a list belongs in brackets",
+"PT0105": "writes the nearest allowed value (a misspelt enumeration, a licence written as people write it, an extension in capitals, an angle past 360° as the same direction)",
+"PT0203": "sets the bearing to the target's, to one decimal",
+"PT0401": "writes the nearest known licence identifier",
+"PT0601": "repeats the first point at the end of the ring",
+}
+assert set(FIX) <= set(codes), set(FIX) - set(codes)
 sections = [("01","Structure","Every JSON document is well-formed and meets its schema in `schemas/` (the same files editors use for completion); files on disk match what the documents name."),
             ("02","Geometry","Where visitors stand and look."),("03","Eras and plates",""),("04","Provenance and rights",""),
             ("05","Sign-off","A sign-off covers the scene's tree digest without signoff.json (docs/formats.md)."),("06","Conjecture masks",""),
@@ -120,7 +130,14 @@ out = ["# Lint rules", "",
 "| `maxConjectureCoverage` | 0.6 of the frame | PT0609 |", "",
 "The 1.5° bearing tolerance of PT0203 is fixed by the design: the overlay must line up.", "",
 "Besides findings, lint reports the route length and each era's conjecture coverage (text summary, and `reports` in",
-"`--format json`).", ""]
+"`--format json`).", "",
+"## Fixing by itself: lint --fix", "",
+"Where a hint states the exact edit, `packtool lint --fix PATH` makes it: the bytes of that value (or comma) change",
+"and every other byte of the file stays as you wrote it. The codes it fixes say so below (\"Fixed by `lint --fix`\").",
+"It never writes `signoff.json` (a sign-off is the historian's), leaves a file alone if you saved it after lint read it,",
+"and names each stop whose sign-off the fixes leave out of date, to be reviewed and signed again. It then lints again",
+"and prints what is left. Without `--fix`, `--format json` gives each fixable finding a `fix` object (its edits as byte",
+"offset, length and replacement) and `--format sarif` the same as SARIF `fixes`.", ""]
 for prefix, title, intro in sections:
     out += [f"## {title}", ""]
     if intro: out += [intro, ""]
@@ -129,6 +146,7 @@ for prefix, title, intro in sections:
         why, ex = W[code]
         # The heading is the code alone, so its anchor is the code (#pt0203) wherever the page is rendered.
         out += [f"### {code}", f"**{sev}** — {summary}.", "", f"Why it matters: {why}", "", f"Example: {ex}.", ""]
+        if code in FIX: out += [f"Fixed by `lint --fix`: it {FIX[code]}.", ""]
 text = "\n".join(out)
 if "--check" in sys.argv[1:]:
     if open('docs/lint-rules.md', encoding='utf-8').read() != text:

@@ -137,7 +137,12 @@ public final class JSONDocument {
     public func fix(appendingCopyOf item: String, to pointer: String, _ description: String) -> Diagnostic.Fix? {
         guard data != nil, let array = root?.node(at: pointer), array.array != nil, let node = root?.node(at: item) else { return nil }
         var edits = editor
-        let text = String(decoding: edits.bytes[edits.range(of: node)], as: UTF8.self)
+        // The copy's later lines lose the indentation of the line it starts on: appending indents it afresh.
+        let lines = String(decoding: edits.bytes[edits.range(of: node)], as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        let indent = max(0, node.position.column - 1)
+        let text = ([lines.first.map(String.init) ?? ""] + lines.dropFirst().map { line in
+            String(line.dropFirst(min(indent, line.prefix { $0 == " " || $0 == "\t" }.count)))
+        }).joined(separator: "\n")
         edits.append(text: text, to: array)
         guard let planned = edits.planned.last else { return nil }
         return Diagnostic.Fix(description, [.init(file: path, offset: planned.range.lowerBound, length: planned.range.count, replacement: planned.text)])

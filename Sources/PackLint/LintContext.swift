@@ -194,9 +194,20 @@ public final class SceneSource {
     /// The stop's own geofence radius (metres), in place of pack.json's.
     public let geofenceRadius: Double?
     public let crops: SceneDocument.Crops?
+    /// All the eras, when every one of them could be read; the rules read `eraItems`.
     public let eras: [SceneDocument.Era]?
+    /// The eras that could be read, each on its own with its index in the file, so one broken era leaves the plates,
+    /// names and citations of the others checked.
+    public let eraItems: [(index: Int, era: SceneDocument.Era)]
+    /// Whether `eras` is a list and every item of it was read: checks over all eras together (one default era, a
+    /// mask's years, unused sources, stray files) need it.
+    public let erasComplete: Bool
     public let story: SceneDocument.Story?
     public let provenance: SceneDocument.Provenance?
+    /// provenance.sources that could be read, each with its index, as for the eras.
+    public let sourceItems: [(index: Int, source: SceneDocument.Source)]
+    /// Whether every source was read, so an id not among them is really unknown.
+    public let sourcesComplete: Bool
     public let mask: JSONDocument?
     /// uncertainty.json's eras that could be read, each on its own with its index in the file, so one broken region
     /// leaves the other eras' masks checked.
@@ -220,9 +231,15 @@ public final class SceneSource {
         view = scene?.decode(SceneDocument.View.self, at: "/view")
         geofenceRadius = scene?.root?.node(at: "/geofenceRadius")?.double
         crops = scene?.decode(SceneDocument.Crops.self, at: "/crops")
-        eras = scene?.decode([SceneDocument.Era].self, at: "/eras")
+        let eraList = Self.items(of: scene, at: "/eras", as: SceneDocument.Era.self)
+        eraItems = eraList.read.map { (index: $0.index, era: $0.item) }
+        erasComplete = eraList.complete
+        eras = erasComplete ? eraItems.map(\.1) : nil
         story = scene?.decode(SceneDocument.Story.self, at: "/story")
         provenance = scene?.decode(SceneDocument.Provenance.self, at: "/provenance")
+        let sourceList = Self.items(of: scene, at: "/provenance/sources", as: SceneDocument.Source.self)
+        sourceItems = sourceList.read.map { (index: $0.index, source: $0.item) }
+        sourcesComplete = sourceList.complete
         let maskURL = url.appendingPathComponent(PackFolder.uncertaintyFile)
         let mask = JSONDocument(url: maskURL, path: LintContext.display(maskURL), schema: "uncertainty.schema.json")
         self.mask = mask
@@ -231,10 +248,25 @@ public final class SceneSource {
         maskEras = eraResults.compactMap { i, era in era.map { (i, $0) } }
         maskSkipped = eraResults.filter { $0.1 == nil }.map { "eras/\($0.0)" }
         maskComplete = mask == nil || (maskEraCount != nil && maskSkipped.isEmpty)
+        // A list whose items are read one by one names the items that were not; the list itself only when it is not one.
         skipped = LintContext.skipped(scene, [("id", id != nil), ("anchor", anchor != nil), ("view", view != nil), ("crops", crops != nil),
-                                              ("eras", eras != nil), ("story", story != nil), ("provenance", provenance != nil)])
+                                              ("eras", eraList.isList), ("story", story != nil),
+                                              ("provenance", provenance != nil || sourceList.isList)])
+            + eraList.unread.map { "eras/\($0)" } + sourceList.unread.map { "provenance/sources/\($0)" }
         let signoffURL = url.appendingPathComponent(PackFolder.signoffFile)
         signoff = JSONDocument(url: signoffURL, path: LintContext.display(signoffURL), schema: "signoff.schema.json")
+    }
+
+    /// The items of the list at `pointer` in `document`, each decoded on its own: those read (with their indices),
+    /// the indices of those that were not, whether the value is a list at all, and whether every item was read.
+    static func items<T: Decodable>(of document: JSONDocument?, at pointer: String, as type: T.Type)
+        -> (read: [(index: Int, item: T)], unread: [Int], isList: Bool, complete: Bool) {
+        guard let count = document?.root?.node(at: pointer)?.array?.count else { return ([], [], false, false) }
+        var read: [(index: Int, item: T)] = [], unread: [Int] = []
+        for i in 0..<count {
+            if let item = document?.decode(T.self, at: "\(pointer)/\(i)") { read.append((i, item)) } else { unread.append(i) }
+        }
+        return (read, unread, true, unread.isEmpty)
     }
 
     public func file(_ relative: String) -> URL { url.appendingPathComponent(relative) }

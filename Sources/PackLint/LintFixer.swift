@@ -29,6 +29,15 @@ public struct LintFixer {
 
         public init() {}
 
+        /// Adds another round's (or another path's) outcome: files and stale sign-offs once each; what was not fixed
+        /// replaced by the later round's (`replacingNotFixed`: an earlier round's refusal may be fixed since) or added.
+        public mutating func add(_ other: Outcome, replacingNotFixed: Bool = false) {
+            fixed += other.fixed
+            for file in other.files where !files.contains(file) { files.append(file) }
+            for stop in other.staleSignoffs where !staleSignoffs.contains(stop) { staleSignoffs.append(stop) }
+            notFixed = replacingNotFixed ? other.notFixed : notFixed + other.notFixed
+        }
+
         public static func == (a: Outcome, b: Outcome) -> Bool {
             a.fixed == b.fixed && a.files == b.files && a.staleSignoffs == b.staleSignoffs
                 && a.notFixed.map(\.diagnostic) == b.notFixed.map(\.diagnostic) && a.notFixed.map(\.reason) == b.notFixed.map(\.reason)
@@ -36,6 +45,26 @@ public struct LintFixer {
     }
 
     public init() {}
+
+    /// Lints `url` (a pack or a stop) and applies its fixes, again while a round fixes something (a fix can uncover
+    /// a finding a syntax slip hid), at most `rounds` times. What is left not fixed is what the last round left.
+    public func fix(_ url: URL, rounds: Int = 5) throws -> Outcome {
+        var total = Outcome()
+        for _ in 0..<max(1, rounds) {
+            let context = LintContext(path: url)
+            let round = try apply(Linter().run(context).diagnostics, in: context)
+            total.add(round, replacingNotFixed: true)
+            if round.fixed.isEmpty { break }
+        }
+        // A fix may put back bytes a historian signed (a slip made after signing, mended): only the sign-offs that
+        // no longer cover their scene once the fixes are in are stale.
+        if !total.staleSignoffs.isEmpty {
+            let after = Linter().run(url).diagnostics
+            let uncovered = [SignoffRule.missing.code, SignoffRule.stale.code]
+            total.staleSignoffs.removeAll { stop in !after.contains { uncovered.contains($0.code) && ($0.location.file == stop || $0.location.file.hasPrefix(stop + "/")) } }
+        }
+        return total
+    }
 
     /// Applies the fixes among `diagnostics` (found in `context`) to the pack `context` read.
     public func apply(_ diagnostics: [Diagnostic], in context: LintContext) throws -> Outcome {

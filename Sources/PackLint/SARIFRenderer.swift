@@ -13,8 +13,15 @@ import PackModel
 /// rule, and one result per finding with ruleId, level and a physical location relative to `%SRCROOT%`.
 public struct SARIFRenderer {
     public var toolVersion: String
+    /// The absolute path of the installed or checked-out `lint-rules.md`, so each rule's `helpUri` is an absolute
+    /// `file:` URI that opens (SARIF §3.49.12 asks for an absolute URI); nil when it cannot be found, and the
+    /// repository-relative form is used.
+    public var rulesDocument: String?
 
-    public init(toolVersion: String) { self.toolVersion = toolVersion }
+    public init(toolVersion: String, rulesDocument: String? = nil) {
+        self.toolVersion = toolVersion
+        self.rulesDocument = rulesDocument
+    }
 
     public func render(_ diagnostics: [Diagnostic]) -> String {
         let rules = Linter.allCodes
@@ -23,7 +30,7 @@ public struct SARIFRenderer {
             JSONValue([
                 "id": JSONValue(rule.code),
                 "shortDescription": JSONValue(["text": JSONValue(rule.summary)]),
-                "helpUri": JSONValue(Self.helpURI(rule.code)),
+                "helpUri": JSONValue(Self.helpURI(rule.code, document: rulesDocument)),
                 "defaultConfiguration": JSONValue(["level": JSONValue(Self.level(rule.severity))]),
             ])
         }
@@ -46,10 +53,10 @@ public struct SARIFRenderer {
             if let fix = d.fix { result["fixes"] = JSONValue([Self.fix(fix)]) }
             return JSONValue(result)
         }
-        let driver: [String: JSONValue] = [
-            "name": JSONValue("packtool"), "version": JSONValue(toolVersion),
-            "informationUri": JSONValue("https://packtool.example/"), "rules": JSONValue(ruleObjects),
+        var driver: [String: JSONValue] = [
+            "name": JSONValue("packtool"), "version": JSONValue(toolVersion), "rules": JSONValue(ruleObjects),
         ]
+        if let rulesDocument { driver["informationUri"] = JSONValue("file://" + Self.uri(rulesDocument)) }
         let log: [String: JSONValue] = [
             "$schema": JSONValue("https://json.schemastore.org/sarif-2.1.0.json"),
             "version": JSONValue("2.1.0"),
@@ -58,9 +65,12 @@ public struct SARIFRenderer {
         return String(decoding: JSONValue(log).encoded(pretty: true), as: UTF8.self) + "\n"
     }
 
-    /// Where a rule is explained: its heading in the repository's docs/lint-rules.md, whose anchor is the code in lower
-    /// case (`docs/lint-rules.md#pt0203`), relative to the repository as the results' paths are.
-    public static func helpURI(_ code: String) -> String { "docs/lint-rules.md#\(code.lowercased())" }
+    /// Where a rule is explained: its heading in lint-rules.md, whose anchor is the code in lower case (`#pt0203`) —
+    /// in the `document` found beside the installed binary or in its checkout, else the repository's
+    /// `docs/lint-rules.md`, relative to the repository as the results' paths are.
+    public static func helpURI(_ code: String, document: String? = nil) -> String {
+        (document.map { "file://" + uri($0) } ?? "docs/lint-rules.md") + "#" + code.lowercased()
+    }
 
     /// Paths under the working directory are relative to %SRCROOT%; others are absolute file URIs.
     static func artifact(_ file: String) -> JSONValue {

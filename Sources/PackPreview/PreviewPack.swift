@@ -140,7 +140,7 @@ extension PreviewStop {
     }
 
     static func read(_ source: SceneSource, number: Int, page: String, context: LintContext, findings: [Diagnostic]) -> PreviewStop {
-        let eras = (source.eras ?? []).map { era -> PreviewEra in
+        let eras = source.eraItems.map(\.era).map { era -> PreviewEra in
             var plates: [PlateCrop: URL] = [:]
             for crop in PlateCrop.allCases {
                 let path = crop == .landscape ? era.layers.landscape : era.layers.portrait

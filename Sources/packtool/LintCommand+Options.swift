@@ -2,7 +2,7 @@
 extension LintCommand {
     static let options: [CommandOption] = [
         .flag("--fix", """
-            make the fixes lint can make by itself (quotes around a number, a trailing or missing
+            make the fixes lint can make by itself (quotes around a number, a trailing, doubled or missing
             comma, an extension's case, spaces around a name, an angle past 360, the nearest licence
             id or allowed value, the bearing to the target, closing a mask's ring), each an edit of
             those bytes only, every file written whole; never signoff.json. Says which sign-offs the

@@ -41,7 +41,7 @@ enum LintCommand: Command {
         var reports: [(path: String, report: Linter.Report)] = []
         var fixes = LintFixer.Outcome()
         for path in a.positionals {
-            if a.flag("--fix") { fixes = merge(fixes, try fix(path)) }
+            if a.flag("--fix") { fixes.add(try fix(path)) }
             let (found, report) = Linter().run(URL(fileURLWithPath: path))
             diagnostics += found
             reports.append((path, report))
@@ -50,7 +50,7 @@ enum LintCommand: Command {
         case "json":
             Output.out(JSONRenderer().render(diagnostics, reports: reports, fixes: a.flag("--fix") ? fixes : nil))
         case "sarif":
-            Output.out(SARIFRenderer(toolVersion: PackVerifyVersion.string).render(diagnostics))
+            Output.out(SARIFRenderer(toolVersion: PackVerifyVersion.string, rulesDocument: RulesDocument.locate()).render(diagnostics))
         default:
             if a.flag("--fix"), !a.flag("--quiet") { Output.out(describe(fixes)) }
             for (path, report) in reports where !a.flag("--quiet") {
@@ -68,28 +68,9 @@ enum LintCommand: Command {
     /// Fixes what lint can at `path`, in rounds: a fix can let a check run that found nothing to say before (a section
     /// that now reads), and that check's finding may carry a fix too. Stops when a round fixes nothing (five at most).
     private static func fix(_ path: String) throws -> LintFixer.Outcome {
-        var total = LintFixer.Outcome()
-        for _ in 0..<5 {
-            let context = LintContext(path: URL(fileURLWithPath: path))
-            let (found, _) = Linter().run(context)
-            let round: LintFixer.Outcome
-            do { round = try LintFixer().apply(found, in: context) } catch {
-                throw CommandLineError.io("--fix: \(error)")
-            }
-            total = merge(total, round, replacingNotFixed: true)
-            if round.fixed.isEmpty { break }
+        do { return try LintFixer().fix(URL(fileURLWithPath: path)) } catch {
+            throw CommandLineError.io("--fix: \(error)")
         }
-        return total
-    }
-
-    private static func merge(_ a: LintFixer.Outcome, _ b: LintFixer.Outcome, replacingNotFixed: Bool = false) -> LintFixer.Outcome {
-        var out = a
-        out.fixed += b.fixed
-        for file in b.files where !out.files.contains(file) { out.files.append(file) }
-        for stop in b.staleSignoffs where !out.staleSignoffs.contains(stop) { out.staleSignoffs.append(stop) }
-        // What the last round could not fix is what is left; earlier rounds' refusals may have been fixed since.
-        out.notFixed = replacingNotFixed ? b.notFixed : a.notFixed + b.notFixed
-        return out
     }
 
     /// The fix report for people: each fix at its place, the count, the stale sign-offs and what was left alone.

@@ -51,4 +51,20 @@ final class LintRulesDocumentTests: XCTestCase {
             XCTAssertTrue(anchors.contains(parts.last ?? ""), "\(uri): no such heading")
         }
     }
+
+    /// Given where lint-rules.md is (as packtool finds it beside its binary), `helpUri` is an absolute `file:` URI to
+    /// that file with the rule's anchor, as SARIF asks, and the tool's `informationUri` names the same file.
+    func testGivenTheDocumentEveryHelpURIIsAnAbsoluteFileURIToIt() throws {
+        let path = Repository.root.appendingPathComponent("docs/lint-rules.md").path
+        let log = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(SARIFRenderer(toolVersion: "1", rulesDocument: path).render([]).utf8)) as? [String: Any])
+        let driver = try XCTUnwrap(((log["runs"] as? [[String: Any]])?.first?["tool"] as? [String: Any])?["driver"] as? [String: Any])
+        XCTAssertEqual(driver["informationUri"] as? String, "file://" + path)
+        let rules = try XCTUnwrap(driver["rules"] as? [[String: Any]])
+        XCTAssertFalse(rules.isEmpty)
+        for rule in rules {
+            let uri = try XCTUnwrap(rule["helpUri"] as? String)
+            XCTAssertEqual(uri, "file://\(path)#\(try XCTUnwrap(rule["id"] as? String).lowercased())")
+            XCTAssertTrue(FileManager.default.fileExists(atPath: try XCTUnwrap(URL(string: uri)).path), uri)
+        }
+    }
 }

@@ -75,6 +75,30 @@ final class LinterTests: XCTestCase {
         XCTAssertTrue(found.contains { $0.location.pointer?.hasPrefix("/eras/0/year") == true }, "\(found.map(\.message))")
     }
 
+    /// One round finds everything: a broken era leaves the other eras' plates and names checked, a broken source
+    /// the other sources' rights; checks over every era or every source together wait for them (issue 31).
+    func testABrokenEraOrSourceLeavesTheOthersChecked() throws {
+        let copy = try PackCopy()
+        let s2 = "stops/02-gladstones-land/scene.json"
+        try copy.edit(s2, replacing: "\"year\": 1647", with: "\"year\": \"1647\"")
+        try copy.edit(s2, replacing: "\"16x9\": \"layers/1824-16x9.heic\"", with: "\"16x9\": \"layers/1824-wide.heic\"")
+        try copy.edit(s2, replacing: "\"url\": \"https://maps.nls.uk/towns/\",\n        \"rights\": \"https://creativecommons.org/licenses/by/4.0/\",\n        \"use\"",
+                      with: "\"url\": 7,\n        \"rights\": \"https://creativecommons.org/licenses/by/4.0/\",\n        \"use\"")
+        try copy.edit(s2, replacing: "https://portal.historicenvironment.scot", with: "http://portal.historicenvironment.scot")
+        let found = Linter().lint(packAt: copy.root).filter { $0.location.file.hasSuffix(s2) }
+        let at = found.map { "\($0.code) \($0.location.pointer ?? "")" }
+        XCTAssertTrue(at.contains("PT0104 /eras/0/year"), "\(at)")
+        XCTAssertTrue(at.contains("PT0309 /eras/1/layers/16x9"), "era 1 is checked though era 0 is broken: \(at)")
+        XCTAssertTrue(at.contains("PT0110 /eras/1/layers/16x9"), "era 1's plate is looked for: \(at)")
+        XCTAssertTrue(found.contains { $0.code == "PT0104" && $0.location.pointer?.hasSuffix("/url") == true }, "\(at)")
+        XCTAssertTrue(at.contains("PT0406 /provenance/sources/1/url"), "source 1 is checked though sources 0 and 3 are broken: \(at)")
+        XCTAssertFalse(found.contains { $0.code == "PT0308" }, "with a source unread, no citation is called unknown: \(at)")
+        XCTAssertFalse(found.contains { $0.code == "PT0304" }, "one default era is counted only over every era: \(at)")
+        XCTAssertFalse(found.contains { $0.code == "PT0404" }, "no source is called unused with an era unread: \(at)")
+        let note = try XCTUnwrap(found.first { $0.code == "PT0107" })
+        XCTAssertTrue(note.message.contains("\"eras/0\"") && note.message.contains("\"provenance/sources/0\""), note.message)
+    }
+
     func testAMistakeInPackJSONLeavesEverySceneSignoffAndTheRouteChecked() throws {
         let copy = try PackCopy()
         try copy.edit("pack.json", replacing: "\"freeStops\"", with: "\"freeStop\"")

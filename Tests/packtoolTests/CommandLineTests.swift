@@ -119,6 +119,49 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(log["version"] as? String, "2.1.0")
         let results = try XCTUnwrap(((log["runs"] as? [[String: Any]])?.first?["results"]) as? [[String: Any]])
         XCTAssertTrue(results.contains { $0["ruleId"] as? String == "PT0204" && $0["level"] as? String == "warning" }, r.stdout)
+        // Run from the checkout, packtool finds its docs/lint-rules.md: each rule's help opens that file.
+        let driver = try XCTUnwrap(((log["runs"] as? [[String: Any]])?.first?["tool"] as? [String: Any])?["driver"] as? [String: Any])
+        let help = try XCTUnwrap((driver["rules"] as? [[String: Any]])?.first { $0["id"] as? String == "PT0204" }?["helpUri"] as? String)
+        XCTAssertEqual(help, "file://" + Repository.root.appendingPathComponent("docs/lint-rules.md").path + "#pt0204")
+    }
+
+    /// Without --fix, lint states each fix (a JSON `fix` object, SARIF `fixes`) and writes nothing; with it, the
+    /// file is mended, the report names what was fixed, and JSON lists it under `fixed`.
+    func testLintStatesFixesAndOnlyLintFixMakesThem() throws {
+        let copy = try PackCopy()
+        let scene = copy.stop(2).appendingPathComponent("scene.json")
+        let signed = try Data(contentsOf: scene)
+        try copy.edit("stops/03-mercat-cross/scene.json", replacing: "\"fov\": 70,", with: "\"fov\": \"70\",")
+        let broken = try Data(contentsOf: scene)
+
+        let json = try CLI.run(["lint", "--format", "json", copy.root.path])
+        XCTAssertEqual(json.status, 1)
+        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let finding = try XCTUnwrap((object["diagnostics"] as? [[String: Any]])?.first { $0["code"] as? String == "PT0104" })
+        let fix = try XCTUnwrap(finding["fix"] as? [String: Any])
+        let edit = try XCTUnwrap((fix["edits"] as? [[String: Any]])?.first)
+        XCTAssertEqual(edit["replacement"] as? String, "70")
+        let offset = try XCTUnwrap(edit["offset"] as? Int), length = try XCTUnwrap(edit["length"] as? Int)
+        XCTAssertEqual(String(decoding: broken[offset..<offset + length], as: UTF8.self), "\"70\"", "the edit's bytes are the quoted value")
+
+        let sarif = try CLI.run(["lint", "--format", "sarif", copy.root.path])
+        let log = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(sarif.stdout.utf8)) as? [String: Any])
+        let result = try XCTUnwrap(((log["runs"] as? [[String: Any]])?.first?["results"] as? [[String: Any]])?.first { $0["ruleId"] as? String == "PT0104" })
+        let change = try XCTUnwrap(((result["fixes"] as? [[String: Any]])?.first?["artifactChanges"] as? [[String: Any]])?.first)
+        let replacement = try XCTUnwrap((change["replacements"] as? [[String: Any]])?.first)
+        XCTAssertEqual((replacement["deletedRegion"] as? [String: Any])?["byteOffset"] as? Int, offset)
+        XCTAssertEqual((replacement["insertedContent"] as? [String: Any])?["text"] as? String, "70")
+        XCTAssertEqual(try Data(contentsOf: scene), broken, "lint without --fix writes nothing")
+
+        let fixed = try CLI.run(["lint", "--fix", copy.root.path])
+        XCTAssertEqual(fixed.status, 0, fixed.stdout + fixed.stderr)
+        XCTAssertTrue(fixed.stdout.contains("scene.json:11:12: write it without quotes: 70 [PT0104]"), fixed.stdout)
+        XCTAssertTrue(fixed.stdout.contains("lint --fix: fixed 1 finding in 1 file"), fixed.stdout)
+        XCTAssertEqual(try Data(contentsOf: scene), signed)
+
+        let nothing = try CLI.run(["lint", "--fix", "--format", "json", copy.root.path])
+        let after = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(nothing.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual((after["fixed"] as? [Any])?.count, 0, nothing.stdout)
     }
 
     func testDigestPrintsTheTreeDigest() throws {

@@ -2,10 +2,11 @@ import Foundation
 import TestSupport
 import XCTest
 
-/// Issue 31's "first hour", as far as the commands exist: an author starts a pack from nothing with `new pack` and two
-/// `new stop`s, makes the historian's key and pastes the entry it prints, fills in the placeholders (the only JSON the
-/// test writes is these simulated edits), makes the plates with heif-enc (from ffmpeg test patterns), records the stories (copied from the example
-/// pack), signs, and ends with a clean lint and a preview. `route import` and `lint --fix` join when they exist.
+/// Issue 31's "first hour": an author starts a pack from nothing with `new pack` and two `new stop`s, makes the
+/// historian's key and pastes the entry it prints, fills the georeferencing sheet `route export` wrote and imports it,
+/// fills in the other placeholders (the only JSON the test writes is these simulated edits), makes the plates with
+/// heif-enc (from ffmpeg test patterns), records the stories (copied from the example pack), lets `lint --fix` mend
+/// the typical slips — every other byte as the author wrote it — signs, and ends with a clean lint and a preview.
 final class FirstHourTests: XCTestCase {
     /// The author's edit: the whole `"REPLACE ME: <what>…"` string in `file` becomes `value` (JSON text).
     private func fill(_ file: String, _ what: String, with value: String) throws {
@@ -42,27 +43,32 @@ final class FirstHourTests: XCTestCase {
         }
         try fill(pack + "/pack.json", "the store product id", with: "\"uk.example.walks.oldtown.citypack\"")
 
-        // Each stop: the values from the author's notes (the example pack's), plates, the recorded story.
+        // The georeferencing sheet: the historian's spreadsheet rows (the example pack's stops) over the exported
+        // placeholders, one bearing mistyped (346.2 for 356.2), then imported.
+        let sheet = home + "/old-town.csv"
+        try run(["route", "export", pack, "--out", sheet])
+        let notes = try run(["route", "export", ExamplePack.root.path]).stdout.split(whereSeparator: \.isNewline)
+        let header = try XCTUnwrap(notes.first)
+        XCTAssertEqual(header, try String(contentsOfFile: sheet, encoding: .utf8).split(whereSeparator: \.isNewline).first, "one sheet layout")
+        let rows = stops.map { stop, _ in notes.first { $0.hasPrefix(stop + ",") }.map(String.init) ?? "" }
+        XCTAssertTrue(rows.allSatisfy { !$0.isEmpty })
+        let typed = rows.map { $0.replacingOccurrences(of: ",356.2,", with: ",346.2,") }
+        XCTAssertNotEqual(typed, rows, "the slip is in the sheet")
+        try ([String(header)] + typed.map { $0.replacingOccurrences(of: ";1880", with: "").replacingOccurrences(of: "1647;", with: "") })
+            .joined(separator: "\r\n").appending("\r\n").write(toFile: sheet, atomically: true, encoding: .utf8)
+        try run(["route", "import", sheet, pack])
+
+        // Each stop: the rest from the author's notes, plates, the recorded story.
         let png16 = home + "/plate-16x9.png", png9 = home + "/plate-9x16.png"
         for (png, size) in [(png16, "1920x1080"), (png9, "1080x1920")] {
             try runTool("/usr/bin/ffmpeg", ["-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=\(size)", "-frames:v", "1", png])
         }
         for (stop, _) in stops {
-            let notes = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: ExamplePack.root.appendingPathComponent("stops/\(stop)/scene.json"))) as? [String: Any])
-            let anchor = try XCTUnwrap(notes["anchor"] as? [String: Any]), view = try XCTUnwrap(notes["view"] as? [String: Any])
-            let target = try XCTUnwrap(view["target"] as? [String: Any])
             let scene = pack + "/stops/\(stop)/scene.json"
-            try fill(scene, "the latitude where the visitor stands", with: "\(anchor["lat"]!)")
-            try fill(scene, "the longitude where the visitor stands", with: "\(anchor["lon"]!)")
-            try fill(scene, "the direction the visitor faces", with: "\(view["bearing"]!)")
-            try fill(scene, "the plates' horizontal field of view", with: "\(view["fov"]!)")
-            try fill(scene, "the latitude of what the view", with: "\(target["lat"]!)")
-            try fill(scene, "the longitude of what the view", with: "\(target["lon"]!)")
-            try fill(scene, "what the view is centred on", with: "\"\(target["name"]!)\"")
             try fill(scene, "a short caption for 1824", with: "\"Kirkwood's Edinburgh, 1824\"")
             for (what, value) in [("the title of the map", "Plan of the City of Edinburgh"), ("who made it", "Robert Kirkwood"), ("when it was made", "1817"),
                                   ("what it is", "engraved plan"), ("who holds it", "National Library of Scotland"), ("the https://", "https://maps.nls.uk/towns/"),
-                                  ("its rights", "https://creativecommons.org/licenses/by/4.0/"), ("how the plates use it", "derived"),
+                                  ("its rights", "CC-BY-4.0"), ("how the plates use it", "derived"),
                                   ("who drew the plates", "Plates drawn for the test; narration from the example pack.")] {
                 try fill(scene, what, with: "\"\(value)\"")
             }
@@ -76,6 +82,27 @@ final class FirstHourTests: XCTestCase {
                 try FileManager.default.copyItem(at: ExamplePack.root.appendingPathComponent("stops/\(stop)/\(file)"), to: URL(fileURLWithPath: folder + "/" + file))
             }
         }
+
+        // The slips of hand-editing in the first stop: the licence as people write it, a comma left after the last
+        // member, an extension in capitals, a number in quotes. `lint --fix` mends each, and the file is then what
+        // the author meant, byte for byte; the second stop's bearing is set to its target's and nothing else moves.
+        let first = pack + "/stops/01-castle-esplanade/scene.json", second = pack + "/stops/02-gladstones-land/scene.json"
+        let meant = try String(contentsOfFile: first, encoding: .utf8), imported = try String(contentsOfFile: second, encoding: .utf8)
+        var slipped = meant
+        for (good, slip) in [("\"CC-BY-4.0\"", "\"CC BY 4.0\""), ("\"use\": \"derived\"\n", "\"use\": \"derived\",\n"),
+                             ("1824-9x16.heic\"", "1824-9x16.HEIC\""), ("\"fov\": 64,", "\"fov\": \"64\",")] {
+            let range = try XCTUnwrap(slipped.range(of: good), good)
+            slipped.replaceSubrange(range, with: slip)
+        }
+        try slipped.write(toFile: first, atomically: true, encoding: .utf8)
+        let fixed = try CLI.run(["lint", "--fix", pack], environment: ["NO_COLOR": "1"])
+        XCTAssertEqual(fixed.status, 1, "the sign-offs are still to come")
+        XCTAssertTrue(fixed.stdout.contains("lint --fix: fixed 5 findings in 2 files"), fixed.stdout)
+        XCTAssertEqual(try String(contentsOfFile: first, encoding: .utf8), meant)
+        let corrected = try String(contentsOfFile: second, encoding: .utf8)
+        let bearing = try XCTUnwrap(corrected.range(of: #""bearing": [0-9.]+"#, options: .regularExpression))
+        XCTAssertEqual(try XCTUnwrap(Double(corrected[bearing].dropFirst(11))), 356.2, accuracy: 1.5)
+        XCTAssertEqual(corrected.replacingCharacters(in: bearing, with: "\"bearing\": 346.2"), imported)
 
         let unsigned = try CLI.run(["lint", pack], environment: ["NO_COLOR": "1"])
         XCTAssertEqual(unsigned.status, 1)

@@ -15,20 +15,22 @@ struct ErasRule: LintRule {
     func check(_ context: LintContext) -> [Diagnostic] {
         var out: [Diagnostic] = []
         for source in context.scenes {
-            guard let eras = source.eras else { continue }
-            // Citations are checked only when provenance could be read; otherwise every citation would look unknown.
-            let sourceIDs = source.provenance.map { Set($0.sources.map(\.id)) }
+            // Each era that could be read is checked, whatever is wrong with another.
+            let eras = source.eraItems
+            guard !eras.isEmpty else { continue }
+            // Citations are checked only when every source could be read; otherwise a citation could look unknown.
+            let sourceIDs = source.sourcesComplete ? Set(source.sourceItems.map(\.source.id)) : nil
             var seenYears: [Int: Int] = [:]
             var seenPlates: [String: String] = [:]
-            for (i, era) in eras.enumerated() {
+            for (n, (i, era)) in eras.enumerated() {
                 if let first = seenYears[era.year] {
                     out.append(Self.duplicateYear.diagnostic("era \(i) repeats the year \(era.year) of era \(first)", at: source.location("/eras/\(i)/year"),
                                                              hint: "merge the two eras or correct one year"))
                 } else {
                     seenYears[era.year] = i
                 }
-                if i > 0, era.year < eras[i - 1].year {
-                    out.append(Self.notAscending.diagnostic("era \(era.year) comes after \(eras[i - 1].year)", at: source.location("/eras/\(i)/year"),
+                if n > 0, era.year < eras[n - 1].era.year {
+                    out.append(Self.notAscending.diagnostic("era \(era.year) comes after \(eras[n - 1].era.year)", at: source.location("/eras/\(i)/year"),
                                                             hint: "list eras from oldest to newest; the app's era slider follows this order"))
                 }
                 if era.year > context.currentYear {
@@ -53,8 +55,9 @@ struct ErasRule: LintRule {
                     }
                 }
             }
-            let defaults = eras.indices.filter { eras[$0].default == true }
-            if defaults.count != 1 {
+            // One default among all the eras: known only when all could be read.
+            let defaults = eras.filter { $0.era.default == true }.map(\.index)
+            if source.erasComplete, defaults.count != 1 {
                 let at = defaults.count > 1 ? source.location("/eras/\(defaults[1])/default") : source.location("/eras")
                 out.append(Self.defaultEra.diagnostic("\(defaults.count) eras are marked default", at: at,
                                                       hint: "mark exactly one era \"default\": true; the app opens the scene on it"))

@@ -25,7 +25,7 @@ struct FilesRule: LintRule {
         var out: [Diagnostic] = []
         for scene in context.scenes {
             var expected: Set<String> = [PackFolder.sceneFile, PackFolder.uncertaintyFile, PackFolder.signoffFile]
-            for (path, pointer) in Self.references(eras: scene.eras, story: scene.story) {
+            for (path, pointer) in Self.references(eras: scene.eraItems, story: scene.story) {
                 let at = scene.location(pointer)
                 if path.hasPrefix("/") || path.split(separator: "/").contains("..") || path.split(separator: "/").contains(".") {
                     out.append(Self.escapingPath.diagnostic("\"\(path)\" is not a plain path inside the scene folder", at: at,
@@ -41,7 +41,7 @@ struct FilesRule: LintRule {
             }
             // Names and entry kinds are checked whatever scene.json holds; which files are stray is known only when
             // every section that names files (eras, story) could be read.
-            out += walk(scene.url, relative: "", expected: scene.eras != nil && scene.story != nil ? expected : nil, display: scene.path)
+            out += walk(scene.url, relative: "", expected: scene.erasComplete && scene.story != nil ? expected : nil, display: scene.path)
         }
         if context.isWholePack {
             out += walk(context.root, relative: "", expected: ["pack.json"], display: LintContext.display(context.root), topLevelOnly: true)
@@ -50,9 +50,9 @@ struct FilesRule: LintRule {
     }
 
     /// (path, JSON pointer) of every file the readable sections of a scene name.
-    static func references(eras: [SceneDocument.Era]?, story: SceneDocument.Story?) -> [(String, String)] {
+    static func references(eras: [(index: Int, era: SceneDocument.Era)], story: SceneDocument.Story?) -> [(String, String)] {
         var refs: [(String, String)] = []
-        for (i, era) in (eras ?? []).enumerated() {
+        for (i, era) in eras {
             refs.append((era.layers.landscape, "/eras/\(i)/layers/16x9"))
             refs.append((era.layers.portrait, "/eras/\(i)/layers/9x16"))
         }

@@ -31,14 +31,14 @@ struct MaskRule: LintRule {
         var out: [Diagnostic] = []
         for source in context.scenes {
             guard let document = source.mask else { continue }
-            let years = Set(source.eras?.map(\.year) ?? [])
-            let sourceIDs = source.provenance.map { Set($0.sources.map(\.id)) }
+            let years = Set(source.eraItems.map(\.era.year))
+            let sourceIDs = source.sourcesComplete ? Set(source.sourceItems.map(\.source.id)) : nil
             var seenYears = Set<Int>()
             for (e, era) in source.maskEras {
                 if !seenYears.insert(era.year).inserted {
                     out.append(Self.duplicateEra.diagnostic("era \(era.year) is listed twice", at: document.location("/eras/\(e)/year"), hint: "merge its regions into one entry"))
                 }
-                if source.eras != nil, !years.contains(era.year) {
+                if source.erasComplete, !years.contains(era.year) {
                     out.append(Self.unknownEra.diagnostic("scene.json has no era \(era.year)", at: document.location("/eras/\(e)/year"),
                                                           hint: "use one of: \(years.sorted().map(String.init).joined(separator: ", "))"))
                 }

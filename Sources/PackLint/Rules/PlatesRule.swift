@@ -18,8 +18,7 @@ struct PlatesRule: LintRule {
         var out: [Diagnostic] = []
         let limits = context.limits
         for source in context.scenes {
-            guard let eras = source.eras else { continue }
-            for (i, era) in eras.enumerated() {
+            for (i, era) in source.eraItems {
                 for (path, key, wanted, landscape) in [(era.layers.landscape, "16x9", 16.0 / 9.0, true), (era.layers.portrait, "9x16", 9.0 / 16.0, false)] {
                     guard !path.hasPrefix("/"), !path.contains("..") else { continue }
                     let at = source.location("/eras/\(i)/layers/\(key)")

@@ -14,12 +14,12 @@ struct ProvenanceRule: LintRule {
     func check(_ context: LintContext) -> [Diagnostic] {
         var out: [Diagnostic] = []
         for source in context.scenes {
-            guard let provenance = source.provenance else { continue }
-            // Without readable eras and masks, which sources are cited cannot be known: no source is called unused then.
-            var cited = Set(source.eras?.flatMap(\.sources) ?? [])
+            // Each source that could be read is checked. Without every era and mask read, which sources are cited
+            // cannot be known: no source is called unused then.
+            var cited = Set(source.eraItems.flatMap(\.era.sources))
             for (_, era) in source.maskEras { for region in era.regions { cited.formUnion(region.sources) } }
             var seen = Set<String>()
-            for (i, s) in provenance.sources.enumerated() {
+            for (i, s) in source.sourceItems {
                 let base = "/provenance/sources/\(i)"
                 if !seen.insert(s.id).inserted {
                     out.append(Self.duplicateID.diagnostic("source id \"\(s.id)\" is used twice", at: source.location(base + "/id"), hint: "give each source its own id"))
@@ -42,7 +42,7 @@ struct ProvenanceRule: LintRule {
                 if s.url.hasPrefix("http://") {
                     out.append(Self.insecureURL.diagnostic("\(s.url) uses http", at: source.location(base + "/url"), hint: "use the https address of the record"))
                 }
-                if source.eras != nil, source.maskComplete, !cited.contains(s.id) {
+                if source.erasComplete, source.maskComplete, !cited.contains(s.id) {
                     out.append(Self.unused.diagnostic("source \"\(s.id)\" is not cited by any era or mask region", at: source.location(base + "/id"),
                                                       hint: "cite it where it was used, or remove it"))
                 }
