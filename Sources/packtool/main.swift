@@ -23,7 +23,8 @@ let usage = """
     commands:
     \(commands.map { "  " + $0.name + String(repeating: " ", count: max(1, 10 - $0.name.count)) + $0.summary }.joined(separator: "\n"))
 
-    Run `packtool <command> --help` for a command's options.
+    Run `packtool <command> --help` for a command's options and examples. Every command takes --quiet (no progress
+    or notes on standard error); each that reports a result takes --format json (one JSON object on standard output).
     Exit codes: 0 success, 1 findings or a failed check, 2 usage or I/O error.
 
     """
