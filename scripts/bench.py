@@ -167,8 +167,8 @@ def fresh_state(label):
     state, out = os.path.join(WORK, f"{label}-state"), os.path.join(WORK, f"{label}-out")
     shutil.rmtree(state, ignore_errors=True)
     shutil.rmtree(out, ignore_errors=True)
-    subprocess.run([PACKTOOL, "root", "init", "--state", state, "--root-key", f"{keys}/root.pem", "--manifest-key", f"{keys}/manifest.pub",
-                    "--index-key", f"{keys}/index.pub", "--grant-key", f"{keys}/grant.pub"], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run([PACKTOOL, "root", "init", "--state", state, "--root-key", f"{keys}/root.pem", "--manifest-pub", f"{keys}/manifest.pub",
+                    "--index-pub", f"{keys}/index.pub", "--grant-pub", f"{keys}/grant.pub"], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return keys, state, out
 
 

@@ -42,8 +42,8 @@ class CABI(unittest.TestCase):
         for role in ["root", "manifest", "index", "grant"]:
             subprocess.run([packtool, "key", "generate", "--role", role, "--out", keys], check=True, capture_output=True)
         cls.pub = os.path.join(cls.work, "pub")
-        subprocess.run([packtool, "root", "init", "--state", cls.pub, "--root-key", f"{keys}/root.pem", "--manifest-key", f"{keys}/manifest.pub",
-                        "--index-key", f"{keys}/index.pub", "--grant-key", f"{keys}/grant.pub"], check=True, capture_output=True)
+        subprocess.run([packtool, "root", "init", "--state", cls.pub, "--root-key", f"{keys}/root.pem", "--manifest-pub", f"{keys}/manifest.pub",
+                        "--index-pub", f"{keys}/index.pub", "--grant-pub", f"{keys}/grant.pub"], check=True, capture_output=True)
         cls.cdn = os.path.join(cls.work, "cdn")
         subprocess.run([packtool, "sign", os.path.join(REPO, "scenes", "royal-mile"), "--state", cls.pub, "--manifest-key", f"{keys}/manifest.pem",
                         "--index-key", f"{keys}/index.pem", "--publish", cls.cdn], check=True, capture_output=True)
@@ -380,8 +380,8 @@ class CABI(unittest.TestCase):
         packtool, keys = os.path.join(self.build, "packtool"), os.path.join(client, "k")
         subprocess.run([packtool, "key", "generate", "--role", "root", "--out", keys], check=True, capture_output=True)
         subprocess.run([packtool, "root", "init", "--state", os.path.join(client, "pub2"), "--root-key", os.path.join(keys, "root.pem"),
-                        "--manifest-key", os.path.join(keys, "root.pub"), "--index-key", os.path.join(keys, "root.pub"),
-                        "--grant-key", os.path.join(keys, "root.pub")], check=True, capture_output=True)
+                        "--manifest-pub", os.path.join(keys, "root.pub"), "--index-pub", os.path.join(keys, "root.pub"),
+                        "--grant-pub", os.path.join(keys, "root.pub")], check=True, capture_output=True)
         other = os.path.join(client, "pub2", "root", "1.root.json")
         conflict = self.call("packverify_pin_root", {"state": state, "root": other})
         self.assertFalse(conflict["ok"])

@@ -48,8 +48,8 @@ class Season:
         shutil.copy(os.path.join(REPO, "keys-example", "historian.pem"), historian)
         os.chmod(historian, 0o600)
         self.index_key = os.path.join(self.keys, "index.pem")
-        self.ok(0, "root", "init", "--state", self.state, "--root-key", self.key("root.pem"), "--manifest-key", self.key("manifest.pub"),
-                "--index-key", self.key("index.pub"), "--grant-key", self.key("grant.pub"))
+        self.ok(0, "root", "init", "--state", self.state, "--root-key", self.key("root.pem"), "--manifest-pub", self.key("manifest.pub"),
+                "--index-pub", self.key("index.pub"), "--grant-pub", self.key("grant.pub"))
         self.root1 = os.path.join(self.state, "root", "1.root.json")
         self.releases = 0
 

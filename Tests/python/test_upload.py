@@ -130,8 +130,8 @@ class Upload(unittest.TestCase):
     def test_sign_publishes_straight_to_the_store(self):
         keys = os.path.join(REPO, "keys-example")
         state = os.path.join(self.work, "sign-state")
-        subprocess.run([self.tool, "root", "init", "--state", state, "--root-key", f"{keys}/root.pem", "--manifest-key", f"{keys}/manifest.pub",
-                        "--index-key", f"{keys}/index.pub", "--grant-key", f"{keys}/grant.pub"], check=True, capture_output=True)
+        subprocess.run([self.tool, "root", "init", "--state", state, "--root-key", f"{keys}/root.pem", "--manifest-pub", f"{keys}/manifest.pub",
+                        "--index-pub", f"{keys}/index.pub", "--grant-pub", f"{keys}/grant.pub"], check=True, capture_output=True)
         sign = [self.tool, "sign", os.path.join(REPO, "scenes/royal-mile"), "--state", state, "--manifest-key", f"{keys}/manifest.pem",
                 "--index-key", f"{keys}/index.pem", "--publish", "s3://public/signed", "--endpoint", self.store.endpoint]
         run = subprocess.run(sign, capture_output=True, text=True, env=environment(), timeout=300)
