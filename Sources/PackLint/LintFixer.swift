@@ -83,14 +83,14 @@ public struct LintFixer {
         guard !byFile.isEmpty else { return outcome }
         let pack = try RootedFolder(opening: context.root.path, followingLinkAtRoot: true)
         for file in byFile.keys.sorted() {
-            guard let (document, relative) = documents[file], let original = document.data.map({ [UInt8]($0) }) else { continue }
+            guard let (original, relative) = documents[file] else { continue }
             let planned = byFile[file] ?? []
             if relative.hasSuffix("/" + PackFolder.signoffFile) || relative == PackFolder.signoffFile {
                 outcome.notFixed += planned.map { ($0, "lint never writes signoff.json; sign again with packtool review sign") }
                 continue
             }
             // The author may have saved the file since lint read it: their bytes win.
-            guard let now = try? pack.read(relative, cap: JSONDocument.maxBytes), [UInt8](now) == original else {
+            guard let now = try? pack.read(relative, cap: max(JSONDocument.maxBytes, 4 << 20)), [UInt8](now) == original else {
                 outcome.notFixed += planned.map { ($0, "\(file) changed after lint read it; lint again") }
                 continue
             }
@@ -131,16 +131,24 @@ public struct LintFixer {
         return inserts(a, into: b) || inserts(b, into: a)
     }
 
-    /// Every document lint read, by the name diagnostics give it, with its path inside the pack.
-    static func documents(in context: LintContext) -> [String: (JSONDocument, String)] {
-        var all: [JSONDocument] = [context.pack].compactMap { $0 }
-        for scene in context.scenes { all += [scene.scene, scene.mask, scene.signoff].compactMap { $0 } }
+    /// Every file lint read that a fix may edit — the JSON documents and the transcripts — by the name diagnostics give
+    /// it, with the bytes lint read and its path inside the pack.
+    static func documents(in context: LintContext) -> [String: (bytes: [UInt8], relative: String)] {
+        var all: [(name: String, url: URL, bytes: [UInt8])] = []
+        var json: [JSONDocument] = [context.pack].compactMap { $0 }
+        for scene in context.scenes {
+            json += [scene.scene, scene.mask, scene.signoff].compactMap { $0 }
+            if let story = scene.story, let bytes = context.vttBytes[scene.file(story.transcript).path] {
+                all.append((scene.display(story.transcript), scene.file(story.transcript), bytes))
+            }
+        }
+        all += json.compactMap { d in d.data.map { (d.path, d.url, [UInt8]($0)) } }
         let root = context.root.standardizedFileURL.path
-        var out: [String: (JSONDocument, String)] = [:]
-        for document in all {
-            let path = document.url.standardizedFileURL.path
+        var out: [String: (bytes: [UInt8], relative: String)] = [:]
+        for file in all {
+            let path = file.url.standardizedFileURL.path
             guard path.hasPrefix(root + "/") else { continue }
-            out[document.path] = (document, String(path.dropFirst(root.count + 1)))
+            out[file.name] = (file.bytes, String(path.dropFirst(root.count + 1)))
         }
         return out
     }

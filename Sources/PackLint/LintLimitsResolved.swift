@@ -5,6 +5,8 @@ import PackModel
 public struct ResolvedLimits: Equatable, Sendable {
     public var maxReadingSpeed = 20.0
     public var maxGap = 2.5
+    public var maxVoiceOffset = 0.3
+    public var maxUncaptionedSpeech = 1.5
     public var minCueDuration = 0.8
     public var maxCueDuration = 12.0
     public var minCoverage = 0.75
@@ -23,6 +25,8 @@ public struct ResolvedLimits: Equatable, Sendable {
         guard let l = limits else { return }
         maxReadingSpeed = l.maxReadingSpeed ?? maxReadingSpeed
         maxGap = l.maxGap ?? maxGap
+        maxVoiceOffset = l.maxVoiceOffset ?? maxVoiceOffset
+        maxUncaptionedSpeech = l.maxUncaptionedSpeech ?? maxUncaptionedSpeech
         minCueDuration = l.minCueDuration ?? minCueDuration
         maxCueDuration = l.maxCueDuration ?? maxCueDuration
         minCoverage = l.minCoverage ?? minCoverage

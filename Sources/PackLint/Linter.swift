@@ -20,7 +20,7 @@ public struct Linter {
         ProvenanceRule(),
         SignoffRule(),
         MaskRule(),
-        AudioRule(), TranscriptRule(), ChaptersRule(),
+        AudioRule(), TranscriptRule(), ChaptersRule(), VoiceRule(),
         RouteRule(), PackRule(),
     ]
 

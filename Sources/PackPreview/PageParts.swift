@@ -42,6 +42,44 @@ enum PageParts {
         return minutes < 60 ? "\(minutes) min" : "\(minutes / 60) h \(minutes % 60) min"
     }
 
+    /// A latitude or longitude to five decimals (about a metre), as GPS apps show them; trailing zeros kept so the
+    /// columns line up. Three decimals (about 100 m) cannot tell two stops on one street apart.
+    static func coordinate(_ degrees: Double) -> String {
+        guard degrees.isFinite else { return "?" }
+        let scaled = (abs(degrees) * 100_000).rounded()
+        guard scaled < 1e15 else { return "?" }
+        let whole = Int(scaled) / 100_000, fraction = Int(scaled) % 100_000
+        let digits = String(fraction)
+        let sign = degrees < 0 && scaled > 0 ? "-" : ""
+        return "\(sign)\(whole).\(String(repeating: "0", count: 5 - digits.count))\(digits)"
+    }
+
+    static let monthNames = ["January", "February", "March", "April", "May", "June", "July", "August", "September",
+                             "October", "November", "December"]
+
+    /// An RFC 3339 time as people write the day ("30 November 2025", the date as written, in its own offset), in a
+    /// `<time>` element carrying the original; text that is not such a time is shown as it is.
+    static func date(_ rfc3339: String) -> String {
+        let bytes = Array(rfc3339.utf8)
+        func number(_ range: Range<Int>) -> Int? {
+            guard range.upperBound <= bytes.count, range.allSatisfy({ (48...57).contains(bytes[$0]) }) else { return nil }
+            return range.reduce(0) { $0 * 10 + Int(bytes[$1] - 48) }
+        }
+        guard bytes.count >= 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
+              bytes.count == 10 || bytes[10] == UInt8(ascii: "T") || bytes[10] == UInt8(ascii: "t") || bytes[10] == UInt8(ascii: " "),
+              let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+              (1...12).contains(month), (1...daysIn(month, year)).contains(day) else { return HTML.escape(rfc3339) }
+        return "<time datetime=\"\(HTML.escape(rfc3339))\">\(day) \(monthNames[month - 1]) \(year)</time>"
+    }
+
+    static func daysIn(_ month: Int, _ year: Int) -> Int {
+        switch month {
+        case 2: return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+
     /// "1:05" for a cue or a story length.
     static func clock(_ seconds: Double) -> String {
         guard seconds.isFinite, seconds >= 0 else { return "?" }

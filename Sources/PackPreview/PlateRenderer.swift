@@ -46,6 +46,8 @@ public struct PlateRenderer: Sendable {
     public var decoder = HEIFDecoder()
     /// A plate file larger than this is not read (a 1920×1080 HEIC is tens of kilobytes; lint reports the size).
     public var maxFileBytes = 64 << 20
+    /// The user's plate cache shared by every output folder, when there is one.
+    public var sharedCache: PlateCache?
 
     public init() {}
 
@@ -114,6 +116,8 @@ public struct PlateRenderer: Sendable {
             } else if let cache, let recorded = cache.recorded[name],
                       SiteFiles.linkRecorded(name, from: cache.folder, into: folder, sha256: recorded, cap: maxFileBytes) {
                 out.append(RenderedPlate(fileName: name, size: size, sourceSize: sourceSize, reused: true, sha256: recorded))
+            } else if let shared = sharedCache?.take(name, into: folder, cap: maxFileBytes) {
+                out.append(RenderedPlate(fileName: name, size: size, sourceSize: sourceSize, reused: true, sha256: shared))
             } else {
                 missing.append((out.count, name, size))
                 out.append(RenderedPlate(fileName: name, size: size, sourceSize: sourceSize, reused: false, sha256: ""))
@@ -130,6 +134,7 @@ public struct PlateRenderer: Sendable {
                     throw ImageError(file: folder.fullPath(plate.name), "cannot write the WebP: \(error)")
                 }
                 out[plate.index].sha256 = SHA256.hexHash(webp)
+                sharedCache?.store(Array(webp), as: plate.name)
             }
         }
         return out
@@ -169,4 +174,7 @@ final class Counter: @unchecked Sendable {
 
     /// Adds one and returns the new value.
     func increment() -> Int { lock.withLock { value += 1; return value } }
+
+    /// Takes one away and returns the new value.
+    func decrement() -> Int { lock.withLock { value -= 1; return value } }
 }

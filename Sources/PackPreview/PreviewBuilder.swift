@@ -28,6 +28,9 @@ public struct PreviewBuilder {
     /// Asked between plates and before the swap; true makes the run stop, remove its staging folder and throw
     /// `PreviewError.interrupted` (the CLI sets it from SIGINT, SIGTERM and SIGHUP).
     public var shouldStop: @Sendable () -> Bool = { false }
+    /// The user's plate cache, shared by every output folder (the CLI passes `PlateCache.forEnvironment()`); nil keeps
+    /// only the earlier site's plates.
+    public var plateCache: PlateCache?
 
     /// The file in every site this tool writes: an existing output folder without it is not replaced.
     public static let marker = ".packtool-preview"
@@ -189,7 +192,9 @@ public struct PreviewBuilder {
         let jobs = order.map { PlateRenderer.Job(source: $0, sizes: sizes[$0]!) }
         let total = jobs.count
         progress(0, total)
-        let results = PlateRenderer().render(jobs, into: platesFolder, cache: cache, shouldStop: shouldStop) { progress($0, total) }
+        var renderer = PlateRenderer()
+        renderer.sharedCache = plateCache
+        let results = renderer.render(jobs, into: platesFolder, cache: cache, shouldStop: shouldStop) { progress($0, total) }
         if shouldStop() { throw PreviewError.interrupted }
         var plates: [URL: Result<RenderedPlate, ImageError>] = [:]
         var thumbnails: [URL: RenderedPlate] = [:]

@@ -10,6 +10,9 @@ enum PreviewScript {
           const dataElement = document.getElementById("stop-data");
           if (!dataElement) return;  // the route page has nothing to drive
           const data = JSON.parse(dataElement.textContent);
+          // What needs the script (era chips, crop switch, mask toggle, compare slider) is written hidden: without
+          // JavaScript the page shows every plate instead.
+          document.querySelectorAll("[data-needs-script]").forEach((element) => { element.hidden = false; });
           const SVG = "http://www.w3.org/2000/svg";
           const state = { era: data.initialEra || 0, crop: "16x9", mask: true };
 

@@ -7,7 +7,21 @@ enum PreviewStylesheet {
           --rust: #b7410e; --rust-soft: rgba(183, 65, 14, 0.16); --amber: #a86a00; --red: #b3261e; --green: #2e6b3a;
           font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink); background: var(--paper);
         }
-        body { margin: 0 auto; max-width: 1180px; padding: 0 20px 60px; line-height: 1.45; }
+        body { margin: 0 auto; max-width: 1180px; padding: 0 20px 60px; line-height: 1.45; overflow-wrap: anywhere; }
+        [hidden] { display: none !important; }
+        /* Nothing wider than the screen (a phone is 390 px): pictures shrink, long names and paths break, tables and
+           code scroll inside their own box. */
+        *, *::before, *::after { box-sizing: border-box; }
+        img, svg, video, audio, iframe { max-width: 100%; }
+        main, section, header, figure, li, dd, dt, p { min-width: 0; }
+        table { display: block; max-width: 100%; overflow-x: auto; border-collapse: collapse; }
+        pre { max-width: 100%; overflow-x: auto; white-space: pre-wrap; }
+        code { overflow-wrap: anywhere; word-break: break-word; }
+        .plate-list { display: flex; flex-wrap: wrap; gap: 12px; margin: 12px 0; }
+        .plate-static { margin: 0; max-width: 100%; }
+        .plate-static img { display: block; max-width: 100%; height: auto; border-radius: 6px; }
+        .live-error { position: sticky; top: 0; z-index: 10; margin: 0 -20px; padding: 10px 20px; background: #fbe9e7; color: var(--red);
+          border-bottom: 2px solid var(--red); white-space: pre-wrap; font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 0.85rem; }
         a { color: #1f4e79; }
         h1 { margin: 6px 0; font-size: 1.9rem; }
         h2 { font-size: 1.15rem; margin: 28px 0 10px; border-bottom: 1px solid var(--line); padding-bottom: 4px; }
@@ -44,11 +58,11 @@ enum PreviewStylesheet {
         .anchor-key { background: var(--ink); } .fov-key { background: var(--rust-soft); border: 1px solid var(--rust); border-radius: 2px; }
         .target-key { background: #1f4e79; transform: rotate(45deg); border-radius: 0; } .ring-key { border: 3px solid var(--red); }
         .stops { list-style: none; padding: 0; }
-        .stop-row { display: grid; grid-template-columns: 1fr auto; gap: 4px 16px; padding: 10px; margin: 8px 0; background: var(--card);
+        .stop-row { display: grid; grid-template-columns: minmax(0, 1fr) auto; gap: 4px 16px; padding: 10px; margin: 8px 0; background: var(--card);
           border: 1px solid var(--line); border-left: 5px solid var(--green); border-radius: 8px; }
         .stop-row.has-warnings { border-left-color: var(--amber); }
         .stop-row.has-errors { border-left-color: var(--red); }
-        .stop-row a { display: flex; align-items: center; gap: 10px; font-weight: 600; text-decoration: none; color: var(--ink); }
+        .stop-row a { display: flex; flex-wrap: wrap; min-width: 0; align-items: center; gap: 10px; font-weight: 600; text-decoration: none; color: var(--ink); }
         .stop-row .leg { color: var(--muted); font-size: 0.9rem; }
         .stop-row .badges { grid-column: 1 / -1; }
         .thumb { width: 128px; height: 72px; object-fit: cover; border-radius: 4px; background: #ddd; }
@@ -87,7 +101,7 @@ enum PreviewStylesheet {
           background: #fff; box-shadow: 0 1px 4px rgba(0,0,0,0.5); }
         .compare-handle:focus { outline: 3px solid var(--rust); }
         .hint-line { color: var(--muted); font-size: 0.85rem; }
-        dl { display: grid; grid-template-columns: max-content 1fr; gap: 4px 16px; }
+        dl { display: grid; grid-template-columns: minmax(0, max-content) minmax(0, 1fr); gap: 4px 16px; }
         dt { color: var(--muted); } dd { margin: 0; }
         audio { width: 100%; max-width: 640px; }
         .transcript { padding-left: 0; list-style: none; max-width: 760px; }
@@ -104,6 +118,13 @@ enum PreviewStylesheet {
         .finding.error { border-left-color: var(--red); } .finding.warning { border-left-color: var(--amber); }
         .finding .severity { font-weight: 600; } .finding.error .severity { color: var(--red); } .finding.warning .severity { color: var(--amber); }
         .hint { color: var(--muted); font-size: 0.9rem; }
+        @media (max-width: 520px) {
+          body { padding: 0 12px 40px; }
+          h1 { font-size: 1.5rem; }
+          dl { grid-template-columns: minmax(0, 1fr); } dd { margin-bottom: 6px; }
+          .stop-row { grid-template-columns: minmax(0, 1fr); }
+          .live-error { margin: 0 -12px; padding: 10px 12px; }
+        }
 
         """#
 }

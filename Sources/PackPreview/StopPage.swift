@@ -67,7 +67,7 @@ struct StopPage {
             var shown: [String: PageData.Plate] = [:]
             var regions: [String: [PageData.Region]] = [:]
             for crop in PlateCrop.allCases {
-                let alt = "Reconstruction of \(stop.title), \(era.label) (\(crop.label))"
+                let alt = Self.alt(era, crop)
                 let rendered = era.plates[crop].flatMap { plates[$0] }
                 switch rendered {
                 case .success(let plate)?:
@@ -151,7 +151,7 @@ struct StopPage {
         return """
         <section class="viewer" aria-labelledby="viewer-heading">
         <h2 id="viewer-heading">Reconstruction</h2>
-        <div class="controls">
+        <div class="controls" data-needs-script hidden>
         <div class="chips" role="group" aria-label="Era">
         \(chips)
         </div>
@@ -163,7 +163,7 @@ struct StopPage {
         </div>
         <figure class="stage" id="stage">
         <div class="frame" id="frame">
-        <img id="plate" alt="">
+        \(initialPlate())
         <svg id="mask" class="mask" role="group" aria-label="Uncertain regions: click or press Enter on one for why">
         <defs>
         <pattern id="hatch-conjecture" patternUnits="userSpaceOnUse" width="18" height="18" patternTransform="rotate(45)"><rect width="18" height="18" class="hatch-bg"/><line x1="0" y1="0" x2="0" y2="18" class="hatch-line"/></pattern>
@@ -175,10 +175,38 @@ struct StopPage {
         </div>
         <figcaption id="plate-caption"></figcaption>
         </figure>
+        \(allPlates())
         <div id="note" class="note" role="status" aria-live="polite"><p class="note-hint">Click or tap a hatched region to see why we're unsure.</p></div>
         </section>
 
         """
+    }
+
+    /// A plate's alt text: the era and the crop ("1820 market, 16:9 plate").
+    static func alt(_ era: PreviewEra, _ crop: PlateCrop) -> String { "\(era.label), \(crop.label) plate" }
+
+    /// The viewer's plate as the page is written: the default era's 16:9 plate, so it shows without the script (which
+    /// then drives it); nothing when that plate could not be made.
+    private func initialPlate() -> String {
+        let initial = stop.eras.firstIndex { $0.isDefault } ?? 0
+        guard stop.eras.indices.contains(initial), let url = stop.eras[initial].plates[.landscape], case .success(let plate)? = plates[url] else {
+            return "<img id=\"plate\" alt=\"\">"
+        }
+        return "<img id=\"plate\" src=\"../plates/\(HTML.escape(plate.fileName))\" width=\"\(plate.size.width)\" height=\"\(plate.size.height)\" alt=\"\(HTML.escape(Self.alt(stop.eras[initial], .landscape)))\">"
+    }
+
+    /// Every era's plates in both crops, for a browser without JavaScript (the viewer needs the script to switch
+    /// eras); a browser running the script never loads them.
+    private func allPlates() -> String {
+        var figures: [String] = []
+        for era in stop.eras {
+            for crop in PlateCrop.allCases {
+                guard let url = era.plates[crop], case .success(let plate)? = plates[url] else { continue }
+                figures.append("<figure class=\"plate-static\"><img class=\"plate-static-image\" src=\"../plates/\(HTML.escape(plate.fileName))\" width=\"\(plate.size.width)\" height=\"\(plate.size.height)\" alt=\"\(HTML.escape(Self.alt(era, crop)))\"><figcaption>\(era.year) · \(HTML.escape(era.label)), \(crop.label)</figcaption></figure>")
+            }
+        }
+        guard !figures.isEmpty else { return "" }
+        return "<noscript><div class=\"plate-list\">\n" + figures.joined(separator: "\n") + "\n</div></noscript>"
     }
 
     private func compare() -> String {
@@ -187,7 +215,7 @@ struct StopPage {
         }
         let options = stop.eras.enumerated().map { i, era in "<option value=\"\(i)\">\(era.year) · \(HTML.escape(era.label))</option>" }.joined()
         return """
-        <section class="compare-section" aria-labelledby="compare-heading">
+        <section class="compare-section" aria-labelledby="compare-heading" data-needs-script hidden>
         <h2 id="compare-heading">Compare eras</h2>
         <div class="controls">
         <label for="compare-left">Left</label> <select id="compare-left">\(options)</select>
@@ -207,7 +235,7 @@ struct StopPage {
     private func view() -> String {
         var rows: [(String, String)] = []
         if let a = stop.anchor {
-            rows.append(("Anchor", "\(HTML.number(a.lat)), \(HTML.number(a.lon))\(a.accuracy.map { " (±\(HTML.number($0)) m)" } ?? "")\(a.altitude.map { ", \(HTML.number($0)) m" } ?? "")"))
+            rows.append(("Anchor", "\(PageParts.coordinate(a.lat)), \(PageParts.coordinate(a.lon))\(a.accuracy.map { " (±\(HTML.number($0)) m)" } ?? "")\(a.altitude.map { ", \(HTML.number($0)) m" } ?? "")"))
         }
         if let v = stop.view {
             rows.append(("Bearing", "\(HTML.number(v.bearing))° true"))
@@ -303,7 +331,7 @@ struct StopPage {
                 case .unreadable: state = "<span class=\"badge error\">not a sign-off</span>"
                 case .wrongScene(let scene): state = "<span class=\"badge error\">for another scene (\(HTML.escape(scene)))</span>"
                 }
-                let when = entry.signoff.map { " on \(HTML.escape($0.signedAt)), scope \(HTML.escape($0.scope))" } ?? ""
+                let when = entry.signoff.map { " on \(PageParts.date($0.signedAt)), scope \(HTML.escape($0.scope))" } ?? ""
                 let note = entry.signoff.map { $0.note.isEmpty ? "" : "<blockquote>\(HTML.escape($0.note))</blockquote>" } ?? ""
                 out += "<li>\(who)\(when): \(state)\(note)</li>\n"
             }

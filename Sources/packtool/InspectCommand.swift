@@ -8,6 +8,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import PackAudio
 import PackAuthoring
 import PackCrypto
 import PackLint
@@ -20,12 +21,14 @@ enum InspectCommand: Command {
     static let name = "inspect"
     static let summary = "show what packtool reads from a WebVTT, HEIC, m4a, pack/scene JSON or signed file"
     static let help = """
-        usage: packtool inspect FILE [--format text|json] [--pub PUBLIC.pub]...
+        usage: packtool inspect FILE [--format text|json] [--pub PUBLIC.pub]... [--voice]
 
         Prints what packtool reads from FILE:
           .vtt              the cues (W3C VTTCue attribute names in JSON), regions, styles and parse errors
           .heic .heif       brands, primary item, stored and displayed size, rotation and properties
-          .m4a .mp4         codec, channels, sample rate, timescales and duration
+          .m4a .mp4         codec, channels, sample rate, timescales and duration; with --voice also where lint
+                            hears the voice (decoded, each 20 ms frame judged: the speech segments, and in
+                            JSON the frames as a string of 0 and 1)
           pack.json scene.json uncertainty.json
                             the decoded document, or each problem at line:col
           a DSSE envelope (or signoff.json, a list of them)
@@ -39,12 +42,14 @@ enum InspectCommand: Command {
     static let options: [CommandOption] = [
         .format(),
         CommandOption("--pub", "PUBLIC.pub", "a public key file to verify a DSSE envelope's signatures with; repeatable", aliases: ["--key"]),
+        .flag("--voice", "for .m4a and .mp4: also where lint hears the voice (the detector's verdict, segments and frames)"),
     ]
     static let examples = [
         "packtool inspect scenes/royal-mile/pack.json",
         "packtool inspect scenes/royal-mile/stops/01-castle-esplanade/story.vtt --format json",
         "packtool inspect scenes/royal-mile/stops/01-castle-esplanade/signoff.json --pub keys-example/historian.pub",
         "packtool inspect keys-example/historian.pub",
+        "packtool inspect scenes/royal-mile/stops/01-castle-esplanade/story.m4a --voice",
     ]
 
     static func run(_ args: [String]) throws -> Int32 {
@@ -66,7 +71,7 @@ enum InspectCommand: Command {
         switch try kind(of: url) {
         case .webvtt: inspection = try inspectVTT(url)
         case .heif: inspection = try inspectHEIF(url)
-        case .mp4: inspection = try inspectMP4(url)
+        case .mp4: inspection = try inspectMP4(url, voice: a.flag("--voice"))
         case .json: inspection = try inspectJSON(url, keys: keys)
         case .key: inspection = try inspectKey(url)
         }
@@ -164,7 +169,20 @@ enum InspectCommand: Command {
         return Inspection(kind: "heif", file: url.path, ok: info.errors.isEmpty && info.isHEIC, text: text, value: info)
     }
 
-    private static func inspectMP4(_ url: URL) throws -> Inspection {
+    /// What `--voice` adds: the detector's verdict, its segments and every frame (1 speech, 0 not).
+    private struct HeardAudio: Encodable {
+        var audio: MP4AudioInfo
+        var voice: Voice
+        struct Voice: Encodable {
+            var verdict: String
+            var frameSeconds: Double
+            var duration: Double
+            var segments: [[Double]]
+            var frames: String
+        }
+    }
+
+    private static func inspectMP4(_ url: URL, voice: Bool = false) throws -> Inspection {
         let source = try ByteSource(fileAt: url)
         let info = MP4AudioProbe().probe(source)
         let other = info.errors.isEmpty ? nil : FileSignature.format(of: source).flatMap { $0.isMP4 ? nil : $0 }
@@ -173,7 +191,18 @@ enum InspectCommand: Command {
         if let d = info.duration { text += "  duration \(NumberText.fixed(d, 3)) s" + (info.editedDuration != nil ? " (from the edit list)" : "") + "\n" }
         text += "  brands: \(info.majorBrand ?? "?") [\(info.compatibleBrands.joined(separator: ", "))]; boxes: \(info.topLevel.joined(separator: " "))\n"
         for e in info.errors { text += "  error: \(e)\n" }
-        return Inspection(kind: "mp4-audio", file: url.path, ok: info.errors.isEmpty && info.isAAC, text: text, value: info)
+        guard voice else { return Inspection(kind: "mp4-audio", file: url.path, ok: info.errors.isEmpty && info.isAAC, text: text, value: info) }
+        let heard: VoiceActivity
+        do { heard = try StoryVoice(cacheFolder: nil).listen(to: url.path) } catch let error as AudioDecodeError {
+            throw CommandLineError.failure("\(url.relativePath): cannot be decoded: \(error)")
+        }
+        let round = { (t: Double) in (t * 1000).rounded() / 1000 }
+        text += "  voice: \(heard.verdict.rawValue), \(heard.segments.count) segment\(heard.segments.count == 1 ? "" : "s")\n"
+        for segment in heard.segments { text += "    \(NumberText.fixed(segment.start, 2))–\(NumberText.fixed(segment.end, 2)) s\n" }
+        let value = HeardAudio(audio: info, voice: .init(verdict: heard.verdict.rawValue, frameSeconds: heard.frameSeconds, duration: round(heard.duration),
+                                                         segments: heard.segments.map { [round($0.start), round($0.end)] },
+                                                         frames: String(heard.speech.map { $0 ? "1" : "0" })))
+        return Inspection(kind: "mp4-audio", file: url.path, ok: info.errors.isEmpty && info.isAAC, text: text, value: value)
     }
 
     private static func inspectJSON(_ url: URL, keys: [Ed25519PublicKey]) throws -> Inspection {

@@ -16,7 +16,7 @@ enum PreviewCommand: Command {
     static let name = "preview"
     static let summary = "write the pack as the app shows it, as a site to open in any browser"
     static let help = """
-        usage: packtool preview PACK [--out DIR] [--open] [--quiet]
+        usage: packtool preview PACK [--out DIR] [--open] [--quiet] [--serve [--port N] [--host H]]
 
         Writes a static site of the pack at PACK that works from file:// with no server and no network: the route
         with a map of every stop's anchor, bearing, field of view and target; a page per stop with each era's plate in
@@ -24,24 +24,34 @@ enum PreviewCommand: Command {
         a compare slider between eras, the story with its transcript following the audio, the sources and licences,
         the historian's sign-off and whether it is current, and lint's findings at file:line:col.
 
-        Plates are decoded on every core and kept under their SHA-256, so a rerun decodes only plates that changed.
+        Plates are decoded on every core and kept in the user's cache folder ($PACKTOOL_CACHE_DIR/plates, else
+        $XDG_CACHE_HOME/packtool/plates, else ~/.cache/packtool/plates; ~/Library/Caches/packtool/plates on macOS)
+        under the SHA-256 of the HEIC and the decode settings, shared by every output folder: a rerun decodes only
+        plates that changed. A cache entry is checked against its own SHA-256 before it is copied into a site.
         The site is written beside DIR and swapped in whole (in one step where the file system can); the pack is
         only read. An earlier preview is replaced only while it holds nothing but what the preview wrote.
 
         Exit codes: 0 written and lint found no errors, 1 written but the pages show errors (lint errors or a plate
         that cannot be decoded), 2 usage or I/O error (nothing written; an earlier preview is left as it was).
+        With --serve: 0 when stopped with Ctrl-C, 2 when the first build or the port fails.
 
         """
 
     static func run(_ args: [String]) throws -> Int32 {
         let a = try Arguments(args, table: Self.options)
+        try PreviewServe.checkOptions(serve: a.flag("--serve"), port: a.value("--port"), host: a.value("--host"))
         guard a.positionals.count == 1, let packPath = a.positionals.first else {
             throw CommandLineError.usage(a.positionals.isEmpty ? "expected a PACK folder" : "expected one PACK folder, got \(a.positionals.count)")
         }
         let pack = URL(fileURLWithPath: packPath)
         let outPath = a.value("--out") ?? defaultOutput(forPack: packPath)
         guard !outPath.isEmpty else { throw CommandLineError.usage("--out needs a folder") }
+        if a.flag("--serve") {
+            return try PreviewServe.run(pack: packPath, output: URL(fileURLWithPath: outPath), port: a.value("--port"), host: a.value("--host"),
+                                        plateCache: PlateCache.forEnvironment(), quiet: a.flag("--quiet"), open: a.flag("--open"))
+        }
         var builder = PreviewBuilder(pack: pack, output: URL(fileURLWithPath: outPath))
+        builder.plateCache = PlateCache.forEnvironment()
         PreviewInterruption.install()
         builder.shouldStop = { PreviewInterruption.received != 0 }
         let bar = a.flag("--quiet") ? nil : PlateProgressBar()
@@ -77,7 +87,7 @@ enum PreviewCommand: Command {
     }
 
     /// Hands the page to the desktop (`xdg-open` on Linux, `open` on macOS); a machine without one only gets a note.
-    private static func openInBrowser(_ url: URL) {
+    static func openInBrowser(_ url: URL) {
         #if os(macOS)
         let opener = "open"
         #else

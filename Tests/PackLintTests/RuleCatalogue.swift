@@ -17,6 +17,19 @@ func vtt(_ timings: [String], text: String = "A short sentence.") -> String {
     "WEBVTT\n\n" + timings.map { "\($0)\n\(text)\n" }.joined(separator: "\n")
 }
 
+/// Rewrites every cue timestamp of a transcript through `map` (the captioning mistakes the voice rules find).
+func retime(_ copy: PackCopy, _ relative: String, _ map: (Double) -> Double) throws {
+    let url = copy.root.appendingPathComponent(relative)
+    var text = try String(contentsOf: url, encoding: .utf8)
+    let pattern = try NSRegularExpression(pattern: #"(\d\d):(\d\d):(\d\d)\.(\d\d\d)"#)
+    for match in pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)).reversed() {
+        let field = { (i: Int) in Double(text[Range(match.range(at: i), in: text)!])! }
+        let ms = Int((max(0, map(field(1) * 3600 + field(2) * 60 + field(3) + field(4) / 1000)) * 1000).rounded())
+        text.replaceSubrange(Range(match.range, in: text)!, with: String(format: "%02d:%02d:%02d.%03d", ms / 3_600_000, ms / 60_000 % 60, ms / 1000 % 60, ms % 1000))
+    }
+    try text.write(to: url, atomically: true, encoding: .utf8)
+}
+
 /// Every rule code with a minimal broken input. RuleCatalogueTests checks each finding's file, line and column, and
 /// that every code the linter knows appears here.
 let ruleCases: [RuleCase] = [
@@ -173,6 +186,28 @@ let ruleCases: [RuleCase] = [
         try $0.write("\(S1)/chapters.vtt", vtt(["00:00.000 --> 00:30.000", "00:00.500 --> 00:40.000"], text: "Chapter"))
     },
     RuleCase("PT0715", "\(S1)/scene.json", at: "\"fr-FR\"") { try $0.edit("\(S1)/scene.json", replacing: "\"language\": \"en-GB\"", with: "\"language\": \"fr-FR\"") },
+    // The story against the voice (S1's story is 96 s of speech with 0.45 s pauses between its sentences).
+    RuleCase("PT0716", "\(S1)/story.vtt", at: "00:00:01.500 -->") { try retime($0, "\(S1)/story.vtt") { min($0 + 1, 96) } },
+    RuleCase("PT0717", "\(S1)/story.vtt", at: "00:00:00.525 -->") { try retime($0, "\(S1)/story.vtt") { min($0 * 1.05, 96) } },
+    RuleCase("PT0718", "\(S1)/story.vtt", at: "00:00:06.124 -->", after: "s02\n") {
+        try $0.edit("\(S1)/story.vtt", replacing: "00:00:06.574 --> 00:00:11.374", with: "00:00:06.124 --> 00:00:11.374")
+    },
+    RuleCase("PT0719", "\(S1)/story.vtt", at: "00:00:00.000") { try $0.edit("\(S1)/story.vtt", replacing: "s01\n", with: "s00\n00:00:00.000 --> 00:00:00.500\nListen.\n\ns01\n") },
+    RuleCase("PT0720", "\(S1)/story.vtt", at: "00:00:11.824 -->") {
+        try $0.edit("\(S1)/story.vtt", replacing: "s02\n00:00:06.574 --> 00:00:11.374\n", with: "NOTE the second sentence left out\n")
+    },
+    RuleCase("PT0721", "\(S1)/story.vtt", at: "WEBVTT") {
+        try $0.remove("\(S1)/story.m4a")
+        try runTool("/usr/bin/ffmpeg", ["-loglevel", "error", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=22050", "-t", "96", "-c:a", "aac",
+                                       $0.root.appendingPathComponent("\(S1)/story.m4a").path])
+    },
+    RuleCase("PT0722", "\(S1)/scene.json", at: "\"story.m4a\"") {
+        // The boxes stay readable; the sound inside the media data is garbled.
+        try $0.patchBytes("\(S1)/story.m4a", find: Array("mdat".utf8)) { bytes, i in
+            let size = bytes[i - 4..<i].reduce(0) { $0 << 8 | Int($1) }
+            for k in stride(from: i + 68, to: i - 4 + size, by: 3) { bytes[k] = UInt8(truncatingIfNeeded: k &* 31) }
+        }
+    },
     // Pack
     RuleCase("PT0801", "pack.json", at: "[\n    \"01-castle-esplanade\"") {
         try FileManager.default.copyItem(at: $0.root.appendingPathComponent(S7), to: $0.root.appendingPathComponent("stops/08-extra"))

@@ -115,7 +115,8 @@ final class FirstHourTests: XCTestCase {
         }
         let clean = try run(["lint", pack])
         XCTAssertTrue(clean.stdout.hasSuffix("0 errors, 0 warnings, 0 notes\n"), clean.stdout)
-        let preview = try run(["preview", pack, "--out", home + "/site", "--quiet"])
+        let preview = try CLI.run(["preview", pack, "--out", home + "/site", "--quiet"], environment: ["NO_COLOR": "1", "PACKTOOL_CACHE_DIR": home + "/cache"])
+        XCTAssertEqual(preview.status, 0, preview.stderr)
         XCTAssertTrue(preview.stdout.contains("2 stops, 4 plates ("), preview.stdout)
         XCTAssertTrue(preview.stdout.contains("; lint: clean"), preview.stdout)
     }

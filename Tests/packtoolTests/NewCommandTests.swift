@@ -133,7 +133,7 @@ final class NewCommandTests: XCTestCase {
         let dir = try temporaryDirectory()
         XCTAssertEqual(try CLI.run(["new", "pack", dir + "/old-town"]).status, 0)
         XCTAssertEqual(try CLI.run(["new", "stop", dir + "/old-town", "01-west-port"]).status, 0)
-        let r = try CLI.run(["preview", dir + "/old-town", "--out", dir + "/site", "--quiet"])
+        let r = try CLI.run(["preview", dir + "/old-town", "--out", dir + "/site", "--quiet"], environment: ["PACKTOOL_CACHE_DIR": dir + "/cache"])
         XCTAssertEqual(r.status, 1, r.stderr)
         XCTAssertEqual(r.stderr.split(separator: "\n").filter { $0.contains("it is the placeholder `packtool new stop` wrote") }.count, 2, r.stderr)
     }

@@ -44,6 +44,22 @@ POLL = 0.02  # seconds between WebDriverWait's checks (its default, half a secon
 EARTH_RADIUS = 6_371_008.8
 
 
+CACHE = None  # the plate cache the runs here share (PACKTOOL_CACHE_DIR), never the user's
+
+
+def setUpModule():
+    global CACHE
+    CACHE = tempfile.mkdtemp(prefix="packtool-plate-cache-")
+
+
+def tearDownModule():
+    shutil.rmtree(CACHE, ignore_errors=True)
+
+
+def preview_env():
+    return dict(os.environ, PACKTOOL_CACHE_DIR=CACHE)
+
+
 def read_json(*parts):
     with open(os.path.join(*parts), encoding="utf-8") as f:
         return json.load(f)
@@ -173,7 +189,8 @@ class PreviewInChromium(unittest.TestCase):
         cls.stops = load_stops()
         cls.site = tempfile.mkdtemp(prefix="packtool-preview-")
         try:
-            run = subprocess.run([packtool(), "preview", PACK, "--out", cls.site, "--quiet"], capture_output=True, text=True)
+            run = subprocess.run([packtool(), "preview", PACK, "--out", cls.site, "--quiet"], capture_output=True, text=True,
+                                 env=preview_env())
             if run.returncode != 0:
                 raise AssertionError(f"packtool preview exited {run.returncode}: {run.stderr}{run.stdout}")
             options = webdriver.ChromeOptions()
@@ -491,7 +508,7 @@ class PreviewProgress(unittest.TestCase):
         self.addCleanup(shutil.rmtree, out, True)
         master, slave = pty.openpty()
         try:
-            process = subprocess.Popen([packtool(), "preview", PACK, "--out", os.path.join(out, "site")], stdout=subprocess.DEVNULL,
+            process = subprocess.Popen([packtool(), "preview", PACK, "--out", os.path.join(out, "site")], stdout=subprocess.DEVNULL, env=preview_env(),
                                        stderr=slave if stderr_on_terminal else subprocess.PIPE)
             os.close(slave)
             slave = None

@@ -217,6 +217,16 @@ public enum EmbeddedSchemas {
                   "minimum": 0,
                   "description": "longest silence between cues, seconds (default 2.5)"
                 },
+                "maxVoiceOffset": {
+                  "type": "number",
+                  "exclusiveMinimum": 0,
+                  "description": "how far the transcript may lead or lag the voice, seconds (default 0.3)"
+                },
+                "maxUncaptionedSpeech": {
+                  "type": "number",
+                  "exclusiveMinimum": 0,
+                  "description": "longest speech with no cue showing, seconds (default 1.5)"
+                },
                 "minCueDuration": {
                   "type": "number",
                   "minimum": 0,

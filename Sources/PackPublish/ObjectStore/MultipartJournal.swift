@@ -12,7 +12,7 @@ import PackCrypto
 import PackModel
 
 /// The multipart uploads this user's packtool started and has not finished, one small file per object
-/// (`$XDG_CACHE_HOME/packtool/multipart/`, else `~/.cache/packtool/multipart/`). A store lists every open upload of a
+/// (`multipart/` in the user's cache folder, `UserCacheFolder`). A store lists every open upload of a
 /// key, whoever started it, and shows neither its headers nor its owner's intent: the journal is how a rerun knows
 /// which are its own, to resume one and abort the rest, and never touches another tool's upload.
 ///
@@ -24,15 +24,9 @@ public struct MultipartJournal: Sendable {
 
     public init(folder: String?) { self.folder = folder }
 
-    /// The journal for this environment: `XDG_CACHE_HOME`, else `HOME/.cache`, when that folder's parent exists.
+    /// The journal for this environment: the user's cache folder (`UserCacheFolder`), when there is one.
     public static func standard(environment: [String: String]) -> MultipartJournal {
-        if let cache = environment["XDG_CACHE_HOME"], cache.hasPrefix("/"), FileSystem.isDirectory(cache) {
-            return MultipartJournal(folder: cache + "/packtool/multipart")
-        }
-        if let home = environment["HOME"], home.hasPrefix("/"), FileSystem.isDirectory(home) {
-            return MultipartJournal(folder: home + "/.cache/packtool/multipart")
-        }
-        return MultipartJournal(folder: nil)
+        MultipartJournal(folder: UserCacheFolder.path("multipart", environment: environment))
     }
 
     struct Entry: Codable {

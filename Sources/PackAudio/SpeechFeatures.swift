@@ -1,0 +1,111 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What the detector looks at in each 20 ms frame of 16 kHz mono audio: the energy in speech's band (300–3400 Hz, where
+/// telephones carry a voice) and how flat the spectrum is there (a voice has harmonics and formants; hiss is flat).
+public struct SpeechFeatures: Sendable {
+    public static let sampleRate = 16_000
+    public static let frameLength = 320  // 20 ms
+    public static var frameSeconds: Double { Double(frameLength) / Double(sampleRate) }
+
+    /// Energy in the speech band per frame, in dB relative to a full-scale sine.
+    public private(set) var bandDB: [Float] = []
+    /// Spectral flatness in the speech band per frame: 0 a pure tone, about 0.56 white noise, 1 a flat line.
+    public private(set) var flatness: [Float] = []
+
+    private var pending: [Float] = []
+    private let fft = RealFFT(size: 512)
+    private let window: [Float]
+    private let band: Range<Int>
+
+    public init() {
+        window = (0..<Self.frameLength).map { 0.5 - 0.5 * cosf(2 * .pi * Float($0) / Float(Self.frameLength - 1)) }
+        let binHz = Float(Self.sampleRate) / 512
+        band = Int((300 / binHz).rounded(.up))..<Int((3400 / binHz).rounded(.down)) + 1
+        pending.reserveCapacity(Self.frameLength * 2)
+    }
+
+    public var frameCount: Int { bandDB.count }
+
+    /// Adds samples (any chunking); whole frames are measured as they fill.
+    public mutating func add(_ samples: UnsafeBufferPointer<Float>) {
+        var i = 0
+        while i < samples.count {
+            let take = min(Self.frameLength - pending.count, samples.count - i)
+            pending.append(contentsOf: samples[i..<i + take])
+            i += take
+            if pending.count == Self.frameLength {
+                measure(pending)
+                pending.removeAll(keepingCapacity: true)
+            }
+        }
+    }
+
+    /// Adds an array of samples (tests and callers holding the audio already).
+    public mutating func add(_ samples: [Float]) { samples.withUnsafeBufferPointer { add($0) } }
+
+    private mutating func measure(_ frame: [Float]) {
+        var input = [Float](repeating: 0, count: 512)
+        for i in 0..<Self.frameLength { input[i] = frame[i] * window[i] }
+        let power = fft.powerSpectrum(input)
+        var sum: Float = 0, logSum: Float = 0
+        for k in band {
+            let p = power[k] + 1e-20
+            sum += p
+            logSum += logf(p)
+        }
+        let n = Float(band.count)
+        // A full-scale sine through the Hann window puts (N/4)^2 into its bin (both sides summed: /2 · 2).
+        let reference = powf(Float(Self.frameLength) / 4, 2)
+        bandDB.append(10 * log10f(sum / reference + 1e-12))
+        flatness.append(sum > 1e-15 ? expf(logSum / n) / (sum / n) : 1)
+    }
+}
+
+/// A radix-2 FFT of real input, enough for per-frame spectra (no dependency for 40 lines of arithmetic).
+struct RealFFT {
+    let size: Int
+    private let cosines: [Float]
+    private let sines: [Float]
+    private let reversed: [Int]
+
+    init(size: Int) {
+        precondition(size > 1 && size & (size - 1) == 0, "a power of two")
+        self.size = size
+        cosines = (0..<size / 2).map { cosf(-2 * .pi * Float($0) / Float(size)) }
+        sines = (0..<size / 2).map { sinf(-2 * .pi * Float($0) / Float(size)) }
+        let bits = size.trailingZeroBitCount
+        reversed = (0..<size).map { i in
+            var r = 0
+            for b in 0..<bits where i & (1 << b) != 0 { r |= 1 << (bits - 1 - b) }
+            return r
+        }
+    }
+
+    /// |X(k)|² for k in 0...size/2.
+    func powerSpectrum(_ input: [Float]) -> [Float] {
+        var re = [Float](repeating: 0, count: size), im = [Float](repeating: 0, count: size)
+        for i in 0..<size { re[reversed[i]] = input[i] }
+        var length = 2
+        while length <= size {
+            let half = length / 2, step = size / length
+            var start = 0
+            while start < size {
+                for j in 0..<half {
+                    let w = j * step
+                    let a = start + j, b = a + half
+                    let tr = re[b] * cosines[w] - im[b] * sines[w]
+                    let ti = re[b] * sines[w] + im[b] * cosines[w]
+                    re[b] = re[a] - tr; im[b] = im[a] - ti
+                    re[a] += tr; im[a] += ti
+                }
+                start += length
+            }
+            length *= 2
+        }
+        return (0...size / 2).map { re[$0] * re[$0] + im[$0] * im[$0] }
+    }
+}

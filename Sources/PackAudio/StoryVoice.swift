@@ -1,0 +1,51 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import PackCrypto
+import PackModel
+
+/// Lint's ears: the voice in a story file, decoded and detected once per distinct audio and kept in the user's cache
+/// folder (`voice/` under `UserCacheFolder`) under the audio's SHA-256 and the detector's version, so linting a pack
+/// whose stories did not change decodes nothing.
+public struct StoryVoice: Sendable {
+    /// Bumped whenever the detector's output would change: older cache entries are then not used.
+    public static let detectorVersion = 1
+
+    /// The cache folder, or nil to decode every time.
+    public var cacheFolder: String?
+    public var decoder = AudioDecoder()
+
+    public init(cacheFolder: String?) { self.cacheFolder = cacheFolder }
+
+    /// The cache the environment names (`UserCacheFolder`).
+    public static func standard(environment: [String: String] = ProcessInfo.processInfo.environment) -> StoryVoice {
+        StoryVoice(cacheFolder: UserCacheFolder.path("voice", environment: environment))
+    }
+
+    private struct Entry: Codable {
+        var key: String
+        var voice: VoiceActivity
+    }
+
+    /// Where the voice is in the audio file at `path`.
+    public func listen(to path: String) throws -> VoiceActivity {
+        let digest = try SHA256.hash(fileAt: URL(fileURLWithPath: path)).digest
+        let key = Hex.encode(digest) + "-v\(Self.detectorVersion)"
+        let file = cacheFolder.map { $0 + "/" + key + ".json" }
+        if let file, let data = try? FileSystem.read(file, cap: 16 << 20),
+           let entry = try? JSONDecoder().decode(Entry.self, from: data), entry.key == key {
+            return entry.voice
+        }
+        var features = SpeechFeatures()
+        try decoder.decode(path) { features.add($0) }
+        let voice = VoiceActivity.detect(features)
+        if let folder = cacheFolder, let file, let data = try? JSONEncoder().encode(Entry(key: key, voice: voice)) {
+            // A cache that cannot be written is no error: the next run decodes again.
+            try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            try? data.write(to: URL(fileURLWithPath: file), options: .atomic)
+        }
+        return voice
+    }
+}

@@ -1,0 +1,80 @@
+import PackAudio
+import PackMedia
+
+/// The transcript keeps pace with the voice: lint decodes the story, finds where the voice is (`VoiceActivity`) and
+/// lines the cues up with it (`VoiceSync`). A transcript that leads or lags by the same amount throughout is shifted
+/// by `lint --fix`.
+struct VoiceRule: LintRule {
+    static let offset = RuleCode("PT0716", .warning, "the transcript leads or lags the voice")
+    static let drift = RuleCode("PT0717", .warning, "the transcript drifts from the voice (timed for another edit of the audio)")
+    static let early = RuleCode("PT0718", .warning, "a cue appears in a pause, well before its words are spoken")
+    static let silent = RuleCode("PT0719", .warning, "a cue is shown over silence")
+    static let uncaptioned = RuleCode("PT0720", .warning, "the voice speaks with no cue showing")
+    static let cannotJudge = RuleCode("PT0721", .note, "lint could not check the transcript against the voice")
+    static let undecodable = RuleCode("PT0722", .error, "the story's sound cannot be decoded")
+    static let codes = [offset, drift, early, silent, uncaptioned, cannotJudge, undecodable]
+
+    func check(_ context: LintContext) -> [Diagnostic] {
+        var out: [Diagnostic] = []
+        for source in context.scenes {
+            guard let story = source.story else { continue }
+            let transcriptURL = source.file(story.transcript), audioURL = source.file(story.audio)
+            // Only a readable transcript with cues and an audio file the MP4 probe accepts: the other rules report the rest.
+            guard let vtt = context.vtt(transcriptURL), vtt.isWebVTT, !vtt.cues.isEmpty,
+                  let probed = context.audio(audioURL), let length = probed.duration, length > 0 else { continue }
+            let file = source.display(story.transcript)
+            func at(_ line: Int) -> Diagnostic.Location { .init(file: file, line: line, column: 1) }
+            let voice: VoiceActivity
+            switch context.voice(audioURL) {
+            case .success(let heard): voice = heard
+            case .failure(let error):
+                // The MP4 boxes read well (AudioRule) but the sound does not decode: the app would play nothing.
+                out.append(Self.undecodable.diagnostic("\(source.display(story.audio)) cannot be played: \(error)", at: source.location("/story/audio"),
+                                                       hint: "re-export it from the recording: ffmpeg -i story.wav -c:a aac -b:a 64k story.m4a"))
+                continue
+            }
+            let cues = vtt.cues.map { VoiceSync.Cue(start: $0.startTime, end: $0.endTime) }
+            let report = VoiceSync(maxUncaptioned: context.limits.maxUncaptionedSpeech).compare(cues, with: voice)
+            let line = { (i: Int) in vtt.cues[min(i, vtt.cues.count - 1)].timingLine }
+            if let reason = report.cannotJudge, report.silent.isEmpty, report.uncaptioned.isEmpty {
+                out.append(Self.cannotJudge.diagnostic("the transcript was not checked against the voice: \(reason)", at: at(1),
+                                                       hint: "listen through once with the transcript open; lint judges only speech with pauses"))
+            }
+            if let drift = report.drift {
+                let percent = format(abs(drift.rate) * 100, digits: 1)
+                out.append(Self.drift.diagnostic(
+                    "the cues drift from the voice: \(Self.lead(drift.first)) at the first cue, \(Self.lead(drift.last)) at the last (cue times run \(percent)% \(drift.rate > 0 ? "long" : "short"))",
+                    at: at(line(0)), hint: "the transcript was timed for another edit of the audio: retime it against \(source.display(story.audio)), or check story.audio names the right file"))
+            } else if let offset = report.offset, abs(offset) > context.limits.maxVoiceOffset {
+                let shift = (offset * 100).rounded() / 100
+                let fix = report.uniform ? TranscriptShift.fix(context.vttBytes[transcriptURL.path], by: -shift, file: file, audioLength: length) : nil
+                out.append(Self.offset.diagnostic(
+                    "the transcript \(offset > 0 ? "lags" : "leads") the voice by \(format(abs(offset), digits: 2)) s: cues appear \(format(abs(offset), digits: 2)) s \(offset > 0 ? "after" : "before") their words are spoken (the median over \(report.matched) of \(cues.count) cues; the limit is \(format(context.limits.maxVoiceOffset)) s)",
+                    at: at(line(0)),
+                    hint: report.uniform ? "shift every cue \(format(abs(shift), digits: 2)) s \(offset > 0 ? "earlier" : "later") (lint --fix does it)"
+                                         : "the cues disagree on how far off they are: retime them against the audio",
+                    fix: fix))
+            }
+            for (i, by) in report.early {
+                out.append(Self.early.diagnostic("the cue appears \(format(by, digits: 2)) s before its words are spoken (it starts in a pause)", at: at(line(i)),
+                                                 hint: "start it when the voice does, about \(WebVTTParser.format(vtt.cues[i].startTime + by))"))
+            }
+            for (i, fraction) in report.silent {
+                out.append(Self.silent.diagnostic("the cue is shown over silence (\(Int((fraction * 100).rounded()))% of it is speech)", at: at(line(i)),
+                                                  hint: "check its timing against the audio; a cue shows words while they are spoken"))
+            }
+            for segment in report.uncaptioned.prefix(5) {
+                let next = vtt.cues.firstIndex { $0.startTime >= segment.start } ?? vtt.cues.count - 1
+                out.append(Self.uncaptioned.diagnostic(
+                    "the voice speaks from \(WebVTTParser.format(segment.start)) to \(WebVTTParser.format(segment.end)) (\(format(segment.duration, digits: 1)) s) with no cue showing",
+                    at: at(line(next)), hint: "add a cue with what is said there, or extend a neighbouring cue over it (a sentence left out?)"))
+            }
+        }
+        return out
+    }
+
+    /// "0.42 s late" / "1.00 s early" for a cue-minus-voice offset.
+    static func lead(_ offset: Double) -> String {
+        "\(format(abs(offset), digits: 2)) s \(offset >= 0 ? "late" : "early")"
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import PackAudio
+import TestSupport
+import XCTest
+
+/// The story decoded by FFmpeg and heard by the detector: the example stories' sentences are found where their cues
+/// say; what is not audio is refused with a reason; the cache is used, and a damaged entry is decoded again.
+final class StoryVoiceTests: XCTestCase {
+    private let story = ExamplePack.stops[2].appendingPathComponent("story.m4a").path
+
+    /// Cue start times of a stop's transcript (the example pack times each cue from its sentence's audio).
+    private func cueStarts(_ stop: URL) throws -> [Double] {
+        let text = try String(contentsOf: stop.appendingPathComponent("story.vtt"), encoding: .utf8)
+        return text.split(separator: "\n").filter { $0.contains("-->") }.map { line in
+            let f = line.prefix(12).split(separator: ":").map { Double($0)! }
+            return f[0] * 3600 + f[1] * 60 + f[2]
+        }
+    }
+
+    func testAStoryDecodesToItsLengthAtSixteenKilohertz() throws {
+        var samples = 0
+        var peak: Float = 0
+        let delivered = try AudioDecoder().decode(story) { chunk in
+            samples += chunk.count
+            peak = max(peak, chunk.map(abs).max() ?? 0)
+        }
+        XCTAssertEqual(delivered, samples)
+        // ffprobe gives the example story 104.16 s.
+        XCTAssertEqual(Double(samples) / 16_000, 104.16, accuracy: 0.1)
+        XCTAssertGreaterThan(peak, 0.05, "real sound, not silence")
+        XCTAssertLessThanOrEqual(peak, 1.5)
+    }
+
+    /// Every sentence of every example story starts where its cue does: an onset within 120 ms of each cue start (a
+    /// softly voiced first sound is heard a few frames late).
+    func testEverySentenceOfTheExampleStoriesIsFoundWhereItsCueStarts() throws {
+        for stop in ExamplePack.stops {
+            let voice = try StoryVoice(cacheFolder: nil).listen(to: stop.appendingPathComponent("story.m4a").path)
+            XCTAssertEqual(voice.verdict, .speech, stop.lastPathComponent)
+            let onsets = voice.segments.map(\.start)
+            for start in try cueStarts(stop) {
+                let nearest = onsets.min { abs($0 - start) < abs($1 - start) } ?? -1
+                XCTAssertEqual(nearest, start, accuracy: 0.12, "\(stop.lastPathComponent): the sentence at \(start) s")
+            }
+            XCTAssertGreaterThan(voice.speechFraction(from: 0, to: voice.duration), 0.6)
+            XCTAssertLessThan(voice.speechFraction(from: 0, to: 0.45), 0.05, "the half-second lead-in is silence")
+        }
+    }
+
+    func testAFileThatIsNotAudioIsRefusedWithAReason() throws {
+        let dir = try temporaryDirectory()
+        try Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 7919 >> 3) }).write(to: URL(fileURLWithPath: dir + "/story.m4a"))
+        XCTAssertThrowsError(try AudioDecoder().decode(dir + "/story.m4a") { _ in }) { error in
+            XCTAssertEqual((error as? AudioDecodeError)?.description, "cannot open it as audio")
+        }
+        // A transcript saved under the story's name opens (as subtitles) but has no sound.
+        try Data("WEBVTT\n\n00:00.000 --> 00:01.000\nnot sound\n".utf8).write(to: URL(fileURLWithPath: dir + "/story.m4a"))
+        XCTAssertThrowsError(try AudioDecoder().decode(dir + "/story.m4a") { _ in }) { error in
+            XCTAssertEqual((error as? AudioDecodeError)?.description, "it has no sound track FFmpeg can decode")
+        }
+        XCTAssertThrowsError(try AudioDecoder().decode(dir + "/missing.m4a") { _ in })
+    }
+
+    /// A second listen reads the cache (an entry edited in place is what comes back); an entry that does not decode
+    /// is ignored, the story decoded again and the entry rewritten.
+    func testTheCacheIsReadAndADamagedEntryIsDecodedAgain() throws {
+        let cache = try temporaryDirectory()
+        let listener = StoryVoice(cacheFolder: cache)
+        let first = try listener.listen(to: story)
+        let entries = try FileManager.default.contentsOfDirectory(atPath: cache)
+        XCTAssertEqual(entries.count, 1)
+        XCTAssertTrue(entries[0].hasSuffix("-v\(StoryVoice.detectorVersion).json"), entries[0])
+        let entry = cache + "/" + entries[0]
+        let edited = try String(contentsOfFile: entry, encoding: .utf8).replacingOccurrences(of: "\"verdict\":\"speech\"", with: "\"verdict\":\"silent\"")
+        try edited.write(toFile: entry, atomically: true, encoding: .utf8)
+        XCTAssertEqual(try listener.listen(to: story).verdict, .silent, "the cached entry was read, not the audio")
+        try Data("{ damaged".utf8).write(to: URL(fileURLWithPath: entry))
+        XCTAssertEqual(try listener.listen(to: story), first)
+        XCTAssertEqual(try String(contentsOfFile: entry, encoding: .utf8).contains("\"verdict\":\"speech\""), true, "rewritten")
+    }
+}

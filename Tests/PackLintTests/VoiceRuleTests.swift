@@ -1,0 +1,152 @@
+import Foundation
+import PackAudio
+import PackLint
+import TestSupport
+import XCTest
+
+/// Lint listens to the story (issue 33): every transcript of the example pack keeps pace with its voice; the common
+/// captioning mistakes, made here from the example pack, are each found on story.vtt; audio that is not speech is
+/// "cannot judge", never "in sync".
+final class VoiceRuleTests: XCTestCase {
+    /// Decoded voices are kept per test run in a scratch cache, so the copies of one story are decoded once.
+    private static let cache = try? temporaryDirectory()
+
+    private func lint(_ copy: PackCopy) -> [Diagnostic] {
+        Linter().run(LintContext(path: copy.root, listener: StoryVoice(cacheFolder: Self.cache))).diagnostics
+    }
+
+    /// Rewrites every cue timestamp of a stop's transcript through `map`, held within 0 and the audio's length.
+    private func retime(_ copy: PackCopy, stop: URL, _ map: (Double) -> Double) throws {
+        let url = stop.appendingPathComponent("story.vtt")
+        let length = try XCTUnwrap(LintContext(path: copy.root).audio(stop.appendingPathComponent("story.m4a"))?.duration)
+        var text = try String(contentsOf: url, encoding: .utf8)
+        let pattern = try NSRegularExpression(pattern: #"(\d\d):(\d\d):(\d\d)\.(\d\d\d)"#)
+        for match in pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)).reversed() {
+            let field = { (i: Int) in Double(text[Range(match.range(at: i), in: text)!])! }
+            let t = field(1) * 3600 + field(2) * 60 + field(3) + field(4) / 1000
+            let ms = Int((min(max(0, map(t)), length) * 1000).rounded())
+            let stamp = String(format: "%02d:%02d:%02d.%03d", ms / 3_600_000, ms / 60_000 % 60, ms / 1000 % 60, ms % 1000)
+            text.replaceSubrange(Range(match.range, in: text)!, with: stamp)
+        }
+        try text.write(to: url, atomically: true, encoding: .utf8)
+    }
+
+    private func voiceFindings(_ found: [Diagnostic], _ stop: URL) -> [Diagnostic] {
+        found.filter { $0.location.file.hasSuffix(stop.lastPathComponent + "/story.vtt") && ["PT0716", "PT0717", "PT0718", "PT0719", "PT0720", "PT0721"].contains($0.code) }
+    }
+
+    func testEveryExampleTranscriptKeepsPaceWithItsVoice() throws {
+        let copy = try PackCopy()
+        let found = lint(copy).filter { $0.code.hasPrefix("PT07") }
+        XCTAssertEqual(found.map { "\($0.location.file):\($0.location.line) \($0.message)" }, [])
+    }
+
+    /// The commonest mistake, an offset after re-editing the audio: ±0.5 s and ±1 s, on every stop.
+    func testATranscriptShiftedHalfASecondOrASecondIsFoundOnEveryStop() throws {
+        for shift in [-1.0, -0.5, 0.5, 1.0] {
+            let copy = try PackCopy()
+            for index in ExamplePack.stops.indices { try retime(copy, stop: copy.stop(index)) { $0 + shift } }
+            let found = lint(copy)
+            for index in ExamplePack.stops.indices {
+                let stop = copy.stop(index)
+                let offset = voiceFindings(found, stop).filter { $0.code == "PT0716" }
+                XCTAssertEqual(offset.count, 1, "\(stop.lastPathComponent) shifted \(shift) s: \(voiceFindings(found, stop).map(\.message))")
+                XCTAssertTrue(offset.first?.message.contains(shift > 0 ? "lags the voice by" : "leads the voice by") ?? false, "\(offset.map(\.message))")
+                // The hint gives the offset, as measured: within two 20 ms frames of the shift made.
+                let hint = offset.first?.hint ?? ""
+                let stated = hint.range(of: #"[0-9]+\.[0-9]+ s"#, options: .regularExpression).flatMap { Double(hint[$0].dropLast(2)) }
+                XCTAssertEqual(try XCTUnwrap(stated, hint), abs(shift), accuracy: 0.04, hint)
+                XCTAssertTrue(hint.contains(shift > 0 ? "earlier" : "later"), hint)
+            }
+        }
+    }
+
+    /// `lint --fix` moves every cue back by the measured offset: the transcript is then in sync, and the cues lint
+    /// did not have to clamp are where they were.
+    func testLintFixShiftsAUniformlyLateTranscriptBack() throws {
+        let copy = try PackCopy()
+        let stop = copy.stop(2), vtt = stop.appendingPathComponent("story.vtt")
+        let original = try String(contentsOf: vtt, encoding: .utf8)
+        try retime(copy, stop: stop) { $0 + 0.7 }
+        let outcome = try LintFixer().fix(copy.root)
+        XCTAssertEqual(outcome.fixed.map(\.code), ["PT0716"])
+        XCTAssertEqual(voiceFindings(lint(copy), stop).map(\.message), [])
+        let fixed = try String(contentsOf: vtt, encoding: .utf8).split(separator: "\n")
+        let before = original.split(separator: "\n")
+        XCTAssertEqual(fixed.count, before.count, "only timestamps change")
+        for (a, b) in zip(fixed, before) where !a.contains("-->") { XCTAssertEqual(a, b) }
+        XCTAssertEqual(zip(fixed, before).filter { $0 != $1 }.count, 1, "all but the clamped last end back where they were")
+    }
+
+    /// Cues timed for another edit of the audio: stretched by 5 %, the offset grows along the story.
+    func testATranscriptStretchedByFivePercentIsFlaggedAsDrift() throws {
+        let copy = try PackCopy()
+        for index in ExamplePack.stops.indices { try retime(copy, stop: copy.stop(index)) { $0 * 1.05 } }
+        let found = lint(copy)
+        for index in ExamplePack.stops.indices {
+            let stop = copy.stop(index)
+            XCTAssertTrue(voiceFindings(found, stop).contains { $0.code == "PT0717" }, "\(stop.lastPathComponent): \(voiceFindings(found, stop).map(\.message))")
+            XCTAssertFalse(voiceFindings(found, stop).contains { $0.code == "PT0716" }, "drift is not called an offset")
+        }
+    }
+
+    /// One cue moved into the pause before its sentence: it alone is flagged, at its own line.
+    func testACueMovedIntoAPauseIsFlaggedAtItsLine() throws {
+        let copy = try PackCopy()
+        let stop = copy.stop(2), url = stop.appendingPathComponent("story.vtt")
+        var text = try String(contentsOf: url, encoding: .utf8)
+        // s04 starts where s03 ends: inside the pause, before its words.
+        text = text.replacingOccurrences(of: "00:00:16.454 --> 00:00:22.663", with: "00:00:16.004 --> 00:00:22.663")
+        try text.write(to: url, atomically: true, encoding: .utf8)
+        let found = voiceFindings(lint(copy), stop)
+        XCTAssertEqual(found.map(\.code), ["PT0718"], "\(found.map(\.message))")
+        XCTAssertEqual(found.first?.location.line, text.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.hasPrefix("00:00:16.004") }.map { $0 + 1 })
+    }
+
+    /// A sentence left out of the transcript: the voice speaks with no cue showing.
+    func testASentenceLeftOutIsFound() throws {
+        let copy = try PackCopy()
+        let stop = copy.stop(2), url = stop.appendingPathComponent("story.vtt")
+        var text = try String(contentsOf: url, encoding: .utf8)
+        let cue = try XCTUnwrap(text.range(of: #"s05\n00:00:23\.113 --> [^\n]+\n[^\n]+\n\n"#, options: .regularExpression))
+        text.removeSubrange(cue)
+        try text.write(to: url, atomically: true, encoding: .utf8)
+        let found = voiceFindings(lint(copy), stop)
+        XCTAssertTrue(found.contains { $0.code == "PT0720" && $0.message.contains("from 00:00:23.") }, "\(found.map(\.message))")
+    }
+
+    /// Audio that is not speech — a tone, silence, noise, made by ffmpeg — is "cannot judge", never in sync.
+    func testAudioThatIsNotSpeechCannotBeJudgedAndIsNeverCalledInSync() throws {
+        for (name, source) in [("a tone", "sine=frequency=440:sample_rate=22050"), ("silence", "anullsrc=r=22050:cl=mono"),
+                               ("noise", "anoisesrc=color=white:amplitude=0.3:sample_rate=22050")] {
+            let copy = try PackCopy()
+            let stop = copy.stop(2)
+            let audio = stop.appendingPathComponent("story.m4a").path
+            try FileManager.default.removeItem(atPath: audio)
+            try runTool("/usr/bin/ffmpeg", ["-loglevel", "error", "-f", "lavfi", "-i", source, "-t", "104", "-ac", "1", "-c:a", "aac", "-b:a", "48k", audio])
+            let found = voiceFindings(lint(copy), stop)
+            XCTAssertFalse(found.isEmpty, "\(name) was taken for a voice in sync")
+            XCTAssertTrue(found.allSatisfy { $0.code != "PT0716" && $0.code != "PT0717" }, "\(name): \(found.map(\.message))")
+            XCTAssertTrue(found.contains { $0.code == "PT0721" || $0.code == "PT0719" }, "\(name): \(found.map(\.message))")
+        }
+    }
+
+    /// A story whose boxes read well but whose sound is damaged (FFmpeg cannot decode it) is an error on
+    /// story.audio, not a crash, and no claim about the transcript.
+    func testAStoryWhoseSoundCannotBeDecodedIsAnError() throws {
+        let copy = try PackCopy()
+        let stop = copy.stop(2)
+        let audio = stop.appendingPathComponent("story.m4a")
+        var bytes = try Data(contentsOf: audio)
+        let mdat = try XCTUnwrap(bytes.range(of: Data("mdat".utf8)))
+        let size = bytes[mdat.lowerBound - 4..<mdat.lowerBound].reduce(0) { $0 << 8 | Int($1) }
+        for i in stride(from: mdat.upperBound + 64, to: mdat.lowerBound - 4 + size, by: 3) { bytes[i] = UInt8(truncatingIfNeeded: i &* 31) }
+        try bytes.write(to: audio)
+        let found = lint(copy).filter { $0.location.file.contains(stop.lastPathComponent) }
+        XCTAssertFalse(found.contains { $0.code == "PT0701" || $0.code == "PT0702" }, "the boxes still read: \(found.map(\.message))")
+        let error = try XCTUnwrap(found.first { $0.code == "PT0722" }, "\(found.map(\.message))")
+        XCTAssertEqual(error.location.pointer, "/story/audio")
+        XCTAssertTrue(error.message.contains("cannot be played: the sound track is damaged"), error.message)
+        XCTAssertFalse(found.contains { ["PT0716", "PT0717", "PT0718", "PT0719", "PT0720"].contains($0.code) })
+    }
+}
