@@ -37,7 +37,7 @@ enum GrantCommand: Command {
 
         """ + GrantRevokeCommand.help
     static let options: [CommandOption] = [
-        CommandOption("--grant-key", "GRANT.pem", "a grant role private key (revoke: repeatable)", aliases: ["--key"], only: ["issue", "revoke"]),
+        CommandOption("--grant-key", "GRANT.pem", "a private key of the grant role (repeatable for revoke)", aliases: ["--key"], only: ["issue", "revoke"]),
         CommandOption("--products", "ID[,ID...]", "the store product ids the code opens", only: ["issue"]),
         CommandOption("--not-before", "TIME", "valid from TIME (RFC 3339, or a date meaning 00:00Z)", only: ["issue"]),
         CommandOption("--not-after", "TIME", "valid until just before TIME (RFC 3339, or a date meaning 00:00Z)", only: ["issue"]),

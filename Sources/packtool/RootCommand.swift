@@ -40,11 +40,11 @@ enum RootCommand: Command {
 
         """
     static let options: [CommandOption] = [
-        CommandOption("--state", "DIR", "the publisher's state folder (DIR/root/)", only: ["init", "rotate", "show"]),
+        CommandOption("--state", "DIR", "the publisher's state folder (DIR/root/)"),
         CommandOption("--root-key", "K.pem", "a root private key; repeatable (rotate: the new root keys)", only: ["init", "rotate"]),
     ] + ["manifest", "index", "grant"].flatMap { role in [
-        CommandOption("--\(role)-key", "K.pem", "a \(role) role private key (its public key is listed); repeatable", only: ["init", "rotate"]),
-        CommandOption("--\(role)-pub", "K.pub", "a \(role) role public key; repeatable", only: ["init", "rotate"]),
+        CommandOption("--\(role)-key", "K.pem", "a private key of the \(role) role (its public key is listed); repeatable", only: ["init", "rotate"]),
+        CommandOption("--\(role)-pub", "K.pub", "a public key of the \(role) role; repeatable", only: ["init", "rotate"]),
     ] } + RootDocument.roles.map { role in
         CommandOption("--\(role)-threshold", "N", "how many \(role) keys must sign (default 1)", only: ["init", "rotate"])
     } + [
