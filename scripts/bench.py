@@ -138,8 +138,30 @@ def bench_lint(label, pack, repeat):
     nbytes = sum(os.path.getsize(f) for f in files)
     status, summary, report = lint_report(pack)
     print(f"\n{label}: {report['stops']} scenes, {len(files)} files, {nbytes / 1e6:.1f} MB; lint exit {status}, {summary}")
-    wall, rss = timed([PACKTOOL, "lint", pack], repeat=repeat)
-    row("packtool lint", wall, rss, f"{report['stops'] / wall:,.0f} scenes/s")
+    # Lint hears every story (issue 33): decoded and detected once per distinct audio, then read from the cache.
+    cache = os.path.join(WORK, "voice-cache")
+    shutil.rmtree(cache, ignore_errors=True)
+    warm = dict(os.environ, PACKTOOL_CACHE_DIR=cache)
+    subprocess.run([PACKTOOL, "lint", pack], env=warm, stdout=subprocess.DEVNULL)
+    wall, rss = timed([PACKTOOL, "lint", pack], repeat=repeat, env=warm)
+    row("packtool lint (nothing changed: voices cached)", wall, rss, f"{report['stops'] / wall:,.0f} scenes/s (target < 100 ms for the example)")
+    firsts = []
+    for i in range(repeat):
+        settle()
+        fresh = dict(os.environ, PACKTOOL_CACHE_DIR=os.path.join(WORK, f"voice-cache-cold-{i}"))
+        shutil.rmtree(fresh["PACKTOOL_CACHE_DIR"], ignore_errors=True)
+        t0 = time.perf_counter()
+        subprocess.run([PACKTOOL, "lint", pack], env=fresh, stdout=subprocess.DEVNULL)
+        firsts.append(time.perf_counter() - t0)
+        shutil.rmtree(fresh["PACKTOOL_CACHE_DIR"], ignore_errors=True)
+    first = statistics.median(firsts)
+    row("packtool lint, first run (every story heard)", first, None, "(target < 2 s for the example)")
+    if stories and shutil.which("ffmpeg"):
+        decode = "for f in \"$@\"; do ffmpeg -loglevel error -i \"$f\" -ac 1 -ar 16000 -f s16le - > /dev/null; done"
+        ff_wall, ff_rss = timed(["sh", "-c", decode, "sh"] + stories[:50], repeat=min(repeat, 3))
+        ff_all = ff_wall * len(stories) / len(stories[:50])
+        row("ffmpeg decoding the stories to 16 kHz (est.)", ff_all, ff_rss,
+            f"first-run lint/ffmpeg decode = {first / ff_all:.2f}x  ({len(stories[:50])} of {len(stories)} stories timed)")
     sha_wall, sha_rss = timed(["sha256sum"] + files, repeat=repeat)
     row("sha256sum over the same files", sha_wall, sha_rss, f"lint/sha256sum = {wall / sha_wall:.2f}x")
     if shutil.which("ffprobe") and shutil.which("heif-info"):

@@ -3,8 +3,8 @@
 /// silence and speech no cue shows.
 ///
 /// Cue starts are matched to speech onsets (the starts of the detector's segments). The model is
-/// `cue = offset + (1 + drift) × onset`; it is found by a search over offsets of ±3 s (10 ms apart) and drifts of ±8 %
-/// that minimises the summed distance from each cue start to its nearest onset, each capped at 0.6 s so a cue that
+/// `cue = offset + (1 + drift) × onset`; it is found by a search over offsets of ±3 s (10 ms apart) and, unless the
+/// cues are already in step, drifts of ±8 % (coarse, then fine around the best) that minimises the summed distance from each cue start to its nearest onset, each capped at 0.6 s so a cue that
 /// starts mid-sentence (no pause to match) weighs no more than one that is badly off. A cue whose start is more than
 /// 0.4 s from every onset under the model is unmatched and does not move the estimate.
 public struct VoiceSync: Sendable {
@@ -68,9 +68,17 @@ public struct VoiceSync: Sendable {
             return report
         }
         let starts = cues.map(\.start)
-        let steady = best(starts, onsets, drifts: [0])
-        let any = best(starts, onsets, drifts: stride(from: -0.08, through: 0.0801, by: 0.0025).map { $0 })
+        let steady = best(starts, onsets, drifts: [0], offsets: Self.grid(-3, 3, 0.01))
         let enough = max(3, Int((Double(cues.count) * 0.4).rounded(.up)))
+        // Every cue within 50 ms of an onset on average: in step, nothing drifts. Otherwise a coarse search over
+        // drifts and offsets, then a fine one around the best (the whole grid at once costs 17 times as much).
+        let inStep = steady.matched == cues.count && steady.cost < 0.05 * Double(cues.count)
+        var any = steady
+        if !inStep {
+            let coarse = best(starts, onsets, drifts: Self.grid(-0.08, 0.08, 0.01), offsets: Self.grid(-3, 3, 0.05))
+            any = best(starts, onsets, drifts: Self.grid(coarse.drift - 0.01, coarse.drift + 0.01, 0.0025),
+                       offsets: Self.grid(coarse.offset - 0.1, coarse.offset + 0.1, 0.01))
+        }
         // Drift: a clearly better fit with a rate, over most cues.
         if abs(any.drift) >= 0.015, any.matched >= enough, any.cost < 0.6 * steady.cost {
             let first = starts[0] - onsetNear(starts[0], onsets, any), last = starts[starts.count - 1] - onsetNear(starts[starts.count - 1], onsets, any)
@@ -102,11 +110,16 @@ public struct VoiceSync: Sendable {
 
     private struct Fit { var offset: Double; var drift: Double; var cost: Double; var matched: Int }
 
-    private func best(_ starts: [Double], _ onsets: [Double], drifts: [Double]) -> Fit {
+    /// `from` to `to` in steps of `step`, each rounded to the step (so 0 is exactly 0).
+    static func grid(_ from: Double, _ to: Double, _ step: Double) -> [Double] {
+        let first = Int((from / step).rounded(.up)), last = Int((to / step).rounded(.down))
+        return first <= last ? (first...last).map { Double($0) * step } : [0]
+    }
+
+    private func best(_ starts: [Double], _ onsets: [Double], drifts: [Double], offsets: [Double]) -> Fit {
         var fit = Fit(offset: 0, drift: 0, cost: .infinity, matched: 0)
         for drift in drifts {
-            for step in -300...300 {
-                let offset = Double(step) * 0.01
+            for offset in offsets {
                 var cost = 0.0, matched = 0
                 for c in starts {
                     let o = (c - offset) / (1 + drift)

@@ -8,6 +8,7 @@ public enum UserCacheFolder {
     /// The environment variable that puts every cache elsewhere (tests point it at a scratch folder).
     public static let environmentVariable = "PACKTOOL_CACHE_DIR"
 
+    /// The folder `name` (`voice`, `plates`, `multipart`) of the user's cache for `environment`, or nil.
     public static func path(_ name: String, environment: [String: String]) -> String? {
         if let own = environment[environmentVariable], own.hasPrefix("/") { return own + "/" + name }
         if let cache = environment["XDG_CACHE_HOME"], cache.hasPrefix("/"), FileSystem.isDirectory(cache) {

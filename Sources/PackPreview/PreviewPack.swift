@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import PackAudio
 import PackAuthoring
 import PackLint
 import PackMedia
@@ -83,6 +84,9 @@ public struct PreviewStory: Sendable {
     public var cues: [VTTCue]
     /// From the MP4 container, seconds.
     public var duration: Double?
+    /// Where lint hears the voice (seconds), when it could judge the audio: drawn under the transcript so an author
+    /// sees where cues and voice disagree.
+    public var voice: [VoiceActivity.Segment]? = nil
 }
 
 extension PreviewPack {
@@ -157,8 +161,10 @@ extension PreviewStop {
             }
             let transcript = SafeFile.inside(source.url, s.transcript)
             let vtt = transcript.flatMap { context.vtt($0) }
+            let heard = audio.flatMap { try? context.voice($0).get() }
             story = PreviewStory(audio: audio, transcript: transcript, language: s.language,
-                                 cues: vtt?.isWebVTT == true ? vtt!.cues : [], duration: audio.flatMap { context.audio($0)?.duration })
+                                 cues: vtt?.isWebVTT == true ? vtt!.cues : [], duration: audio.flatMap { context.audio($0)?.duration },
+                                 voice: heard?.verdict == .speech ? heard?.segments : nil)
         }
         var targetDistance: Double?, targetBearing: Double?
         if let a = source.anchor, let t = source.view?.target {

@@ -105,6 +105,9 @@ enum PreviewStylesheet {
         dt { color: var(--muted); } dd { margin: 0; }
         audio { width: 100%; max-width: 640px; }
         .transcript { padding-left: 0; list-style: none; max-width: 760px; }
+        .voice-timeline { margin: 0.5rem 0; max-width: 760px; } .voice-timeline svg { width: 100%; height: 30px; display: block; background: #f4f1ea; }
+        .voice-timeline rect.voice { fill: #2d6a4f; } .voice-timeline rect.cue-span { fill: #b5651d; stroke: #f4f1ea; stroke-width: 1; }
+        .voice-timeline figcaption { color: var(--muted); font-size: 0.8rem; }
         .cue { padding: 4px 8px; border-radius: 4px; }
         .cue.current { background: var(--rust-soft); box-shadow: inset 3px 0 0 var(--rust); }
         .cue-time { font: inherit; font-size: 0.85rem; color: #1f4e79; background: none; border: 0; cursor: pointer; padding: 0 6px 0 0; font-variant-numeric: tabular-nums; }

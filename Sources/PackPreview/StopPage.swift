@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import PackAudio
 import PackAuthoring
 import PackLint
 import PackMedia
@@ -276,6 +277,7 @@ struct StopPage {
         } else {
             out += "<p class=\"empty\">The story's audio cannot be played: it is missing, unreadable or not AAC audio (see the findings).</p>\n"
         }
+        out += voiceTimeline(story)
         if story.cues.isEmpty {
             out += "<p class=\"empty\">The transcript has no cues to show.</p>\n"
         } else {
@@ -286,6 +288,20 @@ struct StopPage {
             out += "</ol>\n"
         }
         return out + "</section>\n"
+    }
+
+    /// The voice as lint hears it (upper row) over the cues (lower row), along the story's length: where a cue
+    /// starts before or after the voice, or shows over silence, the author sees it.
+    private func voiceTimeline(_ story: PreviewStory) -> String {
+        guard let voice = story.voice, let length = story.duration, length > 0 else { return "" }
+        func x(_ t: Double) -> String { HTML.number((max(0, min(t, length)) / length * 1000 * 10).rounded() / 10) }
+        func w(_ a: Double, _ b: Double) -> String { HTML.number(max(0.5, ((min(b, length) - max(0, a)) / length * 1000 * 10).rounded() / 10)) }
+        var out = "<figure class=\"voice-timeline\"><svg viewBox=\"0 0 1000 30\" preserveAspectRatio=\"none\" role=\"img\" aria-label=\"Where the voice speaks (upper row) and where the cues show (lower row)\">"
+        for s in voice { out += "<rect class=\"voice\" x=\"\(x(s.start))\" y=\"2\" width=\"\(w(s.start, s.end))\" height=\"11\"><title>voice \(PageParts.clock(s.start))–\(PageParts.clock(s.end))</title></rect>" }
+        for c in story.cues where c.endTime > c.startTime {
+            out += "<rect class=\"cue-span\" x=\"\(x(c.startTime))\" y=\"17\" width=\"\(w(c.startTime, c.endTime))\" height=\"11\"><title>cue \(PageParts.clock(c.startTime))–\(PageParts.clock(c.endTime))</title></rect>"
+        }
+        return out + "</svg><figcaption>The voice as lint hears it (upper row) and the cues (lower row): each cue should start where the voice does.</figcaption></figure>\n"
     }
 
     private func sources() -> String {

@@ -15,20 +15,11 @@ final class VoiceRuleTests: XCTestCase {
         Linter().run(LintContext(path: copy.root, listener: StoryVoice(cacheFolder: Self.cache))).diagnostics
     }
 
-    /// Rewrites every cue timestamp of a stop's transcript through `map`, held within 0 and the audio's length.
-    private func retime(_ copy: PackCopy, stop: URL, _ map: (Double) -> Double) throws {
-        let url = stop.appendingPathComponent("story.vtt")
+    /// Rewrites every cue timestamp of a stop's transcript through `map` (RuleCatalogue's `retime`), held within 0
+    /// and the audio's length.
+    private func retime(_ copy: PackCopy, stop: URL, _ map: @escaping (Double) -> Double) throws {
         let length = try XCTUnwrap(LintContext(path: copy.root).audio(stop.appendingPathComponent("story.m4a"))?.duration)
-        var text = try String(contentsOf: url, encoding: .utf8)
-        let pattern = try NSRegularExpression(pattern: #"(\d\d):(\d\d):(\d\d)\.(\d\d\d)"#)
-        for match in pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)).reversed() {
-            let field = { (i: Int) in Double(text[Range(match.range(at: i), in: text)!])! }
-            let t = field(1) * 3600 + field(2) * 60 + field(3) + field(4) / 1000
-            let ms = Int((min(max(0, map(t)), length) * 1000).rounded())
-            let stamp = String(format: "%02d:%02d:%02d.%03d", ms / 3_600_000, ms / 60_000 % 60, ms / 1000 % 60, ms % 1000)
-            text.replaceSubrange(Range(match.range, in: text)!, with: stamp)
-        }
-        try text.write(to: url, atomically: true, encoding: .utf8)
+        try PackLintTests.retime(copy, "stops/\(stop.lastPathComponent)/story.vtt") { min(map($0), length) }
     }
 
     private func voiceFindings(_ found: [Diagnostic], _ stop: URL) -> [Diagnostic] {

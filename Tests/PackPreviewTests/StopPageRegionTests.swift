@@ -23,6 +23,27 @@ final class StopPageRegionTests: XCTestCase {
         XCTAssertTrue(pack.stops.allSatisfy { $0.signoff?.isCurrent == true })
     }
 
+    /// Under each transcript the voice as lint hears it (a rect per segment, upper row) over the cues (lower row),
+    /// placed along the story's length; a story lint cannot judge gets no timeline.
+    func testTheStoryPageDrawsTheVoiceOverTheCues() throws {
+        let pack = model()
+        let stop = pack.stops[2]
+        let story = try XCTUnwrap(stop.story)
+        let voice = try XCTUnwrap(story.voice)
+        XCTAssertGreaterThan(voice.count, story.cues.count, "a segment per sentence at least")
+        let html = try StopPage(pack: pack, index: 2, plates: [:], audioPath: "../media/s/story.m4a", transcriptDataURL: nil).html()
+        let figure = try XCTUnwrap(html.range(of: #"<figure class="voice-timeline">.*?</figure>"#, options: .regularExpression).map { String(html[$0]) })
+        XCTAssertEqual(figure.components(separatedBy: "<rect class=\"voice\"").count - 1, voice.count)
+        XCTAssertEqual(figure.components(separatedBy: "<rect class=\"cue-span\"").count - 1, story.cues.count)
+        // The first cue (0.5 s of a 104 s story) starts 4.8 thousandths along, as the first segment does.
+        XCTAssertTrue(figure.contains("<rect class=\"cue-span\" x=\"4.8\""), figure.prefix(600).description)
+        XCTAssertTrue(figure.contains("<rect class=\"voice\" x=\"5\"") || figure.contains("<rect class=\"voice\" x=\"4.9\""), figure.prefix(300).description)
+
+        var silent = pack
+        silent.stops[2].story?.voice = nil
+        XCTAssertFalse(try StopPage(pack: silent, index: 2, plates: [:], audioPath: "../media/s/story.m4a", transcriptDataURL: nil).html().contains("voice-timeline\""))
+    }
+
     func testTheLandscapeCropHatchesEveryRegionAndThePortraitCropOnlyThoseOverlappingIt() throws {
         let pack = model()
         var portraitSkipped = 0
