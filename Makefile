@@ -95,8 +95,8 @@ demo: build
 	@$(PACKTOOL) lint $(PACK)
 	@echo
 	@echo "== 2. trust root (example keys; packtool warns that they are public)"
-	@$(PACKTOOL) root init --state $(DEMO)/state --root-key $(KEYS)/root.pem --manifest-key $(KEYS)/manifest.pub \
-	  --index-key $(KEYS)/index.pub --grant-key $(KEYS)/grant.pub 2>/dev/null
+	@$(PACKTOOL) root init --state $(DEMO)/state --root-key $(KEYS)/root.pem --manifest-pub $(KEYS)/manifest.pub \
+	  --index-pub $(KEYS)/index.pub --grant-pub $(KEYS)/grant.pub 2>/dev/null
 	@echo
 	@echo "== 3. build, sign and publish: packtool sign $(PACK) --publish $(DEMO)/cdn"
 	@SOURCE_DATE_EPOCH=$(EPOCH) $(PACKTOOL) sign $(PACK) --state $(DEMO)/state --manifest-key $(KEYS)/manifest.pem \
@@ -107,7 +107,7 @@ demo: build
 	@$(PACKTOOL) ledger verify --state $(DEMO)/state
 	@echo
 	@echo "== 5. an access code for a museum (grant role)"
-	@$(PACKTOOL) grant issue --key $(KEYS)/grant.pem --products uk.example.walks.royalmile.citypack \
+	@$(PACKTOOL) grant issue --grant-key $(KEYS)/grant.pem --products uk.example.walks.royalmile.citypack \
 	  --not-before 2026-01-01T00:00:00Z --not-after 2027-01-01T00:00:00Z --note "demo" --out $(DEMO)/grant.json 2>/dev/null | cut -c1-60 | sed 's/$$/…/'
 	@echo
 	@echo "== 6. install it as the app does (PackVerify), verify it at rest, and decide access"

@@ -114,7 +114,7 @@ def generated_pack(name, scenes, plate_bytes=None):
     json.dump(pack, open(os.path.join(target, "pack.json"), "w"), indent=2)
     env = dict(os.environ, SOURCE_DATE_EPOCH="1764460800")
     for stop in route:
-        subprocess.run([PACKTOOL, "review", "sign", os.path.join(target, "stops", stop), "--key", KEY, "--reviewer", "example-historian"],
+        subprocess.run([PACKTOOL, "review", "sign", os.path.join(target, "stops", stop), "--reviewer-key", KEY, "--reviewer", "example-historian"],
                        check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     open(marker, "w").close()
     return target
@@ -189,8 +189,8 @@ def fresh_state(label):
     state, out = os.path.join(WORK, f"{label}-state"), os.path.join(WORK, f"{label}-out")
     shutil.rmtree(state, ignore_errors=True)
     shutil.rmtree(out, ignore_errors=True)
-    subprocess.run([PACKTOOL, "root", "init", "--state", state, "--root-key", f"{keys}/root.pem", "--manifest-key", f"{keys}/manifest.pub",
-                    "--index-key", f"{keys}/index.pub", "--grant-key", f"{keys}/grant.pub"], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run([PACKTOOL, "root", "init", "--state", state, "--root-key", f"{keys}/root.pem", "--manifest-pub", f"{keys}/manifest.pub",
+                    "--index-pub", f"{keys}/index.pub", "--grant-pub", f"{keys}/grant.pub"], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return keys, state, out
 
 
@@ -476,7 +476,7 @@ def packtool_update_timed(base, state, target, root):
     shutil.rmtree(target, ignore_errors=True)
     settle()
     t0 = time.perf_counter()
-    p = subprocess.Popen([PACKTOOL, "update", "--from", base, "--into", target, "--pack", "royal-mile", "--root", root, "--client-state", state],
+    p = subprocess.Popen([PACKTOOL, "update", "--tree", base, "--into", target, "--pack", "royal-mile", "--root", root, "--client-state", state],
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     first = None
     for line in p.stderr:
@@ -591,7 +591,7 @@ def bench_delta(pack_template):
     library("update", update_request)
     # The same through packtool, into a second install, for comparison.
     cli_app = os.path.join(work, "cli-app")
-    update = [PACKTOOL, "update", "--from", "file://" + out, "--into", cli_app, "--pack", "royal-mile", "--root", root]
+    update = [PACKTOOL, "update", "--tree", "file://" + out, "--into", cli_app, "--pack", "royal-mile", "--root", root]
     subprocess.run(update, check=True, capture_output=True)
     scene = os.path.join(pack, "stops", "03-mercat-cross")
     old_scene = os.path.join(work, "old-scene")
@@ -604,7 +604,7 @@ def bench_delta(pack_template):
     vtt = os.path.join(scene, "story.vtt")
     text = open(vtt).read()
     open(vtt, "w").write(text.replace("Stand here", "Please stand here"))
-    subprocess.run([PACKTOOL, "review", "sign", scene, "--key", KEY, "--reviewer", "example-historian"], check=True, capture_output=True, env=env)
+    subprocess.run([PACKTOOL, "review", "sign", scene, "--reviewer-key", KEY, "--reviewer", "example-historian"], check=True, capture_output=True, env=env)
     p = subprocess.run(sign, check=True, capture_output=True, text=True, env=env)
     build_ms = float(p.stdout.split(" written in ")[1].split(" ms")[0])
     delta = os.path.join(out, "packs", "royal-mile", "deltas", "03-mercat-cross", "1-2.tar")

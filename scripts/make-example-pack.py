@@ -229,7 +229,7 @@ def main():
             write_json(os.path.join(folder, "scene.json"), scene_document(stop))
             write_json(os.path.join(folder, "uncertainty.json"), uncertainty_document(stop))
             env = dict(os.environ, SOURCE_DATE_EPOCH=SOURCE_DATE_EPOCH)
-            run(args.packtool, "review", "sign", folder, "--key", os.path.join(keys, "historian.pem"),
+            run(args.packtool, "review", "sign", folder, "--reviewer-key", os.path.join(keys, "historian.pem"),
                 "--reviewer", content.REVIEWER["id"], "--note", "Example sign-off of placeholder content.", env=env,
                 stderr=subprocess.DEVNULL)
             print(f"{stop['id']}: {len(stop['eras'])} eras, story {length:.1f} s")

@@ -23,7 +23,7 @@ enum AccessCommand: Command {
         MANIFEST is a signed manifest (a published manifest.json or an install's .manifest.json), verified under
         ROOT and refused with the library's code where an install would refuse it (its expiry and creation time
         judged at --at). Prints whether the scene is open, why, with which entitlement and until when. TIME is
-        RFC 3339 UTC; --at defaults to now. Support staff use this to answer "why can I not open this stop?".
+        RFC 3339 (or a bare date, meaning 00:00:00Z); --at defaults to now. Support staff use this to answer "why can I not open this stop?".
         --device ID is the app's device identifier, checked against codes issued for one device (grant issue --device).
         #TRANSACTION is StoreKit's transaction id: a purchase given twice with one id (or, without ids, one product and
         time) counts once, refunded if either is; one id with two purchase times is refused.
@@ -36,25 +36,46 @@ enum AccessCommand: Command {
         with the client's last update, and the client's clock guard (the device clock; --at is refused here).
 
         """
+    static let options: [CommandOption] = [
+        CommandOption("--root", "ROOT.json", "the root the manifest is verified under"),
+        CommandOption("--scene", "ID", "the stop to decide for"),
+        CommandOption("--purchase", "PRODUCT@TIME[@REFUNDED-TIME][#TRANSACTION]", "a StoreKit purchase; repeatable"),
+        CommandOption("--code", "CODE", "an access code (grant issue); repeatable"),
+        CommandOption("--revoked", "GRANT-ID", "a revoked grant id; repeatable"),
+        CommandOption("--device", "ID", "the app's device identifier"),
+        CommandOption("--at", "TIME", "decide at TIME (RFC 3339, or a date meaning 00:00Z; default now)"),
+        .format("text, or one JSON object: the decision (allowed, code, reason, entitlement)"),
+        CommandOption("--repeat", "N", "time N decisions and print the time per decision on standard error"),
+        CommandOption("--into", "DIR", "decide on an installed pack in DIR, as the app does"),
+        CommandOption("--pack", "ID", "the installed pack's id (with --into)"),
+        CommandOption("--client-state", "STATEDIR", "the client state (default DIR/.packtool-client)"),
+    ]
+    static let examples = [
+        "packtool access demo-out/cdn/packs/royal-mile/1/manifest.json --root demo-out/state/root/1.root.json --scene 01-castle-esplanade",
+        "packtool access demo-out/cdn/packs/royal-mile/1/manifest.json --root demo-out/state/root/1.root.json --scene 04-tron-kirk --purchase uk.example.walks.royalmile.citypack@2026-12-01T09:00:00Z --format json",
+        "packtool access --into demo-out/app --pack royal-mile --scene 04-tron-kirk --purchase uk.example.walks.royalmile.citypack@2026-12-01T09:00:00Z",
+    ]
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, options: ["--root", "--scene", "--purchase", "--code", "--revoked", "--device", "--at", "--format", "--repeat",
-                                            "--into", "--pack", "--client-state"], flags: [])
+        let a = try Arguments(args, table: Self.options)
         guard a.positionals.count == (a.value("--into") == nil ? 1 : 0) else {
             throw CommandLineError.usage(a.value("--into") == nil ? "expected one MANIFEST (or --into DIR --pack ID)" : "with --into, give no MANIFEST")
         }
         var now = Date().timeIntervalSince1970
-        if let at = a.value("--at") {
-            guard let d = Timestamp.parse(at) else { throw CommandLineError.usage("--at must be RFC 3339, e.g. 2026-06-01T12:00:00Z") }
-            now = d.timeIntervalSince1970
-        }
+        if let at = try a.time("--at") { now = at.timeIntervalSince1970 }
         let purchases = try a.values("--purchase").map { spec -> AccessRequest.Purchase in
             let dates = spec.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
-            let parts = dates[0].split(separator: "@").map(String.init)
-            guard (2...3).contains(parts.count), Timestamp.parse(parts[1]) != nil, parts.count == 2 || Timestamp.parse(parts[2]) != nil,
-                  dates.count == 1 || !dates[1].isEmpty else {
-                throw CommandLineError.usage("--purchase is PRODUCT@TIME or PRODUCT@TIME@REFUNDED-TIME with RFC 3339 times, optionally followed by #TRANSACTION")
+            // The command line's one time grammar: an RFC 3339 time is passed on as written, a bare date as its 00:00:00Z.
+            func time(_ text: String) -> String? {
+                Timestamp.parse(text) != nil ? text : Timestamp.parseDateOrDateTime(text).map(Timestamp.format)
             }
+            var parts = dates[0].split(separator: "@").map(String.init)
+            guard (2...3).contains(parts.count), let bought = time(parts[1]), parts.count == 2 || time(parts[2]) != nil,
+                  dates.count == 1 || !dates[1].isEmpty else {
+                throw CommandLineError.usage("--purchase is PRODUCT@TIME or PRODUCT@TIME@REFUNDED-TIME with RFC 3339 times or dates, optionally followed by #TRANSACTION")
+            }
+            parts[1] = bought
+            if parts.count == 3 { parts[2] = time(parts[2])! }
             return .init(productId: parts[0], purchaseDate: parts[1], revocationDate: parts.count == 3 ? parts[2] : nil,
                          transactionId: dates.count == 2 ? String(dates[1]) : nil)
         }

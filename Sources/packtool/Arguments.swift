@@ -1,3 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import PackModel
 
 /// A small argument reader: `--name value`, `--name=value`, boolean flags and positionals, with clear usage errors.
@@ -5,6 +10,27 @@ struct Arguments {
     private(set) var positionals: [String] = []
     private var options: [String: [String]] = [:]
     private var flags: Set<String> = []
+
+    /// Parses `args` with a command's option table (plus `--quiet` and `--help`, which every command takes).
+    /// With `subcommand`, only the options of that sub-command (and those of every sub-command) are taken.
+    init(_ args: [String], table: [CommandOption], subcommand: String? = nil) throws {
+        let own = table.filter { subcommand == nil || $0.subcommands.isEmpty || $0.subcommands.contains(subcommand!) }
+        let all = own + CommandOption.common.filter { c in !own.contains { $0.name == c.name } }
+        var aliases: [String: String] = [:]
+        for option in all { for old in option.aliases { aliases[old] = option.name } }
+        try self.init(args, options: Set(all.filter { $0.value != nil }.map(\.name)), flags: Set(all.filter { $0.value == nil }.map(\.name)),
+                      aliases: aliases)
+        // A value that must be one of a few words is checked before the command acts (a mistyped --format must not
+        // come after a signature was written). `grant issue --format compact` is an old spelling it reads itself.
+        for option in all {
+            guard let choices = option.choices else { continue }
+            let legacy = option.name == "--format" && subcommand == "issue" ? ["auto", "compact", "long"] : []
+            for given in values(option.name) where !choices.contains(given) && !legacy.contains(given) {
+                let guess = NearMiss.closest(to: given, in: choices).map { "; did you mean \($0)?" } ?? ""
+                throw CommandLineError.usage("\(option.name) \(given): expected \(choices.dropLast().joined(separator: ", ")) or \(choices.last!)\(guess)")
+            }
+        }
+    }
 
     /// Parses `args` given which options take a value and which are flags; anything else starting with `-` is an error.
     /// `aliases` maps an old spelling to its current name (DESIGN.md §8.1): it still works, with a notice on stderr
@@ -76,4 +102,14 @@ struct Arguments {
     }
 
     func flag(_ name: String) -> Bool { flags.contains(name) }
+
+    /// A time option in the command line's one time grammar (DESIGN.md §8.1): RFC 3339, or a bare date meaning
+    /// 00:00:00Z that day. Every time flag (`--at`, `--not-before`, `--not-after`) is read here.
+    func time(_ name: String) throws -> Date? {
+        guard let text = value(name) else { return nil }
+        guard let date = Timestamp.parseDateOrDateTime(text) else {
+            throw CommandLineError.usage("\(name) \(text): expected an RFC 3339 time (2026-06-01T09:00:00Z) or a date (2026-06-01, meaning 00:00:00Z)")
+        }
+        return date
+    }
 }

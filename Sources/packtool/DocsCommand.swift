@@ -7,7 +7,7 @@ import PackModel
 import PackVerify
 
 /// `packtool docs man|bash|zsh|fish`: the man page and the shell completions, generated from the command table (each
-/// command's name, summary and help text), so help, man page and completions cannot disagree. `make install` writes
+/// command's name, summary, help text and option table), so help, man page and completions cannot disagree. `make install` writes
 /// them where man and the shells look.
 enum DocsCommand: Command {
     static let name = "docs"
@@ -18,15 +18,16 @@ enum DocsCommand: Command {
         Prints packtool's man page (roff, section 1) or its completions for bash, zsh or fish, made from the same
         table as `packtool --help` and each command's --help. `make install PREFIX=…` installs all four.
 
-        EXAMPLES
-          packtool docs man > packtool.1 && man -l packtool.1
-          packtool docs bash > ~/.local/share/bash-completion/completions/packtool
-          packtool docs fish > ~/.config/fish/completions/packtool.fish
-
         """
+    static let options: [CommandOption] = []
+    static let examples = [
+        "packtool docs man > packtool.1 && man -l packtool.1",
+        "packtool docs bash > ~/.local/share/bash-completion/completions/packtool",
+        "packtool docs fish > ~/.config/fish/completions/packtool.fish",
+    ]
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, options: [], flags: [])
+        let a = try Arguments(args, table: Self.options)
         guard a.positionals.count == 1, let kind = a.positionals.first else { throw CommandLineError.usage("expected one of man, bash, zsh, fish") }
         switch kind {
         case "man": Output.out(CommandDocs.manPage(commands))
@@ -41,28 +42,12 @@ enum DocsCommand: Command {
     }
 }
 
-/// What the generated documents read from each command: its options and sub-commands, taken from its help text (the
-/// one place they are written), and the roff and shell syntax around them.
+/// What the generated documents read from each command: its options from its option table (which also drives parsing
+/// and `--help`), its sub-commands from its usage lines, and the roff and shell syntax around them.
 enum CommandDocs {
-    /// Every `--option` a help text names, in order of first mention.
-    static func options(_ help: String) -> [String] {
-        var seen: [String] = []
-        let scalars = Array(help.unicodeScalars)
-        var i = 0
-        while i + 2 < scalars.count {
-            // `--` then a lower-case letter, not inside a longer dash run or a word.
-            if scalars[i] == "-", scalars[i + 1] == "-", ("a"..."z").contains(scalars[i + 2]), i == 0 || scalars[i - 1] != "-" {
-                var j = i + 2
-                while j < scalars.count, ("a"..."z").contains(scalars[j]) || ("0"..."9").contains(scalars[j]) || scalars[j] == "-" { j += 1 }
-                var name = String(String.UnicodeScalarView(scalars[i..<j]))
-                while name.hasSuffix("-") { name.removeLast() }
-                if !seen.contains(name) { seen.append(name) }
-                i = j
-            } else {
-                i += 1
-            }
-        }
-        return seen.contains("--help") ? seen : seen + ["--help"]
+    /// Every option of a command's table, by its current spelling (old spellings work but are not offered).
+    static func options(_ command: any Command.Type) -> [String] {
+        command.allOptions.map(\.name)
     }
 
     /// The sub-commands a help's usage lines give (`packtool key generate …` → `generate`).
@@ -104,7 +89,7 @@ enum CommandDocs {
 
             """
         for command in commands {
-            page += ".SS \(command.name)\n\(roff(command.summary))\n.PP\n.nf\n\(roff(String(command.help.drop { $0 == "\n" }.reversed().drop { $0 == "\n" }.reversed())))\n.fi\n"
+            page += ".SS \(command.name)\n\(roff(command.summary))\n.PP\n.nf\n\(roff(String(command.fullHelp.drop { $0 == "\n" }.reversed().drop { $0 == "\n" }.reversed())))\n.fi\n"
         }
         page += """
             .SH EXIT STATUS
@@ -119,7 +104,7 @@ enum CommandDocs {
     static func bash(_ commands: [any Command.Type]) -> String {
         var cases = ""
         for command in commands {
-            let words = (subcommands(command) + options(command.help)).joined(separator: " ")
+            let words = (subcommands(command) + options(command)).joined(separator: " ")
             cases += "    \(command.name)) words=\"\(words)\" ;;\n"
         }
         return """
@@ -146,7 +131,7 @@ enum CommandDocs {
         func quoted(_ s: String) -> String { s.replacing("'", with: "'\\''").replacing(":", with: "\\:") }
         var cases = ""
         for command in commands {
-            let words = (subcommands(command) + options(command.help)).map { "'\($0)'" }.joined(separator: " ")
+            let words = (subcommands(command) + options(command)).map { "'\($0)'" }.joined(separator: " ")
             cases += "    \(command.name)) compadd -- \(words); _files ;;\n"
         }
         return """
@@ -176,7 +161,7 @@ enum CommandDocs {
             for word in subcommands(command) {
                 lines.append("complete -c packtool -n '__fish_seen_subcommand_from \(command.name)' -a \(word)")
             }
-            for option in options(command.help) {
+            for option in options(command) {
                 lines.append("complete -c packtool -n '__fish_seen_subcommand_from \(command.name)' -l \(option.dropFirst(2)) -F")
             }
         }

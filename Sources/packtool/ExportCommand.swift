@@ -31,10 +31,20 @@ enum ExportCommand: Command {
         Exit codes: 0 exported, 1 refused (keys, a kept copy that does not match the ledger), 2 usage or I/O error.
 
         """
+    static let options: [CommandOption] = [
+        CommandOption("--state", "DIR", "the publisher's state folder"),
+        CommandOption("--manifest-key", "MANIFEST.pem", "a manifest role private key; repeatable", aliases: ["--key"]),
+        CommandOption("--index-key", "INDEX.pem", "an index role private key; repeatable"),
+        CommandOption("--publish", "OUT|s3://BUCKET/PREFIX", "where to write the tree (a new or empty folder, or a bucket)"),
+        CommandOption("--index-days", "N", "the fresh index expires N days from now (default 7)"),
+        .format("text, or one JSON object: the tree, the packs and versions exported, the index version"),
+    ] + CommandOption.objectStore + CommandOption.uploadSizes
+    static let examples = [
+        "packtool export --state demo-out/state --manifest-key keys-example/manifest.pem --index-key keys-example/index.pem --publish mirror",
+    ]
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, options: Set(["--state", "--manifest-key", "--index-key", "--publish", "--index-days"] + ObjectStoreFlags.options + ObjectStoreFlags.uploadOptions),
-                              flags: Set(ObjectStoreFlags.flags), aliases: ["--key": "--manifest-key"])
+        let a = try Arguments(args, table: Self.options)
         guard a.positionals.isEmpty else { throw CommandLineError.usage("export takes no PACKDIR; it reads the state folder") }
         let manifestPaths = a.values("--manifest-key"), indexPaths = a.values("--index-key")
         guard !manifestPaths.isEmpty else { throw CommandLineError.usage("give the manifest key with --manifest-key (it signs the deltas)") }
@@ -48,14 +58,21 @@ enum ExportCommand: Command {
                                            manifestKeys: try SigningKeys.privateKeys(manifestPaths, role: RootDocument.Role.manifest),
                                            indexKeys: try SigningKeys.privateKeys(indexPaths, role: RootDocument.Role.index))
         options.indexLifetime = try a.number("--index-days", default: 7) * 86_400
+        let json = try OutputFormat.json(a)
         do {
             let result = try TreeExporter(options: options).export()
             let releases = result.releases.map { "\($0.pack) version \($0.version)" }.joined(separator: ", ")
+            func report(_ tree: String) -> [String: JSONValue] {
+                ["tree": .string(tree), "deltas": .int(result.deltas), "indexVersion": .int(result.indexVersion),
+                 "releases": .array(result.releases.map { ["pack": .string($0.pack), "version": .int($0.version)] })]
+            }
             guard let (location, settings, folder) = store else {
+                if json { try JSONValue.object(report(output.path)).print(); return 0 }
                 Output.out("exported \(releases) into \(output.path)\n  deltas: \(result.deltas)\n  index: \(output.path)/index.json version \(result.indexVersion)\n")
                 return 0
             }
             try replace(folder, with: output)
+            if json { return try UploadCommand.upload(tree: folder, to: location, settings: settings, arguments: a, quiet: true, json: report(folder.path)) }
             Output.out("exported \(releases) into \(folder.path)\n  deltas: \(result.deltas)\n  index: \(folder.path)/index.json version \(result.indexVersion)\n")
             return try UploadCommand.upload(tree: folder, to: location, settings: settings, arguments: a, quiet: false)
         } catch let e as CommandLineError {

@@ -14,19 +14,27 @@ import PackVerify
 /// `packtool grant issue`: signs a grant and prints it short (`CompactGrant`) when it fits, else long (`PTG1.`).
 extension GrantCommand {
     static func issue(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, options: ["--grant-key", "--products", "--not-before", "--not-after", "--device", "--note", "--out", "--format",
-                                              "--pack", "--root", "--qr", "--state"],
-                              flags: [], aliases: ["--key": "--grant-key"])
+        let a = try Arguments(args, table: Self.options, subcommand: "issue")
         guard a.positionals == ["issue"] else { throw CommandLineError.usage("expected `grant issue`") }
-        let format = a.value("--format") ?? "auto"
-        guard ["auto", "compact", "long"].contains(format) else { throw CommandLineError.usage("--format is auto, compact or long, not \(format)") }
+        // `--format auto|compact|long` was the code's form before --format meant text|json everywhere (DESIGN.md §8.1).
+        var format = a.value("--code-form") ?? "auto"
+        var json = false
+        switch a.value("--format") {
+        case nil, "text": break
+        case "json": json = true
+        case let old? where ["auto", "compact", "long"].contains(old):
+            Output.err("note: --format \(old) is now spelled --code-form \(old); the old spelling still works\n")
+            format = old
+        case let other?: throw CommandLineError.usage("--format \(other): expected text or json (the code's form is --code-form auto|compact|long)")
+        }
+        guard ["auto", "compact", "long"].contains(format) else { throw CommandLineError.usage("--code-form is auto, compact or long, not \(format)") }
         let key = try SigningKeys.privateKeys([try a.required("--grant-key")], role: RootDocument.Role.grant)[0]
         let products = try a.required("--products").split(separator: ",").map { String($0.filter { !$0.isWhitespace }) }.filter { !$0.isEmpty }
         guard !products.isEmpty else { throw CommandLineError.usage("--products needs at least one product id") }
-        if let pack = a.value("--pack") {
+        if let pack = a.value("--pack-dir") {
             try checkProducts(products, pack: URL(fileURLWithPath: pack))
         } else {
-            Output.err("warning: products were not checked against a pack (--pack PACKDIR checks them)\n")
+            Output.err("warning: products were not checked against a pack (--pack-dir PACKDIR checks them)\n")
         }
         let notBefore = try time(a, "--not-before", example: "2026-06-01T09:00:00Z or 2026-06-01")
         let notAfter = try time(a, "--not-after", example: "2026-06-08T09:00:00Z or 2026-06-08")
@@ -74,20 +82,29 @@ extension GrantCommand {
         do { qr = try a.value("--qr").map { _ in try QRCode(code).png(moduleSize: 8, quietZone: 4) } } catch { throw CommandLineError.io("--qr: \(error)") }
         try GrantRevokeCommand.record(grant, code: code, state: a.value("--state"))
         try writeFiles(out: a.value("--out").map { ($0, try envelope.jsonData()) }, qr: a.value("--qr").flatMap { path in qr.map { (path, Data($0)) } })
-        if let why { Output.err("note: printing the long code: \(why)\n") }
+        if let why { Output.note("note: printing the long code: \(why)\n") }
         if threshold == nil, compact != nil {
-            Output.err("note: the root was not checked (--root ROOT.json or --state DIR): a short code opens only where the root's grant threshold is 1\n")
+            Output.note("note: the root was not checked (--root ROOT.json or --state DIR): a short code opens only where the root's grant threshold is 1\n")
+        }
+        if json {
+            try JSONValue.object([
+                "code": .string(code), "id": .string(grant.id), "form": compact == nil ? "long" : "compact", "products": .strings(products),
+                "notBefore": .string(grant.notBefore), "notAfter": .string(grant.notAfter), "device": .optional(device),
+                "note": .string(grant.note), "recorded": .bool(a.value("--state") != nil), "envelopeFile": .optional(a.value("--out")),
+                "qrFile": .optional(a.value("--qr")), "longBecause": .optional(why),
+            ]).print()
+            return 0
         }
         Output.out(code + "\n")
-        Output.err("grant \(grant.id): \(products.joined(separator: ", ")) from \(grant.notBefore) until \(grant.notAfter)"
+        Output.note("grant \(grant.id): \(products.joined(separator: ", ")) from \(grant.notBefore) until \(grant.notAfter)"
                    + (device.map { " on device \($0) only" } ?? " (any device)") + "\n")
         return 0
     }
 
     /// A time option in the one time grammar (RFC 3339, or a bare date meaning 00:00:00Z).
     static func time(_ a: Arguments, _ name: String, example: String) throws -> Date {
-        guard let date = Timestamp.parseDateOrDateTime(try a.required(name)) else { throw CommandLineError.usage("\(name) must be RFC 3339 or a date, e.g. \(example)") }
-        return date
+        _ = try a.required(name)
+        return try a.time(name)!
     }
 
     /// Refuses a product the pack does not sell, listing the products it does: a misspelt id would make a code that opens

@@ -14,6 +14,7 @@ enum GrantRevokeCommand {
 
         usage: packtool grant revoke ID --reason TEXT --state DIR --grant-key GRANT.pem... [--unknown-id]
                packtool grant list --state DIR [--format text|json]
+               packtool grant revoke … [--format text|json]
 
         revoke signs the next revocation list (every code revoked before, plus ID with its reason) with the grant
         role's key and writes it once to DIR/revocations/<N>.json; publish it with `packtool renew`, which copies the
@@ -31,7 +32,7 @@ enum GrantRevokeCommand {
 
     /// `grant revoke ID …`
     static func revoke(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, options: ["--reason", "--state", "--grant-key"], flags: ["--unknown-id"])
+        let a = try Arguments(args, table: GrantCommand.options, subcommand: "revoke")
         guard a.positionals.count == 1 else { throw CommandLineError.usage("expected `grant revoke ID` with one grant id") }
         let text = a.positionals[0]
         guard Self.isPlausibleID(text) else { throw CommandLineError.usage("\"\(text)\" is not a grant id (letters, digits, '-' and '_', up to 128)") }
@@ -43,6 +44,7 @@ enum GrantRevokeCommand {
         let keyPaths = a.values("--grant-key")
         guard !keyPaths.isEmpty else { throw CommandLineError.usage("give the grant role's private key with --grant-key") }
         let keys = try SigningKeys.privateKeys(keyPaths, role: RootDocument.Role.grant)
+        let json = try OutputFormat.json(a)
         do {
             let store = RevocationStore(state: state)
             // Keys first: a refused key leaves the state folder without even an empty ledger.
@@ -60,6 +62,13 @@ enum GrantRevokeCommand {
                     + "recorded there: check the whole id (from the code or the app) and pass --unknown-id to revoke it anyway")
             }
             switch try store.revoke(id: id, reason: reason, keys: keys, ledger: try GrantLedger(state: state)) {
+            case .alreadyRevoked(let list, let entry) where json:
+                try JSONValue.object(["id": .string(id), "revoked": true, "written": false, "reason": .string(entry.reason),
+                                      "revocationListVersion": .int(list.version)]).print()
+            case .written(let list, _) where json:
+                try JSONValue.object(["id": .string(id), "revoked": true, "written": true, "reason": .string(reason),
+                                      "revocationListVersion": .int(list.version), "revokedCodes": .int(list.document.revoked.count),
+                                      "file": .string(list.url.path)]).print()
             case .alreadyRevoked(let list, let entry):
                 Output.out("\(id) was already revoked (\(entry.revoked): \(Output.escapingControls(entry.reason))) in revocation list version \(list.version); nothing written\n")
             case .written(let list, _):
@@ -80,7 +89,7 @@ enum GrantRevokeCommand {
     /// Records an issued grant in the state's grant ledger (`grant issue --state`), or says that it is not recorded.
     static func record(_ grant: GrantDocument, code: String, state: String?) throws {
         guard let state else {
-            Output.err("note: grant \(grant.id) is not recorded (no --state): `grant list` will not show it, and revoking it needs its whole id and --unknown-id\n")
+            Output.note("note: grant \(grant.id) is not recorded (no --state): `grant list` will not show it, and revoking it needs its whole id and --unknown-id\n")
             return
         }
         do { try GrantLedger(state: URL(fileURLWithPath: state)).record(grant, code: code) } catch let e as PublishError {
@@ -90,10 +99,9 @@ enum GrantRevokeCommand {
 
     /// `grant list …`
     static func list(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, options: ["--state", "--format"], flags: [])
+        let a = try Arguments(args, table: GrantCommand.options, subcommand: "list")
         guard a.positionals.isEmpty else { throw CommandLineError.usage("`grant list` takes no positional arguments") }
         let format = a.value("--format") ?? "text"
-        guard format == "text" || format == "json" else { throw CommandLineError.usage("--format must be text or json") }
         let state = URL(fileURLWithPath: try a.required("--state"))
         guard GrantLedger.exists(in: state) || !((try? RevocationStore(state: state).versions()) ?? []).isEmpty else {
             throw CommandLineError.io("\(state.path): no grant ledger (\(GrantLedger.fileName)) here; codes issued with --state are recorded in one")
@@ -109,7 +117,8 @@ enum GrantRevokeCommand {
         if format == "json" {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-            Output.out(String(decoding: try encoder.encode(rows), as: UTF8.self) + "\n")
+            // One object, as every command's --format json prints: {"grants": [...]}.
+            Output.out(String(decoding: try encoder.encode(["grants": rows]), as: UTF8.self) + "\n")
             return 0
         }
         if rows.isEmpty { Output.out("no grants recorded\n") }

@@ -21,7 +21,7 @@ enum InspectCommand: Command {
     static let name = "inspect"
     static let summary = "show what packtool reads from a WebVTT, HEIC, m4a, pack/scene JSON or signed file"
     static let help = """
-        usage: packtool inspect FILE [--format text|json] [--key PUBLIC.pem]... [--voice]
+        usage: packtool inspect FILE [--format text|json] [--pub PUBLIC.pub]... [--voice]
 
         Prints what packtool reads from FILE:
           .vtt              the cues (W3C VTTCue attribute names in JSON), regions, styles and parse errors
@@ -32,16 +32,28 @@ enum InspectCommand: Command {
           pack.json scene.json uncertainty.json
                             the decoded document, or each problem at line:col
           a DSSE envelope (or signoff.json, a list of them)
-                            payload type, key ids, the payload, and with --key whether it verifies
+                            payload type, key ids, the payload, and with --pub whether it verifies
           .pub .pem         a key `packtool key generate` wrote: its id and raw public key (the form
                             pack.json's "reviewers" take); never a private key's secret
 
-        Exit codes: 0 read cleanly (and verified, with --key), 1 the file has errors or does not verify, 2 usage or I/O.
+        Exit codes: 0 read cleanly (and verified, with --pub), 1 the file has errors or does not verify, 2 usage or I/O.
 
         """
+    static let options: [CommandOption] = [
+        .format(),
+        CommandOption("--pub", "PUBLIC.pub", "a public key file to verify a DSSE envelope's signatures with; repeatable", aliases: ["--key"]),
+        .flag("--voice", "for .m4a and .mp4: also where lint hears the voice (the detector's verdict, segments and frames)"),
+    ]
+    static let examples = [
+        "packtool inspect scenes/royal-mile/pack.json",
+        "packtool inspect scenes/royal-mile/stops/01-castle-esplanade/story.vtt --format json",
+        "packtool inspect scenes/royal-mile/stops/01-castle-esplanade/signoff.json --pub keys-example/historian.pub",
+        "packtool inspect keys-example/historian.pub",
+        "packtool inspect scenes/royal-mile/stops/01-castle-esplanade/story.m4a --voice",
+    ]
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, options: ["--format", "--key"], flags: ["--voice"])
+        let a = try Arguments(args, table: Self.options)
         guard a.positionals.count == 1 else { throw CommandLineError.usage("expected one FILE") }
         let format = a.value("--format") ?? "text"
         guard ["text", "json"].contains(format) else { throw CommandLineError.usage("--format must be text or json") }
@@ -52,7 +64,7 @@ enum InspectCommand: Command {
         guard stat(path, &info) == 0 else { throw CommandLineError.io("\(path): no such file") }
         guard info.st_mode & S_IFMT == S_IFREG else { throw CommandLineError.io("\(path): not a regular file") }
         var keys: [Ed25519PublicKey] = []
-        if let keyPath = a.value("--key") {
+        for keyPath in a.values("--pub") {
             do { keys.append(try KeyFile.loadPublicKey(at: keyPath)) } catch let e as CryptoError { throw CommandLineError.io(e.message) }
         }
         let inspection: Inspection

@@ -27,7 +27,7 @@ final class InstallProgressDisplay {
 
     /// Ends the redrawn line, so what follows starts on a line of its own.
     func finish() {
-        if drawn { Output.err("\n") }
+        if drawn { Output.note("\n") }
         drawn = false
     }
 
@@ -74,23 +74,23 @@ final class InstallProgressDisplay {
         line += "(\(Self.amount(p)))"
         if p.scenesTotal > 0 { line += ", \(p.scenesDone) of \(p.scenesTotal) stops verified" }
         line += Self.left(p) + "   "
-        Output.err(line)
+        Output.note(line)
         drawn = true
     }
 
     private func log(_ p: InstallProgress) {
         switch p.event {
         case .started:
-            Output.err(p.bytesTotal > 0 ? "\(p.pack): \(Self.megabytes(p.bytesTotal)) MB, \(p.scenesTotal) stops to verify\n"
+            Output.note(p.bytesTotal > 0 ? "\(p.pack): \(Self.megabytes(p.bytesTotal)) MB, \(p.scenesTotal) stops to verify\n"
                                         : "\(p.pack): \(p.scenesTotal) changed \(p.scenesTotal == 1 ? "stop" : "stops") to update\n")
         case .sceneVerified:
-            Output.err("\(p.pack): \(p.scene ?? "?") verified (\(p.scenesDone) of \(p.scenesTotal) stops, \(Self.amount(p))); it can be opened now\n")
+            Output.note("\(p.pack): \(p.scene ?? "?") verified (\(p.scenesDone) of \(p.scenesTotal) stops, \(Self.amount(p))); it can be opened now\n")
         case .bytes:
             guard p.bytesTotal > 0 else { return }
             let tenth = Int(min(p.bytesDone, p.bytesTotal) * 10 / p.bytesTotal)
             guard tenth > lastTenth, tenth > 0, tenth < 10 else { return }
             lastTenth = tenth
-            Output.err("\(p.pack): \(tenth * 10)% (\(Self.amount(p)))\(Self.left(p))\n")
+            Output.note("\(p.pack): \(tenth * 10)% (\(Self.amount(p)))\(Self.left(p))\n")
         case .scenesUnavailable:
             Output.err("\(p.pack): failed; \((p.scenes ?? []).joined(separator: ", ")) unavailable again\n")
         case .installed:

@@ -24,15 +24,22 @@ enum KeyCommand: Command {
         paste). NAME defaults to the role. Existing files are never overwritten. `packtool inspect NAME.pub`
         prints both again later.
 
-        EXAMPLES
-          packtool key generate --role reviewer --out keys --name ada
-          packtool key generate --role manifest --out ~/publisher-keys
-
         """
+    static let options: [CommandOption] = [
+        CommandOption("--role", "root|manifest|index|grant|reviewer", "what the key signs"),
+        CommandOption("--out", "DIR", "the folder to write NAME.pem and NAME.pub into (made if missing)"),
+        CommandOption("--name", "NAME", "the files' name (default: the role)"),
+        .format("text, or one JSON object: role, private and public key files, key id, raw public key (and reviewer entry)"),
+    ]
+    static let examples = [
+        "packtool key generate --role reviewer --out keys --name ada",
+        "packtool key generate --role manifest --out ~/publisher-keys --format json",
+    ]
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, options: ["--role", "--out", "--name"], flags: [])
+        let a = try Arguments(args, table: Self.options)
         guard a.positionals == ["generate"] else { throw CommandLineError.usage("expected `key generate`") }
+        let json = try OutputFormat.json(a)
         let role = try a.required("--role")
         guard roles.contains(role) else { throw CommandLineError.usage("--role must be one of \(roles.joined(separator: ", "))") }
         let dir = try a.required("--out")
@@ -59,7 +66,16 @@ enum KeyCommand: Command {
                 text += "Add the reviewer to pack.json's \"reviewers\" (set the name, and the role: historian or editor):\n"
                     + "  {\"id\": \"\(name)\", \"name\": \"\", \"role\": \"historian\", \"publicKey\": \"\(raw)\"}\n"
             }
-            Output.out(text)
+            if json {
+                var report: [String: JSONValue] = ["role": .string(role), "keyId": .string(key.publicKey.keyID), "publicKey": .string(raw),
+                                                   "privateKeyFile": .string(privatePath), "publicKeyFile": .string(publicPath)]
+                if role == "reviewer" {
+                    report["reviewer"] = ["id": .string(name), "name": "", "role": "historian", "publicKey": .string(raw)]
+                }
+                try JSONValue.object(report).print()
+            } else {
+                Output.out(text)
+            }
         } catch let e as CryptoError {
             throw CommandLineError.io(e.message)
         }

@@ -22,29 +22,12 @@ enum LintCommand: Command {
         `path:line:col: error: message [PT0203]` (or warning:, note:), the hint on the next line, then a summary line.
         docs/lint-rules.md explains every code. Without --fix, lint never writes into the folders it checks.
 
-          --fix            make the fixes lint can make by itself (quotes around a number, a trailing, doubled or missing
-                           comma, an extension's case, spaces around a name, an angle past 360, the nearest licence
-                           id or allowed value, the bearing to the target, closing a mask's ring), each an edit of
-                           those bytes only, every file written whole; never signoff.json. Says which sign-offs the
-                           edits make stale, then lints again and prints what is left for a person to fix
-          --format text    for people (default; colour on a terminal unless NO_COLOR is set)
-          --format json    {diagnostics, summary, reports} for scripts, with each finding's JSON pointer and, where
-                           lint can make it, its `fix` (byte-offset edits); with --fix also `fixed` and `staleSignoffs`
-          --format sarif   SARIF 2.1.0 for code-scanning services, with `fixes`
-          --strict         exit 1 on warnings and notes too
-          --quiet          print only the findings (no "checked" lines or fix report)
-
-        EXAMPLES
-          packtool lint scenes/royal-mile
-          packtool lint scenes/royal-mile/stops/02-gladstones-land --format json
-          packtool lint --fix my-pack
-
         Exit codes: 0 clean, 1 errors found (or any finding with --strict), 2 usage or I/O error.
 
         """
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, options: ["--format"], flags: ["--strict", "--fix", "--quiet"])
+        let a = try Arguments(args, table: Self.options)
         guard !a.positionals.isEmpty else { throw CommandLineError.usage("expected at least one PATH") }
         let format = a.value("--format") ?? "text"
         guard ["text", "json", "sarif"].contains(format) else { throw CommandLineError.usage("--format must be text, json or sarif") }
@@ -105,7 +88,7 @@ enum LintCommand: Command {
         out += n == 0 ? "lint --fix: nothing lint can fix by itself\n"
                       : "lint --fix: fixed \(n) finding\(n == 1 ? "" : "s") in \(files) file\(files == 1 ? "" : "s")\n"
         for stop in fixes.staleSignoffs {
-            out += "note: the sign-off in \(stop) no longer matches its scene (the fixes changed it); ask its historian to review and sign again: packtool review sign \(stop) --key KEY.pem --reviewer ID\n"
+            out += "note: the sign-off in \(stop) no longer matches its scene (the fixes changed it); ask its historian to review and sign again: packtool review sign \(stop) --reviewer-key KEY.pem --reviewer ID\n"
         }
         return out
     }

@@ -22,15 +22,24 @@ enum NewCommand: Command {
         Both write into a hidden temporary folder renamed into place last, so a failure leaves nothing, and both say
         what to do next. `packtool lint` lists every placeholder left.
 
-        EXAMPLES
-          packtool new pack scenes/old-town --title "The Old Town, c. 1850" --city Edinburgh --language en-GB
-          packtool new stop scenes/old-town 01-west-port --title "The West Port" --eras 1750,1850
-          packtool new stop scenes/old-town 02-grassmarket --crops 16x9,9x16
-
         """
+    static let options: [CommandOption] = [
+        CommandOption("--id", "ID", "the pack's id (default: DIR's name)", only: ["pack"]),
+        CommandOption("--title", "TITLE", "the pack's or stop's title as visitors see it"),
+        CommandOption("--city", "CITY", "the city the walk is in", only: ["pack"]),
+        CommandOption("--language", "TAG", "the stories' language, a BCP 47 tag such as en-GB", only: ["pack"]),
+        CommandOption("--eras", "YEAR,...", "the years the stop shows (default 1900)", only: ["stop"]),
+        CommandOption("--crops", "16x9,9x16", "which plates to make per era (default both)", only: ["stop"]),
+        .format("text, or one JSON object: what was made and the files written"),
+    ]
+    static let examples = [
+        "packtool new pack scenes/old-town --title \"The Old Town, c. 1850\" --city Edinburgh --language en-GB",
+        "packtool new stop scenes/old-town 01-west-port --title \"The West Port\" --eras 1750,1850",
+        "packtool new stop scenes/old-town 02-grassmarket --crops 16x9 --format json",
+    ]
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, options: ["--id", "--title", "--city", "--language", "--eras", "--crops"], flags: [])
+        let a = try Arguments(args, table: Self.options)
         switch a.positionals.first {
         case "pack": return try NewPack.run(a)
         case "stop": return try NewStop.run(a)

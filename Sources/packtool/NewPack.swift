@@ -36,7 +36,12 @@ enum NewPack {
                 throw CommandLineError.io("\(dir) already exists and is not empty; `new pack` never writes into an existing pack. Choose a new folder")
             }
         }
+        let json = try OutputFormat.json(a)
         try NewFolder(files: [("pack.json", Data(packJSON(id: id, a).utf8))]).write(as: name, in: parent, shown: dir)
+        if json {
+            try JSONValue.object(["made": "pack", "pack": .string(id), "folder": .string(dir), "files": .strings([dir + "/pack.json"])]).print()
+            return 0
+        }
         Output.out("""
             Wrote \(dir)/pack.json for the pack "\(id)".
             Next:

@@ -19,6 +19,7 @@ enum NewStop {
         guard StopName.isStopName(stop) else {
             throw CommandLineError.usage("\"\(stop)\" is not a stop name: two or three digits, a hyphen and a slug (lower-case letters and digits, words joined by single hyphens), e.g. 03-mercat-cross")
         }
+        let json = try OutputFormat.json(a)
         let years = try eras(a.value("--eras"))
         let wanted = try plates(a.value("--crops"))
 
@@ -78,6 +79,12 @@ enum NewStop {
             throw error
         }
         let plates = years.flatMap { year in wanted.map { plate(year, $0) } }
+        if json {
+            let files = ["scene.json", "uncertainty.json", "story.vtt"] + plates
+            try JSONValue.object(["made": "stop", "stop": .string(stop), "folder": .string(shown), "files": .strings(files.map { shown + "/" + $0 }),
+                                  "notes": .strings(notes)]).print()
+            return 0
+        }
         Output.out("""
             Wrote \(shown)/ (scene.json, uncertainty.json, story.vtt, \(plates.count) placeholder plate\(plates.count == 1 ? "" : "s")).
             \(notes.joined(separator: "\n"))

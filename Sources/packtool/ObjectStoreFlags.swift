@@ -6,12 +6,8 @@ import Foundation
 import PackPublish
 
 /// The object-store flags `presign`, `upload`, `sign` and `export` share, resolved with the environment and ~/.aws files.
+/// Their names and help are rows of the option tables (`CommandOption.objectStore`, `CommandOption.uploadSizes`).
 enum ObjectStoreFlags {
-    static let options: [String] = ["--endpoint", "--region", "--profile"]
-    static let flags: [String] = ["--path-style", "--virtual-hosted"]
-    /// What `upload`, `sign` and `export` also take: when and how large files go in parts.
-    static let uploadOptions: [String] = ["--multipart-threshold", "--part-size", "--timeout"]
-
     /// An uploader for `location` with `--multipart-threshold` and `--part-size` applied.
     static func uploader(_ location: S3Location, settings: ObjectStoreSettings, _ a: Arguments) throws -> TreeUploader {
         let client = try S3Client(settings: settings, bucket: location.bucket)

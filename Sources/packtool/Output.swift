@@ -13,6 +13,12 @@ enum Output {
     static func out(_ text: String) { write(1, text) }
     static func err(_ text: String) { write(2, text) }
 
+    /// Set by `--quiet`, which every command takes: progress and notes are not printed; errors and warnings are.
+    nonisolated(unsafe) static var quiet = false
+
+    /// Progress or a note on standard error, left out with `--quiet`.
+    static func note(_ text: String) { if !quiet { write(2, text) } }
+
     /// True when standard output is a terminal and `NO_COLOR` is unset (https://no-color.org).
     static var wantsColor: Bool {
         isatty(1) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"].map { $0.isEmpty } ?? true

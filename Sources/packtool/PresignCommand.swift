@@ -16,28 +16,34 @@ enum PresignCommand: Command {
         Prints a URL anyone can GET the object with until it expires (AWS Signature Version 4, query form).
         Nothing is sent to the store: the URL is computed from your credentials, so check the key exists.
 
-          --expires DURATION  how long the URL works: 90s, 30m, 1h, 7d or plain seconds (default 1h, at most 7d)
-          --endpoint URL      the store (R2: https://ACCOUNT.r2.cloudflarestorage.com); default AWS_ENDPOINT_URL,
-                              then the profile's endpoint_url, then AWS S3 in the region
-          --region REGION     default AWS_REGION, then the profile's region, then us-east-1 (R2: auto)
-          --profile NAME      a profile of ~/.aws/credentials and ~/.aws/config (default AWS_PROFILE or default)
-          --path-style        https://HOST/BUCKET/KEY (the default with an --endpoint)
-          --virtual-hosted    https://BUCKET.HOST/KEY (the default for AWS itself)
-
         Credentials come from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN, or the profile.
         The secret is never printed.
 
         """
+    static let options: [CommandOption] = [
+        CommandOption("--expires", "DURATION", "how long the URL works: 90s, 30m, 1h, 7d or plain seconds (default 1h, at most 7d)"),
+    ] + CommandOption.objectStore + [
+        .format("text (the URL), or one JSON object: url, bucket, key, expiresIn seconds and expires time"),
+    ]
+    static let examples = [
+        "packtool presign s3://packs/royal-mile/index.json --expires 1h",
+        "packtool presign s3://packs/royal-mile/index.json --endpoint https://ACCOUNT.r2.cloudflarestorage.com --region auto --format json",
+    ]
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, options: Set(["--expires"] + ObjectStoreFlags.options), flags: Set(ObjectStoreFlags.flags))
+        let a = try Arguments(args, table: Self.options)
         guard a.positionals.count == 1 else { throw CommandLineError.usage("expected one s3://BUCKET/KEY") }
         let expires = try duration(a.value("--expires") ?? "1h")
         let location: S3Location
         do { location = try S3Location(a.positionals[0]) } catch let e as PublishError { throw CommandLineError.usage("\(e)") }
         do {
             let settings = try ObjectStoreFlags.settings(a)
-            Output.out(try Presigner.url(for: location, settings: settings, expires: expires) + "\n")
+            let url = try Presigner.url(for: location, settings: settings, expires: expires)
+            if try OutputFormat.json(a) {
+                try JSONValue.object(["url": .string(url), "bucket": .string(location.bucket), "key": .string(location.key), "expiresIn": .int(expires)]).print()
+            } else {
+                Output.out(url + "\n")
+            }
         } catch let e as PublishError { throw CommandLineError.io("\(e)") }
         return 0
     }

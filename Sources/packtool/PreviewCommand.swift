@@ -31,23 +31,6 @@ enum PreviewCommand: Command {
         The site is written beside DIR and swapped in whole (in one step where the file system can); the pack is
         only read. An earlier preview is replaced only while it holds nothing but what the preview wrote.
 
-          --out DIR   where to write the site (default ./PACKNAME-preview, or beside the pack when run inside it);
-                      DIR must be new, empty, or an earlier preview holding only what the preview wrote, and
-                      outside the pack
-          --open      open the route page in the desktop's browser when done (with --serve, its address)
-          --quiet     no progress on standard error
-          --serve     serve the site at http://127.0.0.1:PORT/ and rebuild it whenever a file in the pack changes;
-                      open pages reload themselves, and a failed rebuild keeps the last good site with its error
-                      shown on the page. Only GET and HEAD, only for a Host header naming this machine. Ctrl-C stops
-          --port N    the port for --serve (default 8024; "port in use" means another program has it: try another)
-          --host H    the loopback address for --serve: 127.0.0.1 (default), another 127.x.x.x, ::1 or localhost;
-                      the preview is never served to the network
-
-        EXAMPLES
-          packtool preview scenes/royal-mile                      write ./royal-mile-preview and print its address
-          packtool preview scenes/royal-mile --open               the same, then open it in the desktop's browser
-          packtool preview scenes/royal-mile --serve --port 8080  serve it, rebuilt on every save
-
         Exit codes: 0 written and lint found no errors, 1 written but the pages show errors (lint errors or a plate
         that cannot be decoded), 2 usage or I/O error (nothing written; an earlier preview is left as it was).
         With --serve: 0 when stopped with Ctrl-C, 2 when the first build or the port fails.
@@ -55,7 +38,7 @@ enum PreviewCommand: Command {
         """
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, options: ["--out", "--port", "--host"], flags: ["--open", "--quiet", "--serve"])
+        let a = try Arguments(args, table: Self.options)
         try PreviewServe.checkOptions(serve: a.flag("--serve"), port: a.value("--port"), host: a.value("--host"))
         guard a.positionals.count == 1, let packPath = a.positionals.first else {
             throw CommandLineError.usage(a.positionals.isEmpty ? "expected a PACK folder" : "expected one PACK folder, got \(a.positionals.count)")

@@ -27,15 +27,15 @@ final class ProgressLine {
     func update(_ done: UInt64, of total: UInt64) {
         if total == 0 {
             // Size unknown to the caller: show bytes.
-            Output.err("\r\(label): \(done >> 10) KiB   ")
+            Output.note("\r\(label): \(done >> 10) KiB   ")
             lastPercent = 0
             return
         }
         let percent = Int(done * 100 / total)
         guard percent != lastPercent else { return }
         lastPercent = percent
-        Output.err("\r\(label): \(percent)% (\(done >> 20) of \(total >> 20) MiB)")
+        Output.note("\r\(label): \(percent)% (\(done >> 20) of \(total >> 20) MiB)")
     }
 
-    func finish() { if lastPercent >= 0 { Output.err("\n") } }
+    func finish() { if lastPercent >= 0 { Output.note("\n") } }
 }

@@ -43,11 +43,26 @@ enum RenewCommand: Command {
         2 usage or I/O error (nothing changed; rerun).
 
         """
+    static let options: [CommandOption] = [
+        CommandOption("--index-key", "INDEX.pem", "an index role private key; repeatable"),
+        CommandOption("--publish", "DEST|s3://BUCKET/PREFIX", "the published tree to renew", aliases: ["--tree"]),
+        CommandOption("--state", "DIR", "the publisher's state folder (optional: its ledger and revocation lists)"),
+        CommandOption("--index-days", "N", "the new index expires N days from now (default 7)"),
+        CommandOption("--warn-days", "N", "report manifests expiring within N days (default 30)"),
+        .flag("--force", "renew even when the index was renewed within the hour"),
+        .flag("--reset-memory", "forget the newest index this machine saw of the tree"),
+        CommandOption("--wait", "SECONDS", "how long to wait for a release being published (default 300)"),
+        .format(),
+        CommandOption("--manifest-key", "MANIFEST.pem", "re-release expiring manifests as N+1 (with --state); repeatable"),
+        CommandOption("--manifest-days", "N", "re-released manifests expire N days after (default 365)"),
+    ] + CommandOption.objectStore + CommandOption.uploadSizes
+    static let examples = [
+        "packtool renew --index-key keys-example/index.pem --publish demo-out/cdn --state demo-out/state",
+        "packtool renew --index-key /etc/packtool/index.pem --publish s3://packs/royal-mile --endpoint https://ACCOUNT.r2.cloudflarestorage.com --quiet --format json",
+    ]
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, options: Set(["--state", "--index-key", "--publish", "--index-days", "--warn-days", "--format", "--manifest-key", "--manifest-days", "--wait"]
-                                                  + ObjectStoreFlags.options + ObjectStoreFlags.uploadOptions),
-                              flags: Set(["--force", "--reset-memory"] + ObjectStoreFlags.flags), aliases: ["--tree": "--publish"])
+        let a = try Arguments(args, table: Self.options)
         guard a.positionals.isEmpty else { throw CommandLineError.usage("renew takes no positional arguments (give the tree with --publish)") }
         let keyPaths = a.values("--index-key")
         guard !keyPaths.isEmpty else { throw CommandLineError.usage("give the index key with --index-key") }

@@ -19,7 +19,7 @@ enum ReviewCommand: Command {
     static let name = "review"
     static let summary = "sign a reviewed scene (writes the scene's signoff.json)"
     static let help = """
-        usage: packtool review sign SCENEDIR --key KEY.pem --reviewer ID [--note TEXT] [--scope content] [--pack PACKDIR]
+        usage: packtool review sign SCENEDIR --reviewer-key KEY.pem --reviewer ID [--note TEXT] [--scope content] [--pack-dir PACKDIR]
 
         Signs the tree digest of SCENEDIR (without signoff.json) as reviewer ID of the pack
         (PACKDIR defaults to SCENEDIR/../..). The key must be the reviewer's key listed in pack.json.
@@ -27,14 +27,25 @@ enum ReviewCommand: Command {
         signedAt comes from SOURCE_DATE_EPOCH when it is set, otherwise from the clock.
 
         """
+    static let options: [CommandOption] = [
+        CommandOption("--reviewer-key", "KEY.pem", "the reviewer's private key (listed in pack.json's reviewers)", aliases: ["--key"]),
+        CommandOption("--reviewer", "ID", "the reviewer's id in pack.json"),
+        CommandOption("--note", "TEXT", "a note kept with the sign-off"),
+        CommandOption("--scope", "content", "what the sign-off covers (default content)"),
+        CommandOption("--pack-dir", "PACKDIR", "the pack folder (default SCENEDIR/../..)", aliases: ["--pack"]),
+        .format("text, or one JSON object: scene, reviewer, key id, digest, signedAt and the sign-off file"),
+    ]
+    static let examples = [
+        "packtool review sign scenes/royal-mile/stops/01-castle-esplanade --reviewer example-historian --reviewer-key keys-example/historian.pem",
+    ]
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, options: ["--key", "--reviewer", "--note", "--scope", "--pack"], flags: [])
+        let a = try Arguments(args, table: Self.options)
         guard a.positionals.count == 2, a.positionals[0] == "sign" else { throw CommandLineError.usage("expected `review sign SCENEDIR`") }
         let sceneURL = URL(fileURLWithPath: a.positionals[1]).standardizedFileURL
-        let packURL = a.value("--pack").map { URL(fileURLWithPath: $0) } ?? sceneURL.deletingLastPathComponent().deletingLastPathComponent()
+        let packURL = a.value("--pack-dir").map { URL(fileURLWithPath: $0) } ?? sceneURL.deletingLastPathComponent().deletingLastPathComponent()
         let reviewerID = try a.required("--reviewer")
-        let keyPath = try a.required("--key")
+        let keyPath = try a.required("--reviewer-key")
         guard FileSystem.isDirectory(sceneURL.path) else {
             throw CommandLineError.io("\(sceneURL.path): no such scene folder (expected PACKDIR/stops/NN-slug)")
         }
@@ -70,7 +81,13 @@ enum ReviewCommand: Command {
             envelopes.append(try signoff.envelope(signedWith: key))
             // Canonical, so the sign-offs file is the same bytes whichever platform the historian signs on.
             try AtomicFile.write(Data(try CanonicalEncoder(pretty: true).encode(envelopes)) + Data("\n".utf8), to: fileURL)
-            Output.out("signed \(scene.id) \(digest.prefixed) as \(reviewer.id) (\(reviewer.role))\n")
+            if try OutputFormat.json(a) {
+                try JSONValue.object(["scene": .string(scene.id), "digest": .string(digest.prefixed), "reviewer": .string(reviewer.id),
+                                      "role": .string("\(reviewer.role)"), "keyId": .string(key.publicKey.keyID), "signedAt": .string(signoff.signedAt),
+                                      "signoffFile": .string(fileURL.path), "files": .int(digest.entries.count)]).print()
+            } else {
+                Output.out("signed \(scene.id) \(digest.prefixed) as \(reviewer.id) (\(reviewer.role))\n")
+            }
             return 0
         } catch let e as ModelError {
             throw CommandLineError.io(e.description)

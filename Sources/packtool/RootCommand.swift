@@ -18,16 +18,18 @@ enum RootCommand: Command {
     static let name = "root"
     static let summary = "create, rotate or show the signed trust root (root.json)"
     static let help = """
-        usage: packtool root init --state DIR --root-key K.pem... --manifest-key K... --index-key K... --grant-key K...
+        usage: packtool root init --state DIR --root-key K.pem... --manifest-pub K.pub... --index-pub K.pub... --grant-pub K.pub...
                                   [--root-threshold N] [--manifest-threshold N] [--index-threshold N] [--grant-threshold N]
                                   [--expires-days 365]
                packtool root rotate --state DIR --sign-with OLDROOT.pem... [--root-key NEWROOT.pem...]
-                                  [--manifest-key K...] [--index-key K...] [--grant-key K...] [--*-threshold N] [--expires-days 365]
+                                  [--manifest-pub K.pub...] [--index-pub K.pub... | --index-key K.pem...] [--grant-pub K.pub...]
+                                  [--*-threshold N] [--expires-days 365]
                                   [--publish DEST|s3://BUCKET/PREFIX]
                packtool root show [FILE | --state DIR]
+               packtool root … [--format text|json]
 
-        init writes DIR/root/1.root.json, signed by the root keys. Role keys may be given as public (.pub) or
-        private (.pem) files; thresholds default to 1. rotate writes version N+1: it must be signed by a threshold of
+        init writes DIR/root/1.root.json, signed by the root keys. Role keys are given as public files (--<role>-pub
+        K.pub) or as private ones (--<role>-key K.pem, whose public key is listed); thresholds default to 1. rotate writes version N+1: it must be signed by a threshold of
         version N's root keys (--sign-with) and a threshold of its own root keys (--root-key, private; default: the
         same keys). Roles not named keep their keys. show prints a root and checks its signatures.
         rotate --publish DEST also puts the new root into the published tree. When the rotation changes the index
@@ -37,11 +39,29 @@ enum RootCommand: Command {
         Example (a stolen index key): packtool root rotate --state DIR --sign-with root.pem --index-key new-index.pem --publish s3://packs/royal-mile
 
         """
+    static let options: [CommandOption] = [
+        CommandOption("--state", "DIR", "the publisher's state folder (DIR/root/)"),
+        CommandOption("--root-key", "K.pem", "a root private key; repeatable (rotate: the new root keys)", only: ["init", "rotate"]),
+    ] + ["manifest", "index", "grant"].flatMap { role in [
+        CommandOption("--\(role)-key", "K.pem", "a private key of the \(role) role (its public key is listed); repeatable", only: ["init", "rotate"]),
+        CommandOption("--\(role)-pub", "K.pub", "a public key of the \(role) role; repeatable", only: ["init", "rotate"]),
+    ] } + RootDocument.roles.map { role in
+        CommandOption("--\(role)-threshold", "N", "how many \(role) keys must sign (default 1)", only: ["init", "rotate"])
+    } + [
+        CommandOption("--sign-with", "OLDROOT.pem", "the current root's private keys; repeatable", only: ["rotate"]),
+        CommandOption("--expires-days", "N", "the root expires N days from now (default 365)", only: ["init", "rotate"]),
+        CommandOption("--publish", "DEST|s3://BUCKET/PREFIX", "also put the new root into the published tree", only: ["rotate"]),
+        CommandOption.timeout("30").only(["rotate"]),
+        .format("text, or one JSON object: the root's file, version, expiry and roles"),
+    ] + CommandOption.objectStore.map { $0.only(["rotate"]) }
+    static let examples = [
+        "packtool root init --state demo-out/state --root-key keys-example/root.pem --manifest-pub keys-example/manifest.pub --index-pub keys-example/index.pub --grant-pub keys-example/grant.pub",
+        "packtool root show --state demo-out/state --format json",
+        "packtool root rotate --state DIR --sign-with root.pem --index-key new-index.pem --publish s3://packs/royal-mile",
+    ]
 
     static func run(_ args: [String]) throws -> Int32 {
-        let roleOptions = RootDocument.roles.flatMap { ["--\($0)-key", "--\($0)-threshold"] }
-        let a = try Arguments(args, options: Set(["--state", "--sign-with", "--expires-days", "--publish", "--timeout"] + roleOptions + ObjectStoreFlags.options),
-                              flags: Set(ObjectStoreFlags.flags))
+        let a = try Arguments(args, table: Self.options)
         switch a.positionals.first {
         case "init": return try initRoot(a)
         case "rotate": return try rotate(a)
@@ -53,15 +73,23 @@ enum RootCommand: Command {
     private static func roles(_ a: Arguments, previous: RootDocument?) throws -> [String: (keys: [Ed25519PublicKey], threshold: Int)] {
         var out: [String: (keys: [Ed25519PublicKey], threshold: Int)] = [:]
         for role in RootDocument.roles {
-            var keys = try a.values("--\(role)-key").map(SigningKeys.publicKey)
+            // `--<role>-key` is a private key and `--<role>-pub` a public one (DESIGN.md §8.1); a public key given as
+            // --<role>-key, as before, still works with a notice.
+            for path in a.values("--\(role)-key") where role != RootDocument.Role.root && !SigningKeys.isPrivateKeyFile(path) {
+                Output.err("note: \(path) is a public key: give it with --\(role)-pub (--\(role)-key is for private keys); the old use still works\n")
+            }
+            let given = a.values("--\(role)-key") + a.values("--\(role)-pub")
+            var keys = try given.map(SigningKeys.publicKey)
             if keys.isEmpty, let spec = previous?.roles[role] {
                 keys = try spec.keyids.compactMap { id in try previous?.keys[id].flatMap { Hex.decode($0.public) }.map { try Ed25519PublicKey(rawRepresentation: $0) } }
             }
-            guard !keys.isEmpty else { throw CommandLineError.usage("give at least one --\(role)-key") }
+            guard !keys.isEmpty else {
+                throw CommandLineError.usage(role == RootDocument.Role.root ? "give at least one --root-key" : "give at least one --\(role)-pub (or --\(role)-key)")
+            }
             let threshold = try a.value("--\(role)-threshold").map { text -> Int in
                 guard let n = Int(text), n >= 1 else { throw CommandLineError.usage("--\(role)-threshold must be a whole number ≥ 1") }
                 return n
-            } ?? (a.values("--\(role)-key").isEmpty ? previous?.roles[role]?.threshold ?? 1 : 1)
+            } ?? (given.isEmpty ? previous?.roles[role]?.threshold ?? 1 : 1)
             out[role] = (keys, threshold)
         }
         warnAboutSharedKeys(out)
@@ -93,6 +121,7 @@ enum RootCommand: Command {
         do {
             let document = try RootStore.document(version: 1, expires: try expiry(a), roles: try roles(a, previous: nil))
             let url = try store.write(document, signers: rootKeys)
+            if try OutputFormat.json(a) { try JSONValue.object(report(url.path, document)).print(); return 0 }
             Output.out("wrote \(url.path): root version 1, expires \(document.expires)\n")
             return 0
         } catch let e as PublishError { throw CommandLineError.failure(e.description) }
@@ -115,17 +144,24 @@ enum RootCommand: Command {
                 throw CommandLineError.failure("the new root would not be accepted by clients: \(f.message)")
             }
             let url = try store.write(document, signers: Array(signers.values).sorted { $0.publicKey.keyID < $1.publicKey.keyID })
-            Output.out("wrote \(url.path): root version \(document.version), expires \(document.expires)\n")
-            return try publishRotation(a, state: store.folder.deletingLastPathComponent(), from: current.document, to: document)
+            let json = try OutputFormat.json(a)
+            if !json { Output.out("wrote \(url.path): root version \(document.version), expires \(document.expires)\n") }
+            return try publishRotation(a, state: store.folder.deletingLastPathComponent(), from: current.document, to: document,
+                                       json: json ? report(url.path, document) : nil)
         } catch let e as PublishError { throw CommandLineError.failure(e.description) }
     }
 
     /// Puts a rotated root into the published tree (`--publish`), renewing the index when its keys changed; without
     /// `--publish`, says what to run next.
-    private static func publishRotation(_ a: Arguments, state: URL, from old: RootDocument, to new: RootDocument) throws -> Int32 {
+    private static func publishRotation(_ a: Arguments, state: URL, from old: RootDocument, to new: RootDocument,
+                                        json: [String: JSONValue]?) throws -> Int32 {
         let indexChanged = old.roles[RootDocument.Role.index] != new.roles[RootDocument.Role.index]
         guard let destination = a.value("--publish") else {
-            Output.err("next: publish it to the tree clients read, with the index signed by \(indexChanged ? "the new" : "the") index key: "
+            if var json {
+                json["published"] = .null
+                try JSONValue.object(json).print()
+            }
+            Output.note("next: publish it to the tree clients read, with the index signed by \(indexChanged ? "the new" : "the") index key: "
                        + "packtool renew --state \(state.path) --index-key INDEX.pem --publish DEST\n")
             return 0
         }
@@ -139,16 +175,37 @@ enum RootCommand: Command {
                         + "packtool renew --state \(state.path) --index-key NEW-INDEX.pem --publish \(destination)")
                 }
                 let report = try Renewal(options: Renewal.Options(tree: tree, state: state, indexKeys: keys)).run()
+                if var json {
+                    json["published"] = .string(tree.describe(PublishLayout.root(version: new.version)))
+                    json["indexVersion"] = .int(report.index.version)
+                    try JSONValue.object(json).print()
+                    return 0
+                }
                 Output.out("published root version \(new.version) and renewed \(tree.describe(PublishLayout.index)) (version \(report.index.version)) with the new index key\n")
             } else {
                 let bytes = try RootStore(state: state).all().last { $0.version == new.version }!.bytes
                 _ = try tree.create(PublishLayout.root(version: new.version), bytes: bytes)
+                if var json {
+                    json["published"] = .string(tree.describe(PublishLayout.root(version: new.version)))
+                    try JSONValue.object(json).print()
+                    return 0
+                }
                 Output.out("published \(tree.describe(PublishLayout.root(version: new.version)))\n")
             }
             return 0
         } catch let e as PublishError {
             throw CommandLineError.io("\(e); root version \(new.version) is in \(state.path)/root but may not be published: rerun with `packtool renew --state \(state.path) --index-key INDEX.pem --publish \(destination)`")
         }
+    }
+
+    /// The facts `--format json` gives about a root: its file, version, expiry and each role's threshold and key ids.
+    private static func report(_ path: String, _ document: RootDocument) -> [String: JSONValue] {
+        var roles: [String: JSONValue] = [:]
+        for role in RootDocument.roles {
+            guard let spec = document.roles[role] else { continue }
+            roles[role] = ["threshold": .int(spec.threshold), "keyIds": .strings(spec.keyids)]
+        }
+        return ["file": .string(path), "version": .int(document.version), "expires": .string(document.expires), "roles": .object(roles)]
     }
 
     private static func show(_ a: Arguments) throws -> Int32 {
@@ -169,6 +226,12 @@ enum RootCommand: Command {
         do { document = try RootChain().selfSigned(envelope) } catch let f as VerificationFailure {
             throw CommandLineError.failure("\(path): \(f.message)")
         } catch { throw CommandLineError.failure("\(path): \(error)") }
+        if try OutputFormat.json(a) {
+            var facts = report(path, document)
+            facts["verified"] = true
+            try JSONValue.object(facts).print()
+            return 0
+        }
         var text = "\(path): root version \(document.version), expires \(document.expires), signatures verify\n"
         for role in RootDocument.roles {
             guard let spec = document.roles[role] else { continue }

@@ -30,19 +30,24 @@ enum RouteCommand: Command {
         --dry-run reports what would change and writes nothing.
         Exit codes: 0 imported (or nothing to change), 1 rows refused, 2 usage or I/O error.
 
-        EXAMPLES
-          packtool route export scenes/royal-mile --out royal-mile.csv
-          packtool route import royal-mile.csv scenes/royal-mile
-          packtool route import royal-mile.csv scenes/royal-mile --dry-run --format json
-
         """
+    static let options: [CommandOption] = [
+        CommandOption("--out", "FILE.csv", "write the sheet here (default: standard output)", only: ["export"]),
+        .flag("--dry-run", "report what would change and write nothing", only: ["import"]),
+        .format("text, or one JSON object (export: the file, stops and columns written; import: the changes)"),
+    ]
+    static let examples = [
+        "packtool route export scenes/royal-mile --out royal-mile.csv",
+        "packtool route import royal-mile.csv scenes/royal-mile",
+        "packtool route import royal-mile.csv scenes/royal-mile --dry-run --format json",
+    ]
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, options: ["--out", "--format"], flags: ["--dry-run"])
+        let a = try Arguments(args, table: Self.options)
         switch a.positionals.first {
         case "export":
             guard a.positionals.count == 2 else { throw CommandLineError.usage("expected `route export PACKDIR [--out FILE.csv]`") }
-            return try export(pack: a.positionals[1], out: a.value("--out"))
+            return try export(pack: a.positionals[1], out: a.value("--out"), json: try OutputFormat.json(a))
         case "import":
             guard a.positionals.count == 3 else { throw CommandLineError.usage("expected `route import FILE.csv PACKDIR`") }
             return try importSheet(a.positionals[1], pack: a.positionals[2], dryRun: a.flag("--dry-run"), json: try OutputFormat.json(a))
@@ -57,15 +62,27 @@ enum RouteCommand: Command {
         }
     }
 
-    static func export(pack: String, out: String?) throws -> Int32 {
+    static func export(pack: String, out: String?, json: Bool = false) throws -> Int32 {
         let table: CSVTable
         do { table = try RouteSheet.export(try open(pack)) } catch let r as RouteSheet.Refusal {
             throw CommandLineError.failure(r.problems.map { pack + "/" + $0 }.joined(separator: "\n"))
         }
-        guard let out else { Output.out(table.text); return 0 }
+        let facts: [String: JSONValue] = ["pack": .string(pack), "stops": .int(table.records.count - 1),
+                                          "columns": .strings(table.records.first ?? []), "file": .optional(out)]
+        guard let out else {
+            if json {
+                var object = facts
+                object["csv"] = .string(table.text)
+                try JSONValue.object(object).print()
+            } else {
+                Output.out(table.text)
+            }
+            return 0
+        }
         do { try AtomicFile.write(Data(table.text.utf8), to: URL(fileURLWithPath: out)) } catch {
             throw CommandLineError.io("\(out): cannot write (\(error))")
         }
+        if json { try JSONValue.object(facts).print(); return 0 }
         Output.out("wrote \(out): \(table.records.count - 1) stops\n")
         return 0
     }

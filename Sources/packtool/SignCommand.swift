@@ -39,10 +39,24 @@ enum SignCommand: Command {
         Exit codes: 0 published (or nothing to do), 1 refused (lint, keys, versions), 2 usage or I/O error.
 
         """
+    static let options: [CommandOption] = [
+        CommandOption("--state", "DIR", "the publisher's state folder (ledger, roots, kept archives)"),
+        CommandOption("--manifest-key", "MANIFEST.pem", "a manifest role private key; repeatable", aliases: ["--key"]),
+        CommandOption("--index-key", "INDEX.pem", "an index role private key; repeatable"),
+        CommandOption("--publish", "OUT|s3://BUCKET/PREFIX", "the published tree to write"),
+        .flag("--allow-warnings", "publish even when lint finds warnings (errors always stop)"),
+        CommandOption("--manifest-days", "N", "the manifest expires N days after it is made (default 365)"),
+        CommandOption("--index-days", "N", "the index expires N days from now (default 7)"),
+        CommandOption("--version", "N", "publish as version N (see above)"),
+        .format("text, or one JSON object: pack, version, what was published (or that nothing changed)"),
+    ] + CommandOption.objectStore + CommandOption.uploadSizes
+    static let examples = [
+        "SOURCE_DATE_EPOCH=$(date +%s) packtool sign scenes/royal-mile --state demo-out/state --manifest-key keys-example/manifest.pem --index-key keys-example/index.pem --publish demo-out/cdn",
+        "packtool sign scenes/royal-mile --state pub-state --manifest-key manifest.pem --index-key index.pem --publish s3://packs/royal-mile --format json",
+    ]
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, options: Set(["--state", "--manifest-key", "--index-key", "--publish", "--manifest-days", "--index-days", "--version"] + ObjectStoreFlags.options + ObjectStoreFlags.uploadOptions),
-                              flags: Set(["--allow-warnings"] + ObjectStoreFlags.flags), aliases: ["--key": "--manifest-key"])
+        let a = try Arguments(args, table: Self.options)
         guard a.positionals.count == 1 else { throw CommandLineError.usage("expected one PACKDIR") }
         let pack = URL(fileURLWithPath: a.positionals[0])
         guard FileManager.default.fileExists(atPath: pack.appendingPathComponent("pack.json").path) else {
@@ -74,6 +88,7 @@ enum SignCommand: Command {
         }
         options.manifestLifetime = try a.number("--manifest-days", default: 365) * 86_400
         options.indexLifetime = try a.number("--index-days", default: 7) * 86_400
+        let json = try OutputFormat.json(a)
         let progress = ProgressLine(label: "writing archive")
         options.progress = progress.map { p in { p.update($0, of: $1) } }
         do {
@@ -81,14 +96,16 @@ enum SignCommand: Command {
             switch try Publisher(options: options).sign() {
             case .unchanged(let plan):
                 let last = plan.previousVersion ?? 0
-                Output.out("\(plan.manifest.pack): nothing changed since version \(last); nothing published\n")
+                let unchanged: [String: JSONValue] = ["pack": .string(plan.manifest.pack), "published": false, "version": .int(last), "tree": .string(output.path)]
+                if json, store == nil { try JSONValue.object(unchanged).print() }
+                if !json { Output.out("\(plan.manifest.pack): nothing changed since version \(last); nothing published\n") }
                 // The usual reason to run sign with nothing new is an index about to expire: that is renew's job.
-                Output.err("note: to keep the published index from expiring, renew it (no new version needed): "
+                Output.note("note: to keep the published index from expiring, renew it (no new version needed): "
                            + "packtool renew --index-key \(indexPaths[0]) --publish \(a.value("--publish") ?? "DEST") --state \(a.value("--state") ?? "DIR")\n")
                 // The state remembers releases, not where their trees went: a new --publish folder stays empty.
                 let published = output.appendingPathComponent(PublishLayout.manifest(pack: plan.manifest.pack, version: last))
                 if !FileManager.default.fileExists(atPath: published.path) {
-                    Output.err("""
+                    Output.note("""
                         note: \(output.path) holds no version \(last) of \(plan.manifest.pack); it was published into another \
                         tree. Publish into that tree, or write the whole tree into a new folder with `packtool export`; a \
                         new version is made when the pack changes, or with --version \(last + 1).
@@ -96,7 +113,9 @@ enum SignCommand: Command {
                         """)
                 } else if let (location, settings, _) = store {
                     // Unchanged here, but the bucket may still lack it (an upload that failed): finish it.
-                    return try UploadCommand.upload(tree: output, to: location, settings: settings, arguments: a, quiet: true)
+                    return try UploadCommand.upload(tree: output, to: location, settings: settings, arguments: a, quiet: true, json: json ? unchanged : nil)
+                } else if json, store != nil {
+                    try JSONValue.object(unchanged).print()
                 }
                 return 0
             case .published(let published):
@@ -109,7 +128,15 @@ enum SignCommand: Command {
                 Output.err("warning: \(Output.escapingControls(d.message)) [\(d.code)]\(d.hint.map { "; \($0)" } ?? "")\n")
             }
             let m = plan.manifest
-            Output.out("""
+            let facts: [String: JSONValue] = [
+                "pack": .string(m.pack), "published": true, "version": .int(Int(m.version)),
+                "previousVersion": plan.previousVersion.map { .int(Int($0)) } ?? .null, "scenes": .int(m.scenes.count),
+                "changedScenes": .strings(plan.changedScenes.sorted()), "archive": .string(result.archive.path), "archiveSize": .int(Int(result.archiveSize)),
+                "archiveSHA256": .string(result.archiveSHA256), "manifest": .string(result.manifest.path), "tree": .string(output.path),
+                "indexVersion": .int(result.indexVersion), "deltas": .int(result.deltas.count),
+            ]
+            if json, store == nil { try JSONValue.object(facts).print() }
+            if !json { Output.out("""
                 published \(m.pack) version \(m.version)\(plan.previousVersion.map { " (previous \($0))" } ?? "")
                   scenes: \(m.scenes.count), changed: \(plan.changedScenes.isEmpty ? "none" : plan.changedScenes.joined(separator: ", "))
                   archive: \(result.archive.path) (\(result.archiveSize) bytes, sha256 \(result.archiveSHA256))
@@ -118,10 +145,11 @@ enum SignCommand: Command {
                   deltas: \(result.deltas.count) written in \(NumberText.fixed(result.deltaSeconds * 1000, 1)) ms
                   signing took \(NumberText.fixed(result.signingSeconds * 1000, 2)) ms
 
-                """)
+                """) }
             defer { rememberIndex(of: try? PublishedTreeFlags.open(a.value("--publish") ?? "", a, writable: true), state: a.value("--state")) }
             if let (location, settings, _) = store {
-                do { return try UploadCommand.upload(tree: output, to: location, settings: settings, arguments: a, quiet: false, releasing: m.pack) }
+                do { return try UploadCommand.upload(tree: output, to: location, settings: settings, arguments: a, quiet: false, releasing: m.pack,
+                                                     json: json ? facts : nil) }
                 catch let e as CommandLineError {
                     // The release is signed and recorded; only the upload is left to do.
                     let next = "\(m.pack) version \(m.version) is recorded in \(a.value("--state") ?? "the state") and written to \(output.path); "

@@ -25,6 +25,11 @@ enum SigningKeys {
         }
     }
 
+    /// Whether `path` holds a private key (PEM "PRIVATE KEY"); false for a public key or a file that cannot be read.
+    static func isPrivateKeyFile(_ path: String) -> Bool {
+        FileManager.default.contents(atPath: path).map { String(decoding: $0, as: UTF8.self).contains("PRIVATE KEY") } ?? false
+    }
+
     /// A public key from a .pub (SPKI) file, or derived from a .pem private key file.
     static func publicKey(_ path: String) throws -> Ed25519PublicKey {
         do {

@@ -22,13 +22,21 @@ enum StatusCommand: Command {
         by SHA-256, each archive by size (on a folder or s3://; not over http(s)://). Archives are never hashed
         here — `packtool verify` reads them whole.
 
-        Example: packtool status --state ~/royal-mile-state --tree https://cdn.example.org/royal-mile --warn-days 3
-
         """
+    static let options: [CommandOption] = [
+        CommandOption("--state", "DIR", "the publisher's state folder"),
+        CommandOption("--tree", "DEST|URL|s3://BUCKET/PREFIX", "the published tree to read (a folder, s3:// or the clients' http(s):// address)", aliases: ["--cdn"]),
+        CommandOption("--warn-days", "N", "exit 1 when anything expires within N days (default 3)"),
+        .format(),
+        CommandOption.timeout("15"),
+    ] + CommandOption.objectStore
+    static let examples = [
+        "packtool status --state demo-out/state --tree demo-out/cdn",
+        "packtool status --state ~/royal-mile-state --tree https://cdn.example.org/royal-mile --warn-days 3 --format json",
+    ]
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, options: Set(["--state", "--tree", "--warn-days", "--format", "--timeout"] + ObjectStoreFlags.options),
-                              flags: Set(ObjectStoreFlags.flags), aliases: ["--cdn": "--tree"])
+        let a = try Arguments(args, table: Self.options)
         guard a.positionals.isEmpty else { throw CommandLineError.usage("status takes no positional arguments") }
         let json = try OutputFormat.json(a)
         let tree = try a.value("--tree").map { try PublishedTreeFlags.open($0, a, writable: false) }
@@ -42,7 +50,9 @@ enum StatusCommand: Command {
             }
         }
         if json {
-            Output.out(String(decoding: try OutputFormat.encoder.encode(status.rows), as: UTF8.self) + "\n")
+            // One object, as every command's --format json prints: the rows and the verdict the exit code gives.
+            struct Report: Encodable { let documents: [CatalogueStatus.Row]; let needsAttention: Bool }
+            Output.out(String(decoding: try OutputFormat.encoder.encode(Report(documents: status.rows, needsAttention: status.needsAttention)), as: UTF8.self) + "\n")
         } else {
             func col(_ s: String, _ w: Int) -> String { s + String(repeating: " ", count: max(1, w - s.count)) }
             let names = status.rows.map { row in row.pack.map { "\(row.kind) \($0)" } ?? row.kind }

@@ -27,14 +27,9 @@ enum UploadCommand: Command {
         overwritten. Versioned objects get `Cache-Control: public, max-age=31536000, immutable`, index.json
         `public, max-age=60`.
 
-          --endpoint, --region, --profile, --path-style, --virtual-hosted: as for `packtool presign`
-          --multipart-threshold SIZE  files this large or larger go as multipart uploads (default 64MiB);
-                      an interrupted one resumes on the next run from the parts already in the store, and
-                      stale uploads of this tree's versioned names are aborted
-          --part-size SIZE            the size of each part, 5MiB to 5GiB (default 16MiB)
-          --timeout SECONDS           how long the store may stay silent, 0.1 to 3600 (default 30); a response must also
-                      arrive whole within this plus the time its body takes at 1 MB/s
-          --quiet     print only the summary
+        An interrupted multipart upload resumes on the next run from the parts already in the store, and stale
+        uploads of this tree's versioned names are aborted. A response must arrive whole within --timeout plus the
+        time its body takes at 1 MB/s. --quiet prints only the summary.
 
         Credentials: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, or a profile in ~/.aws.
         Exit codes: 0 uploaded (or nothing to do), 1 refused (a versioned object in the bucket differs, the bucket's
@@ -42,9 +37,16 @@ enum UploadCommand: Command {
         (rerun to resume).
 
         """
+    static let options: [CommandOption] = CommandOption.objectStore + CommandOption.uploadSizes + [
+        .format("text, or one JSON object: bucket, prefix, objects uploaded and already there, bytes sent"),
+    ]
+    static let examples = [
+        "packtool upload demo-out/cdn s3://packs/royal-mile --endpoint https://ACCOUNT.r2.cloudflarestorage.com --region auto",
+        "packtool upload demo-out/cdn s3://packs/royal-mile --quiet --format json",
+    ]
 
     static func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, options: Set(ObjectStoreFlags.options + ObjectStoreFlags.uploadOptions), flags: Set(ObjectStoreFlags.flags + ["--quiet"]))
+        let a = try Arguments(args, table: Self.options)
         guard a.positionals.count == 2 else { throw CommandLineError.usage("expected TREE and s3://BUCKET/PREFIX") }
         let tree = URL(fileURLWithPath: a.positionals[0])
         guard FileSystem.isDirectory(tree.path) else { throw CommandLineError.usage("\(tree.path): no such folder (the tree `packtool sign --publish` wrote)") }
@@ -52,13 +54,18 @@ enum UploadCommand: Command {
         let settings: ObjectStoreSettings
         do { location = try S3Location(a.positionals[1]) } catch let e as PublishError { throw CommandLineError.usage("\(e)") }
         do { settings = try ObjectStoreFlags.settings(a) } catch let e as PublishError { throw CommandLineError.io("\(e)") }
-        return try upload(tree: tree, to: location, settings: settings, arguments: a, quiet: a.flag("--quiet"))
+        let json = try OutputFormat.json(a)
+        return try upload(tree: tree, to: location, settings: settings, arguments: a, quiet: a.flag("--quiet"),
+                          json: json ? ["tree": .string(tree.path)] : nil, nested: false)
     }
 
     /// Uploads `tree` (also what `sign --publish s3://…` and `export --publish s3://…` end with).
     /// With index keys in `a` (sign, export, renew), a bucket index renewed or published meanwhile is merged and signed
     /// again; `releasing` names the pack a sign releases (it must not lose to an older copy).
-    static func upload(tree: URL, to location: S3Location, settings: ObjectStoreSettings, arguments a: Arguments, quiet: Bool, releasing: String? = nil) throws -> Int32 {
+    /// With `json`, nothing is printed but one JSON object: `json` with the upload's facts added (under "upload" when
+    /// `nested`, as sign and export report theirs).
+    static func upload(tree: URL, to location: S3Location, settings: ObjectStoreSettings, arguments a: Arguments, quiet: Bool, releasing: String? = nil,
+                       json: [String: JSONValue]? = nil, nested: Bool = true) throws -> Int32 {
         do {
             var uploader = try ObjectStoreFlags.uploader(location, settings: settings, a)
             let indexKeys = a.values("--index-key")
@@ -66,7 +73,7 @@ enum UploadCommand: Command {
                 uploader.indexMerge = (try SigningKeys.privateKeys(indexKeys, role: RootDocument.Role.index), a.value("--state").map { URL(fileURLWithPath: $0) }, releasing)
             }
             let report = try uploader.upload(tree: tree) { path, step in
-                guard !quiet else { return }
+                guard !quiet, json == nil else { return }
                 switch step {
                 case .present: Output.out("present  \(path)\n")
                 case .uploaded: Output.out("uploaded \(path)\n")
@@ -74,6 +81,16 @@ enum UploadCommand: Command {
                     let resumption = resumed > 0 ? ", \(resumed) already in the store from an interrupted upload" : ""
                     Output.out("uploaded \(path) (in \(parts) parts\(resumption))\n")
                 }
+            }
+            if var object = json {
+                let facts: [String: JSONValue] = [
+                    "bucket": .string(location.bucket), "prefix": .string(location.key), "uploaded": .strings(report.uploaded),
+                    "present": .strings(report.present), "bytesUploaded": .int(Int(report.bytesUploaded)),
+                    "indexVersion": report.indexVersion.map { .int($0) } ?? .null, "abortedUploads": .int(report.abortedUploads),
+                ]
+                if nested { object["upload"] = .object(facts) } else { object.merge(facts) { _, b in b } }
+                try JSONValue.object(object).print()
+                return 0
             }
             let tenths = (report.bytesUploaded + 50_000) / 100_000
             var summary = "\(location): \(report.uploaded.count) uploaded (\(tenths / 10).\(tenths % 10) MB), \(report.present.count) already there"

@@ -23,7 +23,8 @@ let usage = """
     commands:
     \(commands.map { "  " + $0.name + String(repeating: " ", count: max(1, 10 - $0.name.count)) + $0.summary }.joined(separator: "\n"))
 
-    Run `packtool <command> --help` for a command's options.
+    Run `packtool <command> --help` for a command's options and examples. Every command takes --quiet (no progress
+    or notes on standard error); each that reports a result takes --format json (one JSON object on standard output).
     Exit codes: 0 success, 1 findings or a failed check, 2 usage or I/O error.
 
     """
@@ -52,17 +53,20 @@ guard let command = commands.first(where: { $0.name == first }) else {
     exit(2)
 }
 argv.removeFirst()
-if argv.contains("--help") || argv.contains("-h") {
-    Output.out(command.help)
+// Options end at `--`; after it, `--help` and `--quiet` are names like any other.
+let optionWords = argv.prefix { $0 != "--" }
+if optionWords.contains("--help") || optionWords.contains("-h") {
+    Output.out(command.fullHelp)
     exit(0)
 }
+Output.quiet = optionWords.contains("--quiet")
 do {
     exit(try command.run(argv))
 } catch let error as CommandLineError {
     // Messages quote names and text from the input (an archive's entry names, a server's words): escaped, so they
     // cannot move the cursor, clear the screen or fake a line of output.
     Output.err("packtool \(command.name): \(Output.escapingControls(error.message))\n")
-    if case .usage = error { Output.err(command.help.split(separator: "\n").first.map { String($0) + "\n" } ?? "") }
+    if case .usage = error { Output.err(command.fullHelp.split(separator: "\n").first.map { String($0) + "\n" } ?? "") }
     exit(error.exitCode)
 } catch {
     Output.err("packtool \(command.name): \(Output.escapingControls("\(error)"))\n")

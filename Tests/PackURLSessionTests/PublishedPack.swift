@@ -24,8 +24,8 @@ struct PublishedPack {
         for role in ["root", "manifest", "index", "grant"] { try Self.run(["key", "generate", "--role", role, "--out", keys]) }
         try FileManager.default.copyItem(atPath: Repository.root.appendingPathComponent("keys-example/historian.pem").path, toPath: keys + "/historian.pem")
         chmod(keys + "/historian.pem", 0o600)
-        try Self.run(["root", "init", "--state", dir.path + "/pub", "--root-key", keys + "/root.pem", "--manifest-key", keys + "/manifest.pub",
-                      "--index-key", keys + "/index.pub", "--grant-key", keys + "/grant.pub"])
+        try Self.run(["root", "init", "--state", dir.path + "/pub", "--root-key", keys + "/root.pem", "--manifest-pub", keys + "/manifest.pub",
+                      "--index-pub", keys + "/index.pub", "--grant-pub", keys + "/grant.pub"])
         try publish()
         try PackClient(state: state).pin(rootFile: dir.appendingPathComponent("pub/root/1.root.json"))
     }
@@ -33,7 +33,7 @@ struct PublishedPack {
     /// Signs and publishes the copy as it is now (the next version).
     func publish() throws {
         let keys = dir.path + "/keys"
-        try Self.run(["sign", copy.root.path, "--state", dir.path + "/pub", "--key", keys + "/manifest.pem", "--index-key", keys + "/index.pem",
+        try Self.run(["sign", copy.root.path, "--state", dir.path + "/pub", "--manifest-key", keys + "/manifest.pem", "--index-key", keys + "/index.pem",
                       "--publish", cdn.path], environment: ["SOURCE_DATE_EPOCH": String(Int(Date().timeIntervalSince1970))])
     }
 
@@ -42,7 +42,7 @@ struct PublishedPack {
         let current = try String(contentsOf: copy.root.appendingPathComponent("stops/03-mercat-cross/story.vtt"), encoding: .utf8)
         let old = current.contains("Stand here") ? "Stand here" : "Please stand here"
         try copy.edit("stops/03-mercat-cross/story.vtt", replacing: old, with: replacement)
-        try Self.run(["review", "sign", copy.stop(2).path, "--key", dir.path + "/keys/historian.pem", "--reviewer", "example-historian"])
+        try Self.run(["review", "sign", copy.stop(2).path, "--reviewer-key", dir.path + "/keys/historian.pem", "--reviewer", "example-historian"])
         try publish()
     }
 

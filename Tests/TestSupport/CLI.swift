@@ -45,9 +45,9 @@ extension CLI {
             let r = try run(["key", "generate", "--role", role, "--out", keys])
             guard r.status == 0 else { throw NSError(domain: "CLI", code: 1, userInfo: [NSLocalizedDescriptionKey: r.stderr]) }
         }
-        for args in [["root", "init", "--state", dir + "/pub", "--root-key", keys + "/root.pem", "--manifest-key", keys + "/manifest.pub",
-                      "--index-key", keys + "/index.pub", "--grant-key", keys + "/grant.pub"],
-                     ["sign", ExamplePack.root.path, "--state", dir + "/pub", "--key", keys + "/manifest.pem", "--index-key", keys + "/index.pem",
+        for args in [["root", "init", "--state", dir + "/pub", "--root-key", keys + "/root.pem", "--manifest-pub", keys + "/manifest.pub",
+                      "--index-pub", keys + "/index.pub", "--grant-pub", keys + "/grant.pub"],
+                     ["sign", ExamplePack.root.path, "--state", dir + "/pub", "--manifest-key", keys + "/manifest.pem", "--index-key", keys + "/index.pem",
                       "--publish", dir + "/cdn"]] {
             let r = try run(args, environment: ["SOURCE_DATE_EPOCH": String(Int(Date().timeIntervalSince1970))])
             guard r.status == 0 else { throw NSError(domain: "CLI", code: 1, userInfo: [NSLocalizedDescriptionKey: "\(args[0]): " + r.stderr]) }

@@ -27,7 +27,7 @@ def installed_version(packtool, app):
 
 
 def update(packtool, app, url, root):
-    return subprocess.Popen([packtool, "update", "--quiet", "--from", url, "--into", app, "--pack", "royal-mile", "--root", root, "--timeout", "5"],
+    return subprocess.Popen([packtool, "update", "--quiet", "--tree", url, "--into", app, "--pack", "royal-mile", "--root", root, "--timeout", "5"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 

@@ -35,8 +35,8 @@ wait_for() {
 
 for r in root manifest index grant; do "$P" key generate --role $r --out "$work/keys" >/dev/null; done
 cp keys-example/historian.pem "$work/keys/historian.pem"; chmod 600 "$work/keys/historian.pem"
-"$P" root init --state "$work/pub" --root-key "$work/keys/root.pem" --manifest-key "$work/keys/manifest.pub" \
-  --index-key "$work/keys/index.pub" --grant-key "$work/keys/grant.pub" >/dev/null
+"$P" root init --state "$work/pub" --root-key "$work/keys/root.pem" --manifest-pub "$work/keys/manifest.pub" \
+  --index-pub "$work/keys/index.pub" --grant-pub "$work/keys/grant.pub" >/dev/null
 cp -r scenes/royal-mile "$work/pack"
 publish() { SOURCE_DATE_EPOCH=$(date +%s) "$P" sign "$work/pack" --state "$work/pub" --manifest-key "$work/keys/manifest.pem" \
   --index-key "$work/keys/index.pem" --publish "$work/cdn" "$@" >/dev/null 2>&1; }
@@ -83,7 +83,7 @@ nginx -p "$work/nginx" -c "$work/nginx/nginx.conf" 2>"$work/nginx-start.log" &
 nginx_pid=$!
 wait_for "http://127.0.0.1:$port/index.json"
 
-update() { "$P" update --from "$1" --into "$work/app" --pack royal-mile --root "$work/pub/root/1.root.json" --timeout 2; }
+update() { "$P" update --tree "$1" --into "$work/app" --pack royal-mile --root "$work/pub/root/1.root.json" --timeout 2; }
 installed() { "$P" install --verify --into "$work/app" --pack royal-mile; }
 
 update "http://127.0.0.1:$port" | grep -q "version 1 (full archive)" || fail "v1 did not install over HTTP"
@@ -92,7 +92,7 @@ pass "v1 installed over HTTP from nginx"
 # v2: one plate replaced, one transcript edited, the scene re-signed.
 cp "$work/pack/stops/02-gladstones-land/layers/1647-16x9.heic" "$work/pack/stops/03-mercat-cross/layers/1824-16x9.heic"
 sed -i 's/Stand here/Please stand here/' "$work/pack/stops/03-mercat-cross/story.vtt"
-"$P" review sign "$work/pack/stops/03-mercat-cross" --key "$work/keys/historian.pem" --reviewer example-historian >/dev/null 2>&1
+"$P" review sign "$work/pack/stops/03-mercat-cross" --reviewer-key "$work/keys/historian.pem" --reviewer example-historian >/dev/null 2>&1
 publish
 : > "$work/nginx/logs/access.log"
 update "http://127.0.0.1:$port" | grep -q "version 1 → version 2 (deltas); changed: 03-mercat-cross" || fail "v2 did not arrive by delta"
@@ -113,7 +113,7 @@ pass "the hot update's $requests requests (root, index, manifest, delta) shared 
 
 # v3, to attempt with broken servers and trees; every attempt must leave v2 intact.
 sed -i 's/Please stand here/Do stand here/' "$work/pack/stops/03-mercat-cross/story.vtt"
-"$P" review sign "$work/pack/stops/03-mercat-cross" --key "$work/keys/historian.pem" --reviewer example-historian >/dev/null 2>&1
+"$P" review sign "$work/pack/stops/03-mercat-cross" --reviewer-key "$work/keys/historian.pem" --reviewer example-historian >/dev/null 2>&1
 cp -r "$work/cdn" "$work/cdn-v2"
 publish
 cp -r "$work/cdn" "$work/cdn-v3"
@@ -140,7 +140,7 @@ restore
 
 # An expired index (a mirror that stopped updating): publish v4 with an index that expires in a second.
 sed -i 's/Do stand here/Now stand here/' "$work/pack/stops/03-mercat-cross/story.vtt"
-"$P" review sign "$work/pack/stops/03-mercat-cross" --key "$work/keys/historian.pem" --reviewer example-historian >/dev/null 2>&1
+"$P" review sign "$work/pack/stops/03-mercat-cross" --reviewer-key "$work/keys/historian.pem" --reviewer example-historian >/dev/null 2>&1
 publish --index-days 0.00001
 sleep 2
 expect_refused "an expired index" "expired" "http://127.0.0.1:$port"
@@ -167,7 +167,7 @@ done
 # half that resumes with a Range request.
 fresh() {  # NAME URL [ENV...] — installs into $work/fresh-NAME
   local name=$1 url=$2; shift 2
-  env "$@" "$P" update --from "$url" --into "$work/fresh-$name" --pack royal-mile --root "$work/pub/root/1.root.json" --timeout 5
+  env "$@" "$P" update --tree "$url" --into "$work/fresh-$name" --pack royal-mile --root "$work/pub/root/1.root.json" --timeout 5
 }
 fresh_ok() {  # NAME URL [ENV...]
   out=$(fresh "$@" 2>&1) || fail "$1: $out"
@@ -220,9 +220,9 @@ pass "after every failure, the update from a good server completes"
 # update fetches root/2.root.json from the server, follows it, and accepts the new index.
 mkdir -p "$work/keys2"
 "$P" key generate --role index --out "$work/keys2" >/dev/null
-"$P" root rotate --state "$work/pub" --sign-with "$work/keys/root.pem" --index-key "$work/keys2/index.pub" >/dev/null
+"$P" root rotate --state "$work/pub" --sign-with "$work/keys/root.pem" --index-pub "$work/keys2/index.pub" >/dev/null
 sed -i 's/Now stand here/Stand right here/' "$work/pack/stops/03-mercat-cross/story.vtt"
-"$P" review sign "$work/pack/stops/03-mercat-cross" --key "$work/keys/historian.pem" --reviewer example-historian >/dev/null 2>&1
+"$P" review sign "$work/pack/stops/03-mercat-cross" --reviewer-key "$work/keys/historian.pem" --reviewer example-historian >/dev/null 2>&1
 SOURCE_DATE_EPOCH=$(date +%s) "$P" sign "$work/pack" --state "$work/pub" --manifest-key "$work/keys/manifest.pem" \
   --index-key "$work/keys2/index.pem" --publish "$work/cdn" >/dev/null 2>&1 || fail "publishing after the rotation failed"
 [ -f "$work/cdn/root/2.root.json" ] || fail "the rotated root was not published"
@@ -235,7 +235,7 @@ pass "after a root rotation to a new index key, the update follows root 2 and in
 for stop in 01-castle-esplanade 05-netherbow; do
   # The first cue's text gains a word (the cue timings stay).
   python3 -c "import sys; p=sys.argv[1]; l=open(p).read().split('\n'); i=next(n for n, x in enumerate(l) if '-->' in x) + 1; l[i]='Now, ' + l[i]; open(p, 'w').write('\n'.join(l))" "$work/pack/stops/$stop/story.vtt"
-  "$P" review sign "$work/pack/stops/$stop" --key "$work/keys/historian.pem" --reviewer example-historian >/dev/null 2>&1
+  "$P" review sign "$work/pack/stops/$stop" --reviewer-key "$work/keys/historian.pem" --reviewer example-historian >/dev/null 2>&1
 done
 SOURCE_DATE_EPOCH=$(date +%s) "$P" sign "$work/pack" --state "$work/pub" --manifest-key "$work/keys/manifest.pem" \
   --index-key "$work/keys2/index.pem" --publish "$work/cdn" >/dev/null 2>&1 || fail "publishing two changed scenes failed"

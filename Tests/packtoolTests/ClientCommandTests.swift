@@ -22,7 +22,7 @@ final class ClientCommandTests: XCTestCase {
             let f = ISO8601DateFormatter()
             return f.string(from: Date(timeIntervalSince1970: t))
         }
-        let issue = try CLI.run(["grant", "issue", "--key", keys + "/grant.pem", "--products", "uk.example.walks.royalmile.citypack",
+        let issue = try CLI.run(["grant", "issue", "--grant-key", keys + "/grant.pem", "--products", "uk.example.walks.royalmile.citypack",
                                  "--not-before", iso(now - 86_400), "--not-after", iso(now + 86_400), "--device", "phone-a"])
         XCTAssertEqual(issue.status, 0, issue.stderr)
         XCTAssertTrue(issue.stderr.contains("on device phone-a only"), issue.stderr)
@@ -90,8 +90,8 @@ final class ClientCommandTests: XCTestCase {
         // Pin a different, valid root by mistake: the archive's signatures do not verify under it.
         let other = dir + "/other"
         for role in ["root", "manifest", "index", "grant"] { XCTAssertEqual(try CLI.run(["key", "generate", "--role", role, "--out", other + "/keys"]).status, 0) }
-        XCTAssertEqual(try CLI.run(["root", "init", "--state", other + "/pub", "--root-key", other + "/keys/root.pem", "--manifest-key", other + "/keys/manifest.pub",
-                                    "--index-key", other + "/keys/index.pub", "--grant-key", other + "/keys/grant.pub"]).status, 0)
+        XCTAssertEqual(try CLI.run(["root", "init", "--state", other + "/pub", "--root-key", other + "/keys/root.pem", "--manifest-pub", other + "/keys/manifest.pub",
+                                    "--index-pub", other + "/keys/index.pub", "--grant-pub", other + "/keys/grant.pub"]).status, 0)
         let wrong = try CLI.run(["install", archive, "--into", dir + "/app", "--root", other + "/pub/root/1.root.json"])
         XCTAssertEqual(wrong.status, 1, wrong.stdout)
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/app"))

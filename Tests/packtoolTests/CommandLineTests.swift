@@ -224,7 +224,7 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(lint.status, 1)
         XCTAssertTrue(lint.stdout.contains("looks like the key's id, not its public key"), lint.stdout)
 
-        let signWithPublic = try CLI.run(["review", "sign", copy.stop(1).path, "--key", dir + "/ada.pub", "--reviewer", "example-historian"])
+        let signWithPublic = try CLI.run(["review", "sign", copy.stop(1).path, "--reviewer-key", dir + "/ada.pub", "--reviewer", "example-historian"])
         XCTAssertEqual(signWithPublic.status, 2, signWithPublic.stderr)
         XCTAssertTrue(signWithPublic.stderr.contains("this is a public key; signing needs the private key"), signWithPublic.stderr)
         XCTAssertFalse(signWithPublic.stderr.contains("chmod"), signWithPublic.stderr)
@@ -265,7 +265,7 @@ final class CommandLineTests: XCTestCase {
         _ = try CLI.run(["key", "generate", "--role", "reviewer", "--out", dir])
         let signoff = copy.stop(1).appendingPathComponent("signoff.json")
         let before = try Data(contentsOf: signoff)
-        let r = try CLI.run(["review", "sign", copy.stop(1).path, "--key", dir + "/reviewer.pem", "--reviewer", "example-historian"])
+        let r = try CLI.run(["review", "sign", copy.stop(1).path, "--reviewer-key", dir + "/reviewer.pem", "--reviewer", "example-historian"])
         XCTAssertEqual(r.status, 1)
         XCTAssertTrue(r.stderr.contains("is not example-historian's key"), r.stderr)
         XCTAssertEqual(try Data(contentsOf: signoff), before)
@@ -277,7 +277,7 @@ final class CommandLineTests: XCTestCase {
         let loose = try temporaryDirectory() + "/historian.pem"
         try FileManager.default.copyItem(atPath: key, toPath: loose)
         chmod(loose, 0o640)
-        let r = try CLI.run(["review", "sign", copy.stop(1).path, "--key", loose, "--reviewer", "example-historian"])
+        let r = try CLI.run(["review", "sign", copy.stop(1).path, "--reviewer-key", loose, "--reviewer", "example-historian"])
         XCTAssertEqual(r.status, 2)
         XCTAssertTrue(r.stderr.contains("chmod 600"), r.stderr)
     }
@@ -286,7 +286,7 @@ final class CommandLineTests: XCTestCase {
         let copy = try PackCopy()
         try copy.edit("stops/\(copy.stop(3).lastPathComponent)/story.vtt", replacing: "Tron Kirk.", with: "Tron Kirk, the Tron.")
         XCTAssertEqual(try CLI.run(["lint", copy.root.path]).status, 1)
-        let r = try CLI.run(["review", "sign", copy.stop(3).path, "--key", try privateExampleKey("historian"),
+        let r = try CLI.run(["review", "sign", copy.stop(3).path, "--reviewer-key", try privateExampleKey("historian"),
                              "--reviewer", "example-historian"], environment: ["SOURCE_DATE_EPOCH": "1764547200"])
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stderr.contains("example key"), r.stderr)
@@ -303,12 +303,12 @@ final class CommandLineTests: XCTestCase {
         let before = try Data(contentsOf: signoff)
         try makeFIFO(copy.stop(2).appendingPathComponent("layers/pipe").path)
         try FileManager.default.createSymbolicLink(atPath: copy.stop(2).appendingPathComponent("notes.txt").path, withDestinationPath: "/etc/hostname")
-        let r = try CLI.run(["review", "sign", copy.stop(2).path, "--key", try privateExampleKey("historian"), "--reviewer", "example-historian"])
+        let r = try CLI.run(["review", "sign", copy.stop(2).path, "--reviewer-key", try privateExampleKey("historian"), "--reviewer", "example-historian"])
         XCTAssertEqual(r.status, 1)
         XCTAssertTrue(r.stderr.contains("\"layers/pipe\", \"notes.txt\" are not a regular file"), r.stderr)
         XCTAssertTrue(r.stderr.contains("PT0116"), r.stderr)
         XCTAssertEqual(try Data(contentsOf: signoff), before)
-        let missing = try CLI.run(["review", "sign", copy.root.path + "/stops/99-nowhere", "--key", "k.pem", "--reviewer", "example-historian"])
+        let missing = try CLI.run(["review", "sign", copy.root.path + "/stops/99-nowhere", "--reviewer-key", "k.pem", "--reviewer", "example-historian"])
         XCTAssertEqual(missing.status, 2)
         XCTAssertTrue(missing.stderr.contains("99-nowhere: no such scene folder"), missing.stderr)
     }

@@ -111,7 +111,7 @@ final class FirstHourTests: XCTestCase {
         }
         XCTAssertEqual(Set(codes), ["[PT0501]"], "only the sign-offs are missing: \(unsigned.stdout)")
         for (stop, _) in stops {
-            try run(["review", "sign", pack + "/stops/\(stop)", "--key", home + "/keys/ada.pem", "--reviewer", "ada", "--note", "checked against Kirkwood"])
+            try run(["review", "sign", pack + "/stops/\(stop)", "--reviewer-key", home + "/keys/ada.pem", "--reviewer", "ada", "--note", "checked against Kirkwood"])
         }
         let clean = try run(["lint", pack])
         XCTAssertTrue(clean.stdout.hasSuffix("0 errors, 0 warnings, 0 notes\n"), clean.stdout)

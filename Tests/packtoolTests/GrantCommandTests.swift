@@ -20,12 +20,12 @@ final class GrantCommandTests: XCTestCase {
     }
 
     func testAProductThePackDoesNotSellIsRefusedNamingThePacksProducts() throws {
-        let r = try issue(["--pack", ExamplePack.root.path], products: "uk.example.walks.royalmile.citypak")
+        let r = try issue(["--pack-dir", ExamplePack.root.path], products: "uk.example.walks.royalmile.citypak")
         XCTAssertEqual(r.status, 2)
         XCTAssertEqual(r.stdout, "", "no code is printed")
         XCTAssertTrue(r.stderr.contains("does not sell \"uk.example.walks.royalmile.citypak\"; did you mean \(Self.cityPack) (City Pack) or \(Self.tripPass) (Trip Pass)?"),
                       r.stderr)
-        let checked = try issue(["--pack", ExamplePack.root.path])
+        let checked = try issue(["--pack-dir", ExamplePack.root.path])
         XCTAssertEqual(checked.status, 0, checked.stderr)
         XCTAssertFalse(checked.stderr.contains("products were not checked"), checked.stderr)
         let unchecked = try issue([])
@@ -58,10 +58,10 @@ final class GrantCommandTests: XCTestCase {
         let halfHour = try issue([], from: "2026-12-01T09:30:00Z")
         XCTAssertTrue(halfHour.stdout.hasPrefix("PTG1."), halfHour.stdout)
         XCTAssertTrue(halfHour.stderr.contains("whole hours"), halfHour.stderr)
-        let forced = try issue(["--format", "long"])
+        let forced = try issue(["--code-form", "long"])
         XCTAssertTrue(forced.stdout.hasPrefix("PTG1."), forced.stdout)
         XCTAssertFalse(forced.stderr.contains("note: printing the long code"), forced.stderr)
-        XCTAssertEqual(try issue(["--format", "compact"], products: Self.cityPack + "," + Self.tripPass).status, 2)
+        XCTAssertEqual(try issue(["--code-form", "compact"], products: Self.cityPack + "," + Self.tripPass).status, 2)
     }
 
     func testTheOldKeySpellingStillWorksWithANotice() throws {
@@ -80,7 +80,7 @@ final class GrantCommandTests: XCTestCase {
         // judges it against its clock.
         let now = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 / 3600).rounded(.down) * 3600 + 3600)
         let notAfter = Timestamp.format(now.addingTimeInterval(86_400))
-        let r = try CLI.run(["grant", "issue", "--grant-key", site + "/keys/grant.pem", "--pack", ExamplePack.root.path, "--root", root, "--products", Self.tripPass,
+        let r = try CLI.run(["grant", "issue", "--grant-key", site + "/keys/grant.pem", "--pack-dir", ExamplePack.root.path, "--root", root, "--products", Self.tripPass,
                              "--not-before", Timestamp.format(now.addingTimeInterval(-86_400)), "--not-after", notAfter, "--qr", png])
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertFalse(r.stderr.contains("the root was not checked"), r.stderr)

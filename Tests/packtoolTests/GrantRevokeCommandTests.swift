@@ -17,13 +17,13 @@ final class GrantRevokeCommandTests: XCTestCase {
                 chmod("\(keys)/\(name).\(ext)", ext == "pem" ? 0o600 : 0o644)
             }
         }
-        let r = try CLI.run(["root", "init", "--state", state, "--root-key", "\(keys)/root.pem", "--manifest-key", "\(keys)/manifest.pub",
-                             "--index-key", "\(keys)/index.pub", "--grant-key", "\(keys)/grant.pub"])
+        let r = try CLI.run(["root", "init", "--state", state, "--root-key", "\(keys)/root.pem", "--manifest-pub", "\(keys)/manifest.pub",
+                             "--index-pub", "\(keys)/index.pub", "--grant-pub", "\(keys)/grant.pub"])
         XCTAssertEqual(r.status, 0, r.stderr)
     }
 
     private func issue(state: String? = nil) throws -> (id: String, result: CLI.Result) {
-        let r = try CLI.run(["grant", "issue", "--key", keys + "/grant.pem", "--products", "city", "--not-before", "2026-01-01T00:00:00Z",
+        let r = try CLI.run(["grant", "issue", "--grant-key", keys + "/grant.pem", "--products", "city", "--not-before", "2026-01-01T00:00:00Z",
                              "--not-after", "2099-01-01T00:00:00Z", "--note", "museum desk"] + (state.map { ["--state", $0] } ?? []))
         XCTAssertEqual(r.status, 0, r.stderr)
         // stderr: "grant <id>: city from … until …" (after a warning that the example key proves nothing).
@@ -35,7 +35,8 @@ final class GrantRevokeCommandTests: XCTestCase {
     private func list() throws -> [[String: Any]] {
         let r = try CLI.run(["grant", "list", "--state", state, "--format", "json"])
         XCTAssertEqual(r.status, 0, r.stderr)
-        return try XCTUnwrap(JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]])
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        return try XCTUnwrap(object["grants"] as? [[String: Any]])
     }
 
     func testIssueRevokeByPrefixAndListRoundTrip() throws {

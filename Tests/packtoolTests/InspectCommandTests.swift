@@ -127,11 +127,11 @@ final class InspectCommandTests: XCTestCase {
 
     func testEnvelopesShowPayloadTypeKeyIDsAndVerification() throws {
         let signoff = stop.appendingPathComponent("signoff.json").path
-        let good = try CLI.run(["inspect", signoff, "--key", Repository.root.appendingPathComponent("keys-example/historian.pub").path])
+        let good = try CLI.run(["inspect", signoff, "--pub", Repository.root.appendingPathComponent("keys-example/historian.pub").path])
         XCTAssertEqual(good.status, 0, good.stdout + good.stderr)
         XCTAssertTrue(good.stdout.contains("application/vnd.packtool.signoff+json"))
         XCTAssertTrue(good.stdout.contains("verifies with 0855b22c"), good.stdout)
-        let bad = try CLI.run(["inspect", signoff, "--key", Repository.root.appendingPathComponent("keys-example/root.pub").path])
+        let bad = try CLI.run(["inspect", signoff, "--pub", Repository.root.appendingPathComponent("keys-example/root.pub").path])
         XCTAssertEqual(bad.status, 1)
         XCTAssertTrue(bad.stdout.contains("does NOT verify"), bad.stdout)
     }

@@ -195,8 +195,8 @@ final class NewCommandTests: XCTestCase {
     func testSignPublishesTheExamplePackAndSaysItsReviewerKeyIsAnExample() throws {
         let dir = try temporaryDirectory(), keys = dir + "/keys"
         for role in ["root", "manifest", "index", "grant"] { XCTAssertEqual(try CLI.run(["key", "generate", "--role", role, "--out", keys]).status, 0) }
-        XCTAssertEqual(try CLI.run(["root", "init", "--state", dir + "/pub", "--root-key", keys + "/root.pem", "--manifest-key", keys + "/manifest.pub",
-                                    "--index-key", keys + "/index.pub", "--grant-key", keys + "/grant.pub"]).status, 0)
+        XCTAssertEqual(try CLI.run(["root", "init", "--state", dir + "/pub", "--root-key", keys + "/root.pem", "--manifest-pub", keys + "/manifest.pub",
+                                    "--index-pub", keys + "/index.pub", "--grant-pub", keys + "/grant.pub"]).status, 0)
         let r = try CLI.run(["sign", ExamplePack.root.path, "--state", dir + "/pub", "--manifest-key", keys + "/manifest.pem",
                              "--index-key", keys + "/index.pem", "--publish", dir + "/cdn"])
         XCTAssertEqual(r.status, 0, r.stderr)

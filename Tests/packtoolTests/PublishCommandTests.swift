@@ -20,22 +20,22 @@ final class PublishCommandTests: XCTestCase {
                 chmod("\(keys)/\(name).\(ext)", ext == "pem" ? 0o600 : 0o644)
             }
         }
-        let r = try CLI.run(["root", "init", "--state", state, "--root-key", "\(keys)/root.pem", "--manifest-key", "\(keys)/manifest.pub",
-                             "--index-key", "\(keys)/index.pub", "--grant-key", "\(keys)/grant.pub"])
+        let r = try CLI.run(["root", "init", "--state", state, "--root-key", "\(keys)/root.pem", "--manifest-pub", "\(keys)/manifest.pub",
+                             "--index-pub", "\(keys)/index.pub", "--grant-pub", "\(keys)/grant.pub"])
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertFalse(r.stderr.contains("is listed for"), "a key per role draws no warning: \(r.stderr)")
     }
 
     /// One key for every role is accepted, with a warning that says what it gives up.
     func testOneKeyForSeveralRolesIsWarnedAbout() throws {
-        let r = try CLI.run(["root", "init", "--state", dir + "/shared", "--root-key", "\(keys)/root.pem", "--manifest-key", "\(keys)/root.pub",
-                             "--index-key", "\(keys)/index.pub", "--grant-key", "\(keys)/root.pub"])
+        let r = try CLI.run(["root", "init", "--state", dir + "/shared", "--root-key", "\(keys)/root.pem", "--manifest-pub", "\(keys)/root.pub",
+                             "--index-pub", "\(keys)/index.pub", "--grant-pub", "\(keys)/root.pub"])
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stderr.contains("is listed for the root, manifest, grant roles; with a key per role, a leaked key can sign for one role only"), r.stderr)
     }
 
     private func sign(_ pack: String, _ extra: [String] = [], wrap: String? = nil) throws -> CLI.Result {
-        let args = ["sign", pack, "--state", state, "--key", "\(keys)/manifest.pem", "--index-key", "\(keys)/index.pem", "--publish", out] + extra
+        let args = ["sign", pack, "--state", state, "--manifest-key", "\(keys)/manifest.pem", "--index-key", "\(keys)/index.pem", "--publish", out] + extra
         if let wrap {
             // Run under a shell that sets a resource limit first (e.g. a file-size limit standing in for a full disk).
             let quoted = ([CLI.binary.path] + args).map { "'\($0)'" }.joined(separator: " ")
@@ -64,7 +64,7 @@ final class PublishCommandTests: XCTestCase {
         let copy = try PackCopy()
         XCTAssertEqual(try sign(copy.root.path).status, 0)
         try copy.edit("stops/02-gladstones-land/story.vtt", replacing: "Gladstone's Land", with: "Gladstone’s Land")
-        let r = try CLI.run(["review", "sign", copy.stop(1).path, "--key", "\(keys)/historian.pem", "--reviewer", "example-historian"])
+        let r = try CLI.run(["review", "sign", copy.stop(1).path, "--reviewer-key", "\(keys)/historian.pem", "--reviewer", "example-historian"])
         XCTAssertEqual(r.status, 0, r.stderr)
         return copy
     }
@@ -105,7 +105,7 @@ final class PublishCommandTests: XCTestCase {
     func testANewPublishFolderIsToldWhereTheUnchangedReleaseIs() throws {
         XCTAssertEqual(try sign(ExamplePack.root.path).status, 0)
         let elsewhere = dir + "/other-tree"
-        let r = try CLI.run(["sign", ExamplePack.root.path, "--state", state, "--key", "\(keys)/manifest.pem", "--index-key", "\(keys)/index.pem",
+        let r = try CLI.run(["sign", ExamplePack.root.path, "--state", state, "--manifest-key", "\(keys)/manifest.pem", "--index-key", "\(keys)/index.pem",
                              "--publish", elsewhere], environment: epoch)
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stdout.contains("nothing changed since version 1"), r.stdout)
@@ -115,7 +115,7 @@ final class PublishCommandTests: XCTestCase {
     }
 
     private func export(into folder: String, indexKey: String = "index") throws -> CLI.Result {
-        try CLI.run(["export", "--state", state, "--key", "\(keys)/manifest.pem", "--index-key", "\(keys)/\(indexKey).pem", "--publish", folder])
+        try CLI.run(["export", "--state", state, "--manifest-key", "\(keys)/manifest.pem", "--index-key", "\(keys)/\(indexKey).pem", "--publish", folder])
     }
 
     /// Files under `root`, by relative path.
@@ -149,7 +149,7 @@ final class PublishCommandTests: XCTestCase {
         XCTAssertEqual(try CLI.run(["ledger", "verify", "--state", state, "--deep"]).status, 0)
         // The next release's index is numbered above the exported one.
         try copy.edit("stops/02-gladstones-land/story.vtt", replacing: "Gladstone’s Land", with: "Gladstone's Land")
-        XCTAssertEqual(try CLI.run(["review", "sign", copy.stop(1).path, "--key", "\(keys)/historian.pem", "--reviewer", "example-historian"]).status, 0)
+        XCTAssertEqual(try CLI.run(["review", "sign", copy.stop(1).path, "--reviewer-key", "\(keys)/historian.pem", "--reviewer", "example-historian"]).status, 0)
         let next = try sign(copy.root.path)
         XCTAssertTrue(next.stdout.contains("index.json version 4"), next.stdout)
     }
@@ -162,7 +162,7 @@ final class PublishCommandTests: XCTestCase {
         }
         let elsewhere = "/dev/shm/packtool-test-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: elsewhere) }
-        let signed = try CLI.run(["sign", ExamplePack.root.path, "--state", state, "--key", "\(keys)/manifest.pem", "--index-key", "\(keys)/index.pem",
+        let signed = try CLI.run(["sign", ExamplePack.root.path, "--state", state, "--manifest-key", "\(keys)/manifest.pem", "--index-key", "\(keys)/index.pem",
                                   "--publish", elsewhere + "/cdn"], environment: epoch)
         XCTAssertEqual(signed.status, 0, signed.stderr)
         XCTAssertEqual(try export(into: elsewhere + "/mirror").status, 0)
@@ -189,10 +189,10 @@ final class PublishCommandTests: XCTestCase {
         XCTAssertTrue(wrong.stderr.contains("is not an index key in root version 1"), wrong.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/mirror"))
         XCTAssertEqual(snapshot(), before, "the state and the published tree are unchanged")
-        let fresh = try CLI.run(["root", "init", "--state", dir + "/fresh", "--root-key", "\(keys)/root.pem", "--manifest-key", "\(keys)/manifest.pub",
-                                 "--index-key", "\(keys)/index.pub", "--grant-key", "\(keys)/grant.pub"])
+        let fresh = try CLI.run(["root", "init", "--state", dir + "/fresh", "--root-key", "\(keys)/root.pem", "--manifest-pub", "\(keys)/manifest.pub",
+                                 "--index-pub", "\(keys)/index.pub", "--grant-pub", "\(keys)/grant.pub"])
         XCTAssertEqual(fresh.status, 0)
-        let none = try CLI.run(["export", "--state", dir + "/fresh", "--key", "\(keys)/manifest.pem", "--index-key", "\(keys)/index.pem", "--publish", dir + "/m2"])
+        let none = try CLI.run(["export", "--state", dir + "/fresh", "--manifest-key", "\(keys)/manifest.pem", "--index-key", "\(keys)/index.pem", "--publish", dir + "/m2"])
         XCTAssertEqual(none.status, 2)
         XCTAssertTrue(none.stderr.contains("nothing has been published from this state"), none.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/m2"))
@@ -258,7 +258,7 @@ final class PublishCommandTests: XCTestCase {
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: copy.root.path)
         for (publish, stateFolder) in [(copy.root.path + "/cdn", state), (copy.root.path + "/stops/../cdn", state), (copy.root.path, state),
                                        (out, copy.root.path + "/state"), (out, link + "/state")] {
-            let r = try CLI.run(["sign", copy.root.path, "--state", stateFolder, "--key", "\(keys)/manifest.pem", "--index-key", "\(keys)/index.pem",
+            let r = try CLI.run(["sign", copy.root.path, "--state", stateFolder, "--manifest-key", "\(keys)/manifest.pem", "--index-key", "\(keys)/index.pem",
                                  "--publish", publish], environment: epoch)
             XCTAssertEqual(r.status, 2, "\(publish) \(stateFolder): \(r.stdout)")
             XCTAssertTrue(r.stderr.contains("is inside the pack folder"), r.stderr)
@@ -280,7 +280,7 @@ final class PublishCommandTests: XCTestCase {
     func testAKeyTheRootDoesNotListPublishesNothing() throws {
         let copy = try publishedCopyWithAChange()
         let before = snapshot()
-        let r = try CLI.run(["sign", copy.root.path, "--state", state, "--key", "\(keys)/grant.pem", "--index-key", "\(keys)/index.pem", "--publish", out], environment: epoch)
+        let r = try CLI.run(["sign", copy.root.path, "--state", state, "--manifest-key", "\(keys)/grant.pem", "--index-key", "\(keys)/index.pem", "--publish", out], environment: epoch)
         XCTAssertEqual(r.status, 1)
         XCTAssertTrue(r.stderr.contains("is not a manifest key"), r.stderr)
         XCTAssertEqual(snapshot(), before)
@@ -300,10 +300,10 @@ final class PublishCommandTests: XCTestCase {
         let file = dir + "/not-a-folder"
         try Data("x".utf8).write(to: URL(fileURLWithPath: file))
         let commands = [
-            ["root", "init", "--state", file, "--root-key", "\(keys)/root.pem", "--manifest-key", "\(keys)/manifest.pub", "--index-key", "\(keys)/index.pub", "--grant-key", "\(keys)/grant.pub"],
+            ["root", "init", "--state", file, "--root-key", "\(keys)/root.pem", "--manifest-pub", "\(keys)/manifest.pub", "--index-pub", "\(keys)/index.pub", "--grant-pub", "\(keys)/grant.pub"],
             ["root", "show", "--state", file],
             ["build", Repository.root.appendingPathComponent("scenes/royal-mile").path, "--state", file],
-            ["sign", Repository.root.appendingPathComponent("scenes/royal-mile").path, "--state", file, "--key", "\(keys)/manifest.pem", "--index-key", "\(keys)/index.pem", "--publish", out],
+            ["sign", Repository.root.appendingPathComponent("scenes/royal-mile").path, "--state", file, "--manifest-key", "\(keys)/manifest.pem", "--index-key", "\(keys)/index.pem", "--publish", out],
         ]
         for command in commands {
             let r = try CLI.run(command, environment: epoch)
@@ -400,17 +400,17 @@ final class PublishCommandTests: XCTestCase {
 
     func testGrantCodesAreSignedTextThatVerifiesWithTheGrantKey() throws {
         let file = dir + "/grant.json"
-        let r = try CLI.run(["grant", "issue", "--key", "\(keys)/grant.pem", "--products", "uk.example.walks.royalmile.citypack",
+        let r = try CLI.run(["grant", "issue", "--grant-key", "\(keys)/grant.pem", "--products", "uk.example.walks.royalmile.citypack",
                              "--not-before", "2026-06-01T00:00:00Z", "--not-after", "2026-06-08T00:00:00Z", "--note", "museum", "--out", file,
-                             "--format", "long"])
+                             "--code-form", "long"])
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stdout.hasPrefix("PTG1."), "--format long prints the long form (the short one is the default when it fits)")
         XCTAssertEqual(r.stdout.split(separator: "\n").count, 1, "one printable line")
-        let inspect = try CLI.run(["inspect", file, "--key", "\(keys)/grant.pub"])
+        let inspect = try CLI.run(["inspect", file, "--pub", "\(keys)/grant.pub"])
         XCTAssertEqual(inspect.status, 0, inspect.stdout)
         XCTAssertTrue(inspect.stdout.contains("application/vnd.packtool.grant+json"))
         XCTAssertTrue(inspect.stdout.contains("uk.example.walks.royalmile.citypack"))
-        let backwards = try CLI.run(["grant", "issue", "--key", "\(keys)/grant.pem", "--products", "x", "--not-before", "2026-06-08T00:00:00Z", "--not-after", "2026-06-01T00:00:00Z"])
+        let backwards = try CLI.run(["grant", "issue", "--grant-key", "\(keys)/grant.pem", "--products", "x", "--not-before", "2026-06-08T00:00:00Z", "--not-after", "2026-06-01T00:00:00Z"])
         XCTAssertEqual(backwards.status, 2)
     }
 }

@@ -28,7 +28,7 @@ final class TimeoutFlagTests: XCTestCase {
     }
 
     func testUpdateRefusesATimeoutOutsideTheRangeAndCreatesNothing() throws {
-        try assertRefused(["update", "--from", "http://127.0.0.1:9/tree", "--into", dir.appendingPathComponent("app").path, "--pack", "royal-mile",
+        try assertRefused(["update", "--tree", "http://127.0.0.1:9/tree", "--into", dir.appendingPathComponent("app").path, "--pack", "royal-mile",
                            "--root", dir.appendingPathComponent("root.json").path])
     }
 
@@ -46,7 +46,7 @@ final class TimeoutFlagTests: XCTestCase {
     /// The ends of the range are accepted: the command gets past the flag (and fails later, on the missing root).
     func testTheEndsOfTheRangeAreAccepted() throws {
         for value in ["0.1", "3600"] {
-            let r = try CLI.run(["update", "--from", "http://127.0.0.1:9/tree", "--into", dir.appendingPathComponent("app").path, "--pack", "royal-mile",
+            let r = try CLI.run(["update", "--tree", "http://127.0.0.1:9/tree", "--into", dir.appendingPathComponent("app").path, "--pack", "royal-mile",
                                  "--root", dir.appendingPathComponent("root.json").path, "--timeout", value])
             XCTAssertFalse(r.stderr.contains("--timeout"), "--timeout \(value): \(r.stderr)")
         }

@@ -21,7 +21,7 @@ final class UnendedBodyTests: XCTestCase {
         // A 30 s read timeout: the old code returned only when it ran out. 10 s is a correctness bound (the install
         // itself takes well under a second here), not a speed target.
         let started = Date()
-        let r = try CLI.run(["update", "--from", server.url, "--into", into, "--pack", "royal-mile",
+        let r = try CLI.run(["update", "--tree", server.url, "--into", into, "--pack", "royal-mile",
                              "--root", dir + "/pub/root/1.root.json", "--timeout", "30"])
         let elapsed = Date().timeIntervalSince(started)
         XCTAssertEqual(r.status, 0, r.stderr)

@@ -13,13 +13,13 @@ final class UpdateCommandTests: XCTestCase {
     private var copy: PackCopy!
 
     private func publish(_ extra: [String] = []) throws {
-        let r = try CLI.run(["sign", copy.root.path, "--state", dir + "/pub", "--key", keys + "/manifest.pem", "--index-key", keys + "/index.pem",
+        let r = try CLI.run(["sign", copy.root.path, "--state", dir + "/pub", "--manifest-key", keys + "/manifest.pem", "--index-key", keys + "/index.pem",
                              "--publish", cdn] + extra, environment: ["SOURCE_DATE_EPOCH": String(Int(Date().timeIntervalSince1970))])
         XCTAssertEqual(r.status, 0, r.stderr)
     }
 
     private func update(into: String, environment: [String: String] = [:]) throws -> CLI.Result {
-        try CLI.run(["update", "--from", "file://" + cdn, "--into", into, "--pack", "royal-mile", "--root", root], environment: environment)
+        try CLI.run(["update", "--tree", "file://" + cdn, "--into", into, "--pack", "royal-mile", "--root", root], environment: environment)
     }
 
     private func installedVersion(_ into: String) throws -> (Int32, String) {
@@ -58,8 +58,8 @@ final class UpdateCommandTests: XCTestCase {
         for role in ["root", "manifest", "index", "grant"] { XCTAssertEqual(try CLI.run(["key", "generate", "--role", role, "--out", keys]).status, 0) }
         try FileManager.default.copyItem(atPath: Repository.root.appendingPathComponent("keys-example/historian.pem").path, toPath: keys + "/historian.pem")
         chmod(keys + "/historian.pem", 0o600)
-        XCTAssertEqual(try CLI.run(["root", "init", "--state", dir + "/pub", "--root-key", keys + "/root.pem", "--manifest-key", keys + "/manifest.pub",
-                                    "--index-key", keys + "/index.pub", "--grant-key", keys + "/grant.pub"]).status, 0)
+        XCTAssertEqual(try CLI.run(["root", "init", "--state", dir + "/pub", "--root-key", keys + "/root.pem", "--manifest-pub", keys + "/manifest.pub",
+                                    "--index-pub", keys + "/index.pub", "--grant-pub", keys + "/grant.pub"]).status, 0)
         root = dir + "/pub/root/1.root.json"
         copy = try PackCopy()
         try publish()
@@ -69,7 +69,7 @@ final class UpdateCommandTests: XCTestCase {
         try FileManager.default.removeItem(at: scene.appendingPathComponent("layers/1824-16x9.heic"))
         try FileManager.default.copyItem(at: copy.stop(1).appendingPathComponent("layers/1647-16x9.heic"), to: scene.appendingPathComponent("layers/1824-16x9.heic"))
         try copy.edit("stops/03-mercat-cross/story.vtt", replacing: "Stand here", with: "Please stand here")
-        XCTAssertEqual(try CLI.run(["review", "sign", scene.path, "--key", keys + "/historian.pem", "--reviewer", "example-historian"]).status, 0)
+        XCTAssertEqual(try CLI.run(["review", "sign", scene.path, "--reviewer-key", keys + "/historian.pem", "--reviewer", "example-historian"]).status, 0)
         try publish()
     }
 
@@ -303,7 +303,7 @@ final class UpdateCommandTests: XCTestCase {
         for i in 0..<100 {
             let app = dir + "/random-\(i)"
             try FileManager.default.copyItem(atPath: pristine, toPath: app)
-            try killAtRandom(["update", "--from", "file://" + cdn, "--into", app, "--pack", "royal-mile", "--root", root], maxMicroseconds: 150_000, using: &generator)
+            try killAtRandom(["update", "--tree", "file://" + cdn, "--into", app, "--pack", "royal-mile", "--root", root], maxMicroseconds: 150_000, using: &generator)
             let (status, report) = try installedVersion(app)
             XCTAssertEqual(status, 0, "random kill \(i): \(report)")
             XCTAssertTrue(report.contains("version 1") || report.contains("version 2"), report)

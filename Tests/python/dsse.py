@@ -38,8 +38,8 @@ def example_keys():
 def root_init(tool, state):
     """`packtool root init` of a catalogue under the example keys, its state in `state`."""
     keys = example_keys()
-    subprocess.run([tool, "root", "init", "--state", state, "--root-key", f"{keys}/root.pem", "--manifest-key", f"{keys}/manifest.pub",
-                    "--index-key", f"{keys}/index.pub", "--grant-key", f"{keys}/grant.pub"], check=True, capture_output=True)
+    subprocess.run([tool, "root", "init", "--state", state, "--root-key", f"{keys}/root.pem", "--manifest-pub", f"{keys}/manifest.pub",
+                    "--index-pub", f"{keys}/index.pub", "--grant-pub", f"{keys}/grant.pub"], check=True, capture_output=True)
 
 
 def catalogue_tree(tool, work, tree):

@@ -42,16 +42,16 @@ class CABI(unittest.TestCase):
         for role in ["root", "manifest", "index", "grant"]:
             subprocess.run([packtool, "key", "generate", "--role", role, "--out", keys], check=True, capture_output=True)
         cls.pub = os.path.join(cls.work, "pub")
-        subprocess.run([packtool, "root", "init", "--state", cls.pub, "--root-key", f"{keys}/root.pem", "--manifest-key", f"{keys}/manifest.pub",
-                        "--index-key", f"{keys}/index.pub", "--grant-key", f"{keys}/grant.pub"], check=True, capture_output=True)
+        subprocess.run([packtool, "root", "init", "--state", cls.pub, "--root-key", f"{keys}/root.pem", "--manifest-pub", f"{keys}/manifest.pub",
+                        "--index-pub", f"{keys}/index.pub", "--grant-pub", f"{keys}/grant.pub"], check=True, capture_output=True)
         cls.cdn = os.path.join(cls.work, "cdn")
-        subprocess.run([packtool, "sign", os.path.join(REPO, "scenes", "royal-mile"), "--state", cls.pub, "--key", f"{keys}/manifest.pem",
+        subprocess.run([packtool, "sign", os.path.join(REPO, "scenes", "royal-mile"), "--state", cls.pub, "--manifest-key", f"{keys}/manifest.pem",
                         "--index-key", f"{keys}/index.pem", "--publish", cls.cdn], check=True, capture_output=True)
-        subprocess.run([packtool, "grant", "issue", "--key", f"{keys}/grant.pem", "--products", "uk.example.walks.royalmile.citypack",
+        subprocess.run([packtool, "grant", "issue", "--grant-key", f"{keys}/grant.pem", "--products", "uk.example.walks.royalmile.citypack",
                         "--not-before", "2026-01-01T00:00:00Z", "--not-after", "2026-01-08T00:00:00Z"], check=True, capture_output=True)
         today = datetime.now(timezone.utc).replace(hour=0, minute=0, second=0, microsecond=0)
         cls.code_end = (today + timedelta(days=7)).strftime("%Y-%m-%dT%H:%M:%SZ")
-        cls.code = subprocess.run([packtool, "grant", "issue", "--key", f"{keys}/grant.pem", "--products", "uk.example.walks.trippass72",
+        cls.code = subprocess.run([packtool, "grant", "issue", "--grant-key", f"{keys}/grant.pem", "--products", "uk.example.walks.trippass72",
                                    "--not-before", today.strftime("%Y-%m-%dT%H:%M:%SZ"), "--not-after", cls.code_end],
                                   check=True, capture_output=True, text=True).stdout.strip()
         lib = ctypes.CDLL(os.path.join(cls.build, "libpackverify.so.1"))
@@ -309,7 +309,7 @@ class CABI(unittest.TestCase):
             text = f.read()
         with open(os.path.join(pack, "pack.json"), "w") as f:
             f.write(text.replace('"title": "Edinburgh, the Royal Mile, c. 1824"', '"title": "Edinburgh, the Royal Mile, 1824"', 1))
-        subprocess.run([packtool, "sign", pack, "--state", pub, "--key", f"{keys}/manifest.pem", "--index-key", f"{keys}/index.pem", "--publish", cdn],
+        subprocess.run([packtool, "sign", pack, "--state", pub, "--manifest-key", f"{keys}/manifest.pem", "--index-key", f"{keys}/index.pem", "--publish", cdn],
                        check=True, capture_output=True)
         return cdn
 
@@ -380,8 +380,8 @@ class CABI(unittest.TestCase):
         packtool, keys = os.path.join(self.build, "packtool"), os.path.join(client, "k")
         subprocess.run([packtool, "key", "generate", "--role", "root", "--out", keys], check=True, capture_output=True)
         subprocess.run([packtool, "root", "init", "--state", os.path.join(client, "pub2"), "--root-key", os.path.join(keys, "root.pem"),
-                        "--manifest-key", os.path.join(keys, "root.pub"), "--index-key", os.path.join(keys, "root.pub"),
-                        "--grant-key", os.path.join(keys, "root.pub")], check=True, capture_output=True)
+                        "--manifest-pub", os.path.join(keys, "root.pub"), "--index-pub", os.path.join(keys, "root.pub"),
+                        "--grant-pub", os.path.join(keys, "root.pub")], check=True, capture_output=True)
         other = os.path.join(client, "pub2", "root", "1.root.json")
         conflict = self.call("packverify_pin_root", {"state": state, "root": other})
         self.assertFalse(conflict["ok"])
@@ -400,7 +400,7 @@ class CABI(unittest.TestCase):
         shutil.copytree(self.pub, pub)
         today = datetime.now(timezone.utc).replace(hour=0, minute=0, second=0, microsecond=0)
         window = [today.strftime("%Y-%m-%dT%H:%M:%SZ"), (today + timedelta(days=7)).strftime("%Y-%m-%dT%H:%M:%SZ")]
-        codes = [subprocess.run([packtool, "grant", "issue", "--key", f"{keys}/grant.pem", "--products", "uk.example.walks.trippass72",
+        codes = [subprocess.run([packtool, "grant", "issue", "--grant-key", f"{keys}/grant.pem", "--products", "uk.example.walks.trippass72",
                                  "--not-before", window[0], "--not-after", window[1], "--state", pub], check=True, capture_output=True, text=True)
                  for _ in range(2)]
         lost_id = codes[0].stderr.split("grant ", 1)[1].split(":", 1)[0]

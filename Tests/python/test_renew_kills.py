@@ -37,8 +37,8 @@ class RenewKilled(unittest.TestCase):
     def test_a_rerelease_killed_at_any_moment_is_completed_by_the_next_run(self):
         base = os.path.join(self.work, "base")
         state, cdn = os.path.join(base, "state"), os.path.join(base, "cdn")
-        self.assertEqual(self.run_tool("root", "init", "--state", state, "--root-key", f"{KEYS}/root.pem", "--manifest-key", f"{KEYS}/manifest.pub",
-                                       "--index-key", f"{KEYS}/index.pub", "--grant-key", f"{KEYS}/grant.pub").returncode, 0)
+        self.assertEqual(self.run_tool("root", "init", "--state", state, "--root-key", f"{KEYS}/root.pem", "--manifest-pub", f"{KEYS}/manifest.pub",
+                                       "--index-pub", f"{KEYS}/index.pub", "--grant-pub", f"{KEYS}/grant.pub").returncode, 0)
         signed = self.run_tool("sign", os.path.join(REPO, "scenes/royal-mile"), "--state", state, "--manifest-key", f"{KEYS}/manifest.pem",
                                "--index-key", f"{KEYS}/index.pem", "--publish", cdn, "--manifest-days", "10")
         self.assertEqual(signed.returncode, 0, signed.stderr)

@@ -48,8 +48,8 @@ class Season:
         shutil.copy(os.path.join(REPO, "keys-example", "historian.pem"), historian)
         os.chmod(historian, 0o600)
         self.index_key = os.path.join(self.keys, "index.pem")
-        self.ok(0, "root", "init", "--state", self.state, "--root-key", self.key("root.pem"), "--manifest-key", self.key("manifest.pub"),
-                "--index-key", self.key("index.pub"), "--grant-key", self.key("grant.pub"))
+        self.ok(0, "root", "init", "--state", self.state, "--root-key", self.key("root.pem"), "--manifest-pub", self.key("manifest.pub"),
+                "--index-pub", self.key("index.pub"), "--grant-pub", self.key("grant.pub"))
         self.root1 = os.path.join(self.state, "root", "1.root.json")
         self.releases = 0
 
@@ -76,7 +76,7 @@ class Season:
                 text = f.read()
             with open(vtt, "w", encoding="utf-8") as f:
                 f.write(re.sub(r"Stand here|Now stand here \(\d+\)", f"Now stand here ({self.releases})", text, count=1))
-            self.ok(n, "review", "sign", os.path.join(self.pack, "stops", "03-mercat-cross"), "--key", self.key("historian.pem"), "--reviewer", "example-historian")
+            self.ok(n, "review", "sign", os.path.join(self.pack, "stops", "03-mercat-cross"), "--reviewer-key", self.key("historian.pem"), "--reviewer", "example-historian")
         self.releases += 1
         env_epoch = str(int(day(n).timestamp()))
         run = subprocess.run(["faketime", "-f", day(n).strftime("@%Y-%m-%d %H:%M:%S"), self.tool, "sign", self.pack, "--state", self.state,
@@ -107,7 +107,7 @@ class Client:
         self.updated_after = -1
 
     def update(self, n, cdn=None):
-        return self.season.run(n, "update", "--from", "file://" + (cdn or self.season.cdn), "--into", self.into, "--pack", PACK_ID,
+        return self.season.run(n, "update", "--tree", "file://" + (cdn or self.season.cdn), "--into", self.into, "--pack", PACK_ID,
                                "--root", self.season.root1, "--quiet", hour=12)
 
     def access(self, n, code):

@@ -27,7 +27,7 @@ def publish(tool, work):
     keys = dsse.example_keys()
     state, cdn = os.path.join(work, "state"), os.path.join(work, "cdn")
     dsse.root_init(tool, state)
-    subprocess.run([tool, "sign", os.path.join(REPO, "scenes/royal-mile"), "--state", state, "--key", f"{keys}/manifest.pem",
+    subprocess.run([tool, "sign", os.path.join(REPO, "scenes/royal-mile"), "--state", state, "--manifest-key", f"{keys}/manifest.pem",
                     "--index-key", f"{keys}/index.pem", "--publish", cdn], check=True, capture_output=True)
     return cdn
 
@@ -72,7 +72,7 @@ class Upload(unittest.TestCase):
         self.assertEqual(head["Metadata"].get("sha256"), digest.hex())
         self.assertEqual(self.store.client.head_object(Bucket="public", Key="install/index.json")["CacheControl"], "public, max-age=60")
         client = os.path.join(self.work, "client")
-        update = subprocess.run([self.tool, "update", "--from", f"{self.store.endpoint}/public/install", "--into", f"{client}/app",
+        update = subprocess.run([self.tool, "update", "--tree", f"{self.store.endpoint}/public/install", "--into", f"{client}/app",
                                  "--pack", "royal-mile", "--root", os.path.join(self.cdn, "root/1.root.json"), "--state", f"{client}/state", "--quiet"],
                                 capture_output=True, text=True, timeout=120)
         self.assertEqual(update.returncode, 0, update.stderr)
@@ -130,9 +130,9 @@ class Upload(unittest.TestCase):
     def test_sign_publishes_straight_to_the_store(self):
         keys = os.path.join(REPO, "keys-example")
         state = os.path.join(self.work, "sign-state")
-        subprocess.run([self.tool, "root", "init", "--state", state, "--root-key", f"{keys}/root.pem", "--manifest-key", f"{keys}/manifest.pub",
-                        "--index-key", f"{keys}/index.pub", "--grant-key", f"{keys}/grant.pub"], check=True, capture_output=True)
-        sign = [self.tool, "sign", os.path.join(REPO, "scenes/royal-mile"), "--state", state, "--key", f"{keys}/manifest.pem",
+        subprocess.run([self.tool, "root", "init", "--state", state, "--root-key", f"{keys}/root.pem", "--manifest-pub", f"{keys}/manifest.pub",
+                        "--index-pub", f"{keys}/index.pub", "--grant-pub", f"{keys}/grant.pub"], check=True, capture_output=True)
+        sign = [self.tool, "sign", os.path.join(REPO, "scenes/royal-mile"), "--state", state, "--manifest-key", f"{keys}/manifest.pem",
                 "--index-key", f"{keys}/index.pem", "--publish", "s3://public/signed", "--endpoint", self.store.endpoint]
         run = subprocess.run(sign, capture_output=True, text=True, env=environment(), timeout=300)
         self.assertEqual(run.returncode, 0, run.stderr)
@@ -149,7 +149,7 @@ class Upload(unittest.TestCase):
     def test_export_writes_the_whole_tree_from_the_state_and_uploads_it(self):
         keys = os.path.join(REPO, "keys-example")
         state = os.path.join(self.work, "state")
-        export = [self.tool, "export", "--state", state, "--key", f"{keys}/manifest.pem", "--index-key", f"{keys}/index.pem",
+        export = [self.tool, "export", "--state", state, "--manifest-key", f"{keys}/manifest.pem", "--index-key", f"{keys}/index.pem",
                   "--publish", "s3://public/exported", "--endpoint", self.store.endpoint]
         run = subprocess.run(export, capture_output=True, text=True, env=environment(), timeout=300)
         self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
@@ -158,7 +158,7 @@ class Upload(unittest.TestCase):
         self.assertEqual(self.keys("exported"), self.tree_files(kept))
         self.assertEqual(sorted(os.listdir(os.path.dirname(kept))), ["exported"], "no export or replaced folder is left beside it")
         client = os.path.join(self.work, "export-client")
-        update = subprocess.run([self.tool, "update", "--from", f"{self.store.endpoint}/public/exported", "--into", f"{client}/app",
+        update = subprocess.run([self.tool, "update", "--tree", f"{self.store.endpoint}/public/exported", "--into", f"{client}/app",
                                  "--pack", "royal-mile", "--root", os.path.join(self.cdn, "root/1.root.json"), "--state", f"{client}/state", "--quiet"],
                                 capture_output=True, text=True, timeout=120)
         self.assertEqual(update.returncode, 0, update.stderr)

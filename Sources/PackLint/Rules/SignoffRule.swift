@@ -24,7 +24,7 @@ struct SignoffRule: LintRule {
         var out: [Diagnostic] = []
         for source in context.scenes {
             guard let assessment = SignoffAssessment.of(source, in: context) else { return [] }  // pack.json's reviewers unreadable
-            let hint = "after a historian has reviewed the scene: packtool review sign \(source.path) --key KEY --reviewer ID"
+            let hint = "after a historian has reviewed the scene: packtool review sign \(source.path) --reviewer-key KEY.pem --reviewer ID"
             switch assessment.outcome {
             case .missing:
                 out.append(Self.missing.diagnostic("\(source.path) has no signoff.json", at: .init(file: source.path), hint: hint))
