@@ -4,8 +4,9 @@ extension LintCommand {
         .flag("--fix", """
             make the fixes lint can make by itself (quotes around a number, a trailing, doubled or missing
             comma, an extension's case, spaces around a name, an angle past 360, the nearest licence
-            id or allowed value, the bearing to the target, closing a mask's ring), each an edit of
-            those bytes only, every file written whole; never signoff.json. Says which sign-offs the
+            id or allowed value, the bearing to the target, closing a mask's ring, moving every cue of a
+            transcript that leads or lags the voice), each an edit of those bytes only, every file
+            written whole; never signoff.json. Says which sign-offs the
             edits make stale, then lints again and prints what is left for a person to fix
             """),
         CommandOption("--format", "text|json|sarif", """
