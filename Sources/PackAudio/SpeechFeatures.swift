@@ -15,6 +15,9 @@ public struct SpeechFeatures: Sendable {
     public private(set) var bandDB: [Float] = []
     /// Spectral flatness in the speech band per frame: 0 a pure tone, about 0.56 white noise, 1 a flat line.
     public private(set) var flatness: [Float] = []
+    /// Spectral peaks in the speech band within 20 dB of the strongest, per frame: a voice has several (its
+    /// harmonics and formants), a pure tone, however it is switched on and off, one.
+    public private(set) var peaks: [UInt8] = []
 
     private var pending: [Float] = []
     private let fft = RealFFT(size: 512)
@@ -58,6 +61,11 @@ public struct SpeechFeatures: Sendable {
             logSum += logf(p)
         }
         let n = Float(band.count)
+        var strongest: Float = 0
+        for k in band { strongest = max(strongest, power[k]) }
+        var count = 0
+        for k in band where power[k] > strongest * 0.01 && power[k] > power[k - 1] && power[k] >= power[k + 1] { count += 1 }
+        peaks.append(UInt8(min(count, 255)))
         // A full-scale sine through the Hann window puts (N/4)^2 into its bin (both sides summed: /2 · 2).
         let reference = powf(Float(Self.frameLength) / 4, 2)
         bandDB.append(10 * log10f(sum / reference + 1e-12))

@@ -2,7 +2,8 @@
 /// audio can be judged at all.
 ///
 /// The detector (`detect`) works on the whole story at once, as lint has it: a frame is speech when the energy in the
-/// speech band stands clear of the noise floor around it and the spectrum there is not flat like hiss; then gaps
+/// speech band stands clear of the noise floor around it, the spectrum there is not flat like hiss and has more than
+/// one peak (a pure tone has one, however it is pulsed); then gaps
 /// shorter than 160 ms inside speech are filled (stops and weak consonants) and bursts shorter than 60 ms dropped
 /// (clicks). The noise floor is adaptive: the quietest frames within 4 s either side, kept between the story's own
 /// 10th percentile and 6 dB above it, so a room tone that rises or falls does not turn into speech.
@@ -72,7 +73,7 @@ public struct VoiceActivity: Codable, Equatable, Sendable {
         for i in 0..<n {
             let floor = min(max(localMin[i], noise), noise + 6)
             let threshold = floor + max(9, min(0.25 * (peak - floor), 30))
-            speech[i] = e[i] > threshold && flat[i] < 0.5
+            speech[i] = e[i] > threshold && flat[i] < 0.5 && features.peaks[i] >= 2
         }
         fillShortRuns(&speech, of: false, shorterThan: Int(0.16 / frame))
         fillShortRuns(&speech, of: true, shorterThan: Int(0.06 / frame))

@@ -24,6 +24,12 @@ public struct VoiceSync: Sendable {
         /// The drift found, as a fraction (0.05: cue times run 5 % long), with the offsets at the first and last cue.
         public var drift: (rate: Double, first: Double, last: Double)?
         public var matched: Int = 0
+        /// Whether the cues do not line up with the voice at all, though it has pauses to line up with (another
+        /// recording's transcript, or another stop's audio).
+        public var mismatched = false
+        /// Some cues off by one amount while the others are in step (part of the audio re-edited): the offset of
+        /// that group (positive when late) and its cues' indices.
+        public var partial: (offset: Double, cues: [Int])?
         /// Cues that start in a pause, the voice coming more than `cueLead` later: (cue index, seconds early).
         public var early: [(index: Int, by: Double)] = []
         /// Cues (index) of at least 0.5 s with less than 15 % speech inside.
@@ -32,8 +38,9 @@ public struct VoiceSync: Sendable {
         public var uncaptioned: [VoiceActivity.Segment] = []
 
         public static func == (a: Report, b: Report) -> Bool {
-            a.cannotJudge == b.cannotJudge && a.offset == b.offset && a.uniform == b.uniform && a.drift?.rate == b.drift?.rate
-                && a.matched == b.matched && a.early.map(\.index) == b.early.map(\.index) && a.silent.map(\.index) == b.silent.map(\.index)
+            a.cannotJudge == b.cannotJudge && a.mismatched == b.mismatched && a.offset == b.offset && a.uniform == b.uniform && a.drift?.rate == b.drift?.rate
+                && a.matched == b.matched && a.partial?.offset == b.partial?.offset && a.partial?.cues == b.partial?.cues
+                && a.early.map(\.index) == b.early.map(\.index) && a.silent.map(\.index) == b.silent.map(\.index)
                 && a.uncaptioned == b.uncaptioned
         }
     }
@@ -89,6 +96,9 @@ public struct VoiceSync: Sendable {
         report.matched = steady.matched
         guard steady.matched >= enough else {
             report.cannotJudge = "only \(steady.matched) of \(cues.count) cue starts line up with a pause in the voice"
+            // Hardly any cue where the voice starts, though the voice pauses about as often as the cues change:
+            // the transcript is for another recording (or this audio is another stop's).
+            report.mismatched = cues.count >= 5 && onsets.count * 2 >= cues.count
             return report
         }
         let residuals = starts.compactMap { c -> Double? in
@@ -98,14 +108,58 @@ public struct VoiceSync: Sendable {
         let median = Self.median(residuals)
         report.offset = median
         report.uniform = Self.median(residuals.map { abs($0 - median) }) < 0.1
-        // Single cues in a pause, when the rest keep pace: the voice starts well after the cue appears.
-        for (i, cue) in cues.enumerated() {
-            let shifted = cue.start - median
+        // Part of the transcript off and the rest in step (a re-edit of part of the audio): the cues that fit one
+        // model and not the other. Then no single shift mends every cue.
+        let fitsInStep = starts.map { fits($0, offset: 0, onsets) }
+        if abs(median) > Self.tight {
+            let fitsOffset = starts.map { fits($0, offset: median, onsets) }
+            let unshifted = cues.indices.filter { fitsInStep[$0] && !fitsOffset[$0] }
+            if unshifted.count >= 2 {
+                report.uniform = false
+                // The cues only the offset fits, and the run around them of cues it fits too (a cue whose start
+                // happens to sit at an onset either way belongs to the run it is in).
+                let definite = cues.indices.filter { fitsOffset[$0] && !fitsInStep[$0] }
+                if var first = definite.first, var last = definite.last {
+                    while first > 0, fitsOffset[first - 1] { first -= 1 }
+                    while last < cues.count - 1, fitsOffset[last + 1] { last += 1 }
+                    let run = Array(first...last)
+                    report.partial = (median, run.allSatisfy { fitsOffset[$0] } ? run : definite)
+                }
+            }
+        } else {
+            // In step overall: is there a group of cues that are all off by one amount?
+            let off = cues.indices.filter { !fitsInStep[$0] }
+            if off.count >= 3, Double(off.count) >= 0.25 * Double(cues.count) {
+                let group = best(off.map { starts[$0] }, onsets, drifts: [0], offsets: Self.grid(-3, 3, 0.01))
+                let members = off.filter { fits(starts[$0], offset: group.offset, onsets) }
+                // A re-edit moves a run of cues; scattered ones off by a little are timing jitter.
+                if abs(group.offset) > Self.tight, members.count >= 3, let first = members.first, let last = members.last,
+                   last - first + 1 <= 2 * members.count {
+                    report.partial = (group.offset, members)
+                }
+            }
+        }
+        // Single cues in a pause, when the rest keep pace: the voice starts well after the cue appears. A cue that
+        // fits either model is where it belongs.
+        let partialMembers = Set(report.partial?.cues ?? [])
+        for (i, cue) in cues.enumerated() where !fitsInStep[i] && !partialMembers.contains(i) {
+            let own = report.partial == nil ? median : 0
+            guard !fits(cue.start, offset: own, onsets) else { continue }
+            let shifted = cue.start - own
             guard voice.speechFraction(from: shifted, to: shifted + 0.2) < 0.3 else { continue }
-            guard let next = onsets.first(where: { $0 >= shifted }), next - shifted > cueLead, next < cue.end - median else { continue }
+            guard let next = onsets.first(where: { $0 >= shifted }), next - shifted > cueLead, next < cue.end - own else { continue }
             report.early.append((i, next - shifted))
         }
         return report
+    }
+
+    /// How close a cue start must come to a speech onset to be "at" it: the detector hears a soft first sound a few
+    /// frames late.
+    static let tight = 0.2
+
+    /// Whether the cue starting at `start` sits at a speech onset under the model `cue = offset + onset`.
+    private func fits(_ start: Double, offset: Double, _ onsets: [Double]) -> Bool {
+        abs(start - offset - nearest(start - offset, in: onsets)) <= Self.tight
     }
 
     private struct Fit { var offset: Double; var drift: Double; var cost: Double; var matched: Int }

@@ -71,11 +71,17 @@ public struct LintFixer {
         var outcome = Outcome()
         let documents = Self.documents(in: context)
         var byFile: [String: [Diagnostic]] = [:]
+        // Given one stop, only that stop's files are written (pack.json was read for its limits and reviewers).
+        let scope = context.isWholePack ? nil : context.scenes.first.map { "stops/\($0.stop)/" }
         for d in diagnostics {
             guard let fix = d.fix, let file = fix.edits.first?.file else { continue }
             // One file per fix, and one lint read: anything else is not a fix this writer makes.
-            guard fix.edits.allSatisfy({ $0.file == file }), documents[file] != nil else {
+            guard fix.edits.allSatisfy({ $0.file == file }), let document = documents[file] else {
                 outcome.notFixed.append((d, "its edits are not in one document lint read"))
+                continue
+            }
+            if let scope, !document.relative.hasPrefix(scope) {
+                outcome.notFixed.append((d, "\(file) is outside the stop given; run lint --fix on the pack"))
                 continue
             }
             byFile[file, default: []].append(d)
@@ -90,7 +96,13 @@ public struct LintFixer {
                 continue
             }
             // The author may have saved the file since lint read it: their bytes win.
-            guard let now = try? pack.read(relative, cap: max(JSONDocument.maxBytes, 4 << 20)), [UInt8](now) == original else {
+            let now: Data
+            do { now = try pack.read(relative, cap: max(JSONDocument.maxBytes, 4 << 20)) } catch {
+                // A link on the way (a stop folder that is a symbolic link), or the file gone: nothing is written.
+                outcome.notFixed += planned.map { ($0, "\(file) cannot be written safely: \(error)") }
+                continue
+            }
+            guard [UInt8](now) == original else {
                 outcome.notFixed += planned.map { ($0, "\(file) changed after lint read it; lint again") }
                 continue
             }

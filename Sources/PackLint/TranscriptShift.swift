@@ -1,39 +1,62 @@
 import PackMedia
 
-/// `lint --fix` for a transcript that leads or lags the voice by one amount: every cue timestamp moved by `delta`
-/// seconds, each an edit of the timestamp's own bytes (cue text, settings, notes and line breaks untouched), a start
-/// held at 0 and an end at the audio's length, the form kept (`mm:ss.ttt` stays so unless it passes an hour).
+/// `lint --fix` for a transcript that leads or lags the voice by one amount: every cue's timestamps (or those of the
+/// cues in `range`, counted from 0 in file order) moved by `delta` seconds — the timing line's two and the ones inside
+/// the cue text (`<00:00:09.000>`) — each an edit of the timestamp's own bytes (text, settings, notes and line breaks
+/// untouched), a start held at 0 and an end at the audio's length, the form kept (`mm:ss.ttt` stays so unless it
+/// passes an hour). No fix when a timing line cannot be read or the file's cues are not the `cueCount` lint parsed.
 enum TranscriptShift {
-    static func fix(_ bytes: [UInt8]?, by delta: Double, file: String, audioLength: Double) -> Diagnostic.Fix? {
+    static func fix(_ bytes: [UInt8]?, by delta: Double, cues range: ClosedRange<Int>?, of cueCount: Int, file: String, audioLength: Double) -> Diagnostic.Fix? {
         guard let bytes, delta != 0 else { return nil }
         var edits: [Diagnostic.Fix.Edit] = []
         var lineStart = 0
+        var cue = -1
+        var inCue = false
+        func moved(_ t: Double) -> Double { min(max(0, t + delta), audioLength) }
         while lineStart < bytes.count {
             var lineEnd = lineStart
             while lineEnd < bytes.count, bytes[lineEnd] != 0x0A, bytes[lineEnd] != 0x0D { lineEnd += 1 }
             let line = Array(bytes[lineStart..<lineEnd])
             if let arrow = find(Array("-->".utf8), in: line) {
+                cue += 1
+                inCue = range?.contains(cue) ?? true
                 var i = 0
                 while i < arrow, line[i] == 0x20 || line[i] == 0x09 { i += 1 }
                 guard let start = timestamp(line, at: i) else { return nil }
                 var j = arrow + 3
                 while j < line.count, line[j] == 0x20 || line[j] == 0x09 { j += 1 }
                 guard let end = timestamp(line, at: j) else { return nil }
-                let newStart = min(max(0, start.seconds + delta), audioLength), newEnd = min(max(0, end.seconds + delta), audioLength)
-                // A cue pushed wholly past either end would vanish: that is no mechanical fix.
-                guard newEnd > newStart else { return nil }
-                for (stamp, value) in [(start, newStart), (end, newEnd)] {
-                    edits.append(.init(file: file, offset: lineStart + stamp.range.lowerBound, length: stamp.range.count,
-                                       replacement: format(value, hours: stamp.hasHours)))
+                if inCue {
+                    let newStart = moved(start.seconds), newEnd = moved(end.seconds)
+                    // A cue pushed wholly past either end would vanish: that is no mechanical fix.
+                    guard newEnd > newStart else { return nil }
+                    for (stamp, value) in [(start, newStart), (end, newEnd)] {
+                        edits.append(.init(file: file, offset: lineStart + stamp.range.lowerBound, length: stamp.range.count,
+                                           replacement: format(value, hours: stamp.hasHours)))
+                    }
+                }
+            } else if line.isEmpty {
+                inCue = false
+            } else if inCue {
+                // Timestamps inside the cue text (karaoke-style `<00:00:09.000>`) move with their cue.
+                var k = 0
+                while k < line.count {
+                    if line[k] == UInt8(ascii: "<"), let stamp = timestamp(line, at: k + 1), stamp.range.upperBound < line.count,
+                       line[stamp.range.upperBound] == UInt8(ascii: ">") {
+                        edits.append(.init(file: file, offset: lineStart + stamp.range.lowerBound, length: stamp.range.count,
+                                           replacement: format(moved(stamp.seconds), hours: stamp.hasHours)))
+                        k = stamp.range.upperBound
+                    }
+                    k += 1
                 }
             }
             lineStart = lineEnd
             if lineStart < bytes.count, bytes[lineStart] == 0x0D { lineStart += 1 }
             if lineStart < bytes.count, bytes[lineStart] == 0x0A { lineStart += 1 }
         }
-        guard !edits.isEmpty else { return nil }
+        guard !edits.isEmpty, cue + 1 == cueCount else { return nil }
         let amount = "\(delta < 0 ? "earlier" : "later") by \(PackLint.format(abs(delta), digits: 2)) s"
-        return Diagnostic.Fix("move every cue \(amount)", edits)
+        return Diagnostic.Fix(range.map { "move cues \($0.lowerBound + 1) to \($0.upperBound + 1) \(amount)" } ?? "move every cue \(amount)", edits)
     }
 
     private static func find(_ needle: [UInt8], in line: [UInt8]) -> Int? {

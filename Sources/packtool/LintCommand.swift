@@ -88,7 +88,7 @@ enum LintCommand: Command {
         out += n == 0 ? "lint --fix: nothing lint can fix by itself\n"
                       : "lint --fix: fixed \(n) finding\(n == 1 ? "" : "s") in \(files) file\(files == 1 ? "" : "s")\n"
         for stop in fixes.staleSignoffs {
-            out += "note: the sign-off in \(stop) no longer matches its scene (the fixes changed it); ask its historian to review and sign again: packtool review sign \(stop) --reviewer-key KEY.pem --reviewer ID\n"
+            out += "note: the sign-off in \(stop) does not cover the scene as it now is; ask its historian to review and sign again: packtool review sign \(stop) --reviewer-key KEY.pem --reviewer ID\n"
         }
         return out
     }

@@ -161,4 +161,50 @@ final class LintFixerTests: XCTestCase {
         XCTAssertEqual((try FileManager.default.attributesOfItem(atPath: url.path))[.posixPermissions] as? Int, 0o640)
         XCTAssertTrue(try text(copy, scene).contains("\"fov\": 70,"))
     }
+
+    /// A licence fix is made only for another spelling of the same licence: never one that drops ShareAlike,
+    /// NoDerivatives or a port, or invents a version (an outside review saw "CC BY-SA" become CC-BY-1.0).
+    func testALicenceIsRespelledOnlyWhenItIsTheSameLicence() throws {
+        let good = "\"rights\": \"https://creativecommons.org/licenses/by/4.0/\""
+        for (written, fixed) in [("cc by-sa 4.0", "CC-BY-SA-4.0"), ("creativecommons.org/licenses/by/4.0", "https://creativecommons.org/licenses/by/4.0/")] {
+            let (outcome, before, after, _) = try fixing(scene, good, "\"rights\": \"\(written)\"")
+            XCTAssertEqual(outcome.fixed.count, 1, written)
+            let first = try XCTUnwrap(before.range(of: good))
+            XCTAssertEqual(after, before.replacingCharacters(in: first, with: "\"rights\": \"\(fixed)\""), written)
+        }
+        for written in ["CC BY-SA", "CC BY-ND", "CC BY-NC-SA", "CC BY-SA 2.0 UK", "CC BY 3.0 IGO"] {
+            let (outcome, _, after, _) = try fixing(scene, good, "\"rights\": \"\(written)\"")
+            XCTAssertTrue(outcome.fixed.isEmpty, "\(written) became \(outcome.fixed.map { $0.fix?.description ?? "" })")
+            XCTAssertTrue(after.contains("\"rights\": \"\(written)\""), written)
+        }
+    }
+
+    /// A reference in capitals to a file that is there in capitals is not "fixed" into one that is not.
+    func testAnExtensionIsNotLowerCasedAwayFromTheFileOnDisk() throws {
+        let copy = try PackCopy()
+        let folder = copy.stop(2)
+        try FileManager.default.moveItem(at: folder.appendingPathComponent("layers/1647-16x9.heic"), to: folder.appendingPathComponent("layers/1647-16x9.HEIC"))
+        try copy.edit(scene, replacing: "\"layers/1647-16x9.heic\"", with: "\"layers/1647-16x9.HEIC\"")
+        let before = try text(copy, scene)
+        let found = Linter().run(copy.root).diagnostics.first { $0.location.pointer == "/eras/0/layers/16x9" && $0.code == "PT0105" }
+        XCTAssertNil(found?.fix)
+        XCTAssertTrue(found?.hint?.contains("rename the file layers/1647-16x9.HEIC to layers/1647-16x9.heic") ?? false, "\(found?.hint ?? "no finding")")
+        let outcome = try LintFixer().fix(copy.root)
+        XCTAssertTrue(outcome.fixed.isEmpty)
+        XCTAssertEqual(try text(copy, scene), before)
+    }
+
+    /// Given one stop, --fix writes that stop's files only: pack.json was read for its limits, not to be edited.
+    func testFixingAStopLeavesPackJSONAlone() throws {
+        let copy = try PackCopy()
+        let pack = try text(copy, "pack.json")
+        let area = try XCTUnwrap(pack.range(of: #""geofenceRadius": [0-9]+"#, options: .regularExpression))
+        let quoted = pack.replacingCharacters(in: area, with: pack[area].replacingOccurrences(of: ": ", with: ": \"") + "\"")
+        try quoted.write(to: copy.root.appendingPathComponent("pack.json"), atomically: true, encoding: .utf8)
+        try copy.edit(scene, replacing: "\"fov\": 70,", with: "\"fov\": \"70\",")
+        let outcome = try LintFixer().fix(copy.stop(2))
+        XCTAssertEqual(outcome.fixed.map(\.code), ["PT0104"], "the scene's own slip")
+        XCTAssertTrue(outcome.notFixed.contains { $0.reason.contains("outside the stop given") }, "\(outcome.notFixed.map(\.reason))")
+        XCTAssertEqual(try text(copy, "pack.json"), quoted)
+    }
 }

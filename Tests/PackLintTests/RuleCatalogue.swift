@@ -201,6 +201,11 @@ let ruleCases: [RuleCase] = [
         try runTool("/usr/bin/ffmpeg", ["-loglevel", "error", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=22050", "-t", "96", "-c:a", "aac",
                                        $0.root.appendingPathComponent("\(S1)/story.m4a").path])
     },
+    RuleCase("PT0723", "\(S1)/story.vtt", at: "WEBVTT") {
+        try $0.remove("\(S1)/story.m4a")
+        try runTool("/usr/bin/ffmpeg", ["-loglevel", "error", "-i", $0.root.appendingPathComponent("\(S3)/story.m4a").path, "-t", "96.084", "-c", "copy",
+                                       $0.root.appendingPathComponent("\(S1)/story.m4a").path])
+    },
     RuleCase("PT0722", "\(S1)/scene.json", at: "\"story.m4a\"") {
         // The boxes stay readable; the sound inside the media data is garbled.
         try $0.patchBytes("\(S1)/story.m4a", find: Array("mdat".utf8)) { bytes, i in

@@ -140,4 +140,75 @@ final class VoiceRuleTests: XCTestCase {
         XCTAssertTrue(error.message.contains("cannot be played: the sound track is damaged"), error.message)
         XCTAssertFalse(found.contains { ["PT0716", "PT0717", "PT0718", "PT0719", "PT0720"].contains($0.code) })
     }
+
+    /// Part of the audio re-edited: the first five cues keep pace, the rest are 0.9 s late. Lint says which run is
+    /// off, and `lint --fix` moves that run alone (an outside review found every cue moved, the good ones spoiled).
+    func testAPartlyLateTranscriptIsFoundAndOnlyTheLateRunIsMoved() throws {
+        let copy = try PackCopy()
+        let stop = copy.stop(0), vtt = stop.appendingPathComponent("story.vtt")
+        let original = try String(contentsOf: vtt, encoding: .utf8)
+        let sixth = try XCTUnwrap(original.split(separator: "\n").filter { $0.contains("-->") }.dropFirst(5).first.map { Double($0.prefix(12).split(separator: ":")[2])! + Double($0.prefix(5).split(separator: ":")[1])! * 60 })
+        try retime(copy, stop: stop) { $0 >= sixth - 0.001 ? $0 + 0.9 : $0 }
+        let found = voiceFindings(lint(copy), stop)
+        let partial = try XCTUnwrap(found.first { $0.code == "PT0716" }, "\(found.map(\.message))")
+        XCTAssertTrue(partial.message.contains("lag the voice by 0.9") && partial.message.contains("while the other 5 keep pace"), partial.message)
+        XCTAssertFalse(found.contains { $0.code == "PT0718" }, "the cues in step are not called early: \(found.map(\.message))")
+        let outcome = try LintFixer().fix(copy.root)
+        XCTAssertEqual(outcome.fixed.map(\.code), ["PT0716"])
+        let fixed = try String(contentsOf: vtt, encoding: .utf8).split(separator: "\n"), before = original.split(separator: "\n")
+        XCTAssertEqual(Array(fixed.prefix(20)), Array(before.prefix(20)), "the first five cues untouched")
+        XCTAssertEqual(voiceFindings(lint(copy), stop).map(\.message), [])
+    }
+
+    /// Another stop's story in this stop's place, cut to this stop's length: the cues do not line up at all.
+    func testAnotherStopsStoryIsFlaggedAsNotLiningUp() throws {
+        let copy = try PackCopy()
+        let stop = copy.stop(0)
+        let audio = stop.appendingPathComponent("story.m4a").path
+        try FileManager.default.removeItem(atPath: audio)
+        try runTool("/usr/bin/ffmpeg", ["-loglevel", "error", "-i", copy.stop(2).appendingPathComponent("story.m4a").path, "-t", "96.084", "-c", "copy", audio])
+        let found = voiceFindings(lint(copy), stop) + lint(copy).filter { $0.code == "PT0723" }
+        XCTAssertTrue(found.contains { $0.code == "PT0723" }, "\(found.map(\.message))")
+    }
+
+    /// A tone switched on and off in sentence-like pulses is not a voice (an outside review had it judged in sync).
+    func testAPulsedToneIsNotAVoice() throws {
+        let copy = try PackCopy()
+        let stop = copy.stop(0)
+        let audio = stop.appendingPathComponent("story.m4a").path
+        try FileManager.default.removeItem(atPath: audio)
+        try runTool("/usr/bin/ffmpeg", ["-loglevel", "error", "-f", "lavfi", "-t", "96.2", "-i",
+                                        "aevalsrc=0.3*sin(2*PI*(220+110*floor(mod(t\\,4)))*t)*gt(mod(t\\,3)\\,0.5):s=22050", "-c:a", "aac", audio])
+        let found = voiceFindings(lint(copy), stop)
+        XCTAssertTrue(found.contains { $0.code == "PT0721" && $0.message.contains("no voice") }, "\(found.map(\.message))")
+    }
+
+    /// Part of the sound damaged (decoding skips it): the story is reported, not the transcript blamed for it.
+    func testPartlyDamagedSoundIsReportedNotBlamedOnTheTranscript() throws {
+        let copy = try PackCopy()
+        let stop = copy.stop(0)
+        try copy.patchBytes("stops/\(stop.lastPathComponent)/story.m4a", find: Array("mdat".utf8)) { bytes, i in
+            for k in stride(from: i + 4 + 44, to: i + 4 + 150_000, by: 1) { bytes[k] = UInt8(truncatingIfNeeded: k &* 2_654_435_761 >> 13) }
+        }
+        let found = lint(copy).filter { $0.location.file.contains(stop.lastPathComponent) }
+        let damaged = try XCTUnwrap(found.first { $0.code == "PT0722" }, "\(found.map(\.message))")
+        XCTAssertTrue(damaged.message.contains("decode: part of the sound is damaged or missing"), damaged.message)
+        XCTAssertFalse(found.contains { ["PT0716", "PT0717", "PT0718", "PT0719"].contains($0.code) }, "\(found.map(\.message))")
+    }
+
+    /// Timestamps inside a cue's text move with the cue when the transcript is shifted.
+    func testTheShiftMovesTimestampsInsideCueTextToo() throws {
+        let copy = try PackCopy()
+        let stop = copy.stop(0), vtt = stop.appendingPathComponent("story.vtt")
+        try copy.edit("stops/\(stop.lastPathComponent)/story.vtt", replacing: "Welcome to the Castle Esplanade,", with: "Welcome to the Castle Esplanade, <00:00:03.000>")
+        let inline = try String(contentsOf: vtt, encoding: .utf8)
+        try retime(copy, stop: stop) { $0 + 1 }
+        XCTAssertTrue(try String(contentsOf: vtt, encoding: .utf8).contains("<00:00:04.000>"))
+        XCTAssertEqual(try LintFixer().fix(copy.root).fixed.map(\.code), ["PT0716"])
+        let fixed = try String(contentsOf: vtt, encoding: .utf8)
+        XCTAssertTrue(fixed.contains("<00:00:03.000>"), "the inline timestamp moved back with its cue")
+        // Every line but the last cue's end (held at the audio's length when shifted late) is as it was.
+        let differing = zip(fixed.split(separator: "\n"), inline.split(separator: "\n")).filter { $0 != $1 }
+        XCTAssertEqual(differing.count, 1, "\(differing)")
+    }
 }

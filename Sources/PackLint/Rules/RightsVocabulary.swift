@@ -6,6 +6,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import PackMedia
 
 /// The rights vocabularies a source's `rights` may use — SPDX ids, Creative Commons URIs and rightsstatements.org
 /// URIs — and which of them permit shipping the source's own pixels or words (`use: embedded`).
@@ -35,9 +36,39 @@ enum RightsVocabulary {
         return ids + rightsStatements.map { "http://rightsstatements.org/vocab/\($0)/1.0/" }
     }()
 
-    /// The known identifier nearest to `rights`, as a hint ("did you mean "CC-BY-4.0"?") and the fix, or nil.
+    /// The known identifier `rights` spells in another way, as a hint ("did you mean "CC-BY-4.0"?") and the fix, or
+    /// nil. Only a spelling of the *same* licence counts — the same words and version, case, spaces, punctuation and
+    /// an http(s):// or www. prefix aside ("CC BY 4.0", "cc-by-4.0", "creativecommons.org/licenses/by/4.0"): a
+    /// nearest match by edit distance would turn "CC BY-SA" into CC-BY-1.0 or "CC BY-SA 2.0 UK" into CC-BY-SA-2.0,
+    /// changing the terms a source was licensed under.
     static func suggestion(for rights: String) -> ValueFixes.Fix? {
-        ValueFixes.nearest(rights, in: identifiers)
+        let key = spelling(rights)
+        guard !key.isEmpty, let match = identifiers.first(where: { spelling($0) == key }), match != rights else { return nil }
+        return ValueFixes.Fix(hint: Suggest.didYouMean(match), replacement: JSONNode.quoted(match))
+    }
+
+    /// A licence's words and version alone: lower case, letters and digits, without a scheme or www., and a
+    /// version's ".0" left out (version 4 is 4.0).
+    static func spelling(_ text: String) -> String {
+        var t = text.lowercased()
+        for prefix in ["https://", "http://"] where t.hasPrefix(prefix) { t.removeFirst(prefix.count) }
+        if t.hasPrefix("www.") { t.removeFirst(4) }
+        let scalars = Array(t.unicodeScalars)
+        var out = ""
+        var i = 0
+        while i < scalars.count {
+            let c = scalars[i]
+            let isDigit = ("0"..."9").contains(c)
+            if isDigit || ("a"..."z").contains(c) { out.unicodeScalars.append(c) }
+            // "4.0" followed by anything but a digit is "4".
+            if isDigit, i + 2 < scalars.count, scalars[i + 1] == ".", scalars[i + 2] == "0",
+               i + 3 == scalars.count || !("0"..."9").contains(scalars[i + 3]) {
+                i += 3
+                continue
+            }
+            i += 1
+        }
+        return out
     }
 
     static func classify(_ rights: String) -> Verdict {

@@ -1,3 +1,13 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import PackAuthoring
 import PackMedia
 import PackModel
@@ -118,9 +128,26 @@ struct StructureRule: LintRule {
             case .invalidValue: code = Self.invalidValue; at = document.location(v.pointer)
             }
             let vocabulary = v.hint == nil ? Self.vocabularyFix(v, in: document) : nil
-            let replacement = v.replacement ?? vocabulary?.replacement
-            let hint = v.hint ?? vocabulary?.hint ?? "see schemas/\(document.schema)"
+            var replacement = v.replacement ?? vocabulary?.replacement
+            var hint = v.hint ?? vocabulary?.hint ?? "see schemas/\(document.schema)"
+            if let respelled = replacement, let name = Self.fileRenamed(v.pointer, to: respelled, in: document) {
+                // The file is there under the name as written: changing only the reference would break it.
+                replacement = nil
+                hint += " and rename the file \(name.old) to \(name.new) to match (lint --fix renames no files)"
+            }
             return code.diagnostic(v.message, at: at, hint: hint, fix: replacement.flatMap { document.fix(replacing: v.pointer, with: $0, hint) })
         }
+    }
+
+    /// When a fix would respell a file name that names an existing file (beside the document) into one that does not
+    /// exist, the two names; nil when the fix is safe to make on the reference alone.
+    static func fileRenamed(_ pointer: String, to replacement: String, in document: JSONDocument) -> (old: String, new: String)? {
+        guard let old = document.root?.node(at: pointer)?.string, old.contains("."), !old.hasPrefix("/"), !old.contains(".."),
+              let new = JSONParser().parse(Array(replacement.utf8)).root?.string, new != old else { return nil }
+        let folder = document.url.deletingLastPathComponent()
+        var info = stat()
+        let oldExists = lstat(folder.appendingPathComponent(old).path, &info) == 0
+        let newExists = lstat(folder.appendingPathComponent(new).path, &info) == 0
+        return oldExists && !newExists ? (old, new) : nil
     }
 }
