@@ -5,8 +5,8 @@
   resume    archives and deltas: the first request gets half and a closed connection; requests with a Range header
             (for any file, as nginx honours them) get 206 and the rest (each Range start is appended to LOG)
   ranges    every body whole, at full speed; requests with a Range header get 206 and the rest (logged as for resume)
-  endless   every body 200 without a length after a 2 s pause, then zeros without end (at most 200 MiB; the bytes
-            sent so far in LOG)
+  endless   every body 200 without a length once ROOT/.go exists (the test's signal; at most 30 s) or after a 2 s
+            pause when the tree has a .wait file, then zeros without end (at most 200 MiB; the bytes sent so far in LOG)
   error-404, error-503  every answer that status, with an HTML body 200 kB longer than the file asked for
   chunked   every body with Transfer-Encoding: chunked (64 KiB chunks), no Content-Length
   bad-chunks  archives (.tar): Transfer-Encoding: chunked whose first chunk-size line is not hexadecimal ("zz")
@@ -68,7 +68,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if MODE == "switch-protocols":
             self.wfile.write(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n")
         if MODE == "endless":
-            time.sleep(2)
+            # The test says when to start (it creates ROOT/.go): a body that must come after some step of the test
+            # does, however loaded the machine.
+            if os.path.exists(os.path.join(ROOT, ".wait")):
+                waited = 0.0
+                while not os.path.exists(os.path.join(ROOT, ".go")) and waited < 30:
+                    time.sleep(0.05)
+                    waited += 0.05
+            else:
+                time.sleep(2)
             self.send_response(200)
             self.send_header("Connection", "close")
             self.end_headers()
