@@ -296,6 +296,12 @@ public final class SceneSource {
 
     public func file(_ relative: String) -> URL { url.appendingPathComponent(relative) }
 
+    /// The file scene.json names, for reading — nil when the name leaves the stop folder (a `..` part), which
+    /// FilesRule reports (PT0111) and no rule reads: lint never parses, probes or decodes a file outside the stop.
+    public func inside(_ relative: String) -> URL? {
+        relative.split(separator: "/").contains("..") ? nil : file(relative)
+    }
+
     public func display(_ relative: String) -> String { LintContext.display(url.appendingPathComponent(relative)) }
 
     /// A fix putting JSON `text` in place of scene.json's value at `pointer`.

@@ -150,8 +150,8 @@ public struct LintFixer {
         var json: [JSONDocument] = [context.pack].compactMap { $0 }
         for scene in context.scenes {
             json += [scene.scene, scene.mask, scene.signoff].compactMap { $0 }
-            if let story = scene.story, let bytes = context.vttBytes[scene.file(story.transcript).path] {
-                all.append((scene.display(story.transcript), scene.file(story.transcript), bytes))
+            if let story = scene.story, let url = scene.inside(story.transcript), let bytes = context.vttBytes[url.path] {
+                all.append((scene.display(story.transcript), url, bytes))
             }
         }
         all += json.compactMap { d in d.data.map { (d.path, d.url, [UInt8]($0)) } }

@@ -99,6 +99,19 @@ final class LinterTests: XCTestCase {
         XCTAssertTrue(note.message.contains("\"eras/0\"") && note.message.contains("\"provenance/sources/0\""), note.message)
     }
 
+    /// A story or transcript named outside the stop folder is reported (PT0111) and never read: no rule parses,
+    /// probes or decodes it (an outside review saw lint parse a transcript three folders up).
+    func testAFileNamedOutsideTheStopIsReportedAndNeverRead() throws {
+        let copy = try PackCopy()
+        let outside = copy.root.deletingLastPathComponent().appendingPathComponent("outside.vtt")
+        try "not a transcript at all\n".write(to: outside, atomically: true, encoding: .utf8)
+        try copy.edit("stops/03-mercat-cross/scene.json", replacing: "\"transcript\": \"story.vtt\"", with: "\"transcript\": \"../../../outside.vtt\"")
+        let found = Linter().lint(packAt: copy.root).filter { $0.location.file.contains("03-mercat-cross") || $0.location.file.contains("outside") }
+        XCTAssertTrue(found.contains { $0.code == "PT0111" }, "\(found.map(\.message))")
+        XCTAssertFalse(found.contains { $0.location.file.hasSuffix("outside.vtt") }, "\(found.map { "\($0.code) \($0.location.file)" })")
+        XCTAssertFalse(found.contains { $0.code.hasPrefix("PT070") || $0.code.hasPrefix("PT071") || $0.code.hasPrefix("PT072") }, "\(found.map(\.code))")
+    }
+
     func testAMistakeInPackJSONLeavesEverySceneSignoffAndTheRouteChecked() throws {
         let copy = try PackCopy()
         try copy.edit("pack.json", replacing: "\"freeStops\"", with: "\"freeStop\"")

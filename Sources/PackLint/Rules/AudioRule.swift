@@ -11,12 +11,12 @@ struct AudioRule: LintRule {
     func check(_ context: LintContext) -> [Diagnostic] {
         var out: [Diagnostic] = []
         for source in context.scenes {
-            guard let story = source.story, let info = context.audio(source.file(story.audio)) else { continue }
+            guard let story = source.story, let url = source.inside(story.audio), let info = context.audio(url) else { continue }
             let at = source.location("/story/audio")
             let shown = source.display(story.audio)
             let hint = "encode it with: ffmpeg -i story.wav -c:a aac -b:a 64k \(story.audio)"
             if !info.errors.isEmpty || info.handler != "soun" {
-                if !info.errors.isEmpty, let format = context.signature(source.file(story.audio)), !format.isMP4 {
+                if !info.errors.isEmpty, let format = context.signature(url), !format.isMP4 {
                     out.append(Self.notMP4.diagnostic("\(shown) is \(format.name), not MP4 audio (AAC in an .m4a file)", at: at, hint: hint))
                     continue
                 }

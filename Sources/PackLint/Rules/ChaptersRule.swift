@@ -9,7 +9,7 @@ struct ChaptersRule: LintRule {
     func check(_ context: LintContext) -> [Diagnostic] {
         var out: [Diagnostic] = []
         for source in context.scenes {
-            guard let story = source.story, let path = story.chapters, let vtt = context.vtt(source.file(path)) else { continue }
+            guard let story = source.story, let path = story.chapters, let url = source.inside(path), let vtt = context.vtt(url) else { continue }
             let file = source.display(path)
             guard vtt.isWebVTT else {
                 out.append(Self.invalid.diagnostic("chapters: " + (vtt.issues.first?.message ?? "not WebVTT"), at: .init(file: file, line: 1, column: 1),
@@ -19,7 +19,7 @@ struct ChaptersRule: LintRule {
             for issue in vtt.issues where issue.severity == .error {
                 out.append(Self.invalid.diagnostic("chapters: " + issue.message, at: .init(file: file, line: issue.line, column: issue.column)))
             }
-            let audio = context.audio(source.file(story.audio))?.duration
+            let audio = source.inside(story.audio).flatMap { context.audio($0) }?.duration
             for (i, cue) in vtt.cues.enumerated() {
                 let at = Diagnostic.Location(file: file, line: cue.timingLine, column: 1)
                 if i > 0, cue.startTime < vtt.cues[i - 1].endTime {

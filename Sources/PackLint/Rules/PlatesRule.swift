@@ -20,17 +20,17 @@ struct PlatesRule: LintRule {
         for source in context.scenes {
             for (i, era) in source.eraItems {
                 for (path, key, wanted, landscape) in [(era.layers.landscape, "16x9", 16.0 / 9.0, true), (era.layers.portrait, "9x16", 9.0 / 16.0, false)] {
-                    guard !path.hasPrefix("/"), !path.contains("..") else { continue }
+                    guard !path.hasPrefix("/"), let url = source.inside(path) else { continue }
                     let at = source.location("/eras/\(i)/layers/\(key)")
-                    if context.isPlaceholderPlate(source.file(path)) {
+                    if context.isPlaceholderPlate(url) {
                         out.append(Self.placeholder.diagnostic("\(source.display(path)) is a placeholder, not the era's plate", at: at,
                                                                hint: "replace the placeholder plate with the \(key.replacing("x", with: ":")) plate for \(era.year), exported as HEIC (e.g. heif-enc plate.png -o \(path))"))
                         continue
                     }
-                    guard let info = context.heif(source.file(path)) else { continue }
+                    guard let info = context.heif(url) else { continue }
                     guard info.isHEIC, info.errors.isEmpty, let size = info.displaySize, size.width > 0, size.height > 0 else {
                         let hint = "export the plate as HEIC (e.g. heif-enc plate.png -o \(path))"
-                        if !info.isHEIC, let format = context.signature(source.file(path)), !format.isHEIF {
+                        if !info.isHEIC, let format = context.signature(url), !format.isHEIF {
                             out.append(Self.notHEIC.diagnostic("\(source.display(path)) is \(format.name), not HEIC", at: at, hint: hint))
                             continue
                         }

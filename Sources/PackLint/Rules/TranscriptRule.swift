@@ -27,7 +27,7 @@ struct TranscriptRule: LintRule {
                 out.append(Self.language.diagnostic("the story is in \(story.language) but the pack is \(packLanguage)", at: source.location("/story/language"),
                                                     hint: "translate the story, or correct the language tag"))
             }
-            guard let vtt = context.vtt(source.file(story.transcript)) else { continue }
+            guard let transcript = source.inside(story.transcript), let vtt = context.vtt(transcript) else { continue }
             let file = source.display(story.transcript)
             func at(_ line: Int, _ column: Int = 1) -> Diagnostic.Location { .init(file: file, line: line, column: column) }
             guard vtt.isWebVTT else {
@@ -39,7 +39,7 @@ struct TranscriptRule: LintRule {
                 let code = issue.severity == .error ? Self.parseError : Self.ignoredSetting
                 out.append(code.diagnostic(issue.message, at: at(issue.line, issue.column), hint: "see https://www.w3.org/TR/webvtt1/ for the cue syntax"))
             }
-            let audio = context.audio(source.file(story.audio))?.duration
+            let audio = source.inside(story.audio).flatMap { context.audio($0) }?.duration
             var covered = 0.0
             for (i, cue) in vtt.cues.enumerated() {
                 let length = cue.endTime - cue.startTime

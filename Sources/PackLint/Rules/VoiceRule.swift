@@ -19,7 +19,7 @@ struct VoiceRule: LintRule {
         var out: [Diagnostic] = []
         for source in context.scenes {
             guard let story = source.story else { continue }
-            let transcriptURL = source.file(story.transcript), audioURL = source.file(story.audio)
+            guard let transcriptURL = source.inside(story.transcript), let audioURL = source.inside(story.audio) else { continue }
             // Only a readable transcript with cues and an audio file the MP4 probe accepts: the other rules report the rest.
             guard let vtt = context.vtt(transcriptURL), vtt.isWebVTT, !vtt.cues.isEmpty,
                   let probed = context.audio(audioURL), let length = probed.duration, length > 0 else { continue }
