@@ -87,7 +87,10 @@ public final class LintContext {
             let names = ((try? FileManager.default.contentsOfDirectory(atPath: stopsURL.path)) ?? []).sorted()
             scenes = names.compactMap { name in
                 let url = stopsURL.appendingPathComponent(name)
-                return FileSystem.isDirectory(url.path) ? SceneSource(stop: name, url: url) : nil
+                // A folder, not a link to one: a stop that is a symbolic link is reported (FilesRule) and not read
+                // through, as nothing else of a pack is.
+                var info = stat()
+                return lstat(url.path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR ? SceneSource(stop: name, url: url) : nil
             }
         }
     }

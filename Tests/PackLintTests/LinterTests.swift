@@ -112,6 +112,18 @@ final class LinterTests: XCTestCase {
         XCTAssertFalse(found.contains { $0.code.hasPrefix("PT070") || $0.code.hasPrefix("PT071") || $0.code.hasPrefix("PT072") }, "\(found.map(\.code))")
     }
 
+    /// A stop folder that is a symbolic link (to a folder outside the pack) is reported and not read through.
+    func testAStopFolderThatIsALinkIsReportedAndNotReadThrough() throws {
+        let copy = try PackCopy()
+        let outside = copy.root.deletingLastPathComponent().appendingPathComponent("elsewhere")
+        try FileManager.default.moveItem(at: copy.stop(2), to: outside)
+        try copy.edit("../elsewhere/scene.json", replacing: "\"fov\": 70", with: "\"fov\": \"70\"")
+        try FileManager.default.createSymbolicLink(at: copy.stop(2), withDestinationURL: outside)
+        let found = Linter().lint(packAt: copy.root)
+        XCTAssertTrue(found.contains { $0.code == "PT0116" && $0.message.contains("stops/03-mercat-cross\" is a symbolic link") }, "\(found.map(\.message))")
+        XCTAssertFalse(found.contains { $0.code == "PT0104" }, "nothing behind the link was read: \(found.map(\.message))")
+    }
+
     func testAMistakeInPackJSONLeavesEverySceneSignoffAndTheRouteChecked() throws {
         let copy = try PackCopy()
         try copy.edit("pack.json", replacing: "\"freeStops\"", with: "\"freeStop\"")

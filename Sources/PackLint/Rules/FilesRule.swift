@@ -45,6 +45,15 @@ struct FilesRule: LintRule {
         }
         if context.isWholePack {
             out += walk(context.root, relative: "", expected: ["pack.json"], display: LintContext.display(context.root), topLevelOnly: true)
+            // A stop folder that is a link: the stop's files would come from outside the pack (and lint reads none).
+            let stops = context.root.appendingPathComponent("stops")
+            for name in ((try? FileManager.default.contentsOfDirectory(atPath: stops.path)) ?? []).sorted() {
+                var info = stat()
+                guard lstat(stops.path + "/" + name, &info) == 0, info.st_mode & S_IFMT == S_IFLNK else { continue }
+                out.append(Self.notRegular.diagnostic("\"stops/\(name)\" is a symbolic link, not a folder; lint does not read through it",
+                                                      at: .init(file: LintContext.display(stops.appendingPathComponent(name))),
+                                                      hint: "move the stop's folder itself into stops/"))
+            }
         }
         return out
     }
