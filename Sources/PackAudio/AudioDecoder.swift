@@ -64,7 +64,20 @@ public struct AudioDecoder: Sendable {
         let limit = Int(maxSeconds * Double(sampleRate))
         var delivered = 0
         var buffer: [Float] = []
+        let timeBase = format.pointee.streams[Int(stream)]?.pointee.time_base ?? AVRational(num: 0, den: 1)
+        var started = false
         func deliver(_ frame: UnsafeMutablePointer<AVFrame>?) throws {
+            // A story whose sound starts late (an MP4 edit list's empty edit, which players honour) is heard late:
+            // silence up to its first frame's time, at most a minute.
+            if !started, let frame {
+                started = true
+                let ts = frame.pointee.best_effort_timestamp
+                if ts != Int64.min, ts > 0, timeBase.den > 0 {
+                    let lead = min(60, Double(ts) * Double(timeBase.num) / Double(timeBase.den))
+                    let zeros = [Float](repeating: 0, count: min(Int(lead * Double(sampleRate)), limit - delivered))
+                    if !zeros.isEmpty { zeros.withUnsafeBufferPointer { body($0) }; delivered += zeros.count }
+                }
+            }
             let samples = frame?.pointee.nb_samples ?? 0
             let capacity = cav_output_capacity(resampler, codec, sampleRate, samples)
             if buffer.count < capacity { buffer = [Float](repeating: 0, count: Int(capacity)) }

@@ -11,7 +11,7 @@ import PackModel
 /// whose stories did not change decodes nothing.
 public struct StoryVoice: Sendable {
     /// Bumped whenever the detector's output would change: older cache entries are then not used.
-    public static let detectorVersion = 2
+    public static let detectorVersion = 3
 
     /// The cache folder, or nil to decode every time.
     public var cacheFolder: String?

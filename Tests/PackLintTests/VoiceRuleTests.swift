@@ -211,4 +211,23 @@ final class VoiceRuleTests: XCTestCase {
         let differing = zip(fixed.split(separator: "\n"), inline.split(separator: "\n")).filter { $0 != $1 }
         XCTAssertEqual(differing.count, 1, "\(differing)")
     }
+
+    /// A story whose sound starts after an empty edit (players start the voice a second in) is heard as players play
+    /// it: the original transcript leads it, and one retimed for the delay is in step with no cue past the end.
+    func testASoundStartingAfterAnEmptyEditIsHeardWhereItPlays() throws {
+        let copy = try PackCopy()
+        let stop = copy.stop(0)
+        let audio = stop.appendingPathComponent("story.m4a").path, wav = stop.appendingPathComponent("story.wav").path
+        try runTool("/usr/bin/ffmpeg", ["-loglevel", "error", "-i", audio, wav])
+        try FileManager.default.removeItem(atPath: audio)
+        try runTool("/usr/bin/ffmpeg", ["-loglevel", "error", "-itsoffset", "1.0", "-i", wav, "-c:a", "aac", "-b:a", "48k", audio])
+        try FileManager.default.removeItem(atPath: wav)
+        let delayed = try XCTUnwrap(LintContext(path: copy.root).audio(URL(fileURLWithPath: audio))?.duration)
+        XCTAssertGreaterThan(delayed, 96.9, "the empty edit's second counts in the length players show")
+        let leads = voiceFindings(lint(copy), stop).filter { $0.code == "PT0716" }
+        XCTAssertTrue(leads.first?.message.contains("leads the voice by") ?? false, "\(leads.map(\.message))")
+        try retime(copy, stop: stop) { $0 + 0.953 }
+        let found = lint(copy).filter { $0.location.file.contains(stop.lastPathComponent) && $0.code.hasPrefix("PT07") }
+        XCTAssertEqual(found.map { "\($0.code) \($0.message)" }, [])
+    }
 }

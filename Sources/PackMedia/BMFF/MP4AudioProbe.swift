@@ -10,7 +10,8 @@ public struct MP4AudioInfo: Equatable, Sendable {
     public var handler: String?
     public var mediaTimescale: UInt32?
     public var mediaDuration: UInt64?
-    /// Sum of the edit list's non-empty segments, in the movie timescale, when an `elst` is present.
+    /// The edit list's presentation length (its segments, empty edits' silence included; 0 when every edit is empty),
+    /// in the movie timescale, when an `elst` is present.
     public var editedDuration: UInt64?
     /// The sample entry type (`mp4a`), channel count and sample rate from `stsd`.
     public var sampleEntry: String?
@@ -119,16 +120,18 @@ public struct MP4AudioProbe {
                 var r = FieldReader(p)
                 let version = r.u8() ?? 0
                 _ = r.skip(3)
-                var total: UInt64 = 0
+                var media: UInt64 = 0, gaps: UInt64 = 0
                 let count = r.u32() ?? 0
                 for _ in 0..<min(count, UInt32(p.count / 12)) {
                     guard let segment = version == 1 ? r.u64() : r.u32().map(UInt64.init),
                           let mediaTime = version == 1 ? r.u64() : r.u32().map(UInt64.init), r.skip(4) else { break }
-                    // A media time of -1 is an empty edit (a gap before the media), which does not play audio.
+                    // A media time of -1 is an empty edit: silence in the presentation (players start the sound after
+                    // it, so transcripts are timed with it), though no media of its own.
                     let empty = version == 1 ? mediaTime == UInt64.max : mediaTime == UInt64(UInt32.max)
-                    if !empty { total &+= segment }
+                    if empty { gaps &+= segment } else { media &+= segment }
                 }
-                info.editedDuration = total
+                // Empty edits alone present nothing.
+                info.editedDuration = media > 0 ? media &+ gaps : 0
             }
         }
         guard let minf = mdiaChildren.first(where: { $0.type == "minf" }) else { return true }
