@@ -123,6 +123,9 @@ let package = Package(
         .target(name: "PackBackground", dependencies: ["PackVerify", "PackURLSession", "PackFetch", "PackTrust", "PackModel"]),
         // The release tool carries the Swift runtime statically too: each run maps ten fewer libraries (15.7 → 11.2
         // MiB resident for `packtool --version`, ~2.5 ms less start-up), and it runs without a Swift installation.
+        // Linking FFmpeg for lint's voice checks (PackAudio) brought Debian's libavcodec with its codec libraries: 143
+        // shared libraries mapped at every start, ~35 MiB resident and ~40 ms for `packtool --version`. Loading FFmpeg
+        // on first use (dlopen in the CAVCodec shim) would give that back to every other command; not done yet.
         .executableTarget(
             name: "packtool",
             dependencies: ["PackCrypto", "PackSigning", "PackModel", "PackAuthoring", "PackMedia", "PackLint", "PackTrust", "PackPublish", "PackVerify", "PackHTTP", "PackPreview", "PackQR", "PackAudio"],
