@@ -94,4 +94,43 @@ public enum DownloadAttempts {
         DownloadPolicy.discardUnresumablePart(partial, path: path)
         throw lastFailure
     }
+
+    /// Streams `path` into `sink` (not a file: a streamed install, DESIGN §8.5) in at most `retries + 1` attempts,
+    /// each asking for the bytes from `sink.have` on, with the same deadlines, backoff and classification as `run`.
+    /// An attempt whose body ended before `sink.maxBytes` (a connection closed where no length framed the body) is
+    /// retried from where it ended. The sink keeps whatever it holds: only its owner decides what a failure costs.
+    public static func stream(_ path: String, into sink: DownloadSink, retries: Int, policy: DownloadPolicy,
+                              stop: DownloadStop? = nil, attempt: (DownloadSink, DownloadDeadline) throws -> Void) throws {
+        var lastFailure = VerificationFailure(.fetch, "\(path): no attempt made")
+        for number in 0...max(0, retries) {
+            if number > 0 { usleep(useconds_t(DownloadPolicy.backoff(attempt: number) * 1_000_000)) }
+            if let reason = stop?.reason { throw reason }
+            let due = DownloadDeadline(seconds: policy.deadline(for: path, maxBytes: sink.maxBytes - min(sink.have, sink.maxBytes)), name: path)
+            do {
+                try attempt(sink, due)
+                if let reason = stop?.reason { throw reason }
+                guard sink.have >= sink.maxBytes else {
+                    lastFailure = VerificationFailure(.fetch, "\(path): the server ended the body after \(sink.have) of \(sink.maxBytes) bytes")
+                    continue
+                }
+                return
+            } catch {
+                if let reason = stop?.reason { throw reason }
+                if let retry = error as? Retry {
+                    lastFailure = retry.failure
+                    continue
+                }
+                if let failure = error as? VerificationFailure, failure.kind == .fetchRetry {
+                    lastFailure = VerificationFailure(.fetch, failure.message)
+                    continue
+                }
+                if let failure = error as? VerificationFailure, failure.kind == .fetchTimeout {
+                    lastFailure = failure
+                    continue
+                }
+                throw error
+            }
+        }
+        throw lastFailure
+    }
 }

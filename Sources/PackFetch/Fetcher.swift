@@ -34,6 +34,15 @@ public protocol Fetcher {
     /// The address `path` is fetched from, when the fetcher has one to tell (an `UpdatePlan` names it, so another
     /// process — a BackgroundAssets extension — can download it); nil when it cannot say.
     func url(for path: String) throws -> URL?
+
+    /// Whether `stream` works: false for a fetcher that makes files appear whole (a `file://` tree, a background
+    /// session), whose caller downloads to a file and installs from it.
+    var streams: Bool { get }
+
+    /// Streams `path` into `sink` from `sink.have` on (a Range when above zero), retrying as `fetch` does, until the
+    /// sink holds `sink.maxBytes` bytes; nothing is written to a file. `stop` ends it from another thread, as for
+    /// `fetch`. Only when `streams` is true.
+    func stream(_ path: String, into sink: DownloadSink, stop: DownloadStop) throws
 }
 
 extension Fetcher {
@@ -41,6 +50,12 @@ extension Fetcher {
     public func url(for path: String) throws -> URL? { nil }
     /// By default a fetcher makes the file appear only once complete.
     public func partialFile(for file: URL) -> URL? { nil }
+    /// By default a fetcher cannot stream.
+    public var streams: Bool { false }
+    /// By default a fetcher cannot stream: a caller that did not ask `streams` is told so.
+    public func stream(_ path: String, into sink: DownloadSink, stop: DownloadStop) throws {
+        throw VerificationFailure(.fetch, "\(path): this fetcher cannot stream a download")
+    }
     /// By default runs the plain fetch; `stop` is noticed only at the next `progress` call.
     public func fetch(_ path: String, to file: URL, maxBytes: UInt64, stop: DownloadStop, progress: ((UInt64) throws -> Void)?) throws {
         try fetch(path, to: file, maxBytes: maxBytes, progress: progress)

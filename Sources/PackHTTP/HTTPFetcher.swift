@@ -71,18 +71,33 @@ public final class HTTPFetcher: Fetcher {
     /// thrown.
     public func fetch(_ path: String, to file: URL, maxBytes: UInt64, stop: DownloadStop, progress: ((UInt64) throws -> Void)?) throws {
         try DownloadAttempts.run(path, to: file, maxBytes: maxBytes, retries: retries, policy: policy, stop: stop, progress: progress) { sink, due in
-            do {
-                try get(base.appending(path), into: sink, name: path, due: due, stop: stop)
-            } catch let error as HTTPError {
-                var code = VerificationFailure.Code.fetch
-                if case .tls = error { code = .fetchTLS }
-                // A response that breaks HTTP's framing (a malformed chunk, head or Content-Length) is the server's
-                // protocol failure, not a transport one (issue 29, finding 11).
-                if case .protocolError = error { code = .fetchProtocol }
-                let failure = VerificationFailure(code, "\(path): \(error.message)")
-                if error.retryable { throw DownloadAttempts.Retry(failure) }
-                throw failure
-            }
+            try attempt(path, into: sink, due: due, stop: stop)
+        }
+    }
+
+    /// Streams `path` into `sink` (a streamed install's own sink: nothing goes to a file), resuming at `sink.have`.
+    public func stream(_ path: String, into sink: DownloadSink, stop: DownloadStop) throws {
+        try DownloadAttempts.stream(path, into: sink, retries: retries, policy: policy, stop: stop) { sink, due in
+            try attempt(path, into: sink, due: due, stop: stop)
+        }
+    }
+
+    /// An HTTP fetcher streams.
+    public var streams: Bool { true }
+
+    /// One attempt at `path`, its transport errors turned into the fetcher's failures (retryable or not).
+    private func attempt(_ path: String, into sink: DownloadSink, due: DownloadDeadline, stop: DownloadStop) throws {
+        do {
+            try get(base.appending(path), into: sink, name: path, due: due, stop: stop)
+        } catch let error as HTTPError {
+            var code = VerificationFailure.Code.fetch
+            if case .tls = error { code = .fetchTLS }
+            // A response that breaks HTTP's framing (a malformed chunk, head or Content-Length) is the server's
+            // protocol failure, not a transport one (issue 29, finding 11).
+            if case .protocolError = error { code = .fetchProtocol }
+            let failure = VerificationFailure(code, "\(path): \(error.message)")
+            if error.retryable { throw DownloadAttempts.Retry(failure) }
+            throw failure
         }
     }
 
@@ -116,7 +131,7 @@ public final class HTTPFetcher: Fetcher {
     }
 
     /// One GET (following redirects) whose body is appended to `sink`.
-    private func get(_ start: HTTPLocation, into sink: PartialDownload, name: String, due: DownloadDeadline, stop: DownloadStop) throws {
+    private func get(_ start: HTTPLocation, into sink: DownloadSink, name: String, due: DownloadDeadline, stop: DownloadStop) throws {
         var location = start
         for _ in 0...5 {
             try due.check()

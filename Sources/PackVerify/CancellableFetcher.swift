@@ -34,4 +34,12 @@ struct CancellableFetcher: Fetcher {
         // A fetcher that ignored the stop and finished anyway: the cancel still wins.
         if let reason = cancel.reason { throw reason }
     }
+
+    var streams: Bool { base.streams }
+
+    func stream(_ path: String, into sink: DownloadSink, stop: DownloadStop) throws {
+        if let reason = cancel.reason { throw reason }
+        try cancel.whileRunning(onStop: { stop.stop(CancellationError()) }) { try base.stream(path, into: sink, stop: stop) }
+        if let reason = cancel.reason { throw reason }
+    }
 }

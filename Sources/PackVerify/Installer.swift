@@ -100,27 +100,7 @@ public struct Installer {
         events.begin(manifest: manifest)
 
         // 2. Unlocked: every file read, hashed and written into staging.
-        let packFolder = into.appendingPathComponent(manifest.pack)
-        try InstallLayout.checkPackFolder(packFolder)
-        // A refusal from here on must leave these folders as they were: created ones removed, times put back.
-        var touched = TouchedFolders()
-        var ancestors: [URL] = []
-        var existing = packFolder
-        while existing.path != "/" && !FileSystem.exists(existing.path) { ancestors.insert(existing, at: 0); existing.deleteLastPathComponent() }
-        touched.note(existing.path)
-        for ancestor in ancestors { touched.note(ancestor.path) }
-        touched.note(packFolder.path)
-        touched.note(packFolder.path + "/" + InstallLayout.scenesFolder)
-        // The install folder is the caller's root; the pack's folder beneath it is made without following a link.
-        do { _ = try RootedFolder(opening: into.path, create: true).folder(manifest.pack, create: true) } catch {
-            touched.restore()
-            throw VerificationFailure(.write, "\(packFolder.path): cannot create the folder (\(error))")
-        }
-        let live: StagingLock
-        do { live = try StagingLock.share(packFolder: packFolder) } catch {
-            touched.restore()
-            throw error
-        }
+        let (packFolder, touched, live) = try preparePackFolder(manifest, into: into)
         let staging = packFolder.appendingPathComponent(".staging-\(UUID().uuidString)")
         let writer = StagingWriter(staging: staging, durability: durability)
         do {
@@ -175,14 +155,8 @@ public struct Installer {
             // The signed manifest goes in with the files, and everything must be on disk before the switch-over.
             try writer.write(manifestBytes, path: Self.manifestFileName)
             try writer.finish()
-
-            // 3. Under the state lock again: the same checks against the state as it is now, then switch and save.
-            let folder = try withState { client, now in
-                _ = try admit(manifestBytes, indexEntry: indexEntry, client: client, now: now, into: into)
-                // The verified manifest's time is a lower bound, and starts the offline limit if nothing has yet.
-                if let created = Timestamp.parse(manifest.created) { clock.observeSigned(created.timeIntervalSince1970, state: &client.clock) }
-                return try switchOver(packFolder, to: staging, manifest: manifest, client: client, writer: writer, live: live)
-            }
+            let folder = try commit(writer, manifestBytes: manifestBytes, manifest: manifest, indexEntry: indexEntry, into: into,
+                                    packFolder: packFolder, staging: staging, live: live)
             live.release()
             events.installed()
             return Result(pack: manifest.pack, version: manifest.version, files: scan.count, bytes: scan.written, folder: folder)
@@ -192,6 +166,42 @@ public struct Installer {
             touched.restore()
             events.failed()
             throw error
+        }
+    }
+
+    /// Makes `<into>/<pack>` (the install folder is the caller's root; the pack's folder beneath it is made without
+    /// following a link) and takes the staging lock shared. Returns the folders a refusal must leave as they were
+    /// (created ones removed, times put back) and the lock, both to be released by the caller.
+    func preparePackFolder(_ manifest: Manifest, into: URL) throws -> (URL, TouchedFolders, StagingLock) {
+        let packFolder = into.appendingPathComponent(manifest.pack)
+        try InstallLayout.checkPackFolder(packFolder)
+        var touched = TouchedFolders()
+        var ancestors: [URL] = []
+        var existing = packFolder
+        while existing.path != "/" && !FileSystem.exists(existing.path) { ancestors.insert(existing, at: 0); existing.deleteLastPathComponent() }
+        touched.note(existing.path)
+        for ancestor in ancestors { touched.note(ancestor.path) }
+        touched.note(packFolder.path)
+        touched.note(packFolder.path + "/" + InstallLayout.scenesFolder)
+        do { _ = try RootedFolder(opening: into.path, create: true).folder(manifest.pack, create: true) } catch {
+            touched.restore()
+            throw VerificationFailure(.write, "\(packFolder.path): cannot create the folder (\(error))")
+        }
+        do { return (packFolder, touched, try StagingLock.share(packFolder: packFolder)) } catch {
+            touched.restore()
+            throw error
+        }
+    }
+
+    /// Step 3 of every install, once the staged files (and the signed manifest beside them) are durable: under the
+    /// state lock again, the same checks against the state as it is now, then the switch and the state saved.
+    func commit(_ writer: StagingWriter, manifestBytes: [UInt8], manifest: Manifest, indexEntry: IndexDocument.Entry?, into: URL,
+                packFolder: URL, staging: URL, live: StagingLock) throws -> URL {
+        try withState { client, now in
+            _ = try admit(manifestBytes, indexEntry: indexEntry, client: client, now: now, into: into)
+            // The verified manifest's time is a lower bound, and starts the offline limit if nothing has yet.
+            if let created = Timestamp.parse(manifest.created) { clock.observeSigned(created.timeIntervalSince1970, state: &client.clock) }
+            return try switchOver(packFolder, to: staging, manifest: manifest, client: client, writer: writer, live: live)
         }
     }
 
@@ -316,7 +326,12 @@ public struct Installer {
         guard (try? InstallLayout.sceneStore(packFolder: packFolder.path)) != nil, let stops = try? pack.list(name + "/stops") else { return folder }
         let used = stops.compactMap { InstallLayout.sceneFolder(of: $0, in: folder.path) }
         guard used.count == stops.count, let stored = try? pack.list(InstallLayout.scenesFolder) else { return folder }
-        for entry in stored where !used.contains(entry) && InstallLayout.isSceneFolderName(entry) { pack.removeTree(InstallLayout.scenesFolder + "/" + entry) }
+        // Resumable installs of later versions keep theirs (InstallJournal); those of this version or earlier go.
+        InstallJournal.removeObsolete(in: pack, installed: manifest.version)
+        let spared = InstallJournal.sparedSceneFolders(in: pack)
+        for entry in stored where !used.contains(entry) && !spared.contains(entry) && InstallLayout.isSceneFolderName(entry) {
+            pack.removeTree(InstallLayout.scenesFolder + "/" + entry)
+        }
         return folder
     }
 }

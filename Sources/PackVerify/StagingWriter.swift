@@ -55,17 +55,17 @@ final class StagingWriter {
     }
     /// The queue the extraction workers take files from, in archive order (guarded by `queue`): `add` appends,
     /// `closeQueue` says nothing more comes, `abort` makes every worker stop at its next file.
-    private let queue = Condition()
+    let queue = Condition()
     private var queued: [Entry] = []
     private var taken = 0
     private var closed = false
     private var aborted = false
     /// Files still to verify per new scene (guarded by `queue`); see `expect` and `onSceneVerified`.
-    private var pendingFiles: [String: Int] = [:]
+    var pendingFiles: [String: Int] = [:]
     /// New scenes in the order their first file was queued (archive order, so route order for packtool's archives),
     /// and how many of them have been reported (both guarded by `queue`).
-    private var sceneOrder: [String] = []
-    private var orderedScenes: Set<String> = []
+    var sceneOrder: [String] = []
+    var orderedScenes: Set<String> = []
     private var reportedScenes = 0
     /// Held while scenes are picked and reported, so two workers never report out of order.
     private let reporting = Lock()
@@ -76,13 +76,13 @@ final class StagingWriter {
     /// scene can be opened read-only while the rest is extracted.
     var onSceneVerified: ((String, String) -> Void)?
     /// Absolute paths of the files written and the folders made, for the final flush.
-    private var files: [String] = []
-    private var folders: Set<String> = []
+    var files: [String] = []
+    var folders: Set<String> = []
     /// Folders whose entries changed without this writer making them (the pack's `scenes/` folder).
-    private var touched: Set<String> = []
+    var touched: Set<String> = []
     /// New scene folders by scene id (absolute), and every scene's link target.
-    private var sceneRoots: [String: String] = [:]
-    private var sceneLinks: [(id: String, name: String)] = []
+    var sceneRoots: [String: String] = [:]
+    var sceneLinks: [(id: String, name: String)] = []
 
     /// Every flush and barrier goes through it (`Durability`).
     let durability: Durability
@@ -106,7 +106,7 @@ final class StagingWriter {
     }
 
     /// Makes the folder `full` beneath the pack folder; one that exists already is fine when `existing`.
-    private func makeFolder(_ full: String, existing: Bool) throws {
+    func makeFolder(_ full: String, existing: Bool) throws {
         let (pack, relative) = try rooted(full)
         do { try pack.makeFolder(relative) } catch let error as FileError where existing && error.code == EEXIST {
         } catch {
@@ -192,7 +192,7 @@ final class StagingWriter {
     }
 
     /// The new scene an archive path belongs to, if any.
-    private func sceneID(of path: String) -> String? {
+    func sceneID(of path: String) -> String? {
         guard path.hasPrefix("stops/") else { return nil }
         let rest = path.dropFirst(6)
         guard let slash = rest.firstIndex(of: "/") else { return nil }
@@ -251,7 +251,7 @@ final class StagingWriter {
 
     /// Counts one verified file of `scene`, then reports, in archive order, every scene now complete whose
     /// predecessors have all been reported.
-    private func sceneFileVerified(_ scene: String) {
+    func sceneFileVerified(_ scene: String) {
         reporting.withLock {
             let ready: [String] = queue.withLock {
                 pendingFiles[scene] = (pendingFiles[scene] ?? 1) - 1
@@ -321,7 +321,7 @@ final class StagingWriter {
     }
 
     /// Creates the file `full` (`O_EXCL`, beneath the pack folder's handle); `shown` names it in the error.
-    private func create(_ full: String, shown: String) throws -> Int32 {
+    func create(_ full: String, shown: String) throws -> Int32 {
         let (pack, relative) = try rooted(full)
         do { return try pack.create(relative) } catch let error as FileError {
             throw VerificationFailure(.write, "\(shown): cannot create (\(error.message))")

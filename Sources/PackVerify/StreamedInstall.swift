@@ -8,6 +8,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import PackFetch
 import PackModel
 
 /// Downloads an archive and installs it in the same pass: the fetcher writes the bytes to its resumable `.part` file
@@ -25,6 +26,26 @@ struct StreamedInstall {
     let events: InstallEvents
     /// Also told of every byte count (the updater's per-object progress).
     var progress: ((UInt64) -> Void)?
+
+    /// Streams the archive through `installer` (`Installer.installStreaming`): each byte checked as it arrives and
+    /// written once, into its staged file; an interrupted run's journal resumes with a Range from its last verified
+    /// file. For a fetcher that `streams`.
+    func stream(installer: Installer, manifestBytes: [UInt8], indexEntry: IndexDocument.Entry, into: URL) throws -> Installer.Result {
+        // A `.part` an earlier library version left for this archive is not needed any more (nor its disk space).
+        if let partial = fetcher.partialFile(for: file) { PartFile.remove(partial.path) }
+        let stop = DownloadStop()
+        let cancelled = VerificationFailure(.cancelled, "the install was cancelled")
+        return try (installer.cancel ?? DownloadStop()).whileRunning(onStop: { stop.stop(cancelled) }) {
+            try installer.installStreaming(manifestBytes: manifestBytes, indexEntry: indexEntry, name: object.path, into: into, events: events) { sink in
+                let told = sink.onPosition
+                sink.onPosition = { position in
+                    told?(position)
+                    progress?(position)
+                }
+                try fetcher.stream(object.path, into: sink, stop: stop)
+            }
+        }
+    }
 
     /// Runs the download and `install` (given the archive's bytes and whether they are complete) together, and
     /// returns the install's result. When both fail, the download's failure is the cause (the install only saw the

@@ -80,7 +80,10 @@ public struct UpdateApplier {
                 try installer.install(source: source, name: object.path, complete: complete, into: into, indexEntry: entry, events: events)
             }
             let result: Installer.Result
-            if let streaming {
+            if let streaming, streaming.fetcher.streams {
+                // Written once: no copy of the archive on disk, authenticated in one pass, resumed from the journal.
+                result = try streaming.stream(installer: installer, manifestBytes: manifestBytes, indexEntry: entry, into: into)
+            } else if let streaming {
                 result = try streaming.run(install)
             } else {
                 let path = try file(object, in: files)

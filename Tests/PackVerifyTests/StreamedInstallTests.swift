@@ -21,7 +21,10 @@ final class StreamedInstallTests: XCTestCase {
         let archivePath = "packs/test-pack/1/test-pack-1.tar"
 
         /// `plateBytes`: a scene whose plate is not the usual 384 KiB (filled with one byte value, quick to make).
-        init(fixture f: ClientFixture, archiveSHA256: String? = nil, corrupt: String? = nil, plateBytes: [String: Int] = [:]) throws {
+        /// `encoded`: the archive as packtool writes it (`TarEncoding`, byte for byte what the manifest dictates), for the
+        /// one-pass install; else as the test tar builder writes it. `tamper` changes the archive's bytes last.
+        init(fixture f: ClientFixture, archiveSHA256: String? = nil, corrupt: String? = nil, plateBytes: [String: Int] = [:],
+             encoded: Bool = false, tamper: ((inout [UInt8]) -> Void)? = nil) throws {
             fixture = f
             folder = f.dir.appendingPathComponent("tree")
             try FileManager.default.createDirectory(at: folder.appendingPathComponent("packs/test-pack/1"), withIntermediateDirectories: true)
@@ -46,14 +49,23 @@ final class StreamedInstallTests: XCTestCase {
                                 files: [file("pack.json", contents["pack.json"]!)], scenes: scenes)
             let envelope = try CanonicalJSON.encode(try DSSEEnvelope(signing: CanonicalJSON.encode(manifest), as: PayloadType.manifest, with: [f.manifestKey]))
             var t = TarBuilder()
-            t.file(PublishLayout.archiveManifestEntry, envelope)
+            var encodedBytes: [UInt8] = []
+            let mtime = Int64(Timestamp.parse(manifest.created)!.timeIntervalSince1970)
+            func add(_ path: String, _ bytes: [UInt8]) {
+                guard encoded else { return t.file(path, bytes) }
+                encodedBytes += TarEncoding.header(path: path, size: UInt64(bytes.count), mtime: mtime) + bytes
+                encodedBytes += [UInt8](repeating: 0, count: TarEncoding.padding(size: UInt64(bytes.count)))
+            }
+            add(PublishLayout.archiveManifestEntry, envelope)
             for (path, _) in manifest.archiveEntries {
                 var bytes = contents[path]!
                 if path == corrupt { bytes[bytes.count / 2] ^= 0x40 }
-                t.file(path, bytes)
+                add(path, bytes)
             }
             t.end()
-            archive = t.bytes
+            var archive = encoded ? encodedBytes + [UInt8](repeating: 0, count: TarEncoding.trailerBytes) : t.bytes
+            tamper?(&archive)
+            self.archive = archive
             try Data(envelope).write(to: folder.appendingPathComponent("packs/test-pack/1/manifest.json"))
             try Data(archive).write(to: folder.appendingPathComponent(archivePath))
             let index = IndexDocument(version: 1, created: Timestamp.format(now.addingTimeInterval(-60)), expires: Timestamp.format(now.addingTimeInterval(86_400)),

@@ -1,4 +1,3 @@
-import PackArchive
 import PackCrypto
 import XCTest
 

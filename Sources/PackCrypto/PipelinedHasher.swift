@@ -1,10 +1,10 @@
 import Dispatch
-import PackCrypto
 
 /// SHA-256 on a second thread, fed through a small ring of buffers: the caller fills a buffer (reads a file piece
 /// into it, or copies a block), hands it over with `hash`, and goes on filling the next while the hash runs. The
-/// archive writer uses it for the archive's own hash, which must run in order over one stream, so two cores share
-/// "move every byte and hash it". (The installer hashes many independent files, so it hashes each on the worker
+/// archive writer uses it for the archive's own hash, which must run in order over one stream, and a streamed install
+/// (PackVerify's `ArchiveStream`) for each file's hash as the bytes come off the network, so two cores share "move
+/// every byte and hash it". (The installer hashes many independent files, so it hashes each on the worker
 /// that writes it instead; see StagingWriter.)
 ///
 /// No block on the hashing queue holds this object (they capture the semaphore, the piece and the digest being
@@ -44,6 +44,10 @@ public final class PipelinedHasher {
             free.signal()
         }
     }
+
+    /// Runs `body` on the hashing thread once everything handed over before it has been hashed (a file's last piece:
+    /// its digest is final, and `body` may check it).
+    public func then(_ body: @escaping @Sendable () -> Void) { queue.async(execute: body) }
 
     /// Waits until everything handed over has been hashed.
     public func wait() { queue.sync {} }

@@ -1,0 +1,259 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import PackCrypto
+import PackFetch
+import PackModel
+
+/// A pack archive authenticated in one pass as it arrives, each file written once, straight into the staging folder
+/// (DESIGN §8.5–8.6; the argument is in docs/architecture.md, "One pass, one copy").
+///
+/// The archive is a pure function of its signed manifest (`TarEncoding`: every header byte, the zero padding, the
+/// 1024-byte trailer, the entry order), so every byte that is not a file's content is known before it arrives and is
+/// compared as it comes; every file's content is hashed against its signed SHA-256; the first entry is compared with
+/// the manifest's own bytes, which the index pins; and the archive must end exactly at the size the index pins. Each
+/// byte of the stream is therefore either compared with a known byte or covered by a signed hash, and no second hash
+/// over the whole stream is needed, nor a copy of it on disk: the resumable state is the staged files themselves
+/// (`InstallJournal`).
+///
+/// The transport appends bytes on its thread; this object checks and writes them there, and hands a copy of each
+/// file piece to a hashing thread (`PipelinedHasher`), so two cores share the work. A file is reported verified
+/// (`onVerified`, on the hashing thread, in archive order) once its last piece hashed to the signed SHA-256.
+final class ArchiveStream: DownloadSink, @unchecked Sendable {
+    /// One entry as the manifest dictates it: every byte before its data, and its data's size and signed hash.
+    struct Entry {
+        /// The entry's path in the archive (`manifest.json`, `pack.json`, `stops/<id>/…`).
+        let path: String
+        let header: [UInt8]
+        let size: UInt64
+        /// Hex SHA-256 of the data (for the manifest entry, unused: its bytes are compared instead).
+        let sha256: String
+        /// Where the entry's first header byte lies in the archive.
+        let start: UInt64
+        var dataStart: UInt64 { start + UInt64(header.count) }
+        var dataEnd: UInt64 { dataStart + size }
+        var end: UInt64 { dataEnd + UInt64(TarEncoding.padding(size: size)) }
+    }
+
+    /// The whole archive as the manifest dictates it.
+    struct Layout {
+        let entries: [Entry]
+        /// The archive's size: every entry, then `TarEncoding.trailerBytes` zero bytes.
+        let size: UInt64
+
+        /// - Throws: `number` when the signed sizes add up past 2^64.
+        init(manifest: Manifest, manifestBytes: [UInt8]) throws {
+            guard let created = Timestamp.parse(manifest.created) else {
+                throw VerificationFailure(.document, "the manifest's created time \(manifest.created) cannot be read")
+            }
+            let mtime = Int64(created.timeIntervalSince1970)
+            let list = [(PublishLayout.archiveManifestEntry, UInt64(manifestBytes.count), "")] + manifest.archiveEntries.map { ($0.path, $0.file.size, $0.file.sha256) }
+            var entries: [Entry] = []
+            entries.reserveCapacity(list.count)
+            var offset: UInt64 = 0
+            let what = "the archive's size the manifest dictates"
+            for (path, size, sha256) in list {
+                let entry = Entry(path: path, header: TarEncoding.header(path: path, size: size, mtime: mtime), size: size, sha256: sha256, start: offset)
+                offset = try Numbers.add(try Numbers.add(try Numbers.add(offset, UInt64(entry.header.count), what), size, what),
+                                         UInt64(TarEncoding.padding(size: size)), what)
+                entries.append(entry)
+            }
+            self.entries = entries
+            size = try Numbers.add(offset, UInt64(TarEncoding.trailerBytes), what)
+        }
+
+        /// Where the stream resumes once the first `count` entries are verified: the next entry's header, or the
+        /// trailer.
+        func offset(afterEntries count: Int) -> UInt64 {
+            count < entries.count ? entries[count].start : size - UInt64(TarEncoding.trailerBytes)
+        }
+    }
+
+    let layout: Layout
+    private let manifestBytes: [UInt8]
+    private let writer: StagingWriter
+    let name: String
+    var maxBytes: UInt64 { layout.size }
+    /// Where the transport is in the body (below `position` after a server ignored a Range: those bytes are dropped).
+    private(set) var have: UInt64
+    /// Bytes checked so far; every byte below it is authenticated (or queued to be hashed).
+    private(set) var position: UInt64
+    private var index: Int
+    private enum Phase { case header, data, padding }
+    private var phase = Phase.header
+    private var fd: Int32 = -1
+    private var hasher: SHA256?
+    private var kicked: UInt64 = 0
+    private static let kickBytes: UInt64 = 8 << 20
+    private let pipeline = PipelinedHasher(slots: 16, slotBytes: 64 << 10, label: "packverify.stream-hash")
+    private let failureLock = Lock()
+    private var failure: Error?
+    /// Told (on the hashing thread, in order) of each file entry whose bytes matched the signed hash.
+    var onVerified: ((Int) -> Void)?
+    /// Told how far the stream has been checked, after each piece.
+    var onPosition: ((UInt64) -> Void)?
+    let durability: Durability
+
+    /// A stream of the archive `layout` describes whose first `entries` entries are verified already (a resumed
+    /// install; 0 for a new one): it starts at the next entry's header.
+    init(layout: Layout, manifestBytes: [UInt8], writer: StagingWriter, name: String, resumingAfter entries: Int, durability: Durability) {
+        self.layout = layout
+        self.manifestBytes = manifestBytes
+        self.writer = writer
+        self.name = name
+        self.durability = durability
+        index = entries
+        position = layout.offset(afterEntries: entries)
+        have = position
+    }
+
+    deinit {
+        pipeline.wait()
+        if fd >= 0 { close(fd) }
+    }
+
+    /// The first failure the hashing thread found, if any.
+    private var hashFailure: Error? { failureLock.withLock { failure } }
+
+    func restart() throws { have = 0 }
+
+    func append(_ bytes: UnsafeRawBufferPointer) throws {
+        if let hashFailure { throw hashFailure }
+        var rest = bytes
+        if have < position {
+            // The server started again from byte 0: what is already checked is dropped, not checked twice.
+            let drop = Int(min(UInt64(rest.count), position - have))
+            have += UInt64(drop)
+            rest = UnsafeRawBufferPointer(rebasing: rest[drop...])
+            if rest.isEmpty { return }
+        }
+        guard UInt64(rest.count) <= layout.size - position else {
+            throw VerificationFailure(.fetchSize, "\(name): the server sent more bytes than the \(layout.size) the index pins")
+        }
+        have += UInt64(rest.count)
+        try settle()
+        while !rest.isEmpty {
+            let n = try consume(rest)
+            position += UInt64(n)
+            rest = UnsafeRawBufferPointer(rebasing: rest[n...])
+            try settle()
+        }
+        onPosition?(position)
+    }
+
+    /// Checks (and writes) the bytes at `position` up to the next boundary; returns how many it took.
+    private func consume(_ bytes: UnsafeRawBufferPointer) throws -> Int {
+        guard index < layout.entries.count else {
+            // The trailer: zero bytes up to the size the index pins.
+            guard bytes.allSatisfy({ $0 == 0 }) else { throw VerificationFailure(.archiveTrailer, "\(name): data after the end-of-archive marker") }
+            return bytes.count
+        }
+        let entry = layout.entries[index]
+        switch phase {
+        case .header:
+            let k = Int(position - entry.start)
+            let n = min(bytes.count, entry.header.count - k)
+            let same = entry.header.withUnsafeBytes { memcmp($0.baseAddress! + k, bytes.baseAddress!, n) == 0 }
+            guard same else {
+                let at = (0..<n).first { entry.header[k + $0] != bytes[$0] } ?? 0
+                throw VerificationFailure(.archiveHeader, "\(name): the header of \(entry.path) differs at its byte \(k + at) (archive offset \(position + UInt64(at))) from what the signed manifest dictates")
+            }
+            return n
+        case .data:
+            let n = Int(min(UInt64(bytes.count), entry.dataEnd - position))
+            let piece = UnsafeRawBufferPointer(rebasing: bytes[0..<n])
+            if index == 0 {
+                let k = Int(position - entry.dataStart)
+                let same = manifestBytes.withUnsafeBytes { memcmp($0.baseAddress! + k, piece.baseAddress!, n) == 0 }
+                guard same else { throw VerificationFailure(.mixAndMatch, "\(name): the archive's manifest is not the one the index names") }
+                return n
+            }
+            guard FileSystem.writeAll(fd, piece) else { throw VerificationFailure(.write, "\(entry.path): \(FileSystem.reason())") }
+            var copied = 0
+            while copied < n {
+                let slot = pipeline.buffer()
+                let m = min(slot.count, n - copied)
+                slot.baseAddress!.copyMemory(from: piece.baseAddress! + copied, byteCount: m)
+                pipeline.hash(m, of: slot, into: hasher!)
+                copied += m
+            }
+            let done = position + UInt64(n) - entry.dataStart
+            if done - kicked >= Self.kickBytes {
+                FileSystem.startWriteback(fd, from: Int64(kicked), count: Int64(done - kicked))
+                kicked = done
+            }
+            return n
+        case .padding:
+            let n = Int(min(UInt64(bytes.count), entry.end - position))
+            guard bytes[0..<n].allSatisfy({ $0 == 0 }) else {
+                throw VerificationFailure(.archiveHeader, "\(name): the padding after \(entry.path) is not zero bytes")
+            }
+            return n
+        }
+    }
+
+    /// Takes the steps due at `position`: opens an entry's file where its data starts, closes and queues its check
+    /// where the data ends, moves to the next entry at its end.
+    private func settle() throws {
+        while index < layout.entries.count {
+            let entry = layout.entries[index]
+            if phase == .header {
+                guard position >= entry.dataStart else { return }
+                if index > 0 {
+                    fd = try writer.open(path: entry.path)
+                    hasher = SHA256()
+                    kicked = 0
+                }
+                phase = .data
+            }
+            if phase == .data {
+                guard position >= entry.dataEnd else { return }
+                if index > 0 { try closeFile(entry) }
+                phase = .padding
+            }
+            guard position >= entry.end else { return }
+            index += 1
+            phase = .header
+        }
+    }
+
+    /// Closes the current file and queues its verdict behind its last piece on the hashing thread.
+    private func closeFile(_ entry: Entry) throws {
+        FileSystem.startWriteback(fd, from: Int64(kicked), count: Int64(entry.size - kicked))
+        #if !os(Linux)
+        guard durability.flushFile(fd, path: writer.absolute(entry.path)) else {
+            throw VerificationFailure(.write, "\(entry.path): flushing to disk failed (\(FileSystem.reason()))")
+        }
+        #endif
+        close(fd)
+        fd = -1
+        let hasher = self.hasher!, number = index
+        self.hasher = nil
+        pipeline.then { [self] in
+            guard hashFailure == nil else { return }
+            guard Hex.encode(hasher.finalize()) == entry.sha256 else {
+                failureLock.withLock { failure = VerificationFailure(.hash, "\(entry.path) does not match the manifest's SHA-256") }
+                return
+            }
+            onVerified?(number)
+        }
+    }
+
+    /// After the transport's last byte: waits for the hashing thread and throws the first failure, or
+    /// `archive-truncated` when the stream stopped short of the size the index pins.
+    func finish() throws {
+        pipeline.wait()
+        if let hashFailure { throw hashFailure }
+        guard position == layout.size else {
+            throw VerificationFailure(.archiveTruncated, "\(name): the archive ends after \(position) of \(layout.size) bytes")
+        }
+    }
+
+    /// Stops: waits for pieces already queued (their verdicts still count for the journal) and closes an open file.
+    func end() {
+        pipeline.wait()
+        if fd >= 0 { close(fd); fd = -1 }
+    }
+}
