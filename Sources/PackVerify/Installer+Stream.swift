@@ -53,11 +53,11 @@ extension Installer {
             if let journal, let resumable = journal.resumable, let resumed = try? resume(resumable.record, entries: resumable.entries, layout: layout,
                                                                                          manifest: manifest, writer: writer, events: events) {
                 verified = resumed
-                try journal.resume(at: verified)
+                journal.advance(to: verified)
             } else {
                 // A fresh start (or a journal whose files did not hold up): a new writer, new scene folders.
                 writer = StagingWriter(staging: staging, durability: durability)
-                journal?.folder.removeContents()
+                if let journal, let folder = try? journal.pack.folder(journal.name) { folder.removeContents() }
                 var scenes: [String: String] = [:]
                 let store = packFolder.path + "/" + InstallLayout.scenesFolder
                 for scene in manifest.scenes {
@@ -84,11 +84,11 @@ extension Installer {
             try checked.finish()
             try writer.write(manifestBytes, path: Self.manifestFileName)
             try writer.finish()
-            // The folder becomes the version folder: the journal leaves it now (a kill from here on restarts the install).
-            try journal?.close()
             let folder = try commit(writer, manifestBytes: manifestBytes, manifest: manifest, indexEntry: indexEntry, into: into,
                                     packFolder: packFolder, staging: staging, live: live)
-            journal?.release()
+            // Its folder is the version folder now; a kill before this line leaves a journal whose folder is gone,
+            // which the next clean-up removes.
+            journal?.remove()
             live.release()
             events.installed()
             let bytes = layout.entries.dropFirst().reduce(UInt64(0)) { $0 + $1.size }
@@ -103,19 +103,19 @@ extension Installer {
                 throw error
             }
             writer.discard()
-            if let journal { journal.release(); try? RootedFolder(opening: packFolder.path).removeTree(journal.name) }
+            journal?.remove()
             live.release()
             touched.restore()
             throw error
         }
     }
 
-    /// Whether `error` refuses the archive's bytes (they are not what the signed documents say), as opposed to an
-    /// interruption — the network, the disk, a cancel — after which the verified files are worth keeping. A server
-    /// that breaks HTTP's rules (`fetch-size`, `fetch-protocol`) interrupts: the bytes checked before it still hold.
+    /// Whether `error` is a refusal (DESIGN §8.5: it removes the journal and what it staged) — bytes that are not what
+    /// the signed documents say, or a server that breaks the rules (`fetch-size`, `fetch-protocol`) — as opposed to an
+    /// interruption (the network, the disk, a cancel; an archive that stopped short), after which the verified files
+    /// are kept for the next run.
     static func isRefusal(_ error: Error) -> Bool {
-        guard let failure = error as? VerificationFailure else { return false }
-        if failure.kind == .archiveTruncated || failure.kind == .fetchSize || failure.kind == .fetchProtocol { return false }
+        guard let failure = error as? VerificationFailure, failure.kind != .archiveTruncated else { return false }
         return failure.kind.outcome == .refused
     }
 

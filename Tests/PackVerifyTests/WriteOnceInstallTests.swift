@@ -84,9 +84,14 @@ final class WriteOnceInstallTests: XCTestCase {
         ((try? FileManager.default.contentsOfDirectory(atPath: f.into.appendingPathComponent("test-pack").path)) ?? []).sorted()
     }
 
+    /// The staging folder of a resumable install (`.resume-<sha256>`), when any of its three names is there.
     private func journalFolder(_ f: ClientFixture) -> URL? {
-        packFolderNames(f).first { $0.hasPrefix(".resume-") }.map { f.into.appendingPathComponent("test-pack").appendingPathComponent($0) }
+        packFolderNames(f).first { $0.hasPrefix(".resume-") }.map { name in
+            f.into.appendingPathComponent("test-pack").appendingPathComponent(String(name.prefix(".resume-".count + 64)))
+        }
     }
+
+    private func progressFile(_ journal: URL) -> URL { URL(fileURLWithPath: journal.path + ".progress") }
 
     func testAFirstInstallWritesEachFileOnceAndKeepsNoCopyOfTheArchive() throws {
         let f = try ClientFixture()
@@ -133,7 +138,7 @@ final class WriteOnceInstallTests: XCTestCase {
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: f.into.appendingPathComponent("test-pack/current").path), "nothing switched in")
         let journal = try XCTUnwrap(journalFolder(f), "the interrupted install keeps its journal: \(packFolderNames(f))")
-        let progress = try String(contentsOf: journal.appendingPathComponent("progress"), encoding: .utf8)
+        let progress = try String(contentsOf: progressFile(journal), encoding: .utf8)
         XCTAssertEqual(Int(progress.trimmingCharacters(in: .whitespacesAndNewlines)), starts.firstIndex { $0.path == castle.path },
                        "the journal counts the entries before the plate")
 
@@ -187,7 +192,7 @@ final class WriteOnceInstallTests: XCTestCase {
         fetcher.failAfter = tree.archive.count / 2
         XCTAssertThrowsError(try updater(f, fetcher).update(pack: "test-pack"))
         let journal = try XCTUnwrap(journalFolder(f))
-        try Data("garbage".utf8).write(to: journal.appendingPathComponent("progress"))
+        try Data("garbage".utf8).write(to: progressFile(journal))
         let resumed = StreamingFetcher(base: tree.folder)
         XCTAssertEqual(try updater(f, resumed).update(pack: "test-pack").toVersion, 1)
         XCTAssertEqual(resumed.starts, [0])

@@ -61,7 +61,7 @@ pid $work/nginx/nginx.pid;
 error_log $work/nginx/logs/error.log;
 events { worker_connections 64; }
 http {
-  log_format bytes '\$uri \$status \$body_bytes_sent \$connection';
+  log_format bytes '\$uri \$status \$body_bytes_sent \$connection \$http_range';
   access_log $work/nginx/logs/access.log bytes;
   server {
     listen 127.0.0.1:$port;
@@ -255,7 +255,7 @@ python3 -c "import json,sys; p=sys.argv[1]; d=json.load(open(p)); d['title']+=' 
 SOURCE_DATE_EPOCH=$(date +%s) "$P" sign "$work/pack" --state "$work/pub" --manifest-key "$work/keys/manifest.pem" \
   --index-key "$work/keys2/index.pem" --publish "$work/cdn" >/dev/null 2>&1 || fail "publishing the pack-level change failed"
 python3 Tests/http/kill_during_install.py "$P" "$work/app" "http://127.0.0.1:$port/slow" "http://127.0.0.1:$port" \
-  "$work/pub/root/1.root.json" "$old" "$((old + 1))" "${KILL_RUNS:-100}" || fail "a kill during a streamed install"
+  "$work/pub/root/1.root.json" "$old" "$((old + 1))" "${KILL_RUNS:-100}" "$work/nginx/logs/access.log" "$work/cdn" || fail "a kill during a streamed install"
 
 # `packtool status` reads the tree as clients do, over HTTP: all well now (exit 0); shifted (faketime) to a day before
 # the index expires it needs attention (exit 1); after a renew of the folder nginx serves, all well again.
