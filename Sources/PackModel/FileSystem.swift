@@ -128,6 +128,23 @@ public enum FileSystem {
         #endif
     }
 
+    /// Gives the blocks holding `count` bytes of `fd` from `offset` back to the file system, keeping the file's size
+    /// (the bytes read as zeros): Linux `fallocate(FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE)`, APFS
+    /// `fcntl(F_PUNCHHOLE)`. The range should start and end on the file system's block size (4 KiB on ext4 and APFS);
+    /// a partial block at either end is zeroed, not released. False where the file system cannot (the caller goes on:
+    /// releasing is a saving, not a promise).
+    public static func releaseBlocks(_ fd: Int32, from offset: Int64, count: Int64) -> Bool {
+        guard count > 0 else { return true }
+        #if os(Linux)
+        return c_fallocate(fd, 0x02 | 0x01, offset, count) == 0  // FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE
+        #elseif canImport(Darwin)
+        var hole = fpunchhole_t(fp_flags: 0, reserved: 0, fp_offset: off_t(offset), fp_length: off_t(count))
+        return fcntl(fd, F_PUNCHHOLE, &hole) == 0
+        #else
+        return false
+        #endif
+    }
+
     /// The current `errno` in words.
     public static func reason() -> String { String(cString: strerror(errno)) }
 }
@@ -135,4 +152,6 @@ public enum FileSystem {
 #if os(Linux)
 /// `sync_file_range` is behind _GNU_SOURCE, which the Glibc module does not define.
 @_silgen_name("sync_file_range") private func c_sync_file_range(_ fd: Int32, _ offset: Int64, _ count: Int64, _ flags: UInt32) -> Int32
+/// `fallocate` is behind _GNU_SOURCE too.
+@_silgen_name("fallocate") private func c_fallocate(_ fd: Int32, _ mode: Int32, _ offset: Int64, _ count: Int64) -> Int32
 #endif

@@ -117,6 +117,11 @@ final class ArchiveStream: DownloadSink, @unchecked Sendable {
     /// The first failure the hashing thread found, if any.
     private var hashFailure: Error? { failureLock.withLock { failure } }
 
+    /// Where the verified entries end: every byte below it belongs to an entry whose file matched its signed hash (or
+    /// to the manifest's), so a resume never reads it again (what a finished download may give back, `FileFeed`).
+    var verifiedEnd: UInt64 { failureLock.withLock { verified } }
+    private var verified: UInt64 = 0
+
     func restart() throws { have = 0 }
 
     func append(_ bytes: UnsafeRawBufferPointer) throws {
@@ -237,6 +242,7 @@ final class ArchiveStream: DownloadSink, @unchecked Sendable {
                 failureLock.withLock { failure = VerificationFailure(.hash, "\(entry.path) does not match the manifest's SHA-256") }
                 return
             }
+            failureLock.withLock { verified = entry.end }
             onVerified?(number)
         }
     }

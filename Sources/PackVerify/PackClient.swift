@@ -152,9 +152,17 @@ public struct PackClient: Sendable {
     /// `cancel` stops it as it stops `install`: nothing is switched in, and the stop's reason is thrown.
     public func applyUpdate(_ plan: UpdatePlan, into: URL, files: [String: URL], progress: (@Sendable (InstallProgress) -> Void)? = nil,
                             cancel: DownloadStop? = nil) throws -> Updater.Result {
+        try applyUpdate(plan, into: into, files: files, progress: progress, cancel: cancel, ownFiles: false)
+    }
+
+    /// `applyUpdate`; with `ownFiles`, the files are the library's own downloads (`UpdateApplier.ownFiles`).
+    func applyUpdate(_ plan: UpdatePlan, into: URL, files: [String: URL], progress: (@Sendable (InstallProgress) -> Void)?,
+                     cancel: DownloadStop?, ownFiles: Bool) throws -> Updater.Result {
         var installer = self.installer
         installer.cancel = cancel
-        do { return try UpdateApplier(installer: installer, into: into).apply(plan, files: files, progress: progress) } catch {
+        var applier = UpdateApplier(installer: installer, into: into)
+        applier.ownFiles = ownFiles
+        do { return try applier.apply(plan, files: files, progress: progress) } catch {
             throw cancel?.reason ?? error
         }
     }
@@ -173,7 +181,8 @@ public struct PackClient: Sendable {
         guard try received.missing().isEmpty else { return nil }
         // Only this plan's files are forgotten: a plan begun while this one installed stays (its identity differs).
         do {
-            let result = try applyUpdate(plan, into: into, files: try received.files(), progress: progress, cancel: cancel)
+            // The received files are the library's own: installed in one pass, their blocks given back as they verify.
+            let result = try applyUpdate(plan, into: into, files: try received.files(), progress: progress, cancel: cancel, ownFiles: true)
             received.clear(identity: plan.identity)
             return result
         } catch let failure as VerificationFailure where failure.kind.outcome == .refused {

@@ -8,6 +8,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import PackFetch
 import PackModel
 
 /// The second half of an update: given an `UpdatePlan` and the files it names, downloaded by anyone (`Updater`, a
@@ -20,6 +21,10 @@ public struct UpdateApplier {
     public var installer: Installer
     /// The install folder the plan's pack is in.
     public let into: URL
+    /// The files are the library's own downloads (`ReceivedDownloads`): a full archive is installed from its file as a
+    /// stream is (one pass, journalled, resumable) and the file's blocks are given back as its entries are verified
+    /// (`FileFeed`), so the install needs about the pack's size on disk. Never for a caller's files.
+    var ownFiles = false
 
     /// An applier installing through `installer` into `into`.
     public init(installer: Installer, into: URL) {
@@ -85,6 +90,15 @@ public struct UpdateApplier {
                 result = try streaming.stream(installer: installer, manifestBytes: manifestBytes, indexEntry: entry, into: into)
             } else if let streaming {
                 result = try streaming.run(install)
+            } else if ownFiles {
+                let feed = FileFeed(file: try file(object, in: files))
+                let stop = DownloadStop()
+                let cancelled = VerificationFailure(.cancelled, "the install was cancelled")
+                result = try (installer.cancel ?? DownloadStop()).whileRunning(onStop: { stop.stop(cancelled) }) {
+                    try installer.installStreaming(manifestBytes: manifestBytes, indexEntry: entry, name: object.path, into: into, events: events) {
+                        try feed.feed($0, stop: stop)
+                    }
+                }
             } else {
                 let path = try file(object, in: files)
                 let archive: ReadOnlyFile

@@ -129,6 +129,43 @@ final class BackgroundDownloadTests: PublishedPackOverNginx {
         XCTAssertEqual(receivedNames(), [])
     }
 
+    /// Issue 32: the received archive is the library's own file, so installing it gives its blocks back behind the
+    /// verified entries — the install needs about the pack's size on disk, not twice it — and an install cut short
+    /// (here cancelled once three stops are verified) resumes from its journal: the file's first megabytes are holes
+    /// by then, so only a resume that reads on from the journal's entry can complete.
+    func testInstallingAReceivedArchiveGivesBackItsBlocksAndResumesFromTheJournal() async throws {
+        try handOver(try plan())
+        let file = try XCTUnwrap(try client.received.files().values.first)
+        let size = try XCTUnwrap(try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int)
+        let thirdScene = HoldPoint()
+        let verified = Counter()
+        let (client, into) = (client, pack.into)
+        let task = Task {
+            try await client.applyReceived(into: into, progress: { report in
+                if report.event == .sceneVerified, verified.next() == 3 { thirdScene.hold() }
+            })
+        }
+        var allocated = Int.max
+        thirdScene.whenReached {
+            var info = stat()
+            if stat(file.path, &info) == 0 { allocated = Int(info.st_blocks) * 512 }
+            task.cancel()
+        }
+        await assertCancelled(task)
+        assertNothingInstalled()
+        XCTAssertLessThanOrEqual(allocated, size - (1 << 20), "at least a megabyte of the \(size)-byte file was given back by the third stop")
+        let result = try await client.applyReceived(into: pack.into)
+        XCTAssertEqual(result?.toVersion, 1)
+        XCTAssertTrue(try client.verifyInstalled(pack: "royal-mile", into: pack.into).isIntact)
+        XCTAssertEqual(receivedNames(), [])
+    }
+
+    private final class Counter: @unchecked Sendable {
+        private let lock = NSLock()
+        private var value = 0
+        func next() -> Int { lock.lock(); defer { lock.unlock() }; value += 1; return value }
+    }
+
     /// A handed-over archive with one byte changed (same size) is refused with the code a direct install of the same
     /// bytes gets, nothing is installed, and the received files are removed.
     func testATamperedFileHandedOverIsRefusedAsADirectInstallWouldBe() throws {
