@@ -145,6 +145,15 @@ public enum FileSystem {
         #endif
     }
 
+    /// Bytes an unprivileged writer may still use on the file system holding `path` (`statvfs`: available blocks ×
+    /// fragment size); nil when it cannot be asked.
+    public static func freeBytes(at path: String) -> UInt64? {
+        var info = statvfs()
+        guard statvfs(path, &info) == 0 else { return nil }
+        let (bytes, overflow) = UInt64(info.f_bavail).multipliedReportingOverflow(by: UInt64(info.f_frsize))
+        return overflow ? .max : bytes
+    }
+
     /// The current `errno` in words.
     public static func reason() -> String { String(cString: strerror(errno)) }
 }

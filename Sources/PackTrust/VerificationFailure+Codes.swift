@@ -108,6 +108,7 @@ extension VerificationFailure {
         public static let unreadable = Code("unreadable", .io, "a file cannot be read (not a regular file, no permission)")
         public static let archiveOpen = Code("archive-open", .io, "an archive file cannot be opened or read")
         public static let write = Code("write", .io, "a file or folder cannot be written (permissions, a full disk)")
+        public static let space = Code("space", .io, "the install folder's file system has less free space than the install still needs (checked before a byte is written; what a resumed install has verified counts)")
         public static let install = Code("install", .io, "the staged version cannot be moved or switched into place")
         public static let fetch = Code("fetch", .io, "a download failed (connection, server error, local write)")
         public static let fetchRetry = Code("fetch-retry", .io, "a download was interrupted and will be retried")
@@ -128,7 +129,7 @@ extension VerificationFailure {
             archiveTruncated, archiveTrailer, archiveEntry, archiveFile, hash, size, delta, deltaBase, deltaTarget, deltaEntry,
             deltaMissing, fetchSize, fetchProtocol,
             notAFile, installLayout, installedMissing, stateMissing, stateSize, stateCorrupt, busy,
-            missing, unreadable, archiveOpen, write, install, fetch, fetchRetry, fetchMissing, fetchTLS, fetchTimeout, request, cancelled, unexpected,
+            missing, unreadable, archiveOpen, write, space, install, fetch, fetchRetry, fetchMissing, fetchTLS, fetchTimeout, request, cancelled, unexpected,
         ]
 
         /// `docs/verification-codes.md`, generated from `all`.

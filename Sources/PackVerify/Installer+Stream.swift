@@ -48,6 +48,9 @@ extension Installer {
         let staging = packFolder.appendingPathComponent(stagingName)
         var writer = StagingWriter(staging: staging, durability: durability)
         var stream: ArchiveStream?
+        // Whether anything verified is staged, worth keeping after an interruption (an install refused for want of
+        // space before its first byte leaves nothing behind).
+        var kept = false
         do {
             let verified: Int
             if let journal, let resumable = journal.resumable, let resumed = try? resume(resumable.record, entries: resumable.entries, layout: layout,
@@ -71,6 +74,14 @@ extension Installer {
                                          manifestSHA256: indexEntry.manifest.sha256, archiveSize: layout.size, scenes: scenes), durability: durability)
                 verified = 0
             }
+            // The install needs the rest of the archive's size, no more (it keeps no copy): checked before a byte is
+            // written, so a phone short of space is told so at once rather than after most of a download.
+            kept = verified > 1
+            let needed = layout.size - layout.offset(afterEntries: verified)
+            if let free = FileSystem.freeBytes(at: packFolder.path), free < needed {
+                throw VerificationFailure(.space, "\(packFolder.path): \(needed) bytes are needed to install \(manifest.pack) version \(manifest.version), "
+                    + "and its file system has \(free) free")
+            }
             let checked = ArchiveStream(layout: layout, manifestBytes: manifestBytes, writer: writer, name: name, resumingAfter: verified, durability: durability)
             let sceneWriter = writer
             checked.onVerified = { [journal] number in
@@ -79,6 +90,7 @@ extension Installer {
             }
             checked.onPosition = { events.bytes($0) }
             stream = checked
+            kept = true
             if checked.position > 0 { events.bytes(checked.position) }
             try feed(checked)
             try checked.finish()
@@ -96,7 +108,7 @@ extension Installer {
         } catch {
             stream?.end()
             events.failed()
-            if journal != nil && !Self.isRefusal(error) {
+            if journal != nil && kept && !Self.isRefusal(error) {
                 // Kept for the next run: the files verified so far and the journal that counts them.
                 journal?.release()
                 live.release()

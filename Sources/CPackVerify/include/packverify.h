@@ -108,7 +108,7 @@
  *     "fetch-protocol", "not-a-file", "install-layout"
  *   I/O:
  *     "installed-missing", "state-missing", "state-size", "state-corrupt", "busy", "missing", "unreadable",
- *     "archive-open", "write", "install", "fetch", "fetch-retry", "fetch-missing", "fetch-tls", "fetch-timeout",
+ *     "archive-open", "write", "space", "install", "fetch", "fetch-retry", "fetch-missing", "fetch-tls", "fetch-timeout",
  *     "unexpected"
  *   request:
  *     "request"
