@@ -33,6 +33,7 @@ import statistics
 import subprocess
 import sys
 import tarfile
+import threading
 import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -457,16 +458,55 @@ def curl(url, out, byte_range=None):
     return time.perf_counter() - t0
 
 
+def allocated_bytes(*folders):
+    """Bytes the file system has allocated to every file under `folders` (st_blocks, so holes do not count)."""
+    total = 0
+    for folder in folders:
+        for parent, _, names in os.walk(folder):
+            for name in names:
+                try:
+                    total += os.lstat(os.path.join(parent, name)).st_blocks * 512
+                except FileNotFoundError:
+                    pass
+    return total
+
+
+class PeakDisk:
+    """Samples the disk space allocated under some folders every 20 ms on a thread of its own; `peak` is the most seen
+    (a walk of a few hundred files takes about a millisecond)."""
+
+    def __init__(self, *folders):
+        self.folders, self.peak, self.done = folders, 0, threading.Event()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+
+    def run(self):
+        while not self.done.is_set():
+            self.peak = max(self.peak, allocated_bytes(*self.folders))
+            self.done.wait(0.02)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.done.set()
+        self.thread.join()
+        self.peak = max(self.peak, allocated_bytes(*self.folders))
+
+
 def streamed_update(base, state, target, root):
-    """packverify_update into an empty folder (a first install over HTTP) in a process of its own: (wall, RSS KiB)."""
+    """packverify_update into an empty folder (a first install over HTTP) in a process of its own: (wall, RSS KiB,
+    peak bytes allocated under the state and install folders while it ran)."""
     shutil.rmtree(state, ignore_errors=True)
     shutil.rmtree(target, ignore_errors=True)
     library("pin_root", {"state": state, "root": root})
+    os.makedirs(target, exist_ok=True)
     settle()
-    wall, rss, reply = library("update", {"state": state, "into": target, "pack": "royal-mile", "from": base})
+    with PeakDisk(state, target) as disk:
+        wall, rss, reply = library("update", {"state": state, "into": target, "pack": "royal-mile", "from": base})
     if reply.get("toVersion") != 1:
         raise SystemExit(f"update: {reply}")
-    return wall, rss
+    return wall, rss, disk.peak
 
 
 def packtool_update_timed(base, state, target, root):
@@ -511,11 +551,13 @@ def bench_stream(label, pack, repeat, throttled=True):
     client_state, target = os.path.join(WORK, "stream-client-state"), os.path.join(WORK, "stream-install")
     results = {"lib": [], "packtool": [], "curl": [], "curl+bsdtar": [], "curl+bsdtar+sync": [], "floor": []}
     rss = 0
+    disk = 0
     try:
         for _ in range(repeat):
-            wall, r = streamed_update(base, client_state, target, root)
+            wall, r, d = streamed_update(base, client_state, target, root)
             results["lib"].append(wall)
             rss = max(rss, r)
+            disk = max(disk, d)
             results["packtool"].append(packtool_update_timed(base, client_state + "-cli", target + "-cli", root)[0])
             results["curl"].append(curl(base + relative, downloaded))
             for key, durable in (("curl+bsdtar", False), ("curl+bsdtar+sync", True)):
@@ -550,6 +592,10 @@ def bench_stream(label, pack, repeat, throttled=True):
         row("the same work by standard tools at once: curl -o | format-floor install | openssl dgst", med["floor"], None,
             f"install/(same work) = {med['lib'] / med['floor']:.2f}x; (same work)/curl = {med['floor'] / med['curl']:.2f}x")
         print(f"  peak RSS, libpackverify update: {rss / 1024:.1f} MiB (target <= 16 MiB)")
+        installed = allocated_bytes(target)
+        print(f"  peak disk space during the install (state and install folders): {disk / 2**20:.1f} MiB; the installed pack "
+              f"{installed / 2**20:.1f} MiB, the archive {size / 2**20:.1f} MiB: peak - archive = {(disk - size) / 2**20:+.1f} MiB "
+              f"(target <= +2 MiB)")
         if not throttled:
             return
         wifi = {"update": [], "curl": [], "stop": [], "stop-bytes": []}

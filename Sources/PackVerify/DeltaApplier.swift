@@ -68,6 +68,13 @@ public struct DeltaApplier {
     /// `installed`, when given, is the installed manifest the caller has just verified with `installedManifest`
     /// under the same client state (the updater reads it to plan), so it is not read and checked twice.
     func apply(manifestBytes: [UInt8], deltas: [String: URL], into: URL, installed verified: Manifest?) throws -> Result {
+        try apply(manifestBytes: manifestBytes, delta: { deltas[$0] }, into: into, installed: verified)
+    }
+
+    /// `delta` gives each changed scene's delta archive when the scene's turn comes, in manifest order (nil: none was
+    /// supplied) — a hot update downloads each one then — and each scene's files are written and hashed as soon as its
+    /// delta is read, before the next delta is asked for.
+    func apply(manifestBytes: [UInt8], delta: (String) throws -> URL?, into: URL, installed verified: Manifest?) throws -> Result {
         // 1. Under the state lock, briefly: the manifest and the installed base against the state as it is now.
         let (manifest, installed, current, client) = try installer.withState { client, now in
             let manifest = try installer.verifyManifest(manifestBytes, client: client, now: now)
@@ -121,7 +128,7 @@ public struct DeltaApplier {
                     }
                     continue
                 }
-                guard let deltaURL = deltas[scene.id] else {
+                guard let deltaURL = try delta(scene.id) else {
                     throw VerificationFailure(.deltaMissing, "scene \(scene.id) changed but no delta was supplied")
                 }
                 var (delta, reader) = try deltaDocument(deltaURL, root: client.root)
@@ -152,6 +159,8 @@ public struct DeltaApplier {
                     }
                     reused.append(try linkUnchanged(from: current, to: writer, path: "stops/\(scene.id)/\(file.path)", file: file))
                 }
+                // Staged now, while the next scene's delta is still to come.
+                try writer.extractPending()
                 changed.append(scene.id)
             }
             try Self.verify(reused)

@@ -214,15 +214,15 @@ final class StagingWriter {
     /// The next file to extract and its place in the queue, waiting for one to be queued; nil when the queue is closed
     /// and empty or the install was aborted. With `whole`, waits until the whole queue is known (every header read
     /// and checked) before handing out the first file.
-    private func take(whole: Bool) -> (Int, Entry)? {
+    private func take(whole: Bool, drain: Bool = false) -> (Int, Entry)? {
         queue.wait { () -> (Int, Entry)?? in
             if aborted { return .some(nil) }
-            if whole && !closed { return nil }
+            if whole && !closed && !drain { return nil }
             if taken < queued.count {
                 taken += 1
                 return .some((taken - 1, queued[taken - 1]))
             }
-            return closed ? .some(nil) : nil
+            return closed || drain ? .some(nil) : nil
         }
     }
 
@@ -230,10 +230,11 @@ final class StagingWriter {
     /// each. Returns on the first failure (recorded in `failures`, and every other worker stopped through `abort`).
     /// `whole`: start only when every header has been read (a complete archive: a malformed one is then refused
     /// before a byte is written).
-    func work(whole: Bool, failures: FirstFailure) {
+    /// `drain`: return once the files queued so far are written, without waiting for more (`extractPending`).
+    func work(whole: Bool, failures: FirstFailure, drain: Bool = false) {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: SHA256.fileBufferBytes, alignment: 16)
         defer { buffer.deallocate() }
-        while let (index, entry) = take(whole: whole) {
+        while let (index, entry) = take(whole: whole, drain: drain) {
             do {
                 try Self.extract(entry, through: buffer, durability: durability, writer: self)
             } catch {
@@ -274,6 +275,16 @@ final class StagingWriter {
         guard count > 0 else { return }
         let failures = FirstFailure()
         DispatchQueue.concurrentPerform(iterations: min(Self.workers, count)) { _ in work(whole: true, failures: failures) }
+        try failures.throwIfAny()
+    }
+
+    /// Writes and hashes every file queued so far, now, without closing the queue: a hot update stages each changed
+    /// scene's delta as it arrives instead of all of them at the end. Throws the first failure.
+    func extractPending() throws {
+        let count = queue.withLock { queued.count - taken }
+        guard count > 0 else { return }
+        let failures = FirstFailure()
+        DispatchQueue.concurrentPerform(iterations: min(Self.workers, count)) { _ in work(whole: true, failures: failures, drain: true) }
         try failures.throwIfAny()
     }
 

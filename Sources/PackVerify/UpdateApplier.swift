@@ -25,6 +25,9 @@ public struct UpdateApplier {
     /// stream is (one pass, journalled, resumable) and the file's blocks are given back as its entries are verified
     /// (`FileFeed`), so the install needs about the pack's size on disk. Never for a caller's files.
     var ownFiles = false
+    /// Fetches a delta of the plan when the applier reaches its scene (the updater's downloads), instead of taking it
+    /// from `files`.
+    var deltaSource: ((UpdatePlan.Object) throws -> URL)?
 
     /// An applier installing through `installer` into `into`.
     public init(installer: Installer, into: URL) {
@@ -68,12 +71,16 @@ public struct UpdateApplier {
                 throw VerificationFailure(.deltaBase, "the plan's deltas build on \(plan.pack) version \(plan.fromVersion.map(String.init) ?? "none"), "
                     + "but version \(installed.map { String($0.version) } ?? "none") is installed: plan again")
             }
-            var deltas: [String: URL] = [:]
+            var objects: [String: UpdatePlan.Object] = [:]
             for object in plan.objects {
                 guard let scene = object.scene else { throw VerificationFailure(.deltaMissing, "the plan's object \(object.path) names no scene") }
-                deltas[scene] = try file(object, in: files)
+                objects[scene] = object
             }
-            let result = try deltaApplier.apply(manifestBytes: manifestBytes, deltas: deltas, into: into, installed: installed)
+            // Each delta is taken (downloaded, for `deltaSource`) when its scene's turn comes, and staged at once.
+            let result = try deltaApplier.apply(manifestBytes: manifestBytes, delta: { scene in
+                guard let object = objects[scene] else { return nil }
+                return try deltaSource?(object) ?? file(object, in: files)
+            }, into: into, installed: installed)
             return .init(pack: plan.pack, fromVersion: installed.version, toVersion: result.version, method: plan.method.rawValue,
                          changedScenes: result.changedScenes.sorted(), fallbacks: plan.fallbacks)
         case .fullArchive, .upToDate:

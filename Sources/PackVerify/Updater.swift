@@ -163,19 +163,22 @@ public struct Updater {
                 let installed = try DeltaApplier(installer: installer).installedManifest(into: into, pack: pack)
                 let bases = Dictionary((installed?.scenes ?? []).map { ($0.id, $0.digest) }, uniquingKeysWith: { a, _ in a })
                 let root = try ClientState.load(from: state).root
-                var chosen = plan
-                var files: [String: URL] = [:]
-                for (i, object) in plan.objects.enumerated() {
+                // Each delta is fetched when the applier reaches its scene and staged at once (over the one kept-alive
+                // connection), so the scenes' writing overlaps nothing but is never left for the end.
+                var fetching = applier
+                let chosen = Fetched(fallbacks: fallbacks)
+                fetching.deltaSource = { [self] object in
                     let (used, file) = try fetchDelta(object, pack: pack, base: object.scene.flatMap { bases[$0] }, root: root, downloads: downloads,
-                                                      fallbacks: &fallbacks, counted: counted)
-                    chosen.objects[i] = used
-                    files[used.path] = file
+                                                      fallbacks: &chosen.fallbacks, counted: counted)
+                    chosen.used.append(used)
                     before &+= last
                     last = 0
+                    return file
                 }
-                chosen.fallbacks = fallbacks
                 do {
-                    let result = try applier.apply(chosen, files: files)
+                    var result = try fetching.apply(plan, files: [:])
+                    fallbacks = chosen.fallbacks
+                    result.fallbacks = fallbacks
                     events.installed()
                     return result
                 } catch let failure as VerificationFailure where plan.objects.contains(where: { $0.fromVersion != 0 }) {
@@ -334,5 +337,12 @@ public struct Updater {
         // Through the rooted layer: a downloads folder replaced by a link since it was prepared is refused, not emptied.
         guard let folder = try? RootedFolder(opening: downloads.path) else { return }
         folder.removeContents(except: { $0.hasSuffix(".part") || $0 == StateLock.fileName })
+    }
+
+    /// What the lazy delta fetches of an update chose, collected as the applier asks for each.
+    private final class Fetched {
+        var fallbacks: [String]
+        var used: [UpdatePlan.Object] = []
+        init(fallbacks: [String]) { self.fallbacks = fallbacks }
     }
 }
