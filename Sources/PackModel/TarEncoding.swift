@@ -184,7 +184,7 @@ public enum TarEncoding {
     /// libarchive's build_ustar_entry_name: a name that fits ustar (whole leading folders within 154 bytes, then
     /// whole folders and the file name's start within 98), keeping leading folders and the start of the file name,
     /// with `insert` as an extra last folder. Works on bytes, so it may cut a UTF-8 sequence; the `path` record carries
-    /// the real name. The limits are one below upstream 3.6.2's 155 and 99: Debian's CVE-2025-5917 fix, which every
+    /// the real name. The limits are one below upstream 3.6.2's 155 and 99: Debian's CVE-2025-5917 fix, in
     /// the library on packtool's build machines (Debian 12, 3.6.2-1+deb12u3 and later).
     static func shortenedName(_ src: [UInt8], inserting insert: [UInt8]?) -> [UInt8] {
         if src.count < 100 && insert == nil { return src }
