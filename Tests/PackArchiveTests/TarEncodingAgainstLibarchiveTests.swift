@@ -34,7 +34,7 @@ final class TarEncodingAgainstLibarchiveTests: XCTestCase {
         paths += ["Café.vtt", "stops/01/é.vtt", "stops/é/" + ascii(91), "stops/é/" + ascii(92), "é" + ascii(98), "é" + ascii(99),
                   String(repeating: "é", count: 50), String(repeating: "é", count: 51), String(repeating: "漢", count: 40) + "/" + String(repeating: "字", count: 40),
                   "stops/" + String(repeating: "😀", count: 30) + ".heic", String(repeating: "ü", count: 120) + "/x",
-                  "a/" + String(repeating: "ü", count: 200) + ".vtt", "stops/01-é-long-" + ascii(120) + ".vtt"]
+                  "a/" + String(repeating: "ü", count: 200) + ".vtt", "stops/01/x" + String(repeating: "é", count: 60) + ".heic", "stops/01-é-long-" + ascii(120) + ".vtt"]
         // pax record lengths crossing 100 and 1000 (the length counts its own digits).
         for n in 88...95 { paths.append("é/" + ascii(n - 3)) }
         for n in 987...996 { paths.append("é/" + ascii(n - 3)) }
