@@ -4,9 +4,10 @@
 ///
 /// The bytes are those libarchive wrote for packtool until December 2026 (3.6.2 as Debian 12 ships it, with the
 /// CVE-2025-5917 fix; `pax_restricted`, every entry a regular file with mode 0644, owner 0:0 with empty names, one
-/// mtime), so archives published before the switch are authenticated by the same rules. Each choice below is libarchive's, reproduced literally, including the ones no
-/// reader needs (the `PaxHeader` name of the `x` entry, the `000000 ` device fields of a regular file, the 11-digit
-/// octal size with a trailing space).
+/// mtime), so archives published before the switch are authenticated by the same rules. Each choice below is
+/// libarchive's, reproduced literally, including the ones no reader needs (the `PaxHeader` name of the `x` entry, the
+/// `000000 ` device fields of a regular file, the 11-digit octal size with a trailing space). A size libarchive could
+/// not take (over 2^63 - 1) is written the same way, as an unsigned base-256 number.
 ///
 /// Pure Swift and no Foundation: the client links it too.
 public enum TarEncoding {
