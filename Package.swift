@@ -146,7 +146,8 @@ let package = Package(
         .testTarget(name: "PackAudioTests", dependencies: ["PackAudio", "TestSupport"]),
         .testTarget(name: "PackImageTests", dependencies: ["PackImage", "TestSupport"]),
         .testTarget(name: "PackPreviewTests", dependencies: ["PackPreview", "PackLint", "PackModel", "PackMedia", "PackImage", "TestSupport", "PackAuthoring", "PackCrypto"]),
-        .testTarget(name: "PackArchiveTests", dependencies: ["PackArchive", "PackCrypto", "TestSupport"]),
+        // CArchive: the libarchive writer TarEncoding replaced, kept as its byte-for-byte reference.
+        .testTarget(name: "PackArchiveTests", dependencies: ["PackArchive", "PackModel", "PackCrypto", "CArchive", "TestSupport"]),
         .testTarget(name: "PackTrustTests", dependencies: ["PackTrust", "PackModel", "PackCrypto", "PackSigning", "TestSupport"]),
         .testTarget(name: "PackPublishTests", dependencies: ["PackPublish", "PackArchive", "PackModel", "PackCrypto", "PackSigning", "PackTrust", "PackVerify", "TestSupport", "PackAuthoring"]),
         .testTarget(name: "PackVerifyTests", dependencies: ["PackVerify", "PackTrust", "PackModel", "PackCrypto", "PackSigning", "TestSupport"]),

@@ -8,7 +8,8 @@ import Foundation
 import Glibc
 #endif
 
-/// A libarchive failure, with libarchive's own message and the archive it concerns.
+/// A failure reading or writing an archive, naming the archive it concerns (with libarchive's own message when
+/// TarReader's libarchive failed).
 public struct ArchiveError: Error, CustomStringConvertible, Equatable {
     public var message: String
 

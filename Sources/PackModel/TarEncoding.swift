@@ -2,11 +2,12 @@
 /// writes them and the client can compare an archive against them byte for byte (DESIGN.md §8.6, docs/formats.md
 /// "Pack archive").
 ///
-/// The bytes are those libarchive 3.6.2 wrote for packtool until December 2026 (`pax_restricted`, every entry a
-/// regular file with mode 0644, owner 0:0 with empty names, one mtime), so archives published before the switch are
-/// authenticated by the same rules. Each choice below is libarchive's, reproduced literally, including the ones no
-/// reader needs (the `PaxHeader` name of the `x` entry, the `000000 ` device fields of a regular file, the 11-digit
-/// octal size with a trailing space).
+/// The bytes are those libarchive wrote for packtool until December 2026 (3.6.2 as Debian 12 ships it, with the
+/// CVE-2025-5917 fix; `pax_restricted`, every entry a regular file with mode 0644, owner 0:0 with empty names, one
+/// mtime), so archives published before the switch are authenticated by the same rules. Each choice below is
+/// libarchive's, reproduced literally, including the ones no reader needs (the `PaxHeader` name of the `x` entry, the
+/// `000000 ` device fields of a regular file, the 11-digit octal size with a trailing space). A size libarchive could
+/// not take (over 2^63 - 1) is written the same way, as an unsigned base-256 number.
 ///
 /// Pure Swift and no Foundation: the client links it too.
 public enum TarEncoding {
@@ -38,10 +39,11 @@ public enum TarEncoding {
             records += record("path", name)
             ustarName = shortenedName(name, inserting: nil)
         }
+        // libarchive keeps ustar's mtime to what a signed 32-bit time_t can read back; its 3.6 writer adds this
+        // record before `size`.
+        if mtime < 0 || mtime >= 0x7FFF_FFFF { records += record("mtime", Array(String(mtime).utf8)) }
         // 8 GiB and above does not fit 11 octal digits.
         if size >= 1 << 33 { records += record("size", Array(String(size).utf8)) }
-        // libarchive keeps ustar's mtime to what a signed 32-bit time_t can read back.
-        if mtime < 0 || mtime >= 0x7FFF_FFFF { records += record("mtime", Array(String(mtime).utf8)) }
 
         var out: [UInt8] = []
         if !records.isEmpty {
@@ -180,13 +182,15 @@ public enum TarEncoding {
         return shortenedName(Array(name[..<end]), inserting: Array("PaxHeader".utf8))
     }
 
-    /// libarchive's build_ustar_entry_name: a name that fits ustar (a prefix of at most 155 bytes ending in `/`, then
-    /// at most 99 bytes), keeping leading folders and the start of the file name, with `insert` as an extra last
-    /// folder. Works on bytes, so it may cut a UTF-8 sequence; the `path` record carries the real name.
+    /// libarchive's build_ustar_entry_name: a name that fits ustar (whole leading folders within 154 bytes, then
+    /// whole folders and the file name's start within 98), keeping leading folders and the start of the file name,
+    /// with `insert` as an extra last folder. Works on bytes, so it may cut a UTF-8 sequence; the `path` record carries
+    /// the real name. The limits are one below upstream 3.6.2's 155 and 99: Debian's CVE-2025-5917 fix, in
+    /// the library on packtool's build machines (Debian 12, 3.6.2-1+deb12u3 and later).
     static func shortenedName(_ src: [UInt8], inserting insert: [UInt8]?) -> [UInt8] {
         if src.count < 100 && insert == nil { return src }
         let slash = UInt8(ascii: "/"), dot = UInt8(ascii: ".")
-        var suffixLength = 99
+        var suffixLength = 98
         let insertLength = insert.map { $0.count + 2 } ?? 0
         // Trailing "/" and "/." are dropped and one "/" restored at the end.
         var filenameEnd = src.count
@@ -205,7 +209,7 @@ public enum TarEncoding {
         if filenameEnd > filename + suffixLength { filenameEnd = filename + suffixLength }
         suffixLength -= filenameEnd - filename
         // Prefix: the longest run of whole folders within 155 bytes.
-        var prefixEnd = min(155, filename)
+        var prefixEnd = min(154, filename)
         while prefixEnd > 0 && src[prefixEnd] != slash { prefixEnd -= 1 }
         if prefixEnd < filename && src[prefixEnd] == slash { prefixEnd += 1 }
         // Then as many whole folders as fit the name field.

@@ -1,6 +1,7 @@
 import Foundation
 import PackArchive
 import PackCrypto
+import PackModel
 import TestSupport
 import XCTest
 
@@ -67,5 +68,45 @@ final class TarWriterTests: XCTestCase {
         try Data("keep".utf8).write(to: URL(fileURLWithPath: dir + "/x.tar"))
         XCTAssertThrowsError(try TarWriter(path: dir + "/x.tar", mtime: 0))
         XCTAssertEqual(try String(contentsOfFile: dir + "/x.tar"), "keep")
+    }
+
+    /// The writer's bytes are the ones libarchive wrote for the same entries before TarEncoding replaced it, so
+    /// archives published before and after the switch are authenticated by the same rules.
+    func testTheWriterWritesWhatLibarchiveWroteByteForByte() throws {
+        let dir = try temporaryDirectory()
+        let big = (0..<700_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }  // spans the 256 KiB output blocks
+        let file = URL(fileURLWithPath: dir + "/big.heic")
+        try Data(big).write(to: file)
+        let long = "stops/01-é-long-" + String(repeating: "x", count: 150) + "/" + String(repeating: "y", count: 120) + ".vtt"
+        let entries: [(String, [UInt8])] = [("manifest.json", Array("{\"a\":1}".utf8)), ("empty", []), ("a/511", [UInt8](repeating: 1, count: 511)),
+                                            ("a/512", [UInt8](repeating: 2, count: 512)), ("Café.vtt", [UInt8](repeating: 3, count: 513)),
+                                            (long, Array("WEBVTT\n".utf8)), ("stops/01/big.heic", big),
+                                            ("stops/01/tail.heic", Array(big[1000..<5000]))]
+        for mtime: Int64 in [1_764_460_800, 0, 0x8000_0000] {
+            let path = dir + "/t\(mtime).tar"
+            let w = try TarWriter(path: path, mtime: mtime)
+            for (name, bytes) in entries {
+                switch name {
+                case "stops/01/big.heic": try w.add(name, from: file, size: UInt64(big.count))
+                case "stops/01/tail.heic": try w.add(name, from: file, offset: 1000, size: 4000)
+                default: try w.add(name, bytes: bytes)
+                }
+            }
+            try w.finish()
+            let written = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+            XCTAssertEqual(written, try LibarchiveTarWriter.archive(entries, mtime: mtime), "mtime \(mtime)")
+            XCTAssertEqual(w.archiveSize, UInt64(written.count))
+            XCTAssertEqual(w.archiveSHA256, SHA256.hexHash(written))
+            XCTAssertEqual(TarEncoding.archiveSize(entries: entries.map { ($0.0, UInt64($0.1.count)) }, mtime: mtime), w.archiveSize)
+        }
+    }
+
+    func testAnEmptyArchiveIsTheTrailerAlone() throws {
+        let dir = try temporaryDirectory()
+        let w = try TarWriter(path: dir + "/e.tar", mtime: 0)
+        try w.finish()
+        XCTAssertEqual([UInt8](try Data(contentsOf: URL(fileURLWithPath: dir + "/e.tar"))), [UInt8](repeating: 0, count: 1024))
+        XCTAssertEqual(try LibarchiveTarWriter.archive([], mtime: 0), [UInt8](repeating: 0, count: 1024))
+        XCTAssertThrowsError(try w.add("late", bytes: [1]))
     }
 }
