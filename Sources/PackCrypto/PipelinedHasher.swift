@@ -45,6 +45,18 @@ public final class PipelinedHasher {
         }
     }
 
+    /// Hands the first `count` bytes of `buffer` (the one last handed out) to `body` on the hashing thread, in order
+    /// with everything else handed over; the buffer comes free when `body` returns. A streamed install writes and
+    /// hashes each piece there, so the thread receiving from the network never waits on the disk.
+    public func process(_ count: Int, of buffer: UnsafeMutableRawBufferPointer, _ body: @escaping (UnsafeRawBufferPointer) -> Void) {
+        let piece = Piece(bytes: UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+        let work = Work(body: body)
+        queue.async { [free] in
+            work.body(piece.bytes)
+            free.signal()
+        }
+    }
+
     /// Runs `body` on the hashing thread once everything handed over before it has been hashed (a file's last piece:
     /// its digest is final, and `body` may check it).
     public func then(_ body: @escaping @Sendable () -> Void) { queue.async(execute: body) }
@@ -56,3 +68,6 @@ public final class PipelinedHasher {
 /// A ring buffer's piece on its way to the hashing thread; the ring's semaphore keeps anyone from refilling it
 /// meanwhile.
 private struct Piece: @unchecked Sendable { let bytes: UnsafeRawBufferPointer }
+
+/// A piece's work on its way to the hashing thread (the caller keeps it from running anywhere else).
+private struct Work: @unchecked Sendable { let body: (UnsafeRawBufferPointer) -> Void }

@@ -18,9 +18,12 @@ import PackModel
 /// over the whole stream is needed, nor a copy of it on disk: the resumable state is the staged files themselves
 /// (`InstallJournal`).
 ///
-/// The transport appends bytes on its thread; this object checks and writes them there, and hands a copy of each
-/// file piece to a hashing thread (`PipelinedHasher`), so two cores share the work. A file is reported verified
-/// (`onVerified`, on the hashing thread, in archive order) once its last piece hashed to the signed SHA-256.
+/// The transport appends bytes on its thread; this object checks every byte that is not file content there, and
+/// copies each file piece into a small ring of buffers for a second thread (`PipelinedHasher`) that writes it to its
+/// staged file and hashes it, so the thread receiving from the network never waits on the disk (a `write` or a
+/// writeback start can block when the device is busy, which stalled the receive and so the server) and two cores
+/// share the work. A file is reported verified (`onVerified`, on that thread, in archive order) once its last piece
+/// hashed to the signed SHA-256.
 final class ArchiveStream: DownloadSink, @unchecked Sendable {
     /// One entry as the manifest dictates it: every byte before its data, and its data's size and signed hash.
     struct Entry {
@@ -87,7 +90,8 @@ final class ArchiveStream: DownloadSink, @unchecked Sendable {
     private var hasher: SHA256?
     private var kicked: UInt64 = 0
     private static let kickBytes: UInt64 = 8 << 20
-    private let pipeline = PipelinedHasher(slots: 16, slotBytes: 64 << 10, label: "packverify.stream-hash")
+    /// 1 MiB in flight at most (the receive buffer is 64 KiB): enough to ride out a slow write, small for a phone.
+    private let pipeline = PipelinedHasher(slots: 16, slotBytes: 64 << 10, label: "packverify.stream-write")
     private let failureLock = Lock()
     private var failure: Error?
     /// Told (on the hashing thread, in order) of each file entry whose bytes matched the signed hash.
@@ -175,19 +179,26 @@ final class ArchiveStream: DownloadSink, @unchecked Sendable {
                 guard same else { throw VerificationFailure(.mixAndMatch, "\(name): the archive's manifest is not the one the index names") }
                 return n
             }
-            guard FileSystem.writeAll(fd, piece) else { throw VerificationFailure(.write, "\(entry.path): \(FileSystem.reason())") }
+            let (fd, hasher, path) = (self.fd, self.hasher!, entry.path)
             var copied = 0
             while copied < n {
                 let slot = pipeline.buffer()
                 let m = min(slot.count, n - copied)
                 slot.baseAddress!.copyMemory(from: piece.baseAddress! + copied, byteCount: m)
-                pipeline.hash(m, of: slot, into: hasher!)
+                let done = position + UInt64(copied + m) - entry.dataStart
+                let kick: UInt64? = done - kicked >= Self.kickBytes ? kicked : nil
+                if kick != nil { kicked = done }
+                pipeline.process(m, of: slot) { [self] bytes in
+                    guard hashFailure == nil else { return }
+                    guard FileSystem.writeAll(fd, bytes) else {
+                        let failure = VerificationFailure(.write, "\(path): \(FileSystem.reason())")
+                        failureLock.withLock { self.failure = failure }
+                        return
+                    }
+                    hasher.update(bytes)
+                    if let kick { FileSystem.startWriteback(fd, from: Int64(kick), count: Int64(done - kick)) }
+                }
                 copied += m
-            }
-            let done = position + UInt64(n) - entry.dataStart
-            if done - kicked >= Self.kickBytes {
-                FileSystem.startWriteback(fd, from: Int64(kicked), count: Int64(done - kicked))
-                kicked = done
             }
             return n
         case .padding:
@@ -224,20 +235,24 @@ final class ArchiveStream: DownloadSink, @unchecked Sendable {
         }
     }
 
-    /// Closes the current file and queues its verdict behind its last piece on the hashing thread.
+    /// Queues the current file's close and verdict behind its last piece on the writing thread.
     private func closeFile(_ entry: Entry) throws {
-        FileSystem.startWriteback(fd, from: Int64(kicked), count: Int64(entry.size - kicked))
+        let (fd, kicked, hasher, number) = (self.fd, self.kicked, self.hasher!, index)
         #if !os(Linux)
-        guard durability.flushFile(fd, path: writer.absolute(entry.path)) else {
-            throw VerificationFailure(.write, "\(entry.path): flushing to disk failed (\(FileSystem.reason()))")
-        }
+        let (durability, target) = (self.durability, writer.absolute(entry.path))
         #endif
-        close(fd)
-        fd = -1
-        let hasher = self.hasher!, number = index
+        self.fd = -1
         self.hasher = nil
         pipeline.then { [self] in
+            defer { close(fd) }
             guard hashFailure == nil else { return }
+            FileSystem.startWriteback(fd, from: Int64(kicked), count: Int64(entry.size - kicked))
+            #if !os(Linux)
+            guard durability.flushFile(fd, path: target) else {
+                failureLock.withLock { failure = VerificationFailure(.write, "\(entry.path): flushing to disk failed (\(FileSystem.reason()))") }
+                return
+            }
+            #endif
             guard Hex.encode(hasher.finalize()) == entry.sha256 else {
                 failureLock.withLock { failure = VerificationFailure(.hash, "\(entry.path) does not match the manifest's SHA-256") }
                 return
@@ -260,6 +275,9 @@ final class ArchiveStream: DownloadSink, @unchecked Sendable {
     /// Stops: waits for pieces already queued (their verdicts still count for the journal) and closes an open file.
     func end() {
         pipeline.wait()
-        if fd >= 0 { close(fd); fd = -1 }
+        if fd >= 0 {
+            close(fd)
+            fd = -1
+        }
     }
 }
