@@ -257,8 +257,9 @@ final class ArchiveStream: DownloadSink, @unchecked Sendable {
                 failureLock.withLock { failure = VerificationFailure(.hash, "\(entry.path) does not match the manifest's SHA-256") }
                 return
             }
-            failureLock.withLock { verified = entry.end }
+            // The journal first: a file's blocks are given back only behind entries it has counted (`FileFeed`).
             onVerified?(number)
+            failureLock.withLock { verified = entry.end }
         }
     }
 

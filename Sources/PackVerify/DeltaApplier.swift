@@ -250,7 +250,7 @@ public struct DeltaApplier {
             defer { buffer.deallocate() }
             for i in stride(from: w, to: reused.count, by: workers) {
                 let r = reused[i]
-                guard let (sha256, size) = InstalledFileHash.of(r.at, buffer: buffer), size == r.file.size, sha256 == r.file.sha256 else {
+                guard let (sha256, size) = InstalledFileHash.of(r.at, size: r.file.size, buffer: buffer), size == r.file.size, sha256 == r.file.sha256 else {
                     failures.record(i, VerificationFailure(.deltaBase, "\(r.path) in the installed version is damaged (not the signed bytes); it is not reused"))
                     return
                 }

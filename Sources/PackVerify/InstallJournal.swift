@@ -12,21 +12,28 @@ import PackCrypto
 import PackModel
 
 /// The resumable state of a streamed first install (DESIGN §8.5): the staging folder `<pack>/.resume-<manifest
-/// sha256>` itself, holding the files verified so far, and beside it two small files —
+/// sha256>` itself, holding the files verified so far, the scene folders the install writes into, named after the
+/// manifest's hash (`folderName(scene:)`), and beside them two small files —
 /// - `.resume-<sha256>.json`, written once when the install starts: the pack, version, manifest hash, archive size and
-///   the scene folders (in `<pack>/scenes/`) this install writes into;
+///   the scene ids;
 /// - `.resume-<sha256>.progress`, rewritten in place (one `pwrite` of 21 bytes: a kill cannot tear it) after each
 ///   verified file: how many of the archive's entries are verified, so where a resume asks the server to go on
 ///   (`ArchiveStream.Layout`).
 /// Nothing else of the archive is kept: the journal advances a whole file at a time (no hash library exports its
-/// state), and on resume every file it counts is hashed again, so a file a power cut damaged is fetched again
-/// rather than trusted; a damaged journal starts the install from zero. The journal lies beside the staging folder,
-/// not in it, so the folder can be switched in as it is and a kill at any moment before the switch still resumes.
+/// state), and on resume every file it counts is hashed again and everything else in its folders removed, so a file
+/// a power cut damaged, or anything planted, is not switched in; a damaged journal starts the install from zero. The
+/// journal lies beside the staging folder, not in it, so the folder can be switched in as it is.
 ///
-/// An `flock` on the progress file keeps two installs of the same version apart: the second stages in a folder of its
-/// own, without a journal. Clean-up spares the three names and the scene folders the record names
-/// (`sparedSceneFolders`); an interruption or a cancel keeps them, a refusal removes them with everything staged.
-final class InstallJournal {
+/// The journal is read as untrusted, like the rest of the install folder: it names no folder of its own — the scene
+/// folders are a function of the manifest's hash and the scene id, so a forged record can neither point the install
+/// at a live version's folders nor make two scenes share one — and clean-up never removes a scene folder because a
+/// journal names it (only the staging folder and the journal's files go; scene folders follow the usual rule: removed
+/// when no version uses them and no live journal needs them).
+///
+/// An `flock` on the progress file, re-checked against the name after it is taken (the file may have been removed
+/// and made again meanwhile), keeps two installs of the same version apart: the second stages in a folder of its own,
+/// without a journal.
+package final class InstallJournal {
     static let prefix = ".resume-"
     static let recordSuffix = ".json"
     static let progressSuffix = ".progress"
@@ -39,19 +46,25 @@ final class InstallJournal {
         var version: Int
         var manifestSHA256: String
         var archiveSize: UInt64
-        /// Scene id → its folder's name in `<pack>/scenes/`.
-        var scenes: [String: String]
+        /// The manifest's scene ids (their folders are `folderName(scene:manifestSHA256:)`).
+        var scenes: [String]
     }
 
     /// The staging folder's name for a manifest hash.
-    static func folderName(manifestSHA256: String) -> String { prefix + manifestSHA256 }
+    package static func folderName(manifestSHA256: String) -> String { prefix + manifestSHA256 }
 
-    /// The staging folder's name when `name` is one of the three names a journal uses (`.resume-` and 64 lowercase
-    /// hex digits, then nothing, `.json` or `.progress`); nil for any other name.
-    static func journalFolder(of name: String) -> String? {
+    /// The scene folder a resumable install of the manifest `manifestSHA256` writes scene `id` into: `<id>@<12 hex of
+    /// the manifest hash>-<8 hex of SHA-256(hash/id)>` (the shape `InstallLayout.isSceneFolderName` accepts).
+    package static func folderName(scene id: String, manifestSHA256: String) -> String {
+        "\(id)@\(manifestSHA256.prefix(12))-\(SHA256.hexHash(Array("\(manifestSHA256)/\(id)".utf8)).prefix(8))"
+    }
+
+    /// The staging folder's name when `name` is exactly one of the three names a journal uses (`.resume-` and 64
+    /// lowercase hex digits, then nothing, `.json` or `.progress`); nil for any other name.
+    package static func journalFolder(of name: String) -> String? {
         guard name.hasPrefix(prefix) else { return nil }
         var rest = name.dropFirst(prefix.count)
-        for suffix in [recordSuffix, progressSuffix] where rest.hasSuffix(suffix) { rest = rest.dropLast(suffix.count) }
+        if rest.hasSuffix(recordSuffix) { rest = rest.dropLast(recordSuffix.count) } else if rest.hasSuffix(progressSuffix) { rest = rest.dropLast(progressSuffix.count) }
         guard rest.count == 64, rest.allSatisfy({ $0.isASCII && ($0.isNumber || ("a"..."f").contains($0)) }) else { return nil }
         return prefix + rest
     }
@@ -59,15 +72,17 @@ final class InstallJournal {
     let pack: RootedFolder
     /// The staging folder's name (`.resume-<sha256>`).
     let name: String
+    let manifestSHA256: String
     var recordName: String { name + Self.recordSuffix }
     var progressName: String { name + Self.progressSuffix }
-    /// What an interrupted run left to resume from, when it can be used: its record and how many entries it verified.
-    private(set) var resumable: (record: Record, entries: Int)?
+    /// How many entries an interrupted run of this install verified, when its journal can be used.
+    private(set) var resumable: Int?
     private var progressFD: Int32
 
-    private init(pack: RootedFolder, name: String, progressFD: Int32) {
+    private init(pack: RootedFolder, manifestSHA256: String, progressFD: Int32) {
         self.pack = pack
-        self.name = name
+        self.manifestSHA256 = manifestSHA256
+        name = Self.folderName(manifestSHA256: manifestSHA256)
         self.progressFD = progressFD
     }
 
@@ -77,37 +92,44 @@ final class InstallJournal {
     /// another install of the same version holds it. A journal that cannot be read, or whose staging folder is gone,
     /// is emptied (its install starts from zero).
     static func open(in pack: RootedFolder, manifestSHA256: String, version: Int, packID: String) throws -> InstallJournal? {
-        let name = folderName(manifestSHA256: manifestSHA256)
-        let fd: Int32
-        do { fd = try pack.openForResume(name + progressSuffix) } catch { throw VerificationFailure(.write, "\(error)") }
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+        let folder = folderName(manifestSHA256: manifestSHA256)
+        var fd: Int32 = -1
+        for _ in 0..<8 {
+            do { fd = try pack.openForResume(folder + progressSuffix) } catch { throw VerificationFailure(.write, "\(error)") }
+            guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+                closeDescriptor(fd)
+                return nil
+            }
+            // Locked — but the file may have lost its name meanwhile (the install that held it finished and removed
+            // it): then the lock guards nothing, and the name is opened again.
+            var held = stat()
+            if fstat(fd, &held) == 0, let named = pack.status(folder + progressSuffix), named.st_dev == held.st_dev, named.st_ino == held.st_ino { break }
             closeDescriptor(fd)
-            return nil
+            fd = -1
         }
-        let journal = InstallJournal(pack: pack, name: name, progressFD: fd)
+        guard fd >= 0 else { return nil }
+        let journal = InstallJournal(pack: pack, manifestSHA256: manifestSHA256, progressFD: fd)
         if let bytes = try? pack.read(journal.recordName, cap: 1 << 20), let record = try? JSONDecoder().decode(Record.self, from: bytes),
            record.format == format, record.manifestSHA256 == manifestSHA256, record.version == version, record.pack == packID,
-           let progress = try? pack.read(journal.progressName, cap: 64), progress.last == UInt8(ascii: "\n"),
+           let progress = try? pack.read(journal.progressName, cap: 64), progress.count == 21, progress.last == UInt8(ascii: "\n"),
            let entries = Int(String(decoding: progress.dropLast(), as: UTF8.self)), entries >= 0,
-           let info = pack.status(name), info.st_mode & S_IFMT == S_IFDIR {
-            journal.resumable = (record, entries)
+           let info = pack.status(folder), info.st_mode & S_IFMT == S_IFDIR {
+            journal.resumable = entries
         } else {
-            // Nothing usable: whatever an earlier run staged goes (its scene folders, named nowhere any more, go with
-            // the next clean-up).
-            pack.removeTree(name)
-            try? pack.remove(journal.recordName)
+            journal.empty()
         }
-        do { _ = try pack.ensureFolder(name) } catch { throw VerificationFailure(.write, "\(error)") }
+        do { _ = try pack.ensureFolder(folder) } catch { throw VerificationFailure(.write, "\(error)") }
         return journal
     }
 
-    /// Starts a new journal: an empty staging folder, the record, and a progress of 0 entries.
+    /// Starts a new journal: the record, and a progress of 0 entries (the staging folder emptied by the caller).
     func start(_ record: Record, durability: Durability) throws {
         do {
             let data = try JSONEncoder().encode(record)
             try pack.writeAtomically(data, to: recordName, durability: durability)
         } catch { throw VerificationFailure(.write, "\(pack.fullPath(recordName)): cannot start the install's journal (\(error))") }
         resumable = nil
+        _ = ftruncate(progressFD, 0)
         advance(to: 0)
     }
 
@@ -120,7 +142,15 @@ final class InstallJournal {
         _ = text.withUnsafeBytes { pwrite(progressFD, $0.baseAddress, $0.count, 0) }
     }
 
-    /// Removes the journal's two files (its folder has been switched in, or removed).
+    /// Forgets what an earlier run staged: the staging folder and the record go (the scene folders, named after the
+    /// manifest's hash, are made afresh by the caller; any other stays for the usual clean-up).
+    func empty() {
+        pack.removeTree(name)
+        try? pack.remove(recordName)
+        resumable = nil
+    }
+
+    /// Removes the journal's two files (its folder has been switched in, or removed) and lets it go.
     func remove() {
         try? pack.remove(recordName)
         try? pack.remove(progressName)
@@ -132,19 +162,23 @@ final class InstallJournal {
         if progressFD >= 0 { closeDescriptor(progressFD); progressFD = -1 }
     }
 
-    /// The scene folders named by every journal's record in `pack`: a resume needs them. Clean-up leaves them.
-    static func sparedSceneFolders(in pack: RootedFolder) -> Set<String> {
+    /// The scene folders of every journal in `pack` that a resume could still use — a record that reads well, of a
+    /// version above `installed`, whose staging folder is there. Clean-up leaves them.
+    package static func sparedSceneFolders(in pack: RootedFolder, installed version: Int) -> Set<String> {
         var spared: Set<String> = []
-        for entry in (try? pack.list()) ?? [] where entry.hasSuffix(recordSuffix) && journalFolder(of: entry) != nil {
-            guard let bytes = try? pack.read(entry, cap: 1 << 20), let record = try? JSONDecoder().decode(Record.self, from: bytes) else { continue }
-            spared.formUnion(record.scenes.values)
+        for entry in (try? pack.list()) ?? [] where entry.hasSuffix(recordSuffix) {
+            guard let folder = journalFolder(of: entry), entry == folder + recordSuffix, pack.status(folder).map({ $0.st_mode & S_IFMT == S_IFDIR }) == true,
+                  let bytes = try? pack.read(entry, cap: 1 << 20), let record = try? JSONDecoder().decode(Record.self, from: bytes),
+                  record.version > version, folder == folderName(manifestSHA256: record.manifestSHA256) else { continue }
+            spared.formUnion(record.scenes.map { folderName(scene: $0, manifestSHA256: record.manifestSHA256) })
         }
         return spared
     }
 
     /// Removes the journals of versions up to `installed` (no resume will want them) and those that cannot be read,
-    /// each only when no install holds it, with its staging folder and the scene folders it names.
-    static func removeObsolete(in pack: RootedFolder, installed version: Int) {
+    /// each only when no install holds it: its staging folder and its two files. Never a scene folder: those follow
+    /// the clean-up's own rule (a version that uses one keeps it, whatever a journal says).
+    package static func removeObsolete(in pack: RootedFolder, installed version: Int) {
         let names = (try? pack.list()) ?? []
         for folder in Set(names.compactMap(journalFolder(of:))) {
             guard let fd = try? pack.openForResume(folder + progressSuffix) else { continue }
@@ -152,9 +186,6 @@ final class InstallJournal {
             guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { continue }
             let record = (try? pack.read(folder + recordSuffix, cap: 1 << 20)).flatMap { try? JSONDecoder().decode(Record.self, from: $0) }
             guard record.map({ $0.version <= version }) ?? true else { continue }
-            for scene in (record?.scenes ?? [:]).values where InstallLayout.isSceneFolderName(scene) {
-                pack.removeTree(InstallLayout.scenesFolder + "/" + scene)
-            }
             pack.removeTree(folder)
             try? pack.remove(folder + recordSuffix)
             try? pack.remove(folder + progressSuffix)

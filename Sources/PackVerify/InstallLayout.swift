@@ -128,6 +128,23 @@ enum InstallLayout {
 
     /// The scene folder `stops/<id>` in `version` links to, if it is a well-formed link for that scene; nil for
     /// anything else (a real folder, a link elsewhere, nothing).
+    /// The scene folders any version folder in `packFolder` links to (read, never followed): what an install must
+    /// never write into, adopt or remove.
+    static func liveSceneFolders(packFolder: URL) -> Set<String> {
+        guard let pack = try? RootedFolder(opening: packFolder.path) else { return [] }
+        var names: Set<String> = []
+        for version in (try? pack.list()) ?? [] where isVersionFolderName(version) {
+            for stop in (try? pack.list(version + "/stops")) ?? [] {
+                var buffer = [CChar](repeating: 0, count: 512)
+                let n = readlinkat(pack.fd, version + "/stops/" + stop, &buffer, buffer.count - 1)
+                guard n > 0 else { continue }
+                let target = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                if target.hasPrefix("../../\(scenesFolder)/") { names.insert(String(target.dropFirst("../../\(scenesFolder)/".count))) }
+            }
+        }
+        return names
+    }
+
     static func sceneFolder(of id: String, in version: String) -> String? {
         var buffer = [CChar](repeating: 0, count: 512)
         let n = readlink(version + "/stops/" + id, &buffer, buffer.count - 1)

@@ -82,7 +82,7 @@ public struct InstalledPack {
                 var info = stat()
                 if !readable(path) || lstat(url, &info) != 0 {
                     outcome = 1
-                } else if let (sha256, size) = InstalledFileHash.of(url, buffer: buffer) {
+                } else if let (sha256, size) = InstalledFileHash.of(url, size: file.size, buffer: buffer) {
                     outcome = size == file.size && sha256 == file.sha256 ? 0 : 2
                 } else {
                     outcome = 2

@@ -3,6 +3,11 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import PackCrypto
 import PackFetch
 import PackModel
@@ -19,8 +24,11 @@ extension Installer {
     /// An interruption (the transport failed, a cancel, a full disk) keeps the staged files and the journal for the
     /// next run, which resumes from the last verified file; a refusal (a byte that is not what the manifest dictates)
     /// removes everything this install and the interrupted runs before it made.
+    ///
+    /// `journalled`: the install must have the journal (a file whose blocks are given back as it is read cannot be
+    /// read again by a second install of the same version, which would run without one): `busy` when another holds it.
     func installStreaming(manifestBytes: [UInt8], indexEntry: IndexDocument.Entry, name: String, into: URL, events: InstallEvents,
-                          feed: (ArchiveStream) throws -> Void) throws -> Result {
+                          journalled: Bool = false, feed: (ArchiveStream) throws -> Void) throws -> Result {
         // 1. Under the state lock, briefly: the manifest against the state as it is now.
         let manifest = try withState { client, now in try admit(manifestBytes, indexEntry: indexEntry, client: client, now: now, into: into) }
         let layout = try ArchiveStream.Layout(manifest: manifest, manifestBytes: manifestBytes)
@@ -32,11 +40,23 @@ extension Installer {
 
         // 2. Unlocked: the bytes checked and written as they arrive.
         let (packFolder, touched, live) = try preparePackFolder(manifest, into: into)
-        let journal: InstallJournal?
+        let sha256 = indexEntry.manifest.sha256
+        var journal: InstallJournal?
         let stagingName: String
         do {
             let pack = try RootedFolder(opening: packFolder.path)
-            journal = try InstallJournal.open(in: pack, manifestSHA256: indexEntry.manifest.sha256, version: manifest.version, packID: manifest.pack)
+            journal = try InstallJournal.open(in: pack, manifestSHA256: sha256, version: manifest.version, packID: manifest.pack)
+            // The journal's scene folders are named after the manifest's hash: if the installed version uses one (it
+            // is this very manifest, installed again), the journal must not touch it and the install goes without.
+            let live = InstallLayout.liveSceneFolders(packFolder: packFolder)
+            if let open = journal, manifest.scenes.contains(where: { live.contains(InstallJournal.folderName(scene: $0.id, manifestSHA256: sha256)) }) {
+                open.empty()
+                open.remove()
+                journal = nil
+            }
+            if journal == nil && journalled {
+                throw VerificationFailure(.busy, "another install of \(manifest.pack) version \(manifest.version) is running in \(packFolder.path)")
+            }
             // Another install of this very version holds the journal: this one stages on its own, without one.
             stagingName = journal?.name ?? ".staging-\(UUID().uuidString)"
             if journal == nil { try pack.makeFolder(stagingName) }
@@ -53,25 +73,29 @@ extension Installer {
         var kept = false
         do {
             let verified: Int
-            if let journal, let resumable = journal.resumable, let resumed = try? resume(resumable.record, entries: resumable.entries, layout: layout,
-                                                                                         manifest: manifest, writer: writer, events: events) {
+            if let journal, let entries = journal.resumable,
+               let resumed = try? resume(entries: entries, journal: journal, layout: layout, manifest: manifest, writer: writer, events: events) {
                 verified = resumed
                 journal.advance(to: verified)
             } else {
                 // A fresh start (or a journal whose files did not hold up): a new writer, new scene folders.
                 writer = StagingWriter(staging: staging, durability: durability)
-                if let journal, let folder = try? journal.pack.folder(journal.name) { folder.removeContents() }
-                var scenes: [String: String] = [:]
                 let store = packFolder.path + "/" + InstallLayout.scenesFolder
+                if let journal {
+                    journal.empty()
+                    _ = try journal.pack.ensureFolder(journal.name)
+                    // Scene folders of an earlier, unusable run of this install (named after this manifest, used by no
+                    // version: checked above) are made afresh.
+                    for scene in manifest.scenes { journal.pack.removeTree(InstallLayout.scenesFolder + "/" + InstallJournal.folderName(scene: scene.id, manifestSHA256: sha256)) }
+                }
                 for scene in manifest.scenes {
-                    let folder = InstallLayout.sceneFolderName(scene.id, digest: scene.digest)
+                    let folder = journal == nil ? InstallLayout.sceneFolderName(scene.id, digest: scene.digest) : InstallJournal.folderName(scene: scene.id, manifestSHA256: sha256)
                     try writer.addScene(scene.id, in: store, name: folder)
                     writer.expect(scene: scene.id, files: scene.files.count)
-                    scenes[scene.id] = folder
                 }
                 writer.onSceneVerified = { id, folder in events.verified(scene: id, folder: folder) }
                 try journal?.start(.init(format: InstallJournal.format, pack: manifest.pack, version: manifest.version,
-                                         manifestSHA256: indexEntry.manifest.sha256, archiveSize: layout.size, scenes: scenes), durability: durability)
+                                         manifestSHA256: sha256, archiveSize: layout.size, scenes: manifest.scenes.map(\.id)), durability: durability)
                 verified = 0
             }
             // The install needs the rest of the archive's size, no more (it keeps no copy): checked before a byte is
@@ -131,37 +155,60 @@ extension Installer {
         return failure.kind.outcome == .refused
     }
 
-    /// Takes over what an interrupted run of the same install left: its scene folders, and each file it counted as
-    /// verified, hashed again (a power cut may have lost what a kill would not). Returns how many entries hold up
-    /// (the manifest's included), from which the stream resumes; throws when the journal does not fit the manifest.
-    private func resume(_ record: InstallJournal.Record, entries: Int, layout: ArchiveStream.Layout, manifest: Manifest,
+    /// Takes over what an interrupted run of the same install left: its scene folders (named after the manifest's
+    /// hash, never after anything the journal says), then everything in them and in the staging folder that is not a
+    /// file the journal counts is removed (a planted name, a link, a file past the journal), and each counted file is
+    /// hashed again — one name, a regular file of its signed size (a power cut may have lost what a kill would not).
+    /// Returns how many entries hold up (the manifest's included), from which the stream resumes.
+    private func resume(entries: Int, journal: InstallJournal, layout: ArchiveStream.Layout, manifest: Manifest,
                         writer: StagingWriter, events: InstallEvents) throws -> Int {
+        guard entries <= layout.entries.count, let pack = writer.pack else { throw VerificationFailure(.install, "the journal does not describe this install") }
         let store = writer.staging.deletingLastPathComponent().path + "/" + InstallLayout.scenesFolder
-        guard entries <= layout.entries.count, Set(record.scenes.keys) == Set(manifest.scenes.map(\.id)) else {
-            throw VerificationFailure(.install, "the journal does not describe this install")
-        }
         for scene in manifest.scenes {
-            guard let folder = record.scenes[scene.id], InstallLayout.isSceneFolderName(folder) else { throw VerificationFailure(.install, "the journal names no folder for \(scene.id)") }
-            try writer.adoptScene(scene.id, in: store, name: folder)
+            try writer.adoptScene(scene.id, in: store, name: InstallJournal.folderName(scene: scene.id, manifestSHA256: journal.manifestSHA256))
             writer.expect(scene: scene.id, files: scene.files.count)
         }
         writer.onSceneVerified = { id, folder in events.verified(scene: id, folder: folder) }
-        // What the last run wrote after its journal: the signed manifest and the scene links (made again at the end).
-        if let pack = writer.pack {
-            let folder = writer.staging.lastPathComponent
-            try? pack.remove(folder + "/" + Self.manifestFileName)
-            pack.removeTree(folder + "/stops")
+        // What may stay: the counted files and the folders above them, relative to the pack folder.
+        var files: Set<String> = [], folders: Set<String> = []
+        let prefix = pack.path + "/"
+        for number in stride(from: 1, to: entries, by: 1) {
+            let relative = String(writer.absolute(layout.entries[number].path).dropFirst(prefix.count))
+            files.insert(relative)
+            var parent = relative
+            while let slash = parent.lastIndex(of: "/") {
+                parent = String(parent[..<slash])
+                folders.insert(parent)
+            }
         }
+        let roots = [journal.name] + manifest.scenes.map { InstallLayout.scenesFolder + "/" + InstallJournal.folderName(scene: $0.id, manifestSHA256: journal.manifestSHA256) }
+        for root in roots { Self.prune(root, in: pack, keeping: files, folders: folders) }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: SHA256.fileBufferBytes, alignment: 16)
         defer { buffer.deallocate() }
         var good = min(entries, 1)
         for number in stride(from: 1, to: entries, by: 1) {
             let entry = layout.entries[number]
-            guard let found = InstalledFileHash.of(writer.absolute(entry.path), buffer: buffer), found.size == entry.size, found.sha256 == entry.sha256 else { break }
+            guard let found = InstalledFileHash.of(writer.absolute(entry.path), size: entry.size, buffer: buffer, oneName: true),
+                  found.size == entry.size, found.sha256 == entry.sha256 else { break }
             try writer.adopt(path: entry.path)
             if let scene = writer.sceneID(of: entry.path) { writer.sceneFileVerified(scene) }
             good = number + 1
         }
         return good
+    }
+
+    /// Removes everything beneath `folder` (relative to `pack`) but the regular files in `files` and the real folders
+    /// in `folders` above them — links, FIFOs, planted names — walking only real folders, never through a link.
+    static func prune(_ folder: String, in pack: RootedFolder, keeping files: Set<String>, folders: Set<String>) {
+        for name in (try? pack.list(folder)) ?? [] {
+            let path = folder + "/" + name
+            let kind = pack.status(path).map { $0.st_mode & S_IFMT }
+            if kind == S_IFREG && files.contains(path) { continue }
+            if kind == S_IFDIR && folders.contains(path) {
+                prune(path, in: pack, keeping: files, folders: folders)
+                continue
+            }
+            pack.removeTree(path)
+        }
     }
 }

@@ -328,7 +328,7 @@ public struct Installer {
         guard used.count == stops.count, let stored = try? pack.list(InstallLayout.scenesFolder) else { return folder }
         // Resumable installs of later versions keep theirs (InstallJournal); those of this version or earlier go.
         InstallJournal.removeObsolete(in: pack, installed: manifest.version)
-        let spared = InstallJournal.sparedSceneFolders(in: pack)
+        let spared = InstallJournal.sparedSceneFolders(in: pack, installed: manifest.version)
         for entry in stored where !used.contains(entry) && !spared.contains(entry) && InstallLayout.isSceneFolderName(entry) {
             pack.removeTree(InstallLayout.scenesFolder + "/" + entry)
         }

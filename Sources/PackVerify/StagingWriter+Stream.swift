@@ -10,13 +10,13 @@ import PackModel
 /// files and scene folders taken over as they are.
 extension StagingWriter {
     /// Creates the file for archive path `path` (its folders first), registered for the final flush and, for a scene
-    /// file, for its scene's count. A file of that name left by an interrupted run (written past its last verified
-    /// entry) is removed first.
+    /// file, for its scene's count. Whatever has that name (a file an interrupted run wrote past its last verified
+    /// entry, or anything planted) is removed first.
     func open(path: String) throws -> Int32 {
         try prepareFolder(for: path)
         let target = absolute(path)
         let (pack, relative) = try rooted(target)
-        if pack.status(relative) != nil { try? pack.remove(relative) }
+        if pack.status(relative) != nil { pack.removeTree(relative) }
         let fd = try create(target, shown: path)
         order(path: path, target: target)
         return fd

@@ -102,7 +102,8 @@ public struct UpdateApplier {
                 let stop = DownloadStop()
                 let cancelled = VerificationFailure(.cancelled, "the install was cancelled")
                 result = try (installer.cancel ?? DownloadStop()).whileRunning(onStop: { stop.stop(cancelled) }) {
-                    try installer.installStreaming(manifestBytes: manifestBytes, indexEntry: entry, name: object.path, into: into, events: events) {
+                    try installer.installStreaming(manifestBytes: manifestBytes, indexEntry: entry, name: object.path, into: into, events: events,
+                                                  journalled: true) {
                         try feed.feed($0, stop: stop)
                     }
                 }

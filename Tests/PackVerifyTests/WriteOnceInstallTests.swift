@@ -253,3 +253,87 @@ final class WriteOnceInstallTests: XCTestCase {
         for (i, b) in field.enumerated() { a[offset + 148 + i] = b }
     }
 }
+
+/// The journal is read as untrusted (the second review of issue 32): it names no folder, clean-up never removes a
+/// scene folder because a journal names it, and what an interrupted run left is pruned to the files it counted.
+final class InstallJournalTests: XCTestCase {
+    typealias Tree = StreamedInstallTests.Tree
+    private let sha = String(repeating: "ab", count: 32)
+
+    private func packFolder() throws -> (URL, RootedFolder) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("journal-\(UUID().uuidString)/test-pack")
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("scenes"), withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+        return (folder, try RootedFolder(opening: folder.path))
+    }
+
+    /// Finding 1: a journal a kill left after its install switched in (version 1) names scene folders a later version
+    /// still uses; the clean-up after that later version removes the journal and leaves every scene folder alone.
+    func testRemovingAnObsoleteJournalNeverRemovesASceneFolder() throws {
+        let (folder, pack) = try packFolder()
+        let scene = InstallJournal.folderName(scene: "01-a", manifestSHA256: sha)
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("scenes/\(scene)"), withIntermediateDirectories: true)
+        try Data(#"{"format":1,"pack":"test-pack","version":1,"manifestSHA256":"\#(sha)","archiveSize":1024,"scenes":["01-a"]}"#.utf8)
+            .write(to: folder.appendingPathComponent(".resume-\(sha).json"))
+        try Data("00000000000000000003\n".utf8).write(to: folder.appendingPathComponent(".resume-\(sha).progress"))
+        XCTAssertEqual(InstallJournal.sparedSceneFolders(in: pack, installed: 0), [], "no staging folder: nothing a resume could use")
+        InstallJournal.removeObsolete(in: pack, installed: 2)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted(), ["scenes"])
+        XCTAssertTrue(FileManager.default.fileExists(atPath: folder.appendingPathComponent("scenes/\(scene)").path), "the scene folder stays")
+    }
+
+    /// Finding 9: only the exact three names are a journal's.
+    func testOnlyTheExactNamesAreAJournals() {
+        XCTAssertEqual(InstallJournal.journalFolder(of: ".resume-\(sha)"), ".resume-\(sha)")
+        XCTAssertEqual(InstallJournal.journalFolder(of: ".resume-\(sha).json"), ".resume-\(sha)")
+        XCTAssertEqual(InstallJournal.journalFolder(of: ".resume-\(sha).progress"), ".resume-\(sha)")
+        XCTAssertNil(InstallJournal.journalFolder(of: ".resume-\(sha).progress.json"))
+        XCTAssertNil(InstallJournal.journalFolder(of: ".resume-\(sha.uppercased())"))
+        XCTAssertNil(InstallJournal.journalFolder(of: ".resume-\(sha)x"))
+        XCTAssertNotEqual(InstallJournal.folderName(scene: "01-a", manifestSHA256: sha), InstallJournal.folderName(scene: "01-b", manifestSHA256: sha),
+                          "each scene has a folder of its own")
+    }
+
+    /// Finding 6: a file of the wrong size is not read (a planted terabyte of zeros costs one fstat).
+    func testAFileOfTheWrongSizeIsNotRead() throws {
+        let (folder, _) = try packFolder()
+        let file = folder.appendingPathComponent("sparse")
+        XCTAssertTrue(FileManager.default.createFile(atPath: file.path, contents: nil))
+        XCTAssertEqual(truncate(file.path, 1 << 40), 0)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
+        defer { buffer.deallocate() }
+        let found = InstalledFileHash.of(file.path, size: 10, buffer: buffer)
+        XCTAssertEqual(found?.size, 1 << 40)
+        XCTAssertEqual(found?.sha256, "", "unread")
+    }
+
+    /// Findings 2, 4 and 5: what an interrupted run of this very install left is planted with a link out of the
+    /// install folder in a counted file's place, a stray file, and a folder where the signed manifest goes. The resume
+    /// removes them, writes nothing outside, and switches in exactly the signed files.
+    func testAResumeRemovesWhatWasPlantedInItsFoldersAndSwitchesInOnlyTheSignedFiles() throws {
+        let f = try ClientFixture()
+        let tree = try Tree(fixture: f, encoded: true)
+        let fetcher = WriteOnceInstallTests.StreamingFetcher(base: tree.folder)
+        fetcher.failAfter = tree.archive.count * 2 / 3
+        XCTAssertThrowsError(try Updater(state: f.state, into: f.into, fetcher: fetcher).update(pack: "test-pack"))
+        let pack = f.into.appendingPathComponent("test-pack")
+        let staging = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: pack.path).first { $0.hasPrefix(".resume-") && !$0.hasSuffix(".json") && !$0.hasSuffix(".progress") })
+        let outside = f.dir.appendingPathComponent("outside.json")
+        try Data("outside".utf8).write(to: outside)
+        let packJSON = pack.appendingPathComponent(staging).appendingPathComponent("pack.json")
+        try FileManager.default.removeItem(at: packJSON)
+        try FileManager.default.createSymbolicLink(at: packJSON, withDestinationURL: outside)
+        try Data("planted".utf8).write(to: pack.appendingPathComponent(staging).appendingPathComponent("planted.txt"))
+        try FileManager.default.createDirectory(at: pack.appendingPathComponent(staging).appendingPathComponent(".manifest.json/x"), withIntermediateDirectories: true)
+
+        XCTAssertEqual(try Updater(state: f.state, into: f.into, fetcher: WriteOnceInstallTests.StreamingFetcher(base: tree.folder)).update(pack: "test-pack").toVersion, 1)
+        XCTAssertEqual(try String(contentsOf: outside, encoding: .utf8), "outside", "nothing was written through the link")
+        let report = try PackClient(state: f.state).verifyInstalled(pack: "test-pack", into: f.into)
+        XCTAssertTrue(report.isIntact, "\(report)")
+        let current = pack.appendingPathComponent("current")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: current.appendingPathComponent("planted.txt").path), "the planted file was not switched in")
+        var info = stat()
+        XCTAssertEqual(lstat(current.appendingPathComponent("pack.json").path, &info), 0)
+        XCTAssertEqual(info.st_mode & S_IFMT, S_IFREG, "pack.json is the signed file, not the planted link")
+    }
+}
