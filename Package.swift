@@ -96,7 +96,7 @@ let package = Package(
         // The client's privacy manifest (PrivacyInfo.xcprivacy) as a resource Xcode copies into every app that links
         // PackVerify, on Apple platforms only: on Linux a resource would pull Foundation's Bundle into the C library.
         .target(name: "PackPrivacy", resources: [.copy("PrivacyInfo.xcprivacy")]),
-        .target(name: "PackVerify", dependencies: ["PackFetch", "PackTrust", "PackModel", "PackCrypto",
+        .target(name: "PackVerify", dependencies: ["PackFetch", "PackTrust", "PackModel", "PackCrypto", "PackFiles",
                                                    .target(name: "PackPrivacy", condition: .when(platforms: applePlatforms))]),
         // The release C library carries its own copy of the Swift runtime and FoundationEssentials (static stdlib,
         // linked with lld, no undefined symbols left): a C or Java app needs no Swift installed, and only the parts
@@ -150,7 +150,7 @@ let package = Package(
         .testTarget(name: "PackArchiveTests", dependencies: ["PackArchive", "PackModel", "PackCrypto", "CArchive", "TestSupport"]),
         .testTarget(name: "PackTrustTests", dependencies: ["PackTrust", "PackModel", "PackCrypto", "PackSigning", "TestSupport"]),
         .testTarget(name: "PackPublishTests", dependencies: ["PackPublish", "PackArchive", "PackModel", "PackCrypto", "PackSigning", "PackTrust", "PackVerify", "TestSupport", "PackAuthoring"]),
-        .testTarget(name: "PackVerifyTests", dependencies: ["PackVerify", "PackTrust", "PackModel", "PackCrypto", "PackSigning", "TestSupport"]),
+        .testTarget(name: "PackVerifyTests", dependencies: ["PackVerify", "PackTrust", "PackModel", "PackCrypto", "PackFetch", "PackSigning", "TestSupport"]),
         // The hostile-server cases every Fetcher passes, written once; each transport's suite runs them.
         .target(name: "FetcherCases", dependencies: ["PackVerify", "TestSupport"], path: "Tests/FetcherCases"),
         .testTarget(name: "PackHTTPTests", dependencies: ["PackHTTP", "PackVerify", "PackModel", "TestSupport", "FetcherCases"]),

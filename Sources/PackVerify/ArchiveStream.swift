@@ -90,8 +90,10 @@ final class ArchiveStream: DownloadSink, @unchecked Sendable {
     private var hasher: SHA256?
     private var kicked: UInt64 = 0
     private static let kickBytes: UInt64 = 8 << 20
-    /// 512 KiB in flight at most (the receive buffer is 64 KiB): enough to ride out a slow write, small for a phone.
-    private let pipeline = PipelinedHasher(slots: 8, slotBytes: 64 << 10, label: "packverify.stream-write")
+    /// 1 MiB in flight at most, in pieces of the receive buffer's size (64 KiB): enough to ride out a slow write
+    /// (with 512 KiB, in 8 or 16 pieces, the install took 1.27–1.41× `curl -o` against 1.08× at 245 MB), small for a
+    /// phone.
+    private let pipeline = PipelinedHasher(slots: 16, slotBytes: 64 << 10, label: "packverify.stream-write")
     private let failureLock = Lock()
     private var failure: Error?
     /// Told (on the hashing thread, in order) of each file entry whose bytes matched the signed hash.
