@@ -48,8 +48,8 @@ extension Installer {
             journal = try InstallJournal.open(in: pack, manifestSHA256: sha256, version: manifest.version, packID: manifest.pack)
             // The journal's scene folders are named after the manifest's hash: if the installed version uses one (it
             // is this very manifest, installed again), the journal must not touch it and the install goes without.
-            let live = InstallLayout.liveSceneFolders(packFolder: packFolder)
-            if let open = journal, manifest.scenes.contains(where: { live.contains(InstallJournal.folderName(scene: $0.id, manifestSHA256: sha256)) }) {
+            let linked = InstallLayout.liveSceneFolders(packFolder: packFolder)
+            if let open = journal, manifest.scenes.contains(where: { linked.contains(InstallJournal.folderName(scene: $0.id, manifestSHA256: sha256)) }) {
                 open.empty()
                 open.remove()
                 journal = nil
