@@ -16,6 +16,7 @@ public final class PipelinedHasher {
     private let free: DispatchSemaphore
     private let queue: DispatchQueue
 
+    /// A ring of `slots` buffers of `slotBytes` each, hashed (or processed) in order on one serial queue named `label`.
     public init(slots: Int, slotBytes: Int, label: String) {
         buffers = (0..<slots).map { _ in UnsafeMutableRawBufferPointer.allocate(byteCount: slotBytes, alignment: 16) }
         free = DispatchSemaphore(value: slots)

@@ -100,6 +100,9 @@ final class ArchiveStream: DownloadSink, @unchecked Sendable {
     var onVerified: ((Int) -> Void)?
     /// Told how far the stream has been checked, after each piece.
     var onPosition: ((UInt64) -> Void)?
+    /// Told once the archive's last byte is in: a transport still waiting on a body the server never ends is stopped
+    /// there instead of being waited for (issue 29, finding 8).
+    var onComplete: (() -> Void)?
     let durability: Durability
 
     /// A stream of the archive `layout` describes whose first `entries` entries are verified already (a resumed
@@ -152,6 +155,7 @@ final class ArchiveStream: DownloadSink, @unchecked Sendable {
             try settle()
         }
         onPosition?(position)
+        if position == layout.size { onComplete?() }
     }
 
     /// Checks (and writes) the bytes at `position` up to the next boundary; returns how many it took.

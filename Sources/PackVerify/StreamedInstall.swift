@@ -42,7 +42,13 @@ struct StreamedInstall {
                     told?(position)
                     progress?(position)
                 }
-                try fetcher.stream(object.path, into: sink, stop: stop)
+                // Every byte in: the connection is shut (a server that never ends the body is not waited for), and the
+                // stop that ends the fetch is the install's success, not a failure.
+                let complete = VerificationFailure(.fetch, "\(object.path): every byte of the archive is in")
+                sink.onComplete = { stop.stop(complete) }
+                do { try fetcher.stream(object.path, into: sink, stop: stop) } catch {
+                    guard sink.position == sink.layout.size, (stop.reason as? VerificationFailure)?.message == complete.message else { throw error }
+                }
             }
         }
     }
