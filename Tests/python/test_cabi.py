@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 import unittest
@@ -314,9 +315,10 @@ class CABI(unittest.TestCase):
         return cdn
 
     def test_a_progress_callback_cancels_an_update_mid_download_and_the_next_update_resumes(self):
-        """Issue 30: packverify_update_cancellable's callback returns non-zero once some of version 2's archive is in;
-        the update returns "cancelled", version 1 stays installed and intact, the partial download is kept, and the
-        next update resumes it (a Range request from where it stopped) and installs version 2."""
+        """Issue 30: packverify_update_cancellable's callback returns non-zero once half of version 2's archive is in;
+        the update returns "cancelled", version 1 stays installed and intact, the verified files are kept with their
+        journal (issue 32: no copy of the archive, no .part), and the next update resumes from the journal (a Range
+        request from the first unverified entry's header) and installs version 2."""
         client = tempfile.mkdtemp(dir=self.work)
         state, into = os.path.join(client, "state"), os.path.join(client, "install")
         self.assertTrue(self.call("packverify_pin_root", {"state": state, "root": os.path.join(self.pub, "root", "1.root.json")})["ok"])
@@ -336,7 +338,7 @@ class CABI(unittest.TestCase):
         def cancel_after_some_bytes(record, _context):
             progress = json.loads(record)
             records.append(progress)
-            if not cancelled_at and progress["event"] == "bytes" and 0 < progress["bytesDone"] < progress["bytesTotal"]:
+            if not cancelled_at and progress["event"] == "bytes" and progress["bytesTotal"] // 2 < progress["bytesDone"] < progress["bytesTotal"]:
                 cancelled_at.append(progress["bytesDone"])
                 return 1
             return 0
@@ -355,16 +357,23 @@ class CABI(unittest.TestCase):
         self.assertEqual((report["version"], report["intact"]), (1, True), report)
         downloads = os.path.join(state, "downloads")
         parts = [name for name in os.listdir(downloads) if name.endswith(".part")] if os.path.isdir(downloads) else []
-        self.assertEqual(parts, ["royal-mile-2.tar.part"], "the cancelled download's bytes are kept to resume")
-        kept = os.path.getsize(os.path.join(downloads, parts[0]))
-        self.assertGreater(kept, 0)
+        self.assertEqual(parts, [], "no copy of the archive is kept")
+        pack = os.path.join(into, "royal-mile")
+        journals = [name for name in os.listdir(pack) if name.startswith(".resume-") and name.endswith(".progress")]
+        self.assertEqual(len(journals), 1, f"the cancelled install keeps its journal: {os.listdir(pack)}")
+        with open(os.path.join(pack, journals[0])) as f:
+            verified = int(f.read())
+        self.assertGreater(verified, 1, "files verified before the cancel are counted")
+        with tarfile.open(os.path.join(cdn, "packs", "royal-mile", "2", "royal-mile-2.tar")) as t:
+            members = t.getmembers()
+        offsets = [m.offset for m in members] + [members[-1].offset_data + (members[-1].size + 511) // 512 * 512]
 
         again = self.call("packverify_update", request)
         self.assertTrue(again["ok"], again)
         self.assertEqual((again["fromVersion"], again["toVersion"], again["method"]), (1, 2, "full archive"), again)
         with open(ranges) as f:
             starts = [int(line.split()[1]) for line in f if "royal-mile-2.tar" in line]
-        self.assertTrue(starts and starts[0] > 0, f"the next update resumed the .part with a Range request ({starts})")
+        self.assertEqual(starts[:1], [offsets[verified]], f"the next update resumed from the journal's entry with a Range request ({starts})")
         report = self.call("packverify_verify_installed", {"state": state, "into": into, "pack": "royal-mile"})
         self.assertEqual((report["version"], report["intact"]), (2, True), report)
 
