@@ -11,8 +11,9 @@ import PackModel
 import PackFetch
 import PackTrust
 
-/// One attempt of a download: a data task whose delegate appends each piece of the body to the `.part` file as it
-/// arrives, checking the status, the Content-Range and the byte cap before writing anything. `FoundationNetworking`
+/// One attempt of a download: a data task whose delegate appends each piece of the body to its sink — the `.part`
+/// file, or a streamed install that checks and stages each byte as it comes (`DownloadSink`) — as it arrives, checking
+/// the status, the Content-Range and the byte cap before writing anything. `FoundationNetworking`
 /// has no `bytes(for:)`, and `data(for:)` would hold the whole body in memory; a delegate works on both platforms.
 ///
 /// The delegate's callbacks run on one serial queue; the caller reads the outcome only after the task completed.
@@ -25,8 +26,9 @@ final class URLSessionDownload: NSObject, URLSessionDataDelegate, @unchecked Sen
         case refused(VerificationFailure)
     }
 
-    /// The `.part` this attempt appends to (PackFetch's one writer of downloaded bytes).
-    let part: PartialDownload
+    /// Where this attempt appends the body: the `.part` (PackFetch's one writer of downloaded bytes) or a streamed
+    /// install.
+    let part: DownloadSink
     var name: String { part.name }
     var have: UInt64 { part.have }
     /// The first thing that decided how this attempt ends; later ones (the cancellation it caused) do not count.
@@ -38,7 +40,7 @@ final class URLSessionDownload: NSObject, URLSessionDataDelegate, @unchecked Sen
     private var redirects = 0
     private let finished = DispatchSemaphore(value: 0)
 
-    init(part: PartialDownload) {
+    init(part: DownloadSink) {
         self.part = part
     }
 

@@ -15,7 +15,8 @@ import PackTrust
 /// the same guarantees and failure codes as PackHTTP's `HTTPFetcher`. On Linux it runs over FoundationNetworking
 /// (libcurl), which is how its tests run here.
 ///
-/// The body is streamed into `<file>.part` by a data task's delegate as it arrives and never beyond `maxBytes`
+/// The body is streamed into `<file>.part` (or, for a first install, straight into the install: `stream`) by a data
+/// task's delegate as it arrives and never beyond `maxBytes`
 /// (`fetch-size`, the task cancelled). An interrupted download of an immutable file resumes with `Range: bytes=N-`
 /// and must get a 206 whose Content-Range starts at N; a 200 starts again from zero. The index and roots are always
 /// fetched whole (`DownloadPolicy.isResumable`). Each request has a timeout and each attempt a deadline
@@ -83,16 +84,31 @@ public final class URLSessionFetcher: Fetcher, @unchecked Sendable {
     /// The same, ended from another thread by `stop`: the task is cancelled and `stop`'s reason thrown.
     public func fetch(_ path: String, to file: URL, maxBytes: UInt64, stop: DownloadStop, progress: ((UInt64) throws -> Void)?) throws {
         try DownloadAttempts.run(path, to: file, maxBytes: maxBytes, retries: retries, policy: policy, stop: stop, progress: progress) { part, due in
-            let url = try urls(path)
-            guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-                throw VerificationFailure(.fetchProtocol, "\(path): \(url.absoluteString.prefix(200)) is not an http(s) URL")
-            }
-            let sink = URLSessionDownload(part: part)
-            switch sink.run(request(url, from: part.have), configuration: sessionConfiguration(), due: due, stop: stop) {
-            case .done: return
-            case .retry(let failure): throw DownloadAttempts.Retry(failure)
-            case .refused(let failure): throw failure
-            }
+            try attempt(path, into: part, due: due, stop: stop)
+        }
+    }
+
+    /// A URLSession fetcher streams: a first install's body goes straight into the install (issue 32), no `.part`.
+    public var streams: Bool { true }
+
+    /// Streams `path` into `sink` from `sink.have` on, with the same attempts, deadlines and checks as `fetch`.
+    public func stream(_ path: String, into sink: DownloadSink, stop: DownloadStop) throws {
+        try DownloadAttempts.stream(path, into: sink, retries: retries, policy: policy, stop: stop) { sink, due in
+            try attempt(path, into: sink, due: due, stop: stop)
+        }
+    }
+
+    /// One attempt at `path`, appending to `sink` from `sink.have` on.
+    private func attempt(_ path: String, into sink: DownloadSink, due: DownloadDeadline, stop: DownloadStop) throws {
+        let url = try urls(path)
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            throw VerificationFailure(.fetchProtocol, "\(path): \(url.absoluteString.prefix(200)) is not an http(s) URL")
+        }
+        let download = URLSessionDownload(part: sink)
+        switch download.run(request(url, from: sink.have), configuration: sessionConfiguration(), due: due, stop: stop) {
+        case .done: return
+        case .retry(let failure): throw DownloadAttempts.Retry(failure)
+        case .refused(let failure): throw failure
         }
     }
 

@@ -20,6 +20,31 @@ final class NginxUpdateTests: PublishedPackOverNginx {
         XCTAssertTrue(nginx.accessLog.contains("/\(entry.archive.path) 200 \(entry.archive.size)"), "\(nginx.accessLog)")
     }
 
+    /// Issue 32: through URLSession too a first install writes each byte once — straight into the install, so while
+    /// the first stops are verified the downloads folder holds no `.part` and no archive — and ends intact.
+    func testAFirstInstallThroughURLSessionKeepsNoCopyOfTheArchive() throws {
+        var updater = updater(try URLSessionFetcher(base: nginx.url))
+        let downloads = pack.state.appendingPathComponent("downloads").path
+        let seen = Seen()
+        updater.onProgress = { report in
+            guard report.event == .sceneVerified else { return }
+            seen.add((try? FileManager.default.contentsOfDirectory(atPath: downloads)) ?? [])
+        }
+        XCTAssertEqual(try updater.update(pack: "royal-mile").toVersion, 1)
+        XCTAssertEqual(seen.reports, 7, "every stop was reported verified during the install")
+        XCTAssertEqual(seen.names.filter { $0.hasSuffix(".part") || $0.hasSuffix(".tar") }, [], "\(seen.names)")
+        XCTAssertTrue(try PackClient(state: pack.state).verifyInstalled(pack: "royal-mile", into: pack.into).isIntact)
+    }
+
+    private final class Seen: @unchecked Sendable {
+        private let lock = NSLock()
+        private var all: [String] = []
+        private var count = 0
+        func add(_ names: [String]) { lock.lock(); all += names; count += 1; lock.unlock() }
+        var reports: Int { lock.lock(); defer { lock.unlock() }; return count }
+        var names: [String] { lock.lock(); defer { lock.unlock() }; return all }
+    }
+
     /// Version 2 changes one transcript: the update arrives as that scene's delta, and the archive is not fetched.
     func testAHotUpdateArrivesAsOneDeltaFromNginx() throws {
         _ = try updater(try URLSessionFetcher(base: nginx.url)).update(pack: "royal-mile")
