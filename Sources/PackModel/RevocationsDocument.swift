@@ -37,6 +37,7 @@ public struct RevocationsDocument: Codable, Equatable, Sendable {
         self.revoked = revoked
     }
 
-    /// The reason `id` was revoked, or nil.
-    public func reason(for id: String) -> String? { revoked.first { $0.id == id }?.reason }
+    /// The reason `id` was revoked, or nil. Ids are compared in their canonical form (`GrantID`): a list written
+    /// with `4AC2380E` revokes the code whose id is `4ac2380e`.
+    public func reason(for id: String) -> String? { revoked.first { GrantID.matches($0.id, id) }?.reason }
 }

@@ -96,14 +96,14 @@ public final class GrantLedger {
         }
     }
 
-    /// The issued grant `text` names: its whole id, or a prefix only one id starts with. Nil when none does; an
-    /// ambiguous prefix is an error naming the candidates.
-    public func grant(matching text: String) throws -> Grant? {
+    /// The issued grant `id` names: its whole id, or a prefix only one id starts with, compared in canonical form. Nil
+    /// when none does; an ambiguous prefix is an error naming the candidates.
+    public func grant(matching id: GrantID) throws -> Grant? {
         let all = try grants()
-        if let exact = all.first(where: { $0.id == text }) { return exact }
-        let candidates = text.isEmpty ? [] : all.filter { $0.id.hasPrefix(text) }
+        if let exact = all.first(where: { GrantID.canonical($0.id) == id.text }) { return exact }
+        let candidates = all.filter { GrantID.canonical($0.id).hasPrefix(id.text) }
         guard candidates.count <= 1 else {
-            throw PublishError.trust("\"\(text)\" is the start of \(candidates.count) grant ids (\(candidates.map { String($0.id.prefix(12)) + "…" }.joined(separator: ", "))); give more of the id")
+            throw PublishError.trust("\"\(id)\" is the start of \(candidates.count) grant ids (\(candidates.map { String($0.id.prefix(12)) + "…" }.joined(separator: ", "))); give more of the id")
         }
         return candidates.first
     }

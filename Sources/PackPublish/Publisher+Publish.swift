@@ -126,7 +126,10 @@ extension Publisher {
             manifest: .init(path: PublishLayout.manifest(pack: manifest.pack, version: manifest.version), size: UInt64(envelopeBytes.count), sha256: SHA256.hexHash(envelopeBytes)),
             archive: .init(path: PublishLayout.archive(pack: manifest.pack, version: manifest.version), size: writer.archiveSize, sha256: writer.archiveSHA256))
         let ledger = try recordingLedger(in: state, tracking: &created)
-        let commit = IndexCommit(tree: tree, roots: try CatalogueRoots.load(state: options.state, tree: tree), keys: options.indexKeys)
+        var commit = IndexCommit(tree: tree, roots: try CatalogueRoots.load(state: options.state, tree: tree), keys: options.indexKeys)
+        commit.state = options.state
+        commit.memory = options.memory
+        commit.releaseWait = options.releaseWait
         let lifetime = options.indexLifetime
         guard let latestRoot = roots.last?.document else { throw PublishError.trust("no root in \(options.state.path)/root; run `packtool root init` first") }
         let revocations = try RevocationStore(state: options.state).latestVerified(root: latestRoot)

@@ -30,6 +30,10 @@ public final class Publisher {
         /// How long a manifest stays valid, and the index (short, so a frozen CDN is noticed).
         public var manifestLifetime: TimeInterval = 365 * 86_400
         public var indexLifetime: TimeInterval = 7 * 86_400
+        /// Where this machine remembers what it last saw of each tree (`RenewMemory`, part of the tree's floor); nil: none.
+        public var memory: URL? = RenewMemory.folder(environment: ProcessInfo.processInfo.environment)
+        /// How long an index write waits for a release being published meanwhile to reach the index (`IndexCommit`).
+        public var releaseWait: TimeInterval = 300
         public var environment = ProcessInfo.processInfo.environment
         /// An explicit pack version; by default the ledger's last version + 1.
         public var version: Int?

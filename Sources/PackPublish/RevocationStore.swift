@@ -75,10 +75,10 @@ public struct RevocationStore {
         }
     }
 
-    /// Revokes `id`: signs the next list (every earlier entry kept, this one appended) with `keys`, which must hold
+    /// Revokes `id` (written in its canonical form): signs the next list (every earlier entry kept, this one appended) with `keys`, which must hold
     /// the grant role of the state's newest root, writes it once to `revocations/<N>.json` and records it in the
     /// grant ledger — both or neither. An id already on the newest list writes nothing.
-    public func revoke(id: String, reason: String, keys: [Ed25519PrivateKey], ledger: GrantLedger, now: Date = Date()) throws -> Outcome {
+    public func revoke(id: GrantID, reason: String, keys: [Ed25519PrivateKey], ledger: GrantLedger, now: Date = Date()) throws -> Outcome {
         try checkSigningKeys(keys)
         // The ledger's write transaction also serialises two revokes racing for the same next version. A commit that
         // fails after the file was linked takes the file away again.
@@ -93,15 +93,16 @@ public struct RevocationStore {
         }
     }
 
-    private func revokeInTransaction(id: String, reason: String, keys: [Ed25519PrivateKey], ledger: GrantLedger, now: Date,
+    private func revokeInTransaction(id: GrantID, reason: String, keys: [Ed25519PrivateKey], ledger: GrantLedger, now: Date,
                                      written: inout URL?) throws -> Outcome {
         do {
             let previous = try latest()
-            if let previous, let entry = previous.document.revoked.first(where: { $0.id == id }) {
+            if let previous, let entry = previous.document.revoked.first(where: { GrantID.canonical($0.id) == id.text }) {
                 return .alreadyRevoked(previous, entry: entry)
             }
             let version = (previous?.version ?? 0) + 1
-            let entry = RevocationsDocument.Entry(id: id, reason: reason, revoked: Timestamp.format(now))
+            // Written in canonical form (lower-case hex), the form every client compares.
+            let entry = RevocationsDocument.Entry(id: id.text, reason: reason, revoked: Timestamp.format(now))
             let document = RevocationsDocument(version: version, created: entry.revoked, revoked: (previous?.document.revoked ?? []) + [entry])
             let envelope = try DSSEEnvelope(signing: CanonicalJSON.encode(document), as: PayloadType.revocations, with: keys)
             let bytes = try envelope.jsonData()
@@ -114,6 +115,42 @@ public struct RevocationStore {
             try ledger.recordRevocation(entry, listVersion: version)
             return .written(Stored(version: version, url: url, bytes: bytes, document: document), entry: entry)
         }
+    }
+
+    /// After a rotation of the grant role (a stolen grant key), signs the newest list again under the newest root's
+    /// grant keys, as the next version with the same entries: clients that follow the new root refuse a list signed by
+    /// the retired key, and would otherwise refuse every index that binds it. A list the newest root's grant keys
+    /// already sign writes nothing (`alreadyCurrent`); so does a state with no list (nil).
+    public func resign(keys: [Ed25519PrivateKey], ledger: GrantLedger, now: Date = Date()) throws -> Resigned? {
+        try checkSigningKeys(keys)
+        guard let root = try RootStore(state: state).latest()?.document else { throw PublishError.trust("no root in \(state.path)/root") }
+        var written: URL?
+        do {
+            return try ledger.transaction {
+                guard let previous = try latest() else { return nil }
+                if (try? SignedDocument().admit(previous.bytes, as: RevocationsDocument.self, profile: .publisherCheck, context: AdmissionContext(root: root))) != nil {
+                    return .alreadyCurrent(previous)
+                }
+                let version = try Numbers.add(previous.version, 1, "the next revocation list version")
+                let document = RevocationsDocument(version: version, created: Timestamp.format(now), revoked: previous.document.revoked)
+                let bytes = try DSSEEnvelope(signing: CanonicalJSON.encode(document), as: PayloadType.revocations, with: keys).jsonData()
+                let url = url(version: version)
+                try Self.writeOnce(bytes, to: url)
+                written = url
+                return .written(Stored(version: version, url: url, bytes: bytes, document: document), previous: previous.version)
+            }
+        } catch {
+            if let written { unlink(written.path) }
+            throw error
+        }
+    }
+
+    /// What `resign` did.
+    public enum Resigned: Sendable {
+        /// The newest list, signed again under the new grant key as the next version.
+        case written(Stored, previous: Int)
+        /// The newest list is already signed by the newest root's grant keys.
+        case alreadyCurrent(Stored)
     }
 
     /// Refuses `keys` unless they hold the grant role of the state's newest root, enough of them for its threshold.
@@ -150,7 +187,10 @@ extension RevocationStore {
         do {
             _ = try SignedDocument().admit(stored.bytes, as: RevocationsDocument.self, profile: .publisherCheck, context: AdmissionContext(root: root))
         } catch let failure as VerificationFailure {
-            throw PublishError.trust("\(stored.url.path) is not a revocation list clients would accept under root version \(root.version) (\(failure.message)); nothing was published")
+            let fix = failure.kind == .threshold
+                ? ": the grant role's keys changed since it was signed; sign it again under the new key (`packtool grant resign --state \(state.path) --grant-key NEW-GRANT.pem`)"
+                : ""
+            throw PublishError.trust("\(stored.url.path) is not a revocation list clients would accept under root version \(root.version) (\(failure.message))\(fix); nothing was published")
         }
         return stored
     }

@@ -26,6 +26,8 @@ public struct TreeExporter {
         public var manifestKeys: [Ed25519PrivateKey]
         public var indexKeys: [Ed25519PrivateKey]
         public var indexLifetime: TimeInterval = 7 * 86_400
+        /// Where this machine remembers what it last saw of each tree (`RenewMemory`, part of the tree's floor); nil: none.
+        public var memory: URL? = RenewMemory.folder(environment: ProcessInfo.processInfo.environment)
         public var deltaDepth = 3
 
         public init(state: URL, output: URL, manifestKeys: [Ed25519PrivateKey], indexKeys: [Ed25519PrivateKey]) {
@@ -148,7 +150,9 @@ public struct TreeExporter {
     /// replaced), recording it in the ledger just before the swap (and taking the record back if the swap fails).
     private func writeIndex(ledger: Ledger, rootVersion: Int, out: RootedFolder, tracking created: inout CreatedPaths) throws -> Int {
         let tree = FolderTree(root: out)
-        let commit = IndexCommit(tree: tree, roots: try CatalogueRoots.load(state: options.state, tree: tree), keys: options.indexKeys)
+        var commit = IndexCommit(tree: tree, roots: try CatalogueRoots.load(state: options.state, tree: tree), keys: options.indexKeys)
+        commit.state = options.state
+        commit.memory = options.memory
         let lifetime = options.indexLifetime
         created.file(PublishLayout.index, in: out)
         let outcome = try commit.commit({ current in

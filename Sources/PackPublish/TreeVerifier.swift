@@ -72,10 +72,7 @@ public struct TreeVerifier {
         let url = out.appendingPathComponent(expected)
         if FileSystem.exists(url.path), !FileSystem.isRegularFile(url.path) { throw VerificationFailure(.notAFile, "\(url.path) is not a regular file") }
         let data = try checkedFile(url, size: binding.size, sha256: binding.sha256, what: "revocation list")
-        let list = try documents.admit(data, as: RevocationsDocument.self, profile: .publisherCheck, context: context(root))
-        guard list.version == binding.version else {
-            throw VerificationFailure(.mixAndMatch, "\(url.path) is revocation list version \(list.version), the index binds version \(binding.version)")
-        }
+        let list = try VerificationFailure.about(url, .document) { try binding.admit(list: data, profile: .publisherCheck, context: context(root)) }
         return "revocations: version \(list.version), \(list.revoked.count) code(s) revoked, signed by the grant role"
     }
 

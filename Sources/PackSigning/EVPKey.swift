@@ -1,5 +1,10 @@
 import COpenSSL
 import PackCrypto
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Owns one OpenSSL `EVP_PKEY` and frees it in `deinit`; the only place key handles live.
 final class EVPKey {
@@ -33,10 +38,27 @@ final class EVPKey {
         return EVPKey(key)
     }
 
-    /// Reads a PEM private (PKCS#8) or public (SPKI) key and insists it is Ed25519.
-    static func pem(_ text: String, isPrivate: Bool) throws -> EVPKey {
+    /// Reads a PEM private (PKCS#8, plain or encrypted) or public (SPKI) key and insists it is Ed25519. An encrypted
+    /// key (`-----BEGIN ENCRYPTED PRIVATE KEY-----`, as `openssl pkey -aes256` writes it) needs `passphrase`; without
+    /// one it is refused with code `key.passphrase`, and OpenSSL is never left to prompt on a terminal itself.
+    static func pem(_ text: String, isPrivate: Bool, passphrase: [UInt8]? = nil) throws -> EVPKey {
         let bytes = Array(text.utf8)
         guard bytes.count < 64 * 1024 else { throw CryptoError(code: "key.pem", message: "PEM key file is implausibly large (\(bytes.count) bytes)") }
+        let encrypted = isPrivate && text.contains("-----BEGIN ENCRYPTED PRIVATE KEY-----")
+        if encrypted && passphrase == nil {
+            throw CryptoError(code: "key.passphrase", message: "the key is encrypted; its passphrase is needed")
+        }
+        // The passphrase reaches OpenSSL through this callback only (NUL-terminated, wiped afterwards); with none the
+        // callback refuses, where OpenSSL's default one would prompt on the terminal and fail with its error stack.
+        var secret: [CChar] = (passphrase ?? []).map { CChar(bitPattern: $0) } + [0]
+        defer { for i in secret.indices { secret[i] = 0 } }
+        let callback: @convention(c) (UnsafeMutablePointer<CChar>?, Int32, Int32, UnsafeMutableRawPointer?) -> Int32 = { buffer, size, _, user in
+            guard let buffer, let user, size > 0 else { return -1 }
+            let given = user.assumingMemoryBound(to: CChar.self)
+            let length = min(Int(strlen(given)), Int(size))
+            memcpy(buffer, given, length)
+            return Int32(length)
+        }
         // A memory BIO reads the buffer in place, so the read happens inside the closure: a pointer taken out of
         // withUnsafeBufferPointer may outlive the array (an optimised build released it before the read, and every
         // release `packtool` refused valid keys as "not a PEM … key").
@@ -45,9 +67,16 @@ final class EVPKey {
                 return .failure(CryptoError.openSSL("key.pem", "cannot allocate a memory BIO"))
             }
             defer { BIO_free(bio) }
-            return .success(isPrivate ? PEM_read_bio_PrivateKey(bio, nil, nil, nil) : PEM_read_bio_PUBKEY(bio, nil, nil, nil))
+            return secret.withUnsafeMutableBufferPointer { pass in
+                .success(isPrivate ? PEM_read_bio_PrivateKey(bio, nil, callback, encrypted ? UnsafeMutableRawPointer(pass.baseAddress) : nil)
+                                   : PEM_read_bio_PUBKEY(bio, nil, callback, nil))
+            }
         }
         guard let key = try read.get() else {
+            if encrypted {
+                ERR_clear_error()
+                throw CryptoError(code: "key.passphrase-wrong", message: "the passphrase does not open this key (or the key file is damaged)")
+            }
             let kind = isPrivate ? "a PEM PKCS#8 private key (-----BEGIN PRIVATE KEY-----)" : "a PEM public key (-----BEGIN PUBLIC KEY-----)"
             throw CryptoError.openSSL("key.pem", "not \(kind)")
         }
@@ -69,13 +98,24 @@ final class EVPKey {
         return out
     }
 
-    /// Writes the key as PEM: PKCS#8 for a private key, SPKI for a public key.
-    func pem(isPrivate: Bool) throws -> String {
+    /// Writes the key as PEM: PKCS#8 for a private key — encrypted with `passphrase` when one is given, PBES2 with
+    /// PBKDF2-HMAC-SHA256 and AES-256-CBC, exactly what `openssl pkey -aes256` writes and reads — SPKI for a public key.
+    func pem(isPrivate: Bool, passphrase: [UInt8]? = nil) throws -> String {
         guard let bio = BIO_new(BIO_s_mem()) else { throw CryptoError.openSSL("key.pem", "cannot allocate a memory BIO") }
         defer { BIO_free(bio) }
-        let ok = isPrivate
-            ? PEM_write_bio_PrivateKey(bio, pointer, nil, nil, 0, nil, nil)
-            : PEM_write_bio_PUBKEY(bio, pointer)
+        var secret: [CChar] = (passphrase ?? []).map { CChar(bitPattern: $0) }
+        defer { for i in secret.indices { secret[i] = 0 } }
+        let ok: Int32
+        if !isPrivate {
+            ok = PEM_write_bio_PUBKEY(bio, pointer)
+        } else if passphrase != nil {
+            guard !secret.isEmpty else { throw CryptoError(code: "key.passphrase", message: "an empty passphrase encrypts nothing") }
+            ok = secret.withUnsafeMutableBufferPointer { pass in
+                PEM_write_bio_PKCS8PrivateKey(bio, pointer, EVP_aes_256_cbc(), pass.baseAddress, Int32(pass.count), nil, nil)
+            }
+        } else {
+            ok = PEM_write_bio_PrivateKey(bio, pointer, nil, nil, 0, nil, nil)
+        }
         guard ok == 1 else { throw CryptoError.openSSL("key.pem", "cannot write the key as PEM") }
         var data: UnsafeMutablePointer<CChar>?
         let count = COpenSSL_BIO_get_mem_data(bio, &data)

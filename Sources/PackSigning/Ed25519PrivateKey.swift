@@ -23,14 +23,18 @@ public struct Ed25519PrivateKey {
     /// From the 32-byte seed (RFC 8032's "secret key").
     public init(rawRepresentation: [UInt8]) throws { key = try EVPKey.raw(rawRepresentation, isPrivate: true) }
 
-    /// From a PEM PKCS#8 private key, as `openssl genpkey -algorithm ed25519` writes it.
-    public init(pemRepresentation: String) throws { key = try EVPKey.pem(pemRepresentation, isPrivate: true) }
+    /// From a PEM PKCS#8 private key, as `openssl genpkey -algorithm ed25519` writes it, or an encrypted one (as
+    /// `openssl pkey -aes256` writes it) with its passphrase.
+    public init(pemRepresentation: String, passphrase: [UInt8]? = nil) throws {
+        key = try EVPKey.pem(pemRepresentation, isPrivate: true, passphrase: passphrase)
+    }
 
     /// The 32-byte seed.
     public var rawRepresentation: [UInt8] { (try? key.rawBytes(isPrivate: true)) ?? [] }
 
-    /// The PEM PKCS#8 encoding (`-----BEGIN PRIVATE KEY-----`), interoperable with OpenSSL.
-    public func pemRepresentation() throws -> String { try key.pem(isPrivate: true) }
+    /// The PEM PKCS#8 encoding (`-----BEGIN PRIVATE KEY-----`), or with a passphrase the encrypted one
+    /// (`-----BEGIN ENCRYPTED PRIVATE KEY-----`, PBES2/AES-256), both interoperable with OpenSSL.
+    public func pemRepresentation(passphrase: [UInt8]? = nil) throws -> String { try key.pem(isPrivate: true, passphrase: passphrase) }
 
     /// The matching public key.
     public var publicKey: Ed25519PublicKey {

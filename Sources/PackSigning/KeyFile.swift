@@ -13,8 +13,28 @@ import PackCrypto
 /// Reads and writes key files with the permission rules of DESIGN.md §5: private keys are written 0600 and refused
 /// when group or others can read them.
 public enum KeyFile {
-    /// Loads a private key from a PEM file, refusing one whose mode lets group or others read it.
-    public static func loadPrivateKey(at path: String) throws -> Ed25519PrivateKey {
+    /// Where the passphrase of an encrypted key comes from: passphrases given up front (from files, each tried in
+    /// turn), then a person, asked through `ask` with the key's path — or nobody, in cron and CI.
+    public struct Passphrases {
+        public var given: [[UInt8]]
+        public var ask: ((String) throws -> [UInt8]?)?
+
+        public init(given: [[UInt8]] = [], ask: ((String) throws -> [UInt8]?)? = nil) {
+            self.given = given
+            self.ask = ask
+        }
+
+        /// No passphrase and nobody to ask: an encrypted key is refused (`key.passphrase`).
+        public static let none = Passphrases()
+    }
+
+    /// Whether the PEM text is an encrypted private key.
+    public static func isEncrypted(_ text: String) -> Bool { text.contains("-----BEGIN ENCRYPTED PRIVATE KEY-----") }
+
+    /// Loads a private key from a PEM file, refusing one whose mode lets group or others read it. An encrypted key is
+    /// opened with the first of `passphrases.given` that fits, else with what `passphrases.ask` answers; with neither,
+    /// it is refused with code `key.passphrase` (never OpenSSL's own prompt or error stack).
+    public static func loadPrivateKey(at path: String, passphrases: Passphrases = .none) throws -> Ed25519PrivateKey {
         let info = try regularFile(path)
         let text = try readContents(path)
         // A public key given where the private one is needed: say so first (a .pub is rightly 0644, and "chmod 600"
@@ -27,7 +47,19 @@ public enum KeyFile {
             throw CryptoError(code: "key.permissions",
                               message: "\(path): private key is readable by group or others (mode \(mode)); run `chmod 600 \(path)`")
         }
-        do { return try Ed25519PrivateKey(pemRepresentation: text) } catch let e as CryptoError {
+        do {
+            guard isEncrypted(text) else { return try Ed25519PrivateKey(pemRepresentation: text) }
+            for passphrase in passphrases.given {
+                if let key = try? Ed25519PrivateKey(pemRepresentation: text, passphrase: passphrase) { return key }
+            }
+            if !passphrases.given.isEmpty && passphrases.ask == nil {
+                throw CryptoError(code: "key.passphrase-wrong", message: "the passphrase\(passphrases.given.count == 1 ? "" : "s") given do\(passphrases.given.count == 1 ? "es" : "") not open this key (or the key file is damaged)")
+            }
+            guard let asked = try passphrases.ask?(path) else {
+                throw CryptoError(code: "key.passphrase", message: "the key is encrypted and no passphrase was given")
+            }
+            return try Ed25519PrivateKey(pemRepresentation: text, passphrase: asked)
+        } catch let e as CryptoError {
             throw CryptoError(code: e.code, message: "\(path): \(e.message)")
         }
     }
@@ -41,9 +73,10 @@ public enum KeyFile {
         }
     }
 
-    /// Writes a private key as PEM with mode 0600 from the start (never briefly world-readable), refusing to overwrite.
-    public static func writePrivateKey(_ key: Ed25519PrivateKey, to path: String) throws {
-        let pem = try key.pemRepresentation()
+    /// Writes a private key as PEM with mode 0600 from the start (never briefly world-readable), refusing to overwrite:
+    /// encrypted with `passphrase` (PBES2, AES-256) when one is given, else plain PKCS#8.
+    public static func writePrivateKey(_ key: Ed25519PrivateKey, to path: String, passphrase: [UInt8]? = nil) throws {
+        let pem = try key.pemRepresentation(passphrase: passphrase)
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
         guard fd >= 0 else {
             throw CryptoError(code: "key.write", message: "\(path): cannot create the key file (\(String(cString: strerror(errno))))")

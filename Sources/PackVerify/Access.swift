@@ -273,7 +273,7 @@ public struct AccessDecider {
         guard case .valid(let grant) = opened else { return opened }
         let name = "access code \(grant.id.prefix(8))"
         if let reason = revocations?.reason(for: grant.id) { return .invalid("\(name) was revoked: \(reason)") }
-        if revoked.contains(grant.id) { return .invalid("\(name) was revoked") }
+        if revoked.contains(where: { GrantID.matches($0, grant.id) }) { return .invalid("\(name) was revoked") }
         if products.isDisjoint(with: grant.products) { return .invalid("\(name) is for \(grant.products.sorted().joined(separator: ", ")), not this pack") }
         // A code with a device claim opens on that device only (a code without one is a bearer token).
         if let claimed = grant.device {

@@ -156,20 +156,11 @@ public struct Trust {
             throw VerificationFailure(.size, "the index binds a revocation list of \(binding.size) bytes, over the \(SizeCaps.revocations)-byte cap")
         }
         let data = try SizeCaps.read(file, cap: binding.size)
-        guard UInt64(data.count) == binding.size else {
-            throw VerificationFailure(.size, "\(file.path): the revocation list is \(data.count) bytes, the index binds \(binding.size)")
+        // The binding's one admission (PackTrust), shared with `packtool verify`, `status` and every index writer. Its
+        // version was held to the client's floor as the index's binding, and must equal it.
+        return try VerificationFailure.about(file, .document) {
+            try binding.admit(list: data, profile: .install, context: AdmissionContext(root: root))
         }
-        guard SHA256.hexHash(Array(data)) == binding.sha256 else {
-            throw VerificationFailure(.hash, "\(file.path): the revocation list does not match the index's SHA-256")
-        }
-        let list = try VerificationFailure.about(file, .document) {
-            // Its version was held to the client's floor as the index's binding, and must equal it (below).
-            try SignedDocument().admit(data, as: RevocationsDocument.self, profile: .install, context: AdmissionContext(root: root))
-        }
-        guard list.version == binding.version else {
-            throw VerificationFailure(.mixAndMatch, "\(file.path) is revocation list version \(list.version), the index binds version \(binding.version)")
-        }
-        return list
     }
 
     /// The index trusts a list's hash, not its path: it must be where the published layout puts that version

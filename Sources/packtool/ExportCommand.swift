@@ -35,6 +35,7 @@ enum ExportCommand: Command {
         CommandOption("--state", "DIR", "the publisher's state folder"),
         CommandOption("--manifest-key", "MANIFEST.pem", "a manifest role private key; repeatable", aliases: ["--key"]),
         CommandOption("--index-key", "INDEX.pem", "an index role private key; repeatable"),
+        PassphraseFlags.option,
         CommandOption("--publish", "OUT|s3://BUCKET/PREFIX", "where to write the tree (a new or empty folder, or a bucket)"),
         CommandOption("--index-days", "N", "the fresh index expires N days from now (default 7)"),
         .format("text, or one JSON object: the tree, the packs and versions exported, the index version"),
@@ -55,8 +56,8 @@ enum ExportCommand: Command {
             ?? URL(fileURLWithPath: a.required("--publish"))
         if store != nil { try FileManager.default.createDirectory(at: output.deletingLastPathComponent(), withIntermediateDirectories: true) }
         var options = TreeExporter.Options(state: URL(fileURLWithPath: try a.required("--state")), output: output,
-                                           manifestKeys: try SigningKeys.privateKeys(manifestPaths, role: RootDocument.Role.manifest),
-                                           indexKeys: try SigningKeys.privateKeys(indexPaths, role: RootDocument.Role.index))
+                                           manifestKeys: try SigningKeys.privateKeys(manifestPaths, role: RootDocument.Role.manifest, a),
+                                           indexKeys: try SigningKeys.privateKeys(indexPaths, role: RootDocument.Role.index, a))
         options.indexLifetime = try a.number("--index-days", default: 7) * 86_400
         let json = try OutputFormat.json(a)
         do {

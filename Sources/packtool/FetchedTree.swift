@@ -30,6 +30,9 @@ struct FetchedTree: PublishedTree {
     /// Not known without downloading it (a client's fetcher has no HEAD): status skips the archive's size.
     func size(of path: String) throws -> UInt64? { unknownSize }
 
+    /// A static host cannot be listed: versioned names are probed instead (`TreeFloor`).
+    func names(in path: String) throws -> [String]? { nil }
+
     func read(_ path: String, cap: Int) throws -> Data? {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("packtool-status-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

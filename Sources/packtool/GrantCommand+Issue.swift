@@ -28,7 +28,7 @@ extension GrantCommand {
         case let other?: throw CommandLineError.usage("--format \(other): expected text or json (the code's form is --code-form auto|compact|long)")
         }
         guard ["auto", "compact", "long"].contains(format) else { throw CommandLineError.usage("--code-form is auto, compact or long, not \(format)") }
-        let key = try SigningKeys.privateKeys([try a.required("--grant-key")], role: RootDocument.Role.grant)[0]
+        let key = try SigningKeys.privateKeys([try a.required("--grant-key")], role: RootDocument.Role.grant, a)[0]
         let products = try a.required("--products").split(separator: ",").map { String($0.filter { !$0.isWhitespace }) }.filter { !$0.isEmpty }
         guard !products.isEmpty else { throw CommandLineError.usage("--products needs at least one product id") }
         if let pack = a.value("--pack-dir") {

@@ -13,7 +13,7 @@ import PackSigning
 /// `packtool grant issue`: a signed access code (grant role) for museums and gifts, usable offline.
 enum GrantCommand: Command {
     static let name = "grant"
-    static let summary = "issue, revoke and list signed access codes for products, valid between two times"
+    static let summary = "issue, revoke and list signed access codes for products, valid between two times; re-sign the revocation list"
     static let help = """
         usage: packtool grant issue --grant-key GRANT.pem --products ID[,ID...] --not-before TIME --not-after TIME
                                     [--pack-dir PACKDIR] [--root ROOT.json] [--device ID] [--note TEXT]
@@ -37,7 +37,8 @@ enum GrantCommand: Command {
 
         """ + GrantRevokeCommand.help
     static let options: [CommandOption] = [
-        CommandOption("--grant-key", "GRANT.pem", "a private key of the grant role (repeatable for revoke)", aliases: ["--key"], only: ["issue", "revoke"]),
+        CommandOption("--grant-key", "GRANT.pem", "a private key of the grant role (repeatable for revoke)", aliases: ["--key"], only: ["issue", "revoke", "resign"]),
+        PassphraseFlags.option.only(["issue", "revoke", "resign"]),
         CommandOption("--products", "ID[,ID...]", "the store product ids the code opens", only: ["issue"]),
         CommandOption("--not-before", "TIME", "valid from TIME (RFC 3339, or a date meaning 00:00Z)", only: ["issue"]),
         CommandOption("--not-after", "TIME", "valid until just before TIME (RFC 3339, or a date meaning 00:00Z)", only: ["issue"]),
@@ -64,6 +65,7 @@ enum GrantCommand: Command {
     static func run(_ args: [String]) throws -> Int32 {
         if args.first == "revoke" { return try GrantRevokeCommand.revoke(Array(args.dropFirst())) }
         if args.first == "list" { return try GrantRevokeCommand.list(Array(args.dropFirst())) }
+        if args.first == "resign" { return try GrantRevokeCommand.resign(Array(args.dropFirst())) }
         return try issue(args)
     }
 }

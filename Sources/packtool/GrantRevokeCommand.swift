@@ -13,6 +13,7 @@ enum GrantRevokeCommand {
     static let help = """
 
         usage: packtool grant revoke ID --reason TEXT --state DIR --grant-key GRANT.pem... [--unknown-id]
+               packtool grant resign --state DIR --grant-key NEW-GRANT.pem...
                packtool grant list --state DIR [--format text|json]
                packtool grant revoke … [--format text|json]
 
@@ -23,6 +24,12 @@ enum GrantRevokeCommand {
         recorded there); an id the ledger does not know (a code issued without --state) needs --unknown-id.
         Revoking a revoked code again changes nothing.
           packtool grant revoke 1a2b3c4d --reason "lost at the museum desk" --state pub --grant-key keys/grant.pem
+
+        resign signs the state's newest revocation list again, under the grant key of the state's newest root, as the
+        next version with the same entries. Run it after rotating the grant role (a stolen grant key) when the
+        rotation was not given the new private key: clients that follow the new root refuse a list the retired key
+        signed, and every update would fail. Then publish with renew, as after revoke.
+          packtool grant resign --state pub --grant-key new-keys/grant.pem
 
         list prints every grant in the ledger (id, products, window, device, note) with its status: active, not yet
         valid, expired or revoked (with the reason), then revoked ids the ledger did not issue.
@@ -35,7 +42,10 @@ enum GrantRevokeCommand {
         let a = try Arguments(args, table: GrantCommand.options, subcommand: "revoke")
         guard a.positionals.count == 1 else { throw CommandLineError.usage("expected `grant revoke ID` with one grant id") }
         let text = a.positionals[0]
-        guard Self.isPlausibleID(text) else { throw CommandLineError.usage("\"\(text)\" is not a grant id (letters, digits, '-' and '_', up to 128)") }
+        // Parsed once (`GrantID`): `4AC2-380E` and `4ac2380e` are the same grant, and the list carries the canonical form.
+        guard let typed = GrantID(text) else {
+            throw CommandLineError.usage("\"\(text)\" is not a grant id: hexadecimal digits (0-9, a-f; capitals, dashes and spaces are ignored), up to \(GrantID.maxDigits)")
+        }
         let reason = String(try a.required("--reason").drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
         guard !reason.isEmpty, reason.count <= 500, !reason.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) else {
             throw CommandLineError.usage("--reason must be one line of 1 to 500 printable characters (it is shown to the visitor)")
@@ -43,30 +53,30 @@ enum GrantRevokeCommand {
         let state = URL(fileURLWithPath: try a.required("--state"))
         let keyPaths = a.values("--grant-key")
         guard !keyPaths.isEmpty else { throw CommandLineError.usage("give the grant role's private key with --grant-key") }
-        let keys = try SigningKeys.privateKeys(keyPaths, role: RootDocument.Role.grant)
+        let keys = try SigningKeys.privateKeys(keyPaths, role: RootDocument.Role.grant, a)
         let json = try OutputFormat.json(a)
         do {
             let store = RevocationStore(state: state)
             // Keys first: a refused key leaves the state folder without even an empty ledger.
             try store.checkSigningKeys(keys)
-            let known = GrantLedger.exists(in: state) ? try GrantLedger(state: state).grant(matching: text) : nil
-            let id: String
-            if let grant = known {
-                id = grant.id
-            } else if let listed = try store.latest()?.document.revoked.first(where: { $0.id == text }) {
-                id = listed.id
+            let known = GrantLedger.exists(in: state) ? try GrantLedger(state: state).grant(matching: typed) : nil
+            let id: GrantID
+            if let grant = known, let recorded = GrantID(grant.id) {
+                id = recorded
+            } else if try store.latest()?.document.reason(for: typed.text) != nil {
+                id = typed
             } else if a.flag("--unknown-id") {
-                id = text
+                id = typed
             } else {
                 throw CommandLineError.failure("\(text) is not a grant id in \(state.path)'s grant ledger; codes issued without --state are not "
                     + "recorded there: check the whole id (from the code or the app) and pass --unknown-id to revoke it anyway")
             }
             switch try store.revoke(id: id, reason: reason, keys: keys, ledger: try GrantLedger(state: state)) {
             case .alreadyRevoked(let list, let entry) where json:
-                try JSONValue.object(["id": .string(id), "revoked": true, "written": false, "reason": .string(entry.reason),
+                try JSONValue.object(["id": .string(id.text), "revoked": true, "written": false, "reason": .string(entry.reason),
                                       "revocationListVersion": .int(list.version)]).print()
             case .written(let list, _) where json:
-                try JSONValue.object(["id": .string(id), "revoked": true, "written": true, "reason": .string(reason),
+                try JSONValue.object(["id": .string(id.text), "revoked": true, "written": true, "reason": .string(reason),
                                       "revocationListVersion": .int(list.version), "revokedCodes": .int(list.document.revoked.count),
                                       "file": .string(list.url.path)]).print()
             case .alreadyRevoked(let list, let entry):
@@ -83,6 +93,45 @@ enum GrantRevokeCommand {
         } catch let e as PublishError {
             if case .io(let message) = e { throw CommandLineError.io(message + "; nothing was revoked") }
             throw CommandLineError.failure(e.description + "; nothing was revoked")
+        }
+    }
+
+    /// `grant resign …`
+    static func resign(_ args: [String]) throws -> Int32 {
+        let a = try Arguments(args, table: GrantCommand.options, subcommand: "resign")
+        guard a.positionals.isEmpty else { throw CommandLineError.usage("`grant resign` takes no positional arguments") }
+        let state = URL(fileURLWithPath: try a.required("--state"))
+        let keyPaths = a.values("--grant-key")
+        guard !keyPaths.isEmpty else { throw CommandLineError.usage("give the grant role's new private key with --grant-key") }
+        let keys = try SigningKeys.privateKeys(keyPaths, role: RootDocument.Role.grant, a)
+        let json = try OutputFormat.json(a)
+        do {
+            guard try GrantLedger.exists(in: state) || !RevocationStore(state: state).versions().isEmpty else {
+                throw CommandLineError.io("\(state.path): no revocation list here; nothing to sign again")
+            }
+            switch try RevocationStore(state: state).resign(keys: keys, ledger: try GrantLedger(state: state)) {
+            case nil:
+                if json { try JSONValue.object(["written": false, "revocationListVersion": .null]).print() } else { Output.out("no revocation list in \(state.path); nothing to do\n") }
+            case .alreadyCurrent(let list)?:
+                if json { try JSONValue.object(["written": false, "revocationListVersion": .int(list.version)]).print() } else {
+                    Output.out("revocation list version \(list.version) is already signed by the grant key of the newest root; nothing written\n")
+                }
+            case .written(let list, let previous)?:
+                if json {
+                    try JSONValue.object(["written": true, "revocationListVersion": .int(list.version), "previousVersion": .int(previous),
+                                          "revokedCodes": .int(list.document.revoked.count), "file": .string(list.url.path)]).print()
+                } else {
+                    Output.out("""
+                        signed revocation list version \(previous) again as version \(list.version) under the new grant key (\(list.document.revoked.count) code(s) revoked): \(list.url.path)
+                        next: publish it with `packtool renew --publish TREE --index-key INDEX.pem --state \(state.path)`
+
+                        """)
+                }
+            }
+            return 0
+        } catch let e as PublishError {
+            if case .io(let message) = e { throw CommandLineError.io(message + "; nothing was signed") }
+            throw CommandLineError.failure(e.description + "; nothing was signed")
         }
     }
 
@@ -150,11 +199,12 @@ enum GrantRevokeCommand {
     }
 
     /// Every ledger grant with its status at `now` (revoked wins over the time window), then revoked ids not issued here.
+    /// Ids are matched in canonical form (`GrantID`), as clients match them.
     static func rows(grants: [GrantLedger.Grant], revoked: [RevocationsDocument.Entry], now: Date) -> [Row] {
-        let byID = Dictionary(revoked.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        let byID = Dictionary(revoked.map { (GrantID.canonical($0.id), $0) }, uniquingKeysWith: { a, _ in a })
         var rows = grants.map { g -> Row in
             var status = "active"
-            if let entry = byID[g.id] {
+            if let entry = byID[GrantID.canonical(g.id)] {
                 status = "revoked"
                 return Row(id: g.id, status: status, reason: entry.reason, revoked: entry.revoked, inLedger: true, products: g.products,
                            notBefore: g.notBefore, notAfter: g.notAfter, device: g.device, note: g.note)
@@ -163,13 +213,8 @@ enum GrantRevokeCommand {
             else if let to = Timestamp.parse(g.notAfter), now >= to { status = "expired" }
             return Row(id: g.id, status: status, inLedger: true, products: g.products, notBefore: g.notBefore, notAfter: g.notAfter, device: g.device, note: g.note)
         }
-        let known = Set(grants.map(\.id))
-        rows += revoked.filter { !known.contains($0.id) }.map { Row(id: $0.id, status: "revoked", reason: $0.reason, revoked: $0.revoked, inLedger: false) }
+        let known = Set(grants.map { GrantID.canonical($0.id) })
+        rows += revoked.filter { !known.contains(GrantID.canonical($0.id)) }.map { Row(id: $0.id, status: "revoked", reason: $0.reason, revoked: $0.revoked, inLedger: false) }
         return rows
-    }
-
-    /// A grant id as `grant issue` makes them (32 hex digits) or as another tool might: a short plain token.
-    static func isPlausibleID(_ text: String) -> Bool {
-        !text.isEmpty && text.utf8.count <= 128 && text.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "-" || $0 == "_" }
     }
 }

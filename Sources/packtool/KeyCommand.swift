@@ -17,18 +17,25 @@ enum KeyCommand: Command {
     static let roles = ["root", "manifest", "index", "grant", "reviewer"]
     static let help = """
         usage: packtool key generate --role root|manifest|index|grant|reviewer --out DIR [--name NAME]
+                                     [--passphrase-file FILE | --unencrypted]
 
-        Writes DIR/NAME.pem (PKCS#8 private key, mode 0600) and DIR/NAME.pub (SPKI public key), both
-        interoperable with `openssl pkey`, and prints the key id (hex SHA-256 of the raw public key) and the
-        raw public key in hex, the form pack.json's "reviewers" take (for --role reviewer, a ready entry to
-        paste). NAME defaults to the role. Existing files are never overwritten. `packtool inspect NAME.pub`
-        prints both again later.
+        Writes DIR/NAME.pem (the private key, mode 0600) and DIR/NAME.pub (SPKI public key), and prints the key id
+        (hex SHA-256 of the raw public key) and the raw public key in hex, the form pack.json's "reviewers" take
+        (for --role reviewer, a ready entry to paste). NAME defaults to the role. Existing files are never
+        overwritten. `packtool inspect NAME.pub` prints both again later.
+        The private key is encrypted with a passphrase (PKCS#8, PBES2 with AES-256: what `openssl pkey -aes256`
+        writes and reads), as minisign and signify do: asked twice on the terminal, or read from --passphrase-file
+        FILE or the file $PACKTOOL_PASSPHRASE_FILE names (its first line). Every command that signs then opens it
+        the same way — from cron or CI, give the passphrase file. --unencrypted writes a plain key instead, for a key
+        kept in a CI secret store that is itself encrypted (minisign's -W).
 
         """
     static let options: [CommandOption] = [
         CommandOption("--role", "root|manifest|index|grant|reviewer", "what the key signs"),
         CommandOption("--out", "DIR", "the folder to write NAME.pem and NAME.pub into (made if missing)"),
         CommandOption("--name", "NAME", "the files' name (default: the role)"),
+        PassphraseFlags.option,
+        .flag("--unencrypted", "write the private key without a passphrase (for a key kept in an encrypted secret store)"),
         .format("text, or one JSON object: role, private and public key files, key id, raw public key (and reviewer entry)"),
     ]
     static let examples = [
@@ -52,22 +59,23 @@ enum KeyCommand: Command {
         guard !FileManager.default.fileExists(atPath: privatePath), !FileManager.default.fileExists(atPath: publicPath) else {
             throw CommandLineError.io("\(privatePath) or \(publicPath) already exists; keys are never overwritten")
         }
+        let passphrase = a.flag("--unencrypted") ? nil : try newPassphrase(a)
         do {
             let key = try Ed25519PrivateKey()
-            try KeyFile.writePrivateKey(key, to: privatePath)
+            try KeyFile.writePrivateKey(key, to: privatePath, passphrase: passphrase)
             do { try AtomicFile.write(Data(key.publicKey.pemRepresentation.utf8), to: URL(fileURLWithPath: publicPath)) } catch {
                 unlink(privatePath)
                 throw error
             }
             let raw = Hex.encode(key.publicKey.rawRepresentation)
-            var text = "\(role) key \(key.publicKey.keyID)\n  private:    \(privatePath) (mode 0600)\n  public:     \(publicPath)\n"
+            var text = "\(role) key \(key.publicKey.keyID)\n  private:    \(privatePath) (mode 0600, \(passphrase == nil ? "not encrypted" : "encrypted with the passphrase"))\n  public:     \(publicPath)\n"
                 + "  public key: \(raw)\n"
             if role == "reviewer" {
                 text += "Add the reviewer to pack.json's \"reviewers\" (set the name, and the role: historian or editor):\n"
                     + "  {\"id\": \"\(name)\", \"name\": \"\", \"role\": \"historian\", \"publicKey\": \"\(raw)\"}\n"
             }
             if json {
-                var report: [String: JSONValue] = ["role": .string(role), "keyId": .string(key.publicKey.keyID), "publicKey": .string(raw),
+                var report: [String: JSONValue] = ["role": .string(role), "keyId": .string(key.publicKey.keyID), "publicKey": .string(raw), "encrypted": .bool(passphrase != nil),
                                                    "privateKeyFile": .string(privatePath), "publicKeyFile": .string(publicPath)]
                 if role == "reviewer" {
                     report["reviewer"] = ["id": .string(name), "name": "", "role": "historian", "publicKey": .string(raw)]
@@ -80,5 +88,22 @@ enum KeyCommand: Command {
             throw CommandLineError.io(e.message)
         }
         return 0
+    }
+
+    /// The passphrase a new key is encrypted with: from --passphrase-file or $PACKTOOL_PASSPHRASE_FILE, else asked
+    /// twice on the terminal; with neither, a usage error saying how to give one (or to opt out).
+    static func newPassphrase(_ a: Arguments) throws -> [UInt8] {
+        let given = try PassphraseFlags.passphrases(a)
+        if let first = given.given.first {
+            guard given.given.count == 1 else { throw CommandLineError.usage("give one --passphrase-file for a new key") }
+            return first
+        }
+        guard let typed = try Terminal.ask("passphrase for the new key: ") else {
+            throw CommandLineError.io("the new key is encrypted with a passphrase, and there is no terminal to ask for one: give --passphrase-file FILE "
+                + "or set \(PassphraseFlags.environment), or --unencrypted for a key kept in an encrypted secret store")
+        }
+        guard typed.count >= 8 else { throw CommandLineError.usage("the passphrase must be at least 8 characters") }
+        guard try Terminal.ask("the same passphrase again: ") == typed else { throw CommandLineError.usage("the two passphrases differ; nothing was written") }
+        return typed
     }
 }

@@ -30,7 +30,22 @@ enum PublishedTreeFlags {
             do { return FetchedTree(location: ShownURL.withoutUserinfo(text), fetcher: try TreeSource.fetcher(text, timeout: try a.timeout(default: 15))) }
             catch let f as VerificationFailure { throw CommandLineError.usage(f.message) }
         }
+        // A tree only read must be there: a mistyped folder is an I/O error (exit 2), not a tree with no index.
+        if !writable, !FileSystem.isDirectory(text) {
+            throw CommandLineError.io("\(text): \(FileSystem.exists(text) ? "not a folder" : "no such folder"); give the published tree's folder, its s3:// location or its http(s):// address")
+        }
         return FolderTree(folder: URL(fileURLWithPath: text))
+    }
+
+    /// The fetcher a client-side command (`update`) reads a published tree through: an http(s):// or file:// URL, or
+    /// a plain folder path as `status --tree` and `verify` take it (made absolute, then read as file://).
+    static func fetcher(_ text: String, timeout: Double) throws -> any Fetcher {
+        if text.contains("://") { return try TreeSource.fetcher(text, timeout: timeout) }
+        guard FileSystem.isDirectory(text) else {
+            throw CommandLineError.io("\(text): \(FileSystem.exists(text) ? "not a folder" : "no such folder"); give the published tree's folder or its http(s):// or file:// address")
+        }
+        let absolute = text.hasPrefix("/") ? text : FileManager.default.currentDirectoryPath + "/" + text
+        return FileFetcher(base: URL(fileURLWithPath: absolute).standardizedFileURL)
     }
 }
 

@@ -13,52 +13,61 @@ enum RenewCommand: Command {
     static let summary = "re-sign the published index before it expires (run it from cron); publishes new roots and revocations"
     static let help = """
         usage: packtool renew --index-key INDEX.pem... --publish DEST|s3://BUCKET/PREFIX [--state DIR]
-                              [--index-days 7] [--warn-days 30] [--force] [--reset-memory] [--wait 300] [--format text|json]
+                              [--index-days 7] [--force] [--reset-memory] [--wait 300] [--format text|json] [--quiet]
+                              [--warn-root-days 60] [--warn-manifest-days 30] [--passphrase-file FILE]
                               [--manifest-key MANIFEST.pem... [--manifest-days 365]]
                               [--endpoint URL] [--region R] [--profile NAME] [--path-style | --virtual-hosted] [--timeout S]
 
         Reads DEST/index.json, checks it is this catalogue's (signed by the index role of a root in DEST/root/ or
-        DIR/root/), and replaces it with the same index at the next version, expiring --index-days from now. Before
-        the index, it publishes every root version DEST lacks and, with --state, the state's newest revocation list
-        (`packtool grant revoke` writes it), which the new index binds. No archive is read.
+        DIR/root/), and replaces it with the same index at the next version, expiring --index-days from now (never
+        after the root). Before the index, it publishes every root version DEST lacks and, with --state, the state's
+        newest revocation list (`packtool grant revoke` writes it), which the new index binds. No archive is read.
         The index is replaced by compare-and-swap (a lock and compare on a folder, If-Match on S3/R2/SeaweedFS): a
         release published meanwhile is kept and built upon, never lost. Rerunning within the hour changes nothing
         unless something new is to be published (or --force).
-        This machine remembers the newest index it saw of each tree ($XDG_STATE_HOME/packtool/renew, else
-        ~/.local/state/packtool/renew) and refuses to sign over an older one — an old index put back by someone who
-        can write to the tree would otherwise bring a withdrawn release back or unbind a revocation list. With
-        --state, the ledger decides instead: releases older than the state's are listed again from it. A tree
-        replaced on purpose (a new bucket at the same address): --reset-memory. A clock behind the index's creation
-        time is refused. Without --state, versioned names are the tree's own memory: a manifest of a later pack
-        version (or a later revocation list) than the index lists means a release is being published — renew waits
-        for it to reach the index, up to --wait seconds (300) — or an older index was put back: then it refuses.
-        Manifests expiring within --warn-days are reported: re-release them with `packtool sign PACK --version N+1`,
-        or give --manifest-key (with --state): each is then re-released first as version N+1 with the same content
-        and a fresh expiry, from the ledger's store (no pack folder needed; manifests are never re-signed in place).
+        An index is never signed below the tree's floor: no pack at a lower version than a manifest in the tree signed
+        by this catalogue, no revocation list older than one in the tree or the state, no root older than the tree's —
+        so an old index put back by someone who can write to the tree (to bring a withdrawn release back, or to unbind
+        a revocation list) is refused, with or without --state, on any machine. This machine also remembers the newest
+        index it saw of each tree ($XDG_STATE_HOME/packtool/renew, else ~/.local/state/packtool/renew); a tree
+        replaced on purpose: --reset-memory. With --state, a put-back index is rebuilt from the ledger instead. Versioned
+        files newer than the index lists may also be a release being published right now: renew waits for its index up
+        to --wait seconds (300), then refuses.
+        An index created ahead of this machine's clock (signed where the clock ran ahead: clients refuse it) is signed
+        again at this machine's time. A clock behind the tree's releases is refused.
+        Manifests expiring within --warn-manifest-days (30) are reported: give --manifest-key (with --state) and each
+        is re-released first as version N+1 with the same content and a fresh expiry, from the ledger's store — as is
+        every manifest clients refuse because the manifest role's keys changed (no pack folder needed; manifests are
+        never re-signed in place). A root expiring within --warn-root-days (60) is reported: its rotation needs the
+        offline root keys.
 
-        Example (weekly, from cron; the key is the only secret needed):
-          packtool renew --index-key /etc/packtool/index.pem --publish s3://packs/royal-mile --endpoint https://ACCOUNT.r2.cloudflarestorage.com
+        Example (daily, from cron; the key is the only secret needed, and cron mails what it prints):
+          packtool renew --index-key /etc/packtool/index.pem --passphrase-file /etc/packtool/index.pass --publish s3://packs/royal-mile --quiet
 
-        Exit codes: 0 renewed (or fresh already), 1 refused (not this catalogue's index, wrong key, expired root),
-        2 usage or I/O error (nothing changed; rerun).
+        Exit codes (the monitoring convention):
+          0  renewed (or fresh already), nothing to warn about
+          1  renewed (or fresh), with warnings: a manifest or the root within its horizon, an index that had expired or
+             was put back, a release in the ledger the tree lacks
+          2  critical: nothing was signed (not this catalogue's index, the wrong key, an expired root, an index below
+             the tree's floor, usage or I/O errors; rerun when fixed), or a new phone still refuses part of the tree
 
         """
     static let options: [CommandOption] = [
         CommandOption("--index-key", "INDEX.pem", "an index role private key; repeatable"),
         CommandOption("--publish", "DEST|s3://BUCKET/PREFIX", "the published tree to renew", aliases: ["--tree"]),
         CommandOption("--state", "DIR", "the publisher's state folder (optional: its ledger and revocation lists)"),
-        CommandOption("--index-days", "N", "the new index expires N days from now (default 7)"),
-        CommandOption("--warn-days", "N", "report manifests expiring within N days (default 30)"),
+        CommandOption("--index-days", "N", "the new index expires N days from now (default 7; never after the root)"),
+        CommandOption("--warn-days", "N", "the older name of --warn-manifest-days"),
         .flag("--force", "renew even when the index was renewed within the hour"),
         .flag("--reset-memory", "forget the newest index this machine saw of the tree"),
         CommandOption("--wait", "SECONDS", "how long to wait for a release being published (default 300)"),
         .format(),
-        CommandOption("--manifest-key", "MANIFEST.pem", "re-release expiring manifests as N+1 (with --state); repeatable"),
+        CommandOption("--manifest-key", "MANIFEST.pem", "re-release expiring or refused manifests as N+1 (with --state); repeatable"),
         CommandOption("--manifest-days", "N", "re-released manifests expire N days after (default 365)"),
-    ] + CommandOption.objectStore + CommandOption.uploadSizes
+    ] + HorizonFlags.options.filter { $0.name != "--warn-index-days" } + [PassphraseFlags.option] + CommandOption.objectStore + CommandOption.uploadSizes
     static let examples = [
         "packtool renew --index-key keys-example/index.pem --publish demo-out/cdn --state demo-out/state",
-        "packtool renew --index-key /etc/packtool/index.pem --publish s3://packs/royal-mile --endpoint https://ACCOUNT.r2.cloudflarestorage.com --quiet --format json",
+        "packtool renew --index-key /etc/packtool/index.pem --passphrase-file /etc/packtool/index.pass --publish s3://packs/royal-mile --endpoint https://ACCOUNT.r2.cloudflarestorage.com --quiet --format json",
     ]
 
     static func run(_ args: [String]) throws -> Int32 {
@@ -69,9 +78,9 @@ enum RenewCommand: Command {
         let json = try OutputFormat.json(a)
         let tree = try PublishedTreeFlags.open(try a.required("--publish"), a, writable: true)
         var options = Renewal.Options(tree: tree, state: a.value("--state").map { URL(fileURLWithPath: $0) },
-                                      indexKeys: try SigningKeys.privateKeys(keyPaths, role: RootDocument.Role.index))
+                                      indexKeys: try SigningKeys.privateKeys(keyPaths, role: RootDocument.Role.index, a))
         options.indexLifetime = try a.number("--index-days", default: 7) * 86_400
-        options.manifestWarning = try a.number("--warn-days", default: 30) * 86_400
+        options.horizons = try HorizonFlags.horizons(a, legacy: ("--warn-days", ["manifest"]))
         options.force = a.flag("--force")
         if a.value("--wait") != nil { options.releaseWait = try a.number("--wait", default: 300) }
         if a.flag("--reset-memory"), let folder = options.memory { RenewMemory.forget(in: folder, location: tree.location) }
@@ -79,27 +88,35 @@ enum RenewCommand: Command {
         let report: Renewal.Report
         do {
             if !a.values("--manifest-key").isEmpty {
-                rereleased = try rerelease(Renewal(options: options).expiringManifests(), a)
+                rereleased = try rerelease(Renewal(options: options).manifestsToRerelease(), a)
             }
             report = try Renewal(options: options).run()
         } catch let e as PublishError {
+            // Nothing signed is as urgent as anything clients refuse: exit 2 either way (the monitoring convention).
             switch e {
             case .io(let m), .objectStore(let m): throw CommandLineError.io(m + "; the index was not changed")
-            default: throw CommandLineError.failure(e.description + "; the index was not changed")
+            default: throw CommandLineError.io(e.description + "; the index was not changed")
             }
         }
+        var warnings = report.warnings
+        for m in report.expiringManifests {
+            warnings.append("\(m.pack) version \(m.version)'s manifest expires at \(m.expires); re-release it before then: packtool renew --state DIR --manifest-key MANIFEST.pem --index-key INDEX.pem --publish \(tree.location) (or packtool sign PACKDIR … --version \(m.version + 1))")
+        }
+        let exit: Int32 = !report.critical.isEmpty ? 2 : warnings.isEmpty ? 0 : 1
         if json {
             struct Out: Encodable {
                 var rereleased: [String]
                 var tree: String, renewed: Bool, indexVersion: Int, expires: String, attempts: Int
-                var rootsPublished: [Int], revocationsPublished: Int?, warnings: [String]
+                var rootsPublished: [Int], revocationsPublished: Int?, warnings: [String], critical: [String]
                 var expiringManifests: [[String: String]]
+                var status: String
             }
             let out = Out(rereleased: rereleased, tree: tree.location, renewed: report.renewed, indexVersion: report.index.version, expires: report.index.expires, attempts: report.attempts,
-                          rootsPublished: report.rootsPublished, revocationsPublished: report.revocationsPublished, warnings: report.warnings,
-                          expiringManifests: report.expiringManifests.map { ["pack": $0.pack, "version": String($0.version), "expires": $0.expires] })
+                          rootsPublished: report.rootsPublished, revocationsPublished: report.revocationsPublished, warnings: report.warnings, critical: report.critical,
+                          expiringManifests: report.expiringManifests.map { ["pack": $0.pack, "version": String($0.version), "expires": $0.expires] },
+                          status: exit == 0 ? "ok" : exit == 1 ? "warning" : "critical")
             Output.out(String(decoding: try OutputFormat.encoder.encode(out), as: UTF8.self) + "\n")
-            return 0
+            return exit
         }
         var text = rereleased.map { "re-released \($0)\n" }.joined()
         for version in report.rootsPublished { text += "published \(tree.describe(PublishLayout.root(version: version)))\n" }
@@ -110,12 +127,11 @@ enum RenewCommand: Command {
         } else {
             text += "\(tree.describe(PublishLayout.index)) version \(report.index.version) is fresh (expires \(report.index.expires)); nothing to do (--force re-signs anyway)\n"
         }
-        Output.out(text)
-        for warning in report.warnings { Output.err("warning: \(warning)\n") }
-        for m in report.expiringManifests {
-            Output.err("warning: \(m.pack) version \(m.version)'s manifest expires at \(m.expires); re-release it before then: packtool sign PACKDIR --state DIR --manifest-key MANIFEST.pem --index-key INDEX.pem --version \(m.version + 1) --publish \(tree.location)\n")
-        }
-        return 0
+        // --quiet keeps only what needs a person, so cron mails exactly that.
+        Output.note(text)
+        for warning in warnings { Output.err("warning: \(warning)\n") }
+        for problem in report.critical { Output.err("CRITICAL: \(problem)\n") }
+        return exit
     }
 }
 
@@ -130,8 +146,8 @@ extension RenewCommand {
         let destination = try a.required("--publish")
         let store = try ObjectStoreFlags.destination(destination, state: state, a)
         var options = Publisher.Options(pack: URL(fileURLWithPath: state), state: URL(fileURLWithPath: state), output: store?.2 ?? URL(fileURLWithPath: destination),
-                                        manifestKeys: try SigningKeys.privateKeys(a.values("--manifest-key"), role: RootDocument.Role.manifest),
-                                        indexKeys: try SigningKeys.privateKeys(a.values("--index-key"), role: RootDocument.Role.index))
+                                        manifestKeys: try SigningKeys.privateKeys(a.values("--manifest-key"), role: RootDocument.Role.manifest, a),
+                                        indexKeys: try SigningKeys.privateKeys(a.values("--index-key"), role: RootDocument.Role.index, a))
         options.manifestLifetime = try a.number("--manifest-days", default: 365) * 86_400
         options.indexLifetime = try a.number("--index-days", default: 7) * 86_400
         var done: [String] = []
@@ -142,7 +158,7 @@ extension RenewCommand {
                     throw CommandLineError.io("\(location): the re-release of \(manifest.pack) did not upload; rerun renew")
                 }
             }
-            done.append("\(manifest.pack) version \(manifest.version) (expires \(manifest.expires)) as version \(result.plan.manifest.version), expires \(result.plan.manifest.expires)")
+            done.append("\(manifest.pack) version \(manifest.version)\(manifest.expires.isEmpty ? "" : " (expires \(manifest.expires))") as version \(result.plan.manifest.version), expires \(result.plan.manifest.expires)")
         }
         return done
     }

@@ -29,6 +29,7 @@ enum ReviewCommand: Command {
         """
     static let options: [CommandOption] = [
         CommandOption("--reviewer-key", "KEY.pem", "the reviewer's private key (listed in pack.json's reviewers)", aliases: ["--key"]),
+        PassphraseFlags.option,
         CommandOption("--reviewer", "ID", "the reviewer's id in pack.json"),
         CommandOption("--note", "TEXT", "a note kept with the sign-off"),
         CommandOption("--scope", "content", "what the sign-off covers (default content)"),
@@ -54,12 +55,9 @@ enum ReviewCommand: Command {
             guard let reviewer = pack.reviewers.first(where: { $0.id == reviewerID }) else {
                 throw CommandLineError.failure("reviewer \"\(reviewerID)\" is not listed in \(packURL.path)/pack.json")
             }
-            let key = try KeyFile.loadPrivateKey(at: keyPath)
+            let key = try SigningKeys.privateKeys([keyPath], role: "reviewer", a)[0]
             guard Hex.encode(key.publicKey.rawRepresentation) == reviewer.publicKey.lowercased() else {
                 throw CommandLineError.failure("\(keyPath) is not \(reviewerID)'s key in pack.json (key id \(key.publicKey.keyID))")
-            }
-            if ExampleKeys.isExample(key.publicKey) {
-                Output.err("warning: signing with an example key from keys-example/; it is public and must never sign a real release\n")
             }
             let scene = try DocumentLoader.load(SceneDocument.self, from: sceneURL.appendingPathComponent(PackFolder.sceneFile))
             let irregular = try TreeDigest.nonRegularEntries(under: sceneURL)

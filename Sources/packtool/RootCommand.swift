@@ -42,6 +42,7 @@ enum RootCommand: Command {
     static let options: [CommandOption] = [
         CommandOption("--state", "DIR", "the publisher's state folder (DIR/root/)"),
         CommandOption("--root-key", "K.pem", "a root private key; repeatable (rotate: the new root keys)", only: ["init", "rotate"]),
+        PassphraseFlags.option.only(["init", "rotate"]),
     ] + ["manifest", "index", "grant"].flatMap { role in [
         CommandOption("--\(role)-key", "K.pem", "a private key of the \(role) role (its public key is listed); repeatable", only: ["init", "rotate"]),
         CommandOption("--\(role)-pub", "K.pub", "a public key of the \(role) role; repeatable", only: ["init", "rotate"]),
@@ -79,7 +80,7 @@ enum RootCommand: Command {
                 Output.err("note: \(path) is a public key: give it with --\(role)-pub (--\(role)-key is for private keys); the old use still works\n")
             }
             let given = a.values("--\(role)-key") + a.values("--\(role)-pub")
-            var keys = try given.map(SigningKeys.publicKey)
+            var keys = try given.map { try SigningKeys.publicKey($0, a) }
             if keys.isEmpty, let spec = previous?.roles[role] {
                 keys = try spec.keyids.compactMap { id in try previous?.keys[id].flatMap { Hex.decode($0.public) }.map { try Ed25519PublicKey(rawRepresentation: $0) } }
             }
@@ -116,7 +117,7 @@ enum RootCommand: Command {
     private static func initRoot(_ a: Arguments) throws -> Int32 {
         let store = RootStore(state: try state(a))
         if try store.latest() != nil { throw CommandLineError.failure("\(store.folder.path) already holds a root; use `packtool root rotate`") }
-        let rootKeys = try SigningKeys.privateKeys(a.values("--root-key"), role: RootDocument.Role.root)
+        let rootKeys = try SigningKeys.privateKeys(a.values("--root-key"), role: RootDocument.Role.root, a)
         guard !rootKeys.isEmpty else { throw CommandLineError.usage("give at least one --root-key (private key file)") }
         do {
             let document = try RootStore.document(version: 1, expires: try expiry(a), roles: try roles(a, previous: nil))
@@ -130,9 +131,9 @@ enum RootCommand: Command {
     private static func rotate(_ a: Arguments) throws -> Int32 {
         let store = RootStore(state: try state(a))
         guard let current = try store.latest() else { throw CommandLineError.failure("no root in \(store.folder.path); run `packtool root init`") }
-        let oldSigners = try SigningKeys.privateKeys(a.values("--sign-with"), role: RootDocument.Role.root)
+        let oldSigners = try SigningKeys.privateKeys(a.values("--sign-with"), role: RootDocument.Role.root, a)
         guard !oldSigners.isEmpty else { throw CommandLineError.usage("give the current root keys with --sign-with") }
-        let newRootKeys = a.values("--root-key").isEmpty ? oldSigners : try SigningKeys.privateKeys(a.values("--root-key"), role: RootDocument.Role.root)
+        let newRootKeys = a.values("--root-key").isEmpty ? oldSigners : try SigningKeys.privateKeys(a.values("--root-key"), role: RootDocument.Role.root, a)
         var roleArgs = try roles(a, previous: current.document)
         if !a.values("--root-key").isEmpty { roleArgs["root"] = (newRootKeys.map(\.publicKey), roleArgs["root"]!.threshold) }
         do {
@@ -151,51 +152,104 @@ enum RootCommand: Command {
         } catch let e as PublishError { throw CommandLineError.failure(e.description) }
     }
 
-    /// Puts a rotated root into the published tree (`--publish`), renewing the index when its keys changed; without
-    /// `--publish`, says what to run next.
+    /// Puts a rotated root into the published tree (`--publish`) together with everything the rotation makes clients
+    /// refuse until it is signed again — so after a key-compromise drill every client keeps updating (docs/operations.md):
+    /// - grant keys changed: the revocation list is signed again under the new grant key (`--grant-key NEW.pem`) as
+    ///   the next version, and the renewed index binds it;
+    /// - manifest keys changed: every pack is re-released from the ledger under the new key (`--manifest-key NEW.pem`);
+    /// - index keys changed: the index is renewed with the new key (`--index-key NEW.pem`);
+    /// - then, whenever any of these happened, the index is renewed from the state.
+    /// What cannot be done here (a role given only as a public key) publishes nothing and prints exactly what to run.
     private static func publishRotation(_ a: Arguments, state: URL, from old: RootDocument, to new: RootDocument,
                                         json: [String: JSONValue]?) throws -> Int32 {
-        let indexChanged = old.roles[RootDocument.Role.index] != new.roles[RootDocument.Role.index]
-        guard let destination = a.value("--publish") else {
+        func changed(_ role: String) -> Bool { Rollback.keysChanged(role: role, from: old, to: new) }
+        func privateKeys(_ role: String) throws -> [Ed25519PrivateKey] {
+            let paths = a.values("--\(role)-key").filter(SigningKeys.isPrivateKeyFile)
+            guard !paths.isEmpty else { return [] }
+            let keys = try SigningKeys.privateKeys(paths, role: role, a)
+            return (try? new.checkSigningKeys(role: role, keys)) == nil ? [] : keys
+        }
+        let destination = a.value("--publish")
+        let tree = destination.map { "--publish \($0)" } ?? "--publish TREE"
+        let statePath = state.path
+        let store = RevocationStore(state: state)
+        let hasList = try store.latest() != nil
+        let grantKeys = changed(RootDocument.Role.grant) && hasList ? try privateKeys(RootDocument.Role.grant) : []
+        let manifestKeys = changed(RootDocument.Role.manifest) ? try privateKeys(RootDocument.Role.manifest) : []
+        let indexKeys = try privateKeys(RootDocument.Role.index)
+        let packs = FileSystem.exists(state.appendingPathComponent(Ledger.fileName).path) ? try Ledger(state: state, createIfMissing: false).latestReleases() : []
+        let indexPart = "--index-key \(changed(RootDocument.Role.index) ? "NEW-INDEX.pem" : "INDEX.pem")"
+
+        // What this run cannot do, as the exact commands that do it.
+        var steps: [String] = []
+        if changed(RootDocument.Role.grant) && hasList && grantKeys.isEmpty {
+            steps.append("packtool grant resign --state \(statePath) --grant-key NEW-GRANT.pem")
+        }
+        if changed(RootDocument.Role.manifest) && !packs.isEmpty && (manifestKeys.isEmpty || indexKeys.isEmpty) {
+            steps.append("packtool renew --state \(statePath) --manifest-key NEW-MANIFEST.pem \(indexPart) \(tree)")
+        }
+        let needsRenew = changed(RootDocument.Role.index) || (changed(RootDocument.Role.grant) && hasList) || (changed(RootDocument.Role.manifest) && !packs.isEmpty)
+        if needsRenew && indexKeys.isEmpty && !steps.contains(where: { $0.hasPrefix("packtool renew") }) {
+            steps.append("packtool renew --state \(statePath) \(indexPart) \(tree)")
+        } else if needsRenew && !steps.isEmpty && !steps.contains(where: { $0.hasPrefix("packtool renew") }) {
+            steps.append("packtool renew --state \(statePath) \(indexPart) \(tree)")
+        }
+        guard let destination else {
             if var json {
                 json["published"] = .null
+                json["next"] = .strings(steps.isEmpty ? ["packtool renew --state \(statePath) \(indexPart) --publish DEST"] : steps)
                 try JSONValue.object(json).print()
             }
-            Output.note("next: publish it to the tree clients read, with the index signed by \(indexChanged ? "the new" : "the") index key: "
-                       + "packtool renew --state \(state.path) --index-key INDEX.pem --publish DEST\n")
+            // Without --publish the grant list can still be signed again now, so the later renew has it.
+            if let resigned = try resignList(store, grantKeys) { Output.note(resigned) }
+            let next = steps.isEmpty ? ["packtool renew --state \(statePath) \(indexPart) --publish DEST"] : steps.filter { !(grantKeys.isEmpty == false && $0.hasPrefix("packtool grant resign")) }
+            Output.note("next: publish it to the tree clients read, in this order:\n" + next.map { "  \($0)\n" }.joined())
             return 0
         }
-        let tree = try PublishedTreeFlags.open(destination, a, writable: true)
+        guard steps.isEmpty else {
+            throw CommandLineError.failure("root version \(new.version) is in \(statePath)/root but not published: clients that follow it would refuse "
+                + whatBreaks(changed) + ", so it goes out only with them. Run, in this order:\n" + steps.map { "  \($0)\n" }.joined())
+        }
+        let published = try PublishedTreeFlags.open(destination, a, writable: true)
         do {
-            if indexChanged {
-                let keys = (try? SigningKeys.privateKeys(a.values("--index-key"), role: RootDocument.Role.index)) ?? []
-                guard !keys.isEmpty, (try? new.checkSigningKeys(role: RootDocument.Role.index, keys)) != nil else {
-                    throw CommandLineError.failure("root version \(new.version) gives the index role new keys, so publishing it alone would make clients refuse "
-                        + "the published index; it is in \(state.path)/root but not published. Publish it with the index signed by the new key: "
-                        + "packtool renew --state \(state.path) --index-key NEW-INDEX.pem --publish \(destination)")
-                }
-                let report = try Renewal(options: Renewal.Options(tree: tree, state: state, indexKeys: keys)).run()
-                if var json {
-                    json["published"] = .string(tree.describe(PublishLayout.root(version: new.version)))
-                    json["indexVersion"] = .int(report.index.version)
-                    try JSONValue.object(json).print()
-                    return 0
-                }
-                Output.out("published root version \(new.version) and renewed \(tree.describe(PublishLayout.index)) (version \(report.index.version)) with the new index key\n")
+            var lines: [String] = []
+            if let resigned = try resignList(store, grantKeys) { lines.append(resigned) }
+            if changed(RootDocument.Role.manifest) && !packs.isEmpty {
+                lines += try RenewCommand.rerelease(packs.map { ($0.pack, $0.version, "") }, a).map { "re-released \($0)" }
+            }
+            var report: [String: JSONValue] = json ?? [:]
+            report["published"] = .string(published.describe(PublishLayout.root(version: new.version)))
+            if needsRenew {
+                let renewal = try Renewal(options: Renewal.Options(tree: published, state: state, indexKeys: indexKeys)).run()
+                report["indexVersion"] = .int(renewal.index.version)
+                lines.append("published root version \(new.version) and renewed \(published.describe(PublishLayout.index)) (version \(renewal.index.version))"
+                    + (changed(RootDocument.Role.index) ? " with the new index key" : ""))
+                for problem in renewal.critical { Output.err("CRITICAL: \(problem)\n") }
             } else {
                 let bytes = try RootStore(state: state).all().last { $0.version == new.version }!.bytes
-                _ = try tree.create(PublishLayout.root(version: new.version), bytes: bytes)
-                if var json {
-                    json["published"] = .string(tree.describe(PublishLayout.root(version: new.version)))
-                    try JSONValue.object(json).print()
-                    return 0
-                }
-                Output.out("published \(tree.describe(PublishLayout.root(version: new.version)))\n")
+                _ = try published.create(PublishLayout.root(version: new.version), bytes: bytes)
+                lines.append("published \(published.describe(PublishLayout.root(version: new.version)))")
             }
+            if json != nil { try JSONValue.object(report).print() } else { Output.out(lines.map { $0 + "\n" }.joined()) }
             return 0
         } catch let e as PublishError {
-            throw CommandLineError.io("\(e); root version \(new.version) is in \(state.path)/root but may not be published: rerun with `packtool renew --state \(state.path) --index-key INDEX.pem --publish \(destination)`")
+            throw CommandLineError.io("\(e); root version \(new.version) is in \(statePath)/root but may not be published: rerun with `packtool renew --state \(statePath) \(indexPart) --publish \(destination)`")
         }
+    }
+
+    /// What clients following the new root would refuse until it is signed again, for the refusal's message.
+    private static func whatBreaks(_ changed: (String) -> Bool) -> String {
+        var parts: [String] = []
+        if changed(RootDocument.Role.grant) { parts.append("the revocation list signed by the old grant key") }
+        if changed(RootDocument.Role.manifest) { parts.append("every manifest signed by the old manifest key") }
+        if changed(RootDocument.Role.index) { parts.append("the index signed by the old index key") }
+        return parts.joined(separator: " and ")
+    }
+
+    /// Signs the state's revocation list again under the new grant key (when one was given and it needs it).
+    private static func resignList(_ store: RevocationStore, _ keys: [Ed25519PrivateKey]) throws -> String? {
+        guard !keys.isEmpty, case .written(let list, let previous)? = try store.resign(keys: keys, ledger: try GrantLedger(state: store.state)) else { return nil }
+        return "signed revocation list version \(previous) again as version \(list.version) under the new grant key"
     }
 
     /// The facts `--format json` gives about a root: its file, version, expiry and each role's threshold and key ids.

@@ -43,6 +43,7 @@ enum SignCommand: Command {
         CommandOption("--state", "DIR", "the publisher's state folder (ledger, roots, kept archives)"),
         CommandOption("--manifest-key", "MANIFEST.pem", "a manifest role private key; repeatable", aliases: ["--key"]),
         CommandOption("--index-key", "INDEX.pem", "an index role private key; repeatable"),
+        PassphraseFlags.option,
         CommandOption("--publish", "OUT|s3://BUCKET/PREFIX", "the published tree to write"),
         .flag("--allow-warnings", "publish even when lint finds warnings (errors always stop)"),
         CommandOption("--manifest-days", "N", "the manifest expires N days after it is made (default 365)"),
@@ -79,8 +80,8 @@ enum SignCommand: Command {
         }
         let output = try store?.2 ?? URL(fileURLWithPath: a.required("--publish"))
         var options = Publisher.Options(pack: pack, state: URL(fileURLWithPath: try a.required("--state")), output: output,
-                                        manifestKeys: try SigningKeys.privateKeys(manifestPaths, role: RootDocument.Role.manifest),
-                                        indexKeys: try SigningKeys.privateKeys(indexPaths, role: RootDocument.Role.index))
+                                        manifestKeys: try SigningKeys.privateKeys(manifestPaths, role: RootDocument.Role.manifest, a),
+                                        indexKeys: try SigningKeys.privateKeys(indexPaths, role: RootDocument.Role.index, a))
         options.allowWarnings = a.flag("--allow-warnings")
         if let v = a.value("--version") {
             guard let n = Int(v), n >= 1 else { throw CommandLineError.usage("--version must be a whole number ≥ 1") }

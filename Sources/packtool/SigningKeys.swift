@@ -14,11 +14,17 @@ import PackSigning
 /// Loads private and public keys for commands, with the rules every signing command shares: private keys readable
 /// by group or others are refused, and signing with a public example key from keys-example/ prints a warning.
 enum SigningKeys {
-    static func privateKeys(_ paths: [String], role: String) throws -> [Ed25519PrivateKey] {
-        try paths.map { path in
+    /// Private keys for `role`, opened with the passphrases `a` gives (`--passphrase-file`, `PACKTOOL_PASSPHRASE_FILE`,
+    /// else the terminal) when they are encrypted.
+    static func privateKeys(_ paths: [String], role: String, _ a: Arguments) throws -> [Ed25519PrivateKey] {
+        let passphrases = paths.isEmpty ? KeyFile.Passphrases.none : try PassphraseFlags.passphrases(a)
+        return try paths.map { path in
             let key: Ed25519PrivateKey
-            do { key = try KeyFile.loadPrivateKey(at: path) } catch let e as CryptoError { throw CommandLineError.io(e.message) }
-            if ExampleKeys.isExample(key.publicKey) {
+            do { key = try KeyFile.loadPrivateKey(at: path, passphrases: passphrases) } catch let e as CryptoError {
+                if e.code == "key.passphrase" { throw PassphraseFlags.missing(e.message) }
+                throw CommandLineError.io(e.message)
+            }
+            if !role.isEmpty, ExampleKeys.isExample(key.publicKey) {
                 Output.err("warning: \(path) is a public example key (keys-example/); anything it signs as \(role) proves nothing. Never use it for a real release.\n")
             }
             return key
@@ -31,10 +37,10 @@ enum SigningKeys {
     }
 
     /// A public key from a .pub (SPKI) file, or derived from a .pem private key file.
-    static func publicKey(_ path: String) throws -> Ed25519PublicKey {
+    static func publicKey(_ path: String, _ a: Arguments) throws -> Ed25519PublicKey {
         do {
             if let text = FileManager.default.contents(atPath: path).map({ String(decoding: $0, as: UTF8.self) }), text.contains("PRIVATE KEY") {
-                return try KeyFile.loadPrivateKey(at: path).publicKey
+                return try privateKeys([path], role: "", a)[0].publicKey
             }
             return try KeyFile.loadPublicKey(at: path)
         } catch let e as CryptoError {

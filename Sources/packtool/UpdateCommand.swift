@@ -14,7 +14,7 @@ enum UpdateCommand: Command {
     static let name = "update"
     static let summary = "update an installed pack from a published tree over HTTP(S) or file://, by per-scene deltas"
     static let help = """
-        usage: packtool update --tree URL --into DIR --pack ID --root ROOT.json [--client-state STATEDIR] [--timeout 15] [--quiet]
+        usage: packtool update --tree URL|DIR --into DIR --pack ID --root ROOT.json [--client-state STATEDIR] [--timeout 15] [--quiet]
 
         Fetches URL/index.json and the manifest it names, then for each changed scene the delta from the installed
         version (or from version 0 when that is missing or unusable; the full archive when pack-level files changed
@@ -28,7 +28,7 @@ enum UpdateCommand: Command {
 
         """
     static let options: [CommandOption] = [
-        CommandOption("--tree", "URL", "the published tree to read (http://, https:// or file://)", aliases: ["--from"]),
+        CommandOption("--tree", "URL|DIR", "the published tree to read (http://, https://, file:// or a folder)", aliases: ["--from"]),
         CommandOption("--into", "DIR", "the install folder"),
         CommandOption("--pack", "ID", "the pack to update"),
         CommandOption("--root", "ROOT.json", "the root to pin on the first install"),
@@ -49,7 +49,7 @@ enum UpdateCommand: Command {
         let from = try a.required("--tree")
         let json = try OutputFormat.json(a)
         let fetcher: Fetcher
-        do { fetcher = try TreeSource.fetcher(from, timeout: try a.timeout(default: 15)) } catch let f as VerificationFailure {
+        do { fetcher = try PublishedTreeFlags.fetcher(from, timeout: try a.timeout(default: 15)) } catch let f as VerificationFailure {
             throw CommandLineError.usage("--tree: " + f.message)
         }
         var pin = FirstPin(state: state, into: into)

@@ -70,7 +70,7 @@ enum UploadCommand: Command {
             var uploader = try ObjectStoreFlags.uploader(location, settings: settings, a)
             let indexKeys = a.values("--index-key")
             if !indexKeys.isEmpty {
-                uploader.indexMerge = (try SigningKeys.privateKeys(indexKeys, role: RootDocument.Role.index), a.value("--state").map { URL(fileURLWithPath: $0) }, releasing)
+                uploader.indexMerge = (try SigningKeys.privateKeys(indexKeys, role: RootDocument.Role.index, a), a.value("--state").map { URL(fileURLWithPath: $0) }, releasing)
             }
             let report = try uploader.upload(tree: tree) { path, step in
                 guard !quiet, json == nil else { return }

@@ -24,11 +24,19 @@ final class GrantLedgerTests: XCTestCase {
         let ledger = try GrantLedger(state: URL(fileURLWithPath: try temporaryDirectory()))
         try ledger.record(grant("1a2b3c4d"), code: "PTG1.a")
         try ledger.record(grant("1a2bffff"), code: "PTG1.b")
-        XCTAssertEqual(try ledger.grant(matching: "1a2b3")?.id, "1a2b3c4d")
-        XCTAssertEqual(try ledger.grant(matching: "1a2bffff")?.id, "1a2bffff")
-        XCTAssertNil(try ledger.grant(matching: "9"))
-        XCTAssertNil(try ledger.grant(matching: ""))
-        XCTAssertThrowsError(try ledger.grant(matching: "1a2b")) { XCTAssertTrue("\($0)".contains("start of 2 grant ids"), "\($0)") }
+        XCTAssertEqual(try ledger.grant(matching: GrantID("1a2b3")!)?.id, "1a2b3c4d")
+        XCTAssertEqual(try ledger.grant(matching: GrantID("1a2bffff")!)?.id, "1a2bffff")
+        XCTAssertNil(try ledger.grant(matching: GrantID("9")!))
+        XCTAssertNil(GrantID(""), "an empty id is not an id")
+        XCTAssertThrowsError(try ledger.grant(matching: GrantID("1a2b")!)) { XCTAssertTrue("\($0)".contains("start of 2 grant ids"), "\($0)") }
+    }
+
+    func testAnIdTypedInCapitalsOrWithDashesFindsTheSameGrant() throws {
+        let ledger = try GrantLedger(state: URL(fileURLWithPath: try temporaryDirectory()))
+        try ledger.record(grant("4ac2380e"), code: "PTG1.a")
+        XCTAssertEqual(try ledger.grant(matching: GrantID("4AC2380E")!)?.id, "4ac2380e")
+        XCTAssertEqual(try ledger.grant(matching: GrantID("4ac2-380E")!)?.id, "4ac2380e")
+        XCTAssertEqual(try ledger.grant(matching: GrantID("4AC2 38")!)?.id, "4ac2380e")
     }
 
     func testRecordingTheSameIdTwiceIsRefused() throws {

@@ -51,6 +51,7 @@ struct PublishFixture {
     func options(pack: URL, out: URL? = nil, state: URL? = nil) throws -> Publisher.Options {
         var o = Publisher.Options(pack: pack, state: state ?? self.state, output: out ?? self.out, manifestKeys: [try key("manifest")], indexKeys: [try key("index")])
         o.environment["SOURCE_DATE_EPOCH"] = Self.epoch
+        o.memory = dir.appendingPathComponent("renew-memory")
         return o
     }
 

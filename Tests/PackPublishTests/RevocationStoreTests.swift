@@ -20,12 +20,12 @@ final class RevocationStoreTests: XCTestCase {
                                             issued: "2026-05-30T10:00:00Z", note: ""), code: "PTG1.\(id)")
         }
         let store = RevocationStore(state: f.state)
-        guard case .written(let first, _) = try store.revoke(id: "1a2b3c4d", reason: "lost at the museum desk", keys: [try f.key("grant")], ledger: ledger) else {
+        guard case .written(let first, _) = try store.revoke(id: GrantID("1a2b3c4d")!, reason: "lost at the museum desk", keys: [try f.key("grant")], ledger: ledger) else {
             return XCTFail("the first revocation writes list version 1")
         }
         XCTAssertEqual(first.version, 1)
         XCTAssertEqual(first.url.path, f.state.appendingPathComponent("revocations/1.json").path)
-        guard case .written(let second, _) = try store.revoke(id: "5e6f7a8b", reason: "refunded", keys: [try f.key("grant")], ledger: ledger) else {
+        guard case .written(let second, _) = try store.revoke(id: GrantID("5e6f7a8b")!, reason: "refunded", keys: [try f.key("grant")], ledger: ledger) else {
             return XCTFail("a second id writes list version 2")
         }
         XCTAssertEqual(second.document.revoked.map(\.id), ["1a2b3c4d", "5e6f7a8b"], "every earlier entry is kept")
@@ -41,9 +41,9 @@ final class RevocationStoreTests: XCTestCase {
         let f = try PublishFixture()
         let ledger = try GrantLedger(state: f.state)
         let store = RevocationStore(state: f.state)
-        _ = try store.revoke(id: "1a2b3c4d", reason: "lost", keys: [try f.key("grant")], ledger: ledger)
+        _ = try store.revoke(id: GrantID("1a2b3c4d")!, reason: "lost", keys: [try f.key("grant")], ledger: ledger)
         let before = PublishFixture.snapshot(f.state.appendingPathComponent("revocations"))
-        guard case .alreadyRevoked(let list, let entry) = try store.revoke(id: "1a2b3c4d", reason: "again", keys: [try f.key("grant")], ledger: ledger) else {
+        guard case .alreadyRevoked(let list, let entry) = try store.revoke(id: GrantID("1a2b3c4d")!, reason: "again", keys: [try f.key("grant")], ledger: ledger) else {
             return XCTFail("an id already on the list is a no-op")
         }
         XCTAssertEqual(list.version, 1)
@@ -56,7 +56,7 @@ final class RevocationStoreTests: XCTestCase {
     func testAManifestKeyIsRefusedAndNothingIsWritten() throws {
         let f = try PublishFixture()
         let ledger = try GrantLedger(state: f.state)
-        XCTAssertThrowsError(try RevocationStore(state: f.state).revoke(id: "1a2b3c4d", reason: "lost", keys: [try f.key("manifest")], ledger: ledger)) { error in
+        XCTAssertThrowsError(try RevocationStore(state: f.state).revoke(id: GrantID("1a2b3c4d")!, reason: "lost", keys: [try f.key("manifest")], ledger: ledger)) { error in
             XCTAssertTrue("\(error)".contains("is not a grant key in root version 1"), "\(error)")
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: f.state.appendingPathComponent("revocations/1.json").path))
@@ -80,7 +80,7 @@ final class TreeVerifierRevocationsTests: XCTestCase {
 
     override func setUpWithError() throws {
         f = try PublishFixture()
-        guard case .written(let stored, _) = try RevocationStore(state: f.state).revoke(id: "1a2b3c4d", reason: "lost", keys: [try f.key("grant")],
+        guard case .written(let stored, _) = try RevocationStore(state: f.state).revoke(id: GrantID("1a2b3c4d")!, reason: "lost", keys: [try f.key("grant")],
                                                                                         ledger: try GrantLedger(state: f.state)) else { return XCTFail() }
         list = stored
     }

@@ -21,7 +21,7 @@ struct PublishedPack {
         into = dir.appendingPathComponent("app")
         copy = try PackCopy()
         let keys = dir.path + "/keys"
-        for role in ["root", "manifest", "index", "grant"] { try Self.run(["key", "generate", "--role", role, "--out", keys]) }
+        for role in ["root", "manifest", "index", "grant"] { try Self.run(["key", "generate", "--role", role, "--out", keys, "--unencrypted"]) }
         try FileManager.default.copyItem(atPath: Repository.root.appendingPathComponent("keys-example/historian.pem").path, toPath: keys + "/historian.pem")
         chmod(keys + "/historian.pem", 0o600)
         try Self.run(["root", "init", "--state", dir.path + "/pub", "--root-key", keys + "/root.pem", "--manifest-pub", keys + "/manifest.pub",

@@ -87,6 +87,18 @@ final class RevocationsTests: XCTestCase {
         XCTAssertTrue(d.reason.contains("was revoked: lost at the museum desk"), d.reason)
     }
 
+    /// Issue 41: a list written before grant ids were canonical (capitals, dashes) still revokes the code, and so
+    /// does an app's own list typed that way: ids are compared in their canonical form (`GrantID`).
+    func testAListWithTheIdInCapitalsOrWithDashesStillRevokesTheCode() throws {
+        let typed = "1A2B-3C4D" + String(repeating: "0", count: 24)
+        try publish(list: try list(version: 1, ids: [typed]), version: 1, indexVersion: 1)
+        _ = try update()
+        let refused = try decide([try code(lost)])
+        XCTAssertFalse(refused.allowed)
+        XCTAssertTrue(refused.reason.contains("was revoked: lost at the museum desk"), refused.reason)
+        XCTAssertFalse(try decide([try code(kept)], revokedCodes: ["5E6F7A8B" + String(repeating: "0", count: 24)]).allowed)
+    }
+
     func testTheAppsOwnRevokedCodesStillApplyBesideTheList() throws {
         try publish(list: try list(version: 1, ids: [lost]), version: 1, indexVersion: 1)
         _ = try update()

@@ -28,6 +28,9 @@ public enum CLI {
         let out = Pipe(), err = Pipe()
         p.standardOutput = out
         p.standardError = err
+        // No terminal and no input: a command that would ask a person (a key's passphrase) must say so and stop, never
+        // wait on the terminal the tests were started from.
+        p.standardInput = FileHandle.nullDevice
         try p.run()
         let o = out.fileHandleForReading.readDataToEndOfFile()
         let e = err.fileHandleForReading.readDataToEndOfFile()
@@ -42,7 +45,7 @@ extension CLI {
     public static func publishExamplePack(in dir: String) throws {
         let keys = dir + "/keys"
         for role in ["root", "manifest", "index", "grant"] {
-            let r = try run(["key", "generate", "--role", role, "--out", keys])
+            let r = try run(["key", "generate", "--role", role, "--out", keys, "--unencrypted"])
             guard r.status == 0 else { throw NSError(domain: "CLI", code: 1, userInfo: [NSLocalizedDescriptionKey: r.stderr]) }
         }
         for args in [["root", "init", "--state", dir + "/pub", "--root-key", keys + "/root.pem", "--manifest-pub", keys + "/manifest.pub",

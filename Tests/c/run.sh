@@ -10,7 +10,7 @@ swift build --product packtool >/dev/null
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 P="$BUILD/packtool"
-for r in root manifest index grant; do "$P" key generate --role $r --out "$work/keys" >/dev/null; done
+for r in root manifest index grant; do "$P" key generate --role $r --out "$work/keys" --unencrypted >/dev/null; done
 "$P" root init --state "$work/pub" --root-key "$work/keys/root.pem" --manifest-key "$work/keys/manifest.pub" \
   --index-key "$work/keys/index.pub" --grant-key "$work/keys/grant.pub" >/dev/null
 "$P" sign scenes/royal-mile --state "$work/pub" --manifest-key "$work/keys/manifest.pem" --index-key "$work/keys/index.pem" --publish "$work/cdn" >/dev/null

@@ -33,7 +33,7 @@ wait_for() {
   echo "FAIL no server answered at $1"; cat "$work/nginx-start.log" "$work/nginx/logs/error.log" 2>/dev/null; exit 1
 }
 
-for r in root manifest index grant; do "$P" key generate --role $r --out "$work/keys" >/dev/null; done
+for r in root manifest index grant; do "$P" key generate --role $r --out "$work/keys" --unencrypted >/dev/null; done
 cp keys-example/historian.pem "$work/keys/historian.pem"; chmod 600 "$work/keys/historian.pem"
 "$P" root init --state "$work/pub" --root-key "$work/keys/root.pem" --manifest-pub "$work/keys/manifest.pub" \
   --index-pub "$work/keys/index.pub" --grant-pub "$work/keys/grant.pub" >/dev/null
@@ -219,7 +219,7 @@ pass "after every failure, the update from a good server completes"
 # A real root rotation to a new index key (packtool root rotate), then a release signed only by the new key: the
 # update fetches root/2.root.json from the server, follows it, and accepts the new index.
 mkdir -p "$work/keys2"
-"$P" key generate --role index --out "$work/keys2" >/dev/null
+"$P" key generate --role index --out "$work/keys2" --unencrypted >/dev/null
 "$P" root rotate --state "$work/pub" --sign-with "$work/keys/root.pem" --index-pub "$work/keys2/index.pub" >/dev/null
 sed -i 's/Now stand here/Stand right here/' "$work/pack/stops/03-mercat-cross/story.vtt"
 "$P" review sign "$work/pack/stops/03-mercat-cross" --reviewer-key "$work/keys/historian.pem" --reviewer example-historian >/dev/null 2>&1

@@ -121,7 +121,7 @@ final class CLIConventionTests: XCTestCase {
         XCTAssertEqual(new.stderr, "")
 
         let dir = try temporaryDirectory()
-        for role in ["root", "manifest", "index", "grant"] { XCTAssertEqual(try CLI.run(["key", "generate", "--role", role, "--out", dir + "/keys"]).status, 0) }
+        for role in ["root", "manifest", "index", "grant"] { XCTAssertEqual(try CLI.run(["key", "generate", "--role", role, "--out", dir + "/keys", "--unencrypted"]).status, 0) }
         let root = try CLI.run(["root", "init", "--state", dir + "/pub", "--root-key", dir + "/keys/root.pem", "--manifest-key", dir + "/keys/manifest.pub",
                                 "--index-pub", dir + "/keys/index.pub", "--grant-pub", dir + "/keys/grant.pub"])
         XCTAssertEqual(root.status, 0, root.stderr)
@@ -189,7 +189,12 @@ final class CLIConventionTests: XCTestCase {
         for folder in [".local/share/bash-completion/completions", ".config/fish/completions"] {
             try FileManager.default.createDirectory(atPath: home + "/" + folder, withIntermediateDirectories: true)
         }
-        let environment = ["PATH": CLI.binary.deletingLastPathComponent().path + ":/usr/bin:/bin", "HOME": home, "NO_COLOR": "1",
+        // New keys are encrypted (issue 41): the examples that make one read its passphrase from the file a cron job
+        // or CI would give, as a user at a terminal would type it.
+        let passphrase = dir + "/passphrase"
+        try Data("correct horse battery staple\n".utf8).write(to: URL(fileURLWithPath: passphrase))
+        chmod(passphrase, 0o600)
+        let environment = ["PATH": CLI.binary.deletingLastPathComponent().path + ":/usr/bin:/bin", "HOME": home, "NO_COLOR": "1", "PACKTOOL_PASSPHRASE_FILE": passphrase,
                            "AWS_ACCESS_KEY_ID": "AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY": "example", "AWS_PROFILE": "none", "MANPAGER": "cat", "PAGER": "cat"]
         var ran = 0
         for name in try Self.commandNames() {

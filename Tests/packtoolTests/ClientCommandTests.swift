@@ -89,7 +89,7 @@ final class ClientCommandTests: XCTestCase {
 
         // Pin a different, valid root by mistake: the archive's signatures do not verify under it.
         let other = dir + "/other"
-        for role in ["root", "manifest", "index", "grant"] { XCTAssertEqual(try CLI.run(["key", "generate", "--role", role, "--out", other + "/keys"]).status, 0) }
+        for role in ["root", "manifest", "index", "grant"] { XCTAssertEqual(try CLI.run(["key", "generate", "--role", role, "--out", other + "/keys", "--unencrypted"]).status, 0) }
         XCTAssertEqual(try CLI.run(["root", "init", "--state", other + "/pub", "--root-key", other + "/keys/root.pem", "--manifest-pub", other + "/keys/manifest.pub",
                                     "--index-pub", other + "/keys/index.pub", "--grant-pub", other + "/keys/grant.pub"]).status, 0)
         let wrong = try CLI.run(["install", archive, "--into", dir + "/app", "--root", other + "/pub/root/1.root.json"])

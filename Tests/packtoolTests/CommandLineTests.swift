@@ -175,18 +175,18 @@ final class CommandLineTests: XCTestCase {
 
     func testKeyGenerateWritesAPrivateKeyOnlyTheOwnerCanReadAndNeverOverwrites() throws {
         let dir = try temporaryDirectory()
-        let r = try CLI.run(["key", "generate", "--role", "manifest", "--out", dir])
+        let r = try CLI.run(["key", "generate", "--role", "manifest", "--out", dir, "--unencrypted"])
         XCTAssertEqual(r.status, 0, r.stderr)
         var info = stat()
         XCTAssertEqual(stat(dir + "/manifest.pem", &info), 0)
         XCTAssertEqual(info.st_mode & 0o777, 0o600)
         let pub = try KeyFile.loadPublicKey(at: dir + "/manifest.pub")
         XCTAssertTrue(r.stdout.contains(pub.keyID))
-        let again = try CLI.run(["key", "generate", "--role", "manifest", "--out", dir])
+        let again = try CLI.run(["key", "generate", "--role", "manifest", "--out", dir, "--unencrypted"])
         XCTAssertEqual(again.status, 2)
         XCTAssertTrue(again.stderr.contains("never overwritten"), again.stderr)
         XCTAssertEqual(try KeyFile.loadPublicKey(at: dir + "/manifest.pub"), pub)
-        let badRole = try CLI.run(["key", "generate", "--role", "admin", "--out", dir])
+        let badRole = try CLI.run(["key", "generate", "--role", "admin", "--out", dir, "--unencrypted"])
         XCTAssertEqual(badRole.status, 2)
     }
 
@@ -195,7 +195,7 @@ final class CommandLineTests: XCTestCase {
     /// and a .pub given where a private key is needed says that, not "chmod 600".
     func testTheReviewersPublicKeyIsPrintedInTheFormPackJSONTakes() throws {
         let dir = try temporaryDirectory()
-        let r = try CLI.run(["key", "generate", "--role", "reviewer", "--out", dir, "--name", "ada"])
+        let r = try CLI.run(["key", "generate", "--role", "reviewer", "--out", dir, "--name", "ada", "--unencrypted"])
         XCTAssertEqual(r.status, 0, r.stderr)
         let pub = try KeyFile.loadPublicKey(at: dir + "/ada.pub")
         let raw = Hex.encode(pub.rawRepresentation)
@@ -262,7 +262,7 @@ final class CommandLineTests: XCTestCase {
     func testReviewSignRefusesAKeyThatIsNotTheReviewersAndLeavesSignoffUntouched() throws {
         let copy = try PackCopy()
         let dir = try temporaryDirectory()
-        _ = try CLI.run(["key", "generate", "--role", "reviewer", "--out", dir])
+        _ = try CLI.run(["key", "generate", "--role", "reviewer", "--out", dir, "--unencrypted"])
         let signoff = copy.stop(1).appendingPathComponent("signoff.json")
         let before = try Data(contentsOf: signoff)
         let r = try CLI.run(["review", "sign", copy.stop(1).path, "--reviewer-key", dir + "/reviewer.pem", "--reviewer", "example-historian"])

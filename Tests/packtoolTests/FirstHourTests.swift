@@ -31,7 +31,7 @@ final class FirstHourTests: XCTestCase {
         for (stop, title) in stops { try run(["new", "stop", pack, stop, "--title", title, "--eras", "1824"]) }
 
         // The historian's key, and the entry `key generate` prints pasted over the placeholder one.
-        let generated = try run(["key", "generate", "--role", "reviewer", "--out", home + "/keys", "--name", "ada"])
+        let generated = try run(["key", "generate", "--role", "reviewer", "--out", home + "/keys", "--name", "ada", "--unencrypted"])
         let entry = try XCTUnwrap(generated.stdout.split(separator: "\n").first { $0.contains("\"publicKey\"") })
             .trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "\"name\": \"\"", with: "\"name\": \"Ada Lovelace\"")
         var packText = try String(contentsOfFile: pack + "/pack.json", encoding: .utf8)

@@ -12,7 +12,7 @@ final class GrantCommandTests: XCTestCase {
     override func setUpWithError() throws {
         dir = try temporaryDirectory()
         keys = dir + "/keys"
-        XCTAssertEqual(try CLI.run(["key", "generate", "--role", "grant", "--out", keys]).status, 0)
+        XCTAssertEqual(try CLI.run(["key", "generate", "--role", "grant", "--out", keys, "--unencrypted"]).status, 0)
     }
 
     private func issue(_ extra: [String], products: String = cityPack, from: String = "2026-12-01", until: String = "2026-12-08") throws -> CLI.Result {

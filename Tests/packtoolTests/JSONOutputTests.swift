@@ -39,7 +39,7 @@ final class JSONOutputTests: XCTestCase {
     }
 
     func testKeyGenerate() throws {
-        let o = try json(["key", "generate", "--role", "reviewer", "--out", dir + "/more", "--name", "ada"])
+        let o = try json(["key", "generate", "--role", "reviewer", "--out", dir + "/more", "--name", "ada", "--unencrypted"])
         XCTAssertEqual(o["role"] as? String, "reviewer")
         XCTAssertEqual((o["keyId"] as? String)?.count, 64)
         XCTAssertEqual(o["privateKeyFile"] as? String, dir + "/more/ada.pem")

@@ -182,7 +182,7 @@ final class NewCommandTests: XCTestCase {
         XCTAssertTrue(example.first?.hint.contains("packtool key generate --role reviewer") ?? false)
 
         let keys = try temporaryDirectory()
-        let generated = try CLI.run(["key", "generate", "--role", "reviewer", "--out", keys, "--name", "ada"])
+        let generated = try CLI.run(["key", "generate", "--role", "reviewer", "--out", keys, "--name", "ada", "--unencrypted"])
         XCTAssertEqual(generated.status, 0, generated.stderr)
         let line = try XCTUnwrap(generated.stdout.split(separator: "\n").first { $0.contains("public key: ") })
         let fresh = String(line.split(separator: " ").last!)
@@ -194,7 +194,7 @@ final class NewCommandTests: XCTestCase {
 
     func testSignPublishesTheExamplePackAndSaysItsReviewerKeyIsAnExample() throws {
         let dir = try temporaryDirectory(), keys = dir + "/keys"
-        for role in ["root", "manifest", "index", "grant"] { XCTAssertEqual(try CLI.run(["key", "generate", "--role", role, "--out", keys]).status, 0) }
+        for role in ["root", "manifest", "index", "grant"] { XCTAssertEqual(try CLI.run(["key", "generate", "--role", role, "--out", keys, "--unencrypted"]).status, 0) }
         XCTAssertEqual(try CLI.run(["root", "init", "--state", dir + "/pub", "--root-key", keys + "/root.pem", "--manifest-pub", keys + "/manifest.pub",
                                     "--index-pub", keys + "/index.pub", "--grant-pub", keys + "/grant.pub"]).status, 0)
         let r = try CLI.run(["sign", ExamplePack.root.path, "--state", dir + "/pub", "--manifest-key", keys + "/manifest.pem",

@@ -348,7 +348,7 @@ final class PublishCommandTests: XCTestCase {
     func testRootRotationNeedsTheOldKeysAndVerifiersFollowTheChain() throws {
         XCTAssertEqual(try sign(ExamplePack.root.path).status, 0)
         let fresh = dir + "/newroot"
-        XCTAssertEqual(try CLI.run(["key", "generate", "--role", "root", "--out", fresh]).status, 0)
+        XCTAssertEqual(try CLI.run(["key", "generate", "--role", "root", "--out", fresh, "--unencrypted"]).status, 0)
         // Without the current root key the new root would not be accepted.
         let refused = try CLI.run(["root", "rotate", "--state", state, "--sign-with", "\(fresh)/root.pem", "--root-key", "\(fresh)/root.pem"])
         XCTAssertEqual(refused.status, 1)

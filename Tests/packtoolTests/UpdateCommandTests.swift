@@ -55,7 +55,7 @@ final class UpdateCommandTests: XCTestCase {
         dir = try temporaryDirectory()
         keys = dir + "/keys"
         cdn = dir + "/cdn"
-        for role in ["root", "manifest", "index", "grant"] { XCTAssertEqual(try CLI.run(["key", "generate", "--role", role, "--out", keys]).status, 0) }
+        for role in ["root", "manifest", "index", "grant"] { XCTAssertEqual(try CLI.run(["key", "generate", "--role", role, "--out", keys, "--unencrypted"]).status, 0) }
         try FileManager.default.copyItem(atPath: Repository.root.appendingPathComponent("keys-example/historian.pem").path, toPath: keys + "/historian.pem")
         chmod(keys + "/historian.pem", 0o600)
         XCTAssertEqual(try CLI.run(["root", "init", "--state", dir + "/pub", "--root-key", keys + "/root.pem", "--manifest-pub", keys + "/manifest.pub",

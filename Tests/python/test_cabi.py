@@ -41,7 +41,7 @@ class CABI(unittest.TestCase):
         packtool = os.path.join(cls.build, "packtool")
         keys = os.path.join(cls.work, "keys")
         for role in ["root", "manifest", "index", "grant"]:
-            subprocess.run([packtool, "key", "generate", "--role", role, "--out", keys], check=True, capture_output=True)
+            subprocess.run([packtool, "key", "generate", "--role", role, "--out", keys, "--unencrypted"], check=True, capture_output=True)
         cls.pub = os.path.join(cls.work, "pub")
         subprocess.run([packtool, "root", "init", "--state", cls.pub, "--root-key", f"{keys}/root.pem", "--manifest-pub", f"{keys}/manifest.pub",
                         "--index-pub", f"{keys}/index.pub", "--grant-pub", f"{keys}/grant.pub"], check=True, capture_output=True)
@@ -387,7 +387,7 @@ class CABI(unittest.TestCase):
         self.assertEqual(self.call("packverify_pin_root", {"state": state, "root": root})["rootVersion"], 1, "the same root again is a no-op")
         # Another publisher's root (one fresh key for every role).
         packtool, keys = os.path.join(self.build, "packtool"), os.path.join(client, "k")
-        subprocess.run([packtool, "key", "generate", "--role", "root", "--out", keys], check=True, capture_output=True)
+        subprocess.run([packtool, "key", "generate", "--role", "root", "--out", keys, "--unencrypted"], check=True, capture_output=True)
         subprocess.run([packtool, "root", "init", "--state", os.path.join(client, "pub2"), "--root-key", os.path.join(keys, "root.pem"),
                         "--manifest-pub", os.path.join(keys, "root.pub"), "--index-pub", os.path.join(keys, "root.pub"),
                         "--grant-pub", os.path.join(keys, "root.pub")], check=True, capture_output=True)

@@ -102,7 +102,7 @@ class IndexRace(unittest.TestCase):
             # Another publisher's catalogue, with keys of its own.
             other = os.path.join(self.work, "other")
             for role in ("root", "manifest", "index", "grant"):
-                subprocess.run([self.tool, "key", "generate", "--role", role, "--out", f"{other}/keys"], check=True, capture_output=True)
+                subprocess.run([self.tool, "key", "generate", "--role", role, "--out", f"{other}/keys", "--unencrypted"], check=True, capture_output=True)
             subprocess.run([self.tool, "root", "init", "--state", f"{other}/state", "--root-key", f"{other}/keys/root.pem", "--manifest-pub", f"{other}/keys/manifest.pub",
                             "--index-pub", f"{other}/keys/index.pub", "--grant-pub", f"{other}/keys/grant.pub"], check=True, capture_output=True)
             theirs = subprocess.run([self.tool, "sign", os.path.join(REPO, "scenes/royal-mile"), "--state", f"{other}/state", "--manifest-key", f"{other}/keys/manifest.pem",

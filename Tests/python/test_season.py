@@ -42,8 +42,8 @@ class Season:
         self.pack = os.path.join(work, "pack")
         shutil.copytree(os.path.join(REPO, "scenes", PACK_ID), self.pack)
         for role in ("root", "manifest", "index", "grant"):
-            self.ok(0, "key", "generate", "--role", role, "--out", self.keys)
-        self.ok(0, "key", "generate", "--role", "index", "--out", self.keys, "--name", "index-2")
+            self.ok(0, "key", "generate", "--role", role, "--out", self.keys, "--unencrypted")
+        self.ok(0, "key", "generate", "--role", "index", "--out", self.keys, "--name", "index-2", "--unencrypted")
         historian = os.path.join(self.keys, "historian.pem")
         shutil.copy(os.path.join(REPO, "keys-example", "historian.pem"), historian)
         os.chmod(historian, 0o600)
@@ -60,7 +60,7 @@ class Season:
         """packtool on day n (UTC), through faketime."""
         at = day(n, hour).strftime("@%Y-%m-%d %H:%M:%S")
         env = dict(os.environ, TZ="UTC", XDG_STATE_HOME=os.path.join(self.work, "xdg-state"))
-        return subprocess.run(["faketime", "-f", at, self.tool, *args], capture_output=True, text=True, env=env, timeout=300)
+        return subprocess.run(["faketime", "-f", at, self.tool, *args, "--unencrypted"], capture_output=True, text=True, env=env, timeout=300)
 
     def ok(self, n, *args, hour=0):
         run = self.run(n, *args, hour=hour)

@@ -8,9 +8,21 @@ import PackModel
 import PackTrust
 
 /// `packtool status`: for the root, the index, every pack's manifest and the revocation list, the version and the
-/// time left before it expires — in the publisher's state and as published — and whether anything needs doing:
-/// something expires within the warning window, or the published tree lags the state.
+/// time left before it expires — in the publisher's state and as published — and how urgent anything is.
+///
+/// The published tree is judged the way a phone installing the app today would judge it (`FreshClientView`, the
+/// client's own admission code): what it refuses now is critical; what it would refuse at the end of a kind's horizon
+/// (`ExpiryHorizons`: the root 60 days, manifests 30, the index and revocation list 2) is a warning, as is a tree that
+/// lags the state. "All well" means a new phone installs every pack now and still would at each horizon's end.
 public struct CatalogueStatus {
+    /// How urgent a row is, in the order of the monitoring convention's exit codes (0, 1, 2).
+    public enum Severity: String, Codable, Comparable, Sendable {
+        case ok, warning, critical
+
+        var rank: Int { self == .ok ? 0 : self == .warning ? 1 : 2 }
+        public static func < (a: Severity, b: Severity) -> Bool { a.rank < b.rank }
+    }
+
     public struct Row: Codable, Equatable, Sendable {
         /// "root", "index", "manifest" or "revocations".
         public var kind: String
@@ -25,51 +37,88 @@ public struct CatalogueStatus {
         public var daysLeft: Double?
         /// What is wrong, or nil.
         public var problem: String?
+        /// How urgent `problem` is.
+        public var severity: Severity = .ok
+        /// The code a client refusing this row reports (`expired`, `clock-skew`, `threshold`, …), when one does.
+        public var code: String?
+
+        /// Records a problem, keeping the more urgent one when the row has two.
+        mutating func report(_ text: String, _ level: Severity, code: String? = nil) {
+            guard problem == nil || level > severity else { return }
+            problem = text
+            severity = level
+            self.code = code
+        }
     }
 
     public var rows: [Row] = []
-    public var needsAttention: Bool { rows.contains { $0.problem != nil } }
+    /// The most urgent row's severity: the exit code `status` gives (0 ok, 1 warning, 2 critical).
+    public var severity: Severity { rows.map(\.severity).max() ?? .ok }
+    public var needsAttention: Bool { severity != .ok }
 
-    /// Builds the report. `warnDays`: anything expiring sooner is a problem.
-    public static func check(state: URL?, tree: PublishedTree?, warnDays: Double, now: Date = Date()) throws -> CatalogueStatus {
+    /// Builds the report at `now`, looking as far ahead as `horizons` says.
+    public static func check(state: URL?, tree: PublishedTree?, horizons: ExpiryHorizons = ExpiryHorizons(), now: Date = Date()) throws -> CatalogueStatus {
         guard state != nil || tree != nil else { throw PublishError.io("give a state folder, a published tree, or both") }
         var status = CatalogueStatus()
-        let warn = now.addingTimeInterval(warnDays * 86_400)
         func days(_ expires: String?) -> Double? {
             guard let date = expires.flatMap(Timestamp.parse) else { return nil }
             return (date.timeIntervalSince(now) / 86_400 * 10).rounded(.down) / 10
         }
-        func expiryProblem(_ what: String, _ expires: String?) -> String? {
-            guard let text = expires, let date = Timestamp.parse(text) else { return nil }
-            if date <= now { return "\(what) expired at \(text)" }
-            if date <= warn { return "\(what) expires at \(text), within \(warnDays.rounded() == warnDays ? String(Int(warnDays)) : String(warnDays)) days" }
-            return nil
+        func within(_ kind: String) -> String {
+            let days = horizons.of(kind) / 86_400
+            return days.rounded() == days ? "\(Int(days)) days" : "\(days) days"
         }
 
         // Roots.
         let stateRoots = try state.map { try RootStore(state: $0).all() } ?? []
         let roots: CatalogueRoots? = try tree.map { try CatalogueRoots.load(state: state, tree: $0) }
-        var publishedRoot: Int?
-        if let tree, let roots {
-            publishedRoot = roots.chain.last(where: { (try? tree.read(PublishLayout.root(version: $0.document.version), cap: Int(SizeCaps.root))) != nil })?.document.version
+        let view = tree.flatMap { tree in roots.map { FreshClientView(tree: tree, roots: $0) } }
+        let reached = try view?.reachedRoot()
+        let latestRoot = reached ?? roots?.latest ?? stateRoots.last?.document
+        var root = Row(kind: "root", stateVersion: stateRoots.last?.version, publishedVersion: tree == nil ? nil : reached?.version,
+                       expires: latestRoot?.expires, daysLeft: days(latestRoot?.expires))
+        if let latestRoot, let expires = Timestamp.parse(latestRoot.expires) {
+            if expires <= now {
+                root.report("root version \(latestRoot.version) expired at \(latestRoot.expires): every client refuses everything; rotate it (`packtool root rotate`)", .critical, code: "expired")
+            } else if expires <= now.addingTimeInterval(horizons.root) {
+                root.report("root version \(latestRoot.version) expires at \(latestRoot.expires), within \(within("root")): its rotation needs the offline root keys; "
+                    + "plan it now (`packtool root rotate --state DIR --sign-with ROOT.pem --publish TREE`)", .warning)
+            }
         }
-        let latestRoot = roots?.latest ?? stateRoots.last?.document
-        var root = Row(kind: "root", stateVersion: stateRoots.last?.version, publishedVersion: publishedRoot, expires: latestRoot?.expires, daysLeft: days(latestRoot?.expires))
-        root.problem = expiryProblem("root version \(latestRoot?.version ?? 0)", latestRoot?.expires)
-        if let s = root.stateVersion, let p = root.publishedVersion, p < s { root.problem = "the tree has root version \(p); the state has \(s) (renew publishes it)" }
-        if let s = root.stateVersion, tree != nil, root.publishedVersion == nil { root.problem = "the tree has no root; the state has version \(s)" }
+        if let s = root.stateVersion, let p = root.publishedVersion, p < s { root.report("the tree has root version \(p); the state has \(s) (renew publishes it)", .warning) }
+        if let s = root.stateVersion, tree != nil, root.publishedVersion == nil { root.report("the tree has no root; the state has version \(s)", .critical) }
         status.rows.append(root)
 
-        // The index.
+        // The index, as a fresh client takes it now and at the end of the index's horizon.
         let ledger = try state.flatMap { s -> Ledger? in
             FileSystem.exists(s.appendingPathComponent(Ledger.fileName).path) ? try Ledger(state: s, createIfMissing: false) : nil
         }
         let stateIndex = try ledger.map { try $0.nextIndexVersion() - 1 }.flatMap { $0 > 0 ? $0 : nil }
-        var published: IndexDocument?
-        if let tree, let roots { published = try IndexCommit(tree: tree, roots: roots, keys: []).current()?.document }
+        var current: IndexCommit.Current?
+        if let tree, let roots { current = try IndexCommit(tree: tree, roots: roots, keys: []).current() }
+        let published = current?.document
         var index = Row(kind: "index", stateVersion: stateIndex, publishedVersion: published?.version, expires: published?.expires, daysLeft: days(published?.expires))
-        if tree != nil {
-            index.problem = published == nil ? "the tree has no index.json" : expiryProblem("index version \(published!.version)", published?.expires)
+        var refusedNow: [FreshClientView.Refusal] = []
+        if let tree, let view, let roots {
+            if let current {
+                refusedNow = view.refusals(index: current.bytes, at: now)
+                for refusal in refusedNow where refusal.pack == nil && refusal.document != "revocations" {
+                    index.report("a fresh client refuses it now (\(refusal.code)): \(refusal.message)\(advice(for: refusal))", .critical, code: refusal.code)
+                }
+                if index.severity == .ok {
+                    let later = now.addingTimeInterval(horizons.index)
+                    for refusal in view.refusals(index: current.bytes, at: later, packs: false) where refusal.document != "revocations" {
+                        index.report("by \(Timestamp.format(later)) a fresh client would refuse it (\(refusal.code)): \(refusal.message); renew runs daily?", .warning, code: refusal.code)
+                    }
+                }
+                let floor = try TreeFloor.read(tree: tree, roots: roots, state: nil, memory: nil, listed: current.document)   // the tree's own evidence: a state not yet published is a lag (a warning), below
+                if let violation = floor.violation(of: current.document) {
+                    index.report("the index is older than the tree: \(violation). An older index was put back (or a release is being published): "
+                        + "clients may miss a release or a revocation; `packtool renew --state DIR` rebuilds it", .critical, code: "rollback")
+                }
+            } else {
+                index.report("the tree has no index.json: clients cannot install anything", .critical, code: "fetch-missing")
+            }
         }
         status.rows.append(index)
 
@@ -83,45 +132,57 @@ public struct CatalogueStatus {
         for pack in Set(packs.keys).union(published?.packs.keys ?? [:].keys).sorted() {
             let entry = published?.packs[pack]
             var expires = packs[pack]?.expires
-            var damage: String?
-            if let tree, let entry {
-                // What clients will fetch must be what the index names, or every install fails: the manifest's bytes,
-                // the archive's size (its bytes are not read), checked as `verify` would.
-                if let bytes = try? tree.read(entry.manifest.path, cap: Int(entry.manifest.size)), SHA256.hexHash(Array(bytes)) == entry.manifest.sha256,
-                   let manifest = try? CanonicalJSON.decode(Manifest.self, from: DSSEEnvelope.parse(bytes).payloadBytes(), what: "manifest") {
-                    expires = manifest.expires
-                } else {
-                    expires = nil
-                    damage = "\(tree.describe(entry.manifest.path)) is missing or is not the manifest the index names: clients cannot install \(pack)"
-                }
-                let size = try? tree.size(of: entry.archive.path)
-                if damage == nil, size == nil || (size! != unknownSize && size! != entry.archive.size) {
-                    damage = "\(tree.describe(entry.archive.path)) is \(size == nil ? "missing" : "\(size!) bytes, not the \(entry.archive.size) the index names"): clients cannot install \(pack)"
-                }
+            if let tree, let entry, let bytes = try? tree.read(entry.manifest.path, cap: Int(min(entry.manifest.size, SizeCaps.manifest))),
+               let manifest = try? CanonicalJSON.decode(Manifest.self, from: DSSEEnvelope.parse(bytes).payloadBytes(), what: "manifest") {
+                expires = manifest.expires
             }
             var row = Row(kind: "manifest", pack: pack, stateVersion: packs[pack]?.state, publishedVersion: entry?.version, expires: expires, daysLeft: days(expires))
-            row.problem = damage ?? expiryProblem("\(pack) version \(entry?.version ?? packs[pack]?.state ?? 0)'s manifest", expires)
+            if let refusal = refusedNow.first(where: { $0.pack == pack }) {
+                row.report("a fresh client cannot install \(pack) now (\(refusal.code)): \(refusal.message)\(advice(for: refusal))", .critical, code: refusal.code)
+            } else if let view, let entry, let reached {
+                let later = now.addingTimeInterval(horizons.manifest)
+                if let refusal = view.manifestRefusal(pack, entry, root: reached, at: later) {
+                    row.report("by \(Timestamp.format(later)) a fresh client could not install \(pack) (\(refusal.code)): \(refusal.message); "
+                        + "re-release it (`packtool renew --state DIR --manifest-key MANIFEST.pem …`)", .warning, code: refusal.code)
+                }
+            }
             if let s = row.stateVersion, tree != nil, (row.publishedVersion ?? 0) < s {
-                row.problem = "the index lists \(pack) version \(row.publishedVersion.map(String.init) ?? "none"); the state released \(s)"
+                row.report("the index lists \(pack) version \(row.publishedVersion.map(String.init) ?? "none"); the state released \(s)", .warning)
             }
             status.rows.append(row)
         }
 
-        // The revocation list.
+        // The revocation list: it lives by the index that binds it.
         let stateRevocations = try state.flatMap { try RevocationStore(state: $0).versions().last }
         if stateRevocations != nil || published?.revocations != nil {
-            var row = Row(kind: "revocations", stateVersion: stateRevocations, publishedVersion: published?.revocations?.version)
-            if let tree, let binding = published?.revocations {
-                let bytes = try? tree.read(binding.path, cap: Int(binding.size))
-                if bytes.map({ UInt64($0.count) != binding.size || SHA256.hexHash(Array($0)) != binding.sha256 }) ?? true {
-                    row.problem = "\(tree.describe(binding.path)) is missing or is not the list the index binds: every client update fails"
-                }
+            var row = Row(kind: "revocations", stateVersion: stateRevocations, publishedVersion: published?.revocations?.version,
+                          expires: published?.revocations == nil ? nil : published?.expires, daysLeft: published?.revocations == nil ? nil : days(published?.expires))
+            for refusal in refusedNow where refusal.document == "revocations" {
+                row.report("every client update fails (\(refusal.code)): \(refusal.message)\(advice(for: refusal))", .critical, code: refusal.code)
             }
-            if row.problem == nil, let s = stateRevocations, tree != nil, (row.publishedVersion ?? 0) < s {
-                row.problem = "the index binds revocation list \(row.publishedVersion.map(String.init) ?? "none"); the state has \(s) (renew publishes it)"
+            if let s = stateRevocations, tree != nil, (row.publishedVersion ?? 0) < s {
+                row.report("the index binds revocation list \(row.publishedVersion.map(String.init) ?? "none"); the state has \(s) (renew publishes it)", .warning)
             }
             status.rows.append(row)
         }
         return status
+    }
+
+    /// What to run for a refusal whose cure is known.
+    static func advice(for refusal: FreshClientView.Refusal) -> String {
+        switch (refusal.document, refusal.code) {
+        case ("index", "clock-skew"):
+            return ". It was signed by a machine whose clock ran ahead: `packtool renew` on a machine with the right time signs the next version now"
+        case ("index", "expired"):
+            return ". Renew it now (`packtool renew --index-key INDEX.pem --publish TREE`) and check the scheduled job"
+        case ("revocations", "threshold"):
+            return ". The grant role's keys changed since it was signed: `packtool grant resign --state DIR --grant-key NEW-GRANT.pem`, then `packtool renew --state DIR …`"
+        case ("manifest", "threshold"):
+            return ". The manifest role's keys changed since it was signed: re-release it (`packtool renew --state DIR --manifest-key NEW-MANIFEST.pem --index-key INDEX.pem --publish TREE`)"
+        case ("manifest", "expired"), ("manifest", "clock-skew"):
+            return ". Re-release it (`packtool renew --state DIR --manifest-key MANIFEST.pem …`, or `packtool sign PACK … --version N+1`)"
+        default:
+            return ""
+        }
     }
 }

@@ -29,6 +29,9 @@ public protocol PublishedTree {
     func create(_ path: String, bytes: Data) throws -> Bool
     /// A file's size without reading it (nil: it is missing); `unknownSize` where the tree cannot tell cheaply.
     func size(of path: String) throws -> UInt64?
+    /// The names directly inside the folder `path` (files and folders alike, unsorted; none when it is missing), or
+    /// nil when this tree cannot list (one read over HTTP): `TreeFloor` then probes versioned names one by one.
+    func names(in path: String) throws -> [String]?
 }
 
 /// What `size(of:)` answers for a file that may exist when the tree cannot tell its size without reading it.
@@ -115,5 +118,12 @@ public struct FolderTree: PublishedTree {
     public func size(of path: String) throws -> UInt64? {
         guard handle != nil || FileSystem.exists(folder.path), let info = try root().status(path), info.st_mode & S_IFMT == S_IFREG else { return nil }
         return UInt64(info.st_size)
+    }
+
+    public func names(in path: String) throws -> [String]? {
+        guard handle != nil || FileSystem.exists(folder.path) else { return [] }
+        let root = try root()
+        guard let info = root.status(path), info.st_mode & S_IFMT == S_IFDIR else { return [] }
+        do { return try root.list(path) } catch { throw PublishError.io("\(error): a published tree holds only files and folders") }
     }
 }

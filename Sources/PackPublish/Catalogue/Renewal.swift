@@ -29,8 +29,8 @@ public struct Renewal {
         /// hour changes nothing (idempotent). `force` re-signs anyway.
         public var renewSlack: TimeInterval = 3_600
         public var force = false
-        /// Manifests expiring within this window are reported.
-        public var manifestWarning: TimeInterval = 30 * 86_400
+        /// How far ahead each kind is warned about: the root (60 days), manifests expiring within 30 days.
+        public var horizons = ExpiryHorizons()
         public var now: () -> Date = { Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)) }
         /// How long to wait for a release being published meanwhile to reach the index (see `run`).
         public var releaseWait: TimeInterval = 300
@@ -55,9 +55,13 @@ public struct Renewal {
         public var attempts = 1
         /// Manifests that expire within the warning window: (pack, version, expires).
         public var expiringManifests: [(pack: String, version: Int, expires: String)] = []
-        /// What the operator should know: a published manifest that is missing or damaged, an index that had
-        /// expired, an index older than the state's releases (rebuilt from the ledger), no memory kept.
+        /// What the operator should know (exit 1): a published manifest that is missing or damaged, an index that had
+        /// expired or was created ahead of this clock, an index older than the state's releases (rebuilt from the
+        /// ledger), a root within its horizon, no memory kept.
         public var warnings: [String] = []
+        /// What fresh clients refuse even after this run (exit 2): a pack whose manifest has expired or is signed by a
+        /// retired key, an index that expires with the root.
+        public var critical: [String] = []
     }
 
     public let options: Options
@@ -72,23 +76,30 @@ public struct Renewal {
         try latest.checkSigningKeys(role: RootDocument.Role.index, options.indexKeys)
         let now = options.now()
         try RootChain.requireUnexpiredForPublisher(latest, now: now)
-        let commit = IndexCommit(tree: tree, roots: roots, keys: options.indexKeys)
+        var commit = IndexCommit(tree: tree, roots: roots, keys: options.indexKeys)
+        commit.state = options.state
+        commit.memory = options.memory
+        commit.releaseWait = options.releaseWait
         // Nothing is published over an index that is not this catalogue's.
         guard let before = try commit.current() else {
             throw PublishError.io("\(tree.describe(PublishLayout.index)) does not exist: publish a release first (`packtool sign … --publish \(tree.location)`)")
         }
         var warnings: [String] = []
-        // A clock behind the index's own creation would sign an index that expires early (or already has).
-        if let created = Timestamp.parse(before.document.created), created.timeIntervalSince(now) > 300 {
-            throw PublishError.trust("\(tree.describe(PublishLayout.index)) was created at \(before.document.created), after this machine's clock (\(Timestamp.format(now))): "
-                + "the clock is behind; set it right (NTP) before renewing")
-        }
-        if let expires = Timestamp.parse(before.document.expires), expires <= now {
+        let aheadBy = Timestamp.parse(before.document.created).map { $0.timeIntervalSince(now) } ?? 0
+        if aheadBy > Self.clockTolerance { try checkClockNotBehind(before.document, now: now) }
+        if aheadBy > Self.clockTolerance {
+            warnings.append("\(tree.describe(PublishLayout.index)) (version \(before.document.version)) was created at \(before.document.created), "
+                + "\(Self.duration(aheadBy)) ahead of this machine's clock (\(Timestamp.format(now))): it was signed by a machine whose clock ran ahead, and "
+                + "clients refuse an index created more than a day ahead of them (clock-skew). Signed again at this machine's time; find and fix the clock that ran ahead")
+        } else if let expires = Timestamp.parse(before.document.expires), expires <= now {
             warnings.append("\(tree.describe(PublishLayout.index)) (version \(before.document.version)) had expired at \(before.document.expires): "
-                + "clients refused it until now; if no renew was missed, check that nobody put an old index back")
+                + "clients refused it until now; if no renew was missed, check this machine's clock, and that nobody put an old index back")
         }
-        let memory = options.memory.flatMap { RenewMemory.load(from: $0, location: tree.location) }
-        if options.memory == nil { warnings.append("no memory of this tree is kept on this machine (no HOME or XDG_STATE_HOME): an older index put back could not be noticed") }
+        if let memory = options.memory.flatMap({ RenewMemory.load(from: $0, location: tree.location) }), before.document.version < memory.version {
+            warnings.append("\(tree.describe(PublishLayout.index)) is version \(before.document.version), older than version \(memory.version) this machine saw: "
+                + "it was put back (by someone who can write to the tree?); signed again above version \(memory.version), listing nothing below what was seen")
+        }
+        if options.memory == nil { warnings.append("no memory of this tree is kept on this machine (no HOME or XDG_STATE_HOME): an older index put back could be noticed only from the tree's own files") }
         var rootsPublished: [Int] = []
         for root in roots.chain {
             if try tree.create(PublishLayout.root(version: root.document.version), bytes: root.bytes) { rootsPublished.append(root.document.version) }
@@ -100,29 +111,39 @@ public struct Renewal {
         let ledger = try options.state.flatMap { state -> Ledger? in
             FileSystem.exists(state.appendingPathComponent(Ledger.fileName).path) ? try Ledger(state: state, createIfMissing: false) : nil
         }
-        // A release being published right now shows its versioned files before its index: wait for it (polling)
-        // rather than refuse, up to `releaseWait`; a put-back index never catches up and is refused then.
-        let waitUntil = Date().addingTimeInterval(options.releaseWait)
-        while true {
-            do {
-                return try finish(commit, before: warnings, ledger: ledger, memory: memory, latest: latest, revocations: revocations, now: now,
-                                  rootsPublished: rootsPublished, revocationsPublished: revocationsPublished)
-            } catch let newer as NewerInTree {
-                guard Date() < waitUntil else {
-                    throw PublishError.trust("\(tree.describe(newer.path)) is in the tree, and \(tree.describe(PublishLayout.index)) does not list it: an older "
-                        + "index was put back, or a release did not finish; nothing was signed. Renew with --state DIR to rebuild the index from the ledger, or publish again")
-                }
-                usleep(1_000_000)
-            }
+        var report = try finish(commit, notes: warnings, ledger: ledger, latest: latest, revocations: revocations, now: now)
+        report.rootsPublished = rootsPublished
+        report.revocationsPublished = revocationsPublished
+        return report
+    }
+
+    /// A signed time may lie this far ahead of this machine's clock before it counts as ahead (seconds).
+    static let clockTolerance: TimeInterval = 300
+
+    /// Before signing over an index created ahead of this clock: if a release the index lists was also signed more
+    /// than a day ahead of it, this machine's clock is the likelier one to be wrong (behind), and an index signed
+    /// now would expire early for every client; refused, saying which clock to check.
+    func checkClockNotBehind(_ index: IndexDocument, now: Date) throws {
+        for (pack, entry) in index.packs.sorted(by: { $0.key < $1.key }) {
+            guard let bytes = try? options.tree.read(entry.manifest.path, cap: Int(entry.manifest.size)),
+                  let manifest = try? SignedDocument.decode(Manifest.self, from: SignedDocument.envelope(bytes, what: "manifest").payloadBytes(), what: "manifest"),
+                  let created = Timestamp.parse(manifest.created), created.timeIntervalSince(now) > ClockSkew.defaultAllowance else { continue }
+            throw PublishError.trust("\(options.tree.describe(PublishLayout.index)) was created at \(index.created) and \(pack) version \(manifest.version) at \(manifest.created), "
+                + "both after this machine's clock (\(Timestamp.format(now))): the clock here is behind; set it right (NTP) before renewing. If it is right, "
+                + "that release was signed by a machine whose clock ran ahead: release it again from here (`packtool sign PACK … --version \(manifest.version + 1)`), then renew")
         }
     }
 
-    /// A versioned file the tree holds beyond what its index lists (see `newerThanListed`).
-    struct NewerInTree: Error { let path: String }
+    /// "7 days", "5 hours", "12 minutes".
+    static func duration(_ seconds: TimeInterval) -> String {
+        if seconds >= 2 * 86_400 { return "\(Int((seconds / 86_400).rounded())) days" }
+        if seconds >= 2 * 3_600 { return "\(Int(seconds / 3_600)) hours" }
+        return "\(Int(seconds / 60)) minutes"
+    }
 
-    /// The compare-and-swap of a renewal and its report (`run`'s second half, retried while a release lands).
-    private func finish(_ commit: IndexCommit, before notes: [String], ledger: Ledger?, memory: RenewMemory?, latest: RootDocument,
-                        revocations: RevocationStore.Stored?, now: Date, rootsPublished: [Int], revocationsPublished: Int?) throws -> Report {
+    /// The compare-and-swap of a renewal and its report (`run`'s second half).
+    private func finish(_ commit: IndexCommit, notes: [String], ledger: Ledger?, latest: RootDocument,
+                        revocations: RevocationStore.Stored?, now: Date) throws -> Report {
         let tree = options.tree
         var warnings = notes
         let outcome = try commit.commit({ current in
@@ -149,24 +170,18 @@ public struct Renewal {
                             + "or differs): not listed; publish it there (`packtool upload`, or sign again)")
                         continue
                     }
-                    warnings.append("\(tree.describe(PublishLayout.index)) listed \(pack) \(next.packs[pack].map { "version \($0.version)" } ?? "not at all"), "
-                        + "older than version \(entry.version) this state released: listed again from the ledger; check who can write to the tree")
+                    if !current.retired {
+                        warnings.append("\(tree.describe(PublishLayout.index)) listed \(pack) \(next.packs[pack].map { "version \($0.version)" } ?? "not at all"), "
+                            + "older than version \(entry.version) this state released: listed again from the ledger; check who can write to the tree")
+                    }
                     next.packs[pack] = entry
                 }
-            } else if !current.retired {
-                if let memory, let regression = memory.regression(in: current.document) {
-                    throw PublishError.trust("\(tree.describe(PublishLayout.index)) is older than the index this machine last saw (\(regression)): "
-                        + "it was put back or rolled back; nothing was signed. Renew with --state DIR to rebuild it from the ledger")
-                }
-                // Versioned names are written once, so the tree itself remembers: a manifest of a later version than
-                // the index lists (or a later revocation list) means the index was put back, or a release did not
-                // finish — either way not an index to sign again as it is.
-                if let newer = try newerThanListed(current.document, root: latest) { throw NewerInTree(path: newer) }
             }
             if let revocations, revocations.binding.version > (next.revocations?.version ?? 0) { next.revocations = revocations.binding }
             next.rootVersion = max(next.rootVersion, latest.version)
+            let createdAhead = Timestamp.parse(current.document.created).map { $0.timeIntervalSince(now) > Self.clockTolerance } ?? false
             let fresh = Timestamp.parse(current.document.expires).map { $0 > now.addingTimeInterval(options.indexLifetime - options.renewSlack) } ?? false
-            if !options.force && fresh && next == current.document { return nil }
+            if !options.force && fresh && !createdAhead && next == current.document { return nil }
             next.version = max(try Numbers.add(current.document.version, 1, "the next index version"), try ledger?.nextIndexVersion() ?? 0)
             next.created = Timestamp.format(now)
             next.expires = Timestamp.format(now.addingTimeInterval(options.indexLifetime))
@@ -182,11 +197,24 @@ public struct Renewal {
         case .unchanged(let current): report = Report(index: current.document, renewed: false)
         case .written(let index, _, let attempts): report = Report(index: index, renewed: true, attempts: attempts)
         }
-        report.rootsPublished = rootsPublished
-        report.revocationsPublished = revocationsPublished
         // Only reported from here on: the index is already replaced, so nothing below may fail the run.
+        if let rootExpiry = Timestamp.parse(latest.expires) {
+            if report.renewed, report.index.expires == latest.expires, rootExpiry < now.addingTimeInterval(options.indexLifetime) {
+                report.critical.append("root version \(latest.version) expires at \(latest.expires), before the \(Self.duration(options.indexLifetime)) an index lasts: "
+                    + "the index expires with it. Rotate the root now (`packtool root rotate --state DIR --sign-with ROOT.pem --publish \(tree.location)`)")
+            } else if rootExpiry <= now.addingTimeInterval(options.horizons.root) {
+                warnings.append("root version \(latest.version) expires at \(latest.expires), within \(Self.duration(options.horizons.root)): its rotation needs the "
+                    + "offline root keys, so plan it now (`packtool root rotate --state DIR --sign-with ROOT.pem --publish \(tree.location)`)")
+            }
+        }
+        let view = FreshClientView(tree: tree, roots: (try? CatalogueRoots.load(state: options.state, tree: tree)) ?? commit.roots)
+        let bytes = (try? tree.readIndex()?.bytes) ?? nil
+        let refusedNow = bytes.map { view.refusals(index: $0, at: now) } ?? []
+        report.critical += refusedNow.map { "a fresh client refuses it now: \($0.message)" }
         var (expiring, problems) = expiringManifests(report.index, now: now)
-        if let binding = report.index.revocations,
+        expiring.removeAll { manifest in refusedNow.contains { $0.pack == manifest.pack } }
+        problems.removeAll { problem in refusedNow.contains { refusal in refusal.pack.map { problem.contains(" \($0);") || problem.hasSuffix(" \($0)") } ?? false } }
+        if let binding = report.index.revocations, !refusedNow.contains(where: { $0.document == "revocations" }),
            (try? tree.read(binding.path, cap: Int(binding.size))).flatMap({ $0 }).map({ SHA256.hexHash(Array($0)) == binding.sha256 }) != true {
             problems.append("\(tree.describe(binding.path)) is missing or is not the list the index binds: every client update fails until it is put back "
                 + "(`packtool renew --state DIR` publishes the state's copy)")
@@ -195,7 +223,7 @@ public struct Renewal {
         var seen = Set<String>()
         report.warnings = (warnings + problems).filter { seen.insert($0).inserted }   // a retried build repeats its notes
         if let folder = options.memory, !RenewMemory(location: tree.location, index: report.index).save(to: folder) {
-            report.warnings.append("\(folder.path): cannot keep this machine's memory of the tree there; an older index put back could not be noticed next time")
+            report.warnings.append("\(folder.path): cannot keep this machine's memory of the tree there; an older index put back could be noticed only from the tree's own files")
         }
         return report
     }
@@ -208,30 +236,22 @@ public struct Renewal {
         return size == unknownSize || size == entry.archive.size
     }
 
-    /// A versioned file later than what `index` lists — the next version of a pack's manifest signed by the manifest
-    /// role, or the next revocation list — or nil. One small read per pack (usually a miss).
-    func newerThanListed(_ index: IndexDocument, root: RootDocument) throws -> String? {
-        for (pack, entry) in index.packs.sorted(by: { $0.key < $1.key }) {
-            let path = PublishLayout.manifest(pack: pack, version: entry.version + 1)
-            if let bytes = try? options.tree.read(path, cap: Int(SizeCaps.manifest)),
-               (try? SignedDocument().admit(bytes, as: Manifest.self, profile: .atRest, context: AdmissionContext(root: root))) != nil {
-                return path
-            }
-        }
-        let path = PublishLayout.revocations(version: (index.revocations?.version ?? 0) + 1)
-        if let bytes = try? options.tree.read(path, cap: Int(SizeCaps.revocations)),
-           (try? SignedDocument().admit(bytes, as: RevocationsDocument.self, profile: .atRest, context: AdmissionContext(root: root))) != nil {
-            return path
-        }
-        return nil
-    }
-
-    /// The published index's manifests that expire within the warning window, before anything is renewed (what
-    /// `renew --manifest-key` re-releases first).
-    public func expiringManifests() throws -> [(pack: String, version: Int, expires: String)] {
+    /// The published index's manifests to re-release before renewing (`renew --manifest-key`): those that expire
+    /// within the manifest horizon, and those a fresh client refuses now under the newest root — signed by manifest
+    /// keys a rotation retired, expired, or created ahead of the clock.
+    public func manifestsToRerelease() throws -> [(pack: String, version: Int, expires: String)] {
         let roots = try CatalogueRoots.load(state: options.state, tree: options.tree)
-        guard let current = try IndexCommit(tree: options.tree, roots: roots, keys: []).current() else { return [] }
-        return expiringManifests(current.document, now: options.now()).expiring
+        guard let latest = roots.latest, let current = try IndexCommit(tree: options.tree, roots: roots, keys: []).current() else { return [] }
+        let now = options.now()
+        var found = expiringManifests(current.document, now: now).expiring
+        let view = FreshClientView(tree: options.tree, roots: roots)
+        for (pack, entry) in current.document.packs.sorted(by: { $0.key < $1.key }) where !found.contains(where: { $0.pack == pack }) {
+            guard view.manifestRefusal(pack, entry, root: latest, at: now) != nil,
+                  let bytes = try? options.tree.read(entry.manifest.path, cap: Int(entry.manifest.size)),
+                  let manifest = try? SignedDocument.decode(Manifest.self, from: SignedDocument.envelope(bytes, what: "manifest").payloadBytes(), what: "manifest") else { continue }
+            found.append((pack, manifest.version, manifest.expires))
+        }
+        return found
     }
 
     /// Manifests the index names that expire within the warning window, and those that are missing or not the
@@ -247,7 +267,7 @@ public struct Renewal {
                 problems.append("\(options.tree.describe(entry.manifest.path)) is missing or is not the manifest the index names: clients cannot install \(pack); publish it again")
                 continue
             }
-            if expires <= now.addingTimeInterval(options.manifestWarning) { found.append((pack, manifest.version, manifest.expires)) }
+            if expires <= now.addingTimeInterval(options.horizons.manifest) { found.append((pack, manifest.version, manifest.expires)) }
         }
         return (found, problems)
     }

@@ -63,6 +63,25 @@ public struct BucketTree: PublishedTree {
         return response.head.contentLength ?? unknownSize
     }
 
+    /// ListObjectsV2 with a delimiter: the objects and "folders" (common prefixes) directly under `path`.
+    public func names(in path: String) throws -> [String]? {
+        let folder = key(path) + "/"
+        var names: Set<String> = []
+        _ = try client.list("listing \(describe(path))", key: "", query: [("list-type", "2"), ("prefix", folder), ("delimiter", "/")]) { text in
+            for object in S3XML.elements("Contents", in: text) {
+                if let key = S3XML.value("Key", in: object), key.hasPrefix(folder) { names.insert(String(key.dropFirst(folder.count))) }
+            }
+            for common in S3XML.elements("CommonPrefixes", in: text) {
+                if let prefix = S3XML.value("Prefix", in: common), prefix.hasPrefix(folder) {
+                    names.insert(String(prefix.dropFirst(folder.count).dropLast(prefix.hasSuffix("/") ? 1 : 0)))
+                }
+            }
+            guard S3XML.value("IsTruncated", in: text) == "true" else { return nil }
+            return [("continuation-token", S3XML.value("NextContinuationToken", in: text) ?? "")].filter { !$0.value.isEmpty }
+        }
+        return names.filter { !$0.isEmpty && !$0.contains("/") }.sorted()
+    }
+
     public func create(_ path: String, bytes: Data) throws -> Bool {
         let digest = SHA256.hash(Array(bytes))
         let headers = TreeUploader.objectHeaders(path: path, digest: digest) + [("x-amz-checksum-sha256", TreeUploader.base64(digest)), ("if-none-match", "*")]

@@ -193,26 +193,34 @@ public final class S3Client {
         return nil
     }
 
-    /// The store's error document (`<Code>…</Code><Message>…</Message>`) in a few words, with every configured
-    /// credential redacted (`redacted(_:)`) before anything is cut or quoted.
+    /// The store's error document (`<Code>…</Code><Message>…</Message>`) in a few words, its entities decoded
+    /// (`&#39;` is an apostrophe) through the one XML reader (`S3XML`), with every configured credential redacted
+    /// (`redacted(_:)`) before anything is cut or quoted.
     func describe(_ response: Response) -> String {
-        let text = redacted(String(decoding: response.body, as: UTF8.self))
-        func tag(_ name: String) -> String? {
-            let open = text.components(separatedBy: "<\(name)>")
-            guard open.count > 1, let inner = open[1].components(separatedBy: "</\(name)>").first, open[1].contains("</\(name)>") else { return nil }
-            return String(inner.prefix(200))
-        }
-        let code = tag("Code").map { " \($0)" } ?? ""
-        let message = tag("Message").map { ": \($0)" } ?? ""
+        let text = Substring(redacted(String(decoding: response.body, as: UTF8.self)))
+        let code = S3XML.value("Code", in: text).map { " \(redacted(String($0.prefix(200))))" } ?? ""
+        let message = S3XML.value("Message", in: text).map { ": \(redacted(String($0.prefix(200))))" } ?? ""
         return "HTTP \(response.head.status)\(code)\(message)"
     }
 
     /// The one place a store's answer becomes an error: `what` was refused, in the store's words (redacted), with a
-    /// hint for the statuses that usually mean a setting is wrong.
+    /// hint for the statuses and codes that usually mean a setting is wrong — and the clock named when the store says
+    /// the request's time is too far from its own (SigV4 allows 15 minutes), not the credentials.
     public func refusal(_ what: String, _ response: Response) -> PublishError {
         let words = describe(response)
+        let text = Substring(String(decoding: response.body, as: UTF8.self))
+        switch S3XML.value("Code", in: text) {
+        case "RequestTimeTooSkewed"?:
+            let times = [S3XML.value("RequestTime", in: text).map { "this machine said \($0)" }, S3XML.value("ServerTime", in: text).map { "the store's clock says \($0)" }]
+                .compactMap { $0 }.map { redacted($0) }
+            return .objectStore("\(what): \(words) — this machine's clock differs from the store's by more than 15 minutes\(times.isEmpty ? "" : " (" + times.joined(separator: "; ") + ")"); "
+                + "set the clock right (NTP, `timedatectl set-ntp true`) and run again. Nothing is wrong with the credentials")
+        case "SignatureDoesNotMatch"?, "InvalidAccessKeyId"?:
+            return .objectStore("\(what): \(words) — check the access key, the secret and the region")
+        default: break
+        }
         switch response.head.status {
-        case 403: return .objectStore("\(what): \(words) — check the access key, the secret and the region")
+        case 403: return .objectStore("\(what): \(words) — check the access key, the secret and the region (and this machine's clock)")
         case 404: return .objectStore("\(what): \(words) — check the bucket name and the endpoint")
         default: return .objectStore("\(what): \(words)")
         }

@@ -33,6 +33,8 @@ public struct TreeUploader {
     /// signing a merged one: the index keys, the state whose roots and ledger to use, and the pack being released
     /// (which must not lose to an older copy). Without it such a bucket index is refused, never overwritten.
     public var indexMerge: (keys: [Ed25519PrivateKey], state: URL?, releasing: String?)?
+    /// Where this machine remembers what it last saw of each tree (`RenewMemory`, part of the tree's floor); nil: none.
+    public var memory: URL? = RenewMemory.folder(environment: ProcessInfo.processInfo.environment)
     public static let immutableCaching = "public, max-age=31536000, immutable"
     public static let indexCaching = "public, max-age=60"
 
@@ -193,7 +195,9 @@ public struct TreeUploader {
         let local = try FileSystem.read(tree.appendingPathComponent(PublishLayout.index).path, cap: IndexCommit.indexCap)
         let bucket = BucketTree(client: client, prefix: prefix)
         let roots = try CatalogueRoots.load(state: indexMerge?.state, tree: FolderTree(folder: tree))
-        let commit = IndexCommit(tree: bucket, roots: roots, keys: indexMerge?.keys ?? [])
+        var commit = IndexCommit(tree: bucket, roots: roots, keys: indexMerge?.keys ?? [])
+        commit.state = indexMerge?.state
+        commit.memory = memory
         let ours = try commit.verify(local)
         for _ in 1...commit.attempts {
             let current = try commit.current()
@@ -207,8 +211,11 @@ public struct TreeUploader {
             var written = local
             if merged == ours || (current?.retired == false && current?.document == ours) {
                 // The tree's index already publishes everything the bucket's does, at a higher version (or is the
-                // same signed document in other envelope bytes).
+                // same signed document in other envelope bytes). It is held to the bucket's floor like any index
+                // write: a tree folder kept from before a revocation cannot unbind the bucket's list.
+                try commit.checkSigned(ours, bytes: local, current: current)
                 guard try bucket.swapIndex(local, expected: current?.tag) else { continue }
+                commit.remember(ours)
                 report.indexVersion = ours.version
             } else if let merge = indexMerge {
                 let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))

@@ -1,0 +1,173 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import PackCrypto
+import PackModel
+import PackTrust
+
+/// The lowest index any writer may sign for a tree (DESIGN.md §9.1), computed in this one place and checked by
+/// `IndexCommit` before every index write — `sign`, `renew`, `upload`, `export` and `root rotate`, to a folder or a
+/// bucket — so a put-back index can never be signed again, with or without a state folder or a memory.
+///
+/// The evidence, strongest first:
+/// - the tree's own write-once names: every `packs/<id>/<N>/manifest.json` signed by a manifest key of the catalogue's
+///   root chain, every `revocations/<N>.json` signed by one of its grant keys, every `root/<N>.root.json` it chains.
+///   Nobody without a key can make such a file, and nobody can take one back without deleting it;
+/// - the publisher's state: the newest revocation list it signed, the newest index version its ledger recorded;
+/// - this machine's memory of the tree (`RenewMemory`): the newest index it wrote or saw there.
+///
+/// An index below the floor on any axis (a pack, the revocation list, the root) is refused, naming the evidence. The
+/// index version is not an axis to refuse on but to number above: a writer simply signs above the floor.
+public struct TreeFloor: Sendable, Equatable {
+    /// One axis's floor: the version nothing may go below, and what says so.
+    public struct Mark: Sendable, Equatable {
+        public var version: Int
+        /// For messages: the file in the tree or the state, or the memory, that sets this floor.
+        public var evidence: String
+        /// Only the tree's versioned files say so (no state, no memory): a release being published right now writes
+        /// its versioned files before its index, so a writer may wait a while for that index before refusing.
+        public var inTree: Bool
+    }
+
+    /// A new index's version must be above this.
+    public var index: Mark?
+    /// A new index must name at least this root version.
+    public var root: Mark?
+    /// A new index must list each pack at least at this version.
+    public var packs: [String: Mark] = [:]
+    /// A new index must bind at least this revocation list version.
+    public var revocations: Mark?
+
+    public init() {}
+
+    /// How many versioned names of one kind are tried, newest first, before the rest are taken as unverifiable: a
+    /// tree that holds thousands of planted version folders costs a bounded number of small reads.
+    static let candidatesPerKind = 16
+
+    /// The floor of `tree` from its versioned files (verified under `roots`), the state's revocation lists and
+    /// ledger when `state` is given, and `memory` when this machine keeps one. `listed` is the index in the tree now:
+    /// a tree that cannot be listed (read over HTTP) is probed above what it lists.
+    public static func read(tree: PublishedTree, roots: CatalogueRoots, state: URL?, memory: RenewMemory?, listed: IndexDocument?) throws -> TreeFloor {
+        var floor = TreeFloor()
+        // Roots: the newest version of the chain the tree holds.
+        for root in roots.chain.reversed() where try tree.size(of: PublishLayout.root(version: root.document.version)) != nil {
+            floor.root = Mark(version: root.document.version, evidence: tree.describe(PublishLayout.root(version: root.document.version)), inTree: true)
+            break
+        }
+        // Manifests: the newest version of each pack signed by a manifest key of any root in the chain.
+        var packs = try tree.names(in: "packs").map { names in Dictionary(names.map { ($0, [Int]()) }, uniquingKeysWith: { a, _ in a }) }
+        if packs == nil { packs = (listed?.packs ?? [:]).mapValues { [$0.version] } }
+        for (pack, probeFrom) in packs ?? [:] where isPlainName(pack) {
+            let candidates = try versions(in: tree, folder: "packs/\(pack)", suffix: "", probeAbove: probeFrom.first) { PublishLayout.manifest(pack: pack, version: $0) }
+            for version in candidates.prefix(candidatesPerKind) {
+                let path = PublishLayout.manifest(pack: pack, version: version)
+                guard let bytes = try? tree.read(path, cap: Int(SizeCaps.manifest)),
+                      let manifest: Manifest = roots.admitAtRest(bytes), manifest.pack == pack, manifest.version == version else { continue }
+                floor.packs[pack] = Mark(version: version, evidence: tree.describe(path), inTree: true)
+                break
+            }
+        }
+        // Revocation lists: the newest signed by a grant key of any root in the chain (also a retired one: a list
+        // signed before a grant-key rotation still says which codes were withdrawn, and a later list must follow it).
+        let lists = try versions(in: tree, folder: "revocations", suffix: ".json", probeAbove: listed.map { $0.revocations?.version ?? 0 }) {
+            PublishLayout.revocations(version: $0)
+        }
+        for version in lists.prefix(candidatesPerKind) {
+            let path = PublishLayout.revocations(version: version)
+            guard let bytes = try? tree.read(path, cap: Int(SizeCaps.revocations)),
+                  let list: RevocationsDocument = roots.admitAtRest(bytes), list.version == version else { continue }
+            floor.revocations = Mark(version: version, evidence: tree.describe(path), inTree: true)
+            break
+        }
+        if let state { try floor.raise(fromState: state) }
+        if let memory { floor.raise(from: memory) }
+        return floor
+    }
+
+    /// Raises the floor to what the publisher's state knows: its newest revocation list, its ledger's newest index.
+    mutating func raise(fromState state: URL) throws {
+        if let version = try RevocationStore(state: state).versions().last {
+            raise(\.revocations, Mark(version: version, evidence: RevocationStore(state: state).url(version: version).path, inTree: false))
+        }
+        if FileSystem.exists(state.appendingPathComponent(Ledger.fileName).path) {
+            let recorded = try Ledger(state: state, createIfMissing: false).nextIndexVersion() - 1
+            if recorded > 0 { raise(\.index, Mark(version: recorded, evidence: "the ledger in \(state.path)", inTree: false)) }
+        }
+    }
+
+    /// Raises the floor to what this machine last saw of the tree.
+    mutating func raise(from memory: RenewMemory) {
+        let evidence = "this machine's memory of \(memory.location)"
+        raise(\.index, Mark(version: memory.version, evidence: evidence, inTree: false))
+        for (pack, version) in memory.packs {
+            let mark = Mark(version: version, evidence: evidence, inTree: false)
+            if (packs[pack]?.version ?? 0) < version || (packs[pack]?.version == version && packs[pack]?.inTree == true) { packs[pack] = mark }
+        }
+        if memory.revocations > 0 { raise(\.revocations, Mark(version: memory.revocations, evidence: evidence, inTree: false)) }
+    }
+
+    /// Keeps the higher mark; at an equal version, the evidence that is not the tree's alone (so no wait for it).
+    private mutating func raise(_ axis: WritableKeyPath<TreeFloor, Mark?>, _ mark: Mark) {
+        guard let current = self[keyPath: axis] else { self[keyPath: axis] = mark; return }
+        if mark.version > current.version || (mark.version == current.version && current.inTree && !mark.inTree) { self[keyPath: axis] = mark }
+    }
+
+    /// Why `index` lies below this floor, or nil. The index version is not judged (writers number above `index`).
+    public func violation(of index: IndexDocument) -> Violation? {
+        var found: [(String, Mark)] = []
+        if let root, index.rootVersion < root.version {
+            found.append(("names root version \(index.rootVersion), below version \(root.version)", root))
+        }
+        for (pack, mark) in packs.sorted(by: { $0.key < $1.key }) where (index.packs[pack]?.version ?? 0) < mark.version {
+            found.append(("lists \(pack) \(index.packs[pack].map { "version \($0.version)" } ?? "not at all"), below version \(mark.version)", mark))
+        }
+        if let revocations, (index.revocations?.version ?? 0) < revocations.version {
+            found.append(("binds revocation list \(index.revocations.map { "version \($0.version)" } ?? "none"), below version \(revocations.version)", revocations))
+        }
+        guard !found.isEmpty else { return nil }
+        return Violation(reasons: found.map { "it \($0.0) (\($0.1.evidence))" }, inTree: found.allSatisfy { $0.1.inTree })
+    }
+
+    /// An index below the floor: every axis it falls short on, with its evidence.
+    public struct Violation: Sendable, Equatable, CustomStringConvertible {
+        public var reasons: [String]
+        /// Every reason is a versioned file in the tree (see `Mark.inTree`).
+        public var inTree: Bool
+        public var description: String { reasons.joined(separator: "; ") }
+    }
+
+    /// Version numbers of the versioned names in `folder` (names `<N><suffix>`), newest first; for a tree that cannot
+    /// be listed, the versions above `probeAbove` that exist, found by asking for each in turn.
+    static func versions(in tree: PublishedTree, folder: String, suffix: String, probeAbove: Int?, path: (Int) -> String) throws -> [Int] {
+        if let names = try tree.names(in: folder) {
+            return names.compactMap { name -> Int? in
+                guard name.hasSuffix(suffix), let version = Int(name.dropLast(suffix.count)), version >= 1, "\(version)\(suffix)" == name else { return nil }
+                return version
+            }.sorted(by: >)
+        }
+        guard let start = probeAbove else { return [] }
+        var found: [Int] = []
+        var version = start + 1
+        while found.count < candidatesPerKind, try tree.size(of: path(version)) != nil {
+            found.append(version)
+            version += 1
+        }
+        return found.reversed()
+    }
+
+    /// A folder name that can be a pack id (the layout's ids never start with a dot or hold a slash).
+    static func isPlainName(_ name: String) -> Bool { !name.isEmpty && !name.hasPrefix(".") && !name.contains("/") }
+}
+
+extension CatalogueRoots {
+    /// A document signed by the role its kind needs under any root of the chain, newest root first, judged on its
+    /// signature and content alone; nil when none of them admits it.
+    func admitAtRest<T: Admissible>(_ bytes: Data) -> T? {
+        for root in chain.reversed() {
+            if let document = try? SignedDocument().admit(bytes, as: T.self, profile: .atRest, context: AdmissionContext(root: root.document)) { return document }
+        }
+        return nil
+    }
+}

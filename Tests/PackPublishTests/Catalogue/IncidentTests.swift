@@ -1,0 +1,210 @@
+import Foundation
+import PackCrypto
+import PackModel
+import PackPublish
+import PackSigning
+import PackTrust
+import TestSupport
+import XCTest
+
+/// Issue 41: the publishing season's bad days, each as the outside attack or the runbook found it, on a fresh machine
+/// (no state folder, no memory) unless said otherwise. Every case here failed on main before the tree floor.
+final class IncidentTests: XCTestCase {
+    /// A published catalogue with access code `0123abcd` revoked and the list bound by a renewed index; returns the
+    /// index from before the revocation (what an attacker who can write to the host puts back).
+    private func catalogueWithARevocation(_ f: PublishFixture) throws -> Data {
+        try f.publish(ExamplePack.root)
+        let beforeRevocation = try Data(contentsOf: f.out.appendingPathComponent("index.json"))
+        _ = try RevocationStore(state: f.state).revoke(id: GrantID("0123abcd")!, reason: "lost", keys: [try f.key("grant")], ledger: try GrantLedger(state: f.state))
+        var options = f.renewal(tree: FolderTree(folder: f.out), state: f.state, indexKeys: [try f.key("index")])
+        options.force = true
+        XCTAssertEqual(try Renewal(options: options).run().index.revocations?.version, 1)
+        return beforeRevocation
+    }
+
+    /// A renewal as the recommended scheduled job runs it: the index key and the tree, nothing else.
+    private func statelessRenewal(_ f: PublishFixture) throws -> Renewal.Options {
+        var options = Renewal.Options(tree: FolderTree(folder: f.out), state: nil, indexKeys: [try f.key("index")])
+        options.memory = nil
+        options.releaseWait = 0
+        options.force = true
+        return options
+    }
+
+    func testAPutBackIndexThatBindsNoRevocationListIsNeverSignedAgainOnAFreshMachine() throws {
+        let f = try PublishFixture()
+        let putBack = try catalogueWithARevocation(f)
+        try putBack.write(to: f.out.appendingPathComponent("index.json"))
+        XCTAssertThrowsError(try Renewal(options: try statelessRenewal(f)).run()) { error in
+            XCTAssertTrue("\(error)".contains("binds revocation list none, below version 1 (\(f.out.path)/revocations/1.json)"), "\(error)")
+        }
+        XCTAssertEqual(try Data(contentsOf: f.out.appendingPathComponent("index.json")), putBack, "nothing was signed")
+    }
+
+    func testAPutBackIndexIsRefusedEvenWhenItIsFreshEnoughToKeep() throws {
+        let f = try PublishFixture()
+        let putBack = try catalogueWithARevocation(f)
+        try putBack.write(to: f.out.appendingPathComponent("index.json"))
+        var options = try statelessRenewal(f)
+        options.force = false   // the put-back index was signed minutes ago: "fresh", nothing to change…
+        XCTAssertThrowsError(try Renewal(options: options).run()) { error in
+            XCTAssertTrue("\(error)".contains("below version 1"), "…yet below the floor, so refused, never kept silently: \(error)")
+        }
+    }
+
+    func testAPutBackIndexBindingAnOlderRevocationListIsRefused() throws {
+        let f = try PublishFixture()
+        _ = try catalogueWithARevocation(f)
+        let bindsOne = try Data(contentsOf: f.out.appendingPathComponent("index.json"))
+        _ = try RevocationStore(state: f.state).revoke(id: GrantID("4567cdef")!, reason: "refunded", keys: [try f.key("grant")], ledger: try GrantLedger(state: f.state))
+        var options = f.renewal(tree: FolderTree(folder: f.out), state: f.state, indexKeys: [try f.key("index")])
+        options.force = true
+        XCTAssertEqual(try Renewal(options: options).run().index.revocations?.version, 2)
+        try bindsOne.write(to: f.out.appendingPathComponent("index.json"))
+        XCTAssertThrowsError(try Renewal(options: try statelessRenewal(f)).run()) { error in
+            XCTAssertTrue("\(error)".contains("binds revocation list version 1, below version 2"), "\(error)")
+        }
+    }
+
+    func testWithTheStateAPutBackIndexIsRebuiltBindingTheNewestList() throws {
+        let f = try PublishFixture()
+        let putBack = try catalogueWithARevocation(f)
+        try putBack.write(to: f.out.appendingPathComponent("index.json"))
+        var options = f.renewal(tree: FolderTree(folder: f.out), state: f.state, indexKeys: [try f.key("index")])
+        options.memory = nil
+        let report = try Renewal(options: options).run()
+        XCTAssertEqual(report.index.revocations?.version, 1)
+        XCTAssertGreaterThan(report.index.version, 2, "numbered above every index the ledger recorded")
+    }
+
+    /// Every index writer shares the floor: a release signed from a state that never saw the revocation list (its
+    /// folder restored from an old backup) cannot unbind it either.
+    func testASignFromAStateThatLacksTheListCannotUnbindIt() throws {
+        let f = try PublishFixture()
+        _ = try catalogueWithARevocation(f)
+        try FileManager.default.removeItem(at: f.state.appendingPathComponent("revocations"))
+        let copy = try PackCopy()
+        try copy.edit("stops/04-tron-kirk/story.vtt", replacing: "Tron Kirk.", with: "Tron Kirk, the Tron.")
+        try f.resign(copy.stop(3))
+        var options = try f.options(pack: copy.root)
+        options.releaseWait = 0
+        let publisher = try Publisher(options: options)
+        // The tree's index binds the list, and a release builds on the tree's index, so the list stays bound…
+        let result = try publisher.publish(try publisher.plan())
+        let index = try XCTUnwrap(IndexCommit(tree: FolderTree(folder: f.out), roots: try CatalogueRoots.load(state: f.state, tree: FolderTree(folder: f.out)), keys: []).current())
+        XCTAssertEqual(index.document.revocations?.version, 1)
+        XCTAssertEqual(index.document.packs["royal-mile"]?.version, result.plan.manifest.version)
+        // …and an index that would unbind it is refused outright by the commit every writer goes through.
+        var commit = IndexCommit(tree: FolderTree(folder: f.out), roots: try CatalogueRoots.load(state: f.state, tree: FolderTree(folder: f.out)), keys: [try f.key("index")])
+        commit.releaseWait = 0
+        XCTAssertThrowsError(try commit.commit { current in
+            var next = try XCTUnwrap(current).document
+            next.version += 1
+            next.revocations = nil
+            return next
+        }) { error in XCTAssertTrue("\(error)".contains("binds revocation list none, below version 1"), "\(error)") }
+    }
+
+    // MARK: - A stolen grant key
+
+    /// Rotates the grant role to a new key in the state and publishes the new root alone (what `root rotate
+    /// --grant-pub … --publish` did before): the index still binds the list the retired key signed.
+    private func rotateGrantKeyAndPublishTheRootAlone(_ f: PublishFixture) throws -> Ed25519PrivateKey {
+        let newGrant = try Ed25519PrivateKey()
+        let store = RootStore(state: f.state)
+        var rotated = try XCTUnwrap(try store.latest()).document
+        rotated.version = 2
+        rotated.keys[newGrant.publicKey.keyID] = RootDocument.Key(public: Hex.encode(newGrant.publicKey.rawRepresentation))
+        rotated.roles[RootDocument.Role.grant] = RootDocument.Role(keyids: [newGrant.publicKey.keyID], threshold: 1)
+        _ = try store.write(rotated, signers: [try f.key("root")])
+        try FileManager.default.copyItem(at: f.state.appendingPathComponent("root/2.root.json"), to: f.out.appendingPathComponent("root/2.root.json"))
+        return newGrant
+    }
+
+    func testAfterAGrantRotationAnIndexBindingTheRetiredKeysListIsNotSignedAndTheFixIsNamed() throws {
+        let f = try PublishFixture()
+        _ = try catalogueWithARevocation(f)
+        _ = try rotateGrantKeyAndPublishTheRootAlone(f)
+        let before = try Data(contentsOf: f.out.appendingPathComponent("index.json"))
+        for state in [nil, f.state] {
+            var options = try statelessRenewal(f)
+            options.state = state
+            XCTAssertThrowsError(try Renewal(options: options).run(), "state: \(state?.path ?? "none")") { error in
+                XCTAssertTrue("\(error)".contains("packtool grant resign"), "\(error)")
+            }
+        }
+        XCTAssertEqual(try Data(contentsOf: f.out.appendingPathComponent("index.json")), before)
+        let tree = FolderTree(folder: f.out)
+        let refusals = FreshClientView(tree: tree, roots: try CatalogueRoots.load(state: nil, tree: tree)).refusals(index: before, at: Date())
+        XCTAssertEqual(refusals.map(\.code), ["threshold"], "what every client hits: \(refusals)")
+    }
+
+    func testResigningTheListUnderTheNewGrantKeyRecoversEveryClientAndKeepsTheRevocations() throws {
+        let f = try PublishFixture()
+        _ = try catalogueWithARevocation(f)
+        let newGrant = try rotateGrantKeyAndPublishTheRootAlone(f)
+        guard case .written(let list, let previous)? = try RevocationStore(state: f.state).resign(keys: [newGrant], ledger: try GrantLedger(state: f.state)) else {
+            return XCTFail("the list was not signed again")
+        }
+        XCTAssertEqual(previous, 1)
+        XCTAssertEqual(list.version, 2)
+        XCTAssertEqual(list.document.revoked.map(\.id), ["0123abcd"])
+        guard case .alreadyCurrent? = try RevocationStore(state: f.state).resign(keys: [newGrant], ledger: try GrantLedger(state: f.state)) else {
+            return XCTFail("a second resign writes nothing")
+        }
+        var options = f.renewal(tree: FolderTree(folder: f.out), state: f.state, indexKeys: [try f.key("index")])
+        options.force = true
+        let report = try Renewal(options: options).run()
+        XCTAssertEqual(report.index.revocations?.version, 2)
+        XCTAssertEqual(report.critical, [])
+        let tree = FolderTree(folder: f.out)
+        let bytes = try Data(contentsOf: f.out.appendingPathComponent("index.json"))
+        XCTAssertEqual(FreshClientView(tree: tree, roots: try CatalogueRoots.load(state: nil, tree: tree)).refusals(index: bytes, at: Date()), [])
+    }
+
+    func testAResignWithTheRetiredKeyIsRefusedAndWritesNothing() throws {
+        let f = try PublishFixture()
+        _ = try catalogueWithARevocation(f)
+        _ = try rotateGrantKeyAndPublishTheRootAlone(f)
+        XCTAssertThrowsError(try RevocationStore(state: f.state).resign(keys: [try f.key("grant")], ledger: try GrantLedger(state: f.state)))
+        XCTAssertEqual(try RevocationStore(state: f.state).versions(), [1])
+    }
+
+    // MARK: - Clocks
+
+    func testAnIndexSignedWhereTheClockRanAWeekAheadIsRepairedByTheNextRenewAtTheRightTime() throws {
+        let f = try PublishFixture()
+        try f.publish(ExamplePack.root)
+        var ahead = try statelessRenewal(f)
+        let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+        ahead.now = { now.addingTimeInterval(7 * 86_400) }
+        _ = try Renewal(options: ahead).run()
+        let tree = FolderTree(folder: f.out)
+        let view = FreshClientView(tree: tree, roots: try CatalogueRoots.load(state: nil, tree: tree))
+        XCTAssertEqual(view.refusals(index: try Data(contentsOf: f.out.appendingPathComponent("index.json")), at: now).map(\.code), ["clock-skew"])
+        var right = try statelessRenewal(f)
+        right.force = false
+        right.now = { now.addingTimeInterval(60) }
+        let report = try Renewal(options: right).run()
+        XCTAssertTrue(report.renewed, "an index created in the future is never 'fresh'")
+        XCTAssertEqual(report.index.created, Timestamp.format(now.addingTimeInterval(60)))
+        XCTAssertTrue(report.warnings.contains { $0.contains("7 days ahead of this machine's clock") }, "\(report.warnings)")
+        XCTAssertEqual(view.refusals(index: try Data(contentsOf: f.out.appendingPathComponent("index.json")), at: now.addingTimeInterval(120)), [])
+    }
+
+    func testAnIndexNeverOutlivesTheRootAndTheRenewSaysTheRootIsDue() throws {
+        let f = try PublishFixture()
+        try f.publish(ExamplePack.root)
+        let root = try XCTUnwrap(try RootStore(state: f.state).latest()).document
+        let rootExpiry = try XCTUnwrap(Timestamp.parse(root.expires))
+        var options = try statelessRenewal(f)
+        options.now = { rootExpiry.addingTimeInterval(-3 * 86_400) }
+        let report = try Renewal(options: options).run()
+        XCTAssertEqual(report.index.expires, root.expires, "capped at the root's expiry")
+        XCTAssertTrue(report.critical.contains { $0.contains("expires with it") }, "\(report.critical)")
+        options.now = { rootExpiry.addingTimeInterval(-59 * 86_400) }
+        let early = try Renewal(options: options).run()
+        XCTAssertTrue(early.warnings.contains { $0.contains("within 60 days") && $0.contains("offline root keys") }, "\(early.warnings)")
+        XCTAssertEqual(early.critical, [])
+    }
+}
