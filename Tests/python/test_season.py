@@ -1,10 +1,25 @@
-"""A season of publishing, simulated over 120 days with a shifted clock (`faketime`, apt): the publisher renews the
-index weekly from a scheduled job that holds only the index key, releases new content every 30 days, rotates the
-index key on day 45 (a stolen key) and revokes an access code on day 60; clients install fresh or update on random
-days, each on its own ascending calendar, against the published folder (file://, as DESIGN.md §8.11 asks: SeaweedFS
-ignores faketime). Every client operation must succeed on every day; after day 45 an index signed by the old key is
-refused; after day 60 the revoked code is refused on a client that has updated, with its reason. The same season
-without renew fails by day 8, so the simulation can fail."""
+"""A season of publishing, simulated over 120 days with a shifted clock (`faketime`, apt), with its bad days rehearsed
+as drills (issue 41). The publisher renews the index daily from a scheduled job that holds only the index key (a
+"cron machine" with its own memory), releases new content every 30 days, and on incident days:
+
+- day 10  revokes an access code lost at the museum desk;
+- day 12  someone who can write to the host puts back the index from day 9 (it binds no revocation list): the cron
+          renew on a fresh machine must refuse it, status must call it critical, and `renew --state` repairs it;
+- day 40  the grant key is stolen (the thief prints a code with it): one `root rotate --grant-key` signs the list again
+          under the new key and binds it; genuine codes are re-issued with the new key;
+- day 45  the index key is stolen (the thief signs an index on a copy of the tree): one `root rotate --index-key`;
+- day 70  the manifest key is stolen: one `root rotate --manifest-key` re-releases every pack from the ledger;
+- day 80  the cron job runs on a machine whose clock is a week ahead: status calls it critical, a renew at the right time
+          repairs it;
+- day 100 a root key is stolen: the root role moves to a new key;
+- day 110 the historian's key is stolen: pack.json lists a new one, `review sign PACK` signs every stop again, and the
+          next release ships only sign-offs by the new key.
+
+Clients install fresh or update on random days, each on its own ascending calendar, against the published folder
+(file://, DESIGN.md §8.11: SeaweedFS ignores faketime). Every client operation on every calendared day succeeds; after
+each drill the stolen key's documents are refused; the revoked code never opens again on any client, fresh or updated.
+The same season without renew fails by day 8, so the simulation can fail."""
+import base64
 import datetime
 import json
 import os
@@ -31,8 +46,13 @@ def day(n, hour=0):
     return START + datetime.timedelta(days=n, hours=hour)
 
 
+def payload(path):
+    with open(path, encoding="utf-8") as f:
+        return json.loads(base64.b64decode(json.load(f)["payload"]))
+
+
 class Season:
-    """A publisher's state, keys, pack and published folder, and a way to run packtool on any day."""
+    """A publisher's state, keys, pack and published folder, and a way to run packtool on any day, on any machine."""
 
     def __init__(self, tool, work):
         self.tool, self.work = tool, work
@@ -41,14 +61,20 @@ class Season:
         self.cdn = os.path.join(work, "cdn")
         self.pack = os.path.join(work, "pack")
         shutil.copytree(os.path.join(REPO, "scenes", PACK_ID), self.pack)
-        for role in ("root", "manifest", "index", "grant"):
-            self.ok(0, "key", "generate", "--role", role, "--out", self.keys, "--unencrypted")
-        self.ok(0, "key", "generate", "--role", "index", "--out", self.keys, "--name", "index-2", "--unencrypted")
+        # Keys at rest are encrypted (issue 41); the jobs read the passphrase from a file, as cron and CI do.
+        self.passphrase = os.path.join(work, "passphrase")
+        with open(self.passphrase, "w") as f:
+            f.write("the season's passphrase\n")
+        os.chmod(self.passphrase, 0o600)
+        for role, name in [("root", "root"), ("manifest", "manifest"), ("index", "index"), ("grant", "grant"),
+                           ("index", "index-2"), ("grant", "grant-2"), ("manifest", "manifest-2"), ("root", "root-2"), ("reviewer", "historian-2")]:
+            self.ok(0, "key", "generate", "--role", role, "--out", self.keys, "--name", name)
         historian = os.path.join(self.keys, "historian.pem")
         shutil.copy(os.path.join(REPO, "keys-example", "historian.pem"), historian)
         os.chmod(historian, 0o600)
-        self.index_key = os.path.join(self.keys, "index.pem")
-        self.ok(0, "root", "init", "--state", self.state, "--root-key", self.key("root.pem"), "--manifest-pub", self.key("manifest.pub"),
+        self.historian = historian
+        self.index_key, self.grant_key, self.manifest_key, self.root_key = (self.key(n + ".pem") for n in ("index", "grant", "manifest", "root"))
+        self.ok(0, "root", "init", "--state", self.state, "--root-key", self.root_key, "--manifest-pub", self.key("manifest.pub"),
                 "--index-pub", self.key("index.pub"), "--grant-pub", self.key("grant.pub"))
         self.root1 = os.path.join(self.state, "root", "1.root.json")
         self.releases = 0
@@ -56,15 +82,16 @@ class Season:
     def key(self, name):
         return os.path.join(self.keys, name)
 
-    def run(self, n, *args, hour=0):
-        """packtool on day n (UTC), through faketime."""
+    def run(self, n, *args, hour=0, machine="publisher", extra_env=None):
+        """packtool on day n (UTC), through faketime, on `machine` (its own memory of trees: XDG_STATE_HOME)."""
         at = day(n, hour).strftime("@%Y-%m-%d %H:%M:%S")
-        env = dict(os.environ, TZ="UTC", XDG_STATE_HOME=os.path.join(self.work, "xdg-state"))
-        return subprocess.run(["faketime", "-f", at, self.tool, *args, "--unencrypted"], capture_output=True, text=True, env=env, timeout=300)
+        env = dict(os.environ, TZ="UTC", XDG_STATE_HOME=os.path.join(self.work, "machines", machine), PACKTOOL_PASSPHRASE_FILE=self.passphrase)
+        env.update(extra_env or {})
+        return subprocess.run(["faketime", "-f", at, self.tool, *args], capture_output=True, text=True, env=env, timeout=300, stdin=subprocess.DEVNULL)
 
-    def ok(self, n, *args, hour=0):
-        run = self.run(n, *args, hour=hour)
-        if run.returncode != 0:
+    def ok(self, n, *args, hour=0, machine="publisher", extra_env=None, allow=(0,)):
+        run = self.run(n, *args, hour=hour, machine=machine, extra_env=extra_env)
+        if run.returncode not in allow:
             raise AssertionError(f"day {n}: packtool {' '.join(args)} exited {run.returncode}\n{run.stdout}\n{run.stderr}")
         return run
 
@@ -76,25 +103,27 @@ class Season:
                 text = f.read()
             with open(vtt, "w", encoding="utf-8") as f:
                 f.write(re.sub(r"Stand here|Now stand here \(\d+\)", f"Now stand here ({self.releases})", text, count=1))
-            self.ok(n, "review", "sign", os.path.join(self.pack, "stops", "03-mercat-cross"), "--reviewer-key", self.key("historian.pem"), "--reviewer", "example-historian")
+            self.ok(n, "review", "sign", os.path.join(self.pack, "stops", "03-mercat-cross"), "--reviewer-key", self.historian, "--reviewer", "example-historian")
         self.releases += 1
-        env_epoch = str(int(day(n).timestamp()))
-        run = subprocess.run(["faketime", "-f", day(n).strftime("@%Y-%m-%d %H:%M:%S"), self.tool, "sign", self.pack, "--state", self.state,
-                              "--manifest-key", self.key("manifest.pem"), "--index-key", self.index_key, "--publish", self.cdn],
-                             capture_output=True, text=True, timeout=300,
-                             env=dict(os.environ, TZ="UTC", SOURCE_DATE_EPOCH=env_epoch, XDG_STATE_HOME=os.path.join(self.work, "xdg-state")))
-        if run.returncode != 0:
-            raise AssertionError(f"day {n}: sign exited {run.returncode}\n{run.stdout}\n{run.stderr}")
+        self.ok(n, "sign", self.pack, "--state", self.state, "--manifest-key", self.manifest_key, "--index-key", self.index_key, "--publish", self.cdn,
+                extra_env={"SOURCE_DATE_EPOCH": str(int(day(n).timestamp()))})
 
-    def renew(self, n, *extra):
-        return self.ok(n, "renew", "--index-key", self.index_key, "--publish", self.cdn, *extra, hour=1)
+    def cron_renew(self, n, machine="cron", hour=1, allow=(0,)):
+        """The scheduled job: the index key and the tree, nothing else (no --state)."""
+        return self.ok(n, "renew", "--index-key", self.index_key, "--publish", self.cdn, "--quiet", "--wait", "2", hour=hour, machine=machine, allow=allow)
+
+    def status(self, n, hour):
+        return self.run(n, "status", "--state", self.state, "--tree", self.cdn, "--format", "json", hour=hour)
 
     def issue(self, n, until_day):
-        run = self.ok(n, "grant", "issue", "--grant-key", self.key("grant.pem"), "--products", CITY_PACK, "--not-before", day(n).strftime("%Y-%m-%d"),
-                      "--not-after", day(until_day).strftime("%Y-%m-%d"), "--state", self.state, "--pack", self.pack, "--note", "season test")
+        run = self.ok(n, "grant", "issue", "--grant-key", self.grant_key, "--products", CITY_PACK, "--not-before", day(n).strftime("%Y-%m-%d"),
+                      "--not-after", day(until_day).strftime("%Y-%m-%d"), "--state", self.state, "--pack-dir", self.pack, "--note", "season test")
         code = run.stdout.strip().splitlines()[-1]
         grant = re.search(r"grant ([0-9a-f]{8,})", run.stderr + run.stdout).group(1)
         return code, grant
+
+    def index(self, tree=None):
+        return payload(os.path.join(tree or self.cdn, "index.json"))
 
 
 class Client:
@@ -104,14 +133,13 @@ class Client:
         self.season, self.name = season, name
         self.into = os.path.join(season.work, "clients", name)
         self.installed = False
-        self.updated_after = -1
 
-    def update(self, n, cdn=None):
-        return self.season.run(n, "update", "--tree", "file://" + (cdn or self.season.cdn), "--into", self.into, "--pack", PACK_ID,
-                               "--root", self.season.root1, "--quiet", hour=12)
+    def update(self, n, cdn=None, hour=12):
+        return self.season.run(n, "update", "--tree", cdn or self.season.cdn, "--into", self.into, "--pack", PACK_ID,
+                               "--root", self.season.root1, "--quiet", hour=hour, machine="phone-" + self.name)
 
-    def access(self, n, code):
-        run = self.season.run(n, "access", "--into", self.into, "--pack", PACK_ID, "--scene", PAID_STOP, "--code", code, "--format", "json", hour=13)
+    def access(self, n, code, hour=13):
+        run = self.season.run(n, "access", "--into", self.into, "--pack", PACK_ID, "--scene", PAID_STOP, "--code", code, "--format", "json", hour=hour)
         if run.returncode not in (0, 1) or not run.stdout.strip().startswith("{"):
             raise AssertionError(f"day {n}: {self.name}: access failed ({run.returncode})\n{run.stdout}\n{run.stderr}")
         return json.loads(run.stdout)
@@ -130,77 +158,180 @@ class SeasonOfPublishing(unittest.TestCase):
     def tearDown(self):
         shutil.rmtree(self.work, ignore_errors=True)
 
-    def test_a_season_with_weekly_renew_keeps_every_client_working_through_rotation_and_revocation(self):
+    def assertRefusedWith(self, run, code, what):
+        self.assertEqual(run.returncode, 1, f"seed {SEED}: {what} was not refused\n{run.stdout}\n{run.stderr}")
+        self.assertIn(f"[{code}]", run.stderr, f"seed {SEED}: {what}")
+
+    def test_a_season_with_its_incidents_keeps_every_client_working_and_every_stolen_key_refused(self):
         season = Season(self.tool, self.work)
         rng = random.Random(SEED)
         calendars = {f"phone-{i}": sorted(rng.sample(range(0, 121), rng.randint(8, 20))) for i in range(CLIENTS)}
-        # One phone starts late (a first install long after the release) and one installs on day 8 exactly.
-        calendars["phone-0"] = sorted(set(calendars["phone-0"]) | {8, 46, 61})
+        # One phone is there on every incident day; one starts late (a first install long after the release); one
+        # installs for the first time on the day after each drill.
+        calendars["phone-0"] = sorted(set(calendars["phone-0"]) | {8, 12, 41, 46, 71, 80, 101, 111})
         calendars["phone-late"] = [100, 119, 120]
+        for first in (13, 41, 46, 71, 81, 101, 111):
+            calendars[f"phone-new-{first}"] = [first]
         clients = {name: Client(season, name) for name in calendars}
         season.release(0)
         lost_code, lost = season.issue(0, 150)
         kept_code, _ = season.issue(0, 150)
-        old_key_index = None
-        counts = {"updates": 0, "decisions": 0, "replays refused": 0, "revoked refusals": 0}
+        counts = {"updates": 0, "decisions": 0, "drills": 0, "stolen documents refused": 0, "revoked refusals": 0}
+        put_back = thief_code = old_index = pre_manifest_rotation = None
         for n in range(0, 121):
+            renewed_by_drill = False
             if n and n % 30 == 0:
                 season.release(n)
+            if n == 9:
+                put_back = season.index()   # kept to be put back on day 12; read from the tree below
+                shutil.copy(os.path.join(season.cdn, "index.json"), os.path.join(self.work, "index-day-9.json"))
+            if n == 10:
+                # Typed in capitals from the museum's e-mail: the ledger still finds it, and the list carries it canonically.
+                season.ok(n, "grant", "revoke", lost.upper(), "--reason", "lost at the museum desk", "--state", season.state,
+                          "--grant-key", season.grant_key, hour=1)
+                season.ok(n, "renew", "--state", season.state, "--index-key", season.index_key, "--publish", season.cdn, hour=1)
+                self.assertEqual(season.index()["revocations"]["version"], 1)
+                renewed_by_drill = True
+            if n == 12:
+                # Someone who can write to the host puts the day-9 index back (valid until day 16, binding no list).
+                self.assertNotIn("revocations", put_back)
+                shutil.copy(os.path.join(self.work, "index-day-9.json"), os.path.join(season.cdn, "index.json"))
+                refused = season.cron_renew(n, machine="fresh-ci-runner", allow=(2,))
+                self.assertIn("binds revocation list none, below version 1", refused.stderr)
+                self.assertNotIn("revocations", season.index(), "the put-back index was not signed again")
+                alarm = season.status(n, hour=2)
+                self.assertEqual(alarm.returncode, 2, alarm.stdout)
+                self.assertIn("An older index was put back", alarm.stdout)
+                season.ok(n, "renew", "--state", season.state, "--index-key", season.index_key, "--publish", season.cdn, hour=3, allow=(0, 1))
+                self.assertEqual(season.index()["revocations"]["version"], 1)
+                counts["drills"] += 1
+                renewed_by_drill = True
+            if n == 39:
+                thief_code, _ = season.issue(n, 150)   # printed with the grant key the thief has
+            if n == 40:
+                season.ok(n, "root", "rotate", "--state", season.state, "--sign-with", season.root_key, "--grant-key", season.key("grant-2.pem"),
+                          "--index-key", season.index_key, "--publish", season.cdn, hour=1)
+                season.grant_key = season.key("grant-2.pem")
+                kept_code, _ = season.issue(n, 150)   # genuine codes re-issued under the new key
+                self.assertEqual(season.index()["revocations"]["version"], 2, "the list, signed again under the new key, is bound")
+                counts["drills"] += 1
+                renewed_by_drill = True
             if n == 44:
                 # A thief's copy of the index key (the old one) signs a fresh index for day 50 on a copy of the tree
                 # as it is before the rotation: replayed after day 45 it must be refused.
                 stolen = os.path.join(self.work, "stolen")
                 shutil.copytree(season.cdn, stolen)
-                season.ok(50, "renew", "--index-key", season.index_key, "--publish", stolen, "--force")
+                season.ok(50, "renew", "--index-key", season.index_key, "--publish", stolen, "--force", machine="thief", allow=(0, 1))
                 with open(os.path.join(stolen, "index.json"), "rb") as f:
-                    old_key_index = f.read()
+                    old_index = f.read()
             if n == 45:
-                season.index_key = season.key("index-2.pem")
-                season.ok(n, "root", "rotate", "--state", season.state, "--sign-with", season.key("root.pem"), "--index-key", season.index_key,
+                season.ok(n, "root", "rotate", "--state", season.state, "--sign-with", season.root_key, "--index-key", season.key("index-2.pem"),
                           "--publish", season.cdn, hour=1)
-            if n == 60:
-                season.ok(n, "grant", "revoke", lost, "--reason", "lost at the museum desk", "--state", season.state, "--grant-key", season.key("grant.pem"))
-                season.renew(n, "--state", season.state)
-            elif n % 7 == 0 and n:
-                season.renew(n)
+                season.index_key = season.key("index-2.pem")
+                counts["drills"] += 1
+                renewed_by_drill = True
+            if n == 69:
+                pre_manifest_rotation = os.path.join(self.work, "pre-manifest-rotation")
+                shutil.copytree(season.cdn, pre_manifest_rotation)
+            if n == 70:
+                season.ok(n, "root", "rotate", "--state", season.state, "--sign-with", season.root_key, "--manifest-key", season.key("manifest-2.pem"),
+                          "--index-key", season.index_key, "--publish", season.cdn, hour=1)
+                season.manifest_key = season.key("manifest-2.pem")
+                counts["drills"] += 1
+                renewed_by_drill = True
+            if n == 80:
+                # The cron job runs on a machine whose clock is a week ahead.
+                season.ok(n + 7, "renew", "--index-key", season.index_key, "--publish", season.cdn, "--force", "--quiet", hour=1, machine="cron", allow=(0, 1))
+                alarm = season.status(n, hour=2)
+                self.assertEqual(alarm.returncode, 2, alarm.stdout)
+                self.assertIn('"code" : "clock-skew"', alarm.stdout)
+                probe = Client(season, "probe-80")
+                self.assertRefusedWith(probe.update(n, hour=2), "clock-skew", "an index created a week ahead")
+                repair = season.cron_renew(n, machine="publisher", hour=3, allow=(1,))
+                self.assertIn("ahead of this machine's clock", repair.stderr)
+                self.assertEqual(season.status(n, hour=4).returncode, 0)
+                counts["drills"] += 1
+                renewed_by_drill = True
+            if n == 100:
+                season.ok(n, "root", "rotate", "--state", season.state, "--sign-with", season.root_key, "--root-key", season.key("root-2.pem"),
+                          "--publish", season.cdn, hour=1)
+                season.root_key = season.key("root-2.pem")
+                counts["drills"] += 1
+            if n == 110:
+                # The historian's key is stolen: pack.json lists the new one, and every stop is signed again with it.
+                pack_json = os.path.join(season.pack, "pack.json")
+                with open(pack_json, encoding="utf-8") as f:
+                    text = f.read()
+                new_key = season.ok(n, "inspect", season.key("historian-2.pub")).stdout
+                raw = re.search(r"public key: ([0-9a-f]{64})", new_key).group(1)
+                old_raw = re.search(r'"publicKey"\s*:\s*"([0-9a-f]{64})"', text).group(1)
+                with open(pack_json, "w", encoding="utf-8") as f:
+                    f.write(text.replace(old_raw, raw))
+                stale = season.run(n, "sign", season.pack, "--state", season.state, "--manifest-key", season.manifest_key, "--index-key", season.index_key,
+                                   "--publish", season.cdn, "--version", "99")
+                self.assertNotEqual(stale.returncode, 0, "sign-offs by the stolen key no longer count")
+                season.historian = season.key("historian-2.pem")
+                signed = season.ok(n, "review", "sign", season.pack, "--reviewer-key", season.historian, "--reviewer", "example-historian")
+                self.assertEqual(signed.stdout.count("signed "), 7, signed.stdout)
+                season.release(n)
+                counts["drills"] += 1
+            if n and not renewed_by_drill:
+                season.cron_renew(n, allow=(0, 1))
+
             for name, client in clients.items():
                 if n not in calendars[name]:
                     continue
                 run = client.update(n)
                 self.assertEqual(run.returncode, 0, f"seed {SEED}: day {n}: {name}: update failed\n{run.stdout}\n{run.stderr}")
                 client.installed = True
-                client.updated_after = n
                 counts["updates"] += 1
                 kept = client.access(n, kept_code)
                 self.assertTrue(kept["allowed"], f"seed {SEED}: day {n}: {name}: a valid code was refused: {kept}")
                 lost_decision = client.access(n, lost_code)
                 counts["decisions"] += 2
-                if n >= 60:
+                if n >= 10:
                     counts["revoked refusals"] += 1
                     self.assertFalse(lost_decision["allowed"], f"seed {SEED}: day {n}: {name}: the revoked code still opens: {lost_decision}")
-                    self.assertIn("lost at the museum desk", lost_decision["reason"])
+                    if n < 40:
+                        self.assertIn("lost at the museum desk", lost_decision["reason"])
                 else:
                     self.assertTrue(lost_decision["allowed"], f"seed {SEED}: day {n}: {name}: {lost_decision}")
-                if n > 45 and old_key_index is not None:
+                if n > 40:
+                    thief = client.access(n, thief_code)
+                    self.assertFalse(thief["allowed"], f"seed {SEED}: day {n}: {name}: the stolen grant key's code opens: {thief}")
+                    counts["stolen documents refused"] += 1
+                if n > 45 and old_index is not None:
                     replay = os.path.join(self.work, "replay")
                     shutil.rmtree(replay, ignore_errors=True)
                     shutil.copytree(season.cdn, replay)
                     with open(os.path.join(replay, "index.json"), "wb") as f:
-                        f.write(old_key_index)
-                    refused = client.update(n, cdn=replay)
-                    self.assertEqual(refused.returncode, 1, f"seed {SEED}: day {n}: {name}: an index signed by the retired key was not refused\n{refused.stderr}")
-                    self.assertIn("threshold", refused.stderr)
-                    counts["replays refused"] += 1
+                        f.write(old_index)
+                    self.assertRefusedWith(client.update(n, cdn=replay), "threshold", f"day {n}: {name}: an index signed by the retired index key")
+                    counts["stolen documents refused"] += 1
+                if 70 < n < 75 and pre_manifest_rotation is not None:   # the day-68 index it holds expires on day 75
+                    # The tree from before the rotation, with the new root beside it: its manifest is the old key's.
+                    old_release = os.path.join(self.work, "old-release")
+                    shutil.rmtree(old_release, ignore_errors=True)
+                    shutil.copytree(pre_manifest_rotation, old_release)
+                    for name_ in os.listdir(os.path.join(season.cdn, "root")):
+                        shutil.copy(os.path.join(season.cdn, "root", name_), os.path.join(old_release, "root", name_))
+                    fresh = Client(season, f"fresh-{name}-{n}")
+                    run = fresh.update(n, cdn=old_release)
+                    self.assertNotEqual(run.returncode, 0, f"seed {SEED}: day {n}: a manifest signed by the retired manifest key installed")
+                    self.assertIn("[threshold]", run.stderr)
+                    counts["stolen documents refused"] += 1
         self.assertTrue(all(c.installed for c in clients.values()))
         print(f"\n  seed {SEED}: {len(clients)} phones, " + ", ".join(f"{v} {k}" for k, v in counts.items()), end=" ")
-        self.assertTrue(counts["replays refused"] and counts["revoked refusals"], "the calendars reached past days 45 and 60")
+        self.assertEqual(counts["drills"], 7)
+        self.assertTrue(counts["stolen documents refused"] and counts["revoked refusals"], "the calendars reached past the drills")
         status = season.run(120, "status", "--state", season.state, "--tree", season.cdn, hour=2)
         self.assertEqual(status.returncode, 0, status.stdout + status.stderr)
-        index = json.loads(subprocess.run(["python3", "-c", "import json,base64,sys; e=json.load(open(sys.argv[1])); print(base64.b64decode(e['payload']).decode())",
-                                           os.path.join(season.cdn, "index.json")], capture_output=True, text=True, check=True).stdout)
-        self.assertEqual(index["packs"][PACK_ID]["version"], 5, "releases on days 0, 30, 60, 90 and 120")
-        self.assertEqual(index["rootVersion"], 2)
-        self.assertEqual(index["revocations"]["version"], 1)
+        index = season.index()
+        self.assertEqual(index["packs"][PACK_ID]["version"], 7, "releases on days 0, 30, 60, 90, 110 and 120, and the re-release of day 70")
+        self.assertEqual(index["rootVersion"], 5, "grant, index, manifest and root rotations")
+        self.assertEqual(index["revocations"]["version"], 2)
+        revoked = payload(os.path.join(season.cdn, index["revocations"]["path"]))["revoked"]
+        self.assertEqual([r["id"] for r in revoked], [lost], "written in canonical form though typed in capitals")
 
     def test_the_same_season_without_renew_fails_by_day_8(self):
         season = Season(self.tool, self.work)
@@ -214,7 +345,8 @@ class SeasonOfPublishing(unittest.TestCase):
         self.assertEqual(fresh.update(8).returncode, 1, "an installed client cannot update either")
         status = season.run(5, "status", "--state", season.state, "--tree", season.cdn)
         self.assertEqual(status.returncode, 1, "status warns two days before the index expires")
-        season.renew(5)
+        self.assertEqual(season.run(8, "status", "--state", season.state, "--tree", season.cdn).returncode, 2, "and is critical once clients refuse")
+        season.cron_renew(5)
         self.assertEqual(season.run(5, "status", "--state", season.state, "--tree", season.cdn).returncode, 0)
 
 
