@@ -40,7 +40,9 @@ public struct GrantID: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// The first eight digits, as messages and codes show an id.
     public var short: String { String(text.prefix(8)) }
 
+    /// The canonical text.
     public var description: String { text }
 
+    /// Ordered by canonical text (for stable listings).
     public static func < (a: GrantID, b: GrantID) -> Bool { a.text < b.text }
 }
