@@ -127,8 +127,8 @@ enum RenewCommand: Command {
         } else {
             text += "\(tree.describe(PublishLayout.index)) version \(report.index.version) is fresh (expires \(report.index.expires)); nothing to do (--force re-signs anyway)\n"
         }
-        // --quiet keeps only what needs a person, so cron mails exactly that.
-        Output.note(text)
+        // --quiet keeps only what needs a person (warnings, critical lines), so cron mails exactly that.
+        if !Output.quiet { Output.out(text) }
         for warning in warnings { Output.err("warning: \(warning)\n") }
         for problem in report.critical { Output.err("CRITICAL: \(problem)\n") }
         return exit

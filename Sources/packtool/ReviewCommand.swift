@@ -53,7 +53,7 @@ enum ReviewCommand: Command {
         let reviewerID = try a.required("--reviewer")
         let keyPath = try a.required("--reviewer-key")
         guard FileSystem.isDirectory(target.path) else {
-            throw CommandLineError.io("\(target.path): no such folder (expected a scene folder PACKDIR/stops/NN-slug, or a pack folder holding pack.json)")
+            throw CommandLineError.io("\(target.path): no such scene folder (expected PACKDIR/stops/NN-slug, or a pack folder holding pack.json)")
         }
         do {
             let folder = try PackFolder(url: packURL)

@@ -16,14 +16,20 @@ import PackSigning
 enum SigningKeys {
     /// Private keys for `role`, opened with the passphrases `a` gives (`--passphrase-file`, `PACKTOOL_PASSPHRASE_FILE`,
     /// else the terminal) when they are encrypted.
+    /// A key file opened once per run: a command that needs a key twice (its public half for the root, its private
+    /// half to sign) asks for the passphrase once. Keyed by the path as given; the CLI runs one command per process.
+    nonisolated(unsafe) private static var opened: [String: Ed25519PrivateKey] = [:]
+
     static func privateKeys(_ paths: [String], role: String, _ a: Arguments) throws -> [Ed25519PrivateKey] {
-        let passphrases = paths.isEmpty ? KeyFile.Passphrases.none : try PassphraseFlags.passphrases(a)
+        let passphrases = paths.allSatisfy({ opened[$0] != nil }) ? KeyFile.Passphrases.none : try PassphraseFlags.passphrases(a)
         return try paths.map { path in
             let key: Ed25519PrivateKey
+            if let known = opened[path] { return known }
             do { key = try KeyFile.loadPrivateKey(at: path, passphrases: passphrases) } catch let e as CryptoError {
                 if e.code == "key.passphrase" { throw PassphraseFlags.missing(e.message) }
                 throw CommandLineError.io(e.message)
             }
+            opened[path] = key
             if !role.isEmpty, ExampleKeys.isExample(key.publicKey) {
                 Output.err("warning: \(path) is a public example key (keys-example/); anything it signs as \(role) proves nothing. Never use it for a real release.\n")
             }

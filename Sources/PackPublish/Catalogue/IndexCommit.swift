@@ -101,10 +101,15 @@ public struct IndexCommit {
         }
     }
 
-    /// The tree's floor (`TreeFloor`) as it is now, given the index it lists.
-    public func floor(listed: IndexDocument?) throws -> TreeFloor {
-        try TreeFloor.read(tree: tree, roots: roots, state: state, memory: memory.flatMap { RenewMemory.load(from: $0, location: tree.location) }, listed: listed)
+    /// The tree's floor (`TreeFloor`) as it is now, given the index it lists and this machine's memory of the tree.
+    /// The memory must be read before the index it is compared with: another writer on this machine raises it just
+    /// after its swap, so read the other way round a race would look like a put-back index.
+    public func floor(listed: IndexDocument?, remembered: RenewMemory?) throws -> TreeFloor {
+        try TreeFloor.read(tree: tree, roots: roots, state: state, memory: remembered, listed: listed)
     }
+
+    /// This machine's memory of the tree, if it keeps one.
+    public func remembered() -> RenewMemory? { memory.flatMap { RenewMemory.load(from: $0, location: tree.location) } }
 
     /// Builds the next index from the current one with `make` (nil: nothing to change), signs it and swaps it in,
     /// retrying on top of whatever another writer put there. `make` must give a higher version than the current
@@ -125,11 +130,12 @@ public struct IndexCommit {
         let waitUntil = Date().addingTimeInterval(releaseWait)
         var lost = 0
         while true {
+            let remembered = remembered()
             let current = try current()
             guard var next = try make(current) else {
                 guard let current else { throw PublishError.io("\(tree.location) has no index.json to keep") }
                 // Nothing to change is no excuse to keep an index below the floor: a put-back index is refused here too.
-                if let violation = try floor(listed: current.document).violation(of: current.document) {
+                if let violation = try floor(listed: current.document, remembered: remembered).violation(of: current.document) {
                     if violation.inTree && Date() < waitUntil {
                         usleep(UInt32(releasePoll * 1_000_000))
                         continue
@@ -141,7 +147,7 @@ public struct IndexCommit {
             if let current, next.version <= current.document.version {
                 throw PublishError.trust("index version \(next.version) would not be above the published version \(current.document.version)")
             }
-            let floor = try floor(listed: current?.document)
+            let floor = try floor(listed: current?.document, remembered: remembered)
             if let mark = floor.index, next.version <= mark.version { next.version = try Numbers.add(mark.version, 1, "the next index version") }
             if let violation = floor.violation(of: next) {
                 if violation.inTree && Date() < waitUntil {
@@ -177,11 +183,12 @@ public struct IndexCommit {
     }
 
     /// The checks `commit` makes of an index another command signed (`upload` putting a tree's signed index into a
-    /// bucket as it is): not below the tree's floor, and nothing a fresh client would refuse.
-    public func checkSigned(_ document: IndexDocument, bytes: Data, current: Current?) throws {
+    /// bucket as it is): not below the tree's floor, and nothing a fresh client would refuse. `remembered` is this
+    /// machine's memory as read before `current` was.
+    public func checkSigned(_ document: IndexDocument, bytes: Data, current: Current?, remembered: RenewMemory?) throws {
         // Its version was numbered when it was signed (the ledger records it), and the caller holds it above the
         // tree's current index; the axes a put-back index loses are judged here.
-        if let violation = try floor(listed: current?.document).violation(of: document) { throw belowFloor(violation) }
+        if let violation = try floor(listed: current?.document, remembered: remembered).violation(of: document) { throw belowFloor(violation) }
         try checkFreshClient(bytes, created: document.created)
     }
 

@@ -43,10 +43,11 @@ public struct RenewMemory: Codable, Equatable, Sendable {
         return nil
     }
 
-    /// The folder memories live in, from the environment (nil when no home is known).
+    /// The folder memories live in, from the environment (nil when no home is known, or the home named is not there:
+    /// a memory is never the reason a home folder appears).
     public static func folder(environment: [String: String]) -> URL? {
         if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") { return URL(fileURLWithPath: state).appendingPathComponent("packtool/renew") }
-        guard let home = environment["HOME"], home.hasPrefix("/") else { return nil }
+        guard let home = environment["HOME"], home.hasPrefix("/"), FileSystem.isDirectory(home) else { return nil }
         return URL(fileURLWithPath: home).appendingPathComponent(".local/state/packtool/renew")
     }
 

@@ -80,6 +80,8 @@ public struct Renewal {
         commit.state = options.state
         commit.memory = options.memory
         commit.releaseWait = options.releaseWait
+        // Read before the index, so a release this machine publishes meanwhile cannot look like a put-back index.
+        let remembered = commit.remembered()
         // Nothing is published over an index that is not this catalogue's.
         guard let before = try commit.current() else {
             throw PublishError.io("\(tree.describe(PublishLayout.index)) does not exist: publish a release first (`packtool sign … --publish \(tree.location)`)")
@@ -95,7 +97,7 @@ public struct Renewal {
             warnings.append("\(tree.describe(PublishLayout.index)) (version \(before.document.version)) had expired at \(before.document.expires): "
                 + "clients refused it until now; if no renew was missed, check this machine's clock, and that nobody put an old index back")
         }
-        if let memory = options.memory.flatMap({ RenewMemory.load(from: $0, location: tree.location) }), before.document.version < memory.version {
+        if let memory = remembered, before.document.version < memory.version {
             warnings.append("\(tree.describe(PublishLayout.index)) is version \(before.document.version), older than version \(memory.version) this machine saw: "
                 + "it was put back (by someone who can write to the tree?); signed again above version \(memory.version), listing nothing below what was seen")
         }

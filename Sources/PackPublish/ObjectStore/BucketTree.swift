@@ -63,11 +63,14 @@ public struct BucketTree: PublishedTree {
         return response.head.contentLength ?? unknownSize
     }
 
-    /// ListObjectsV2 with a delimiter: the objects and "folders" (common prefixes) directly under `path`.
+    /// ListObjectsV2 with a delimiter: the objects and "folders" (common prefixes) directly under `path`. Nil when the
+    /// store or the credentials allow no listing (403, 404, 405, 501: publishing needs only GET and PUT on objects, and
+    /// least-privilege credentials often lack s3:ListBucket): the floor then probes versioned names one by one.
     public func names(in path: String) throws -> [String]? {
         let folder = key(path) + "/"
         var names: Set<String> = []
-        _ = try client.list("listing \(describe(path))", key: "", query: [("list-type", "2"), ("prefix", folder), ("delimiter", "/")]) { text in
+        let listed = try client.list("listing \(describe(path))", key: "", query: [("list-type", "2"), ("prefix", folder), ("delimiter", "/")],
+                                     unlisted: [403, 404, 405, 501]) { text in
             for object in S3XML.elements("Contents", in: text) {
                 if let key = S3XML.value("Key", in: object), key.hasPrefix(folder) { names.insert(String(key.dropFirst(folder.count))) }
             }
@@ -79,6 +82,7 @@ public struct BucketTree: PublishedTree {
             guard S3XML.value("IsTruncated", in: text) == "true" else { return nil }
             return [("continuation-token", S3XML.value("NextContinuationToken", in: text) ?? "")].filter { !$0.value.isEmpty }
         }
+        guard listed else { return nil }
         return names.filter { !$0.isEmpty && !$0.contains("/") }.sorted()
     }
 

@@ -13,14 +13,16 @@ extension S3Client {
 
     /// Reads the listing `what` of `key` page by page: `query` asks for the first page, `page` reads each answer's text
     /// and returns the markers of the next. Returns false when the store answers 404 and `goneIfMissing` (an upload
-    /// completed or aborted meanwhile); any other status than 200 is a refusal.
+    /// completed or aborted meanwhile), or the first page with a status in `unlisted` (a listing the store or the
+    /// credentials do not allow); any other status than 200 is a refusal.
     func list(_ what: String, key: String, query: [(name: String, value: String)], goneIfMissing: Bool = false,
-              page: (Substring) throws -> NextPage) throws -> Bool {
+              unlisted: Set<Int> = [], page: (Substring) throws -> NextPage) throws -> Bool {
         var markers: [(name: String, value: String)] = []
         var seen: Set<String> = []
         for number in 1...Self.maxListingPages {
             let response = try send("GET", key: key, query: query + markers, keep: 4 << 20)
             if response.head.status == 404 && goneIfMissing { return false }
+            if number == 1 && unlisted.contains(response.head.status) { return false }
             guard response.head.status == 200 else { throw refusal("\(what) in bucket \(bucket)", response) }
             guard let next = try page(Substring(decoding: response.body, as: UTF8.self)) else { return true }
             let named = next.map { "\($0.name)=\($0.value)" }.joined(separator: "&")

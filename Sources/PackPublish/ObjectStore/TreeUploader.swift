@@ -200,6 +200,7 @@ public struct TreeUploader {
         commit.memory = memory
         let ours = try commit.verify(local)
         for _ in 1...commit.attempts {
+            let remembered = commit.remembered()
             let current = try commit.current()
             if current?.bytes == local {
                 report.indexVersion = ours.version
@@ -213,7 +214,7 @@ public struct TreeUploader {
                 // The tree's index already publishes everything the bucket's does, at a higher version (or is the
                 // same signed document in other envelope bytes). It is held to the bucket's floor like any index
                 // write: a tree folder kept from before a revocation cannot unbind the bucket's list.
-                try commit.checkSigned(ours, bytes: local, current: current)
+                try commit.checkSigned(ours, bytes: local, current: current, remembered: remembered)
                 guard try bucket.swapIndex(local, expected: current?.tag) else { continue }
                 commit.remember(ours)
                 report.indexVersion = ours.version
