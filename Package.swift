@@ -28,6 +28,29 @@ let cryptoKitStandIn: [Target] = cryptoKitShim ? [
     .testTarget(name: "CryptoKitShimTests", dependencies: ["CryptoKit"], path: "Tests/Shims/CryptoKitTests"),
 ] : []
 
+// The Apple code compiled on Linux (DESIGN.md §9.6): with PACKTOOL_APPLE_STANDINS=1, the client modules and the
+// guide's snippets are built against test-only stand-ins of the Apple APIs they call (Tests/Shims/*StandIns, each
+// declaration copied from Apple's documentation, bodies that never run Apple behaviour). `-module-alias` makes
+// `import Darwin` (and `canImport(Darwin)`) resolve to DarwinStandIns in exactly those targets, and UIKit,
+// BackgroundTasks and StoreKit to theirs in the snippets' target, so every Apple-only branch is compiled as written
+// — no stand-in define in the sources, and no target named like an Apple module (which would turn `canImport` true in
+// every target). Build only (`scripts/check-apple-code.sh`, its own --scratch-path): the Darwin branches replace
+// the Linux ones, so nothing built this way may run.
+let appleStandIns: Bool = {
+    #if os(Linux)
+    return Context.environment["PACKTOOL_APPLE_STANDINS"] == "1"
+    #else
+    return false
+    #endif
+}()
+let clientModules: Set<String> = ["PackFiles", "PackCrypto", "PackModel", "PackTrust", "PackFetch", "PackVerify", "PackURLSession", "PackBackground", "AppleGuideSnippets"]
+let appleStandInTargets: [Target] = appleStandIns ? [
+    .target(name: "DarwinStandIns", path: "Tests/Shims/DarwinStandIns"),
+    .target(name: "UIKitStandIns", path: "Tests/Shims/UIKitStandIns"),
+    .target(name: "BackgroundTasksStandIns", path: "Tests/Shims/BackgroundTasksStandIns"),
+    .target(name: "StoreKitStandIns", dependencies: ["UIKitStandIns"], path: "Tests/Shims/StoreKitStandIns"),
+] : []
+
 let package = Package(
     name: "packtool",
     platforms: [.iOS(.v17), .macOS(.v14), .macCatalyst(.v17)],
@@ -162,5 +185,23 @@ let package = Package(
         // The C ABI's request checks through the Swift functions behind its symbols (the stand-in's build runs them too).
         .testTarget(name: "CPackVerifyTests", dependencies: ["CPackVerify", "TestSupport"]),
         .testTarget(name: "packtoolTests", dependencies: ["packtool", "PackModel", "PackCrypto", "PackSigning", "PackPublish", "PackArchive", "PackTrust", "PackVerify", "TestSupport", "PackAuthoring"]),
-    ] + cryptoKitStandIn
+    ] + cryptoKitStandIn + appleStandInTargets
 )
+
+if appleStandIns {
+    for target in package.targets where clientModules.contains(target.name) {
+        target.dependencies.append("DarwinStandIns")
+        var aliases = ["-module-alias", "Darwin=DarwinStandIns"]
+        if target.name == "PackBackground" {
+            target.dependencies.append("UIKitStandIns")
+            aliases += ["-module-alias", "UIKit=UIKitStandIns"]
+        }
+        if target.name == "AppleGuideSnippets" {
+            target.dependencies += ["UIKitStandIns", "BackgroundTasksStandIns", "StoreKitStandIns"]
+            aliases += ["-module-alias", "UIKit=UIKitStandIns", "-module-alias", "BackgroundTasks=BackgroundTasksStandIns",
+                        "-module-alias", "StoreKit=StoreKitStandIns"]
+        }
+        // Strict: complete concurrency checking and every warning an error, as a Swift 6 app would see the package.
+        target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(aliases + ["-strict-concurrency=complete", "-warnings-as-errors"])]
+    }
+}

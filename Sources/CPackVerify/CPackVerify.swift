@@ -79,7 +79,7 @@ public func packverify_install_cancellable(_ request: UnsafePointer<CChar>?, _ p
     return install(request, reporter(progress.map { callback in { callback($0, context) } }, cancel: cancel), cancel: cancel)
 }
 
-private func install(_ request: UnsafePointer<CChar>?, _ onProgress: ((InstallProgress) -> Void)?, cancel: DownloadStop?) -> UnsafeMutablePointer<CChar>? {
+private func install(_ request: UnsafePointer<CChar>?, _ onProgress: (@Sendable (InstallProgress) -> Void)?, cancel: DownloadStop?) -> UnsafeMutablePointer<CChar>? {
     respond(request, keys: ["archive", "into"]) { r in
         let result = try r.client().install(archive: try r.url("archive"), into: try r.url("into"), progress: onProgress, cancel: cancel)
         return ["pack": JSONValue(result.pack), "version": JSONValue(result.version), "files": JSONValue(result.files), "bytes": JSONValue(result.bytes)]
@@ -89,13 +89,16 @@ private func install(_ request: UnsafePointer<CChar>?, _ onProgress: ((InstallPr
 /// Each progress report as one line of JSON handed to `callback` (nil when there is none). A non-zero answer stops
 /// `cancel` (the first one counts; later records are still delivered, their answers ignored). Answers to `installed`
 /// and `scenes-unavailable` are ignored: the outcome is decided by then, and a late cancel must not hide it.
-private func reporter(_ callback: ((UnsafePointer<CChar>) -> Int32)?, cancel: DownloadStop?) -> ((InstallProgress) -> Void)? {
+private func reporter(_ callback: ((UnsafePointer<CChar>) -> Int32)?, cancel: DownloadStop?) -> (@Sendable (InstallProgress) -> Void)? {
     guard let callback else { return nil }
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    // The C caller's callback and its context: called one report at a time (InstallEvents reports under its lock), from
+    // whichever of the library's threads reached the event, as packverify.h says.
+    let call = HandedOver(callback)
     return { report in
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard let data = try? encoder.encode(report) else { return }
-        let answer = String(decoding: data, as: UTF8.self).withCString { callback($0) }
+        let answer = String(decoding: data, as: UTF8.self).withCString { call.value($0) }
         if answer != 0, let cancel, report.event != .installed, report.event != .scenesUnavailable {
             cancel.stop(VerificationFailure(.cancelled, "the progress callback returned \(answer) at \"\(report.event.rawValue)\": the operation was cancelled and nothing was switched in"))
         }
@@ -136,7 +139,7 @@ public func packverify_update_cancellable(_ request: UnsafePointer<CChar>?, _ pr
     return update(request, reporter(progress.map { callback in { callback($0, context) } }, cancel: cancel), cancel: cancel)
 }
 
-private func update(_ request: UnsafePointer<CChar>?, _ onProgress: ((InstallProgress) -> Void)?, cancel: DownloadStop?) -> UnsafeMutablePointer<CChar>? {
+private func update(_ request: UnsafePointer<CChar>?, _ onProgress: (@Sendable (InstallProgress) -> Void)?, cancel: DownloadStop?) -> UnsafeMutablePointer<CChar>? {
     respond(request, keys: ["into", "pack", "from", "timeout"]) { r in
         let from = try r.string("from")
         // Absent or null: the default. Anything but a number in range (a string, a bool) is refused, not defaulted.
@@ -228,7 +231,8 @@ private func respond(_ request: UnsafePointer<CChar>?, keys: [String], _ body: (
         result["ok"] = .bool(true)
     } catch {
         let f = error as? VerificationFailure ?? VerificationFailure(.unexpected, "\(error)")
-        result = ["ok": .bool(false), "error": .object(["code": JSONValue(f.code), "outcome": JSONValue(f.kind.outcome.rawValue), "message": JSONValue(f.message)])]
+        result = ["ok": .bool(false), "error": .object(["code": JSONValue(f.code), "outcome": JSONValue(f.kind.outcome.rawValue), "message": JSONValue(f.message),
+                                                        "recovery": JSONValue(f.recovery.rawValue)])]
     }
     let data = JSONValue.object(result).encoded()
     return strdup(String(decoding: data, as: UTF8.self))

@@ -1,3 +1,6 @@
+#if canImport(Darwin)
+import Darwin
+#endif
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -15,10 +18,15 @@ import PackVerify
 /// every byte against the signed documents). The foreground path (`PackClient.update` over `URLSessionFetcher`)
 /// streams and installs as bytes arrive; this one trades that for downloads that survive a locked phone.
 ///
-/// Make one per session identifier early at launch, set `onFinish`, and call `resume()`: the system reconnects a
-/// background session's events only to a session made again with the same identifier, and `resume()` starts
-/// whatever the system no longer carries (and installs, when everything arrived while the app was not running). Keep
-/// it alive for the app's life.
+/// Make one per session identifier early at launch, with its callbacks (`onFinish` and the others are given at
+/// creation: a relaunched app's first event may come before any line after the initializer runs), and call
+/// `resume()`: the system reconnects a background session's events only to a session made again with the same
+/// identifier, and `resume()` starts whatever the system no longer carries (and installs, when everything arrived while
+/// the app was not running). Keep it alive for the app's life. An install a relaunch runs is wrapped in background
+/// time (`BackgroundTime`, UIKit's background tasks) so the system does not suspend it halfway, and the system's
+/// events completion (`backgroundEventsCompletion`) is called only once that install has run — or at once when it
+/// arrives after the events were delivered. A failed download of a background session is tried again at the next
+/// `resume()` (the next launch): a timer in a suspended app may never fire.
 ///
 /// Every task is tagged with its plan's identity and path, and what it may download (its cap) is the one the client
 /// worked out from the verified documents when the plan was read (`ReceivedDownloads.plan`), held in memory, never
@@ -70,8 +78,15 @@ public final class BackgroundPackDownloads: NSObject, URLSessionDownloadDelegate
         var onFinish: (@Sendable (Result<Updater.Result, Error>) -> Void)?
         var onBytes: (@Sendable (String, UInt64) -> Void)?
         var onProgress: (@Sendable (InstallProgress) -> Void)?
-        var eventsCompletion: (() -> Void)?
+        /// An outcome reached while no `onFinish` was set (a downloader made without one): delivered when it is.
+        var pending: Result<Updater.Result, Error>?
+        var events = EventsCompletion()
     }
+
+    /// Background time asked for around each install (nil: none).
+    private let backgroundTime: BackgroundTime?
+    /// How a download that failed in a way another attempt may cure is tried again.
+    var retryWait: RetryWait
 
     /// How many times a file is downloaded again after a dropped connection or a 5xx (a refusal never is).
     public var retries: Int {
@@ -83,11 +98,19 @@ public final class BackgroundPackDownloads: NSObject, URLSessionDownloadDelegate
         get { lock.withLock { settings.userAgent } }
         set { lock.withLock { settings.userAgent = newValue } }
     }
-    /// Told once per run of a plan how it ended: the install's result, or the first refusal or failure. Set it before
-    /// `start` or `resume`.
+    /// Told once per run of a plan how it ended: the install's result, or the first refusal or failure. Give it at
+    /// creation; set later, it is told at once of an outcome reached meanwhile.
     public var onFinish: (@Sendable (Result<Updater.Result, Error>) -> Void)? {
         get { lock.withLock { settings.onFinish } }
-        set { lock.withLock { settings.onFinish = newValue } }
+        set {
+            let pending = lock.withLock { () -> Result<Updater.Result, Error>? in
+                settings.onFinish = newValue
+                guard newValue != nil else { return nil }
+                defer { settings.pending = nil }
+                return settings.pending
+            }
+            if let pending { newValue?(pending) }
+        }
     }
     /// Told of each file's bytes so far (published path, bytes) while the app runs.
     public var onBytes: (@Sendable (String, UInt64) -> Void)? {
@@ -99,21 +122,34 @@ public final class BackgroundPackDownloads: NSObject, URLSessionDownloadDelegate
         get { lock.withLock { settings.onProgress } }
         set { lock.withLock { settings.onProgress = newValue } }
     }
-    #if canImport(Darwin)
     /// The completion handler iOS passed to `application(_:handleEventsForBackgroundURLSession:completionHandler:)`:
-    /// called once, on the main queue, when the session has delivered every event it held for the app.
+    /// called once, on the main queue, when the session has delivered every event it held for the app and the install
+    /// those events started has run — at once if it is handed over after that (`EventsCompletion`).
     public var backgroundEventsCompletion: (() -> Void)? {
-        get { lock.withLock { settings.eventsCompletion } }
-        set { lock.withLock { settings.eventsCompletion = newValue } }
+        get { lock.withLock { settings.events.completion } }
+        set {
+            let due = lock.withLock { settings.events.hand(newValue) }
+            due.map(Self.callOnMain)
+        }
     }
-    #endif
 
     /// A downloader over `configuration`: on Apple platforms `BackgroundPackDownloads.background(identifier:)`; any
     /// other configuration downloads only while the app runs (how the tests run it on Linux). Caching and cookies
-    /// are turned off.
-    public init(client: PackClient, into: URL, configuration: URLSessionConfiguration) {
+    /// are turned off. The callbacks are given here, before the session exists, so no event of a relaunch can find
+    /// them unset: `onFinish` hears how each run of a plan ended, `onBytes` of each file's bytes, `onProgress` of the
+    /// install. `backgroundTime` (on iOS `ApplicationBackgroundTime()`) is asked for around each install.
+    public init(client: PackClient, into: URL, configuration: URLSessionConfiguration,
+                onFinish: (@Sendable (Result<Updater.Result, Error>) -> Void)?,
+                onBytes: (@Sendable (String, UInt64) -> Void)? = nil,
+                onProgress: (@Sendable (InstallProgress) -> Void)? = nil,
+                backgroundTime: BackgroundTime? = nil) {
         self.client = client
         self.into = into
+        self.backgroundTime = backgroundTime
+        retryWait = configuration.identifier == nil ? .timer : .nextResume
+        settings.onFinish = onFinish
+        settings.onBytes = onBytes
+        settings.onProgress = onProgress
         super.init()
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
@@ -124,19 +160,31 @@ public final class BackgroundPackDownloads: NSObject, URLSessionDownloadDelegate
         session = URLSession(configuration: configuration, delegate: self, delegateQueue: queue)
     }
 
+    /// A downloader whose callbacks are set afterwards (the earlier form): an outcome reached before `onFinish` is
+    /// set is kept and told when it is.
+    @available(*, deprecated, message: "give the callbacks at creation: init(client:into:configuration:onFinish:onBytes:onProgress:backgroundTime:)")
+    public convenience init(client: PackClient, into: URL, configuration: URLSessionConfiguration) {
+        self.init(client: client, into: into, configuration: configuration, onFinish: nil)
+    }
+
     #if canImport(Darwin)
     /// A background session's configuration: downloads the system carries on while the app is suspended or killed,
-    /// relaunching the app in the background when they end (`sessionSendsLaunchEvents`). `wifiOnly` keeps them off
-    /// cellular and Low Data Mode networks (`allowsExpensiveNetworkAccess`, `allowsConstrainedNetworkAccess`);
-    /// `discretionary` lets the system wait for good conditions (power, Wi-Fi) — for hot updates, not for a visitor
-    /// waiting on a pack.
-    public static func background(identifier: String, wifiOnly: Bool = false, discretionary: Bool = false) -> URLSessionConfiguration {
+    /// relaunching the app in the background when they end (`sessionSendsLaunchEvents`). `network` is the same policy
+    /// the foreground fetcher takes (`URLSessionFetcher.network`): `.wifiOnly` keeps downloads off cellular and Low
+    /// Data Mode networks. `discretionary` lets the system wait for good conditions (power, Wi-Fi) — for hot updates,
+    /// not for a visitor waiting on a pack.
+    public static func background(identifier: String, network: NetworkPolicy = .any, discretionary: Bool = false) -> URLSessionConfiguration {
         let configuration = URLSessionConfiguration.background(withIdentifier: identifier)
         configuration.sessionSendsLaunchEvents = true
         configuration.isDiscretionary = discretionary
-        configuration.allowsExpensiveNetworkAccess = !wifiOnly
-        configuration.allowsConstrainedNetworkAccess = !wifiOnly
+        network.apply(to: configuration)
         return configuration
+    }
+
+    /// The configuration with `wifiOnly` as a flag (the earlier spelling of `network: .wifiOnly`).
+    @available(*, deprecated, renamed: "background(identifier:network:discretionary:)")
+    public static func background(identifier: String, wifiOnly: Bool, discretionary: Bool = false) -> URLSessionConfiguration {
+        background(identifier: identifier, network: wifiOnly ? .wifiOnly : .any, discretionary: discretionary)
     }
     #endif
 
@@ -358,8 +406,14 @@ public final class BackgroundPackDownloads: NSObject, URLSessionDownloadDelegate
         if let failure {
             guard tries <= retries else { return finish(.failure(failure)) }
             let identity = tagged.identity, object = tagged.object
-            DispatchQueue.global().asyncAfter(deadline: .now() + DownloadPolicy.backoff(attempt: tries)) {
-                do { try self.startTask(object, identity: identity) } catch { self.finish(.failure(error)) }
+            switch retryWait {
+            case .timer:
+                DispatchQueue.global().asyncAfter(deadline: .now() + DownloadPolicy.backoff(attempt: tries)) {
+                    do { try self.startTask(object, identity: identity) } catch { self.finish(.failure(error)) }
+                }
+            case .nextResume:
+                // The file stays missing; `resume()` — at the next launch, or when the app comes back — starts it again.
+                break
             }
             return
         }
@@ -367,21 +421,26 @@ public final class BackgroundPackDownloads: NSObject, URLSessionDownloadDelegate
     }
 
     #if canImport(Darwin)
-    /// Calls `backgroundEventsCompletion` once the session has delivered every event it held for the app.
-    public func urlSessionDidFinishEvents(forBackgroundURLSession session: URLSession) {
-        let completion = lock.withLock { () -> (() -> Void)? in
-            defer { settings.eventsCompletion = nil }
-            return settings.eventsCompletion
-        }
-        // UIKit's handler is not marked Sendable; it is called once, on the main queue, as UIKit expects.
-        if let completion {
-            let handler = MainQueueHandler(call: completion)
-            DispatchQueue.main.async { handler.call() }
-        }
+    /// The session delivered every event it held for the app: the events completion is called now, or after the
+    /// install those events started (`EventsCompletion`).
+    public func urlSessionDidFinishEvents(forBackgroundURLSession session: URLSession) { eventsDelivered() }
+    #endif
+
+    /// Whether an outcome waits for an `onFinish` (for the tests).
+    var hasUntoldOutcome: Bool { lock.withLock { settings.pending != nil } }
+
+    /// What `urlSessionDidFinishEvents(forBackgroundURLSession:)` does, callable where there are no background sessions
+    /// (the tests).
+    func eventsDelivered() {
+        let due = lock.withLock { settings.events.delivered() }
+        due.map(Self.callOnMain)
     }
 
-    private struct MainQueueHandler: @unchecked Sendable { let call: () -> Void }
-    #endif
+    /// UIKit's handler is not marked Sendable; it is called once, on the main queue, as UIKit expects.
+    private static func callOnMain(_ completion: @escaping () -> Void) {
+        let handler = HandedOver(completion)
+        DispatchQueue.main.async { handler.value() }
+    }
 
     // MARK: Deciding
 
@@ -421,25 +480,39 @@ public final class BackgroundPackDownloads: NSObject, URLSessionDownloadDelegate
         }
     }
 
-    /// Installs what was received, off the delegate's queue (an install hashes and writes a whole pack).
+    /// Installs what was received, off the delegate's queue (an install hashes and writes a whole pack), inside
+    /// background time: if the system takes the time back first, the install stops as a cancel does — the received
+    /// files stay, and the next `resume()` installs them.
     private func install() {
         let (first, onProgress) = lock.withLock { () -> (Bool, (@Sendable (InstallProgress) -> Void)?) in
-            defer { installing = true }
-            return (!installing, settings.onProgress)
+            guard !installing else { return (false, nil) }
+            installing = true
+            settings.events.installStarted()
+            return (true, settings.onProgress)
         }
         guard first else { return }
-        let client = client, into = into
+        let client = client, into = into, backgroundTime = backgroundTime
+        let stop = DownloadStop()
+        let token = backgroundTime?.begin("Installing a pack") {
+            stop.stop(VerificationFailure(.cancelled, "the system ended the app's background time before the install finished; the files stay received for the next launch"))
+        }
         DispatchQueue.global().async {
             let outcome: Result<Updater.Result, Error>?
-            do { outcome = try client.applyReceived(into: into, progress: onProgress).map { .success($0) } } catch { outcome = .failure(error) }
+            do { outcome = try client.applyReceived(into: into, progress: onProgress, cancel: stop).map { .success($0) } } catch { outcome = .failure(error) }
             self.lock.withLock { self.installing = false }
             if let outcome { self.finish(outcome) }
+            // The system's events completion waited for the install; then the background time is given back.
+            let due = self.lock.withLock { self.settings.events.installEnded() }
+            due.map(Self.callOnMain)
+            if let token { backgroundTime?.end(token) }
         }
     }
 
     private func finish(_ outcome: Result<Updater.Result, Error>) {
         let (first, identity, onFinish) = lock.withLock { () -> (Bool, String?, (@Sendable (Result<Updater.Result, Error>) -> Void)?) in
             defer { finished = true }
+            // Nobody to tell yet (a downloader whose onFinish is set after it started): kept for when it is set.
+            if !finished && settings.onFinish == nil { settings.pending = outcome }
             return (!finished, plan?.identity, settings.onFinish)
         }
         guard first else { return }

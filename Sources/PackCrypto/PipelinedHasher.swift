@@ -40,8 +40,9 @@ public final class PipelinedHasher {
     /// Feeds the first `count` bytes of `buffer` (the one last handed out) to `hasher` on the hashing thread.
     public func hash(_ count: Int, of buffer: UnsafeMutableRawBufferPointer, into hasher: SHA256) {
         let piece = Piece(bytes: UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+        let target = Target(hasher: hasher)
         queue.async { [free] in
-            hasher.update(piece.bytes)
+            target.hasher.update(piece.bytes)
             free.signal()
         }
     }
@@ -69,6 +70,10 @@ public final class PipelinedHasher {
 /// A ring buffer's piece on its way to the hashing thread; the ring's semaphore keeps anyone from refilling it
 /// meanwhile.
 private struct Piece: @unchecked Sendable { let bytes: UnsafeRawBufferPointer }
+
+/// The hash a piece goes into, on its way to the hashing thread: the serial queue is the only place it is updated
+/// while pieces are in flight (the caller reads its digest only after `then` or `wait`).
+private struct Target: @unchecked Sendable { let hasher: SHA256 }
 
 /// A piece's work on its way to the hashing thread (the caller keeps it from running anywhere else).
 private struct Work: @unchecked Sendable { let body: (UnsafeRawBufferPointer) -> Void }

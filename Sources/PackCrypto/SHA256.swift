@@ -3,10 +3,10 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
+#if canImport(Darwin)
 import Darwin
+#elseif canImport(Glibc)
+import Glibc
 #endif
 import PackFiles
 
@@ -127,7 +127,7 @@ public struct FileIdentity: Equatable, Sendable {
         device = UInt64(truncatingIfNeeded: info.st_dev)  // dev_t: Int32 on Darwin (may be negative), UInt64 on Linux
         inode = UInt64(info.st_ino)
         size = Int64(info.st_size)
-        #if os(Linux)
+        #if !canImport(Darwin)
         modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
         changed = Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec)
         #else

@@ -4,10 +4,10 @@ import FoundationEssentials
 import Foundation
 #endif
 import PackCrypto
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
+#if canImport(Darwin)
 import Darwin
+#elseif canImport(Glibc)
+import Glibc
 #endif
 
 /// The one JSON encoding packtool signs: keys in bytewise order, no insignificant whitespace, slashes unescaped —

@@ -1,7 +1,7 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
+#if canImport(Darwin)
 import Darwin
+#elseif canImport(Glibc)
+import Glibc
 #endif
 
 /// The one file-system seam for commit points: every flush, barrier and rename that makes an install, an update or a
@@ -40,7 +40,7 @@ package struct Durability: Sendable {
 
     /// Makes the data of the open file `fd` (at `path`, for the record) durable.
     package func flushFile(_ fd: Int32, path: String) -> Bool {
-        #if os(Linux)
+        #if !canImport(Darwin)
         guard fdatasync(fd) == 0 else { return false }
         #else
         guard fsync(fd) == 0 else { return false }
@@ -86,10 +86,10 @@ package struct Durability: Sendable {
 
     /// `rename(2)`: the step that makes a commit visible (a staged version, a switched link, a saved state).
     package func rename(_ from: String, to: String) -> Bool {
-        #if canImport(Glibc)
-        guard Glibc.rename(from, to) == 0 else { return false }
-        #elseif canImport(Darwin)
+        #if canImport(Darwin)
         guard Darwin.rename(from, to) == 0 else { return false }
+        #elseif canImport(Glibc)
+        guard Glibc.rename(from, to) == 0 else { return false }
         #endif
         observer?(.renamed(from, to: to))
         return true

@@ -3,10 +3,11 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
+#if canImport(Darwin)
 import Darwin
+import Foundation  // URL resource values: the volume's capacity for important use
+#elseif canImport(Glibc)
+import Glibc
 #endif
 import PackFiles
 
@@ -123,7 +124,7 @@ public enum FileSystem {
     /// `sync_file_range(SYNC_FILE_RANGE_WRITE)`; a no-op elsewhere), so a flush at the end waits for I/O already
     /// under way instead of starting all of it then.
     public static func startWriteback(_ fd: Int32, from offset: Int64, count: Int64) {
-        #if os(Linux)
+        #if !canImport(Darwin)
         if count > 0 { _ = c_sync_file_range(fd, offset, count, 2) }  // 2: SYNC_FILE_RANGE_WRITE
         #endif
     }
@@ -135,7 +136,7 @@ public enum FileSystem {
     /// releasing is a saving, not a promise).
     public static func releaseBlocks(_ fd: Int32, from offset: Int64, count: Int64) -> Bool {
         guard count > 0 else { return true }
-        #if os(Linux)
+        #if !canImport(Darwin)
         return c_fallocate(fd, 0x02 | 0x01, offset, count) == 0  // FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE
         #elseif canImport(Darwin)
         var hole = fpunchhole_t(fp_flags: 0, reserved: 0, fp_offset: off_t(offset), fp_length: off_t(count))
@@ -145,9 +146,18 @@ public enum FileSystem {
         #endif
     }
 
-    /// Bytes an unprivileged writer may still use on the file system holding `path` (`statvfs`: available blocks ×
-    /// fragment size); nil when it cannot be asked.
+    /// Bytes an unprivileged writer may still use on the file system holding `path`; nil when it cannot be asked. On
+    /// Apple platforms the volume's capacity for important use (`volumeAvailableCapacityForImportantUsage`): iOS makes
+    /// room for what the user asked for by purging caches and other purgeable data, which `statvfs` counts as used, so
+    /// a nearly full phone would be refused (`space`) a pack it can hold (Apple, "Checking Volume Storage Capacity").
+    /// Elsewhere, and where the volume does not answer, `statvfs`: available blocks × fragment size.
     public static func freeBytes(at path: String) -> UInt64? {
+        #if canImport(Darwin)
+        if let values = try? URL(fileURLWithPath: path).resourceValues(forKeys: [.volumeAvailableCapacityForImportantUsageKey]),
+           let capacity = values.volumeAvailableCapacityForImportantUsage, capacity >= 0 {
+            return UInt64(capacity)
+        }
+        #endif
         var info = statvfs()
         guard statvfs(path, &info) == 0 else { return nil }
         let (bytes, overflow) = UInt64(info.f_bavail).multipliedReportingOverflow(by: UInt64(info.f_frsize))
@@ -158,7 +168,7 @@ public enum FileSystem {
     public static func reason() -> String { String(cString: strerror(errno)) }
 }
 
-#if os(Linux)
+#if !canImport(Darwin)
 /// `sync_file_range` is behind _GNU_SOURCE, which the Glibc module does not define.
 @_silgen_name("sync_file_range") private func c_sync_file_range(_ fd: Int32, _ offset: Int64, _ count: Int64, _ flags: UInt32) -> Int32
 /// `fallocate` is behind _GNU_SOURCE too.

@@ -3,17 +3,18 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
+#if canImport(Darwin)
 import Darwin
+#elseif canImport(Glibc)
+import Glibc
 #endif
 import PackFiles
 
 /// Bytes read by offset: a file (`ReadOnlyFile`), or one still being written whose reads wait for their bytes
 /// (PackVerify's streamed installs). `size` is the whole size; a read returns how many bytes it got (0 at the end,
-/// -1 on an error).
-public protocol OffsetReadable: AnyObject {
+/// -1 on an error). Read from several threads at once (an install's scan, hash and workers), so it is Sendable: a
+/// reader's reads may not depend on state another read changes.
+public protocol OffsetReadable: AnyObject, Sendable {
     /// The total size in bytes (for a file still arriving, the size it will have).
     var size: UInt64 { get }
     /// Reads up to `destination.count` bytes at `offset`; returns how many it read, 0 at the end, -1 on an error.
@@ -36,8 +37,8 @@ extension OffsetReadable {
 
 /// An open regular file read by offset (`pread`), closed when the last reference goes. Archives are read through
 /// this instead of FileHandle, which is not in FoundationEssentials, and positional reads need no seeking state to
-/// keep in step.
-public final class ReadOnlyFile: OffsetReadable {
+/// keep in step. Sendable: its descriptor and size never change, and `pread` keeps no position between threads.
+public final class ReadOnlyFile: OffsetReadable, @unchecked Sendable {
     /// The open descriptor, owned by this object and closed in `deinit`; do not close it yourself.
     public let fd: Int32
     /// The file's size in bytes when it was opened.

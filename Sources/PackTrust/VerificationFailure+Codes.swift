@@ -148,11 +148,17 @@ extension VerificationFailure {
                 verified before the failure (a newer root or index an update accepted stays as the floor, with the
                 clock). Outcomes are only added, never renamed.
 
-                | code | outcome | meaning |
-                | --- | --- | --- |
+                The last column is what an app does about each code: its `Recovery` (`failure.recovery` in Swift, one
+                `switch` over eight cases; `error.recovery` in the C ABI's JSON). Recoveries are only added, never
+                renamed.
+
+                | recovery | what the app does |
+                | --- | --- |
 
                 """
-            for code in all { out += "| `\(code.name)` | \(code.outcome.rawValue) | \(code.meaning) |\n" }
+            for recovery in Recovery.allCases { out += "| `\(recovery.rawValue)` | \(recovery.advice) |\n" }
+            out += "\n| code | outcome | meaning | recovery |\n| --- | --- | --- | --- |\n"
+            for code in all { out += "| `\(code.name)` | \(code.outcome.rawValue) | \(code.meaning) | `\(code.recovery.rawValue)` |\n" }
             return out
         }
     }

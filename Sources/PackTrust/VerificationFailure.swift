@@ -28,6 +28,9 @@ public struct VerificationFailure: Error, Equatable, CustomStringConvertible, Se
     /// True for a refusal of the input (exit 1); false for a failure to carry out the operation (exit 2).
     public var isRefusal: Bool { kind.outcome == .refused }
 
+    /// What the app does about it (`Recovery`), by its code.
+    public var recovery: Recovery { kind.recovery }
+
     public var description: String { message }
 
     /// Runs `body`, and names `file` in whatever it throws (as a `VerificationFailure`, keeping a failure's code), so

@@ -2,10 +2,10 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
+#if canImport(Darwin)
 import Darwin
+#elseif canImport(Glibc)
+import Glibc
 #endif
 import PackModel
 import PackFetch
@@ -37,9 +37,11 @@ public final class URLSessionFetcher: Fetcher, @unchecked Sendable {
     public var policy = DownloadPolicy()
     /// Sent as `User-Agent` with every request.
     public var userAgent = "packverify/\(PackVerifyVersion.string)"
-    /// The configuration each download's session starts from (an app may set `allowsCellularAccess`, …); caching,
-    /// cookies and timeouts are set by the fetcher.
+    /// The configuration each download's session starts from; caching, cookies, timeouts and the network policy
+    /// are set by the fetcher.
     public var configuration: URLSessionConfiguration = .ephemeral
+    /// Which networks downloads may use: the same policy `BackgroundPackDownloads` takes (`NetworkPolicy`).
+    public var network = NetworkPolicy.any
 
     /// Fetches `base` + each published path. `base` must be http or https and carry no credentials.
     public init(base: URL, timeout: Double = 15, retries: Int = 3) throws {
@@ -129,6 +131,7 @@ public final class URLSessionFetcher: Fetcher, @unchecked Sendable {
         c.urlCache = nil
         c.httpCookieStorage = nil
         c.httpShouldSetCookies = false
+        network.apply(to: c)
         return c
     }
 }

@@ -1,7 +1,7 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
+#if canImport(Darwin)
 import Darwin
+#elseif canImport(Glibc)
+import Glibc
 #endif
 import PackCrypto
 import PackFetch
@@ -243,8 +243,9 @@ final class ArchiveStream: DownloadSink, @unchecked Sendable {
 
     /// Queues the current file's close and verdict behind its last piece on the writing thread.
     private func closeFile(_ entry: Entry) throws {
-        let (fd, kicked, hasher, number) = (self.fd, self.kicked, self.hasher!, index)
-        #if !os(Linux)
+        // The file's hash is fed only on the writing thread (its pieces were queued there before this), and read there.
+        let (fd, kicked, hashing, number) = (self.fd, self.kicked, HandedOver(self.hasher!), index)
+        #if canImport(Darwin)
         let (durability, target) = (self.durability, writer.absolute(entry.path))
         #endif
         self.fd = -1
@@ -253,13 +254,13 @@ final class ArchiveStream: DownloadSink, @unchecked Sendable {
             defer { close(fd) }
             guard hashFailure == nil else { return }
             FileSystem.startWriteback(fd, from: Int64(kicked), count: Int64(entry.size - kicked))
-            #if !os(Linux)
+            #if canImport(Darwin)
             guard durability.flushFile(fd, path: target) else {
                 failureLock.withLock { failure = VerificationFailure(.write, "\(entry.path): flushing to disk failed (\(FileSystem.reason()))") }
                 return
             }
             #endif
-            guard Hex.encode(hasher.finalize()) == entry.sha256 else {
+            guard Hex.encode(hashing.value.finalize()) == entry.sha256 else {
                 failureLock.withLock { failure = VerificationFailure(.hash, "\(entry.path) does not match the manifest's SHA-256") }
                 return
             }

@@ -3,10 +3,10 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
+#if canImport(Darwin)
 import Darwin
+#elseif canImport(Glibc)
+import Glibc
 #endif
 
 /// The client's idea of "now" for timed access, safe against a clock set back.
@@ -62,7 +62,7 @@ public struct ClockGuard: Sendable {
         /// The device's clocks now, with this boot's session id.
         public static func system() -> Reading {
             var ts = timespec()
-            #if os(Linux)
+            #if !canImport(Darwin)
             let ok = clock_gettime(CLOCK_BOOTTIME, &ts) == 0
             #else
             let ok = clock_gettime(CLOCK_MONOTONIC_RAW, &ts) == 0
@@ -73,7 +73,7 @@ public struct ClockGuard: Sendable {
 
         /// This boot's identifier, read once per process.
         static let currentBootSession: String? = {
-            #if os(Linux)
+            #if !canImport(Darwin)
             let text = try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8)
             return text.map { String($0.filter { !$0.isWhitespace }) }.flatMap { $0.isEmpty ? nil : $0 }
             #elseif canImport(Darwin)

@@ -3,10 +3,10 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
+#if canImport(Darwin)
 import Darwin
+#elseif canImport(Glibc)
+import Glibc
 #endif
 import Dispatch
 import PackCrypto
@@ -61,13 +61,16 @@ public struct InstalledPack {
             var info = stat()
             return lstat(folder.path + "/stops/" + id, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
         })
-        func readable(_ path: String) -> Bool {
+        @Sendable func readable(_ path: String) -> Bool {
             guard path.hasPrefix("stops/") else { return true }
             let rest = path.dropFirst(6)
             return rest.firstIndex(of: "/").map { linked.contains(String(rest[..<$0])) } ?? false
         }
-        var outcomes = [UInt8](repeating: 0, count: entries.count)  // 0 ok, 1 missing, 2 changed
-        let lock = Lock()
+        // 0 ok, 1 missing, 2 changed: one slot per entry, each written by the one worker that checks the entry.
+        let slots = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: entries.count)
+        slots.initialize(repeating: 0)
+        defer { slots.deallocate() }
+        let outcomes = HandedOver(slots)
         let workers = max(1, min(threads, entries.count))
         DispatchQueue.concurrentPerform(iterations: workers) { w in
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: SHA256.fileBufferBytes, alignment: 16)
@@ -87,12 +90,12 @@ public struct InstalledPack {
                 } else {
                     outcome = 2
                 }
-                lock.withLock { outcomes[i] = outcome }
+                outcomes.value[i] = outcome
                 i += workers
             }
         }
         for (i, (path, _)) in entries.enumerated() {
-            if outcomes[i] == 1 { report.missing.append(path) } else if outcomes[i] == 2 { report.changed.append(path) }
+            if slots[i] == 1 { report.missing.append(path) } else if slots[i] == 2 { report.changed.append(path) }
         }
         report.checkedFiles = entries.count
         let known = Set(entries.map(\.path) + [Installer.manifestFileName])

@@ -23,7 +23,7 @@ public struct PackClient: Sendable {
     /// The clock guard every operation shares (its offline limit closes timed access after 14 days by default).
     public var clock = ClockGuard()
     /// The time source: the system's wall and boot clocks, or a caller's (tests, apps with their own time source).
-    public var reading: @Sendable () -> ClockGuard.Reading = ClockGuard.Reading.system
+    public var reading: @Sendable () -> ClockGuard.Reading = { ClockGuard.Reading.system() }
 
     /// A client for the state in `state`. Cheap: make one where needed; values for the same folder share the state
     /// through its file and lock.
@@ -204,5 +204,15 @@ public struct PackClient: Sendable {
         access.clock = clock
         access.reading = reading
         return try access.decide(into: into, pack: pack, request: request)
+    }
+}
+
+extension PackClient {
+    /// What the app does about `error`, thrown by any of the client's operations: the failure's `Recovery` by its
+    /// code; `.none` for a cancelled Swift `Task`; `.fixTheApp` for anything that is not the library's (a bug to report).
+    public static func recovery(for error: Error) -> Recovery {
+        if let failure = error as? VerificationFailure { return failure.recovery }
+        if error is CancellationError { return .none }
+        return .fixTheApp
     }
 }

@@ -3,10 +3,10 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
+#if canImport(Darwin)
 import Darwin
+#elseif canImport(Glibc)
+import Glibc
 #endif
 import PackCrypto
 import PackModel
@@ -43,7 +43,12 @@ public struct ReceivedDownloads: Sendable {
     private var url: URL { state.appendingPathComponent(Self.folderName) }
 
     private func folder() throws -> RootedFolder {
-        do { return try RootedFolder(opening: state.path, create: true).ensureFolder(Self.folderName, mode: 0o700) } catch {
+        do {
+            let folder = try RootedFolder(opening: state.path, create: true).ensureFolder(Self.folderName, mode: 0o700)
+            // Downloads in flight are fetched again, never restored: out of the backups the rest of the state is in.
+            folder.excludeFromBackup()
+            return folder
+        } catch {
             throw VerificationFailure(.write, "\(error)")
         }
     }

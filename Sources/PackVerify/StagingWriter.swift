@@ -3,10 +3,10 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
+#if canImport(Darwin)
 import Darwin
+#elseif canImport(Glibc)
+import Glibc
 #endif
 import Dispatch
 import PackCrypto
@@ -35,7 +35,11 @@ import PackModel
 /// Every folder, file and link is made relative to the pack folder's handle (`RootedFolder`), with `O_EXCL`, never
 /// through a link: a name planted in the pack folder (`scenes` as a link, say) fails the install instead of
 /// redirecting a write.
-final class StagingWriter {
+///
+/// Shared by the thread that scans an archive and the workers that write its files (`Installer`), hence
+/// `@unchecked Sendable`: the queue of files and the taken count are behind `queue`'s lock, each file is written by
+/// the one worker that took it, and the folders and handles are set up before the threads start.
+final class StagingWriter: @unchecked Sendable {
     let staging: URL
     /// `staging.path`, computed once: every file's path is built from it.
     let stagingPath: String
@@ -315,7 +319,7 @@ final class StagingWriter {
         guard Hex.encode(hasher.finalize()) == entry.sha256 else {
             throw VerificationFailure(.hash, "\(entry.path) does not match the manifest's SHA-256")
         }
-        #if !os(Linux)
+        #if canImport(Darwin)
         guard durability.flushFile(fd, path: entry.target) else { throw VerificationFailure(.write, "\(entry.path): flushing to disk failed (\(FileSystem.reason()))") }
         #endif
     }
@@ -358,7 +362,7 @@ final class StagingWriter {
         // Every file's data and every folder's entries (new folders, new files, hard and symbolic links in them) must
         // be on disk before the switch; the order among them does not matter, so they are flushed in one batch and
         // their waits for the journal overlap. (Off Linux each file was fsynced as it was written.)
-        #if os(Linux)
+        #if !canImport(Darwin)
         let data = files
         #else
         let data: [String] = []

@@ -3,10 +3,10 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
+#if canImport(Darwin)
 import Darwin
+#elseif canImport(Glibc)
+import Glibc
 #endif
 import PackModel
 
@@ -39,7 +39,8 @@ final class StateLock {
     }
 
     private static let registry = Lock()
-    private static var held: [String: Holder] = [:]
+    /// Guarded by `registry`.
+    nonisolated(unsafe) private static var held: [String: Holder] = [:]
     private let key: String?
 
     private init(key: String?) { self.key = key }

@@ -3,10 +3,10 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
+#if canImport(Darwin)
 import Darwin
+#elseif canImport(Glibc)
+import Glibc
 #endif
 import PackFetch
 import PackModel
@@ -73,7 +73,11 @@ struct StreamedInstall {
         // Stopped with the install (done or refused): the fetcher shuts its connection at once, so a server that sent
         // every byte but never ends the body does not hold the call until its read timeout (issue 29, finding 8).
         let stop = DownloadStop()
+        // Role 0 alone uses the fetcher and the progress callback, role 1 alone the install: each is handed to its thread.
+        let (download, installing) = (HandedOver(self), HandedOver(install))
         BlockingThreads.run(2) { role in
+            let (fetcher, object, file, progress, events, install) = (download.value.fetcher, download.value.object, download.value.file,
+                                                                      download.value.progress, download.value.events, installing.value)
             if role == 0 {
                 do {
                     try fetcher.fetch(object.path, to: file, maxBytes: object.maxBytes, stop: stop) { count in

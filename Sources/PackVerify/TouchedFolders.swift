@@ -3,10 +3,10 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
+#if canImport(Darwin)
 import Darwin
+#elseif canImport(Glibc)
+import Glibc
 #endif
 import PackModel
 
@@ -24,7 +24,7 @@ struct TouchedFolders {
         if lstat(path, &info) != 0 {
             created.append(path)
         } else if info.st_mode & S_IFMT == S_IFDIR {
-            #if os(Linux)
+            #if !canImport(Darwin)
             times.append((path, info.st_atim, info.st_mtim))
             #else
             times.append((path, info.st_atimespec, info.st_mtimespec))

@@ -36,6 +36,7 @@ extension GrantCommand {
         } else {
             Output.err("warning: products were not checked against a pack (--pack-dir PACKDIR checks them)\n")
         }
+        Output.err(inAppPurchaseNotice(products))
         let notBefore = try time(a, "--not-before", example: "2026-06-01T09:00:00Z or 2026-06-01")
         let notAfter = try time(a, "--not-after", example: "2026-06-08T09:00:00Z or 2026-06-08")
         guard notAfter > notBefore else { throw CommandLineError.usage("--not-after must be later than --not-before") }
@@ -120,6 +121,16 @@ extension GrantCommand {
             throw CommandLineError.usage("\(document.id) does not sell \"\(product)\"; did you mean "
                                          + sold.map { "\($0.0) (\($0.1))" }.joined(separator: " or ") + "?")
         }
+    }
+
+    /// Every product a code can open is one the app sells through In-App Purchase: App Review Guideline 3.1.1 does not
+    /// let an app unlock what it sells with its own mechanisms ("license keys, augmented reality markers, QR codes").
+    /// Said each time a code is issued, so a museum desk's paid unlock becomes an App Store offer code instead.
+    static func inAppPurchaseNotice(_ products: [String]) -> String {
+        "warning: \(products.joined(separator: ", ")) \(products.count == 1 ? "is" : "are") sold in the app through In-App Purchase; "
+            + "App Review Guideline 3.1.1 does not allow unlocking paid content with the app's own codes. Sell a paid unlock "
+            + "(a museum desk) as an App Store offer code; give signed access codes only where nothing is sold: press, staff, "
+            + "schools, partners' free access (docs/operations.md, \"Revoking an access code\")\n"
     }
 
     /// The grant threshold of a published root (`root/N.root.json`), after checking it is self-signed and that `key` is

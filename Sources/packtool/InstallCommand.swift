@@ -70,7 +70,7 @@ enum InstallCommand: Command {
             do {
                 try pin.pinIfNeeded { try a.required("--root") }
                 result = try PackClient(state: state).install(archive: URL(fileURLWithPath: a.positionals[0]), into: into,
-                                                              progress: display.map { d in { d.show($0) } })
+                                                              progress: display.map { d in { @Sendable report in d.show(report) } })
             } catch {
                 display?.finish()
                 pin.rollBack()

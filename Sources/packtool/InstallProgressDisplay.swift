@@ -9,7 +9,8 @@ import PackVerify
 /// Shows an install's or update's progress on standard error: on a terminal one line redrawn in place (a bar, bytes,
 /// stops verified, time left); otherwise plain lines a log keeps — when the totals are known, each stop as it is
 /// verified, every tenth of the bytes, and scenes becoming unavailable again after a failure. `--quiet` silences it.
-final class InstallProgressDisplay {
+/// Sendable: the library reports one event at a time (`InstallEvents` calls under its lock), from its own threads.
+final class InstallProgressDisplay: @unchecked Sendable {
     private let terminal: Bool
     private var drawn = false
     private var lastTenth = -1

@@ -62,7 +62,7 @@ enum PreviewServe {
         }
         let done = DispatchSemaphore(value: 0)
         DispatchQueue.global().async {
-            listener.serve(shouldStop: stopping, respond: server.respond(to:))
+            listener.serve(shouldStop: stopping, respond: { server.respond(to: $0) })
             done.signal()
         }
         Output.out("serving \(Output.escapingControls(packPath)) at \(listener.url) (rebuilt when the pack changes; Ctrl-C stops)\n")

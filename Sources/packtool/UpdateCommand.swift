@@ -59,7 +59,7 @@ enum UpdateCommand: Command {
             do {
                 try pin.pinIfNeeded { try a.required("--root") }
                 result = try PackClient(state: state).update(pack: try a.required("--pack"), into: into, from: fetcher,
-                                                             onProgress: display.map { d in { d.show($0) } })
+                                                             onProgress: display.map { d in { @Sendable report in d.show(report) } })
             } catch {
                 display?.finish()
                 pin.rollBack()

@@ -1,7 +1,7 @@
 // Every Swift block of docs/client-apple.md, verbatim and in the guide's order: this target depends on nothing but
 // the products an app adds (so it builds for iOS too), AppleGuideTests checks that each block of the guide appears
 // here and runs the functions. Edit a snippet here and in the guide together. Parts inside `#if canImport(UIKit)`,
-// `#if canImport(BackgroundTasks) && os(iOS)` and `#if canImport(StoreKit)` compile only with Apple's SDKs (see "What
+// `#if canImport(BackgroundTasks) && canImport(UIKit)` and `#if canImport(StoreKit)` compile only with Apple's SDKs (see "What
 // was compiled where" in the guide).
 import Foundation
 #if canImport(FoundationNetworking)
@@ -291,7 +291,7 @@ final class BackgroundTime {
 }
 #endif
 
-#if canImport(BackgroundTasks) && os(iOS)
+#if canImport(BackgroundTasks) && canImport(UIKit)
 import BackgroundTasks
 
 let packUpdateTask = "uk.example.walks.pack-update"

@@ -23,7 +23,7 @@ final class BackgroundDownloadAttackTests: PublishedPackOverNginx {
     }
 
     private func downloads(retries: Int = 3) -> BackgroundPackDownloads {
-        let downloads = BackgroundPackDownloads(client: client, into: pack.into, configuration: .ephemeral)
+        let downloads = BackgroundPackDownloads(client: client, into: pack.into, configuration: .ephemeral, onFinish: nil)
         downloads.retries = retries
         return downloads
     }

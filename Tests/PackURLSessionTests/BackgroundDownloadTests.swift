@@ -42,7 +42,7 @@ final class BackgroundDownloadTests: PublishedPackOverNginx {
     }
 
     private func downloads() -> BackgroundPackDownloads {
-        BackgroundPackDownloads(client: client, into: pack.into, configuration: .ephemeral)
+        BackgroundPackDownloads(client: client, into: pack.into, configuration: .ephemeral, onFinish: nil)
     }
 
     /// Hands the plan's one file over as the system would: a temporary file of the published bytes (or `bytes`),

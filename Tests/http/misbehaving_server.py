@@ -7,7 +7,8 @@
   ranges    every body whole, at full speed; requests with a Range header get 206 and the rest (logged as for resume)
   endless   every body 200 without a length once ROOT/.go exists (the test's signal; at most 30 s) or after a 2 s
             pause when the tree has a .wait file, then zeros without end (at most 200 MiB; the bytes sent so far in LOG)
-  error-404, error-503  every answer that status, with an HTML body 200 kB longer than the file asked for
+  error-404, error-503  every answer that status, with an HTML body 200 kB longer than the file asked for (each request
+             logged, one line per request)
   chunked   every body with Transfer-Encoding: chunked (64 KiB chunks), no Content-Length
   bad-chunks  archives (.tar): Transfer-Encoding: chunked whose first chunk-size line is not hexadecimal ("zz")
   unended   archives (.tar): every byte in chunks (Transfer-Encoding: chunked), then neither the last chunk nor a
@@ -92,6 +93,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 pass
             return
         if MODE in ("error-404", "error-503"):
+            if LOG:  # one line per request answered, for tests that count attempts
+                with open(LOG, "a") as log:
+                    log.write(f"{self.path}\n")
             body = b"<" * (len(data) + 200_000)
             self.send_response(int(MODE[-3:]))
             self.send_header("Content-Type", "text/html")

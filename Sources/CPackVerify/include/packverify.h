@@ -2,7 +2,10 @@
  *
  * Every operation takes one JSON request (a NUL-terminated UTF-8 string) and returns one JSON result, newly
  * allocated: the caller owns it and must release it with packverify_free(). The library keeps no pointer the caller
- * passed in. Results are {"ok": true, ...} or {"ok": false, "error": {"code": "...", "outcome": "...", "message": "..."}}.
+ * passed in. Results are {"ok": true, ...} or {"ok": false, "error": {"code": "...", "outcome": "...", "message": "...",
+ * "recovery": "..."}}: "recovery" says what the app does about it (docs/verification-codes.md: retry-later, free-space,
+ * check-clock, reinstall, update-app, report-to-publisher, fix-the-app, none); treat one you do not know as
+ * "retry-later".
  * Requests are checked before anything in them is used: a key the call does not take, at any level (a misspelling
  * such as "purchace" or "int0"), a value of the wrong type, or bytes that are not strict UTF-8 is a "request" error
  * naming the key (with the one it was probably meant to be), and nothing is read, written or decided.

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
+#if canImport(Darwin)
 import Darwin
+import Foundation  // URL resource values: the backup exclusion
+#elseif canImport(Glibc)
+import Glibc
 #endif
 
 /// Folders, names and status beneath the handle: made, listed, removed, renamed and linked relative to it.
@@ -36,6 +37,19 @@ extension RootedFolder {
             }
             throw FileError(path: fullPath(relative), message: "keeps being replaced by something that is not a folder")
         }
+    }
+
+    /// Keeps this folder out of the device's backups (iCloud, a computer's), on Apple platforms: Apple's documented
+    /// way is a URL resource value (`isExcludedFromBackup`), which names the folder by its path — this folder's own,
+    /// just opened through the handle. A download in flight is the network's to fetch again, not the user's data to
+    /// back up (Apple, "Optimizing your app's data for iCloud backup"). Elsewhere nothing; a failure is not fatal.
+    public func excludeFromBackup() {
+        #if canImport(Darwin)
+        var url = URL(fileURLWithPath: path, isDirectory: true)
+        var values = URLResourceValues()
+        values.isExcludedFromBackup = true
+        try? url.setResourceValues(values)
+        #endif
     }
 
     /// The status of `relative` itself (`fstatat(AT_SYMLINK_NOFOLLOW)`: a link is reported as a link), or nil when

@@ -3,10 +3,10 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
+#if canImport(Darwin)
 import Darwin
+#elseif canImport(Glibc)
+import Glibc
 #endif
 
 /// Opening, creating, reusing and writing files beneath the handle.
@@ -165,7 +165,7 @@ extension RootedFolder {
     /// `outside` is left to its owner (URLSession deletes its temporary file when its delegate call returns): nothing
     /// outside the folder is ever removed by name.
     package func takeIn(_ outside: String, as relative: String, cap: UInt64) throws -> UInt64 {
-        let (source, size) = try RegularFile.openForReading(outside, path: outside, extraFlags: Self.noFollow)
+        let (source, size) = try RegularFile.openForReading(outside, path: outside, extraFlags: Self.systemPathFlags)
         defer { close(source) }
         guard size <= cap else { throw FileError(path: outside, message: "holds \(size) bytes, more than the \(cap) it may", kind: .tooLarge(size)) }
         var opened = stat()
@@ -179,6 +179,9 @@ extension RootedFolder {
                     unlinkat(parent, temporary, 0)
                     throw FileError(path: outside, message: "was replaced while it was being taken in; refused", kind: .changed)
                 }
+                // A file moved in by rename keeps the protection class it was made with (the system's, for its
+                // temporary folder); the pack folder's class is what every other file in it has (data protection).
+                Self.takeProtectionClass(of: parent, for: source)
             } else if errno == EXDEV {
                 try copy(from: source, size: size, to: temporary, in: parent, relative: relative)
             } else {
@@ -191,6 +194,16 @@ extension RootedFolder {
             }
             return size
         }
+    }
+
+    /// Gives the open file `fd` the data-protection class of the folder `folder` (`F_GETPROTECTIONCLASS`,
+    /// `F_SETPROTECTIONCLASS`), on Apple platforms; elsewhere, and where a volume has no classes, nothing. A file created
+    /// in a folder takes the folder's class by itself; one renamed in does not.
+    static func takeProtectionClass(of folder: Int32, for fd: Int32) {
+        #if canImport(Darwin)
+        let folderClass = fcntl(folder, F_GETPROTECTIONCLASS)
+        if folderClass > 0, fcntl(fd, F_GETPROTECTIONCLASS) != folderClass { _ = fcntl(fd, F_SETPROTECTIONCLASS, folderClass) }
+        #endif
     }
 
     /// Copies `size` bytes from the descriptor `source` to a new file `temporary` in `parent` (`O_EXCL`).

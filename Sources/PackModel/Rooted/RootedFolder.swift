@@ -1,7 +1,7 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
+#if canImport(Darwin)
 import Darwin
+#elseif canImport(Glibc)
+import Glibc
 #endif
 @_exported import PackFiles
 
@@ -83,7 +83,7 @@ public final class RootedFolder: @unchecked Sendable {
 
     /// Opens the folders `parts` beneath the handle and returns the last one's descriptor (the caller closes it).
     func openFolders(_ parts: [String], create: Bool) throws -> Int32 {
-        #if os(Linux)
+        #if !canImport(Darwin)
         if !create, let fd = Self.openBeneath(fd, parts.joined(separator: "/")) { return fd }
         #endif
         var current = dup(fd)
@@ -111,7 +111,8 @@ public final class RootedFolder: @unchecked Sendable {
     }
 
     /// Flags that refuse a link: `O_NOFOLLOW` on the last component everywhere; on Darwin `O_NOFOLLOW_ANY` too, which
-    /// refuses a link at any component of the name given (a single component here, so it is belt and braces).
+    /// refuses a link at any component of the name given (a single component here, so it is belt and braces). Only for
+    /// names beneath a handle this layer opened; never for a path someone else chose (see `systemPathFlags`).
     static var noFollow: Int32 {
         #if canImport(Darwin)
         return O_NOFOLLOW | 0x2000_0000  // O_NOFOLLOW_ANY (macOS 11+, iOS 14+)
@@ -119,6 +120,13 @@ public final class RootedFolder: @unchecked Sendable {
         return O_NOFOLLOW
         #endif
     }
+
+    /// Flags for opening a whole path the system chose — a finished download URLSession hands over — whose folders may
+    /// be links the system made and owns: macOS's temporary folders sit behind `/var → /private/var`, and iOS hands
+    /// background downloads over as `/var/mobile/…` as well as `/private/var/mobile/…`. `O_NOFOLLOW_ANY` would refuse
+    /// every one of them (and the next launch would download again, for ever), so only the file itself must not be a
+    /// link (`O_NOFOLLOW`); that it is a regular file of the expected size is checked on the opened descriptor.
+    package static let systemPathFlags: Int32 = O_NOFOLLOW
 
     /// The error for a failed open of `name` in `folder`: says what is there when it is not what was wanted.
     static func failure(_ folder: Int32, _ name: String, path: String, code: Int32, wanted: String) -> FileError {
@@ -143,7 +151,7 @@ public final class RootedFolder: @unchecked Sendable {
         }
     }
 
-    #if os(Linux)
+    #if !canImport(Darwin)
     /// Whether the kernel has `openat2` (Linux 5.6+; a seccomp filter may refuse it too): learnt on the first call.
     nonisolated(unsafe) private static var hasOpenat2 = true
 
@@ -168,7 +176,7 @@ public final class RootedFolder: @unchecked Sendable {
     #endif
 }
 
-#if os(Linux)
+#if !canImport(Darwin)
 /// `syscall(SYS_openat2, …)`: glibc 2.36 has no `openat2` wrapper and `syscall` is variadic, which Swift cannot call.
 @_silgen_name("syscall") private func c_syscall_openat2(_ number: Int, _ folder: Int32, _ path: UnsafePointer<CChar>, _ how: UnsafeRawPointer, _ size: Int) -> Int
 #endif

@@ -25,6 +25,23 @@ final class RootedTakeInTests: XCTestCase {
         XCTAssertEqual(try folder.list().filter { $0.hasPrefix(".") }, [], "no temporary name is left behind")
     }
 
+    /// Issue 42: the system's paths run through links it made (`/var` → `/private/var` on macOS, `/var/mobile/…` on
+    /// iOS): only the file itself must not be a link. Taking in through a linked folder succeeds here as it must there.
+    func testAFileWhosePathRunsThroughALinkedFolderIsTakenIn() throws {
+        try FileManager.default.createDirectory(atPath: base + "/private/var/tmp", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: base + "/var", withDestinationPath: base + "/private/var")
+        try write("archive bytes", at: base + "/private/var/tmp/CFNetworkDownload_x.tmp")
+        XCTAssertEqual(try folder.takeIn(base + "/var/tmp/CFNetworkDownload_x.tmp", as: "a.download", cap: 100), 13)
+        XCTAssertEqual(try String(contentsOfFile: base + "/state/a.download", encoding: .utf8), "archive bytes")
+    }
+
+    /// The flags for a path the system chose refuse a link only at its last component, on every platform: Darwin's
+    /// `O_NOFOLLOW_ANY` (0x20000000) refuses any link on the way and failed every background hand-over on a Mac.
+    func testTheSystemsPathIsOpenedWithoutRefusingLinksOnTheWay() {
+        XCTAssertEqual(RootedFolder.systemPathFlags & 0x2000_0000, 0)
+        XCTAssertNotEqual(RootedFolder.systemPathFlags & O_NOFOLLOW, 0)
+    }
+
     func testAFileOverItsCapIsRefusedAndStaysWhereItWas() throws {
         try write("twelve bytes", at: base + "/system.tmp")
         XCTAssertThrowsError(try folder.takeIn(base + "/system.tmp", as: "a.download", cap: 11)) { error in
