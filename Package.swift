@@ -48,7 +48,8 @@ let appleStandInTargets: [Target] = appleStandIns ? [
     .target(name: "DarwinStandIns", path: "Tests/Shims/DarwinStandIns"),
     .target(name: "UIKitStandIns", path: "Tests/Shims/UIKitStandIns"),
     .target(name: "BackgroundTasksStandIns", path: "Tests/Shims/BackgroundTasksStandIns"),
-    .target(name: "StoreKitStandIns", dependencies: ["UIKitStandIns"], path: "Tests/Shims/StoreKitStandIns"),
+    .target(name: "StoreKitStandIns", dependencies: ["UIKitStandIns"], path: "Tests/Shims/StoreKitStandIns",
+            swiftSettings: [.unsafeFlags(["-module-alias", "UIKit=UIKitStandIns"])]),
 ] : []
 
 let package = Package(

@@ -17,6 +17,9 @@ LOG=.build/apple-code.log
 ALIASES=(-module-alias Darwin=DarwinStandIns -module-alias UIKit=UIKitStandIns -module-alias BackgroundTasks=BackgroundTasksStandIns
          -module-alias StoreKit=StoreKitStandIns)
 fail() { echo "check-apple-code: $*" >&2; exit 1; }
+# What SwiftPM passes as -package-name (the root package's identity: its folder's name, lower-cased, as a C99 extended
+# identifier), so a module copied for the self-test sees its sibling modules' `package` declarations.
+PACKAGE_NAME=$(basename "$PWD" | tr '[:upper:]' '[:lower:]' | sed -e 's/[^a-z0-9_]/_/g' -e 's/^\([0-9]\)/_\1/')
 
 # 1. The package's Apple branches.
 if ! PACKTOOL_APPLE_STANDINS=1 swift build --scratch-path "$SCRATCH" --target AppleGuideSnippets > "$LOG" 2>&1; then
@@ -58,8 +61,8 @@ plant() {  # LABEL SOURCE OLD NEW : a copy of SOURCE with OLD replaced by NEW
   python3 -c 'import sys; s=open(sys.argv[1]).read(); open(sys.argv[4], "w").write(s.replace(sys.argv[2], sys.argv[3], 1))' "$2" "$3" "$4" "$work/$1.swift"
 }
 # A misspelt UIKit, BackgroundTasks and StoreKit name in the snippets, and wrong isolation.
-plant snippet-uikit "$SNIPPETS" "beginBackgroundTask(withName:" "beginBackgroundTask(named:"
-expect_refused "a misspelt UIKit call in the guide" "$work/snippet-uikit.swift" -swift-version 5
+plant snippet-uikit "$SNIPPETS" "UIApplication.LaunchOptionsKey" "UIApplication.LaunchOptionKey"
+expect_refused "a misspelt UIKit type in the guide" "$work/snippet-uikit.swift" -swift-version 5
 plant snippet-bgtasks "$SNIPPETS" "requiresExternalPower" "requiresPower"
 expect_refused "a misspelt BackgroundTasks property in the guide" "$work/snippet-bgtasks.swift" -swift-version 5
 plant snippet-storekit "$SNIPPETS" "transaction.revocationDate" "transaction.refundDate"
@@ -79,21 +82,25 @@ open(sys.argv[2], "w").write(body.replace(wrong, right, 1))' "$file" "$work/$nam
   typecheck "$work/$name-control.swift" -swift-version 6 > "$work/log" 2>&1 || { cat "$work/log" >&2; fail "self-test: $name's righted copy does not compile, so its failure proves nothing"; }
 done
 # A misspelt Darwin name in a Darwin-only branch of a client module: its whole module is type-checked from a copy.
-plant_module() {  # MODULE FILE OLD NEW
+plant_module() {  # MODULE FILE OLD NEW (OLD must be code, not a comment: the first occurrence is replaced)
   local module=$1 file=$2
   mkdir -p "$work/$module"
   grep -qF -- "$3" "Sources/$module/$file" || fail "self-test: '$3' is no longer in Sources/$module/$file; update the planted mistake"
   cp -r "Sources/$module/." "$work/$module/"
+  # The control: the copy as it is must compile with this very command, so a planted copy fails for its mistake alone.
+  swiftc -typecheck -parse-as-library -swift-version 5 -module-name "$module" -package-name "$PACKAGE_NAME" -I "$MODULES" -I Sources/COpenSSL "${ALIASES[@]}" \
+    $(find "$work/$module" -name '*.swift') > "$work/log" 2>&1 || { cat "$work/log" >&2; fail "self-test: $module does not type-check as copied, so its planted mistakes prove nothing"; }
   python3 -c 'import sys; p=sys.argv[1]; s=open(p).read(); open(p, "w").write(s.replace(sys.argv[2], sys.argv[3], 1))' "$work/$module/$file" "$3" "$4"
-  if swiftc -typecheck -parse-as-library -module-name "$module" -package-name packtool -I "$MODULES" -I Sources/COpenSSL "${ALIASES[@]}" \
+  if swiftc -typecheck -parse-as-library -swift-version 5 -module-name "$module" -package-name "$PACKAGE_NAME" -I "$MODULES" -I Sources/COpenSSL "${ALIASES[@]}" \
        $(find "$work/$module" -name '*.swift') > "$work/log" 2>&1; then
     fail "self-test: '$4' in $module/$file compiled: that Darwin branch is not compiled against the stand-ins"
   fi
   rm -rf "${work:?}/$module"
   refused=$((refused + 1))
 }
-plant_module PackModel Durability.swift "F_FULLFSYNC" "F_FULLSYNC"
-plant_module PackModel FileSystem.swift "fp_length" "fp_len"
-plant_module PackVerify ClockGuard.swift "sysctlbyname" "sysctl_byname"
-plant_module PackBackground BackgroundPackDownloads.swift "sessionSendsLaunchEvents" "sessionSendsLaunchEvent"
+plant_module PackModel Durability.swift "fcntl(fd, F_FULLFSYNC)" "fcntl(fd, F_FULLSYNC)"
+plant_module PackModel FileSystem.swift "fp_length: off_t(count)" "fp_len: off_t(count)"
+plant_module PackVerify ClockGuard.swift "sysctlbyname(" "sysctl_byname("
+plant_module PackBackground BackgroundPackDownloads.swift "configuration.sessionSendsLaunchEvents = true" "configuration.sessionSendsLaunchEvent = true"
+plant_module PackBackground BackgroundTime.swift "application.beginBackgroundTask(withName: name)" "application.beginBackgroundTask(named: name)"
 echo "check-apple-code self-test: all $refused planted mistakes refused (misspelt Apple names in the guide and in Darwin branches, wrong isolation and signatures)"

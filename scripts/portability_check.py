@@ -58,7 +58,9 @@ IMPORT_DARWIN = re.compile(r"^\s*(?:@\w+\s+)*(?:(?:public|internal|private|filep
 DIRECTIVE = re.compile(r"^\s*#(if|elseif|else|endif)\b(.*)$")
 # Package.swift defines PACKTOOL_CRYPTOKIT for PackCrypto on every Apple platform, so code under
 # `#if !PACKTOOL_CRYPTOKIT` (the OpenSSL backend) is never compiled there.
-LINUX_ATOMS = {"os(Linux)", "os(Android)", "canImport(Glibc)", "canImport(Musl)", "!PACKTOOL_CRYPTOKIT"}
+# `!canImport(Darwin)` is how the client's Linux branches are written (Darwin first, so the Apple stand-in build,
+# where `import Darwin` resolves to the stand-ins, compiles the Darwin branch as an Apple build does).
+LINUX_ATOMS = {"os(Linux)", "os(Android)", "canImport(Glibc)", "canImport(Musl)", "!PACKTOOL_CRYPTOKIT", "!canImport(Darwin)"}
 
 
 # The CryptoKit backend's condition: the define, or any Apple platform (PackCrypto's sources choose by both).
@@ -92,9 +94,9 @@ def is_linux_only(condition):
 
 
 def is_negated_linux(condition):
-    """True for `!os(Linux)` and the like, whose `#else` branch is the Linux-only one."""
+    """True for `!os(Linux)`, `canImport(Darwin)` and the like, whose `#else` branch is the Linux-only one."""
     c = re.sub(r"\s+", "", condition)
-    return is_apple_only(c) or (c.startswith("!") and is_linux_only(c[1:]))
+    return is_apple_only(c) or c == "canImport(Darwin)" or (c.startswith("!") and is_linux_only(c[1:]))
 
 
 def names_darwin(condition):

@@ -1,3 +1,5 @@
+import Foundation
+import PackModel
 #if canImport(UIKit)
 import UIKit
 #endif
@@ -14,21 +16,45 @@ public protocol BackgroundTime: Sendable {
 }
 
 #if canImport(UIKit)
-/// UIKit's background tasks (`UIApplication.beginBackgroundTask(withName:expirationHandler:)`), which may be called
-/// from any thread: the application is captured on the main actor when this is made.
-public struct ApplicationBackgroundTime: BackgroundTime {
+/// UIKit's background tasks (`UIApplication.beginBackgroundTask(withName:expirationHandler:)`, callable from any
+/// thread): the application is captured on the main actor when this is made. When the system takes the time back it
+/// calls `expired` and then ends the task itself — an app that does not end it promptly is terminated — so a later
+/// `end` of the same token does nothing.
+public final class ApplicationBackgroundTime: BackgroundTime, @unchecked Sendable {
     private let application: UIApplication
+    private let lock = NSLock()
+    /// Tokens begun and not yet ended (guarded by `lock`).
+    private var running: Set<Int> = []
 
-    /// Background time from `application` (make it on the main actor, e.g. in the app delegate).
-    @MainActor public init(_ application: UIApplication = .shared) { self.application = application }
+    /// Background time from the shared application (make it on the main actor, e.g. in the app delegate).
+    @MainActor public convenience init() { self.init(UIApplication.shared) }
+
+    /// Background time from `application`.
+    public init(_ application: UIApplication) { self.application = application }
 
     /// `UIApplication.beginBackgroundTask(withName:expirationHandler:)`.
     public func begin(_ name: String, expired: @escaping @Sendable () -> Void) -> Int? {
-        let identifier = application.beginBackgroundTask(withName: name) { expired() }
-        return identifier == .invalid ? nil : identifier.rawValue
+        // The handler may run before `beginBackgroundTask` returns its identifier to us: it reads the token under the lock.
+        let token = HandedOver(TokenCell())
+        let identifier = application.beginBackgroundTask(withName: name) { [self] in
+            expired()
+            if let begun = lock.withLock({ token.value.value }) { end(begun) }
+        }
+        guard identifier != .invalid else { return nil }
+        lock.withLock {
+            running.insert(identifier.rawValue)
+            token.value.value = identifier.rawValue
+        }
+        return identifier.rawValue
     }
 
-    /// `UIApplication.endBackgroundTask(_:)`.
-    public func end(_ token: Int) { application.endBackgroundTask(UIBackgroundTaskIdentifier(rawValue: token)) }
+    /// `UIApplication.endBackgroundTask(_:)`, once per token.
+    public func end(_ token: Int) {
+        guard lock.withLock({ running.remove(token) != nil }) else { return }
+        application.endBackgroundTask(UIBackgroundTaskIdentifier(rawValue: token))
+    }
+
+    /// A token known once `beginBackgroundTask` returns (read and written under `lock`).
+    private final class TokenCell { var value: Int? }
 }
 #endif

@@ -18,17 +18,21 @@ public struct InstalledStop: Sendable, Equatable {
         public let path: String
         /// Where it is on disk.
         public let url: URL
-        /// Its signed size and SHA-256, and its media type.
+        /// Its signed size in bytes.
         public let size: UInt64
+        /// Its signed SHA-256, in hex.
         public let sha256: String
+        /// Its media type (`image/heic`, `audio/mp4`, `text/vtt`, …).
         public let mediaType: String
     }
 
-    /// The pack and its installed version.
+    /// The pack.
     public let pack: String
+    /// The pack's installed version.
     public let packVersion: Int
-    /// The stop (the scene id) and its version.
+    /// The stop (the scene id).
     public let stop: String
+    /// The stop's version (it changes when its content does).
     public let stopVersion: Int
     /// The stop's folder: every file below it.
     public let folder: URL

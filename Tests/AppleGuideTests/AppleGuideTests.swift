@@ -103,59 +103,83 @@ final class AppleGuideTests: XCTestCase {
         XCTAssertTrue(ready.allSatisfy { FileManager.default.fileExists(atPath: $0.1.appendingPathComponent("scene.json").path) })
 
         let now = Date()
-        let free = try decide(client: client, folders: folders, stop: "01-castle-esplanade", purchases: [], codes: [])
+        let free = try decide(client: client, packs: folders.packs, stop: "01-castle-esplanade", purchases: [], codes: [])
         XCTAssertEqual([free.allowed ? "open" : "closed", free.code], ["open", "free"])
-        let closed = try decide(client: client, folders: folders, stop: "03-mercat-cross", purchases: [], codes: [])
+        let closed = try decide(client: client, packs: folders.packs, stop: "03-mercat-cross", purchases: [], codes: [])
         XCTAssertEqual([closed.allowed ? "open" : "closed", closed.code], ["closed", "no-entitlement"])
 
         let cityPack = StorePurchase(productID: "uk.example.walks.royalmile.citypack", purchaseDate: now.addingTimeInterval(-86_400), transactionID: 1)
-        let bought = try decide(client: client, folders: folders, stop: "03-mercat-cross", purchases: [cityPack], codes: [])
+        let bought = try decide(client: client, packs: folders.packs, stop: "03-mercat-cross", purchases: [cityPack], codes: [])
         XCTAssertEqual([bought.allowed ? "open" : "closed", bought.code], ["open", "city-pack"])
         XCTAssertNil(tripPassBadge(bought), "a City Pack has no end to count down to")
 
         var refunded = cityPack
         refunded.revocationDate = now.addingTimeInterval(-3600)
-        XCTAssertFalse(try decide(client: client, folders: folders, stop: "03-mercat-cross", purchases: [refunded], codes: []).allowed,
+        XCTAssertFalse(try decide(client: client, packs: folders.packs, stop: "03-mercat-cross", purchases: [refunded], codes: []).allowed,
                        "a refunded City Pack must close the stop")
 
         let tripPass = StorePurchase(productID: "uk.example.walks.trippass72", purchaseDate: now.addingTimeInterval(-2 * 3600 - 60), transactionID: 2)
-        let onPass = try decide(client: client, folders: folders, stop: "03-mercat-cross", purchases: [tripPass], codes: [])
+        let onPass = try decide(client: client, packs: folders.packs, stop: "03-mercat-cross", purchases: [tripPass], codes: [])
         XCTAssertEqual([onPass.allowed ? "open" : "closed", onPass.code], ["open", "trip-pass"])
         XCTAssertEqual(tripPassBadge(onPass, now: now), "Trip Pass ends in 69 h")
     }
 
-    /// iOS 17: the app's record holds the finished passes, and StoreKit lists a pass again once refunded. The record
-    /// keeps each pass once however often it is finished, a pass in both counts once, and StoreKit's refund closes it.
-    func testTheTripPassRecordAndStoreKitsRefundMakeOneHistoryThatCountsEachPassOnce() throws {
+    /// StoreKit lists only the latest Trip Pass once finished, so the app keeps a record of every pass (and its
+    /// refund). The record keeps each pass once however often it is delivered and the earliest refund any delivery
+    /// carries; a pass in the record and in StoreKit's lists counts once; passes chain; a refund closes its pass.
+    func testTheTripPassRecordAndStoreKitsListingsMakeOneHistoryThatCountsEachPassOnce() async throws {
         let (cdn, bundle, dir) = try publishedPack()
         let folders = try PackFolders(in: dir.appendingPathComponent("support"))
         let client = try openClient(folders: folders, bundle: bundle)
         _ = try updatePack(client: client, folders: folders, from: FileFetcher(base: cdn))
-        let record = TripPassRecord(folders: folders)
-        XCTAssertEqual(try record.load(), [], "no record yet")
+        let record = TripPassRecord(state: folders.state)
+        let empty = try await record.load()
+        XCTAssertEqual(empty, [], "no record yet")
 
         let now = Date()
         let first = StorePurchase(productID: "uk.example.walks.trippass72", purchaseDate: now.addingTimeInterval(-10 * 3600), transactionID: 11)
         let second = StorePurchase(productID: "uk.example.walks.trippass72", purchaseDate: now.addingTimeInterval(-3600), transactionID: 12)
-        try record.add(first)
-        try record.add(second)
-        try record.add(first)
-        XCTAssertEqual(try record.load(), [first, second], "a transaction delivered twice is recorded once")
+        try await record.save(first)
+        try await record.save(second)
+        try await record.save(first)
+        let saved = try await record.load()
+        XCTAssertEqual(saved, [first, second], "a transaction delivered twice is recorded once")
 
         // The second pass, bought while the first ran, starts when it ends: 62 h left of the first, then 72 h.
-        let both = try decide(client: client, folders: folders, stop: "03-mercat-cross", purchases: try purchaseHistory(storeKit: [], record: record), codes: [])
+        let both = try decide(client: client, packs: folders.packs, stop: "03-mercat-cross", purchases: saved, codes: [])
         XCTAssertEqual(tripPassBadge(both, now: now), "Trip Pass ends in 133 h")
 
-        // StoreKit lists the first pass again (unfinished, or on iOS 18 finished): still one pass, not three windows.
-        let listedTwice = try decide(client: client, folders: folders, stop: "03-mercat-cross", purchases: try purchaseHistory(storeKit: [first], record: record), codes: [])
+        // StoreKit lists the latest pass too (currentEntitlements, latest(for:)): still one pass, not three windows.
+        let listedTwice = try decide(client: client, packs: folders.packs, stop: "03-mercat-cross", purchases: [second] + saved, codes: [])
         XCTAssertEqual(tripPassBadge(listedTwice, now: now), "Trip Pass ends in 133 h")
 
-        // Both refunded: StoreKit lists them with their revocation dates, the record without; the refunds win.
-        var refunds = [first, second]
-        for i in refunds.indices { refunds[i].revocationDate = now.addingTimeInterval(-60) }
-        let refunded = try decide(client: client, folders: folders, stop: "03-mercat-cross", purchases: try purchaseHistory(storeKit: refunds, record: record), codes: [])
+        // Both refunded, as `Transaction.updates` delivers the refunds: the record keeps the refund, which closes them.
+        for var pass in [first, second] {
+            pass.revocationDate = now.addingTimeInterval(-60)
+            try await record.save(pass)
+        }
+        let refunded = try decide(client: client, packs: folders.packs, stop: "03-mercat-cross", purchases: try await record.load(), codes: [])
         XCTAssertEqual([refunded.allowed ? "open" : "closed", refunded.code], ["closed", "no-entitlement"])
         XCTAssertTrue(refunded.reason.contains("the Trip Pass purchase was refunded"), refunded.reason)
+        // A later delivery without the refund does not undo it.
+        try await record.save(first)
+        let kept = try await record.load()
+        XCTAssertNotNil(kept.first?.revocationDate)
+    }
+
+    /// The stop-files snippet finds Stop I's story and the plate of an era in the installed pack; the failure snippet
+    /// has a message for every recovery but `none`.
+    func testTheGuideFindsAStopsFilesAndSaysWhatToDoAboutAFailure() throws {
+        let (cdn, bundle, dir) = try publishedPack()
+        let folders = try PackFolders(in: dir.appendingPathComponent("support"))
+        let client = try openClient(folders: folders, bundle: bundle)
+        _ = try updatePack(client: client, folders: folders, from: FileFetcher(base: cdn))
+        let (story, plate) = try storyAndPlate(client: client, folders: folders, stop: "01-castle-esplanade", era: 1824)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: try XCTUnwrap(story).path))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: try XCTUnwrap(plate).path))
+        XCTAssertEqual(failureMessage(VerificationFailure(.space, "x")), "Your iPhone is too full for this pack. Free some space and try again.")
+        XCTAssertNil(failureMessage(CancellationError()))
+        XCTAssertEqual(clientAllowingLongerOffline(folders: folders).clock.offlineLimit, 30 * 86_400)
     }
 
     func testAPlanCrossesToTheExtensionAsJSONAndWhatItDownloadsInstalls() throws {
@@ -215,7 +239,7 @@ final class AppleGuideTests: XCTestCase {
         let server = try MisbehavingServer(mode: "ranges", files: files)
         let finished = DispatchSemaphore(value: 0)
         let outcome = OutcomeBox()
-        let downloads = PackDownloads(client: client, folders: folders, wifiOnly: true) { result in
+        let downloads = PackDownloads(client: client, folders: folders, network: .wifiOnly, backgroundTime: nil) { result in
             outcome.result = result
             finished.signal()
         }
@@ -230,9 +254,9 @@ final class AppleGuideTests: XCTestCase {
 
     private final class OutcomeBox: @unchecked Sendable { var result: Result<Updater.Result, Error>? }
 
-    func testTheFetcherIsURLSessionOverTheCDNWithoutCellular() throws {
+    func testTheFetcherIsURLSessionOverTheCDNOnWiFiOnly() throws {
         let fetcher = try makeFetcher(cdn: XCTUnwrap(URL(string: "https://cdn.example.org/walks/")))
-        XCTAssertFalse(fetcher.configuration.allowsCellularAccess)
+        XCTAssertEqual(fetcher.network, .wifiOnly)
         XCTAssertEqual(try fetcher.url(for: "index.json")?.absoluteString, "https://cdn.example.org/walks/index.json")
         XCTAssertThrowsError(try makeFetcher(cdn: XCTUnwrap(URL(string: "ftp://cdn.example.org/"))))
     }

@@ -38,8 +38,8 @@ class AppleWorkflow(unittest.TestCase):
         self.assertEqual(len(tests), 1, tests)
         self.assertIn("PACKTOOL_EXPECT_CRYPTO_BACKEND=CryptoKit", tests[0])
         suites = set(re.search(r"--filter '([^']+)'", tests[0]).group(1).split("|"))
-        expected = (shim_suites() - {"CryptoKitShimTests"}) | {"AppleGuideTests"}
-        self.assertEqual(suites, expected, "the workflow's suites should be make test's stand-in suites and the guide's")
+        expected = (shim_suites() - {"CryptoKitShimTests"}) | {"AppleGuideTests", "BackgroundRelaunchTests", "RootedFolderTests", "RootedTakeInTests"}
+        self.assertEqual(suites, expected, "the workflow's suites: make test's stand-in suites, the guide's, the relaunch and the rooted layer's")
         # A suite is a test target or a test class (a prefix of one, as the filter is a regular expression).
         test_targets = {t["name"] for t in self.package["targets"] if t["type"] == "test"}
         classes = set()
@@ -51,14 +51,27 @@ class AppleWorkflow(unittest.TestCase):
         for suite in suites:
             self.assertTrue(suite in test_targets or any(c.startswith(suite) for c in classes), f"a suite the package does not have: {suite}")
 
+    def test_both_jobs_run_on_the_pinned_xcode_legs(self):
+        for name in ("client-builds", "client-tests"):
+            legs = self.workflow["jobs"][name]["strategy"]["matrix"]["include"]
+            self.assertEqual([(leg["runner"], leg["xcode"]) for leg in legs], [("macos-14", "15.4"), ("macos-latest", "")], name)
+            select = next(step for step in self.workflow["jobs"][name]["steps"] if step.get("name") == "Select Xcode")
+            self.assertIn("Xcode_${{ matrix.xcode }}.app", select["run"])
+
     def test_every_target_it_builds_exists_and_is_a_client_library_or_the_guides_code(self):
         targets = {t["name"] for t in self.package["targets"]}
-        loops = [m.split() for run in self.runs for m in re.findall(r"for target in ([\w ]+);", run)]
+        legs = self.workflow["jobs"]["client-builds"]["strategy"]["matrix"]["include"]
+        built = [leg["targets"].split() for leg in legs]
+        self.assertEqual(sorted(built[0]), ["PackBackground", "PackURLSession", "PackVerify"], "Xcode 15.4 (Swift 5.10) builds the client alone")
+        self.assertEqual(sorted(built[1]), ["AppleGuideSnippets", "PackBackground", "PackURLSession", "PackVerify"])
+        for leg in built:
+            self.assertLessEqual(set(leg), targets)
+        loops = [run for run in self.runs if "for target in ${{ matrix.targets }}" in run]
         self.assertEqual(len(loops), 2, "one build loop for macOS, one for the iOS simulator")
-        for built in loops:
-            self.assertEqual(sorted(built), ["AppleGuideSnippets", "PackBackground", "PackURLSession", "PackVerify"])
-            self.assertLessEqual(set(built), targets)
         self.assertTrue(any("--triple arm64-apple-ios17.0-simulator" in run and "iphonesimulator" in run for run in self.runs))
+        strict = next(step for step in self.workflow["jobs"]["client-builds"]["steps"] if "Swift 6 mode" in step.get("name", ""))
+        self.assertIn("-swift-version 6 -default-isolation MainActor", strict["run"])
+        self.assertIn("-warnings-as-errors", strict["run"])
         snippets = next(t for t in self.package["targets"] if t["name"] == "AppleGuideSnippets")
         deps = {d.get("byName", [None])[0] for d in snippets["dependencies"]}
         self.assertEqual(deps, {"PackVerify", "PackURLSession", "PackBackground"}, "the guide's code needs only what an app adds")

@@ -9,7 +9,7 @@
 // Linux ignores these availability attributes.
 @_exported import Foundation
 #if canImport(UIKit)
-import UIKitStandIns
+import UIKit
 #endif
 
 /// `struct Transaction` — "Information that represents the customer's purchase of a product in your app."
@@ -231,4 +231,24 @@ public enum AppStore {
         throw StoreKitError.unknown
     }
     #endif
+}
+
+// MARK: - Reading a non-renewing subscription back (the guide's "Access from StoreKit 2 purchases")
+
+@available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, visionOS 1.0, *)
+extension Transaction {
+    /// `static func latest(for productID: String) async -> VerificationResult<Transaction>?` — "Gets the customer's
+    /// most recent transaction for an In-App Purchase." "Call this method for any type of In-App Purchase." Nil "if
+    /// the customer hasn't purchased the product". (iOS 15.0+)
+    /// https://developer.apple.com/documentation/storekit/transaction/latest(for:)
+    public static func latest(for productID: String) async -> VerificationResult<Transaction>? { nil }
+}
+
+@available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, visionOS 1.0, *)
+extension VerificationResult where SignedType == Transaction {
+    /// `var jwsRepresentation: String { get }` — "The transaction signed by the App Store, in JWS Compact
+    /// Serialization format." "Use this JSON Web Signature (JWS) value to perform your own JWS verification on your
+    /// server or on the device." (iOS 15.0+)
+    /// https://developer.apple.com/documentation/storekit/verificationresult/jwsrepresentation-21vgo
+    public var jwsRepresentation: String { "" }
 }
