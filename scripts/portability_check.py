@@ -63,8 +63,8 @@ DIRECTIVE = re.compile(r"^\s*#(if|elseif|else|endif)\b(.*)$")
 LINUX_ATOMS = {"os(Linux)", "os(Android)", "canImport(Glibc)", "canImport(Musl)", "!PACKTOOL_CRYPTOKIT", "!canImport(Darwin)"}
 
 
-# The CryptoKit backend's condition: the define, or any Apple platform (PackCrypto's sources choose by both).
-APPLE_ATOMS = {"PACKTOOL_CRYPTOKIT", "os(macOS)", "os(iOS)", "os(tvOS)", "os(watchOS)", "os(visionOS)"}
+# The CryptoKit backend's condition: the define, or a platform Package.swift declares (macOS, iOS).
+APPLE_ATOMS = {"PACKTOOL_CRYPTOKIT", "os(macOS)", "os(iOS)"}
 
 
 def is_apple_only(condition):

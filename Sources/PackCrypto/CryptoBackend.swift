@@ -7,7 +7,7 @@
 /// `.when(platforms:)` for every platform): no Apple build can reach the OpenSSL backend, whatever the define. Tests
 /// compare it with `PACKTOOL_EXPECT_CRYPTO_BACKEND`, so a run meant for one backend cannot silently test the other.
 public enum CryptoBackend {
-    #if PACKTOOL_CRYPTOKIT || os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
+    #if PACKTOOL_CRYPTOKIT || os(macOS) || os(iOS)
     /// The backend compiled into this build.
     public static let name = "CryptoKit"
     #else

@@ -225,14 +225,20 @@ class PortabilityCheck(unittest.TestCase):
             #else
             let b = info.st_ctim
             #endif
-            #if canImport(Darwin)
+            #if os(macOS)
             let c = info.st_mtimespec
             #else
             let d = info.st_mtim
             #endif
+            #if canImport(Darwin)
+            let e = info.st_mtimespec
+            #else
+            let f = info.st_mtim
+            #endif
             """)
         self.assertEqual(code, 1)
-        self.assertEqual(findings, ["4: st_ctim outside #if os(Linux)", "9: st_mtim outside #if os(Linux)"])
+        self.assertEqual(findings, ["4: st_ctim outside #if os(Linux)", "9: st_mtim outside #if os(Linux)"],
+                         "the #else of os(macOS) may be iOS; the #else of canImport(Darwin) is the client's Linux branch")
 
     def test_the_else_of_a_negated_linux_block_is_guarded_and_its_if_is_not(self):
         code, findings = self.check("""\
@@ -287,7 +293,7 @@ class PortabilityCheck(unittest.TestCase):
             #else
             import COpenSSL
             #endif
-            #if !(PACKTOOL_CRYPTOKIT || os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS))
+            #if !(PACKTOOL_CRYPTOKIT || os(macOS) || os(iOS))
             import COpenSSL
             #endif
             #if PACKTOOL_CRYPTOKIT || os(macOS) || os(iOS)

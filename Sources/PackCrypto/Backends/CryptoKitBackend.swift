@@ -1,4 +1,4 @@
-#if PACKTOOL_CRYPTOKIT || os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
+#if PACKTOOL_CRYPTOKIT || os(macOS) || os(iOS)
 import CryptoKit
 #if canImport(FoundationEssentials)
 import FoundationEssentials

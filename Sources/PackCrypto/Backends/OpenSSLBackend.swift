@@ -1,4 +1,4 @@
-#if !(PACKTOOL_CRYPTOKIT || os(macOS) || os(iOS) || os(tvOS) || os(watchOS) || os(visionOS))
+#if !(PACKTOOL_CRYPTOKIT || os(macOS) || os(iOS))
 import COpenSSL
 
 /// An incremental digest over OpenSSL's EVP interface (which uses the CPU's SHA extensions where present). Owns its
