@@ -37,6 +37,13 @@ public struct GrantID: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// Whether this id begins with `prefix` (the start of an id, as `grant revoke` accepts one).
     public func hasPrefix(_ prefix: GrantID) -> Bool { text.hasPrefix(prefix.text) }
 
+    /// The lengths `grant issue` gives ids: 8 digits for a short code, 32 for a long one. Only a whole id can be
+    /// revoked: a client compares whole ids, so `e0e7` on a list withdraws nothing.
+    public static let wholeLengths: Set<Int> = [8, 32]
+
+    /// Whether this is a whole id (``wholeLengths``), not the start of one.
+    public var isWhole: Bool { Self.wholeLengths.contains(text.utf8.count) }
+
     /// The first eight digits, as messages and codes show an id.
     public var short: String { String(text.prefix(8)) }
 

@@ -129,17 +129,26 @@ public final class Ledger {
         return entries
     }
 
+    /// The newest index version recorded (0: none).
+    public func lastIndexVersion() throws -> Int {
+        Int(try database.query("SELECT COALESCE(MAX(version), 0) FROM indexes").first?[0].int ?? 0)
+    }
+
+    /// The lowest version the next index may take (`IndexCommit` numbers it; at the top of the range it stays there,
+    /// and the numbering names what holds it so high).
     public func nextIndexVersion() throws -> Int {
-        Int(try database.query("SELECT COALESCE(MAX(version), 0) FROM indexes").first?[0].int ?? 0) + 1
+        let (next, overflow) = try lastIndexVersion().addingReportingOverflow(1)
+        return overflow ? Int.max : next
     }
 
     // MARK: - Writing
 
-    /// Records a release (and the index that publishes it) in one transaction, chaining it to the previous release.
+    /// Records a release (and the index that publishes it, unless a later renewal lists it) in one transaction,
+    /// chaining it to the previous release.
     /// Refuses a version not above the pack's last; any failure rolls the whole transaction back.
     public func record(manifest: Manifest, envelope: [UInt8], archiveSHA256: String, archiveSize: Int64, archiveName: String,
                        layout: [String: (offset: UInt64, size: UInt64)],
-                       index: (version: Int, created: String, sha256: String)) throws -> Release {
+                       index: (version: Int, created: String, sha256: String)?) throws -> Release {
         try database.transaction {
             if let last = try latest(pack: manifest.pack), manifest.version <= last.version {
                 throw PublishError.versionNotIncreasing(pack: manifest.pack, version: manifest.version, last: last.version)
@@ -164,7 +173,9 @@ public final class Ledger {
                 try database.query("INSERT OR IGNORE INTO blobs VALUES (?, ?, ?, ?)",
                                    [.text(file.sha256), .text(archiveName), .int(Int64(range.offset)), .int(Int64(range.size))])
             }
-            try database.query("INSERT INTO indexes VALUES (?, ?, ?)", [.int(Int64(index.version)), .text(index.created), .text(index.sha256)])
+            if let index {
+                try database.query("INSERT INTO indexes VALUES (?, ?, ?)", [.int(Int64(index.version)), .text(index.created), .text(index.sha256)])
+            }
             return try latest(pack: manifest.pack)!
         }
     }

@@ -104,18 +104,18 @@ extension Publisher {
         let deltas = try writeDeltas(plan, mtime: Int64(Timestamp.parse(manifest.created)!.timeIntervalSince1970), into: out, tracking: &created)
         let deltaSeconds = Date().timeIntervalSince(deltaStarted)
 
-        // Roots: every version the state holds, never rewriting a different one already in the tree.
+        // Roots: every version the state holds goes in with the index (`IndexCommit.staged`), never rewriting a
+        // different one already in the tree (refused before anything is signed).
         let roots = try RootStore(state: options.state).all()
         let tree = FolderTree(root: out)
-        for root in roots {
-            let path = PublishLayout.root(version: root.version)
-            if let existing = try tree.read(path, cap: max(root.bytes.count + 1, 1 << 20)) {
-                guard existing == root.bytes else { throw PublishError.io("\(out.fullPath(path)) differs from the state's root version \(root.version)") }
-                continue
-            }
-            try created.makeFolder(PublishRoots.parent(path), in: out)
-            created.file(path, in: out)
-            try PublishRoots.rooted { try out.writeAtomically(root.bytes, to: path) }
+        let ledger = try recordingLedger(in: state, tracking: &created)
+        guard options.publishIndex else {
+            // Listed later by the renewal that publishes the new root beside every re-released pack.
+            let release = try ledger.record(manifest: manifest, envelope: envelopeBytes, archiveSHA256: writer.archiveSHA256, archiveSize: Int64(writer.archiveSize),
+                                            archiveName: archiveName, layout: layout, index: nil)
+            created.keepAll()
+            return Result(plan: plan, archive: archiveURL, archiveSize: writer.archiveSize, archiveSHA256: writer.archiveSHA256, manifest: manifestURL,
+                          indexVersion: 0, signingSeconds: signing, release: release, deltas: deltas, deltaSeconds: deltaSeconds)
         }
 
         // The index lists the newest release of every pack: what the tree's index lists now (a renew or another
@@ -125,14 +125,17 @@ extension Publisher {
             version: manifest.version,
             manifest: .init(path: PublishLayout.manifest(pack: manifest.pack, version: manifest.version), size: UInt64(envelopeBytes.count), sha256: SHA256.hexHash(envelopeBytes)),
             archive: .init(path: PublishLayout.archive(pack: manifest.pack, version: manifest.version), size: writer.archiveSize, sha256: writer.archiveSHA256))
-        let ledger = try recordingLedger(in: state, tracking: &created)
         var commit = IndexCommit(tree: tree, roots: try CatalogueRoots.load(state: options.state, tree: tree), keys: options.indexKeys)
         commit.state = options.state
         commit.memory = options.memory
         commit.releaseWait = options.releaseWait
+        commit.waiting = options.waiting
+        commit.staged = roots.map { (PublishLayout.root(version: $0.version), $0.bytes) }
         let lifetime = options.indexLifetime
         guard let latestRoot = roots.last?.document else { throw PublishError.trust("no root in \(options.state.path)/root; run `packtool root init` first") }
         let revocations = try RevocationStore(state: options.state).latestVerified(root: latestRoot)
+        // The state's newest revocation list goes in with the index too (bound when the tree's index does not bind a newer one).
+        if let list = revocations { commit.staged.append((list.binding.path, list.bytes)) }
         let indexStarted = Date()
         var release: Ledger.Release?
         let outcome = try commit.commit({ current in
@@ -143,16 +146,8 @@ extension Publisher {
             let ours = IndexDocument(version: try ledger.nextIndexVersion(), created: Timestamp.format(now), expires: Timestamp.format(now.addingTimeInterval(lifetime)),
                                      rootVersion: roots.last?.version ?? 1, packs: entries)
             var next = try ours.merged(onto: current?.trusted, releasing: manifest.pack)
-            // The state's newest revocation list, if the tree's index does not bind it yet (written once, before the
-            // index that names it).
-            if let list = revocations, list.version > (next.revocations?.version ?? 0) {
-                if !out.exists(list.binding.path) {
-                    try created.makeFolder(PublishRoots.parent(list.binding.path), in: out)
-                    created.file(list.binding.path, in: out)
-                }
-                _ = try tree.create(list.binding.path, bytes: list.bytes)
-                next.revocations = list.binding
-            }
+            // The state's newest revocation list, if the tree's index does not bind it yet (staged above).
+            if let list = revocations, list.version > (next.revocations?.version ?? 0) { next.revocations = list.binding }
             return next
         }, record: { index, bytes in
             // Recorded just before the swap; taken back out if another writer's index wins the race (then rebuilt).

@@ -5,6 +5,7 @@ import Foundation
 #endif
 import PackCrypto
 import PackModel
+import PackTrust
 
 extension Publisher {
     /// Publishes the newest release of `pack` again as the next version with the same content and a fresh expiry,
@@ -12,14 +13,17 @@ extension Publisher {
     /// manifest is about to expire). Names under `packs/` are written once, so an expiring manifest is never re-signed
     /// in place (DESIGN.md §8.2). Scenes keep their versions, so clients take it as an update with no scene to fetch.
     /// Everything else is `publish`'s: the kept archive, the tree, the roots, the compare-and-swap index, the ledger.
-    public func rerelease(pack: String) throws -> Result {
+    ///
+    /// `above`: a version the re-release must be above besides the ledger's — the highest `packs/<pack>/<N>` name in
+    /// the tree, when a thief holding a retired manifest key may have taken the next names there.
+    public func rerelease(pack: String, above: Int = 0) throws -> Result {
         guard let last = try ledger.latest(pack: pack), let envelope = try ledger.manifestEnvelope(pack: pack, version: last.version) else {
             throw PublishError.io("\(options.state.path): the ledger records no release of \(pack)")
         }
         let previous = try CanonicalJSON.decode(Manifest.self, from: DSSEEnvelope.parse(Data(envelope)).payloadBytes(), what: "manifest")
         try checkKeys()
         let created = Timestamp.buildDate(environment: options.environment)
-        let manifest = Manifest(pack: pack, version: last.version + 1, created: Timestamp.format(created),
+        let manifest = Manifest(pack: pack, version: try Numbers.add(max(last.version, above), 1, "the next version of \(pack)"), created: Timestamp.format(created),
                                 expires: Timestamp.format(created.addingTimeInterval(options.manifestLifetime)),
                                 access: previous.access, files: previous.files, scenes: previous.scenes)
         var sources: [String: URL] = [:], offsets: [String: UInt64] = [:]

@@ -39,6 +39,12 @@ public final class Publisher {
         public var version: Int?
         /// How many earlier versions of a changed scene get a delta (besides the full delta from version 0).
         public var deltaDepth = 3
+        /// Whether the release's index is signed and swapped in here (the default). A manifest-key rotation turns it
+        /// off: every pack is re-released first, then one renewal lists them all beside the new root, so clients never
+        /// see the new root with a pack still signed by the retired key, or a pack signed by a key their root lacks.
+        public var publishIndex = true
+        /// Told when the index write waits for a release in flight (`IndexCommit.waiting`).
+        public var waiting: ((String) -> Void)?
         /// Called with (bytes written, bytes to write) while the archive is written.
         public var progress: ((UInt64, UInt64) -> Void)?
 

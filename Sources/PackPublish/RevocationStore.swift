@@ -79,6 +79,9 @@ public struct RevocationStore {
     /// the grant role of the state's newest root, writes it once to `revocations/<N>.json` and records it in the
     /// grant ledger — both or neither. An id already on the newest list writes nothing.
     public func revoke(id: GrantID, reason: String, keys: [Ed25519PrivateKey], ledger: GrantLedger, now: Date = Date()) throws -> Outcome {
+        guard id.isWhole else {
+            throw PublishError.io("grant id \(id) is not a whole id (8 or 32 hex digits): clients compare whole ids, so it would revoke nothing")
+        }
         try checkSigningKeys(keys)
         // The ledger's write transaction also serialises two revokes racing for the same next version. A commit that
         // fails after the file was linked takes the file away again.
@@ -121,7 +124,10 @@ public struct RevocationStore {
     /// grant keys, as the next version with the same entries: clients that follow the new root refuse a list signed by
     /// the retired key, and would otherwise refuse every index that binds it. A list the newest root's grant keys
     /// already sign writes nothing (`alreadyCurrent`); so does a state with no list (nil).
-    public func resign(keys: [Ed25519PrivateKey], ledger: GrantLedger, now: Date = Date()) throws -> Resigned? {
+    ///
+    /// `above`: a version the new list must be above besides the state's own — the highest `revocations/<N>.json` name
+    /// in the tree, when a thief holding the retired key may have taken the next names there.
+    public func resign(keys: [Ed25519PrivateKey], ledger: GrantLedger, above: Int = 0, now: Date = Date()) throws -> Resigned? {
         try checkSigningKeys(keys)
         guard let root = try RootStore(state: state).latest()?.document else { throw PublishError.trust("no root in \(state.path)/root") }
         var written: URL?
@@ -131,7 +137,7 @@ public struct RevocationStore {
                 if (try? SignedDocument().admit(previous.bytes, as: RevocationsDocument.self, profile: .publisherCheck, context: AdmissionContext(root: root))) != nil {
                     return .alreadyCurrent(previous)
                 }
-                let version = try Numbers.add(previous.version, 1, "the next revocation list version")
+                let version = try Numbers.add(max(previous.version, above), 1, "the next revocation list version")
                 let document = RevocationsDocument(version: version, created: Timestamp.format(now), revoked: previous.document.revoked)
                 let bytes = try DSSEEnvelope(signing: CanonicalJSON.encode(document), as: PayloadType.revocations, with: keys).jsonData()
                 let url = url(version: version)

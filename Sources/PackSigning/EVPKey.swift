@@ -77,14 +77,35 @@ final class EVPKey {
                 ERR_clear_error()
                 throw CryptoError(code: "key.passphrase-wrong", message: "the passphrase does not open this key (or the key file is damaged)")
             }
-            let kind = isPrivate ? "a PEM PKCS#8 private key (-----BEGIN PRIVATE KEY-----)" : "a PEM public key (-----BEGIN PUBLIC KEY-----)"
-            throw CryptoError.openSSL("key.pem", "not \(kind)")
+            ERR_clear_error()
+            throw CryptoError(code: "key.pem", message: Self.whyNotPEM(text, isPrivate: isPrivate))
         }
         let wrapped = EVPKey(key)
         guard EVP_PKEY_get_id(key) == EVP_PKEY_ED25519 else {
             throw CryptoError(code: "key.algorithm", message: "the key is not Ed25519 (make one with `packtool key generate` or `openssl genpkey -algorithm ed25519`)")
         }
         return wrapped
+    }
+
+    /// Why a key file's text is not a key this tool reads, in the user's terms (OpenSSL's error queue names decoder
+    /// internals, "DECODER routines::unsupported", that say nothing about what to do).
+    static func whyNotPEM(_ text: String, isPrivate: Bool) -> String {
+        let kind = isPrivate ? "a PEM PKCS#8 private key (-----BEGIN PRIVATE KEY-----)" : "a PEM public key (-----BEGIN PUBLIC KEY-----)"
+        guard let begin = text.firstRange(of: "-----BEGIN ") else {
+            return "not \(kind): the file has no -----BEGIN line (is it a passphrase file, or some other file, given where a key belongs?)"
+        }
+        let label = text[begin.upperBound...].prefix { $0 != "-" && $0 != "\n" }
+        if text.contains("Proc-Type: 4,ENCRYPTED") {
+            return "an encrypted key in OpenSSL's old format (\(label) with Proc-Type): convert it to encrypted PKCS#8 with "
+                + "`openssl pkcs8 -topk8 -v2 aes-256-cbc -in OLD.pem -out NEW.pem` (and it must be an Ed25519 key)"
+        }
+        guard text.contains("-----END \(label)-----") else {
+            return "not \(kind): the \(label) block has no -----END line (the file is cut short: copy it again)"
+        }
+        if ["RSA PRIVATE KEY", "EC PRIVATE KEY", "DSA PRIVATE KEY", "OPENSSH PRIVATE KEY"].contains(String(label)) {
+            return "a \(label), not an Ed25519 key (make one with `packtool key generate` or `openssl genpkey -algorithm ed25519`)"
+        }
+        return "not \(kind): its \(label) block does not decode (damaged, or another kind of key)"
     }
 
     /// The raw 32-byte public or private part.

@@ -82,6 +82,10 @@ enum AccessCommand: Command {
         do { try AccessRequest(scene: "", purchases: purchases).validate() } catch let f as VerificationFailure {
             throw CommandLineError.usage("--purchase: " + f.message)
         }
+        // A revoked id is a whole one, as clients compare them: a part of one would silently withdraw nothing.
+        for text in a.values("--revoked") where GrantID(text)?.isWhole != true {
+            throw CommandLineError.usage("--revoked \(text): a grant id is 8 (a short code) or 32 (a long one) hex digits; capitals, dashes and spaces are ignored")
+        }
         if let into = a.value("--into") {
             guard a.value("--at") == nil, a.value("--repeat") == nil, a.value("--root") == nil else {
                 throw CommandLineError.usage("--at, --root and --repeat do not apply with --into (the client's own root and clock decide)")

@@ -93,6 +93,21 @@ struct Arguments {
         return v
     }
 
+    /// The longest each lifetime flag may ask for, in days: signed times stay within what every reader parses, and an
+    /// index — the document that proves the tree is fresh — never lives for months.
+    static let dayLimits: [String: Double] = [
+        "--index-days": 90, "--manifest-days": 3650, "--expires-days": 3650,
+        "--warn-root-days": 3650, "--warn-manifest-days": 3650, "--warn-index-days": 3650, "--warn-days": 3650,
+    ]
+
+    /// A lifetime or horizon in days (a positive number, at most `dayLimits[name]`), as seconds.
+    func days(_ name: String, default fallback: Double) throws -> TimeInterval {
+        let days = try number(name, default: fallback)
+        let most = Self.dayLimits[name] ?? 3650
+        guard days <= most else { throw CommandLineError.usage("\(name) must be a number of days up to \(Int(most)), got \(value(name) ?? "")") }
+        return days * 86_400
+    }
+
     /// `--timeout`, checked against the one range every reader accepts (`NetworkTimeout`): a usage error naming the
     /// flag and the range otherwise.
     func timeout(default fallback: Double) throws -> Double {

@@ -58,7 +58,7 @@ enum ExportCommand: Command {
         var options = TreeExporter.Options(state: URL(fileURLWithPath: try a.required("--state")), output: output,
                                            manifestKeys: try SigningKeys.privateKeys(manifestPaths, role: RootDocument.Role.manifest, a),
                                            indexKeys: try SigningKeys.privateKeys(indexPaths, role: RootDocument.Role.index, a))
-        options.indexLifetime = try a.number("--index-days", default: 7) * 86_400
+        options.indexLifetime = try a.days("--index-days", default: 7)
         let json = try OutputFormat.json(a)
         do {
             let result = try TreeExporter(options: options).export()

@@ -28,6 +28,10 @@ extension GrantCommand {
         case let other?: throw CommandLineError.usage("--format \(other): expected text or json (the code's form is --code-form auto|compact|long)")
         }
         guard ["auto", "compact", "long"].contains(format) else { throw CommandLineError.usage("--code-form is auto, compact or long, not \(format)") }
+        // A mistyped --state must not become a new folder with a ledger nobody will look in.
+        if let state = a.value("--state"), !FileSystem.isDirectory(state) {
+            throw CommandLineError.io("\(state): no such folder; --state names the publisher's state folder (`packtool root init --state DIR` makes one)")
+        }
         let key = try SigningKeys.privateKeys([try a.required("--grant-key")], role: RootDocument.Role.grant, a)[0]
         let products = try a.required("--products").split(separator: ",").map { String($0.filter { !$0.isWhitespace }) }.filter { !$0.isEmpty }
         guard !products.isEmpty else { throw CommandLineError.usage("--products needs at least one product id") }
@@ -46,8 +50,15 @@ extension GrantCommand {
         }
         // The root that decides the grant threshold: --root, else the state's newest.
         var rootFile = a.value("--root").map { URL(fileURLWithPath: $0) }
-        if rootFile == nil, let state = a.value("--state"), let latest = try? RootStore(state: URL(fileURLWithPath: state)).latest() {
-            rootFile = URL(fileURLWithPath: state).appendingPathComponent(PublishLayout.root(version: latest.version))
+        var unchecked = "(--root ROOT.json or --state DIR)"
+        if rootFile == nil, let state = a.value("--state") {
+            do {
+                if let latest = try RootStore(state: URL(fileURLWithPath: state)).latest() {
+                    rootFile = URL(fileURLWithPath: state).appendingPathComponent(PublishLayout.root(version: latest.version))
+                } else {
+                    unchecked = "(\(state) holds no root; --root ROOT.json names one)"
+                }
+            } catch let e as PublishError { throw CommandLineError.io(e.description) }
         }
         let threshold = try rootFile.map { try grantThreshold(root: $0, key: key) }
 
@@ -81,11 +92,16 @@ extension GrantCommand {
         // Everything is made in memory first, so a failure writes nothing.
         let qr: [UInt8]?
         do { qr = try a.value("--qr").map { _ in try QRCode(code).png(moduleSize: 8, quietZone: 4) } } catch { throw CommandLineError.io("--qr: \(error)") }
-        try GrantRevokeCommand.record(grant, code: code, state: a.value("--state"))
-        try writeFiles(out: a.value("--out").map { ($0, try envelope.jsonData()) }, qr: a.value("--qr").flatMap { path in qr.map { (path, Data($0)) } })
+        // The files first, then the ledger: a code whose files could not be written is not handed out, so it must
+        // not be recorded as active either; a ledger that refuses takes the files back.
+        let written = try writeFiles(out: a.value("--out").map { ($0, try envelope.jsonData()) }, qr: a.value("--qr").flatMap { path in qr.map { (path, Data($0)) } })
+        do { try GrantRevokeCommand.record(grant, code: code, state: a.value("--state")) } catch {
+            for url in written { try? FileManager.default.removeItem(at: url) }
+            throw error
+        }
         if let why { Output.note("note: printing the long code: \(why)\n") }
         if threshold == nil, compact != nil {
-            Output.note("note: the root was not checked (--root ROOT.json or --state DIR): a short code opens only where the root's grant threshold is 1\n")
+            Output.note("note: the root was not checked \(unchecked): a short code opens only where the root's grant threshold is 1\n")
         }
         if json {
             try JSONValue.object([
@@ -152,7 +168,8 @@ extension GrantCommand {
 
     /// Writes the envelope (--out) and the QR code (--qr), each atomically; when the second fails the first is removed,
     /// so a failed run leaves no file behind.
-    static func writeFiles(out: (String, Data)?, qr: (String, Data)?) throws {
+    @discardableResult
+    static func writeFiles(out: (String, Data)?, qr: (String, Data)?) throws -> [URL] {
         var written: [URL] = []
         do {
             for (path, data) in [out, qr].compactMap({ $0 }) {
@@ -164,5 +181,6 @@ extension GrantCommand {
             for url in written { try? FileManager.default.removeItem(at: url) }
             throw CommandLineError.io("\(error)")
         }
+        return written
     }
 }

@@ -66,6 +66,10 @@ enum GrantRevokeCommand {
             } else if try store.latest()?.document.reason(for: typed.text) != nil {
                 id = typed
             } else if a.flag("--unknown-id") {
+                guard typed.isWhole else {
+                    throw CommandLineError.usage("\(text) is \(typed.text.count) hex digits; a whole grant id has 8 (a short code) or 32 (a long one), "
+                        + "and clients compare whole ids, so a part of one would revoke nothing: give the whole id")
+                }
                 id = typed
             } else {
                 throw CommandLineError.failure("\(text) is not a grant id in \(state.path)'s grant ledger; codes issued without --state are not "

@@ -29,8 +29,6 @@ enum HorizonFlags {
     }
 
     private static func positiveDays(_ a: Arguments, _ flag: String, _ fallback: Double) throws -> Double {
-        let days = try a.number(flag, default: fallback)
-        guard days <= 3650 else { throw CommandLineError.usage("\(flag) must be a number of days up to 3650") }
-        return days * 86_400
+        try a.days(flag, default: fallback)
     }
 }

@@ -11,36 +11,43 @@ import Darwin
 import PackModel
 import PackSigning
 
-/// Passphrases for encrypted private keys (DESIGN.md §9.2): from `--passphrase-file FILE` (repeatable; one passphrase
-/// per file, its first line), else from the file `PACKTOOL_PASSPHRASE_FILE` names, else asked on the terminal — never
-/// from the command line or an environment variable's value, which other users of the machine can read (`ps`,
-/// `/proc/PID/environ`). With no terminal (cron, CI) and no file, an encrypted key is one clear line and exit 2.
+/// Passphrases for encrypted private keys (DESIGN.md §9.2): from every `--passphrase-file FILE` (repeatable; one
+/// passphrase per file, its first line) and the file `PACKTOOL_PASSPHRASE_FILE` names — each key opened with the first
+/// that fits, so a drill's root-key passphrase on the command line and a job's index-key passphrase in its environment
+/// work together — else asked on the terminal; never from the command line or an environment variable's value, which
+/// other users of the machine can read (`ps`, `/proc/PID/environ`). With no terminal (cron, CI) and no file, an
+/// encrypted key is one clear line and exit 2.
 enum PassphraseFlags {
-    static let option = CommandOption("--passphrase-file", "FILE", "the passphrase of encrypted private keys (first line; repeatable), else\n$PACKTOOL_PASSPHRASE_FILE, else asked on the terminal")
+    static let option = CommandOption("--passphrase-file", "FILE", "the passphrase of encrypted private keys (first line; repeatable), tried with the\nfile $PACKTOOL_PASSPHRASE_FILE names; with neither, asked on the terminal")
     static let environment = "PACKTOOL_PASSPHRASE_FILE"
 
-    /// The passphrases the command was given, and a terminal to ask when it has one.
+    /// The passphrases the command was given, and a terminal to ask when it has none.
     static func passphrases(_ a: Arguments) throws -> KeyFile.Passphrases {
-        var files = a.values("--passphrase-file")
-        if files.isEmpty, let named = ProcessInfo.processInfo.environment[environment], !named.isEmpty { files = [named] }
-        return KeyFile.Passphrases(given: try files.map(read), ask: files.isEmpty ? Terminal.askIfPossible : nil)
+        var given = try a.values("--passphrase-file").map { try read($0, named: $0) }
+        if let named = ProcessInfo.processInfo.environment[environment], !named.isEmpty {
+            // The variable's value is never printed: someone may have put the passphrase itself there by mistake,
+            // and this line would then carry it into cron mail and CI logs.
+            given.append(try read(named, named: "the file \(environment) names"))
+        }
+        return KeyFile.Passphrases(given: given, ask: given.isEmpty ? Terminal.askIfPossible : nil)
     }
 
     /// A passphrase file's first line (without its line ending), refused when others can read it, as a key would be.
-    static func read(_ path: String) throws -> [UInt8] {
+    /// `named` is how messages name the file.
+    static func read(_ path: String, named: String) throws -> [UInt8] {
         var info = stat()
         guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-            throw CommandLineError.io("\(path): cannot read the passphrase file (\(FileSystem.exists(path) ? "not a regular file" : "no such file"))")
+            throw CommandLineError.io("\(named): cannot read the passphrase file (\(FileSystem.exists(path) ? "not a regular file" : "no such file"))")
         }
         guard info.st_mode & 0o077 == 0 else {
-            throw CommandLineError.io("\(path): the passphrase file is readable by group or others (mode \(String(info.st_mode & 0o777, radix: 8))); run `chmod 600 \(path)`")
+            throw CommandLineError.io("\(named): the passphrase file is readable by group or others (mode \(String(info.st_mode & 0o777, radix: 8))); run `chmod 600` on it")
         }
         guard info.st_size <= 4096, let data = FileManager.default.contents(atPath: path) else {
-            throw CommandLineError.io("\(path): not a passphrase file (over 4 KiB, or unreadable)")
+            throw CommandLineError.io("\(named): not a passphrase file (over 4 KiB, or unreadable)")
         }
         var line = Array(data.prefix { $0 != 0x0A })
         if line.last == 0x0D { line.removeLast() }
-        guard !line.isEmpty else { throw CommandLineError.io("\(path): the passphrase file's first line is empty") }
+        guard !line.isEmpty else { throw CommandLineError.io("\(named): the passphrase file's first line is empty") }
         return line
     }
 

@@ -60,7 +60,7 @@ enum RenewCommand: Command {
         CommandOption("--warn-days", "N", "the older name of --warn-manifest-days"),
         .flag("--force", "renew even when the index was renewed within the hour"),
         .flag("--reset-memory", "forget the newest index this machine saw of the tree"),
-        CommandOption("--wait", "SECONDS", "how long to wait for a release being published (default 300)"),
+        CommandOption("--wait", "SECONDS", "how long to wait for a release being published (default 300; 0: do not wait)"),
         .format(),
         CommandOption("--manifest-key", "MANIFEST.pem", "re-release expiring or refused manifests as N+1 (with --state); repeatable"),
         CommandOption("--manifest-days", "N", "re-released manifests expire N days after (default 365)"),
@@ -79,10 +79,16 @@ enum RenewCommand: Command {
         let tree = try PublishedTreeFlags.open(try a.required("--publish"), a, writable: true)
         var options = Renewal.Options(tree: tree, state: a.value("--state").map { URL(fileURLWithPath: $0) },
                                       indexKeys: try SigningKeys.privateKeys(keyPaths, role: RootDocument.Role.index, a))
-        options.indexLifetime = try a.number("--index-days", default: 7) * 86_400
+        options.indexLifetime = try a.days("--index-days", default: 7)
         options.horizons = try HorizonFlags.horizons(a, legacy: ("--warn-days", ["manifest"]))
         options.force = a.flag("--force")
-        if a.value("--wait") != nil { options.releaseWait = try a.number("--wait", default: 300) }
+        options.waiting = { Output.note("\($0)\n") }
+        if let text = a.value("--wait") {
+            guard let seconds = Double(text), seconds.isFinite, seconds >= 0, seconds <= 86_400 else {
+                throw CommandLineError.usage("--wait must be a number of seconds from 0 (do not wait) to 86400, got \(text)")
+            }
+            options.releaseWait = seconds
+        }
         if a.flag("--reset-memory"), let folder = options.memory { RenewMemory.forget(in: folder, location: tree.location) }
         var rereleased: [String] = []
         let report: Renewal.Report
@@ -138,7 +144,11 @@ enum RenewCommand: Command {
 extension RenewCommand {
     /// Re-releases each expiring manifest's pack as the next version from the state's ledger (`Publisher.rerelease`),
     /// into the folder, or for a bucket into the state's upload folder and then uploaded as `sign --publish` does.
-    static func rerelease(_ expiring: [(pack: String, version: Int, expires: String)], _ a: Arguments) throws -> [String] {
+    /// Re-releases each pack from the ledger. `publishIndex` false (a manifest-key rotation): the releases go into the
+    /// tree and the ledger without an index, for one renewal to list them all beside the new root; `above` numbers a
+    /// pack's re-release above names already taken in the tree.
+    static func rerelease(_ expiring: [(pack: String, version: Int, expires: String)], _ a: Arguments,
+                          publishIndex: Bool = true, above: [String: Int] = [:]) throws -> [String] {
         guard !expiring.isEmpty else { return [] }
         guard let state = a.value("--state") else {
             throw CommandLineError.usage("--manifest-key re-releases from the state's ledger: give --state DIR")
@@ -148,13 +158,15 @@ extension RenewCommand {
         var options = Publisher.Options(pack: URL(fileURLWithPath: state), state: URL(fileURLWithPath: state), output: store?.2 ?? URL(fileURLWithPath: destination),
                                         manifestKeys: try SigningKeys.privateKeys(a.values("--manifest-key"), role: RootDocument.Role.manifest, a),
                                         indexKeys: try SigningKeys.privateKeys(a.values("--index-key"), role: RootDocument.Role.index, a))
-        options.manifestLifetime = try a.number("--manifest-days", default: 365) * 86_400
-        options.indexLifetime = try a.number("--index-days", default: 7) * 86_400
+        options.manifestLifetime = try a.days("--manifest-days", default: 365)
+        options.indexLifetime = try a.days("--index-days", default: 7)
+        options.publishIndex = publishIndex
+        options.waiting = { Output.note("\($0)\n") }
         var done: [String] = []
         for manifest in expiring {
-            let result = try Publisher(options: options).rerelease(pack: manifest.pack)
+            let result = try Publisher(options: options).rerelease(pack: manifest.pack, above: above[manifest.pack] ?? 0)
             if let (location, settings, folder) = store {
-                guard try UploadCommand.upload(tree: folder, to: location, settings: settings, arguments: a, quiet: true, releasing: manifest.pack) == 0 else {
+                guard try UploadCommand.upload(tree: folder, to: location, settings: settings, arguments: a, quiet: true, releasing: manifest.pack, index: publishIndex) == 0 else {
                     throw CommandLineError.io("\(location): the re-release of \(manifest.pack) did not upload; rerun renew")
                 }
             }

@@ -111,7 +111,7 @@ enum RootCommand: Command {
 
     /// Roots expire relative to the real clock (not SOURCE_DATE_EPOCH): they are made once, not rebuilt.
     private static func expiry(_ a: Arguments) throws -> Date {
-        Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)).addingTimeInterval(try a.number("--expires-days", default: 365) * 86_400)
+        Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)).addingTimeInterval(try a.days("--expires-days", default: 365))
     }
 
     private static func initRoot(_ a: Arguments) throws -> Int32 {
@@ -213,27 +213,49 @@ enum RootCommand: Command {
         let published = try PublishedTreeFlags.open(destination, a, writable: true)
         do {
             var lines: [String] = []
-            if let resigned = try resignList(store, grantKeys) { lines.append(resigned) }
+            // New versioned names go above every name the tree holds, whoever wrote it: a thief holding the retired
+            // key may have taken the next ones.
+            let listed = try? IndexCommit(tree: published, roots: try CatalogueRoots.load(state: state, tree: published), keys: []).current()?.trusted
+            if !grantKeys.isEmpty {
+                let above = try TreeFloor.highestName(in: published, folder: "revocations", suffix: ".json", probeAbove: listed?.revocations?.version ?? 0) {
+                    PublishLayout.revocations(version: $0)
+                }
+                if let resigned = try resignList(store, grantKeys, above: above) { lines.append(resigned) }
+            }
             if changed(RootDocument.Role.manifest) && !packs.isEmpty {
-                lines += try RenewCommand.rerelease(packs.map { ($0.pack, $0.version, "") }, a).map { "re-released \($0)" }
+                var above: [String: Int] = [:]
+                for release in packs {
+                    above[release.pack] = try TreeFloor.highestName(in: published, folder: "packs/\(release.pack)", suffix: "", probeAbove: listed?.packs[release.pack]?.version ?? release.version) {
+                        PublishLayout.manifest(pack: release.pack, version: $0)
+                    }
+                }
+                // Every pack first, without an index; the renewal below lists them all beside the new root at once.
+                lines += try RenewCommand.rerelease(packs.map { ($0.pack, $0.version, "") }, a, publishIndex: false, above: above).map { "re-released \($0)" }
             }
             var report: [String: JSONValue] = json ?? [:]
             report["published"] = .string(published.describe(PublishLayout.root(version: new.version)))
             if needsRenew {
-                let renewal = try Renewal(options: Renewal.Options(tree: published, state: state, indexKeys: indexKeys)).run()
+                var options = Renewal.Options(tree: published, state: state, indexKeys: indexKeys)
+                options.waiting = { Output.note("\($0)\n") }
+                let renewal = try Renewal(options: options).run()
                 report["indexVersion"] = .int(renewal.index.version)
                 lines.append("published root version \(new.version) and renewed \(published.describe(PublishLayout.index)) (version \(renewal.index.version))"
                     + (changed(RootDocument.Role.index) ? " with the new index key" : ""))
                 for problem in renewal.critical { Output.err("CRITICAL: \(problem)\n") }
             } else {
+                // Nothing clients need signed again (the root keys or a threshold changed): the root goes in beside the
+                // index there now, once clients following it are known to admit that index and every pack.
                 let bytes = try RootStore(state: state).all().last { $0.version == new.version }!.bytes
-                _ = try published.create(PublishLayout.root(version: new.version), bytes: bytes)
+                var commit = IndexCommit(tree: published, roots: try CatalogueRoots.load(state: state, tree: published), keys: [])
+                commit.staged = [(PublishLayout.root(version: new.version), bytes)]
+                try commit.publishStagedBesideCurrent(at: Date())
                 lines.append("published \(published.describe(PublishLayout.root(version: new.version)))")
             }
             if json != nil { try JSONValue.object(report).print() } else { Output.out(lines.map { $0 + "\n" }.joined()) }
             return 0
         } catch let e as PublishError {
-            throw CommandLineError.io("\(e); root version \(new.version) is in \(statePath)/root but may not be published: rerun with `packtool renew --state \(statePath) \(indexPart) --publish \(destination)`")
+            throw CommandLineError.io("\(e); root version \(new.version) is in \(statePath)/root but not published (clients keep following root version \(old.version)): "
+                + "when the cause is fixed, `packtool renew --state \(statePath) \(indexPart) --publish \(destination)` publishes it")
         }
     }
 
@@ -247,8 +269,8 @@ enum RootCommand: Command {
     }
 
     /// Signs the state's revocation list again under the new grant key (when one was given and it needs it).
-    private static func resignList(_ store: RevocationStore, _ keys: [Ed25519PrivateKey]) throws -> String? {
-        guard !keys.isEmpty, case .written(let list, let previous)? = try store.resign(keys: keys, ledger: try GrantLedger(state: store.state)) else { return nil }
+    private static func resignList(_ store: RevocationStore, _ keys: [Ed25519PrivateKey], above: Int = 0) throws -> String? {
+        guard !keys.isEmpty, case .written(let list, let previous)? = try store.resign(keys: keys, ledger: try GrantLedger(state: store.state), above: above) else { return nil }
         return "signed revocation list version \(previous) again as version \(list.version) under the new grant key"
     }
 

@@ -87,8 +87,9 @@ enum SignCommand: Command {
             guard let n = Int(v), n >= 1 else { throw CommandLineError.usage("--version must be a whole number ≥ 1") }
             options.version = n
         }
-        options.manifestLifetime = try a.number("--manifest-days", default: 365) * 86_400
-        options.indexLifetime = try a.number("--index-days", default: 7) * 86_400
+        options.manifestLifetime = try a.days("--manifest-days", default: 365)
+        options.indexLifetime = try a.days("--index-days", default: 7)
+        options.waiting = { Output.note("\($0)\n") }
         let json = try OutputFormat.json(a)
         let progress = ProgressLine(label: "writing archive")
         options.progress = progress.map { p in { p.update($0, of: $1) } }

@@ -12,7 +12,7 @@ enum StatusCommand: Command {
     static let name = "status"
     static let summary = "check the published tree as a new phone would, with days to each expiry; exit 0 ok, 1 warning, 2 critical"
     static let help = """
-        usage: packtool status [--state DIR] [--tree DEST|URL|s3://BUCKET/PREFIX]
+        usage: packtool status [--state DIR] [--tree DEST|URL|s3://BUCKET/PREFIX] [--deep]
                                [--warn-root-days 60] [--warn-manifest-days 30] [--warn-index-days 2] [--format text|json]
 
         For the root, the index, every pack's manifest and the revocation list: the version in the state folder and
@@ -23,19 +23,23 @@ enum StatusCommand: Command {
         and each archive's size. It is asked now, and again at the end of each kind's horizon: the root 60 days ahead
         (rotating it needs the offline root keys), manifests 30 days, the index and revocation list 2 days.
         --tree may be a folder, an s3:// location (with upload's store flags) or the http(s):// address clients use.
-        Archives are never hashed here — `packtool verify` reads them whole.
+        Archives are held to the size the index signs; --deep reads each one and holds it to the SHA-256 too (a
+        whole download of every pack: weekly, not in the daily check).
 
         Exit codes (the monitoring convention: Nagios, Icinga, cron alerts):
-          0  all well: a new phone installs every pack now, and would at each horizon's end
+          0  all well: a new phone admits every signed document now, and would at each horizon's end, and
+             each archive has its signed size (with --deep, its signed SHA-256)
           1  warning: something expires within its horizon, or the tree lags the state (a root, a release or a
              revocation list not yet published)
           2  critical: a new phone would refuse something now (expired, created in the future, signed by a retired
-             key, damaged, an index put back over a newer one), or the tree or state could not be read
+             key, damaged), the index is older than files the tree holds (put back, or a key used by someone
+             else), or the tree or state could not be read
 
         """
     static let options: [CommandOption] = [
         CommandOption("--state", "DIR", "the publisher's state folder"),
         CommandOption("--tree", "DEST|URL|s3://BUCKET/PREFIX", "the published tree to read (a folder, s3:// or the clients' http(s):// address)", aliases: ["--cdn"]),
+        CommandOption("--deep", nil, "also read every archive and check its SHA-256 against the index"),
     ] + HorizonFlags.options + [
         CommandOption("--warn-days", "N", "sets all three horizons at once (the older single flag)"),
         .format(),
@@ -56,7 +60,7 @@ enum StatusCommand: Command {
         if let state, !FileSystem.isDirectory(state.path) { throw CommandLineError.io("\(state.path): no such folder (--state names the publisher's state folder)") }
         let horizons = try HorizonFlags.horizons(a, legacy: ("--warn-days", ["root", "manifest", "index"]))
         let status: CatalogueStatus
-        do { status = try CatalogueStatus.check(state: state, tree: tree, horizons: horizons) } catch let e as PublishError {
+        do { status = try CatalogueStatus.check(state: state, tree: tree, horizons: horizons, deep: a.flag("--deep")) } catch let e as PublishError {
             // Unreadable is as urgent as critical for an alarm: exit 2 either way.
             switch e {
             case .io(let m), .objectStore(let m): throw CommandLineError.io(m)
@@ -82,9 +86,10 @@ enum StatusCommand: Command {
                 text += "(archive sizes were not checked over \(tree.location.hasPrefix("file:") ? "file://" : "HTTP"); `packtool verify` reads them)\n"
             }
             switch status.severity {
-            case .ok: text += "all well: a new phone installs every pack now and at each horizon's end\n"
+            case .ok: text += "all well: a new phone installs every pack now and at each horizon's end"
+                + (a.flag("--deep") ? "\n" : " (archives checked by size; --deep reads them)\n")
             case .warning: text += "warning: \(status.rows.filter { $0.severity == .warning }.count) to act on within its horizon\n"
-            case .critical: text += "CRITICAL: \(status.rows.filter { $0.severity == .critical }.count) that clients refuse now\n"
+            case .critical: text += "CRITICAL: \(status.rows.filter { $0.severity == .critical }.count) to act on now\n"
             }
             Output.out(text)
         }

@@ -65,14 +65,14 @@ enum UploadCommand: Command {
     /// With `json`, nothing is printed but one JSON object: `json` with the upload's facts added (under "upload" when
     /// `nested`, as sign and export report theirs).
     static func upload(tree: URL, to location: S3Location, settings: ObjectStoreSettings, arguments a: Arguments, quiet: Bool, releasing: String? = nil,
-                       json: [String: JSONValue]? = nil, nested: Bool = true) throws -> Int32 {
+                       json: [String: JSONValue]? = nil, nested: Bool = true, index: Bool = true) throws -> Int32 {
         do {
             var uploader = try ObjectStoreFlags.uploader(location, settings: settings, a)
             let indexKeys = a.values("--index-key")
             if !indexKeys.isEmpty {
                 uploader.indexMerge = (try SigningKeys.privateKeys(indexKeys, role: RootDocument.Role.index, a), a.value("--state").map { URL(fileURLWithPath: $0) }, releasing)
             }
-            let report = try uploader.upload(tree: tree) { path, step in
+            let report = try uploader.upload(tree: tree, index: index) { path, step in
                 guard !quiet, json == nil else { return }
                 switch step {
                 case .present: Output.out("present  \(path)\n")

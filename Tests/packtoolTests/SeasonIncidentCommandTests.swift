@@ -147,7 +147,7 @@ final class SeasonIncidentCommandTests: XCTestCase {
         XCTAssertTrue(renew.stderr.contains("warning: root version 1 expires"), renew.stderr)
         let ok = try CLI.run(["status", "--state", state, "--tree", cdn, "--warn-root-days", "30"])
         XCTAssertEqual(ok.status, 0, ok.stdout)
-        XCTAssertTrue(ok.stdout.hasSuffix("all well: a new phone installs every pack now and at each horizon's end\n"), ok.stdout)
+        XCTAssertTrue(ok.stdout.hasSuffix("all well: a new phone installs every pack now and at each horizon's end (archives checked by size; --deep reads them)\n"), ok.stdout)
         // A manifest damaged on the host: every new phone refuses it now.
         let manifest = cdn + "/packs/royal-mile/1/manifest.json"
         var bytes = try Data(contentsOf: URL(fileURLWithPath: manifest))

@@ -57,7 +57,10 @@ public struct CatalogueStatus {
     public var needsAttention: Bool { severity != .ok }
 
     /// Builds the report at `now`, looking as far ahead as `horizons` says.
-    public static func check(state: URL?, tree: PublishedTree?, horizons: ExpiryHorizons = ExpiryHorizons(), now: Date = Date()) throws -> CatalogueStatus {
+    /// With `deep`, each listed archive is read and held to the SHA-256 the index signs (otherwise only its size is:
+    /// a daily check should not download every pack).
+    public static func check(state: URL?, tree: PublishedTree?, horizons: ExpiryHorizons = ExpiryHorizons(), now: Date = Date(),
+                             deep: Bool = false) throws -> CatalogueStatus {
         guard state != nil || tree != nil else { throw PublishError.io("give a state folder, a published tree, or both") }
         var status = CatalogueStatus()
         func days(_ expires: String?) -> Double? {
@@ -93,7 +96,7 @@ public struct CatalogueStatus {
         let ledger = try state.flatMap { s -> Ledger? in
             FileSystem.exists(s.appendingPathComponent(Ledger.fileName).path) ? try Ledger(state: s, createIfMissing: false) : nil
         }
-        let stateIndex = try ledger.map { try $0.nextIndexVersion() - 1 }.flatMap { $0 > 0 ? $0 : nil }
+        let stateIndex = try ledger.map { try $0.lastIndexVersion() }.flatMap { $0 > 0 ? $0 : nil }
         var current: IndexCommit.Current?
         if let tree, let roots { current = try IndexCommit(tree: tree, roots: roots, keys: []).current() }
         let published = current?.document
@@ -113,8 +116,9 @@ public struct CatalogueStatus {
                 }
                 let floor = try TreeFloor.read(tree: tree, roots: roots, state: nil, memory: nil, listed: current.document)   // the tree's own evidence: a state not yet published is a lag (a warning), below
                 if let violation = floor.violation(of: current.document) {
-                    index.report("the index is older than the tree: \(violation). An older index was put back (or a release is being published): "
-                        + "clients may miss a release or a revocation; `packtool renew --state DIR` rebuilds it", .critical, code: "rollback")
+                    index.report("the index is older than the tree: \(violation). An older index was put back, or a release is being published: "
+                        + "clients miss a release or a revocation until `packtool renew --state DIR` rebuilds it. If nobody here published the file named, "
+                        + "someone else holds the key that signed it: rotate that role (docs/operations.md, drills)", .critical, code: "rollback")
                 }
             } else {
                 index.report("the tree has no index.json: clients cannot install anything", .critical, code: "fetch-missing")
@@ -137,6 +141,14 @@ public struct CatalogueStatus {
                 expires = manifest.expires
             }
             var row = Row(kind: "manifest", pack: pack, stateVersion: packs[pack]?.state, publishedVersion: entry?.version, expires: expires, daysLeft: days(expires))
+            if deep, let tree, let entry, !refusedNow.contains(where: { $0.pack == pack || $0.pack == nil }) {
+                let digest = try? tree.sha256(of: entry.archive.path, cap: entry.archive.size)
+                if digest.flatMap({ $0 }).map(Hex.encode) != entry.archive.sha256 {
+                    refusedNow.append(FreshClientView.Refusal(document: "manifest", pack: pack, code: VerificationFailure.Code.hash.name,
+                                                              message: "\(tree.describe(entry.archive.path)) is not the archive the index signs (its SHA-256 differs, or it cannot be read whole): "
+                                                                + "installs of \(pack) fail; publish it again from the state (`packtool export`, or `packtool upload` of the release's tree)"))
+                }
+            }
             if let refusal = refusedNow.first(where: { $0.pack == pack }) {
                 row.report("a fresh client cannot install \(pack) now (\(refusal.code)): \(refusal.message)\(advice(for: refusal))", .critical, code: refusal.code)
             } else if let view, let entry, let reached {

@@ -22,7 +22,7 @@ extension IndexDocument {
         }
         if let published = theirs.revocations, published.version > (revocations?.version ?? 0) { next.revocations = published }
         next.rootVersion = max(rootVersion, theirs.rootVersion)
-        next.version = max(version, theirs.version + 1)
+        next.version = max(version, theirs.version)
         return next
     }
 }

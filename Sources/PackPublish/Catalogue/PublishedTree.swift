@@ -32,6 +32,16 @@ public protocol PublishedTree {
     /// The names directly inside the folder `path` (files and folders alike, unsorted; none when it is missing), or
     /// nil when this tree cannot list (one read over HTTP): `TreeFloor` then probes versioned names one by one.
     func names(in path: String) throws -> [String]?
+    /// A file's SHA-256, read in pieces (an archive may be larger than memory should hold), or nil when it is missing;
+    /// refused when it is over `cap` bytes. `status --deep` holds each archive to the hash the index signs.
+    func sha256(of path: String, cap: UInt64) throws -> [UInt8]?
+}
+
+extension PublishedTree {
+    /// Read whole: for trees that can only fetch a file in one piece.
+    public func sha256(of path: String, cap: UInt64) throws -> [UInt8]? {
+        try read(path, cap: Int(min(cap, UInt64(Int.max - 1)))).map { SHA256.hash(Array($0)) }
+    }
 }
 
 /// What `size(of:)` answers for a file that may exist when the tree cannot tell its size without reading it.
@@ -118,6 +128,29 @@ public struct FolderTree: PublishedTree {
     public func size(of path: String) throws -> UInt64? {
         guard handle != nil || FileSystem.exists(folder.path), let info = try root().status(path), info.st_mode & S_IFMT == S_IFREG else { return nil }
         return UInt64(info.st_size)
+    }
+
+    public func sha256(of path: String, cap: UInt64) throws -> [UInt8]? {
+        guard handle != nil || FileSystem.exists(folder.path) else { return nil }
+        let file: ReadOnlyFile
+        do { file = try root().openForReading(path) } catch let error as FileError where error.code == ENOENT {
+            return nil
+        } catch {
+            throw PublishError.io("\(error): a published tree holds only files and folders")
+        }
+        guard file.size <= cap else { throw PublishError.io("\(describe(path)) is over \(cap) bytes") }
+        let hasher = SHA256()
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: SHA256.fileBufferBytes, alignment: 16)
+        defer { buffer.deallocate() }
+        var offset: UInt64 = 0
+        while true {
+            let n = file.read(at: offset, into: buffer)
+            if n < 0 { throw PublishError.io("\(describe(path)): cannot read it (\(FileSystem.reason()))") }
+            if n == 0 { break }
+            hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+            offset += UInt64(n)
+        }
+        return hasher.finalize()
     }
 
     public func names(in path: String) throws -> [String]? {

@@ -21,12 +21,16 @@ import PackModel
 public struct RenewMemory: Codable, Equatable, Sendable {
     public var location: String
     public var version: Int
+    /// The root the remembered index was signed under: what it says counts only while the roles keep that root's
+    /// keys (`TreeFloor`).
+    public var rootVersion: Int
     public var packs: [String: Int]
     public var revocations: Int
 
     public init(location: String, index: IndexDocument) {
         self.location = location
         version = index.version
+        rootVersion = index.rootVersion
         packs = index.packs.mapValues(\.version)
         revocations = index.revocations?.version ?? 0
     }

@@ -34,6 +34,8 @@ public struct Renewal {
         public var now: () -> Date = { Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)) }
         /// How long to wait for a release being published meanwhile to reach the index (see `run`).
         public var releaseWait: TimeInterval = 300
+        /// Told when the renewal waits for a release in flight (`IndexCommit.waiting`).
+        public var waiting: ((String) -> Void)?
         /// Where this machine remembers what it last saw of each tree (`RenewMemory`); nil: no memory.
         public var memory: URL? = RenewMemory.folder(environment: ProcessInfo.processInfo.environment)
 
@@ -80,6 +82,7 @@ public struct Renewal {
         commit.state = options.state
         commit.memory = options.memory
         commit.releaseWait = options.releaseWait
+        commit.waiting = options.waiting
         // Read before the index, so a release this machine publishes meanwhile cannot look like a put-back index.
         let remembered = commit.remembered()
         // Nothing is published over an index that is not this catalogue's.
@@ -102,20 +105,29 @@ public struct Renewal {
                 + "it was put back (by someone who can write to the tree?); signed again above version \(memory.version), listing nothing below what was seen")
         }
         if options.memory == nil { warnings.append("no memory of this tree is kept on this machine (no HOME or XDG_STATE_HOME): an older index put back could be noticed only from the tree's own files") }
+        // Roots the tree lacks and the state's newest revocation list go in with the index, and only with one that
+        // clients following them admit (`IndexCommit.staged`).
         var rootsPublished: [Int] = []
-        for root in roots.chain {
-            if try tree.create(PublishLayout.root(version: root.document.version), bytes: root.bytes) { rootsPublished.append(root.document.version) }
+        for root in roots.chain where try tree.size(of: PublishLayout.root(version: root.document.version)) == nil {
+            commit.staged.append((PublishLayout.root(version: root.document.version), root.bytes))
+            rootsPublished.append(root.document.version)
         }
         let revocations = try options.state.flatMap { try RevocationStore(state: $0).latestVerified(root: latest) }
         var revocationsPublished: Int?
-        if let revocations, try tree.create(revocations.binding.path, bytes: revocations.bytes) { revocationsPublished = revocations.version }
+        if let revocations, try tree.size(of: revocations.binding.path) == nil {
+            commit.staged.append((revocations.binding.path, revocations.bytes))
+            revocationsPublished = revocations.version
+        }
 
         let ledger = try options.state.flatMap { state -> Ledger? in
             FileSystem.exists(state.appendingPathComponent(Ledger.fileName).path) ? try Ledger(state: state, createIfMissing: false) : nil
         }
         var report = try finish(commit, notes: warnings, ledger: ledger, latest: latest, revocations: revocations, now: now)
-        report.rootsPublished = rootsPublished
-        report.revocationsPublished = revocationsPublished
+        // The staged files went in with the index; an unchanged index took none with it.
+        if report.renewed {
+            report.rootsPublished = rootsPublished
+            report.revocationsPublished = revocationsPublished
+        }
         return report
     }
 
@@ -184,7 +196,7 @@ public struct Renewal {
             let createdAhead = Timestamp.parse(current.document.created).map { $0.timeIntervalSince(now) > Self.clockTolerance } ?? false
             let fresh = Timestamp.parse(current.document.expires).map { $0 > now.addingTimeInterval(options.indexLifetime - options.renewSlack) } ?? false
             if !options.force && fresh && !createdAhead && next == current.document { return nil }
-            next.version = max(try Numbers.add(current.document.version, 1, "the next index version"), try ledger?.nextIndexVersion() ?? 0)
+            next.version = try ledger?.nextIndexVersion() ?? 1   // a lower bound: the commit numbers it
             next.created = Timestamp.format(now)
             next.expires = Timestamp.format(now.addingTimeInterval(options.indexLifetime))
             return next
@@ -201,11 +213,9 @@ public struct Renewal {
         }
         // Only reported from here on: the index is already replaced, so nothing below may fail the run.
         if let rootExpiry = Timestamp.parse(latest.expires) {
-            if report.renewed, report.index.expires == latest.expires, rootExpiry < now.addingTimeInterval(options.indexLifetime) {
-                report.critical.append("root version \(latest.version) expires at \(latest.expires), before the \(Self.duration(options.indexLifetime)) an index lasts: "
-                    + "the index expires with it. Rotate the root now (`packtool root rotate --state DIR --sign-with ROOT.pem --publish \(tree.location)`)")
-            } else if rootExpiry <= now.addingTimeInterval(options.horizons.root) {
-                warnings.append("root version \(latest.version) expires at \(latest.expires), within \(Self.duration(options.horizons.root)): its rotation needs the "
+            if rootExpiry <= now.addingTimeInterval(options.horizons.root) {
+                let capped = report.renewed && report.index.expires == latest.expires ? " (the index just signed expires with it)" : ""
+                warnings.append("root version \(latest.version) expires at \(latest.expires), within \(Self.duration(options.horizons.root))\(capped): its rotation needs the "
                     + "offline root keys, so plan it now (`packtool root rotate --state DIR --sign-with ROOT.pem --publish \(tree.location)`)")
             }
         }

@@ -12,14 +12,19 @@ import PackTrust
 /// bucket — so a put-back index can never be signed again, with or without a state folder or a memory.
 ///
 /// The evidence, strongest first:
-/// - the tree's own write-once names: every `packs/<id>/<N>/manifest.json` signed by a manifest key of the catalogue's
-///   root chain, every `revocations/<N>.json` signed by one of its grant keys, every `root/<N>.root.json` it chains.
-///   Nobody without a key can make such a file, and nobody can take one back without deleting it;
+/// - the tree's own write-once names: every `packs/<id>/<N>/manifest.json` signed by a manifest key of the newest
+///   root, every `revocations/<N>.json` signed by one of its grant keys. Nobody without such a key can make such a
+///   file, and nobody can take one back without deleting it;
 /// - the publisher's state: the newest revocation list it signed, the newest index version its ledger recorded;
 /// - this machine's memory of the tree (`RenewMemory`): the newest index it wrote or saw there.
 ///
-/// An index below the floor on any axis (a pack, the revocation list, the root) is refused, naming the evidence. The
-/// index version is not an axis to refuse on but to number above: a writer simply signs above the floor.
+/// Only the newest root's keys count, as for a client (`Rollback.keysChanged`): a rotation retires a key because
+/// someone else may hold it, so what it signed — a thief's revocation list numbered 999, a manifest planted at
+/// version 999, an index at the highest version there is — is no evidence once the rotation is made, and the drill
+/// that retires it is never blocked by it. A memory is scoped the same way, by the root it was kept under.
+///
+/// An index below the floor on any axis (a pack, the revocation list) is refused, naming the evidence. The index
+/// version is not an axis to refuse on but to number above: a writer simply signs above the floor.
 public struct TreeFloor: Sendable, Equatable {
     /// One axis's floor: the version nothing may go below, and what says so.
     public struct Mark: Sendable, Equatable {
@@ -33,8 +38,6 @@ public struct TreeFloor: Sendable, Equatable {
 
     /// A new index's version must be above this.
     public var index: Mark?
-    /// A new index must name at least this root version.
-    public var root: Mark?
     /// A new index must list each pack at least at this version.
     public var packs: [String: Mark] = [:]
     /// A new index must bind at least this revocation list version.
@@ -51,12 +54,7 @@ public struct TreeFloor: Sendable, Equatable {
     /// a tree that cannot be listed (read over HTTP) is probed above what it lists.
     public static func read(tree: PublishedTree, roots: CatalogueRoots, state: URL?, memory: RenewMemory?, listed: IndexDocument?) throws -> TreeFloor {
         var floor = TreeFloor()
-        // Roots: the newest version of the chain the tree holds.
-        for root in roots.chain.reversed() where try tree.size(of: PublishLayout.root(version: root.document.version)) != nil {
-            floor.root = Mark(version: root.document.version, evidence: tree.describe(PublishLayout.root(version: root.document.version)), inTree: true)
-            break
-        }
-        // Manifests: the newest version of each pack signed by a manifest key of any root in the chain.
+        // Manifests: the newest version of each pack signed by a manifest key of the newest root.
         var packs = try tree.names(in: "packs").map { names in Dictionary(names.map { ($0, [Int]()) }, uniquingKeysWith: { a, _ in a }) }
         if packs == nil { packs = (listed?.packs ?? [:]).mapValues { [$0.version] } }
         for (pack, probeFrom) in packs ?? [:] where isPlainName(pack) {
@@ -64,25 +62,25 @@ public struct TreeFloor: Sendable, Equatable {
             for version in candidates.prefix(candidatesPerKind) {
                 let path = PublishLayout.manifest(pack: pack, version: version)
                 guard let bytes = try? tree.read(path, cap: Int(SizeCaps.manifest)),
-                      let manifest: Manifest = roots.admitAtRest(bytes), manifest.pack == pack, manifest.version == version else { continue }
+                      let manifest: Manifest = roots.admitUnderLatest(bytes), manifest.pack == pack, manifest.version == version else { continue }
                 floor.packs[pack] = Mark(version: version, evidence: tree.describe(path), inTree: true)
                 break
             }
         }
-        // Revocation lists: the newest signed by a grant key of any root in the chain (also a retired one: a list
-        // signed before a grant-key rotation still says which codes were withdrawn, and a later list must follow it).
+        // Revocation lists: the newest signed by a grant key of the newest root (a grant-key rotation signs the
+        // state's list again under the new key as the next version, so what was withdrawn stays withdrawn).
         let lists = try versions(in: tree, folder: "revocations", suffix: ".json", probeAbove: listed.map { $0.revocations?.version ?? 0 }) {
             PublishLayout.revocations(version: $0)
         }
         for version in lists.prefix(candidatesPerKind) {
             let path = PublishLayout.revocations(version: version)
             guard let bytes = try? tree.read(path, cap: Int(SizeCaps.revocations)),
-                  let list: RevocationsDocument = roots.admitAtRest(bytes), list.version == version else { continue }
+                  let list: RevocationsDocument = roots.admitUnderLatest(bytes), list.version == version else { continue }
             floor.revocations = Mark(version: version, evidence: tree.describe(path), inTree: true)
             break
         }
         if let state { try floor.raise(fromState: state) }
-        if let memory { floor.raise(from: memory) }
+        if let memory { floor.raise(from: memory, roots: roots) }
         return floor
     }
 
@@ -92,20 +90,31 @@ public struct TreeFloor: Sendable, Equatable {
             raise(\.revocations, Mark(version: version, evidence: RevocationStore(state: state).url(version: version).path, inTree: false))
         }
         if FileSystem.exists(state.appendingPathComponent(Ledger.fileName).path) {
-            let recorded = try Ledger(state: state, createIfMissing: false).nextIndexVersion() - 1
+            let recorded = try Ledger(state: state, createIfMissing: false).lastIndexVersion()
             if recorded > 0 { raise(\.index, Mark(version: recorded, evidence: "the ledger in \(state.path)", inTree: false)) }
         }
     }
 
-    /// Raises the floor to what this machine last saw of the tree.
-    mutating func raise(from memory: RenewMemory) {
+    /// Raises the floor to what this machine last saw of the tree — each axis only while the role that signed it
+    /// keeps the keys it had under the root the memory was kept under (a memory of a thief's index, seen before the
+    /// index key was rotated away, must not hold the drill's new index above it).
+    mutating func raise(from memory: RenewMemory, roots: CatalogueRoots) {
         let evidence = "this machine's memory of \(memory.location)"
-        raise(\.index, Mark(version: memory.version, evidence: evidence, inTree: false))
-        for (pack, version) in memory.packs {
-            let mark = Mark(version: version, evidence: evidence, inTree: false)
-            if (packs[pack]?.version ?? 0) < version || (packs[pack]?.version == version && packs[pack]?.inTree == true) { packs[pack] = mark }
+        func holds(_ role: String) -> Bool {
+            guard let latest = roots.latest else { return false }
+            guard let then = roots.root(version: memory.rootVersion) else { return memory.rootVersion == latest.version }
+            return !Rollback.keysChanged(role: role, from: then, to: latest)
         }
-        if memory.revocations > 0 { raise(\.revocations, Mark(version: memory.revocations, evidence: evidence, inTree: false)) }
+        if holds(RootDocument.Role.index) { raise(\.index, Mark(version: memory.version, evidence: evidence, inTree: false)) }
+        if holds(RootDocument.Role.manifest) {
+            for (pack, version) in memory.packs {
+                let mark = Mark(version: version, evidence: evidence, inTree: false)
+                if (packs[pack]?.version ?? 0) < version || (packs[pack]?.version == version && packs[pack]?.inTree == true) { packs[pack] = mark }
+            }
+        }
+        if memory.revocations > 0 && holds(RootDocument.Role.grant) {
+            raise(\.revocations, Mark(version: memory.revocations, evidence: evidence, inTree: false))
+        }
     }
 
     /// Keeps the higher mark; at an equal version, the evidence that is not the tree's alone (so no wait for it).
@@ -117,9 +126,6 @@ public struct TreeFloor: Sendable, Equatable {
     /// Why `index` lies below this floor, or nil. The index version is not judged (writers number above `index`).
     public func violation(of index: IndexDocument) -> Violation? {
         var found: [(String, Mark)] = []
-        if let root, index.rootVersion < root.version {
-            found.append(("names root version \(index.rootVersion), below version \(root.version)", root))
-        }
         for (pack, mark) in packs.sorted(by: { $0.key < $1.key }) where (index.packs[pack]?.version ?? 0) < mark.version {
             found.append(("lists \(pack) \(index.packs[pack].map { "version \($0.version)" } ?? "not at all"), below version \(mark.version)", mark))
         }
@@ -157,17 +163,21 @@ public struct TreeFloor: Sendable, Equatable {
         return found.reversed()
     }
 
+    /// The highest `<N><suffix>` name in `folder` of `tree`, whoever wrote it (0: none): a new versioned file is
+    /// numbered above it, so a name a thief took with a retired key never blocks the drill that retires the key.
+    public static func highestName(in tree: PublishedTree, folder: String, suffix: String, probeAbove: Int, path: (Int) -> String) throws -> Int {
+        try versions(in: tree, folder: folder, suffix: suffix, probeAbove: probeAbove, path: path).first ?? 0
+    }
+
     /// A folder name that can be a pack id (the layout's ids never start with a dot or hold a slash).
     static func isPlainName(_ name: String) -> Bool { !name.isEmpty && !name.hasPrefix(".") && !name.contains("/") }
 }
 
 extension CatalogueRoots {
-    /// A document signed by the role its kind needs under any root of the chain, newest root first, judged on its
-    /// signature and content alone; nil when none of them admits it.
-    func admitAtRest<T: Admissible>(_ bytes: Data) -> T? {
-        for root in chain.reversed() {
-            if let document = try? SignedDocument().admit(bytes, as: T.self, profile: .atRest, context: AdmissionContext(root: root.document)) { return document }
-        }
-        return nil
+    /// A document signed by the role its kind needs under the newest root, judged on its signature and content
+    /// alone; nil when that root does not admit it (a key it retired signed it, or nothing this catalogue trusts).
+    func admitUnderLatest<T: Admissible>(_ bytes: Data) -> T? {
+        guard let latest else { return nil }
+        return try? SignedDocument().admit(bytes, as: T.self, profile: .atRest, context: AdmissionContext(root: latest))
     }
 }

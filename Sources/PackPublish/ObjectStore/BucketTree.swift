@@ -56,6 +56,14 @@ public struct BucketTree: PublishedTree {
         return Data(response.body)
     }
 
+    public func sha256(of path: String, cap: UInt64) throws -> [UInt8]? {
+        let hasher = SHA256()
+        let response = try client.send("GET", key: key(path), hashing: hasher, limit: cap + 1)
+        if response.head.status == 404 { return nil }
+        guard response.head.status == 200 else { throw client.refusal("GET \(key(path))", response) }
+        return hasher.finalize()
+    }
+
     public func size(of path: String) throws -> UInt64? {
         let response = try client.send("HEAD", key: key(path))
         if response.head.status == 404 { return nil }

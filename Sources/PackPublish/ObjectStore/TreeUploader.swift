@@ -13,8 +13,10 @@ import PackModel
 import PackSigning
 
 /// Uploads a published tree to a bucket the way clients need it fed:
-/// - every versioned object (roots, manifests, archives, deltas) first, each checked after upload — the store's
-///   SHA-256 (`x-amz-checksum-sha256`) and size, or a verifying GET where the store keeps no checksum;
+/// - every versioned object (manifests, archives, deltas, revocation lists) first, each checked after upload — the
+///   store's SHA-256 (`x-amz-checksum-sha256`) and size, or a verifying GET where the store keeps no checksum;
+/// - roots with the index, and only once a client following them admits it (`IndexCommit.staged`): clients fetch
+///   `root/N.root.json` without waiting for an index to name it;
 /// - `index.json` last, so a client never sees an index naming an object that is not there yet;
 /// - a rerun uploads only what is missing; a versioned object already there with other bytes is refused, never
 ///   overwritten (clients and CDN caches hold it under that name for ever);
@@ -66,7 +68,7 @@ public struct TreeUploader {
     }
 
     /// Each file of the tree (relative paths), `index.json` last; refuses a tree without one.
-    static func files(of tree: URL) throws -> [String] {
+    static func files(of tree: URL, requireIndex: Bool = true) throws -> [String] {
         var files: [String] = []
         func walk(_ relative: String) throws {
             let folder = relative.isEmpty ? tree.path : tree.path + "/" + relative
@@ -87,7 +89,7 @@ public struct TreeUploader {
             } catch let e as ModelError { throw PublishError.io("\(e)") }
         }
         try walk("")
-        guard files.contains(PublishLayout.index) else { throw PublishError.io("\(tree.path) has no \(PublishLayout.index): not a published tree (packtool sign --publish makes one)") }
+        guard files.contains(PublishLayout.index) || !requireIndex else { throw PublishError.io("\(tree.path) has no \(PublishLayout.index): not a published tree (packtool sign --publish makes one)") }
         return files.filter { $0 != PublishLayout.index }.sorted() + [PublishLayout.index]
     }
 
@@ -108,25 +110,32 @@ public struct TreeUploader {
         return known
     }
 
-    public func upload(tree: URL, progress: ((String, Step) -> Void)? = nil) throws -> Report {
+    /// Uploads `tree`; with `index` false, only its versioned objects other than roots (a manifest-key rotation's
+    /// re-releases, which one renewal then lists beside the new root).
+    public func upload(tree: URL, index withIndex: Bool = true, progress: ((String, Step) -> Void)? = nil) throws -> Report {
         var report = Report()
         // Before anything is sent: the bucket's index must be this catalogue's (or absent), so nothing of ours is
         // ever written into another catalogue (its versioned names would then be taken for good).
         let roots = try CatalogueRoots.load(state: indexMerge?.state, tree: FolderTree(folder: tree))
         _ = try IndexCommit(tree: BucketTree(client: client, prefix: prefix), roots: roots, keys: []).current()
         let indexed = Self.indexedDigests(of: tree)
-        let files = try Self.files(of: tree)
+        let files = try Self.files(of: tree, requireIndex: withIndex)
         // Every object the index names must be in the tree, or the index would go up naming an object that is not there.
         let listed = Set(files)
         if let missing = indexed.keys.sorted().first(where: { !listed.contains($0) }) {
             throw PublishError.io("\(tree.path)/\(missing) is named by the tree's index.json but is not in the tree: nothing was uploaded (publish again, or `packtool export` a whole tree)")
         }
+        var rootFiles: [(path: String, bytes: Data)] = []
         for path in files {
             let file = tree.appendingPathComponent(path)
             let key = prefix.isEmpty ? path : prefix + "/" + path
             let isIndex = path == PublishLayout.index
+            if path.hasPrefix("root/") {
+                if withIndex { rootFiles.append((path, try FileSystem.read(file.path, cap: 1 << 20))) }
+                continue
+            }
             if isIndex {
-                try uploadIndex(tree: tree, report: &report, progress: progress)
+                if withIndex { try uploadIndex(tree: tree, roots: rootFiles, report: &report, progress: progress) }
                 continue
             }
             if let known = indexed[path], Self.size(file.path) == known.size,
@@ -191,18 +200,29 @@ public struct TreeUploader {
     /// Puts the tree's index in the bucket by compare-and-swap (`BucketTree`): over no index with `If-None-Match: *`,
     /// over an older one of this catalogue with `If-Match` on its ETag; a bucket index that lists something the tree's
     /// does not (a renew or another release ran) is merged and signed again when `indexMerge` allows, else refused.
-    func uploadIndex(tree: URL, report: inout Report, progress: ((String, Step) -> Void)?) throws {
+    func uploadIndex(tree: URL, roots rootFiles: [(path: String, bytes: Data)], report: inout Report, progress: ((String, Step) -> Void)?) throws {
         let local = try FileSystem.read(tree.appendingPathComponent(PublishLayout.index).path, cap: IndexCommit.indexCap)
         let bucket = BucketTree(client: client, prefix: prefix)
         let roots = try CatalogueRoots.load(state: indexMerge?.state, tree: FolderTree(folder: tree))
         var commit = IndexCommit(tree: bucket, roots: roots, keys: indexMerge?.keys ?? [])
         commit.state = indexMerge?.state
         commit.memory = memory
+        // The tree's roots the bucket lacks go in with the index (checked against it first).
+        var newRoots: [String] = []
+        for file in rootFiles {
+            if try bucket.size(of: file.path) == nil { commit.staged.append(file); newRoots.append(file.path) } else { report.present.append(file.path); progress?(file.path, .present) }
+        }
+        func reportRoots() {
+            for path in newRoots { report.uploaded.append(path); progress?(path, .uploaded) }
+        }
         let ours = try commit.verify(local)
         for _ in 1...commit.attempts {
             let remembered = commit.remembered()
             let current = try commit.current()
             if current?.bytes == local {
+                // Already there (an earlier run stopped after the swap): a root it left behind still goes in, checked.
+                if !newRoots.isEmpty { try commit.publishStagedBesideCurrent(at: Date()) }
+                reportRoots()
                 report.indexVersion = ours.version
                 report.present.append(PublishLayout.index)
                 progress?(PublishLayout.index, .present)
@@ -210,14 +230,16 @@ public struct TreeUploader {
             }
             let merged = try ours.merged(onto: current?.trusted, releasing: indexMerge?.releasing)
             var written = local
-            if merged == ours || (current?.retired == false && current?.document == ours) {
+            if (merged == ours && ours.version > (current?.trusted.version ?? 0)) || (current?.retired == false && current?.document == ours) {
                 // The tree's index already publishes everything the bucket's does, at a higher version (or is the
                 // same signed document in other envelope bytes). It is held to the bucket's floor like any index
                 // write: a tree folder kept from before a revocation cannot unbind the bucket's list.
                 try commit.checkSigned(ours, bytes: local, current: current, remembered: remembered)
+                try commit.publishStaged()
                 guard try bucket.swapIndex(local, expected: current?.tag) else { continue }
                 commit.remember(ours)
                 report.indexVersion = ours.version
+                reportRoots()
             } else if let merge = indexMerge {
                 let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
                 let lifetime = (Timestamp.parse(ours.expires)?.timeIntervalSince1970 ?? 0) - (Timestamp.parse(ours.created)?.timeIntervalSince1970 ?? 0)
@@ -230,6 +252,7 @@ public struct TreeUploader {
                 if case .written(let index, let bytes, _) = outcome {
                     report.indexVersion = index.version
                     written = bytes
+                    reportRoots()
                 }
             } else {
                 let version = current.map { String($0.document.version) } ?? "?"

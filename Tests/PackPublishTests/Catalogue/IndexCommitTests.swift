@@ -27,11 +27,11 @@ final class IndexCommitTests: XCTestCase {
                       revocations: revocations.map { .init(version: $0, path: PublishLayout.revocations(version: $0), size: 1, sha256: String(repeating: "c", count: 64)) })
     }
 
-    func testAMergeKeepsEveryPackAtItsHigherVersionAndNumbersAboveBoth() throws {
+    func testAMergeKeepsEveryPackAtItsHigherVersionAndTheHigherIndexVersionForTheCommitToNumberAbove() throws {
         let ours = index(3, ["royal-mile": 2])
         let theirs = index(7, ["royal-mile": 1, "york": 4], revocations: 2)
         let merged = try ours.merged(onto: theirs, releasing: "royal-mile")
-        XCTAssertEqual(merged.version, 8)
+        XCTAssertEqual(merged.version, 7, "a lower bound: IndexCommit numbers the index above the one it replaces")
         XCTAssertEqual(merged.packs["royal-mile"]?.version, 2)
         XCTAssertEqual(merged.packs["york"]?.version, 4)
         XCTAssertEqual(merged.revocations?.version, 2)
@@ -118,7 +118,8 @@ final class IndexCommitTests: XCTestCase {
         options.now = { Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 6 * 86_400).rounded(.down)) }
         let renewed = try Renewal(options: options).run()
         XCTAssertTrue(renewed.renewed)
-        XCTAssertEqual(renewed.index.version, before.version + 1)
+        XCTAssertGreaterThan(renewed.index.version, before.version)
+        XCTAssertEqual(renewed.index.version / 1000, Int(Timestamp.parse(renewed.index.created)!.timeIntervalSince1970), "numbered by the second it was signed")
         XCTAssertEqual(renewed.index.packs, before.packs)
         XCTAssertEqual(renewed.index.rootVersion, before.rootVersion)
         XCTAssertGreaterThan(Timestamp.parse(renewed.index.expires)!, Timestamp.parse(before.expires)!.addingTimeInterval(5 * 86_400))
@@ -141,9 +142,10 @@ final class IndexCommitTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: f.out.appendingPathComponent("root/2.root.json")), try Data(contentsOf: f.state.appendingPathComponent("root/2.root.json")))
     }
 
-    /// After the index key is rotated away (stolen), an index the old key signed may be the thief's: its version still
-    /// counts, but nothing it lists is ever signed again by the new key.
-    func testAnIndexSignedByARetiredKeyIsNeverBuiltUponOnlyNumberedAbove() throws {
+    /// After the index key is rotated away (stolen), an index the old key signed may be the thief's: nothing it lists
+    /// is ever signed again by the new key, and its version — as high as numbers go — does not count (clients count
+    /// afresh under the new key).
+    func testAnIndexSignedByARetiredKeyIsNeverBuiltUponNorNumberedAbove() throws {
         let f = try PublishFixture()
         try f.publish(ExamplePack.root)
         let thief = try f.key("index")
@@ -158,7 +160,7 @@ final class IndexCommitTests: XCTestCase {
         // The thief writes an index (under root 1, which trusted the stolen key) listing a pack of theirs.
         let tree = FolderTree(folder: f.out)
         var forged = try XCTUnwrap(try IndexCommit(tree: tree, roots: try CatalogueRoots.load(state: f.state, tree: tree), keys: []).current()).document
-        forged.version = 500
+        forged.version = Int.max
         forged.packs["thief-pack"] = relocated(forged.packs["royal-mile"]!, to: "thief-pack")
         try DSSEEnvelope(signing: CanonicalJSON.encode(forged), as: PayloadType.index, with: [thief]).jsonData().write(to: f.out.appendingPathComponent("index.json"))
 
@@ -166,7 +168,7 @@ final class IndexCommitTests: XCTestCase {
             XCTAssertTrue("\(error)".contains("no longer trusts"), "\(error)")
         }
         let renewed = try Renewal(options: f.renewal(tree: tree, state: f.state, indexKeys: [newIndexKey])).run()
-        XCTAssertEqual(renewed.index.version, 501, "numbered above the thief's index")
+        XCTAssertEqual(renewed.index.version / 1000, Int(Timestamp.parse(renewed.index.created)!.timeIntervalSince1970), "numbered by the clock, not above the thief's index")
         XCTAssertNil(renewed.index.packs["thief-pack"], "what the retired key signed is not signed again")
         XCTAssertEqual(renewed.index.packs["royal-mile"]?.version, 1)
         XCTAssertEqual(renewed.index.rootVersion, 2)

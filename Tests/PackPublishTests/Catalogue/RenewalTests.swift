@@ -32,12 +32,12 @@ final class RenewalTests: XCTestCase {
         let old = try Data(contentsOf: f.out.appendingPathComponent("index.json"))
         var options = f.renewal(tree: FolderTree(folder: f.out), state: nil, indexKeys: [try f.key("index")])
         options.now = days(6)
-        XCTAssertEqual(try Renewal(options: options).run().index.version, 2)
+        let seen = try Renewal(options: options).run().index.version
         try old.write(to: f.out.appendingPathComponent("index.json"))
         options.now = days(9)
         let report = try Renewal(options: options).run()
-        XCTAssertEqual(report.index.version, 3, "above version 2, which this machine saw")
-        XCTAssertTrue(report.warnings.contains { $0.contains("older than version 2 this machine saw: it was put back") }, "\(report.warnings)")
+        XCTAssertGreaterThan(report.index.version, seen, "above the version this machine saw")
+        XCTAssertTrue(report.warnings.contains { $0.contains("older than version \(seen) this machine saw: it was put back") }, "\(report.warnings)")
     }
 
     /// The machine's memory is the floor where the tree's own files no longer are: a release's manifest deleted and
