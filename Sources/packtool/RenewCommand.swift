@@ -94,7 +94,11 @@ enum RenewCommand: Command {
         let report: Renewal.Report
         do {
             if !a.values("--manifest-key").isEmpty {
-                rereleased = try rerelease(Renewal(options: options).manifestsToRerelease(), a)
+                // Every pack first, without an index; the renewal below lists them all at once (beside a root the
+                // state holds and the tree lacks, which no pack may be left behind by).
+                let due = try Renewal(options: options).manifestsToRerelease()
+                rereleased = try rerelease(due, a, publishIndex: false, above: try namesTaken(by: due.map(\.pack), in: tree, state: options.state))
+                options.rereleased = Set(due.map(\.pack))
             }
             report = try Renewal(options: options).run()
         } catch let e as PublishError {
@@ -144,6 +148,19 @@ enum RenewCommand: Command {
 extension RenewCommand {
     /// Re-releases each expiring manifest's pack as the next version from the state's ledger (`Publisher.rerelease`),
     /// into the folder, or for a bucket into the state's upload folder and then uploaded as `sign --publish` does.
+    /// The highest version folder the tree holds for each of `packs`, whoever wrote it: a re-release is numbered
+    /// above it, so names a thief took with a retired manifest key never block it.
+    static func namesTaken(by packs: [String], in tree: PublishedTree, state: URL?) throws -> [String: Int] {
+        let listed = try? IndexCommit(tree: tree, roots: try CatalogueRoots.load(state: state, tree: tree), keys: []).current()?.trusted
+        var above: [String: Int] = [:]
+        for pack in packs {
+            above[pack] = try TreeFloor.highestName(in: tree, folder: "packs/\(pack)", suffix: "", probeAbove: listed?.packs[pack]?.version ?? 0) {
+                PublishLayout.manifest(pack: pack, version: $0)
+            }
+        }
+        return above
+    }
+
     /// Re-releases each pack from the ledger. `publishIndex` false (a manifest-key rotation): the releases go into the
     /// tree and the ledger without an index, for one renewal to list them all beside the new root; `above` numbers a
     /// pack's re-release above names already taken in the tree.

@@ -223,13 +223,8 @@ enum RootCommand: Command {
                 if let resigned = try resignList(store, grantKeys, above: above) { lines.append(resigned) }
             }
             if changed(RootDocument.Role.manifest) && !packs.isEmpty {
-                var above: [String: Int] = [:]
-                for release in packs {
-                    above[release.pack] = try TreeFloor.highestName(in: published, folder: "packs/\(release.pack)", suffix: "", probeAbove: listed?.packs[release.pack]?.version ?? release.version) {
-                        PublishLayout.manifest(pack: release.pack, version: $0)
-                    }
-                }
                 // Every pack first, without an index; the renewal below lists them all beside the new root at once.
+                let above = try RenewCommand.namesTaken(by: packs.map(\.pack), in: published, state: state)
                 lines += try RenewCommand.rerelease(packs.map { ($0.pack, $0.version, "") }, a, publishIndex: false, above: above).map { "re-released \($0)" }
             }
             var report: [String: JSONValue] = json ?? [:]
@@ -237,6 +232,7 @@ enum RootCommand: Command {
             if needsRenew {
                 var options = Renewal.Options(tree: published, state: state, indexKeys: indexKeys)
                 options.waiting = { Output.note("\($0)\n") }
+                if changed(RootDocument.Role.manifest) { options.rereleased = Set(packs.map(\.pack)) }
                 let renewal = try Renewal(options: options).run()
                 report["indexVersion"] = .int(renewal.index.version)
                 lines.append("published root version \(new.version) and renewed \(published.describe(PublishLayout.index)) (version \(renewal.index.version))"

@@ -138,7 +138,9 @@ final class PublishCommandTests: XCTestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stdout.contains("exported royal-mile version 2"), r.stdout)
         XCTAssertTrue(r.stdout.contains("deltas: 2"), r.stdout)
-        XCTAssertTrue(r.stdout.contains("index.json version 3"), r.stdout)
+        let signed = try publishedIndexVersion(out)
+        let exportedVersion = try XCTUnwrap(Self.indexVersion(in: r.stdout), r.stdout)
+        XCTAssertGreaterThan(exportedVersion, signed, "numbered above every earlier index")
         let original = files(under: out), exported = files(under: mirror)
         XCTAssertEqual(Set(exported.keys), Set(original.keys).subtracting(["packs/royal-mile/1/manifest.json", "packs/royal-mile/1/royal-mile-1.tar"]))
         for (path, data) in exported where path != "index.json" { XCTAssertEqual(data, original[path], path) }
@@ -151,7 +153,20 @@ final class PublishCommandTests: XCTestCase {
         try copy.edit("stops/02-gladstones-land/story.vtt", replacing: "Gladstone’s Land", with: "Gladstone's Land")
         XCTAssertEqual(try CLI.run(["review", "sign", copy.stop(1).path, "--reviewer-key", "\(keys)/historian.pem", "--reviewer", "example-historian"]).status, 0)
         let next = try sign(copy.root.path)
-        XCTAssertTrue(next.stdout.contains("index.json version 4"), next.stdout)
+        XCTAssertGreaterThan(try XCTUnwrap(Self.indexVersion(in: next.stdout), next.stdout), exportedVersion)
+    }
+
+    /// The version of the index published in `tree`.
+    func publishedIndexVersion(_ tree: String) throws -> Int {
+        let envelope = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: tree + "/index.json"))) as? [String: Any])
+        let payload = try XCTUnwrap(Data(base64Encoded: try XCTUnwrap(envelope["payload"] as? String)))
+        return try XCTUnwrap((try JSONSerialization.jsonObject(with: payload) as? [String: Any])?["version"] as? Int)
+    }
+
+    /// The number after "index.json version " in a command's report.
+    static func indexVersion(in text: String) -> Int? {
+        guard let range = text.firstRange(of: "index.json version ") else { return nil }
+        return Int(text[range.upperBound...].prefix { $0.isNumber })
     }
 
     /// Across file systems the tree gets a copy of the kept archive instead of a hard link, checked as it is made.

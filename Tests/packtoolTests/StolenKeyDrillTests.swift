@@ -173,6 +173,11 @@ final class StolenKeyDrillTests: XCTestCase {
         XCTAssertTrue(renew.stderr.contains("--manifest-key NEW-MANIFEST.pem"), renew.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: cdn + "/root/2.root.json"))
         try phoneUpdates()
+        // The command the refusal names finishes the drill: every pack re-released, then one index beside the root.
+        let finish = try run(["renew", "--state", state, "--manifest-key", keys + "/manifest-2.pem", "--index-key", keys + "/index.pem", "--publish", cdn])
+        XCTAssertTrue(finish.stdout.contains("re-released royal-mile version 1") && finish.stdout.contains("root/2.root.json"), finish.stdout)
+        try phoneUpdates()
+        XCTAssertEqual(try run(["status", "--state", state, "--tree", cdn]).status, 0)
     }
 
     func testARootKeyRotationAloneLeavesStatusAllWell() throws {

@@ -34,6 +34,9 @@ public struct Renewal {
         public var now: () -> Date = { Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)) }
         /// How long to wait for a release being published meanwhile to reach the index (see `run`).
         public var releaseWait: TimeInterval = 300
+        /// Packs this run re-released without an index (`Publisher.Options.publishIndex`): the ledger lists them
+        /// above the tree's index on purpose, which is not reported as a put-back.
+        public var rereleased: Set<String> = []
         /// Told when the renewal waits for a release in flight (`IndexCommit.waiting`).
         public var waiting: ((String) -> Void)?
         /// Where this machine remembers what it last saw of each tree (`RenewMemory`); nil: no memory.
@@ -184,7 +187,7 @@ public struct Renewal {
                             + "or differs): not listed; publish it there (`packtool upload`, or sign again)")
                         continue
                     }
-                    if !current.retired {
+                    if !current.retired && !options.rereleased.contains(pack) {
                         warnings.append("\(tree.describe(PublishLayout.index)) listed \(pack) \(next.packs[pack].map { "version \($0.version)" } ?? "not at all"), "
                             + "older than version \(entry.version) this state released: listed again from the ledger; check who can write to the tree")
                     }
