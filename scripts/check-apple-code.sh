@@ -36,14 +36,15 @@ typecheck() {  # FILE FLAGS... : type-checks FILE as an app's code against the s
 
 # 2. The guide's snippets in an app's stricter modes (warnings are errors: an app with -warnings-as-errors).
 SNIPPETS=Tests/AppleGuideSnippets/AppleGuideSnippets.swift
-for mode in "-swift-version 6" "-swift-version 6 -default-isolation MainActor"; do
+APPROACHABLE="-swift-version 6 -default-isolation MainActor -enable-upcoming-feature NonisolatedNonsendingByDefault -enable-upcoming-feature InferIsolatedConformances"
+for mode in "-swift-version 6" "-swift-version 6 -default-isolation MainActor" "$APPROACHABLE"; do
   # shellcheck disable=SC2086
   if ! typecheck "$SNIPPETS" $mode -warnings-as-errors > .build/apple-snippets.log 2>&1; then
     grep -E "error:" .build/apple-snippets.log | sort -u | head -20 >&2
     fail "the guide's snippets do not compile in an app built with $mode"
   fi
 done
-echo "check-apple-code: the client's Apple branches, PackBackground and the guide compile against the stand-ins; the guide also in Swift 6 and with default MainActor isolation, without warnings"
+echo "check-apple-code: the client's Apple branches, PackBackground and the guide compile against the stand-ins; the guide also in Swift 6, with default MainActor isolation and with approachable concurrency, without warnings"
 
 [ "${1:-}" = "--no-self-test" ] && exit 0
 
@@ -60,6 +61,12 @@ plant() {  # LABEL SOURCE OLD NEW : a copy of SOURCE with OLD replaced by NEW
   grep -qF -- "$3" "$2" || fail "self-test: '$3' is no longer in $2; update the planted mistake"
   python3 -c 'import sys; s=open(sys.argv[1]).read(); open(sys.argv[4], "w").write(s.replace(sys.argv[2], sys.argv[3], 1))' "$2" "$3" "$4" "$work/$1.swift"
 }
+# The control: the snippets as they are compile with the plants' very command, so each plant fails for its mistake.
+typecheck "$SNIPPETS" -swift-version 5 > "$work/log" 2>&1 || { cat "$work/log" >&2; fail "self-test: the snippets do not compile in Swift 5 as they are, so the planted mistakes prove nothing"; }
+typecheck "$SNIPPETS" Tests/AppleGuideSnippets/Witnesses.swift -swift-version 5 > "$work/log" 2>&1 || { cat "$work/log" >&2; fail "self-test: the snippets and their witnesses do not compile as they are"; }
+# A misspelt optional delegate method in the guide's app delegate: only the witnesses can catch it.
+plant snippet-delegate "$SNIPPETS" "handleEventsForBackgroundURLSession identifier: String" "handleEventsForBackgroundURLSessions identifier: String"
+expect_refused "a misspelt app-delegate method (never called by the system)" "$work/snippet-delegate.swift" Tests/AppleGuideSnippets/Witnesses.swift -swift-version 5
 # A misspelt UIKit, BackgroundTasks and StoreKit name in the snippets, and wrong isolation.
 plant snippet-uikit "$SNIPPETS" "UIApplication.LaunchOptionsKey" "UIApplication.LaunchOptionKey"
 expect_refused "a misspelt UIKit type in the guide" "$work/snippet-uikit.swift" -swift-version 5

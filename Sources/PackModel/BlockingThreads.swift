@@ -22,7 +22,8 @@ public enum BlockingThreads {
             let job = Unmanaged.passRetained(Job { body(i) }).toOpaque()
             #if canImport(Darwin)
             var thread: pthread_t?
-            let started = pthread_create(&thread, nil, { Unmanaged<Job>.fromOpaque($0).takeRetainedValue().work(); return nil }, job) == 0
+            // Written to compile whether the SDK imports the argument as optional or not (libpthread marks it _Nullable).
+            let started = pthread_create(&thread, nil, { Unmanaged<Job>.fromOpaque(($0 as UnsafeMutableRawPointer?)!).takeRetainedValue().work(); return nil }, job) == 0
             if started, let thread { threads.append(thread) }
             #else
             var thread = pthread_t()

@@ -370,7 +370,7 @@ import StoreKit
 /// The Restore Purchases button (only on the visitor's tap: `AppStore.sync()` asks them to sign in). StoreKit then
 /// lists the City Pack and the latest Trip Pass again; the passes before it come from the app's server, which is sent
 /// one signed transaction of this Apple Account as proof. Returns how many passes the server knew.
-func restorePurchases(record: TripPassRecord, server: any TripPassServer) async throws -> Int {
+nonisolated func restorePurchases(record: TripPassRecord, server: any TripPassServer) async throws -> Int {
     try await AppStore.sync()
     var proof: String?
     for await result in StoreKit.Transaction.currentEntitlements {

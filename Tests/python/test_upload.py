@@ -106,7 +106,7 @@ class Upload(unittest.TestCase):
             f.write(b" ")
         run = self.upload(other, "clash")
         self.assertEqual(run.returncode, 1, run.stdout + run.stderr)
-        self.assertIn("root/1.root.json is already in the bucket with other bytes", run.stderr)
+        self.assertIn("root/1.root.json is already there with other bytes", run.stderr)
         self.assertEqual(fetch(f"{self.store.endpoint}/public/clash/index.json"), before, "index.json is as it was")
         status, body = fetch(f"{self.store.endpoint}/public/clash/root/1.root.json")
         with open(f"{self.cdn}/root/1.root.json", "rb") as f:

@@ -244,11 +244,12 @@ public struct IndexCommit {
     /// Publishes the staged files beside the index already in the tree, when it needs no new one (a rotation of the
     /// root keys alone): checked first as `commit` checks a new index, so a root goes out only if clients that follow
     /// it still admit that index and every pack they install today.
-    public func publishStagedBesideCurrent(at time: Date) throws {
+    @discardableResult
+    public func publishStagedBesideCurrent(at time: Date) throws -> Set<String> {
         guard let current = try current() else { throw PublishError.io("\(tree.describe(PublishLayout.index)) does not exist: publish a release first") }
         try checkStagedFit()
         try checkBeforePublishing(current.bytes, at: time, current: current)
-        try publishStaged()
+        return try publishStaged()
     }
 
     /// Refuses, before anything is signed or written, a staged file whose name the tree already holds with other bytes.
@@ -256,14 +257,18 @@ public struct IndexCommit {
         for file in staged {
             guard let existing = try tree.read(file.path, cap: file.bytes.count + 1) else { continue }
             guard existing == file.bytes else {
-                throw PublishError.contentMismatch("\(tree.describe(file.path)) is already in the tree with other bytes than this state's; versioned files are never rewritten, and nothing was published")
+                throw PublishError.contentMismatch("\(tree.describe(file.path)) is already there with other bytes; versioned files are never rewritten, and nothing was published")
             }
         }
     }
 
-    /// Writes the staged files (each once; one already there with the same bytes is left as it is).
-    public func publishStaged() throws {
-        for file in staged { _ = try tree.create(file.path, bytes: file.bytes) }
+    /// Writes the staged files (each once; one already there with the same bytes is left as it is). Returns the
+    /// paths this call created (the others were there already).
+    @discardableResult
+    public func publishStaged() throws -> Set<String> {
+        var created: Set<String> = []
+        for file in staged where try tree.create(file.path, bytes: file.bytes) { created.insert(file.path) }
+        return created
     }
 
     /// What a fresh client at `time` makes of the index in `bytes` with the staged files in the tree: every client

@@ -207,13 +207,14 @@ public struct TreeUploader {
         var commit = IndexCommit(tree: bucket, roots: roots, keys: indexMerge?.keys ?? [])
         commit.state = indexMerge?.state
         commit.memory = memory
-        // The tree's roots the bucket lacks go in with the index (checked against it first).
-        var newRoots: [String] = []
-        for file in rootFiles {
-            if try bucket.size(of: file.path) == nil { commit.staged.append(file); newRoots.append(file.path) } else { report.present.append(file.path); progress?(file.path, .present) }
-        }
-        func reportRoots() {
-            for path in newRoots { report.uploaded.append(path); progress?(path, .uploaded) }
+        // The tree's roots go in with the index (checked against it first; one already in the bucket must have the
+        // same bytes, or nothing is sent).
+        commit.staged = rootFiles
+        let missing = Set(try rootFiles.filter { try bucket.size(of: $0.path) == nil }.map(\.path))
+        func reportRoots(created: Set<String>) {
+            for file in rootFiles {
+                if created.contains(file.path) { report.uploaded.append(file.path); progress?(file.path, .uploaded) } else { report.present.append(file.path); progress?(file.path, .present) }
+            }
         }
         let ours = try commit.verify(local)
         for _ in 1...commit.attempts {
@@ -221,8 +222,8 @@ public struct TreeUploader {
             let current = try commit.current()
             if current?.bytes == local {
                 // Already there (an earlier run stopped after the swap): a root it left behind still goes in, checked.
-                if !newRoots.isEmpty { try commit.publishStagedBesideCurrent(at: Date()) }
-                reportRoots()
+                if !missing.isEmpty { try commit.publishStagedBesideCurrent(at: Date()) }
+                reportRoots(created: missing)
                 report.indexVersion = ours.version
                 report.present.append(PublishLayout.index)
                 progress?(PublishLayout.index, .present)
@@ -235,11 +236,11 @@ public struct TreeUploader {
                 // same signed document in other envelope bytes). It is held to the bucket's floor like any index
                 // write: a tree folder kept from before a revocation cannot unbind the bucket's list.
                 try commit.checkSigned(ours, bytes: local, current: current, remembered: remembered)
-                try commit.publishStaged()
+                let created = try commit.publishStaged()
                 guard try bucket.swapIndex(local, expected: current?.tag) else { continue }
                 commit.remember(ours)
                 report.indexVersion = ours.version
-                reportRoots()
+                reportRoots(created: created.intersection(missing))
             } else if let merge = indexMerge {
                 let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
                 let lifetime = (Timestamp.parse(ours.expires)?.timeIntervalSince1970 ?? 0) - (Timestamp.parse(ours.created)?.timeIntervalSince1970 ?? 0)
@@ -252,7 +253,7 @@ public struct TreeUploader {
                 if case .written(let index, let bytes, _) = outcome {
                     report.indexVersion = index.version
                     written = bytes
-                    reportRoots()
+                    reportRoots(created: missing)   // the commit wrote the staged roots the bucket lacked
                 }
             } else {
                 let version = current.map { String($0.document.version) } ?? "?"

@@ -5,7 +5,8 @@
 // keys gets).
 //
 // BackgroundTasks is iOS 13+, Mac Catalyst 13.1+, tvOS 13+, visionOS 1+; not macOS (which is why the guide's block is
-// `#if canImport(BackgroundTasks) && os(iOS)`). Linux ignores these availability attributes.
+// `#if canImport(BackgroundTasks) && canImport(UIKit)`: iOS and Mac Catalyst). Linux ignores these availability
+// attributes.
 @_exported import Foundation
 import Dispatch
 
@@ -56,21 +57,28 @@ open class BGTaskScheduler: NSObject {
     /// include `notPermitted`, which the guide names.
     /// https://developer.apple.com/documentation/backgroundtasks/bgtaskscheduler/error
     public struct Error: Swift.Error, Hashable, Sendable {
-        /// `enum BGTaskScheduler.Error.Code : Int`
+        /// `enum BGTaskScheduler.Error.Code : Int` — an imported Objective-C error enum, so open: Apple may add
+        /// cases, and a `switch` over it needs a `default` (`@unknown default`). Modelled as a struct of named
+        /// values for that reason (a Swift enum here would be exhaustive and accept a switch Apple's SDK refuses).
         /// https://developer.apple.com/documentation/backgroundtasks/bgtaskscheduler/error/code
-        public enum Code: Int, Sendable {
+        public struct Code: RawRepresentable, Hashable, Sendable {
+            public let rawValue: Int
+            public init(rawValue: Int) { self.rawValue = rawValue }
             /// https://developer.apple.com/documentation/backgroundtasks/bgtaskscheduler/error/code/unavailable
-            case unavailable = 1
+            public static let unavailable = Code(rawValue: 1)
             /// https://developer.apple.com/documentation/backgroundtasks/bgtaskscheduler/error/code/toomanypendingtaskrequests
-            case tooManyPendingTaskRequests = 2
+            public static let tooManyPendingTaskRequests = Code(rawValue: 2)
             /// https://developer.apple.com/documentation/backgroundtasks/bgtaskscheduler/error/code/notpermitted
-            case notPermitted = 3
+            public static let notPermitted = Code(rawValue: 3)
+            /// https://developer.apple.com/documentation/backgroundtasks/bgtaskscheduler/error/code/immediaterunineligible
+            public static let immediateRunIneligible = Code(rawValue: 4)
         }
         public let code: Code
         public init(_ code: Code) { self.code = code }
         public static var notPermitted: Code { .notPermitted }
         public static var unavailable: Code { .unavailable }
         public static var tooManyPendingTaskRequests: Code { .tooManyPendingTaskRequests }
+        public static var immediateRunIneligible: Code { .immediateRunIneligible }
     }
 }
 
@@ -135,4 +143,11 @@ open class BGProcessingTaskRequest: BGTaskRequest {
     /// `var requiresExternalPower: Bool { get set }` (default `false`)
     /// https://developer.apple.com/documentation/backgroundtasks/bgprocessingtaskrequest/requiresexternalpower
     open var requiresExternalPower: Bool = false
+}
+
+/// `catch BGTaskScheduler.Error.notPermitted` — how an imported error code matches a thrown error (the SDK's
+/// `_ErrorCodeProtocol` pattern match).
+@available(iOS 13.0, tvOS 13.0, *)
+public func ~= (code: BGTaskScheduler.Error.Code, error: any Swift.Error) -> Bool {
+    (error as? BGTaskScheduler.Error)?.code == code
 }

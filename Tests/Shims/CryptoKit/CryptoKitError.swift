@@ -1,4 +1,5 @@
 /// Stand-in for CryptoKit's `CryptoKitError`, with its documented cases.
+/// https://developer.apple.com/documentation/cryptokit/cryptokiterror
 public enum CryptoKitError: Error {
     /// The key size is incorrect.
     case incorrectKeySize

@@ -7,14 +7,18 @@ import Foundation
 
 /// Stand-in for CryptoKit's `Curve25519` namespace: only the Ed25519 public key that verifies, which is all a client
 /// needs (signing stays with OpenSSL in PackSigning).
+/// https://developer.apple.com/documentation/cryptokit/curve25519
 public enum Curve25519 {
     /// Ed25519 signatures.
+    /// https://developer.apple.com/documentation/cryptokit/curve25519/signing
     public enum Signing {
         /// An Ed25519 public key, over libcrypto's `EVP_PKEY`.
+        /// https://developer.apple.com/documentation/cryptokit/curve25519/signing/publickey
         public struct PublicKey: @unchecked Sendable {
             private let key: Key
 
             /// Takes the 32-byte encoding; any other size throws `CryptoKitError.incorrectKeySize`, as CryptoKit does.
+            /// https://developer.apple.com/documentation/cryptokit/curve25519/signing/publickey/init(rawrepresentation:)
             public init<D: ContiguousBytes>(rawRepresentation data: D) throws {
                 let raw = data.withUnsafeBytes { Array($0) }
                 guard raw.count == 32 else { throw CryptoKitError.incorrectKeySize }
@@ -27,10 +31,12 @@ public enum Curve25519 {
             }
 
             /// The 32-byte encoding.
+            /// https://developer.apple.com/documentation/cryptokit/curve25519/signing/publickey/rawrepresentation
             public var rawRepresentation: Data { Data(key.raw) }
 
             /// True when `signature` is a valid Ed25519 signature over `data`; false for anything else, including a
             /// signature of the wrong length. Never throws.
+            /// https://developer.apple.com/documentation/cryptokit/curve25519/signing/publickey/isvalidsignature(_:for:)
             public func isValidSignature<S: DataProtocol, D: DataProtocol>(_ signature: S, for data: D) -> Bool {
                 let sig = [UInt8](signature), message = [UInt8](data)
                 guard sig.count == 64, let ctx = EVP_MD_CTX_new() else { return false }

@@ -6,6 +6,7 @@ import Foundation
 
 /// Stand-in for CryptoKit's `SHA256Digest`: 32 bytes that iterate as `UInt8`s, expose their storage with
 /// `withUnsafeBytes` (`ContiguousBytes`), and compare by value.
+/// https://developer.apple.com/documentation/cryptokit/sha256digest
 public struct SHA256Digest: Sequence, ContiguousBytes, Hashable, CustomStringConvertible, Sendable {
     /// The digest length in bytes.
     public static let byteCount = 32

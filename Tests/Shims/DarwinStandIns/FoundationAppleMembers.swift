@@ -73,7 +73,7 @@ extension URLError {
 // macOS 11.0+, tvOS 9.0+, visionOS 1.0+, watchOS 2.0+) is an Objective-C *optional* requirement of URLSessionDelegate:
 // only the system calls it, and neither Darwin nor Linux checks an implementation's name (Darwin warns "nearly
 // matches" at most). So it is deliberately NOT given a default here — a default would make any name check vacuous.
-// Checks/Witnesses.swift instead asserts that BackgroundPackDownloads itself declares it with exactly this signature.
+// Tests/AppleGuideSnippets/Witnesses.swift instead asserts that BackgroundPackDownloads itself declares it with exactly this signature.
 // https://developer.apple.com/documentation/foundation/urlsessiondelegate/urlsessiondidfinishevents(forbackgroundurlsession:)
 
 // MARK: - File resources (named by the guide's prose; not called by the client)

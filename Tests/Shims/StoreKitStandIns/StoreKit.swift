@@ -152,9 +152,10 @@ public struct Product: Identifiable, Hashable, Sendable {
         []
     }
 
-    /// `func purchase(options: Set<Product.PurchaseOption> = []) async throws -> Product.PurchaseResult`
-    /// (iOS 15.0+; on iOS 17 and later, UIKit apps are asked to use `purchase(confirmIn:options:)`).
+    /// `@MainActor func purchase(options: Set<Product.PurchaseOption> = []) async throws -> Product.PurchaseResult`
+    /// (iOS 15.0+, not visionOS; on iOS 17 and later, UIKit apps are asked to use `purchase(confirmIn:options:)`).
     /// https://developer.apple.com/documentation/storekit/product/purchase(options:)
+    @MainActor
     public func purchase(options: Set<Product.PurchaseOption> = []) async throws -> Product.PurchaseResult {
         throw StoreKitError.notAvailableInStorefront
     }
@@ -200,11 +201,25 @@ public struct Product: Identifiable, Hashable, Sendable {
     }
 }
 
-/// `enum StoreKitError : Error` (iOS 15.0+) — a subset of its cases.
+/// `enum StoreKitError : Error` (iOS 15.0+) — every documented case, so a `switch` that misses one fails here as
+/// it does against the SDK.
 /// https://developer.apple.com/documentation/storekit/storekiterror
 @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, visionOS 1.0, *)
 public enum StoreKitError: Error, Sendable {
-    case unknown, userCancelled, notAvailableInStorefront, notEntitled
+    /// https://developer.apple.com/documentation/storekit/storekiterror/unknown
+    case unknown
+    /// https://developer.apple.com/documentation/storekit/storekiterror/usercancelled
+    case userCancelled
+    /// https://developer.apple.com/documentation/storekit/storekiterror/networkerror(_:)
+    case networkError(URLError)
+    /// https://developer.apple.com/documentation/storekit/storekiterror/systemerror(_:)
+    case systemError(any Error)
+    /// https://developer.apple.com/documentation/storekit/storekiterror/notavailableinstorefront
+    case notAvailableInStorefront
+    /// https://developer.apple.com/documentation/storekit/storekiterror/notentitled
+    case notEntitled
+    /// https://developer.apple.com/documentation/storekit/storekiterror/unsupported
+    case unsupported
 }
 
 /// `enum AppStore` — "Information about the App Store and functionality to get app-specific information."

@@ -90,8 +90,8 @@ public struct UIBackgroundTaskIdentifier: RawRepresentable, Hashable, Sendable {
 public protocol UIApplicationDelegate: NSObjectProtocol {}
 
 // The optional requirements the guide implements or names, recorded here and asserted, with exactly these
-// signatures, against the guide's PackAppDelegate by Checks/Witnesses.swift (a protocol-extension default would make
-// that check vacuous, and only the system calls them):
+// signatures, against the guide's PackAppDelegate by Tests/AppleGuideSnippets/Witnesses.swift (a protocol-extension
+// default would make that check vacuous, and only the system calls them):
 //
 // `optional func application(_ application: UIApplication, handleEventsForBackgroundURLSession identifier: String,
 // completionHandler: @escaping () -> Void)` (iOS 7.0+, Mac Catalyst 13.1+, visionOS 1.0+) — the completion handler
@@ -107,7 +107,11 @@ public protocol UIApplicationDelegate: NSObjectProtocol {}
 /// https://developer.apple.com/documentation/uikit/uiscene
 @available(iOS 13.0, tvOS 13.0, *)
 @MainActor
-open class UIScene: UIResponder {}
+open class UIScene: UIResponder {
+    /// Apple documents no plain initializer for a scene: the system makes them.
+    @available(*, unavailable, message: "scenes are made by the system (init(session:connectionOptions:))")
+    public override init() { super.init() }
+}
 
 /// `@MainActor class UIWindowScene : UIScene` (iOS 13.0+) — what `AppStore.presentOfferCodeRedeemSheet(in:)`
 /// presents in.
