@@ -79,9 +79,14 @@ let package = Package(
         // QR codes of access codes for `packtool grant issue --qr` only: never in a client module.
         .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"]), .brew(["qrencode"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"]), .brew(["libpng"])]),
-        // The story decoded (FFmpeg's libavformat, libavcodec, libswresample) for lint to hear the voice: never in a client module.
-        .systemLibrary(name: "CAVCodec", pkgConfig: "libavformat",
-                       providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswresample-dev"]), .brew(["ffmpeg"])]),
+        // The story decoded (FFmpeg's libavformat, libavcodec, libswresample) for lint to hear the voice: never in a client
+        // module. A C target, not a system library: it is compiled against FFmpeg's headers but links none of FFmpeg —
+        // it opens the libraries with dlopen on the first decode (DESIGN.md §9.8), so the ~140 libraries Debian's
+        // libavcodec brings are mapped only by a run that decodes a story. Headers: Debian's libav*-dev (on the default
+        // include path), Homebrew's ffmpeg on macOS.
+        .target(name: "CAVCodec",
+                cSettings: [.unsafeFlags(["-I/opt/homebrew/include", "-I/usr/local/include"], .when(platforms: [.macOS]))],
+                linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
 
         packCrypto,
         // Signing, PEM and key files, and the object store's HMAC-SHA256 and MD5: OpenSSL only, on every platform
@@ -100,15 +105,16 @@ let package = Package(
         // Where the voice is in a story (decoded by FFmpeg, a detector of our own) and how a transcript lines up with it.
         // Optimised in every configuration: the detector's spectra are arithmetic a debug build makes twenty times slower,
         // and lint (tests included) hears every story.
-        .target(name: "PackAudio", dependencies: ["CAVCodec", "PackCrypto", "PackModel", "PackFiles"], swiftSettings: [.unsafeFlags(["-O"])]),
-        .target(name: "PackLint", dependencies: ["PackModel", "PackMedia", "PackCrypto", "PackAuthoring", "PackAudio"]),
+        .target(name: "PackAudio", dependencies: ["CAVCodec", "PackCrypto", "PackModel", "PackFiles", "PackMedia", "PackLint"], swiftSettings: [.unsafeFlags(["-O"])]),
+        // Lint hears stories through its `VoiceListening` protocol, which PackAudio implements: lint links no decoder.
+        .target(name: "PackLint", dependencies: ["PackModel", "PackMedia", "PackCrypto", "PackAuthoring"]),
         // HEIC plates decoded (libheif) and written as WebP (libwebp) at display sizes: the one module owning their handles.
         .target(name: "PackImage", dependencies: ["CHeif", "CWebP", "PackMedia"]),
         // Access codes as QR code PNGs (libqrencode, libpng): the one module owning their handles, used by packtool alone.
         .target(name: "PackQR", dependencies: ["CQRencode", "CPNG"]),
         // `packtool preview`: the pack as the app shows it, as a static site that works from file:// (HTML, CSS and a
         // little JavaScript of our own), with lint's findings beside each stop.
-        .target(name: "PackPreview", dependencies: ["PackLint", "PackModel", "PackMedia", "PackCrypto", "PackImage", "PackAuthoring", "PackAudio", "PackNet"]),
+        .target(name: "PackPreview", dependencies: ["PackLint", "PackModel", "PackMedia", "PackCrypto", "PackImage", "PackAuthoring", "PackNet"]),
         // Signed documents, the root chain, the failure-code registry and one file per verification policy: below
         // both the client (PackVerify) and the publisher (PackPublish), so neither reaches into the other.
         .target(name: "PackTrust", dependencies: ["PackModel", "PackCrypto"]),
@@ -147,9 +153,7 @@ let package = Package(
         .target(name: "PackBackground", dependencies: ["PackVerify", "PackURLSession", "PackFetch", "PackTrust", "PackModel"]),
         // The release tool carries the Swift runtime statically too: each run maps ten fewer libraries (15.7 → 11.2
         // MiB resident for `packtool --version`, ~2.5 ms less start-up), and it runs without a Swift installation.
-        // Linking FFmpeg for lint's voice checks (PackAudio) brought Debian's libavcodec with its codec libraries: 143
-        // shared libraries mapped at every start, ~35 MiB resident and ~40 ms for `packtool --version`. Loading FFmpeg
-        // on first use (dlopen in the CAVCodec shim) would give that back to every other command; not done yet.
+        // FFmpeg is not linked (CAVCodec opens it on the first decode): a command that hears no story maps none of it.
         .executableTarget(
             name: "packtool",
             dependencies: ["PackCrypto", "PackSigning", "PackModel", "PackAuthoring", "PackMedia", "PackLint", "PackTrust", "PackPublish", "PackVerify", "PackHTTP", "PackPreview", "PackQR", "PackAudio"],
@@ -166,10 +170,10 @@ let package = Package(
         .testTarget(name: "PackSigningTests", dependencies: ["PackSigning", "PackCrypto", "TestSupport"]),
         .testTarget(name: "PackModelTests", dependencies: ["PackModel", "PackCrypto", "PackSigning", "TestSupport", "PackAuthoring", "PackMedia"]),
         .testTarget(name: "PackMediaTests", dependencies: ["PackMedia", "TestSupport"]),
-        .testTarget(name: "PackLintTests", dependencies: ["PackLint", "PackModel", "TestSupport", "PackAuthoring", "PackAudio"]),
-        .testTarget(name: "PackAudioTests", dependencies: ["PackAudio", "TestSupport"]),
+        .testTarget(name: "PackLintTests", dependencies: ["PackLint", "PackModel", "PackMedia", "TestSupport", "PackAuthoring", "PackAudio"]),
+        .testTarget(name: "PackAudioTests", dependencies: ["PackAudio", "PackMedia", "PackLint", "TestSupport"]),
         .testTarget(name: "PackImageTests", dependencies: ["PackImage", "TestSupport"]),
-        .testTarget(name: "PackPreviewTests", dependencies: ["PackPreview", "PackLint", "PackModel", "PackMedia", "PackImage", "TestSupport", "PackAuthoring", "PackCrypto"]),
+        .testTarget(name: "PackPreviewTests", dependencies: ["PackPreview", "PackLint", "PackModel", "PackMedia", "PackImage", "TestSupport", "PackAuthoring", "PackCrypto", "PackAudio"]),
         // CArchive: the libarchive writer TarEncoding replaced, kept as its byte-for-byte reference.
         .testTarget(name: "PackArchiveTests", dependencies: ["PackArchive", "PackModel", "PackCrypto", "CArchive", "TestSupport"]),
         .testTarget(name: "PackTrustTests", dependencies: ["PackTrust", "PackModel", "PackCrypto", "PackSigning", "TestSupport"]),

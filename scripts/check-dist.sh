@@ -29,7 +29,9 @@ needed="$work/unpacked/$top/NEEDED"
 for lib in $(readelf -d "$work/unpacked/$top/bin/packtool" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p'); do
   grep -q "^$lib " "$needed" || fail "packtool needs $lib, which NEEDED does not list"
 done
-echo "ok   make dist: $(basename "$archive"), every shared library packtool needs is listed in NEEDED"
+! grep -Eq '^lib(av|swresample)' "$needed" || fail "NEEDED lists FFmpeg as required: $(grep -E '^lib(av|swresample)' "$needed" | tr '\n' ' ')"
+grep -q '^optional libavformat\.so\.[0-9]* ' "$needed" || fail "NEEDED does not name FFmpeg as optional"
+echo "ok   make dist: $(basename "$archive"), every shared library packtool needs is listed in NEEDED; FFmpeg only as optional ($(grep -c '^optional ' "$needed") libraries)"
 
 copy="$work/royal-mile"
 cp -R scenes/royal-mile "$copy"

@@ -2,8 +2,11 @@
 """The module-arrow guard (issue 29, habits; DESIGN.md §2): every `import X` of a package module in a target's Swift
 files names a module that target declares as a dependency in Package.swift (Swift lets a module import what reaches
 it only transitively, so an undeclared arrow compiles until the layers move), and the layers' forbidden arrows stay
-absent — the transports (PackHTTP, PackURLSession) and the publisher (PackPublish) neither import nor depend on the
-verifier (PackVerify): the download contract they share lives in PackFetch.
+absent along whole dependency chains, not single edges — the transports (PackHTTP, PackURLSession) and the publisher
+(PackPublish) never reach the verifier (PackVerify: the download contract they share lives in PackFetch), the client
+modules never reach tool-only code (signing, libarchive, SQLite, authoring, lint, audio, images), and lint, the
+preview and the publisher never reach FFmpeg (CAVCodec) or its decoder (PackAudio): lint hears through a protocol.
+A chain is printed whole (`PackHTTP → PackBackground → PackVerify`), so the edge to cut is plain.
 
 Each finding is printed as `file:line: rule`; the exit status is 1 when there is any.
 
@@ -21,11 +24,18 @@ import tempfile
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-# (importing target, forbidden module, why)
+# (importing target, forbidden module, why): neither imported nor reached through any chain of declared dependencies.
+CLIENT = ["PackFiles", "PackCrypto", "PackModel", "PackTrust", "PackFetch", "PackVerify", "PackHTTP", "PackURLSession",
+          "PackBackground", "CPackVerify"]
+TOOL_ONLY = ["PackSigning", "PackArchive", "CArchive", "CSQLite", "PackAuthoring", "PackLint", "PackAudio", "CAVCodec",
+             "PackPublish", "PackImage", "CHeif", "CWebP", "PackQR", "CQRencode", "CPNG", "PackPreview"]
 FORBIDDEN = [
-    ("PackHTTP", "PackVerify", "a transport does not import the verifier (the download contract is PackFetch)"),
-    ("PackURLSession", "PackVerify", "a transport does not import the verifier (the download contract is PackFetch)"),
-    ("PackPublish", "PackVerify", "the publisher does not import the client's verifier (shared policy is PackTrust)"),
+    ("PackHTTP", "PackVerify", "a transport does not reach the verifier (the download contract is PackFetch)"),
+    ("PackURLSession", "PackVerify", "a transport does not reach the verifier (the download contract is PackFetch)"),
+    ("PackPublish", "PackVerify", "the publisher does not reach the client's verifier (shared policy is PackTrust)"),
+] + [(client, tool, "a client module carries no tool-only code (an app would link it)") for client in CLIENT for tool in TOOL_ONLY] + [
+    (module, heavy, "only the commands that decode audio load FFmpeg: lint hears through VoiceListening, which PackAudio implements")
+    for module in ["PackLint", "PackPreview", "PackPublish"] for heavy in ["PackAudio", "CAVCodec"]
 ]
 
 IMPORT = re.compile(r"^\s*(?:@_exported\s+|@testable\s+|@_implementationOnly\s+|(?:public|package|internal)\s+)*import\s+"
@@ -63,13 +73,34 @@ def swift_files(folder):
                 yield os.path.join(base, name)
 
 
+def chain(targets, start, goal):
+    """The shortest chain of declared dependencies from `start` to `goal` (both included), or None."""
+    parent, queue = {start: None}, [start]
+    while queue:
+        current = queue.pop(0)
+        if current == goal:
+            path = []
+            while current is not None:
+                path.append(current)
+                current = parent[current]
+            return path[::-1]
+        for dep in sorted(targets.get(current, ("", set()))[1]):
+            if dep not in parent:
+                parent[dep] = current
+                queue.append(dep)
+    return None
+
+
 def findings(root, manifest):
     targets = targets_of(manifest)
     found = []
     for name, (path, deps) in sorted(targets.items()):
         for importer, module, why in FORBIDDEN:
-            if name == importer and module in deps:
-                found.append(f"Package.swift: {name} depends on {module}: {why}")
+            if name != importer:
+                continue
+            reached = chain(targets, name, module)
+            if reached:
+                found.append(f"Package.swift: {name} reaches {module} ({' → '.join(reached)}): {why}")
         folder = os.path.join(root, path)
         if not os.path.isdir(folder):
             continue
@@ -123,7 +154,7 @@ def self_test():
             with open(os.path.join(root, rel), "w") as f:
                 f.write(text)
         got = findings(root, manifest)
-        expected_manifest = "Package.swift: PackURLSession depends on PackVerify"
+        expected_manifest = "Package.swift: PackURLSession reaches PackVerify (PackURLSession → PackVerify)"
         if [g for g in got if not g.startswith(expected_manifest)]:
             failures.append(f"the clean layout was flagged: {got}")
         if not any(g.startswith(expected_manifest) for g in got):
@@ -132,6 +163,33 @@ def self_test():
         got = findings(root, manifest)
         if got:
             failures.append(f"the clean layout was flagged: {got}")
+        # A two-step arrow: the transport reaches the verifier through a module that depends on it (as PackBackground
+        # does); no single edge is forbidden, the chain is.
+        manifest["targets"].append({"name": "PackBackground", "type": "regular", "dependencies": [{"byName": ["PackVerify", None]}]})
+        manifest["targets"][3]["dependencies"].append({"byName": ["PackBackground", None]})
+        got = findings(root, manifest)
+        wanted_chain = "Package.swift: PackHTTP reaches PackVerify (PackHTTP → PackBackground → PackVerify)"
+        if not any(g.startswith(wanted_chain) for g in got):
+            failures.append(f"a two-step arrow (transport → PackBackground → PackVerify) was not caught: {got}")
+        # A client module reaching tool-only code in three steps, and lint reaching FFmpeg through the decoder.
+        manifest["targets"] += [{"name": "PackSigning", "type": "regular", "dependencies": []},
+                                {"name": "PackAudio", "type": "regular", "dependencies": [{"byName": ["CAVCodec", None]}]},
+                                {"name": "CAVCodec", "type": "regular", "dependencies": []},
+                                {"name": "PackLint", "type": "regular", "dependencies": [{"byName": ["PackAudio", None]}]}]
+        manifest["targets"][0]["dependencies"].append({"byName": ["PackPublish", None]})   # PackModel → PackPublish
+        manifest["targets"][4]["dependencies"].append({"byName": ["PackSigning", None]})   # PackPublish → PackSigning
+        got = findings(root, manifest)
+        for wanted in ["Package.swift: PackVerify reaches PackSigning (PackVerify → PackModel → PackPublish → PackSigning)",
+                       "Package.swift: PackLint reaches CAVCodec (PackLint → PackAudio → CAVCodec)"]:
+            if not any(g.startswith(wanted) for g in got):
+                failures.append(f"the chain '{wanted}' was not caught: {got}")
+        manifest["targets"] = manifest["targets"][:7]
+        manifest["targets"][0]["dependencies"].pop()
+        manifest["targets"][3]["dependencies"].pop()
+        manifest["targets"][4]["dependencies"].pop()
+        got = findings(root, manifest)
+        if got:
+            failures.append(f"the clean layout was flagged after the chain plants: {got}")
         for rel, (text, wanted) in planted.items():
             with open(os.path.join(root, rel), "w") as f:
                 f.write(text)
@@ -146,7 +204,8 @@ def self_test():
         print("module-arrow guard self-test: " + failure)
     if failures:
         return 1
-    print(f"module-arrow guard self-test: a clean layout passes; {len(planted) + 1} planted violations are each caught")
+    print(f"module-arrow guard self-test: a clean layout passes; {len(planted) + 4} planted violations are each caught "
+          "(three of them chains of two or three arrows)")
     return 0
 
 
@@ -178,8 +237,9 @@ def main(argv):
         print(f"module-arrow guard: {len(found)} finding(s)")
         return 1
     count = sum(1 for _, (path, _) in targets_of(manifest).items() for _ in swift_files(os.path.join(root, path)))
-    print(f"module-arrow guard: {count} Swift files, every imported package module declared; no transport or the "
-          "publisher imports PackVerify")
+    print(f"module-arrow guard: {count} Swift files, every imported package module declared; along every dependency "
+          f"chain, {len(FORBIDDEN)} forbidden arrows absent (transports and the publisher never reach PackVerify, client "
+          "modules no tool-only code, lint, preview and publisher no FFmpeg)")
     return 0
 
 

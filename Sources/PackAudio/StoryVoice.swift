@@ -4,12 +4,14 @@ import FoundationEssentials
 import Foundation
 #endif
 import PackCrypto
+import PackLint
+import PackMedia
 import PackModel
 
-/// Lint's ears: the voice in a story file, decoded and detected once per distinct audio and kept in the user's cache
+/// Lint's ears (`VoiceListening`): the voice in a story file, decoded and detected once per distinct audio and kept in the user's cache
 /// folder (`voice/` under `UserCacheFolder`) under the audio's SHA-256 and the detector's version, so linting a pack
 /// whose stories did not change decodes nothing.
-public struct StoryVoice: Sendable {
+public struct StoryVoice: VoiceListening {
     /// Bumped whenever the detector's output would change: older cache entries are then not used.
     public static let detectorVersion = 3
 
@@ -18,6 +20,8 @@ public struct StoryVoice: Sendable {
     public var decoder = AudioDecoder()
 
     public init(cacheFolder: String?) { self.cacheFolder = cacheFolder }
+
+    public var maxSeconds: Double { decoder.maxSeconds }
 
     /// The cache the environment names (`UserCacheFolder`).
     public static func standard(environment: [String: String] = ProcessInfo.processInfo.environment) -> StoryVoice {
@@ -39,18 +43,20 @@ public struct StoryVoice: Sendable {
             throw AudioDecodeError("it cannot be read: \(error)")
         }
         let key = Hex.encode(digest) + "-v\(Self.detectorVersion)"
-        let file = cacheFolder.map { $0 + "/" + key + ".json" }
-        if let file, let data = try? FileSystem.read(file, cap: 16 << 20),
+        // The cache is reached through the rooted layer: a link planted at an entry's name (or beneath the folder) is
+        // never followed, read or written through.
+        let folder = cacheFolder.flatMap { try? RootedFolder(opening: $0, create: true, followingLinkAtRoot: true) }
+        let name = key + ".json"
+        if let folder, let data = try? folder.read(name, cap: 16 << 20),
            let entry = try? JSONDecoder().decode(Entry.self, from: data), entry.key == key {
             return entry.voice
         }
         var features = SpeechFeatures()
         try decoder.decode(path) { features.add($0) }
         let voice = VoiceActivity.detect(features)
-        if let folder = cacheFolder, let file, let data = try? JSONEncoder().encode(Entry(key: key, voice: voice)) {
+        if let folder, let data = try? JSONEncoder().encode(Entry(key: key, voice: voice)) {
             // A cache that cannot be written is no error: the next run decodes again.
-            try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            try? data.write(to: URL(fileURLWithPath: file), options: .atomic)
+            try? folder.writeAtomically(data, to: name)
         }
         return voice
     }

@@ -22,12 +22,19 @@ public struct FileError: Error, Equatable, CustomStringConvertible {
         case tooLarge(UInt64)
     }
 
-    /// An error about `path`; without `kind`, `ENOENT` is `.missing` and any other code `.system`.
+    /// An error about `path`; without `kind`, `ENOENT` is `.missing`, `ELOOP` (a link met where `O_NOFOLLOW` refuses
+    /// one) `.link` and any other code `.system`.
     public init(path: String, message: String, code: Int32 = 0, kind: Kind? = nil) {
         self.path = path
         self.message = message
         self.code = code
-        self.kind = kind ?? (code == ENOENT ? .missing : .system)
+        self.kind = kind ?? (code == ENOENT ? .missing : code == ELOOP ? .link : .system)
+    }
+
+    /// The kind for something found that is not what was wanted, from its `st_mode`: a link is `.link` and anything
+    /// else `.notRegular`, at whatever depth it was found.
+    public static func kind(found mode: mode_t) -> Kind {
+        mode & S_IFMT == S_IFLNK ? .link : .notRegular
     }
 
     public var description: String { "\(path): \(message)" }

@@ -251,14 +251,15 @@ private struct ResponseReader {
     }
 
     mutating func readHead() throws -> ResponseHead {
-        // Interim 1xx responses (100 Continue, 103 Early Hints), any number of them and each possibly in its own
-        // read, precede the final one. 101 Switching Protocols is not interim: what follows is not HTTP.
+        // Interim 1xx responses (100 Continue, 103 Early Hints), each possibly in its own read, precede the final one
+        // (at most `ResponseHead.maxInterimAnswers`). 101 Switching Protocols is not interim: what follows is not HTTP.
+        var interim = ResponseHead.InterimAnswers()
         while true {
             let head = try headOnce()
             if head.status == 101 {
                 throw VerificationFailure(.fetchProtocol, "\(due.name): the server switched protocols (101) instead of answering")
             }
-            if head.status >= 200 { return head }
+            if try !interim.skip(head) { return head }
         }
     }
 

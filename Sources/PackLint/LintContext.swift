@@ -6,7 +6,6 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-import PackAudio
 import PackAuthoring
 import PackMedia
 import PackModel
@@ -40,9 +39,9 @@ public final class LintContext {
     private var vttCache: [String: WebVTTFile] = [:]
     /// The bytes of each transcript as lint read them, for `lint --fix` (which writes only over the bytes it read).
     private(set) var vttBytes: [String: [UInt8]] = [:]
-    private var voiceCache: [String: Result<VoiceActivity, AudioDecodeError>] = [:]
-    /// How lint hears a story (the cache folder is injectable for tests).
-    public let listener: StoryVoice
+    private var voiceCache: [String: Result<VoiceActivity, VoiceNotHeard>] = [:]
+    /// How lint hears a story (packtool gives PackAudio's `StoryVoice`); nil: the voice is not checked.
+    public let listener: (any VoiceListening)?
     private var signoffCache: [String: SignoffAssessment] = [:]
     private lazy var reviewerKeys = packReviewers.map(SignoffAssessment.reviewerKeys)
     /// Bytes the media probes read, and the total size of the media they looked at.
@@ -58,7 +57,7 @@ public final class LintContext {
 
     /// Lints the pack at `root`, or — when `root` holds a scene.json — that one scene of the pack two levels up.
     public init(path: URL, currentYear: Int = Calendar(identifier: .gregorian).component(.year, from: Date()),
-                sceneDigests: [String: TreeDigest] = [:], listener: StoryVoice = .standard()) {
+                sceneDigests: [String: TreeDigest] = [:], listener: (any VoiceListening)? = nil) {
         self.currentYear = currentYear
         self.listener = listener
         knownDigests = sceneDigests
@@ -183,14 +182,15 @@ public final class LintContext {
     }
 
     /// Where the voice is in a story's audio, decoded once per run (and once per distinct audio across runs, through
-    /// the listener's cache); the decoder's complaint when it cannot be heard.
-    public func voice(_ url: URL) -> Result<VoiceActivity, AudioDecodeError> {
+    /// the listener's cache); the decoder's complaint when it cannot be heard; nil when lint was given no listener.
+    public func voice(_ url: URL) -> Result<VoiceActivity, VoiceNotHeard>? {
+        guard let listener else { return nil }
         if let cached = voiceCache[url.path] { return cached }
-        let result: Result<VoiceActivity, AudioDecodeError>
-        do { result = .success(try listener.listen(to: url.path)) } catch let error as AudioDecodeError {
+        let result: Result<VoiceActivity, VoiceNotHeard>
+        do { result = .success(try listener.listen(to: url.path)) } catch let error as VoiceNotHeard {
             result = .failure(error)
         } catch {
-            result = .failure(AudioDecodeError("cannot read it: \(error)"))
+            result = .failure(VoiceNotHeard("cannot read it: \(error)"))
         }
         voiceCache[url.path] = result
         return result

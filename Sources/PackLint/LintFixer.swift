@@ -44,22 +44,25 @@ public struct LintFixer {
         }
     }
 
-    public init() {}
+    /// How stories are heard, for the voice's fixes (a transcript shifted onto the voice); nil: none of those.
+    public var listener: (any VoiceListening)?
+
+    public init(listener: (any VoiceListening)? = nil) { self.listener = listener }
 
     /// Lints `url` (a pack or a stop) and applies its fixes, again while a round fixes something (a fix can uncover
     /// a finding a syntax slip hid), at most `rounds` times. What is left not fixed is what the last round left.
     public func fix(_ url: URL, rounds: Int = 5) throws -> Outcome {
         var total = Outcome()
         for _ in 0..<max(1, rounds) {
-            let context = LintContext(path: url)
-            let round = try apply(Linter().run(context).diagnostics, in: context)
+            let context = LintContext(path: url, listener: listener)
+            let round = try apply(Linter(listener: listener).run(context).diagnostics, in: context)
             total.add(round, replacingNotFixed: true)
             if round.fixed.isEmpty { break }
         }
         // A fix may put back bytes a historian signed (a slip made after signing, mended): only the sign-offs that
         // no longer cover their scene once the fixes are in are stale.
         if !total.staleSignoffs.isEmpty {
-            let after = Linter().run(url).diagnostics
+            let after = Linter(listener: listener).run(url).diagnostics
             let uncovered = [SignoffRule.missing.code, SignoffRule.stale.code]
             total.staleSignoffs.removeAll { stop in !after.contains { uncovered.contains($0.code) && ($0.location.file == stop || $0.location.file.hasPrefix(stop + "/")) } }
         }

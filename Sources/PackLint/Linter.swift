@@ -44,6 +44,8 @@ public struct Linter {
     }
 
     public var currentYear: Int?
+    /// How stories are heard (packtool gives PackAudio's `StoryVoice`); nil: every rule but the voice's runs.
+    public var listener: (any VoiceListening)?
 
     /// A document's structural problems as `line:col: severity: message [CODE]` lines (for `packtool inspect`).
     public static func describe(_ document: JSONDocument) -> [String] {
@@ -53,14 +55,17 @@ public struct Linter {
         }
     }
 
-    public init(currentYear: Int? = nil) { self.currentYear = currentYear }
+    public init(currentYear: Int? = nil, listener: (any VoiceListening)? = nil) {
+        self.currentYear = currentYear
+        self.listener = listener
+    }
 
     public func lint(packAt path: URL) -> [Diagnostic] { run(path).diagnostics }
 
     /// Lints `path`; `sceneDigests` (full tree digests by stop) spares re-hashing files the caller already hashed.
     public func run(_ path: URL, sceneDigests: [String: TreeDigest] = [:]) -> (diagnostics: [Diagnostic], report: Report) {
-        let context = currentYear.map { LintContext(path: path, currentYear: $0, sceneDigests: sceneDigests) }
-            ?? LintContext(path: path, sceneDigests: sceneDigests)
+        let context = currentYear.map { LintContext(path: path, currentYear: $0, sceneDigests: sceneDigests, listener: listener) }
+            ?? LintContext(path: path, sceneDigests: sceneDigests, listener: listener)
         return run(context)
     }
 

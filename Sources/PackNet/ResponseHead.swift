@@ -12,6 +12,32 @@ public struct ResponseHead: Equatable, Sendable {
 
     public func value(_ name: String) -> String? { headers.first { $0.name == name }?.value }
 
+    /// An interim answer (1xx: 100 Continue, 103 Early Hints) that precedes the final one. 101 Switching Protocols is
+    /// final: what follows it is not HTTP.
+    public var isInterim: Bool { (100...199).contains(status) && status != 101 }
+
+    /// The interim answers a reader skips before the final one: five, as Go's net/http. A server that sends more is
+    /// breaking the protocol (an endless stream of `100 Continue` would otherwise hold a reader until its deadlines
+    /// pass), so the sixth is refused at once and that server is not asked again.
+    public static let maxInterimAnswers = 5
+
+    /// Counts the interim heads a reader skipped (`skip`), refusing the one past `maxInterimAnswers`: every HTTP
+    /// reader in the package (the updater's transport, the object store's client) counts with it.
+    public struct InterimAnswers: Sendable {
+        public private(set) var skipped = 0
+        public init() {}
+
+        /// Whether `head` is interim and is skipped; throws `protocolError` for one too many.
+        public mutating func skip(_ head: ResponseHead) throws -> Bool {
+            guard head.isInterim else { return false }
+            skipped += 1
+            guard skipped <= ResponseHead.maxInterimAnswers else {
+                throw HTTPError.protocolError("more than \(ResponseHead.maxInterimAnswers) interim (1xx) answers before the final one")
+            }
+            return true
+        }
+    }
+
     /// The body length, when the response declares one (and is not chunked).
     public var contentLength: UInt64? { isChunked ? nil : value("content-length").flatMap { UInt64($0.trimmingSpaces) } }
 

@@ -25,6 +25,8 @@ public struct PreviewBuilder {
     public var thumbnailSize = 480
     /// Injectable for tests (lint's "not in the future").
     public var currentYear: Int?
+    /// How lint hears the stories (packtool gives PackAudio's `StoryVoice`); nil: no voice checks and no voice timeline.
+    public var listener: (any VoiceListening)?
     /// Asked between plates and before the swap; true makes the run stop, remove its staging folder and throw
     /// `PreviewError.interrupted` (the CLI sets it from SIGINT, SIGTERM and SIGHUP).
     public var shouldStop: @Sendable () -> Bool = { false }
@@ -72,8 +74,8 @@ public struct PreviewBuilder {
         let opened = try? RootedFolder(opening: target.deletingLastPathComponent().path, followingLinkAtRoot: true)
         let openedEarlier = try? opened?.folder(name)
         try checkOutput(target)
-        let context = currentYear.map { LintContext(path: pack, currentYear: $0) } ?? LintContext(path: pack)
-        let diagnostics = Linter().run(context).diagnostics
+        let context = currentYear.map { LintContext(path: pack, currentYear: $0, listener: listener) } ?? LintContext(path: pack, listener: listener)
+        let diagnostics = Linter(listener: listener).run(context).diagnostics
         let model = PreviewPack(context: context, diagnostics: diagnostics)
 
         let parent: RootedFolder

@@ -3,7 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import PackAudio
 import PackAuthoring
 import PackLint
 import PackMedia
@@ -161,7 +160,7 @@ extension PreviewStop {
             }
             let transcript = SafeFile.inside(source.url, s.transcript)
             let vtt = transcript.flatMap { context.vtt($0) }
-            let heard = audio.flatMap { try? context.voice($0).get() }
+            let heard = audio.flatMap { try? context.voice($0)?.get() }
             story = PreviewStory(audio: audio, transcript: transcript, language: s.language,
                                  cues: vtt?.isWebVTT == true ? vtt!.cues : [], duration: audio.flatMap { context.audio($0)?.duration },
                                  voice: heard?.verdict == .speech ? heard?.segments : nil)

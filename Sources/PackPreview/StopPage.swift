@@ -3,7 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import PackAudio
 import PackAuthoring
 import PackLint
 import PackMedia

@@ -20,9 +20,9 @@ final class LintRun: @unchecked Sendable {
     private let lock = Lock()
     private var diagnostics: [Diagnostic]?
 
-    init(pack: URL, digests: [String: TreeDigest]) {
+    init(pack: URL, digests: [String: TreeDigest], listener: (any VoiceListening)?) {
         DispatchQueue.global().async { [self] in
-            let found = Linter().run(pack, sceneDigests: digests).diagnostics
+            let found = Linter(listener: listener).run(pack, sceneDigests: digests).diagnostics
             lock.withLock { diagnostics = found }
             finished.signal()
         }

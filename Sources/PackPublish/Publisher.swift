@@ -47,6 +47,9 @@ public final class Publisher {
         public var waiting: ((String) -> Void)?
         /// Called with (bytes written, bytes to write) while the archive is written.
         public var progress: ((UInt64, UInt64) -> Void)?
+        /// How the lint run before signing hears the stories (packtool gives PackAudio's `StoryVoice`); nil: no voice
+        /// checks.
+        public var listener: (any VoiceListening)?
 
         public init(pack: URL, state: URL, output: URL, manifestKeys: [Ed25519PrivateKey], indexKeys: [Ed25519PrivateKey]) {
             self.pack = pack
@@ -152,7 +155,7 @@ public final class Publisher {
         let results = TreeDigest.of(folders: stops.map { stopsURL.appendingPathComponent($0) })
         var digests: [String: TreeDigest] = [:]
         for (i, stop) in stops.enumerated() { digests[stop] = try results[i].get() }
-        let lint = LintRun(pack: options.pack, digests: digests)
+        let lint = LintRun(pack: options.pack, digests: digests, listener: options.listener)
         var diagnostics: [Diagnostic] = []
         if !lintingBeside { diagnostics = try awaitLint(lint) }
         // With lint still running, a failure below (an unreadable pack.json, say) is reported as lint's findings

@@ -8,6 +8,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import PackAudio
 import PackMedia
 import PackCrypto
 import PackModel
@@ -41,6 +42,7 @@ enum BuildCommand: Command {
         var options = Publisher.Options(pack: URL(fileURLWithPath: a.positionals[0]), state: URL(fileURLWithPath: try a.required("--state")),
                                         output: URL(fileURLWithPath: "/nonexistent"), manifestKeys: [], indexKeys: [])
         options.allowWarnings = a.flag("--allow-warnings")
+        options.listener = StoryVoice.standard()
         do {
             let plan = try Publisher(options: options).plan()
             let m = plan.manifest

@@ -16,6 +16,7 @@ import PackVerify
 /// A published tree read through the client's fetcher (what an app would see); writing is refused.
 struct FetchedTree: PublishedTree {
     let location: String
+    var memoryKey: String { location }
     let fetcher: Fetcher
 
     func readIndex() throws -> (bytes: Data, tag: String)? {

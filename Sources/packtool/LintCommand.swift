@@ -6,6 +6,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import PackAudio
 import PackModel
 import PackLint
 import PackVerify
@@ -42,7 +43,7 @@ enum LintCommand: Command {
         var fixes = LintFixer.Outcome()
         for path in a.positionals {
             if a.flag("--fix") { fixes.add(try fix(path)) }
-            let (found, report) = Linter().run(URL(fileURLWithPath: path))
+            let (found, report) = Linter(listener: StoryVoice.standard()).run(URL(fileURLWithPath: path))
             diagnostics += found
             reports.append((path, report))
         }
@@ -68,7 +69,7 @@ enum LintCommand: Command {
     /// Fixes what lint can at `path`, in rounds: a fix can let a check run that found nothing to say before (a section
     /// that now reads), and that check's finding may carry a fix too. Stops when a round fixes nothing (five at most).
     private static func fix(_ path: String) throws -> LintFixer.Outcome {
-        do { return try LintFixer().fix(URL(fileURLWithPath: path)) } catch {
+        do { return try LintFixer(listener: StoryVoice.standard()).fix(URL(fileURLWithPath: path)) } catch {
             throw CommandLineError.io("--fix: \(error)")
         }
     }

@@ -8,6 +8,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import PackAudio
 import PackModel
 import PackPreview
 
@@ -52,6 +53,7 @@ enum PreviewCommand: Command {
         }
         var builder = PreviewBuilder(pack: pack, output: URL(fileURLWithPath: outPath))
         builder.plateCache = PlateCache.forEnvironment()
+        builder.listener = StoryVoice.standard()
         PreviewInterruption.install()
         builder.shouldStop = { PreviewInterruption.received != 0 }
         let bar = a.flag("--quiet") ? nil : PlateProgressBar()

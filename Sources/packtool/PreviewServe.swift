@@ -9,6 +9,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import PackAudio
 import PackModel
 import PackPreview
 
@@ -48,6 +49,7 @@ enum PreviewServe {
         var builder = PreviewBuilder(pack: URL(fileURLWithPath: packPath), output: output)
         builder.shouldStop = { PreviewInterruption.received != 0 }
         builder.plateCache = plateCache
+        builder.listener = StoryVoice.standard()
         let server = PreviewServer()
 
         var snapshot = PackSnapshot.take(packPath)

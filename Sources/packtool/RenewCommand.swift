@@ -89,7 +89,7 @@ enum RenewCommand: Command {
             }
             options.releaseWait = seconds
         }
-        if a.flag("--reset-memory"), let folder = options.memory { RenewMemory.forget(in: folder, location: tree.location) }
+        if a.flag("--reset-memory"), let folder = options.memory { RenewMemory.forget(in: folder, location: tree.memoryKey) }
         var rereleased: [String] = []
         let report: Renewal.Report
         do {

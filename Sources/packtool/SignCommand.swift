@@ -8,6 +8,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import PackAudio
 import PackMedia
 import PackCrypto
 import PackModel
@@ -83,6 +84,7 @@ enum SignCommand: Command {
                                         manifestKeys: try SigningKeys.privateKeys(manifestPaths, role: RootDocument.Role.manifest, a),
                                         indexKeys: try SigningKeys.privateKeys(indexPaths, role: RootDocument.Role.index, a))
         options.allowWarnings = a.flag("--allow-warnings")
+        options.listener = StoryVoice.standard()
         if let v = a.value("--version") {
             guard let n = Int(v), n >= 1 else { throw CommandLineError.usage("--version must be a whole number ≥ 1") }
             options.version = n
@@ -187,9 +189,9 @@ extension SignCommand {
         guard let tree, let folder = RenewMemory.folder(environment: ProcessInfo.processInfo.environment),
               let roots = try? CatalogueRoots.load(state: state.map { URL(fileURLWithPath: $0) }, tree: tree),
               let current = (try? IndexCommit(tree: tree, roots: roots, keys: []).current()).flatMap({ $0 }) else { return }
-        let seen = RenewMemory.load(from: folder, location: tree.location)
+        let seen = RenewMemory.load(from: folder, location: tree.memoryKey)
         guard (seen?.version ?? 0) <= current.document.version else { return }
-        _ = RenewMemory(location: tree.location, index: current.document).save(to: folder)
+        _ = RenewMemory(location: tree.memoryKey, index: current.document).save(to: folder)
     }
 }
 

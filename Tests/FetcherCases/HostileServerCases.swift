@@ -151,6 +151,17 @@ public struct HostileServerCases {
         XCTAssertEqual([UInt8](try Data(contentsOf: out)), Array("{}".utf8), file: file, line: line)
     }
 
+    /// A server that sends `100 Continue` after `100 Continue` and never answers breaks the protocol: after five interim
+    /// answers (as Go's net/http) the fetch is refused (`fetch-protocol`) at once, and that server is not asked again.
+    public func endlessInterimAnswersAreRefusedAfterFiveAndNotRetried(file: StaticString = #filePath, line: UInt = #line) throws {
+        let server = try MisbehavingServer(mode: "endless-continue", files: [path: archive], log: true)
+        let out = try destination()
+        assertRefused("fetch-protocol", { try fetcher(server, retries: 3).fetch(path, to: out, maxBytes: UInt64(archive.count), progress: nil) },
+                      file: file, line: line)
+        XCTAssertEqual(server.rangeStarts.count, 1, "one request, no retry: \(server.rangeStarts)", file: file, line: line)
+        assertNothingLeft(out, file, line)
+    }
+
     /// `101 Switching Protocols` is a final answer, not an interim one: what follows it is not HTTP, so the fetch is
     /// refused (`fetch-protocol`) even when an HTTP answer seems to follow.
     public func aSwitchToAnotherProtocolIsRefusedNotSkipped(file: StaticString = #filePath, line: UInt = #line) throws {

@@ -1,6 +1,7 @@
 import Foundation
 import PackAudio
 import TestSupport
+import PackMedia
 import XCTest
 
 /// The story decoded by FFmpeg and heard by the detector: the example stories' sentences are found where their cues

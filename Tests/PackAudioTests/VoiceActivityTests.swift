@@ -1,5 +1,6 @@
 import Foundation
 @testable import PackAudio
+import PackMedia
 import XCTest
 
 /// The detector on sounds made here, whose truth is known: silence, a tone and noise are not a voice with pauses;

@@ -22,6 +22,7 @@ final class HostileServerTests: XCTestCase {
     func testADripFeedingServerIsCutOffAtTheDeadlineKeepingItsBytes() throws { try cases.aDripFeedingServerIsCutOffAtTheDeadlineKeepingItsBytes() }
     func testADownloadSuspendedPastItsDeadlineResumesInsteadOfRestarting() throws { try cases.aDownloadSuspendedPastItsDeadlineResumesInsteadOfRestarting() }
     func testInterimResponsesBeforeTheAnswerAreSkipped() throws { try cases.interimResponsesBeforeTheAnswerAreSkipped() }
+    func testEndlessInterimAnswersAreRefusedAfterFiveAndNotRetried() throws { try cases.endlessInterimAnswersAreRefusedAfterFiveAndNotRetried() }
     func testASwitchToAnotherProtocolIsRefusedNotSkipped() throws { try cases.aSwitchToAnotherProtocolIsRefusedNotSkipped() }
     func testAStaleIndexPartIsNotResumedAgainstANewerIndex() throws { try cases.aStaleIndexPartIsNotResumedAgainstANewerIndex() }
     func testARedirectToAFileURLIsRefusedAndSaysSo() throws { try cases.aRedirectToAFileURLIsRefusedAndSaysSo() }

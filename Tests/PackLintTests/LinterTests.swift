@@ -3,11 +3,12 @@ import PackAuthoring
 import PackLint
 import PackModel
 import TestSupport
+import PackAudio
 import XCTest
 
 final class LinterTests: XCTestCase {
     func testTheExamplePackLintsCleanButForItsExampleReviewerKeyAndReportsItsRoute() {
-        let (found, report) = Linter().run(ExamplePack.root)
+        let (found, report) = Linter(listener: StoryVoice.standard()).run(ExamplePack.root)
         // Its historian is keys-example/historian.pub, which everyone can sign with (PT0812, a warning).
         XCTAssertEqual(found.map(\.code), ["PT0812"])
         XCTAssertEqual(report.stops, 7)

@@ -1,6 +1,7 @@
 import Foundation
 import PackLint
 import TestSupport
+import PackAudio
 import XCTest
 
 /// For every rule code: a minimal broken input yields that code at the expected file, line and column.
@@ -14,7 +15,7 @@ final class RuleCatalogueTests: XCTestCase {
             let copy = try PackCopy()
             try c.mutate(copy)
             let (line, column) = try c.expectedPosition(in: copy.root)
-            let found = Linter().lint(packAt: copy.root)
+            let found = Linter(listener: StoryVoice.standard()).lint(packAt: copy.root)
             let matching = found.filter { $0.code == c.code }
             XCTAssertFalse(matching.isEmpty, "\(c.code): not reported; got \(found.map { "\($0.code) \($0.message)" })")
             let expectedFile = copy.root.appendingPathComponent(c.file).standardizedFileURL.path

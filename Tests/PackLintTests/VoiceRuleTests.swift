@@ -59,7 +59,7 @@ final class VoiceRuleTests: XCTestCase {
         let stop = copy.stop(2), vtt = stop.appendingPathComponent("story.vtt")
         let original = try String(contentsOf: vtt, encoding: .utf8)
         try retime(copy, stop: stop) { $0 + 0.7 }
-        let outcome = try LintFixer().fix(copy.root)
+        let outcome = try LintFixer(listener: StoryVoice(cacheFolder: Self.cache)).fix(copy.root)
         XCTAssertEqual(outcome.fixed.map(\.code), ["PT0716"])
         XCTAssertEqual(voiceFindings(lint(copy), stop).map(\.message), [])
         let fixed = try String(contentsOf: vtt, encoding: .utf8).split(separator: "\n")
@@ -153,7 +153,7 @@ final class VoiceRuleTests: XCTestCase {
         let partial = try XCTUnwrap(found.first { $0.code == "PT0716" }, "\(found.map(\.message))")
         XCTAssertTrue(partial.message.contains("lag the voice by 0.9") && partial.message.contains("while the other 5 keep pace"), partial.message)
         XCTAssertFalse(found.contains { $0.code == "PT0718" }, "the cues in step are not called early: \(found.map(\.message))")
-        let outcome = try LintFixer().fix(copy.root)
+        let outcome = try LintFixer(listener: StoryVoice(cacheFolder: Self.cache)).fix(copy.root)
         XCTAssertEqual(outcome.fixed.map(\.code), ["PT0716"])
         let fixed = try String(contentsOf: vtt, encoding: .utf8).split(separator: "\n"), before = original.split(separator: "\n")
         XCTAssertEqual(Array(fixed.prefix(20)), Array(before.prefix(20)), "the first five cues untouched")
@@ -204,7 +204,7 @@ final class VoiceRuleTests: XCTestCase {
         let inline = try String(contentsOf: vtt, encoding: .utf8)
         try retime(copy, stop: stop) { $0 + 1 }
         XCTAssertTrue(try String(contentsOf: vtt, encoding: .utf8).contains("<00:00:04.000>"))
-        XCTAssertEqual(try LintFixer().fix(copy.root).fixed.map(\.code), ["PT0716"])
+        XCTAssertEqual(try LintFixer(listener: StoryVoice(cacheFolder: Self.cache)).fix(copy.root).fixed.map(\.code), ["PT0716"])
         let fixed = try String(contentsOf: vtt, encoding: .utf8)
         XCTAssertTrue(fixed.contains("<00:00:03.000>"), "the inline timestamp moved back with its cue")
         // Every line but the last cue's end (held at the audio's length when shifted late) is as it was.

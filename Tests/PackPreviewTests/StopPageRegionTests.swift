@@ -4,13 +4,14 @@ import PackAuthoring
 import PackLint
 import PackModel
 import TestSupport
+import PackAudio
 import XCTest
 
 /// The mask regions a stop page hatches on each crop, and the route's legs, from the example pack's own documents.
 final class StopPageRegionTests: XCTestCase {
     private func model(_ root: URL = ExamplePack.root) -> PreviewPack {
-        let context = LintContext(path: root, currentYear: 2026)
-        return PreviewPack(context: context, diagnostics: Linter(currentYear: 2026).run(context).diagnostics)
+        let context = LintContext(path: root, currentYear: 2026, listener: StoryVoice.standard())
+        return PreviewPack(context: context, diagnostics: Linter(currentYear: 2026, listener: StoryVoice.standard()).run(context).diagnostics)
     }
 
     func testStopsFollowTheRouteAndEachLegIsTheDistanceFromThePreviousAnchor() throws {

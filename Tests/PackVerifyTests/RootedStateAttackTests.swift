@@ -148,6 +148,23 @@ final class RootedStateAttackTests: XCTestCase {
         XCTAssertTrue(errors?.first?.contains("\(kept.path) is not a regular file, not the signed manifest") == true, "\(errors ?? [])")
     }
 
+    /// The installed version folder itself swapped for a link to an outside copy: the same refusal as a link one level
+    /// lower (`not-a-file`, the install is damaged), never `unreadable` — an app that retries I/O errors would retry a
+    /// tampered install for ever. One classification for a link at any depth.
+    func testAVersionFolderSwappedForALinkIsRefusedAsALinkLikeAFileInIt() throws {
+        _ = try f.installer().install(archive: try f.archive(), into: f.into)
+        let version = try XCTUnwrap(try FileManager.default.destinationOfSymbolicLink(atPath: f.into.appendingPathComponent("test-pack/current").path))
+        let folder = f.into.appendingPathComponent("test-pack/\(version)")
+        let outside = f.dir.appendingPathComponent("outside-version")
+        try FileManager.default.moveItem(at: folder, to: outside)
+        try FileManager.default.createSymbolicLink(atPath: folder.path, withDestinationPath: outside.path)
+        XCTAssertThrowsError(try DeltaApplier(installer: f.installer()).installedManifest(into: f.into, pack: "test-pack")) { error in
+            XCTAssertEqual((error as? VerificationFailure)?.code, "not-a-file", "\(error)")
+            XCTAssertTrue("\(error)".contains("\(folder.path) is a symbolic link"), "\(error)")
+        }
+        XCTAssertEqual(kind(folder), .typeSymbolicLink, "a refusal leaves the planted name as it was")
+    }
+
     /// Finding 2 at the one `.part` implementation: a link, a second name of an outside file and a FIFO planted as a
     /// `.part` are each replaced by a fresh empty file at once; what they named is unchanged.
     func testAPlantedPartIsReplacedByAFreshFileAndWhatItNamedIsUntouched() throws {

@@ -32,8 +32,7 @@ public enum CLI {
         // wait on the terminal the tests were started from.
         p.standardInput = FileHandle.nullDevice
         try p.run()
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
+        let (o, e) = readBoth(out, err)
         p.waitUntilExit()
         return Result(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
     }

@@ -41,7 +41,8 @@ public final class MisbehavingServer {
         self.port = port
     }
 
-    /// "PATH START" for each Range request answered so far, in order (empty without `log`).
+    /// What the server logged, one line each, in order (empty without `log`): "PATH START" for each Range request
+    /// answered, or each request's path in the modes that log every request (`error-404`, `endless-continue`).
     public var rangeStarts: [String] {
         guard let log, let text = try? String(contentsOf: log, encoding: .utf8) else { return [] }
         return text.split(separator: "\n").map(String.init)

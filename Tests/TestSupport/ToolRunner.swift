@@ -19,14 +19,29 @@ public func runTool(_ tool: String, _ args: [String], stdin: Data? = nil) throws
         input.fileHandleForWriting.write(stdin)
         try input.fileHandleForWriting.close()
     }
-    let data = out.fileHandleForReading.readDataToEndOfFile()
-    let errData = err.fileHandleForReading.readDataToEndOfFile()
+    let (data, errData) = readBoth(out, err)
     p.waitUntilExit()
     if p.terminationStatus != 0 {
         throw NSError(domain: tool, code: Int(p.terminationStatus),
                       userInfo: [NSLocalizedDescriptionKey: "\(tool) \(args): " + String(decoding: errData, as: UTF8.self)])
     }
     return data
+}
+
+/// Reads a child's stdout and stderr to their ends at once: reading one to its end first would wait for ever on a
+/// child that filled the other pipe (64 KiB of stderr, `LD_DEBUG`'s list of libraries, a long report).
+public func readBoth(_ out: Pipe, _ err: Pipe) -> (stdout: Data, stderr: Data) {
+    final class Box: @unchecked Sendable { var data = Data() }
+    let errors = Box()
+    let drained = DispatchSemaphore(value: 0)
+    let handle = err.fileHandleForReading
+    DispatchQueue.global().async {
+        errors.data = handle.readDataToEndOfFile()
+        drained.signal()
+    }
+    let output = out.fileHandleForReading.readDataToEndOfFile()
+    drained.wait()
+    return (output, errors.data)
 }
 
 /// A fresh directory, removed with everything in it when the test process exits (a test may still be looking at

@@ -19,6 +19,8 @@
             closes
   early-hints  every answer is preceded by "103 Early Hints" (flushed on its own, then a pause) and a "100 Continue"
   switch-protocols  every answer is preceded by "101 Switching Protocols" (which is final, not interim)
+  endless-continue  "100 Continue" after "100 Continue", one every 50 ms for up to a minute, and never an answer (each
+            request logged, one line per request)
   redirect-file  every request is redirected (302) to file:///etc/passwd
   slow      archives and deltas in 64 KiB pieces 20 ms apart (a 5 MB archive takes about 1.6 s), from the start of a
             "Range: bytes=N-" header when there is one (206; each Range start is appended to LOG); other files as usual
@@ -66,6 +68,18 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.wfile.write(b"HTTP/1.1 100 Continue\r\n\r\n")
             self.wfile.flush()
             time.sleep(0.3)
+        if MODE == "endless-continue":
+            if LOG:
+                with open(LOG, "a") as log:
+                    log.write(f"{self.path}\n")
+            try:
+                for _ in range(1200):
+                    self.wfile.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+                    self.wfile.flush()
+                    time.sleep(0.05)
+            except OSError:
+                pass
+            return
         if MODE == "switch-protocols":
             self.wfile.write(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n")
         if MODE == "endless":

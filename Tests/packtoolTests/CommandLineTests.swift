@@ -310,7 +310,7 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: signoff), before)
         let missing = try CLI.run(["review", "sign", copy.root.path + "/stops/99-nowhere", "--reviewer-key", "k.pem", "--reviewer", "example-historian"])
         XCTAssertEqual(missing.status, 2)
-        XCTAssertTrue(missing.stderr.contains("99-nowhere: no such folder (expected a scene folder"), missing.stderr)
+        XCTAssertTrue(missing.stderr.contains("99-nowhere: no such scene folder"), missing.stderr)
     }
 
     /// A copy of an example private key with mode 0600 (git does not keep modes).

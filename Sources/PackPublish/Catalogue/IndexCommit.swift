@@ -124,7 +124,7 @@ public struct IndexCommit {
     }
 
     /// This machine's memory of the tree, if it keeps one.
-    public func remembered() -> RenewMemory? { memory.flatMap { RenewMemory.load(from: $0, location: tree.location) } }
+    public func remembered() -> RenewMemory? { memory.flatMap { RenewMemory.load(from: $0, location: tree.memoryKey) } }
 
     /// Builds the next index from the current one with `make` (nil: nothing to change), signs it and swaps it in,
     /// retrying on top of whatever another writer put there. The version `make` gives is a lower bound: the commit
@@ -314,6 +314,6 @@ public struct IndexCommit {
     /// Raises this machine's memory of the tree to `index` (quietly: a machine that cannot keep one renews without).
     func remember(_ index: IndexDocument) {
         guard let memory else { return }
-        _ = RenewMemory(location: tree.location, index: index).save(to: memory)
+        _ = RenewMemory(location: tree.memoryKey, index: index).save(to: memory)
     }
 }

@@ -17,6 +17,9 @@ import PackModel
 public protocol PublishedTree {
     /// Where the tree is, for messages (a folder's path or `s3://bucket/prefix`).
     var location: String { get }
+    /// What this machine's renew memory (`RenewMemory`) is kept under: the location, and for an object store also its
+    /// endpoint — two stores may hold buckets of the same name, and one's memory must never judge the other's index.
+    var memoryKey: String { get }
     /// The current index's bytes and a tag that changes whenever they do, or nil when the tree has no index.
     func readIndex() throws -> (bytes: Data, tag: String)?
     /// Replaces the index with `bytes` only if it is still the one tagged `expected` (nil: only if there is none).
@@ -73,6 +76,7 @@ public struct FolderTree: PublishedTree {
     }
 
     public var location: String { folder.path }
+    public var memoryKey: String { folder.path }
 
     public func readIndex() throws -> (bytes: Data, tag: String)? {
         guard let bytes = try read(PublishLayout.index, cap: IndexCommit.indexCap) else { return nil }

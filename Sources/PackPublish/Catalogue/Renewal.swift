@@ -237,7 +237,7 @@ public struct Renewal {
         report.expiringManifests = expiring
         var seen = Set<String>()
         report.warnings = (warnings + problems).filter { seen.insert($0).inserted }   // a retried build repeats its notes
-        if let folder = options.memory, !RenewMemory(location: tree.location, index: report.index).save(to: folder) {
+        if let folder = options.memory, !RenewMemory(location: tree.memoryKey, index: report.index).save(to: folder) {
             report.warnings.append("\(folder.path): cannot keep this machine's memory of the tree there; an older index put back could be noticed only from the tree's own files")
         }
         return report

@@ -18,6 +18,7 @@ struct StagedTree: PublishedTree {
     }
 
     var location: String { base.location }
+    var memoryKey: String { base.memoryKey }
 
     func readIndex() throws -> (bytes: Data, tag: String)? { try base.readIndex() }
 

@@ -21,6 +21,7 @@ public struct BucketTree: PublishedTree {
     }
 
     public var location: String { "s3://\(client.bucketName)\(prefix.isEmpty ? "" : "/" + prefix)" }
+    public var memoryKey: String { location + " at " + client.endpointDescription }
 
     private func key(_ path: String) -> String { prefix.isEmpty ? path : prefix + "/" + path }
 

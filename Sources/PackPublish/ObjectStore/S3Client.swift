@@ -21,6 +21,10 @@ public final class S3Client {
     let bucket: String
     /// The bucket this client sends to (for messages).
     public var bucketName: String { bucket }
+    /// The endpoint as a URL (`https://host:port/base`), for telling stores apart.
+    public var endpointDescription: String {
+        (endpoint.secure ? "https://" : "http://") + endpoint.host + (endpoint.port.map { ":\($0)" } ?? "") + endpoint.basePath
+    }
     /// Every connect, send and receive is bounded by this many seconds, and each whole response by this plus the time
     /// its body takes at 1 MB/s.
     public var timeout: Double = 30
@@ -142,12 +146,14 @@ public final class S3Client {
                 throw error
             }
         }
+        var interim = ResponseHead.InterimAnswers()
         while parsed == nil {
-            // Interim 1xx heads (100 Continue, 103 Early Hints) are skipped, including several in one read.
+            // Interim 1xx heads (100 Continue, 103 Early Hints) are skipped, including several in one read, up to
+            // `ResponseHead.maxInterimAnswers`.
             if let end = Self.headEnd(pending) {
                 let candidate = try ResponseHead.parse(Array(pending[..<end]))
                 pending.removeFirst(end)
-                if (100...199).contains(candidate.status) && candidate.status != 101 { continue }
+                if try interim.skip(candidate) { continue }
                 parsed = candidate
                 break
             }

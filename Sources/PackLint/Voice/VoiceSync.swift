@@ -1,3 +1,5 @@
+import PackMedia
+
 /// How a transcript's cues line up with the voice the detector found: a uniform offset (cues re-timed for an earlier
 /// cut of the audio), a drift (cues timed for another edit, or another speed), single cues in a pause, cues over
 /// silence and speech no cue shows.

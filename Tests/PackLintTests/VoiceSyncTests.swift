@@ -1,4 +1,5 @@
-import PackAudio
+import PackLint
+import PackMedia
 import XCTest
 
 /// Lining cues up with a voice whose segments are known: in step, late, drifting, one cue in a pause, a cue over
