@@ -8,13 +8,15 @@ import Glibc
 #endif
 import PackArchive
 import PackCrypto
+import PackFiles
 import PackModel
 import PackTrust
 
 /// Publisher-side verification of what `sign` wrote — a whole CDN tree, one archive or one manifest — against a
 /// pinned root: root chain, then every signed document admitted under the publisher-check profile (the policies a
 /// client applies, at `now`, without a client's floors), the index naming each manifest and archive by hash, and
-/// every file in every archive. Reads archives with libarchive; clients use PackVerify's strict reader.
+/// every byte of every archive held to the layout its manifest dictates (`ArchiveLayout`, as a phone streaming it
+/// does). Delta archives are read with libarchive and judged by their signed lists, as clients judge them.
 public struct TreeVerifier {
     public let pinned: RootDocument
     public let now: Date
@@ -53,8 +55,14 @@ public struct TreeVerifier {
                 throw VerificationFailure(.mixAndMatch, "the index names \(pack) version \(entry.version) but the manifest is \(manifest.pack) version \(manifest.version)")
             }
             let archiveURL = out.appendingPathComponent(entry.archive.path)
-            _ = try checkedFile(archiveURL, size: entry.archive.size, sha256: entry.archive.sha256, what: "archive of \(pack)", read: false)
-            let files = try verifyArchiveContents(archiveURL, manifestBytes: manifestData, manifest: manifest)
+            _ = try checkedFile(archiveURL, size: entry.archive.size, sha256: entry.archive.sha256, what: "archive of \(pack)", read: false, hash: false)
+            // Every byte against the layout the manifest dictates first, as a phone streaming it does (it never hashes
+            // the whole archive), so a forged archive gets the phone's code; then the index's SHA-256, in the same pass.
+            var digest = ""
+            let files = try verifyArchiveContents(archiveURL, manifestBytes: manifestData, manifest: manifest, digest: &digest)
+            guard digest == entry.archive.sha256 else {
+                throw VerificationFailure(.hash, "archive of \(pack): \(archiveURL.path) does not match the index's SHA-256")
+            }
             let deltas = try verifyDeltas(out.appendingPathComponent("packs/\(pack)/deltas"), pack: pack, root: root)
             lines.append("\(pack): version \(manifest.version), \(manifest.scenes.count) scenes, \(files) files verified, \(deltas) deltas verified, manifest expires \(manifest.expires)")
         }
@@ -87,43 +95,48 @@ public struct TreeVerifier {
         AdmissionContext(root: root, now: now.timeIntervalSince1970)
     }
 
-    /// Verifies a pack archive on its own: its first entry is a manifest signed under the pinned root, and every
-    /// other entry is exactly one of the manifest's files.
+    /// Verifies a pack archive on its own: its first entry is a manifest signed under the pinned root, and every byte
+    /// is what that manifest dictates (`ArchiveLayout`: the client's judgement, with the client's codes).
     public func verifyArchive(_ url: URL) throws -> [String] {
+        // libarchive only finds the first entry's bytes; the layout check below compares every byte of it again.
         let reader = try TarReader(path: url.path)
         guard let first = try reader.next(), first.path == PublishLayout.archiveManifestEntry, first.kind == "file" else {
             throw VerificationFailure(.archiveManifest, "\(url.path): the first entry is not manifest.json")
         }
         let bytes = Data(try reader.readAll(limit: 64 << 20))
         let manifest = try verifyManifest(bytes)
-        let files = try verifyArchiveContents(url, manifestBytes: bytes, manifest: manifest)
+        var digest = ""
+        let files = try verifyArchiveContents(url, manifestBytes: bytes, manifest: manifest, digest: &digest)
         return ["\(manifest.pack) version \(manifest.version): manifest signed by the manifest role, \(files) files verified"]
     }
 
-    private func verifyArchiveContents(_ url: URL, manifestBytes: Data, manifest: Manifest) throws -> Int {
-        let reader = try TarReader(path: url.path)
-        guard let first = try reader.next(), first.path == PublishLayout.archiveManifestEntry, Data(try reader.readAll(limit: 64 << 20)) == manifestBytes else {
-            throw VerificationFailure(.archiveManifest, "\(url.path): the first entry is not the signed manifest")
+    /// Reads the archive at `url` once, through the one regular-file open, and holds every byte to the layout the
+    /// manifest dictates (`ArchiveLayout.Check`: headers, order, padding, trailer, each file's signed SHA-256). Returns
+    /// how many files it verified, and sets `digest` to the whole file's hex SHA-256.
+    private func verifyArchiveContents(_ url: URL, manifestBytes: Data, manifest: Manifest, digest: inout String) throws -> Int {
+        let layout = try VerificationFailure.about(url, .document) { try ArchiveLayout(manifest: manifest, manifestBytes: Array(manifestBytes)) }
+        let check = ArchiveLayout.Check(layout: layout, manifestBytes: Array(manifestBytes), name: url.path)
+        let fd: Int32
+        do { (fd, _) = try RegularFile.openForReading(url.path, path: url.path) } catch let error as FileError {
+            throw VerificationFailure(error.kind == .notRegular || error.kind == .link ? .notAFile : error.kind == .missing ? .missing : .archiveOpen, "\(error)")
         }
-        // Keyed by bytes: Swift strings would equate NFC and NFD spellings of a name.
-        var expected = Dictionary(manifest.archiveEntries.map { (Array($0.path.utf8), $0.file) }, uniquingKeysWith: { a, _ in a })
-        var count = 0
-        while let entry = try reader.next() {
-            guard entry.kind == "file" else { throw VerificationFailure(.archiveEntry, "\(url.path): \(entry.path) is a \(entry.kind), not a regular file") }
-            guard let file = expected.removeValue(forKey: Array(entry.path.utf8)) else {
-                throw VerificationFailure(.archiveEntry, "\(url.path): \(entry.path) is not in the manifest (or appears twice)")
+        defer { close(fd) }
+        let whole = SHA256()
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n >= 0 else { throw VerificationFailure(.archiveOpen, "\(url.path): cannot read: \(RegularFile.reason(errno))") }
+            if n == 0 { break }
+            try buffer.withUnsafeBytes { bytes in
+                let piece = UnsafeRawBufferPointer(rebasing: bytes[0..<n])
+                try check.append(piece)
+                whole.update(piece)
             }
-            let hasher = SHA256()
-            let size = try reader.readData { hasher.update($0) }
-            guard UInt64(size) == file.size, Hex.encode(hasher.finalize()) == file.sha256 else {
-                throw VerificationFailure(.archiveFile, "\(url.path): \(entry.path) does not match the manifest's size and SHA-256")
-            }
-            count += 1
         }
-        if let missing = expected.keys.map({ String(decoding: $0, as: UTF8.self) }).sorted().first {
-            throw VerificationFailure(.archiveMissing, "\(url.path): \(missing) is missing")
-        }
-        return count
+        try check.finish()
+        digest = Hex.encode(whole.finalize())
+        return layout.entries.count - 1
     }
 
     /// Every delta archive under `folder`: signed by the manifest role, for this pack and the scene its folder names,
@@ -168,7 +181,7 @@ public struct TreeVerifier {
         return try SizeCaps.read(url, cap: cap)
     }
 
-    private func checkedFile(_ url: URL, size: UInt64, sha256: String, what: String, read: Bool = true) throws -> Data {
+    private func checkedFile(_ url: URL, size: UInt64, sha256: String, what: String, read: Bool = true, hash: Bool = true) throws -> Data {
         var info = stat()
         guard stat(url.path, &info) == 0 else { throw VerificationFailure(.missing, "\(what): \(url.path) is missing") }
         guard UInt64(info.st_size) == size else { throw VerificationFailure(.size, "\(what): \(url.path) is \(info.st_size) bytes, the index says \(size)") }
@@ -177,6 +190,7 @@ public struct TreeVerifier {
             guard SHA256.hexHash(data) == sha256 else { throw VerificationFailure(.hash, "\(what): \(url.path) does not match the index's SHA-256") }
             return data
         }
+        guard hash else { return Data() }
         let (digest, _) = try SHA256.hash(fileAt: url)
         guard Hex.encode(digest) == sha256 else { throw VerificationFailure(.hash, "\(what): \(url.path) does not match the index's SHA-256") }
         return Data()

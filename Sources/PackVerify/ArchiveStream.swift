@@ -25,54 +25,10 @@ import PackModel
 /// share the work. A file is reported verified (`onVerified`, on that thread, in archive order) once its last piece
 /// hashed to the signed SHA-256.
 final class ArchiveStream: DownloadSink, @unchecked Sendable {
-    /// One entry as the manifest dictates it: every byte before its data, and its data's size and signed hash.
-    struct Entry {
-        /// The entry's path in the archive (`manifest.json`, `pack.json`, `stops/<id>/…`).
-        let path: String
-        let header: [UInt8]
-        let size: UInt64
-        /// Hex SHA-256 of the data (for the manifest entry, unused: its bytes are compared instead).
-        let sha256: String
-        /// Where the entry's first header byte lies in the archive.
-        let start: UInt64
-        var dataStart: UInt64 { start + UInt64(header.count) }
-        var dataEnd: UInt64 { dataStart + size }
-        var end: UInt64 { dataEnd + UInt64(TarEncoding.padding(size: size)) }
-    }
-
-    /// The whole archive as the manifest dictates it.
-    struct Layout {
-        let entries: [Entry]
-        /// The archive's size: every entry, then `TarEncoding.trailerBytes` zero bytes.
-        let size: UInt64
-
-        /// - Throws: `number` when the signed sizes add up past 2^64.
-        init(manifest: Manifest, manifestBytes: [UInt8]) throws {
-            guard let created = Timestamp.parse(manifest.created) else {
-                throw VerificationFailure(.document, "the manifest's created time \(manifest.created) cannot be read")
-            }
-            let mtime = Int64(created.timeIntervalSince1970)
-            let list = [(PublishLayout.archiveManifestEntry, UInt64(manifestBytes.count), "")] + manifest.archiveEntries.map { ($0.path, $0.file.size, $0.file.sha256) }
-            var entries: [Entry] = []
-            entries.reserveCapacity(list.count)
-            var offset: UInt64 = 0
-            let what = "the archive's size the manifest dictates"
-            for (path, size, sha256) in list {
-                let entry = Entry(path: path, header: TarEncoding.header(path: path, size: size, mtime: mtime), size: size, sha256: sha256, start: offset)
-                offset = try Numbers.add(try Numbers.add(try Numbers.add(offset, UInt64(entry.header.count), what), size, what),
-                                         UInt64(TarEncoding.padding(size: size)), what)
-                entries.append(entry)
-            }
-            self.entries = entries
-            size = try Numbers.add(offset, UInt64(TarEncoding.trailerBytes), what)
-        }
-
-        /// Where the stream resumes once the first `count` entries are verified: the next entry's header, or the
-        /// trailer.
-        func offset(afterEntries count: Int) -> UInt64 {
-            count < entries.count ? entries[count].start : size - UInt64(TarEncoding.trailerBytes)
-        }
-    }
+    /// The whole archive as the manifest dictates it: the binding "archive bytes ↔ manifest" is a PackTrust policy,
+    /// which `packtool verify` composes too.
+    typealias Layout = ArchiveLayout
+    typealias Entry = ArchiveLayout.Entry
 
     let layout: Layout
     private let manifestBytes: [UInt8]
@@ -162,7 +118,7 @@ final class ArchiveStream: DownloadSink, @unchecked Sendable {
     private func consume(_ bytes: UnsafeRawBufferPointer) throws -> Int {
         guard index < layout.entries.count else {
             // The trailer: zero bytes up to the size the index pins.
-            guard bytes.allSatisfy({ $0 == 0 }) else { throw VerificationFailure(.archiveTrailer, "\(name): data after the end-of-archive marker") }
+            try Layout.compareTrailer(bytes, name: name)
             return bytes.count
         }
         let entry = layout.entries[index]
@@ -170,11 +126,7 @@ final class ArchiveStream: DownloadSink, @unchecked Sendable {
         case .header:
             let k = Int(position - entry.start)
             let n = min(bytes.count, entry.header.count - k)
-            let same = entry.header.withUnsafeBytes { memcmp($0.baseAddress! + k, bytes.baseAddress!, n) == 0 }
-            guard same else {
-                let at = (0..<n).first { entry.header[k + $0] != bytes[$0] } ?? 0
-                throw VerificationFailure(.archiveHeader, "\(name): the header of \(entry.path) differs at its byte \(k + at) (archive offset \(position + UInt64(at))) from what the signed manifest dictates")
-            }
+            try entry.compareHeader(from: k, with: UnsafeRawBufferPointer(rebasing: bytes[0..<n]), at: position, name: name)
             return n
         case .data:
             let n = Int(min(UInt64(bytes.count), entry.dataEnd - position))
@@ -209,9 +161,7 @@ final class ArchiveStream: DownloadSink, @unchecked Sendable {
             return n
         case .padding:
             let n = Int(min(UInt64(bytes.count), entry.end - position))
-            guard bytes[0..<n].allSatisfy({ $0 == 0 }) else {
-                throw VerificationFailure(.archiveHeader, "\(name): the padding after \(entry.path) is not zero bytes")
-            }
+            try entry.comparePadding(UnsafeRawBufferPointer(rebasing: bytes[0..<n]), name: name)
             return n
         }
     }

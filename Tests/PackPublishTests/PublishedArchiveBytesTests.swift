@@ -3,6 +3,7 @@ import PackArchive
 import PackCrypto
 import PackModel
 import PackPublish
+import PackTrust
 import TestSupport
 import XCTest
 
@@ -44,6 +45,16 @@ final class PublishedArchiveBytesTests: XCTestCase {
             + manifest.archiveEntries.map { ($0.path, $0.file.size, Optional($0.file.sha256)) }
         assertEncoded(archive, entries, mtime: try mtime(manifest.created))
         XCTAssertEqual(result.archiveSize, UInt64(archive.count))
+        // The layout PackTrust derives from the manifest alone (what the phone and `packtool verify` hold archives to)
+        // is the archive TarWriter wrote: a tar reader (`TarLayout`) finds every entry's data where the layout says, and the check
+        // passes every byte.
+        let layout = try ArchiveLayout(manifest: manifest, manifestBytes: envelope)
+        XCTAssertEqual(layout.size, UInt64(archive.count))
+        XCTAssertEqual(try TarLayout.scan(result.archive).map { "\($0.path) \($0.offset) \($0.size)" }, layout.entries.map { "\($0.path) \($0.dataStart) \($0.size)" })
+        let check = ArchiveLayout.Check(layout: layout, manifestBytes: envelope, name: result.archive.path)
+        try archive.withUnsafeBytes { try check.append($0) }
+        try check.finish()
+        XCTAssertEqual(check.verifiedEntries, layout.entries.count)
     }
 
     /// A delta's entries are its signed document, then the added files in the document's order, at the target
