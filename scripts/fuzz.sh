@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_EACH=${FUZZ_SECONDS:-300}
-TARGETS=${FUZZ_TARGETS:-"json csv webvtt heif mp4 envelope tar code http"}
+TARGETS=${FUZZ_TARGETS:-"json csv webvtt heif mp4 envelope tar code http stream journal"}
 OUT=.build-fuzz
 
 # gold cannot link the sanitized debug info (internal error in format_file_lineno); the toolchain's lld can.
@@ -49,6 +49,18 @@ mkdir -p "$OUT/corpus/http"
 printf 'HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello' > "$OUT/corpus/http/plain"
 printf 'HTTP/1.1 206 Partial Content\r\nContent-Range: bytes 100-199/200\r\n\r\n' > "$OUT/corpus/http/range"
 printf '4\r\nWiki\r\n6;name=value\r\npedia \r\n0\r\nX-Trailer: yes\r\n\r\n' > "$OUT/corpus/http/chunked"
+
+# The streamed archive check: the target builds its own valid archive and writes the input over it at an offset the
+# first two bytes choose; seeds aim at the first header, the manifest's bytes, a padding and the trailer.
+mkdir -p "$OUT/corpus/stream" "$OUT/corpus/journal"
+printf '\x00\x00ustar' > "$OUT/corpus/stream/first-header"
+printf '\x00\x94\x00\x00\x00\x00\x00\x00\x00\x00\x00' > "$OUT/corpus/stream/mtime"
+printf '\x02\x00{' > "$OUT/corpus/stream/manifest-bytes"
+printf '\x0b\x00\x01' > "$OUT/corpus/stream/trailer"
+# A resume journal: a record that matches the target's install, then a progress file of 21 bytes.
+printf '{"format":1,"pack":"p","version":1,"manifestSHA256":"%s","archiveSize":4096,"scenes":["01-a"]}\n00000000000000000002\n' \
+  "$(printf 'a%.0s' $(seq 64))" > "$OUT/corpus/journal/resumable"
+printf '{"format":1}\n00000000000000000002\n' > "$OUT/corpus/journal/short-record"
 
 mkdir -p "$OUT/artifacts"
 status=0

@@ -2,7 +2,7 @@ import Foundation
 
 #if FUZZING
 /// libFuzzer entry. SwiftPM renames an executable's `main` to `PackFuzz_main`; defining it here hands control to
-/// libFuzzer's driver. The target comes from PACKFUZZ_TARGET (json, csv, webvtt, heif, mp4, envelope, tar, code, http).
+/// libFuzzer's driver. The target comes from PACKFUZZ_TARGET (json, csv, webvtt, heif, mp4, envelope, tar, code, http, stream, journal).
 @_silgen_name("LLVMFuzzerRunDriver")
 func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<CInt>,
                          _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,

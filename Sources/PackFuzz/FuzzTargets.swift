@@ -76,7 +76,88 @@ enum FuzzTargets {
                 guard (try? reader.read { _ in }) != nil else { return }
             }
         },
+        "stream": { bytes in
+            // The streamed install's judgement of archive bytes (PackTrust's ArchiveLayout.Check, which the phone's
+            // ArchiveStream and `packtool verify` compose): on junk, and on a valid archive with the input written
+            // over it at an offset the input's first two bytes choose. The verdict (the failure code, or none, and how
+            // many entries verified) must not depend on how the network split the bytes.
+            let archive = streamArchive.bytes
+            var forged = archive
+            if bytes.count > 2 {
+                let at = (Int(bytes[0]) << 8 | Int(bytes[1])) % archive.count
+                for (i, b) in bytes.dropFirst(2).enumerated() where at + i < forged.count { forged[at + i] = b }
+            }
+            for input in [bytes, forged] {
+                let whole = streamVerdict(input, pieces: max(1, input.count)), ones = streamVerdict(input, pieces: 1)
+                let sevens = streamVerdict(input, pieces: 7)
+                precondition(whole == ones && whole == sevens, "the archive check depends on how the bytes were split: \(whole) \(ones) \(sevens)")
+            }
+        },
+        "journal": { bytes in
+            // A resume journal as a crash (or someone with the state folder) left it: the record (JSON) and the
+            // progress file from the input, split at its first newline. Opening it must either resume from a number
+            // of entries no larger than the progress file says, or start again; never crash or trust a bad record.
+            journalResume(bytes)
+        },
     ]
+
+    /// A small valid archive (manifest.json, pack.json, one stop's file) and its layout, for the `stream` target.
+    static let streamArchive: (layout: ArchiveLayout, manifestBytes: [UInt8], bytes: [UInt8]) = {
+        let manifestBytes = Array(#"{"payload":"e30=","payloadType":"application/vnd.packtool.manifest+json","signatures":[]}"#.utf8)
+        let pack = Array(#"{"id":"p"}"#.utf8), story = [UInt8](repeating: 0x41, count: 700)
+        func file(_ path: String, _ data: [UInt8]) -> Manifest.File {
+            Manifest.File(path: path, size: UInt64(data.count), sha256: Hex.encode(SHA256.hash(data)), mediaType: "application/octet-stream")
+        }
+        let manifest = Manifest(pack: "p", version: 1, created: "2026-01-01T00:00:00Z", expires: "2027-01-01T00:00:00Z",
+                                access: AccessPolicy(freeStops: ["01-a"], products: .init(cityPack: .init(productId: "city"), tripPass: nil)),
+                                files: [file("pack.json", pack)],
+                                scenes: [Manifest.Scene(id: "01-a", version: 1, digest: String(repeating: "0", count: 64), files: [file("story.vtt", story)])])
+        let layout = try! ArchiveLayout(manifest: manifest, manifestBytes: manifestBytes)
+        var bytes: [UInt8] = []
+        for (entry, data) in zip(layout.entries, [manifestBytes, pack, story]) {
+            bytes += entry.header + data + [UInt8](repeating: 0, count: TarEncoding.padding(size: UInt64(data.count)))
+        }
+        bytes += [UInt8](repeating: 0, count: TarEncoding.trailerBytes)
+        precondition(bytes.count == Int(layout.size) && streamVerdict(bytes, pieces: 64, layout: layout, manifestBytes: manifestBytes) == "ok 3",
+                     "the fuzz target's own archive does not pass")
+        return (layout, manifestBytes, bytes)
+    }()
+
+    /// Writes a journal from `bytes` (record up to the first newline, progress after it) into a fresh scratch pack
+    /// folder and asks what a resume would skip: a number only when the progress file holds exactly that number.
+    static func journalResume(_ bytes: [UInt8]) {
+        let split = bytes.firstIndex(of: 0x0A).map { $0 + 1 } ?? bytes.count
+        let sha = String(repeating: "a", count: 64), name = InstallJournal.folderName(manifestSHA256: sha)
+        let folder = NSTemporaryDirectory() + "packfuzz-journal-\(getpid())"
+        FileSystem.removeTree(folder)
+        guard let pack = try? RootedFolder(opening: folder, create: true),
+              (try? pack.writeAtomically(Data(bytes[..<split]), to: name + ".json")) != nil,
+              (try? pack.writeAtomically(Data(bytes[split...]), to: name + ".progress")) != nil,
+              (try? pack.ensureFolder(name)) != nil else { return }
+        guard let entries = try? InstallJournal.resumableEntries(in: pack, manifestSHA256: sha, version: 1, packID: "p") else { return }
+        let progress = Array(bytes[split...])
+        precondition(progress.count == 21 && Int(String(decoding: progress.dropLast(), as: UTF8.self)) == entries && entries >= 0,
+                     "a resume would skip \(entries) entries, which the progress file does not say")
+    }
+
+    /// The check's verdict on `bytes` fed `pieces` bytes at a time: the failure code, or "ok", and the entries verified.
+    static func streamVerdict(_ bytes: [UInt8], pieces: Int, layout: ArchiveLayout? = nil, manifestBytes: [UInt8]? = nil) -> String {
+        let check = ArchiveLayout.Check(layout: layout ?? streamArchive.layout, manifestBytes: manifestBytes ?? streamArchive.manifestBytes, name: "fuzz.tar")
+        do {
+            var i = 0
+            while i < bytes.count {
+                let end = min(bytes.count, i + pieces)
+                try bytes[i..<end].withUnsafeBytes { try check.append($0) }
+                i = end
+            }
+            try check.finish()
+            return "ok \(check.verifiedEntries)"
+        } catch let failure as VerificationFailure {
+            return "\(failure.code) \(check.verifiedEntries)"
+        } catch {
+            return "other \(error)"
+        }
+    }
 
     /// The chunked decoder's output and end state for `bytes` fed `pieces` bytes at a time; nil when it refuses them.
     static func decodeChunked(_ bytes: [UInt8], pieces: Int) -> (body: [UInt8], done: Bool)? {

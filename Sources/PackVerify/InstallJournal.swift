@@ -122,6 +122,15 @@ package final class InstallJournal {
         return journal
     }
 
+    /// How many entries a resume of the install of `manifestSHA256` into `pack` would skip, as `open` judges the
+    /// journal it finds (nil: it would start again, or another install holds it). Opens and lets go of the journal,
+    /// emptying one it cannot use, as an install would; for the fuzz target and tests of a journal left by a crash.
+    package static func resumableEntries(in pack: RootedFolder, manifestSHA256: String, version: Int, packID: String) throws -> Int? {
+        guard let journal = try open(in: pack, manifestSHA256: manifestSHA256, version: version, packID: packID) else { return nil }
+        defer { journal.release() }
+        return journal.resumable
+    }
+
     /// Starts a new journal: the record, and a progress of 0 entries (the staging folder emptied by the caller).
     func start(_ record: Record, durability: Durability) throws {
         do {
