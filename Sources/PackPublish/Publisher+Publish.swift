@@ -21,12 +21,8 @@ extension Publisher {
         var plan = plan
         let manifest = plan.manifest
         // Sign the manifest: the only step that needs the key, and independent of the pack's size.
-        var signing = 0.0
-        let payload = try CanonicalJSON.encode(manifest)
-        let started = Date()
-        let envelope = try DSSEEnvelope(signing: payload, as: PayloadType.manifest, with: options.manifestKeys)
-        signing += Date().timeIntervalSince(started)
-        let envelopeBytes = [UInt8](try envelope.jsonData())
+        let (envelopeBytes, signingSeconds) = try signManifest(manifest)
+        var signing = signingSeconds
 
         // The two folders written beneath, opened once and checked before anything is written: a link planted on
         // the way to anything this release makes (`packs`, `packs/<id>`, its deltas' folders, `root`, the state's
@@ -68,12 +64,7 @@ extension Publisher {
             throw PublishError.io("\(out.fullPath(archivePath)): the copy of the archive does not match it")
         }
         let layout = Dictionary(try TarLayout.scan(URL(fileURLWithPath: state.fullPath(kept))).map { ($0.path, (offset: $0.offset, size: $0.size)) }, uniquingKeysWith: { a, _ in a })
-        let manifestPath = PublishLayout.manifest(pack: manifest.pack, version: manifest.version)
-        let manifestURL = options.output.appendingPathComponent(manifestPath)
-        created.file(manifestPath, in: out)
-        guard try PublishRoots.rooted({ try out.createIfAbsent(Data(envelopeBytes), at: manifestPath) }) else {
-            throw PublishError.io("\(out.fullPath(manifestPath)) already exists")
-        }
+        let manifestURL = try writeManifestFile(envelopeBytes, of: manifest, into: out, tracking: &created)
 
         // Hot-update deltas for every scene that changed.
         let deltaStarted = Date()
@@ -180,5 +171,28 @@ extension Publisher {
         let seconds = Date().timeIntervalSince(indexStarted)
         guard case .written(let index, _, _) = outcome, let release else { throw PublishError.io("\(out.fullPath(PublishLayout.index)): not written") }
         return (index.version, release, seconds)
+    }
+
+    /// The manifest's DSSE envelope: the only step that needs the key, and independent of the pack's size. Returns its
+    /// bytes and the seconds signing took.
+    private func signManifest(_ manifest: Manifest) throws -> ([UInt8], Double) {
+        var signing = 0.0
+        let payload = try CanonicalJSON.encode(manifest)
+        let started = Date()
+        let envelope = try DSSEEnvelope(signing: payload, as: PayloadType.manifest, with: options.manifestKeys)
+        signing += Date().timeIntervalSince(started)
+        return ([UInt8](try envelope.jsonData()), signing)
+    }
+
+    /// The signed manifest beside the archive in the tree, created only if absent (a racing run's file stays) and
+    /// tracked so a failed publish removes it.
+    private func writeManifestFile(_ envelopeBytes: [UInt8], of manifest: Manifest, into out: RootedFolder, tracking created: inout CreatedPaths) throws -> URL {
+        let manifestPath = PublishLayout.manifest(pack: manifest.pack, version: manifest.version)
+        let manifestURL = options.output.appendingPathComponent(manifestPath)
+        created.file(manifestPath, in: out)
+        guard try PublishRoots.rooted({ try out.createIfAbsent(Data(envelopeBytes), at: manifestPath) }) else {
+            throw PublishError.io("\(out.fullPath(manifestPath)) already exists")
+        }
+        return manifestURL
     }
 }
