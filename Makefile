@@ -145,6 +145,8 @@ test: deps-test
 	scripts/check-public-docs.py --self-test
 	scripts/check-public-docs.py
 	scripts/check-rooted-writes.sh
+	scripts/check-rooms.py --self-test
+	scripts/check-rooms.py
 	scripts/check-apple-code.sh
 	swift build --build-tests
 	@PYTHON=$(PYTHON) SHIM_SCRATCH=$(SHIM_SCRATCH) SHIM_SUITES='$(SHIM_SUITES)' scripts/test-lanes.sh
@@ -162,6 +164,8 @@ check: deps-build
 	scripts/check-public-docs.py --self-test
 	scripts/check-public-docs.py
 	scripts/check-rooted-writes.sh
+	scripts/check-rooms.py --self-test
+	scripts/check-rooms.py
 	scripts/check-apple-code.sh --no-self-test
 	swift build --build-tests
 	@PACKTOOL_EXPECT_CRYPTO_BACKEND=OpenSSL scripts/swift-test-lanes.py --bundle "$$(swift build --show-bin-path)/packtoolPackageTests.xctest" \

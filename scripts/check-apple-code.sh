@@ -107,7 +107,7 @@ plant_module() {  # MODULE FILE OLD NEW (OLD must be code, not a comment: the fi
 }
 plant_module PackModel Durability.swift "fcntl(fd, F_FULLFSYNC)" "fcntl(fd, F_FULLSYNC)"
 plant_module PackModel FileSystem.swift "fp_length: off_t(count)" "fp_len: off_t(count)"
-plant_module PackVerify ClockGuard.swift "sysctlbyname(" "sysctl_byname("
+plant_module PackVerify Access/ClockGuard.swift "sysctlbyname(" "sysctl_byname("
 plant_module PackBackground BackgroundPackDownloads.swift "configuration.sessionSendsLaunchEvents = true" "configuration.sessionSendsLaunchEvent = true"
 plant_module PackBackground BackgroundTime.swift "application.beginBackgroundTask(withName: name)" "application.beginBackgroundTask(named: name)"
 echo "check-apple-code self-test: all $refused planted mistakes refused (misspelt Apple names in the guide and in Darwin branches, wrong isolation and signatures)"

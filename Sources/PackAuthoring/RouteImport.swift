@@ -210,7 +210,15 @@ public struct RouteImport {
                 changed.append(column.header)
             }
         }
-        // The target: all three columns together.
+        editTarget(scene, values: values, given: targetGiven, set: targetSet, headers: targetHeaders, edits: &edits, changed: &changed)
+        let order = RouteSheet.columns.map(\.header)
+        return (edits.apply(), order.filter { changed.contains($0) })
+    }
+
+    /// The target's part of `update`: its three columns are one value (a name needs its place), so they are set,
+    /// changed or removed together once every column's own edit is made.
+    private static func editTarget(_ scene: JSONNode, values: [String: String?], given targetGiven: [String], set targetSet: [String],
+                                   headers targetHeaders: [String], edits: inout JSONEdits, changed: inout [String]) {
         if !targetGiven.isEmpty, let view = scene["view"] {
             if let target = view["target"] {
                 if targetSet.isEmpty, targetGiven.count == 3 {
@@ -230,8 +238,6 @@ public struct RouteImport {
                 changed += targetHeaders
             }
         }
-        let order = RouteSheet.columns.map(\.header)
-        return (edits.apply(), order.filter { changed.contains($0) })
     }
 
     /// A minimal scene.json for a new stop: what the row gives, the eras' plate paths, and empty provenance for

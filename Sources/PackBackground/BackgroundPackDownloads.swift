@@ -44,35 +44,35 @@ public final class BackgroundPackDownloads: NSObject, URLSessionDownloadDelegate
     /// The install folder the plan's pack goes into.
     public let into: URL
 
-    private let lock = NSLock()
-    private var session: URLSession?
-    private var settings = Settings()
+    let lock = NSLock()
+    var session: URLSession?
+    var settings = Settings()
 
     /// The plan being received, as the client checked it (sizes and caps from the verified documents).
-    private var plan: UpdatePlan?
+    var plan: UpdatePlan?
     /// What each task made in this run downloads: its plan's identity and object, recorded when it was made.
-    private var tasks: [Int: Tagged] = [:]
+    var tasks: [Int: Tagged] = [:]
     /// Per published path: attempts made since the plan started, a refusal or a retryable failure decided while the
     /// file was written or handed over (read when its task completes), the system's resume data, redirects so far.
-    private var attempts: [String: Int] = [:]
-    private var decided: [String: VerificationFailure] = [:]
-    private var retryable: [String: VerificationFailure] = [:]
-    private var resumeData: [String: Data] = [:]
-    private var redirects: [Int: Int] = [:]
+    var attempts: [String: Int] = [:]
+    var decided: [String: VerificationFailure] = [:]
+    var retryable: [String: VerificationFailure] = [:]
+    var resumeData: [String: Data] = [:]
+    var redirects: [Int: Int] = [:]
     /// Whether this run of the plan was reported (`onFinish`): later task ends (the cancels a refusal caused) are not.
-    private var finished = false
+    var finished = false
     /// Whether `applyReceived` is running: the last two downloads ending together, or `resume()` racing a download's
     /// end, must not install twice.
-    private var installing = false
+    var installing = false
 
     /// What a task downloads: the identity of its plan and the object, with the cap the client worked out.
-    private struct Tagged {
+    struct Tagged {
         let identity: String
         let object: UpdatePlan.Object
     }
 
     /// The caller's settings and callbacks, read and written under the lock (the delegate runs on its own queue).
-    private struct Settings {
+    struct Settings {
         var retries = 3
         var userAgent = "packverify/\(PackVerifyVersion.string)"
         var onFinish: (@Sendable (Result<Updater.Result, Error>) -> Void)?
@@ -84,7 +84,7 @@ public final class BackgroundPackDownloads: NSObject, URLSessionDownloadDelegate
     }
 
     /// Background time asked for around each install (nil: none).
-    private let backgroundTime: BackgroundTime?
+    let backgroundTime: BackgroundTime?
     /// How a download that failed in a way another attempt may cure is tried again.
     var retryWait: RetryWait
 
@@ -217,7 +217,7 @@ public final class BackgroundPackDownloads: NSObject, URLSessionDownloadDelegate
     }
 
     /// Makes `plan` (checked) the one being received: a new run, reported once.
-    private func take(_ plan: UpdatePlan) {
+    func take(_ plan: UpdatePlan) {
         lock.withLock {
             if self.plan?.identity != plan.identity {
                 tasks = [:]
@@ -233,7 +233,7 @@ public final class BackgroundPackDownloads: NSObject, URLSessionDownloadDelegate
 
     /// Cancels the session's tasks of other plans and starts one for each file of this plan neither received nor
     /// being downloaded (asked asynchronously: the answer comes on the delegate's queue, which may be the caller's).
-    private func startMissing() {
+    func startMissing() {
         guard let identity = lock.withLock({ plan?.identity }) else { return }
         session?.getAllTasks { tasks in
             var running = Set<String>()
@@ -255,14 +255,14 @@ public final class BackgroundPackDownloads: NSObject, URLSessionDownloadDelegate
     }
 
     /// What a task's description says: its plan's identity and the published path (identities hold no space).
-    private static func describe(_ identity: String, _ path: String) -> String { identity + " " + path }
+    static func describe(_ identity: String, _ path: String) -> String { identity + " " + path }
 
-    private static func parse(_ description: String?) -> (String, String)? {
+    static func parse(_ description: String?) -> (String, String)? {
         guard let description, let space = description.firstIndex(of: " ") else { return nil }
         return (String(description[..<space]), String(description[description.index(after: space)...]))
     }
 
-    private func startTask(_ object: UpdatePlan.Object, identity: String) throws {
+    func startTask(_ object: UpdatePlan.Object, identity: String) throws {
         guard let session, lock.withLock({ plan?.identity == identity }) else { return }
         let task: URLSessionDownloadTask
         #if canImport(Darwin)
@@ -283,7 +283,7 @@ public final class BackgroundPackDownloads: NSObject, URLSessionDownloadDelegate
         task.resume()
     }
 
-    private func request(for object: UpdatePlan.Object) throws -> URLRequest {
+    func request(for object: UpdatePlan.Object) throws -> URLRequest {
         guard let url = object.url else {
             throw VerificationFailure(.request, "\(object.path): the plan gives no URL for it (make the plan with a fetcher that knows its URLs)")
         }
@@ -299,7 +299,7 @@ public final class BackgroundPackDownloads: NSObject, URLSessionDownloadDelegate
 
     /// What `task` downloads, if it belongs to the plan being received: from this run's record, or — for a task of an
     /// earlier launch — from its description and the checked plan. Nil for a task of a replaced plan.
-    private func resolve(_ task: URLSessionTask) -> Tagged? {
+    func resolve(_ task: URLSessionTask) -> Tagged? {
         // Events of a background session may come before `resume()` (the session reconnects as soon as it is made):
         // the checked plan is then read from the state folder once.
         if lock.withLock({ plan == nil }), let saved = try? client.received.plan() {
@@ -314,212 +314,5 @@ public final class BackgroundPackDownloads: NSObject, URLSessionDownloadDelegate
             tasks[task.taskIdentifier] = tagged
             return tagged
         }
-    }
-
-    // MARK: URLSessionDownloadDelegate
-
-    /// Cancels a task no plan vouches for, judges the answer's status, and cuts the body off past its cap.
-    public func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didWriteData bytesWritten: Int64,
-                           totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64) {
-        // A task nobody can vouch for (a replaced plan's) is never let run: it has no cap.
-        guard let tagged = resolve(downloadTask) else { return downloadTask.cancel() }
-        let path = tagged.object.path
-        // The status first: an error page is judged as the error it is, not as bytes past the cap.
-        do { try Self.check(downloadTask.response, path: path) } catch {
-            decide(path, error)
-            return downloadTask.cancel()
-        }
-        let written = UInt64(max(0, totalBytesWritten))
-        if written > tagged.object.maxBytes {
-            decide(path, VerificationFailure(.fetchSize, "\(path): the server sent more bytes than the signed size"))
-            return downloadTask.cancel()
-        }
-        lock.withLock { settings.onBytes }?(path, written)
-    }
-
-    /// Hands the finished file over to the client (`ReceivedDownloads.receive`) before the system deletes it.
-    public func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL) {
-        // A replaced plan's file is left to the system, which deletes it when this returns.
-        guard let tagged = resolve(downloadTask) else { return }
-        let path = tagged.object.path
-        do {
-            try Self.check(downloadTask.response, path: path)
-            try Self.checkArrival(downloadTask, path: path)
-            // Before this returns: the system deletes the file then.
-            try client.received.receive(location, path: path, identity: tagged.identity)
-        } catch {
-            decide(path, error)
-        }
-    }
-
-    /// Follows a redirect only as the fetcher would (`redirectRefusal`): http(s), never https to http, at most five.
-    public func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                           newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void) {
-        // Called for ordinary sessions only; a background session follows redirects itself (see `checkArrival`).
-        let path = resolve(task)?.object.path ?? (task.taskDescription ?? "")
-        let count = lock.withLock { () -> Int in
-            redirects[task.taskIdentifier, default: 0] += 1
-            return redirects[task.taskIdentifier] ?? 0
-        }
-        if let refusal = redirectRefusal(path, from: response, to: request, count: count) {
-            decide(path, refusal)
-            // Declining delivers the 3xx as the answer, which the decided refusal then ends.
-            return completionHandler(nil)
-        }
-        completionHandler(request)
-    }
-
-    /// Ends a file's download: a refusal ends the plan, a failure another attempt may cure is retried with backoff,
-    /// and the last file in starts the install.
-    public func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
-        guard let tagged = resolve(task) else { return }
-        let path = tagged.object.path
-        var (refusal, again, tries, over, retries) = lock.withLock {
-            (decided.removeValue(forKey: path), retryable.removeValue(forKey: path), attempts[path] ?? 0, finished, settings.retries)
-        }
-        // The plan already ended (a refusal cancelled the other downloads): nothing to retry or report.
-        if over { return }
-        // An answer that was no file is judged by its status, whatever its body did: FoundationNetworking tells the
-        // status only at the end, after an error page may already have passed the cap. (A refusal decided on other
-        // grounds — a redirect — stands.)
-        if refusal == nil || refusal?.kind == .fetchSize, let http = task.response as? HTTPURLResponse, !(200...299).contains(http.statusCode) {
-            do { try Self.check(http, path: path) } catch let retry as DownloadAttempts.Retry {
-                (refusal, again) = (nil, retry.failure)
-            } catch {
-                refusal = error as? VerificationFailure ?? refusal
-            }
-        }
-        if let refusal { return finish(.failure(refusal)) }
-        var failure = again
-        if let error {
-            let (judged, retry) = urlSessionFailure(error)
-            if failure == nil {
-                if !retry { return finish(.failure(judged)) }
-                failure = judged
-            }
-            #if canImport(Darwin)
-            if let data = (error as NSError).userInfo[NSURLSessionDownloadTaskResumeData] as? Data {
-                lock.withLock { resumeData[path] = data }
-            }
-            #endif
-        }
-        if let failure {
-            guard tries <= retries else { return finish(.failure(failure)) }
-            let identity = tagged.identity, object = tagged.object
-            switch retryWait {
-            case .timer:
-                DispatchQueue.global().asyncAfter(deadline: .now() + DownloadPolicy.backoff(attempt: tries)) {
-                    do { try self.startTask(object, identity: identity) } catch { self.finish(.failure(error)) }
-                }
-            case .nextResume:
-                // The file stays missing; `resume()` — at the next launch, or when the app comes back — starts it again.
-                break
-            }
-            return
-        }
-        if (try? client.received.missing().isEmpty) == true { install() }
-    }
-
-    #if canImport(Darwin)
-    /// The session delivered every event it held for the app: the events completion is called now, or after the
-    /// install those events started (`EventsCompletion`).
-    public func urlSessionDidFinishEvents(forBackgroundURLSession session: URLSession) { eventsDelivered() }
-    #endif
-
-    /// Whether an outcome waits for an `onFinish` (for the tests).
-    var hasUntoldOutcome: Bool { lock.withLock { settings.pending != nil } }
-
-    /// What `urlSessionDidFinishEvents(forBackgroundURLSession:)` does, callable where there are no background sessions
-    /// (the tests).
-    func eventsDelivered() {
-        let due = lock.withLock { settings.events.delivered() }
-        due.map(Self.callOnMain)
-    }
-
-    /// UIKit's handler is not marked Sendable; it is called once, on the main queue, as UIKit expects.
-    private static func callOnMain(_ completion: @escaping () -> Void) {
-        let handler = HandedOver(completion)
-        DispatchQueue.main.async { handler.value() }
-    }
-
-    // MARK: Deciding
-
-    /// A download task's answer: a 200 (or a 206 for a task the system resumed) is the file; 404/410 `fetch-missing`;
-    /// 5xx worth another attempt (`DownloadAttempts.Retry`); anything else refused.
-    static func check(_ response: URLResponse?, path: String) throws {
-        guard let response else { return }
-        guard let http = response as? HTTPURLResponse else { throw VerificationFailure(.fetchProtocol, "\(path): not an HTTP answer") }
-        switch http.statusCode {
-        case 200, 206: return
-        case 404, 410: throw VerificationFailure(.fetchMissing, "\(path) is not on the server")
-        case 500...599: throw DownloadAttempts.Retry(VerificationFailure(.fetch, "\(path): HTTP \(http.statusCode)"))
-        default: throw VerificationFailure(.fetch, "\(path): HTTP \(http.statusCode) for \(ShownURL.withoutUserinfo(http.url?.absoluteString ?? path))")
-        }
-    }
-
-    /// Where a finished download came from, for redirects a background session followed without asking: an http(s)
-    /// address, and not http when the request was https.
-    static func checkArrival(_ task: URLSessionTask, path: String) throws {
-        let final = (task.response?.url ?? task.currentRequest?.url)?.scheme?.lowercased()
-        guard final == "http" || final == "https" else {
-            throw VerificationFailure(.fetchProtocol, "\(path): the download arrived from a non-HTTP(S) location; refused")
-        }
-        if task.originalRequest?.url?.scheme?.lowercased() == "https" && final == "http" {
-            throw VerificationFailure(.fetch, "\(path): refused a download redirected from https to http")
-        }
-    }
-
-    /// Records how a file's download ended: a retry for what another attempt may cure, else a refusal (the first wins).
-    private func decide(_ path: String, _ error: Error) {
-        lock.withLock {
-            if let retry = error as? DownloadAttempts.Retry {
-                if retryable[path] == nil { retryable[path] = retry.failure }
-            } else if decided[path] == nil {
-                decided[path] = error as? VerificationFailure ?? VerificationFailure(.unexpected, "\(path): \(error)")
-            }
-        }
-    }
-
-    /// Installs what was received, off the delegate's queue (an install hashes and writes a whole pack), inside
-    /// background time: if the system takes the time back first, the install stops as a cancel does — the received
-    /// files stay, and the next `resume()` installs them.
-    private func install() {
-        let (first, onProgress) = lock.withLock { () -> (Bool, (@Sendable (InstallProgress) -> Void)?) in
-            guard !installing else { return (false, nil) }
-            installing = true
-            settings.events.installStarted()
-            return (true, settings.onProgress)
-        }
-        guard first else { return }
-        let client = client, into = into, backgroundTime = backgroundTime
-        let stop = DownloadStop()
-        let token = backgroundTime?.begin("Installing a pack") {
-            stop.stop(VerificationFailure(.cancelled, "the system ended the app's background time before the install finished; the files stay received for the next launch"))
-        }
-        DispatchQueue.global().async {
-            let outcome: Result<Updater.Result, Error>?
-            do { outcome = try client.applyReceived(into: into, progress: onProgress, cancel: stop).map { .success($0) } } catch { outcome = .failure(error) }
-            self.lock.withLock { self.installing = false }
-            if let outcome { self.finish(outcome) }
-            // The system's events completion waited for the install; then the background time is given back.
-            let due = self.lock.withLock { self.settings.events.installEnded() }
-            due.map(Self.callOnMain)
-            if let token { backgroundTime?.end(token) }
-        }
-    }
-
-    private func finish(_ outcome: Result<Updater.Result, Error>) {
-        let (first, identity, onFinish) = lock.withLock { () -> (Bool, String?, (@Sendable (Result<Updater.Result, Error>) -> Void)?) in
-            defer { finished = true }
-            // Nobody to tell yet (a downloader whose onFinish is set after it started): kept for when it is set.
-            if !finished && settings.onFinish == nil { settings.pending = outcome }
-            return (!finished, plan?.identity, settings.onFinish)
-        }
-        guard first else { return }
-        if case .failure(let error) = outcome {
-            cancelAll()
-            if let failure = error as? VerificationFailure, failure.kind.outcome == .refused, let identity { client.received.clear(identity: identity) }
-        }
-        onFinish?(outcome)
     }
 }

@@ -21,12 +21,8 @@ extension Publisher {
         var plan = plan
         let manifest = plan.manifest
         // Sign the manifest: the only step that needs the key, and independent of the pack's size.
-        var signing = 0.0
-        let payload = try CanonicalJSON.encode(manifest)
-        let started = Date()
-        let envelope = try DSSEEnvelope(signing: payload, as: PayloadType.manifest, with: options.manifestKeys)
-        signing += Date().timeIntervalSince(started)
-        let envelopeBytes = [UInt8](try envelope.jsonData())
+        let (envelopeBytes, signingSeconds) = try signManifest(manifest)
+        var signing = signingSeconds
 
         // The two folders written beneath, opened once and checked before anything is written: a link planted on
         // the way to anything this release makes (`packs`, `packs/<id>`, its deltas' folders, `root`, the state's
@@ -53,31 +49,7 @@ extension Publisher {
         let temporary = "archives/.\(archiveName).tmp"
         try? state.remove(temporary)
         created.file(temporary, in: state)
-        let writer = try TarWriter(creating: temporary, in: state, mtime: Int64(Timestamp.parse(manifest.created)!.timeIntervalSince1970))
-        try writer.add(PublishLayout.archiveManifestEntry, bytes: envelopeBytes)
-        let total = plan.totalBytes
-        var done: UInt64 = 0
-        for (path, file) in manifest.archiveEntries {
-            // Files hashed with their identity are checked by identity (same inode, unchanged times); others are
-            // hashed again as they are copied.
-            if let identity = plan.identities[path] {
-                try writer.add(path, from: plan.sources[path]!, size: file.size, identity: identity) { chunk in
-                    done += UInt64(chunk.count)
-                    self.options.progress?(done, total)
-                }
-            } else {
-                let hasher = SHA256()
-                try writer.add(path, from: plan.sources[path]!, offset: plan.offsets[path] ?? 0, size: file.size) { chunk in
-                    hasher.update(chunk)
-                    done += UInt64(chunk.count)
-                    self.options.progress?(done, total)
-                }
-                guard Hex.encode(hasher.finalize()) == file.sha256 else {
-                    throw PublishError.io("\(plan.sources[path]!.path) changed during the build; publish again")
-                }
-            }
-        }
-        try writer.finish()
+        let writer = try writeArchive(plan, envelopeBytes: envelopeBytes, to: temporary, in: state)
         // Lint's verdict, before anything appears in OUT or the ledger's store (the archive so far is a temporary
         // file in the state folder, removed on failure).
         if let run = plan.pendingLint {
@@ -92,12 +64,7 @@ extension Publisher {
             throw PublishError.io("\(out.fullPath(archivePath)): the copy of the archive does not match it")
         }
         let layout = Dictionary(try TarLayout.scan(URL(fileURLWithPath: state.fullPath(kept))).map { ($0.path, (offset: $0.offset, size: $0.size)) }, uniquingKeysWith: { a, _ in a })
-        let manifestPath = PublishLayout.manifest(pack: manifest.pack, version: manifest.version)
-        let manifestURL = options.output.appendingPathComponent(manifestPath)
-        created.file(manifestPath, in: out)
-        guard try PublishRoots.rooted({ try out.createIfAbsent(Data(envelopeBytes), at: manifestPath) }) else {
-            throw PublishError.io("\(out.fullPath(manifestPath)) already exists")
-        }
+        let manifestURL = try writeManifestFile(envelopeBytes, of: manifest, into: out, tracking: &created)
 
         // Hot-update deltas for every scene that changed.
         let deltaStarted = Date()
@@ -121,6 +88,51 @@ extension Publisher {
         // The index lists the newest release of every pack: what the tree's index lists now (a renew or another
         // release may have written it since this state's last release), this state's other releases, and this one.
         // It is replaced by compare-and-swap (`IndexCommit`): a renew running meanwhile is built upon, never lost.
+        let (indexVersion, release, indexSeconds) = try commitIndex(manifest: manifest, envelopeBytes: envelopeBytes, writer: writer, archiveName: archiveName,
+                                                                    layout: layout, ledger: ledger, roots: roots, tree: tree, out: out)
+        signing += indexSeconds
+        created.keepAll()
+        return Result(plan: plan, archive: archiveURL, archiveSize: writer.archiveSize, archiveSHA256: writer.archiveSHA256, manifest: manifestURL,
+                      indexVersion: indexVersion, signingSeconds: signing, release: release, deltas: deltas, deltaSeconds: deltaSeconds)
+    }
+
+    /// The archive, written once into `temporary` in the state folder: the signed manifest first, then every file the
+    /// manifest lists. Files hashed with their identity are checked by identity (same inode, unchanged times); others
+    /// are hashed again as they are copied, so a file changed since the build is refused, not published.
+    private func writeArchive(_ plan: Plan, envelopeBytes: [UInt8], to temporary: String, in state: RootedFolder) throws -> TarWriter {
+        let manifest = plan.manifest
+        let writer = try TarWriter(creating: temporary, in: state, mtime: Int64(Timestamp.parse(manifest.created)!.timeIntervalSince1970))
+        try writer.add(PublishLayout.archiveManifestEntry, bytes: envelopeBytes)
+        let total = plan.totalBytes
+        var done: UInt64 = 0
+        for (path, file) in manifest.archiveEntries {
+            if let identity = plan.identities[path] {
+                try writer.add(path, from: plan.sources[path]!, size: file.size, identity: identity) { chunk in
+                    done += UInt64(chunk.count)
+                    self.options.progress?(done, total)
+                }
+            } else {
+                let hasher = SHA256()
+                try writer.add(path, from: plan.sources[path]!, offset: plan.offsets[path] ?? 0, size: file.size) { chunk in
+                    hasher.update(chunk)
+                    done += UInt64(chunk.count)
+                    self.options.progress?(done, total)
+                }
+                guard Hex.encode(hasher.finalize()) == file.sha256 else {
+                    throw PublishError.io("\(plan.sources[path]!.path) changed during the build; publish again")
+                }
+            }
+        }
+        try writer.finish()
+        return writer
+    }
+
+    /// The index, replaced by compare-and-swap (`IndexCommit`) with the roots and the newest revocation list staged
+    /// beside it, and the release recorded in the ledger just before the swap. Returns the index's version, the release
+    /// and the seconds the signing and swap took.
+    private func commitIndex(manifest: Manifest, envelopeBytes: [UInt8], writer: TarWriter, archiveName: String,
+                             layout: [String: (offset: UInt64, size: UInt64)], ledger: Ledger, roots: [(version: Int, envelope: DSSEEnvelope, bytes: Data, document: RootDocument)], tree: FolderTree,
+                             out: RootedFolder) throws -> (Int, Ledger.Release, TimeInterval) {
         let entry = IndexDocument.Entry(
             version: manifest.version,
             manifest: .init(path: PublishLayout.manifest(pack: manifest.pack, version: manifest.version), size: UInt64(envelopeBytes.count), sha256: SHA256.hexHash(envelopeBytes)),
@@ -156,11 +168,31 @@ extension Publisher {
                                         index: (index.version, index.created, SHA256.hexHash(Array(bytes))))
             return { try? ledger.remove(pack: manifest.pack, version: manifest.version, index: index.version) }
         })
-        signing += Date().timeIntervalSince(indexStarted)
+        let seconds = Date().timeIntervalSince(indexStarted)
         guard case .written(let index, _, _) = outcome, let release else { throw PublishError.io("\(out.fullPath(PublishLayout.index)): not written") }
-        let indexVersion = index.version
-        created.keepAll()
-        return Result(plan: plan, archive: archiveURL, archiveSize: writer.archiveSize, archiveSHA256: writer.archiveSHA256, manifest: manifestURL,
-                      indexVersion: indexVersion, signingSeconds: signing, release: release, deltas: deltas, deltaSeconds: deltaSeconds)
+        return (index.version, release, seconds)
+    }
+
+    /// The manifest's DSSE envelope: the only step that needs the key, and independent of the pack's size. Returns its
+    /// bytes and the seconds signing took.
+    private func signManifest(_ manifest: Manifest) throws -> ([UInt8], Double) {
+        var signing = 0.0
+        let payload = try CanonicalJSON.encode(manifest)
+        let started = Date()
+        let envelope = try DSSEEnvelope(signing: payload, as: PayloadType.manifest, with: options.manifestKeys)
+        signing += Date().timeIntervalSince(started)
+        return ([UInt8](try envelope.jsonData()), signing)
+    }
+
+    /// The signed manifest beside the archive in the tree, created only if absent (a racing run's file stays) and
+    /// tracked so a failed publish removes it.
+    private func writeManifestFile(_ envelopeBytes: [UInt8], of manifest: Manifest, into out: RootedFolder, tracking created: inout CreatedPaths) throws -> URL {
+        let manifestPath = PublishLayout.manifest(pack: manifest.pack, version: manifest.version)
+        let manifestURL = options.output.appendingPathComponent(manifestPath)
+        created.file(manifestPath, in: out)
+        guard try PublishRoots.rooted({ try out.createIfAbsent(Data(envelopeBytes), at: manifestPath) }) else {
+            throw PublishError.io("\(out.fullPath(manifestPath)) already exists")
+        }
+        return manifestURL
     }
 }

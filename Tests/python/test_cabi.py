@@ -537,7 +537,7 @@ class CABI(unittest.TestCase):
         itself when a request has no "clock" (ClockGuard.Reading.system), on each platform."""
         with open(os.path.join(REPO, "Sources", "CPackVerify", "include", "packverify.h")) as f:
             header = f.read()
-        with open(os.path.join(REPO, "Sources", "PackVerify", "ClockGuard.swift")) as f:
+        with open(os.path.join(REPO, "Sources", "PackVerify", "Access", "ClockGuard.swift")) as f:
             source = f.read()
         system = source[source.index("public static func system()"):]
         linux, apple = system.split("#else", 1)

@@ -120,7 +120,23 @@ public struct HEIFProbe {
         for ipma in props where ipma.type == "ipma" {
             associated.merge(associations(in: ipma, walker: walker)) { $0 + $1 }
         }
-        for index in associated[primary] ?? [] {
+        readPrimaryProperties(associated[primary] ?? [], from: properties, walker: walker, into: &info)
+        if info.width == nil { info.errors.append("the primary item has no 'ispe' (image size) property") }
+        let locations = children.first(where: { $0.type == "iloc" }).flatMap { walker.payload($0).flatMap(ItemLocations.init) }
+        let idat = children.first(where: { $0.type == "idat" })
+        var budget = NALScanner.maxUnitsPerFile
+        for (item, type) in types.sorted(by: { $0.key < $1.key }) where type == "hvc1" {
+            info.codedImages.append(codedImage(item, properties: (associated[item] ?? []).compactMap { $0 >= 1 && $0 <= properties.count ? properties[$0 - 1] : nil },
+                                               location: locations?.items[item], idat: idat, walker: walker, budget: &budget))
+        }
+        info.unmeasuredItemTypes = Array(Set(types.values.filter { !HEIFInfo.measuredOrDerivedTypes.contains($0) })).sorted()
+        return info
+    }
+
+    /// The primary item's properties, in the order `ipma` associates them: their types, and the size (`ispe`),
+    /// rotation (`irot`) and clean aperture (`clap`) lint judges. An index outside `ipco` is an error, not a crash.
+    private func readPrimaryProperties(_ indices: [Int], from properties: [Box], walker: BoxWalker, into info: inout HEIFInfo) {
+        for index in indices {
             guard index >= 1, index <= properties.count else {
                 info.errors.append("property index \(index) is outside 'ipco'")
                 continue
@@ -145,16 +161,6 @@ public struct HEIFProbe {
             default: break
             }
         }
-        if info.width == nil { info.errors.append("the primary item has no 'ispe' (image size) property") }
-        let locations = children.first(where: { $0.type == "iloc" }).flatMap { walker.payload($0).flatMap(ItemLocations.init) }
-        let idat = children.first(where: { $0.type == "idat" })
-        var budget = NALScanner.maxUnitsPerFile
-        for (item, type) in types.sorted(by: { $0.key < $1.key }) where type == "hvc1" {
-            info.codedImages.append(codedImage(item, properties: (associated[item] ?? []).compactMap { $0 >= 1 && $0 <= properties.count ? properties[$0 - 1] : nil },
-                                               location: locations?.items[item], idat: idat, walker: walker, budget: &budget))
-        }
-        info.unmeasuredItemTypes = Array(Set(types.values.filter { !HEIFInfo.measuredOrDerivedTypes.contains($0) })).sorted()
-        return info
     }
 
     /// What one `hvc1` item declares (`ispe`) and what its parameter sets (`hvcC`, then its own data) code.

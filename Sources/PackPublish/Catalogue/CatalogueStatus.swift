@@ -63,14 +63,8 @@ public struct CatalogueStatus {
                              deep: Bool = false) throws -> CatalogueStatus {
         guard state != nil || tree != nil else { throw PublishError.io("give a state folder, a published tree, or both") }
         var status = CatalogueStatus()
-        func days(_ expires: String?) -> Double? {
-            guard let date = expires.flatMap(Timestamp.parse) else { return nil }
-            return (date.timeIntervalSince(now) / 86_400 * 10).rounded(.down) / 10
-        }
-        func within(_ kind: String) -> String {
-            let days = horizons.of(kind) / 86_400
-            return days.rounded() == days ? "\(Int(days)) days" : "\(days) days"
-        }
+        func days(_ expires: String?) -> Double? { Self.days(expires, now: now) }
+        func within(_ kind: String) -> String { Self.within(kind, horizons: horizons) }
 
         // Roots.
         let stateRoots = try state.map { try RootStore(state: $0).all() } ?? []
@@ -103,30 +97,65 @@ public struct CatalogueStatus {
         var index = Row(kind: "index", stateVersion: stateIndex, publishedVersion: published?.version, expires: published?.expires, daysLeft: days(published?.expires))
         var refusedNow: [FreshClientView.Refusal] = []
         if let tree, let view, let roots {
-            if let current {
-                refusedNow = view.refusals(index: current.bytes, at: now)
-                for refusal in refusedNow where refusal.pack == nil && refusal.document != "revocations" {
-                    index.report("a fresh client refuses it now (\(refusal.code)): \(refusal.message)\(advice(for: refusal))", .critical, code: refusal.code)
-                }
-                if index.severity == .ok {
-                    let later = now.addingTimeInterval(horizons.index)
-                    for refusal in view.refusals(index: current.bytes, at: later, packs: false) where refusal.document != "revocations" {
-                        index.report("by \(Timestamp.format(later)) a fresh client would refuse it (\(refusal.code)): \(refusal.message); renew runs daily?", .warning, code: refusal.code)
-                    }
-                }
-                let floor = try TreeFloor.read(tree: tree, roots: roots, state: nil, memory: nil, listed: current.document)   // the tree's own evidence: a state not yet published is a lag (a warning), below
-                if let violation = floor.violation(of: current.document) {
-                    index.report("the index is older than the tree: \(violation). An older index was put back, or a release is being published: "
-                        + "clients miss a release or a revocation until `packtool renew --state DIR` rebuilds it. If nobody here published the file named, "
-                        + "someone else holds the key that signed it: rotate that role (docs/operations.md, drills)", .critical, code: "rollback")
-                }
-            } else {
-                index.report("the tree has no index.json: clients cannot install anything", .critical, code: "fetch-missing")
-            }
+            refusedNow = try judgeIndex(&index, current: current, tree: tree, view: view, roots: roots, horizons: horizons, now: now)
         }
         status.rows.append(index)
 
         // Manifests: the state's newest releases and what the index lists.
+        status.rows += try manifestRows(ledger: ledger, published: published, tree: tree, view: view, reached: reached, deep: deep,
+                                        refusedNow: &refusedNow, horizons: horizons, now: now)
+
+        // The revocation list: it lives by the index that binds it.
+        let stateRevocations = try state.flatMap { try RevocationStore(state: $0).versions().last }
+        if stateRevocations != nil || published?.revocations != nil {
+            var row = Row(kind: "revocations", stateVersion: stateRevocations, publishedVersion: published?.revocations?.version,
+                          expires: published?.revocations == nil ? nil : published?.expires, daysLeft: published?.revocations == nil ? nil : days(published?.expires))
+            for refusal in refusedNow where refusal.document == "revocations" {
+                row.report("every client update fails (\(refusal.code)): \(refusal.message)\(advice(for: refusal))", .critical, code: refusal.code)
+            }
+            if let s = stateRevocations, tree != nil, (row.publishedVersion ?? 0) < s {
+                row.report("the index binds revocation list \(row.publishedVersion.map(String.init) ?? "none"); the state has \(s) (renew publishes it)", .warning)
+            }
+            status.rows.append(row)
+        }
+        return status
+    }
+
+    /// The index row's findings: what a fresh client refuses now and would refuse at the end of the index's horizon,
+    /// and an index older than the tree's own evidence (put back, or a release mid-publish). Returns the refusals now,
+    /// which the manifest and revocation rows report as theirs.
+    private static func judgeIndex(_ index: inout Row, current: IndexCommit.Current?, tree: PublishedTree, view: FreshClientView, roots: CatalogueRoots,
+                                   horizons: ExpiryHorizons, now: Date) throws -> [FreshClientView.Refusal] {
+        var refusedNow: [FreshClientView.Refusal] = []
+        if let current {
+            refusedNow = view.refusals(index: current.bytes, at: now)
+            for refusal in refusedNow where refusal.pack == nil && refusal.document != "revocations" {
+                index.report("a fresh client refuses it now (\(refusal.code)): \(refusal.message)\(advice(for: refusal))", .critical, code: refusal.code)
+            }
+            if index.severity == .ok {
+                let later = now.addingTimeInterval(horizons.index)
+                for refusal in view.refusals(index: current.bytes, at: later, packs: false) where refusal.document != "revocations" {
+                    index.report("by \(Timestamp.format(later)) a fresh client would refuse it (\(refusal.code)): \(refusal.message); renew runs daily?", .warning, code: refusal.code)
+                }
+            }
+            let floor = try TreeFloor.read(tree: tree, roots: roots, state: nil, memory: nil, listed: current.document)   // the tree's own evidence: a state not yet published is a lag (a warning), below
+            if let violation = floor.violation(of: current.document) {
+                index.report("the index is older than the tree: \(violation). An older index was put back, or a release is being published: "
+                    + "clients miss a release or a revocation until `packtool renew --state DIR` rebuilds it. If nobody here published the file named, "
+                    + "someone else holds the key that signed it: rotate that role (docs/operations.md, drills)", .critical, code: "rollback")
+            }
+        } else {
+            index.report("the tree has no index.json: clients cannot install anything", .critical, code: "fetch-missing")
+        }
+        return refusedNow
+    }
+
+    /// One row a pack, for the state's newest releases and what the index lists: the manifest's expiry (the tree's copy
+    /// over the state's), what a fresh client refuses now or at the end of the manifest's horizon, a release the index
+    /// does not list yet; with `deep`, each archive held to the SHA-256 the index signs (a mismatch joins `refusedNow`).
+    private static func manifestRows(ledger: Ledger?, published: IndexDocument?, tree: PublishedTree?, view: FreshClientView?, reached: RootDocument?,
+                                     deep: Bool, refusedNow: inout [FreshClientView.Refusal], horizons: ExpiryHorizons, now: Date) throws -> [Row] {
+        var rows: [Row] = []
         var packs: [String: (state: Int?, expires: String?)] = [:]
         for release in try ledger?.latestReleases() ?? [] {
             let bytes = try ledger?.manifestEnvelope(pack: release.pack, version: release.version)
@@ -140,7 +169,7 @@ public struct CatalogueStatus {
                let manifest = try? CanonicalJSON.decode(Manifest.self, from: DSSEEnvelope.parse(bytes).payloadBytes(), what: "manifest") {
                 expires = manifest.expires
             }
-            var row = Row(kind: "manifest", pack: pack, stateVersion: packs[pack]?.state, publishedVersion: entry?.version, expires: expires, daysLeft: days(expires))
+            var row = Row(kind: "manifest", pack: pack, stateVersion: packs[pack]?.state, publishedVersion: entry?.version, expires: expires, daysLeft: Self.days(expires, now: now))
             if deep, let tree, let entry, !refusedNow.contains(where: { $0.pack == pack || $0.pack == nil }) {
                 let digest = try? tree.sha256(of: entry.archive.path, cap: entry.archive.size)
                 if digest.flatMap({ $0 }).map(Hex.encode) != entry.archive.sha256 {
@@ -161,23 +190,21 @@ public struct CatalogueStatus {
             if let s = row.stateVersion, tree != nil, (row.publishedVersion ?? 0) < s {
                 row.report("the index lists \(pack) version \(row.publishedVersion.map(String.init) ?? "none"); the state released \(s)", .warning)
             }
-            status.rows.append(row)
+            rows.append(row)
         }
+        return rows
+    }
 
-        // The revocation list: it lives by the index that binds it.
-        let stateRevocations = try state.flatMap { try RevocationStore(state: $0).versions().last }
-        if stateRevocations != nil || published?.revocations != nil {
-            var row = Row(kind: "revocations", stateVersion: stateRevocations, publishedVersion: published?.revocations?.version,
-                          expires: published?.revocations == nil ? nil : published?.expires, daysLeft: published?.revocations == nil ? nil : days(published?.expires))
-            for refusal in refusedNow where refusal.document == "revocations" {
-                row.report("every client update fails (\(refusal.code)): \(refusal.message)\(advice(for: refusal))", .critical, code: refusal.code)
-            }
-            if let s = stateRevocations, tree != nil, (row.publishedVersion ?? 0) < s {
-                row.report("the index binds revocation list \(row.publishedVersion.map(String.init) ?? "none"); the state has \(s) (renew publishes it)", .warning)
-            }
-            status.rows.append(row)
-        }
-        return status
+    /// Days from `now` until `expires`, rounded down to a tenth (nil when there is no time to read).
+    private static func days(_ expires: String?, now: Date) -> Double? {
+        guard let date = expires.flatMap(Timestamp.parse) else { return nil }
+        return (date.timeIntervalSince(now) / 86_400 * 10).rounded(.down) / 10
+    }
+
+    /// The horizon for `kind` in words, "7 days" or "0.5 days".
+    private static func within(_ kind: String, horizons: ExpiryHorizons) -> String {
+        let days = horizons.of(kind) / 86_400
+        return days.rounded() == days ? "\(Int(days)) days" : "\(days) days"
     }
 
     /// What to run for a refusal whose cure is known.

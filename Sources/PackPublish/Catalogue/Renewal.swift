@@ -209,12 +209,20 @@ public struct Renewal {
             guard (try? ledger.recordIndex(version: index.version, created: index.created, sha256: SHA256.hexHash(Array(bytes)))) != nil else { return {} }
             return { try? ledger.removeIndex(version: index.version) }
         } })
-        var report: Report
+        let report: Report
         switch outcome {
         case .unchanged(let current): report = Report(index: current.document, renewed: false)
         case .written(let index, _, let attempts): report = Report(index: index, renewed: true, attempts: attempts)
         }
-        // Only reported from here on: the index is already replaced, so nothing below may fail the run.
+        return lookAfterSwap(report, warnings: warnings, latest: latest, commit: commit, now: now)
+    }
+
+    /// `finish`'s second phase, after the swap: the root's expiry, what a fresh client now refuses, manifests about
+    /// to expire and a missing revocation list, as warnings. The index is already replaced, so nothing here may fail
+    /// the run: every read is tried, never thrown.
+    private func lookAfterSwap(_ swapped: Report, warnings: [String], latest: RootDocument, commit: IndexCommit, now: Date) -> Report {
+        let tree = options.tree
+        var report = swapped, warnings = warnings
         if let rootExpiry = Timestamp.parse(latest.expires) {
             if rootExpiry <= now.addingTimeInterval(options.horizons.root) {
                 let capped = report.renewed && report.index.expires == latest.expires ? " (the index just signed expires with it)" : ""

@@ -146,22 +146,7 @@ public struct TreeUploader {
             }
             let localSize = Self.size(file.path) ?? 0
             if localSize >= multipartThreshold && !isIndex {
-                // A large file is hashed while it is sent (one read). When the index names it, its signed digest is
-                // what the read must give; otherwise what is already under the key is compared first.
-                var expected = indexed[path]?.digest
-                if let known = indexed[path], known.size != localSize {
-                    throw PublishError.io("\(file.path) is not the file the tree's index.json signs (its size differs): the tree was changed after signing; publish again")
-                }
-                if expected == nil {
-                    let (digest, size) = try SHA256.hash(fileAt: file)
-                    if try matches(key: key, digest: digest, size: size, versioned: true) {
-                        report.present.append(path)
-                        progress?(path, .present)
-                        continue
-                    }
-                    expected = digest
-                }
-                try uploadInParts(file: file, path: path, key: key, size: localSize, digest: expected!, report: &report, progress: progress)
+                try uploadLarge(file: file, path: path, key: key, size: localSize, known: indexed[path], report: &report, progress: progress)
                 continue
             }
             let (digest, size) = try SHA256.hash(fileAt: file)
@@ -195,6 +180,27 @@ public struct TreeUploader {
             progress?(path, .uploaded)
         }
         return report
+    }
+
+    /// One file at or over the multipart threshold, for `upload`. A large file is hashed while it is sent (one read):
+    /// when the index names it (`known`), its signed digest is what the read must give; otherwise what is already
+    /// under the key is compared first, so a file already there is not sent again.
+    private func uploadLarge(file: URL, path: String, key: String, size localSize: UInt64, known: (digest: [UInt8], size: UInt64)?,
+                             report: inout Report, progress: ((String, Step) -> Void)?) throws {
+        var expected = known?.digest
+        if let known, known.size != localSize {
+            throw PublishError.io("\(file.path) is not the file the tree's index.json signs (its size differs): the tree was changed after signing; publish again")
+        }
+        if expected == nil {
+            let (digest, size) = try SHA256.hash(fileAt: file)
+            if try matches(key: key, digest: digest, size: size, versioned: true) {
+                report.present.append(path)
+                progress?(path, .present)
+                return
+            }
+            expected = digest
+        }
+        try uploadInParts(file: file, path: path, key: key, size: localSize, digest: expected!, report: &report, progress: progress)
     }
 
     /// Puts the tree's index in the bucket by compare-and-swap (`BucketTree`): over no index with `If-None-Match: *`,

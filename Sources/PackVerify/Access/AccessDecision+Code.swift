@@ -69,7 +69,7 @@ extension AccessDecision {
             var out = """
                 # Access decision codes
 
-                Generated from `Sources/PackVerify/AccessDecision+Code.swift` (a test keeps this file equal to it).
+                Generated from `Sources/PackVerify/Access/AccessDecision+Code.swift` (a test keeps this file equal to it).
                 Every access decision (`PackClient.decideAccess`, `packverify_access`, `packtool access`) carries one of
                 these codes, whether the stop opens or not. A request the library cannot read is not a decision: it is
                 a failure with a code from docs/verification-codes.md (`request`, `scene`, …).

@@ -89,12 +89,7 @@ public struct Installer {
         }
         events.expect(bytes: source.size)
         var reader = StrictTarReader(source: source, path: name)
-        guard let first = try reader.next(), first.path == PublishLayout.archiveManifestEntry else {
-            throw VerificationFailure(.archiveManifest, "\(name): the first entry is not \(PublishLayout.archiveManifestEntry)")
-        }
-        guard first.size <= SizeCaps.manifest else { throw VerificationFailure(.size, "the manifest is \(first.size) bytes, over the \(SizeCaps.manifest)-byte cap") }
-        var manifestBytes: [UInt8] = []
-        try reader.read { manifestBytes += $0 }
+        let manifestBytes = try Self.readManifestEntry(&reader, name: name)
         // 1. Under the state lock, briefly: the manifest against the state as it is now.
         let manifest = try withState { client, now in try admit(manifestBytes, indexEntry: indexEntry, client: client, now: now, into: into) }
         events.begin(manifest: manifest)
@@ -105,12 +100,7 @@ public struct Installer {
         let writer = StagingWriter(staging: staging, durability: durability)
         do {
             try RootedFolder(opening: packFolder.path).makeFolder(staging.lastPathComponent)
-            // Every scene gets a fresh folder of its own (see InstallLayout).
-            let scenes = packFolder.path + "/" + InstallLayout.scenesFolder
-            for scene in manifest.scenes {
-                try writer.addScene(scene.id, in: scenes, name: InstallLayout.sceneFolderName(scene.id, digest: scene.digest))
-                writer.expect(scene: scene.id, files: scene.files.count)
-            }
+            try Self.addSceneFolders(manifest, to: writer, in: packFolder)
             writer.onSceneVerified = { id, folder in events.verified(scene: id, folder: folder) }
             // The manifest's own list was found safe to write (no traversal, no case or Unicode twins) when it was
             // admitted; entries must match it byte for byte (Swift strings would equate NFC and NFD spellings).
@@ -166,6 +156,27 @@ public struct Installer {
             touched.restore()
             events.failed()
             throw error
+        }
+    }
+
+    /// The archive's first entry, read whole: it must be the manifest, within the manifest's size cap, before anything
+    /// else of the archive is trusted.
+    private static func readManifestEntry(_ reader: inout StrictTarReader, name: String) throws -> [UInt8] {
+        guard let first = try reader.next(), first.path == PublishLayout.archiveManifestEntry else {
+            throw VerificationFailure(.archiveManifest, "\(name): the first entry is not \(PublishLayout.archiveManifestEntry)")
+        }
+        guard first.size <= SizeCaps.manifest else { throw VerificationFailure(.size, "the manifest is \(first.size) bytes, over the \(SizeCaps.manifest)-byte cap") }
+        var manifestBytes: [UInt8] = []
+        try reader.read { manifestBytes += $0 }
+        return manifestBytes
+    }
+
+    /// Every scene gets a fresh folder of its own (see InstallLayout), expecting the files the manifest lists for it.
+    private static func addSceneFolders(_ manifest: Manifest, to writer: StagingWriter, in packFolder: URL) throws {
+        let scenes = packFolder.path + "/" + InstallLayout.scenesFolder
+        for scene in manifest.scenes {
+            try writer.addScene(scene.id, in: scenes, name: InstallLayout.sceneFolderName(scene.id, digest: scene.digest))
+            writer.expect(scene: scene.id, files: scene.files.count)
         }
     }
 

@@ -16,18 +16,7 @@ extension GrantCommand {
     static func issue(_ args: [String]) throws -> Int32 {
         let a = try Arguments(args, table: Self.options, subcommand: "issue")
         guard a.positionals == ["issue"] else { throw CommandLineError.usage("expected `grant issue`") }
-        // `--format auto|compact|long` was the code's form before --format meant text|json everywhere (DESIGN.md §8.1).
-        var format = a.value("--code-form") ?? "auto"
-        var json = false
-        switch a.value("--format") {
-        case nil, "text": break
-        case "json": json = true
-        case let old? where ["auto", "compact", "long"].contains(old):
-            Output.err("note: --format \(old) is now spelled --code-form \(old); the old spelling still works\n")
-            format = old
-        case let other?: throw CommandLineError.usage("--format \(other): expected text or json (the code's form is --code-form auto|compact|long)")
-        }
-        guard ["auto", "compact", "long"].contains(format) else { throw CommandLineError.usage("--code-form is auto, compact or long, not \(format)") }
+        let (format, json) = try forms(a)
         // A mistyped --state must not become a new folder with a ledger nobody will look in.
         if let state = a.value("--state"), !FileSystem.isDirectory(state) {
             throw CommandLineError.io("\(state): no such folder; --state names the publisher's state folder (`packtool root init --state DIR` makes one)")
@@ -48,36 +37,13 @@ extension GrantCommand {
         if let device, device.isEmpty || device.utf8.count > 256 || device.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
             throw CommandLineError.usage("--device must be the app's device identifier (1 to 256 printable characters)")
         }
-        // The root that decides the grant threshold: --root, else the state's newest.
-        var rootFile = a.value("--root").map { URL(fileURLWithPath: $0) }
-        var unchecked = "(--root ROOT.json or --state DIR)"
-        if rootFile == nil, let state = a.value("--state") {
-            do {
-                if let latest = try RootStore(state: URL(fileURLWithPath: state)).latest() {
-                    rootFile = URL(fileURLWithPath: state).appendingPathComponent(PublishLayout.root(version: latest.version))
-                } else {
-                    unchecked = "(\(state) holds no root; --root ROOT.json names one)"
-                }
-            } catch let e as PublishError { throw CommandLineError.io(e.description) }
-        }
+        let (rootFile, unchecked) = try thresholdRoot(a)
         let threshold = try rootFile.map { try grantThreshold(root: $0, key: key) }
 
         // The short form when the claims fit it, else the long one and why.
         var generator = SystemRandomNumberGenerator()
-        var compact: CompactGrant?
-        var why: String?
-        if format != "long" {
-            do {
-                guard products.count == 1 else { throw CompactGrant.Problem("a short code names one product, and this grant has \(products.count)") }
-                if let threshold, threshold != 1 {
-                    throw CompactGrant.Problem("a short code carries one signature, and the root requires \(threshold) on access codes")
-                }
-                compact = try CompactGrant(id: UInt32.random(in: 0...UInt32.max, using: &generator), deviceBound: device != nil, notBefore: notBefore, notAfter: notAfter)
-            } catch let problem as CompactGrant.Problem {
-                if format == "compact" { throw CommandLineError.usage("cannot print a short code: \(problem.message)") }
-                why = problem.message
-            }
-        }
+        let (compact, why) = try shortForm(format: format, products: products, threshold: threshold, device: device,
+                                           notBefore: notBefore, notAfter: notAfter, generator: &generator)
         let id = compact?.idText ?? Hex.encode((0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) })
         let grant = GrantDocument(id: id, products: products, notBefore: Timestamp.format(notBefore), notAfter: Timestamp.format(notAfter),
                                   issued: Timestamp.now(), note: a.value("--note") ?? "", device: device)
@@ -116,6 +82,61 @@ extension GrantCommand {
         Output.note("grant \(grant.id): \(products.joined(separator: ", ")) from \(grant.notBefore) until \(grant.notAfter)"
                    + (device.map { " on device \($0) only" } ?? " (any device)") + "\n")
         return 0
+    }
+
+    /// `--code-form` and `--format` (text or json). `--format auto|compact|long` was the code's form before --format
+    /// meant text|json everywhere (DESIGN.md §8.1): the old spelling still works, with a note.
+    private static func forms(_ a: Arguments) throws -> (format: String, json: Bool) {
+        var format = a.value("--code-form") ?? "auto"
+        var json = false
+        switch a.value("--format") {
+        case nil, "text": break
+        case "json": json = true
+        case let old? where ["auto", "compact", "long"].contains(old):
+            Output.err("note: --format \(old) is now spelled --code-form \(old); the old spelling still works\n")
+            format = old
+        case let other?: throw CommandLineError.usage("--format \(other): expected text or json (the code's form is --code-form auto|compact|long)")
+        }
+        guard ["auto", "compact", "long"].contains(format) else { throw CommandLineError.usage("--code-form is auto, compact or long, not \(format)") }
+        return (format, json)
+    }
+
+    /// The root that decides the grant threshold: --root, else the state's newest; when there is none, the words that
+    /// say why it was not checked.
+    private static func thresholdRoot(_ a: Arguments) throws -> (URL?, String) {
+        var rootFile = a.value("--root").map { URL(fileURLWithPath: $0) }
+        var unchecked = "(--root ROOT.json or --state DIR)"
+        if rootFile == nil, let state = a.value("--state") {
+            do {
+                if let latest = try RootStore(state: URL(fileURLWithPath: state)).latest() {
+                    rootFile = URL(fileURLWithPath: state).appendingPathComponent(PublishLayout.root(version: latest.version))
+                } else {
+                    unchecked = "(\(state) holds no root; --root ROOT.json names one)"
+                }
+            } catch let e as PublishError { throw CommandLineError.io(e.description) }
+        }
+        return (rootFile, unchecked)
+    }
+
+    /// The short form (`CompactGrant`) when the claims fit it — one product, a grant threshold of 1 — else nil and
+    /// why, for the note; `--code-form compact` makes a misfit a usage error.
+    private static func shortForm(format: String, products: [String], threshold: Int?, device: String?, notBefore: Date, notAfter: Date,
+                                  generator: inout SystemRandomNumberGenerator) throws -> (CompactGrant?, String?) {
+        var compact: CompactGrant?
+        var why: String?
+        if format != "long" {
+            do {
+                guard products.count == 1 else { throw CompactGrant.Problem("a short code names one product, and this grant has \(products.count)") }
+                if let threshold, threshold != 1 {
+                    throw CompactGrant.Problem("a short code carries one signature, and the root requires \(threshold) on access codes")
+                }
+                compact = try CompactGrant(id: UInt32.random(in: 0...UInt32.max, using: &generator), deviceBound: device != nil, notBefore: notBefore, notAfter: notAfter)
+            } catch let problem as CompactGrant.Problem {
+                if format == "compact" { throw CommandLineError.usage("cannot print a short code: \(problem.message)") }
+                why = problem.message
+            }
+        }
+        return (compact, why)
     }
 
     /// A time option in the one time grammar (RFC 3339, or a bare date meaning 00:00:00Z).

@@ -41,30 +41,8 @@ extension Installer {
         // 2. Unlocked: the bytes checked and written as they arrive.
         let (packFolder, touched, live) = try preparePackFolder(manifest, into: into)
         let sha256 = indexEntry.manifest.sha256
-        var journal: InstallJournal?
-        let stagingName: String
-        do {
-            let pack = try RootedFolder(opening: packFolder.path)
-            journal = try InstallJournal.open(in: pack, manifestSHA256: sha256, version: manifest.version, packID: manifest.pack)
-            // The journal's scene folders are named after the manifest's hash: if the installed version uses one (it
-            // is this very manifest, installed again), the journal must not touch it and the install goes without.
-            let linked = InstallLayout.liveSceneFolders(packFolder: packFolder)
-            if let open = journal, manifest.scenes.contains(where: { linked.contains(InstallJournal.folderName(scene: $0.id, manifestSHA256: sha256)) }) {
-                open.empty()
-                open.remove()
-                journal = nil
-            }
-            if journal == nil && journalled {
-                throw VerificationFailure(.busy, "another install of \(manifest.pack) version \(manifest.version) is running in \(packFolder.path)")
-            }
-            // Another install of this very version holds the journal: this one stages on its own, without one.
-            stagingName = journal?.name ?? ".staging-\(UUID().uuidString)"
-            if journal == nil { try pack.makeFolder(stagingName) }
-        } catch {
-            live.release()
-            touched.restore()
-            throw error as? VerificationFailure ?? VerificationFailure(.write, "\(packFolder.path): \(error)")
-        }
+        let (journal, stagingName) = try openStaging(manifest: manifest, packFolder: packFolder, sha256: sha256, journalled: journalled,
+                                                     touched: touched, live: live)
         let staging = packFolder.appendingPathComponent(stagingName)
         var writer = StagingWriter(staging: staging, durability: durability)
         var stream: ArchiveStream?
@@ -80,32 +58,13 @@ extension Installer {
             } else {
                 // A fresh start (or a journal whose files did not hold up): a new writer, new scene folders.
                 writer = StagingWriter(staging: staging, durability: durability)
-                let store = packFolder.path + "/" + InstallLayout.scenesFolder
-                if let journal {
-                    journal.empty()
-                    _ = try journal.pack.ensureFolder(journal.name)
-                    // Scene folders of an earlier, unusable run of this install (named after this manifest, used by no
-                    // version: checked above) are made afresh.
-                    for scene in manifest.scenes { journal.pack.removeTree(InstallLayout.scenesFolder + "/" + InstallJournal.folderName(scene: scene.id, manifestSHA256: sha256)) }
-                }
-                for scene in manifest.scenes {
-                    let folder = journal == nil ? InstallLayout.sceneFolderName(scene.id, digest: scene.digest) : InstallJournal.folderName(scene: scene.id, manifestSHA256: sha256)
-                    try writer.addScene(scene.id, in: store, name: folder)
-                    writer.expect(scene: scene.id, files: scene.files.count)
-                }
-                writer.onSceneVerified = { id, folder in events.verified(scene: id, folder: folder) }
-                try journal?.start(.init(format: InstallJournal.format, pack: manifest.pack, version: manifest.version,
-                                         manifestSHA256: sha256, archiveSize: layout.size, scenes: manifest.scenes.map(\.id)), durability: durability)
+                try startAfresh(writer, packFolder: packFolder, journal: journal, manifest: manifest, sha256: sha256, layout: layout, events: events)
                 verified = 0
             }
             // The install needs the rest of the archive's size, no more (it keeps no copy): checked before a byte is
             // written, so a phone short of space is told so at once rather than after most of a download.
             kept = verified > 1
-            let needed = layout.size - layout.offset(afterEntries: verified)
-            if let free = FileSystem.freeBytes(at: packFolder.path), free < needed {
-                throw VerificationFailure(.space, "\(packFolder.path): \(needed) bytes are needed to install \(manifest.pack) version \(manifest.version), "
-                    + "and its file system has \(free) free")
-            }
+            try requireSpace(layout.size - layout.offset(afterEntries: verified), in: packFolder, for: manifest)
             let checked = ArchiveStream(layout: layout, manifestBytes: manifestBytes, writer: writer, name: name, resumingAfter: verified, durability: durability)
             let sceneWriter = writer
             checked.onVerified = { [journal] number in
@@ -143,6 +102,69 @@ extension Installer {
             live.release()
             touched.restore()
             throw error
+        }
+    }
+
+    /// `installStreaming`'s staging folder: the journal of an interrupted run of this version (or a new one), or a
+    /// folder of its own when another install holds the journal or the installed version uses its scene folders. A
+    /// failure here releases the lock and puts the touched folders back, as nothing is staged yet.
+    private func openStaging(manifest: Manifest, packFolder: URL, sha256: String, journalled: Bool, touched: TouchedFolders,
+                             live: StagingLock) throws -> (InstallJournal?, String) {
+        var journal: InstallJournal?
+        let stagingName: String
+        do {
+            let pack = try RootedFolder(opening: packFolder.path)
+            journal = try InstallJournal.open(in: pack, manifestSHA256: sha256, version: manifest.version, packID: manifest.pack)
+            // The journal's scene folders are named after the manifest's hash: if the installed version uses one (it
+            // is this very manifest, installed again), the journal must not touch it and the install goes without.
+            let linked = InstallLayout.liveSceneFolders(packFolder: packFolder)
+            if let open = journal, manifest.scenes.contains(where: { linked.contains(InstallJournal.folderName(scene: $0.id, manifestSHA256: sha256)) }) {
+                open.empty()
+                open.remove()
+                journal = nil
+            }
+            if journal == nil && journalled {
+                throw VerificationFailure(.busy, "another install of \(manifest.pack) version \(manifest.version) is running in \(packFolder.path)")
+            }
+            // Another install of this very version holds the journal: this one stages on its own, without one.
+            stagingName = journal?.name ?? ".staging-\(UUID().uuidString)"
+            if journal == nil { try pack.makeFolder(stagingName) }
+        } catch {
+            live.release()
+            touched.restore()
+            throw error as? VerificationFailure ?? VerificationFailure(.write, "\(packFolder.path): \(error)")
+        }
+        return (journal, stagingName)
+    }
+
+    /// A fresh start for `installStreaming` (no journal, or one whose files did not hold up): the new `writer`'s scene
+    /// folders made afresh (an earlier, unusable run's removed first) and the journal begun again, counting nothing.
+    private func startAfresh(_ writer: StagingWriter, packFolder: URL, journal: InstallJournal?, manifest: Manifest, sha256: String,
+                             layout: ArchiveStream.Layout, events: InstallEvents) throws {
+        let store = packFolder.path + "/" + InstallLayout.scenesFolder
+        if let journal {
+            journal.empty()
+            _ = try journal.pack.ensureFolder(journal.name)
+            // Scene folders of an earlier, unusable run of this install (named after this manifest, used by no
+            // version: checked above) are made afresh.
+            for scene in manifest.scenes { journal.pack.removeTree(InstallLayout.scenesFolder + "/" + InstallJournal.folderName(scene: scene.id, manifestSHA256: sha256)) }
+        }
+        for scene in manifest.scenes {
+            let folder = journal == nil ? InstallLayout.sceneFolderName(scene.id, digest: scene.digest) : InstallJournal.folderName(scene: scene.id, manifestSHA256: sha256)
+            try writer.addScene(scene.id, in: store, name: folder)
+            writer.expect(scene: scene.id, files: scene.files.count)
+        }
+        writer.onSceneVerified = { id, folder in events.verified(scene: id, folder: folder) }
+        try journal?.start(.init(format: InstallJournal.format, pack: manifest.pack, version: manifest.version,
+                                 manifestSHA256: sha256, archiveSize: layout.size, scenes: manifest.scenes.map(\.id)), durability: durability)
+    }
+
+    /// Refuses an install its file system has no room for: the rest of the archive's size, no more (a streamed install
+    /// keeps no copy), checked before a byte is written.
+    private func requireSpace(_ needed: UInt64, in packFolder: URL, for manifest: Manifest) throws {
+        if let free = FileSystem.freeBytes(at: packFolder.path), free < needed {
+            throw VerificationFailure(.space, "\(packFolder.path): \(needed) bytes are needed to install \(manifest.pack) version \(manifest.version), "
+                + "and its file system has \(free) free")
         }
     }
 

@@ -128,39 +128,8 @@ public struct DeltaApplier {
                     }
                     continue
                 }
-                guard let deltaURL = try delta(scene.id) else {
-                    throw VerificationFailure(.deltaMissing, "scene \(scene.id) changed but no delta was supplied")
-                }
-                var (delta, reader) = try deltaDocument(deltaURL, root: client.root)
-                guard delta.pack == manifest.pack, delta.scene == scene.id, delta.to.version == scene.version, delta.to.digest == scene.digest, delta.files == scene.files else {
-                    throw VerificationFailure(.deltaTarget, "the delta for \(scene.id) does not lead to the version the manifest names")
-                }
-                if delta.from.version != 0 {
-                    guard let base, base.digest == delta.from.digest, base.version == delta.from.version else {
-                        throw VerificationFailure(.deltaBase, "the delta for \(scene.id) starts from a version other than the one installed")
-                    }
-                }
-                try writer.addScene(scene.id, in: scenes, name: InstallLayout.sceneFolderName(scene.id, digest: scene.digest))
-                let byPath = Dictionary(scene.files.map { (Array($0.path.utf8), $0) }, uniquingKeysWith: { a, _ in a })
-                var pending = Set(delta.added.map { Array($0.utf8) })
-                while let header = try reader.next() {
-                    guard pending.remove(Array(header.path.utf8)) != nil, let file = byPath[Array(header.path.utf8)], header.size == file.size else {
-                        throw VerificationFailure(.deltaEntry, "\(header.path) in the delta for \(scene.id) is not one of its added files")
-                    }
-                    try writer.add(header, of: reader, path: "stops/\(scene.id)/\(header.path)", expected: file)
-                    fromDeltas += header.size
-                }
-                guard pending.isEmpty else { throw VerificationFailure(.deltaEntry, "the delta for \(scene.id) is missing some of its files") }
-                // Files the delta does not carry must be unchanged from the installed base (or it is a version-0 delta).
-                let baseFiles = Dictionary((base?.files ?? []).map { (Array($0.path.utf8), $0.sha256) }, uniquingKeysWith: { a, _ in a })
-                for file in scene.files where !delta.added.contains(file.path) {
-                    guard delta.from.version != 0, baseFiles[Array(file.path.utf8)] == file.sha256 else {
-                        throw VerificationFailure(.deltaBase, "\(file.path) in \(scene.id) is neither in the delta nor unchanged in the installed version")
-                    }
-                    reused.append(try linkUnchanged(from: current, to: writer, path: "stops/\(scene.id)/\(file.path)", file: file))
-                }
-                // Staged now, while the next scene's delta is still to come.
-                try writer.extractPending()
+                fromDeltas += try stageFromDelta(scene, base: base, delta: delta, root: client.root, pack: manifest.pack, current: current,
+                                                 writer: writer, scenes: scenes, reused: &reused)
                 changed.append(scene.id)
             }
             try Self.verify(reused)
@@ -184,6 +153,49 @@ public struct DeltaApplier {
             throw error
         }
         return Result(pack: manifest.pack, version: manifest.version, changedScenes: changed, bytesFromDeltas: fromDeltas)
+    }
+
+    /// One changed scene of `apply`: its delta (asked for now, so a hot update downloads it at this scene's turn) must
+    /// be signed, lead to the scene the new manifest names and start from the installed base; its added files are
+    /// written and hashed, the rest linked from the base, and all of it staged before the next delta is asked for.
+    /// Returns the bytes the delta carried.
+    private func stageFromDelta(_ scene: Manifest.Scene, base: Manifest.Scene?, delta deltaFor: (String) throws -> URL?, root: RootDocument, pack: String,
+                                current: String, writer: StagingWriter, scenes: String, reused: inout [Reused]) throws -> UInt64 {
+        guard let deltaURL = try deltaFor(scene.id) else {
+            throw VerificationFailure(.deltaMissing, "scene \(scene.id) changed but no delta was supplied")
+        }
+        var (delta, reader) = try deltaDocument(deltaURL, root: root)
+        guard delta.pack == pack, delta.scene == scene.id, delta.to.version == scene.version, delta.to.digest == scene.digest, delta.files == scene.files else {
+            throw VerificationFailure(.deltaTarget, "the delta for \(scene.id) does not lead to the version the manifest names")
+        }
+        if delta.from.version != 0 {
+            guard let base, base.digest == delta.from.digest, base.version == delta.from.version else {
+                throw VerificationFailure(.deltaBase, "the delta for \(scene.id) starts from a version other than the one installed")
+            }
+        }
+        try writer.addScene(scene.id, in: scenes, name: InstallLayout.sceneFolderName(scene.id, digest: scene.digest))
+        let byPath = Dictionary(scene.files.map { (Array($0.path.utf8), $0) }, uniquingKeysWith: { a, _ in a })
+        var pending = Set(delta.added.map { Array($0.utf8) })
+        var bytes: UInt64 = 0
+        while let header = try reader.next() {
+            guard pending.remove(Array(header.path.utf8)) != nil, let file = byPath[Array(header.path.utf8)], header.size == file.size else {
+                throw VerificationFailure(.deltaEntry, "\(header.path) in the delta for \(scene.id) is not one of its added files")
+            }
+            try writer.add(header, of: reader, path: "stops/\(scene.id)/\(header.path)", expected: file)
+            bytes += header.size
+        }
+        guard pending.isEmpty else { throw VerificationFailure(.deltaEntry, "the delta for \(scene.id) is missing some of its files") }
+        // Files the delta does not carry must be unchanged from the installed base (or it is a version-0 delta).
+        let baseFiles = Dictionary((base?.files ?? []).map { (Array($0.path.utf8), $0.sha256) }, uniquingKeysWith: { a, _ in a })
+        for file in scene.files where !delta.added.contains(file.path) {
+            guard delta.from.version != 0, baseFiles[Array(file.path.utf8)] == file.sha256 else {
+                throw VerificationFailure(.deltaBase, "\(file.path) in \(scene.id) is neither in the delta nor unchanged in the installed version")
+            }
+            reused.append(try linkUnchanged(from: current, to: writer, path: "stops/\(scene.id)/\(file.path)", file: file))
+        }
+        // Staged now, while the next scene's delta is still to come.
+        try writer.extractPending()
+        return bytes
     }
 
     /// An installed file the new version reuses: its archive path, where it lies, and what it must hash to.

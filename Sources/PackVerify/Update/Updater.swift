@@ -204,6 +204,12 @@ public struct Updater {
         case .fullArchive:
             break
         }
+        return try updateFromWholeArchive(plan, fallbacks: fallbacks, downloads: downloads, applier: applier)
+    }
+
+    /// The last resort of `update` (and the first when no delta fits): the whole archive, downloaded and installed in
+    /// one pass, resuming only a `.part` of the same version's archive.
+    private func updateFromWholeArchive(_ plan: UpdatePlan, fallbacks: [String], downloads: URL, applier: UpdateApplier) throws -> Result {
         var full = try fullArchive(plan)
         full.fallbacks = fallbacks
         let object = full.objects[0]

@@ -38,22 +38,7 @@ enum NewStop {
         guard !pack.exists("stops/" + stop) else { throw CommandLineError.io("\(shown) already exists; `new stop` never writes into an existing stop") }
 
         // pack.json first in memory: if it cannot be edited, nothing is written.
-        var edited = packBytes
-        var notes: [String] = []
-        if route.contains(stop) {
-            notes.append("The route already lists \(stop); pack.json is unchanged.")
-        } else {
-            guard let withStop = JSONArrayInsertion.appending(stop, toArrayAt: "/route", in: edited) else {
-                throw CommandLineError.io("\(packPath)/pack.json: cannot add \(stop) to its route")
-            }
-            edited = withStop
-            notes.append("Added \(stop) to the end of the route in pack.json.")
-            if route.isEmpty, JSONArrayInsertion.strings(at: "/access/freeStops", in: root) == [],
-               let free = JSONArrayInsertion.appending(stop, toArrayAt: "/access/freeStops", in: edited) {
-                edited = free
-                notes.append("Made it free to try (access.freeStops), as the first stop.")
-            }
-        }
+        let (edited, notes) = try addToRoute(stop, packBytes: packBytes, root: root, route: route, packPath: packPath)
         let language = root["language"]?.string ?? Placeholder.text("the language of the story, a BCP 47 tag such as en-GB")
         let title = a.value("--title") ?? Placeholder.text("the stop's title as visitors see it, e.g. The Castle Esplanade")
         var files: [(path: String, data: Data)] = [
@@ -98,6 +83,28 @@ enum NewStop {
 
             """)
         return 0
+    }
+
+    /// pack.json with the stop appended to its route (and made free to try when it is the first stop), edited in
+    /// memory by byte insertion so everything else in the file stays as the author wrote it; with the notes to print.
+    private static func addToRoute(_ stop: String, packBytes: [UInt8], root: JSONNode, route: [String], packPath: String) throws -> ([UInt8], [String]) {
+        var edited = packBytes
+        var notes: [String] = []
+        if route.contains(stop) {
+            notes.append("The route already lists \(stop); pack.json is unchanged.")
+        } else {
+            guard let withStop = JSONArrayInsertion.appending(stop, toArrayAt: "/route", in: edited) else {
+                throw CommandLineError.io("\(packPath)/pack.json: cannot add \(stop) to its route")
+            }
+            edited = withStop
+            notes.append("Added \(stop) to the end of the route in pack.json.")
+            if route.isEmpty, JSONArrayInsertion.strings(at: "/access/freeStops", in: root) == [],
+               let free = JSONArrayInsertion.appending(stop, toArrayAt: "/access/freeStops", in: edited) {
+                edited = free
+                notes.append("Made it free to try (access.freeStops), as the first stop.")
+            }
+        }
+        return (edited, notes)
     }
 
     private static func openStops(_ pack: RootedFolder, shown: String) throws -> RootedFolder {

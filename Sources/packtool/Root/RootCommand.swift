@@ -180,31 +180,11 @@ enum RootCommand: Command {
         let packs = FileSystem.exists(state.appendingPathComponent(Ledger.fileName).path) ? try Ledger(state: state, createIfMissing: false).latestReleases() : []
         let indexPart = "--index-key \(changed(RootDocument.Role.index) ? "NEW-INDEX.pem" : "INDEX.pem")"
 
-        // What this run cannot do, as the exact commands that do it.
-        var steps: [String] = []
-        if changed(RootDocument.Role.grant) && hasList && grantKeys.isEmpty {
-            steps.append("packtool grant resign --state \(statePath) --grant-key NEW-GRANT.pem")
-        }
-        if changed(RootDocument.Role.manifest) && !packs.isEmpty && (manifestKeys.isEmpty || indexKeys.isEmpty) {
-            steps.append("packtool renew --state \(statePath) --manifest-key NEW-MANIFEST.pem \(indexPart) \(tree)")
-        }
         let needsRenew = changed(RootDocument.Role.index) || (changed(RootDocument.Role.grant) && hasList) || (changed(RootDocument.Role.manifest) && !packs.isEmpty)
-        if needsRenew && indexKeys.isEmpty && !steps.contains(where: { $0.hasPrefix("packtool renew") }) {
-            steps.append("packtool renew --state \(statePath) \(indexPart) \(tree)")
-        } else if needsRenew && !steps.isEmpty && !steps.contains(where: { $0.hasPrefix("packtool renew") }) {
-            steps.append("packtool renew --state \(statePath) \(indexPart) \(tree)")
-        }
+        let steps = stepsLeft(changed, needsRenew: needsRenew, hasList: hasList, hasPacks: !packs.isEmpty, grantKeys: grantKeys,
+                              manifestKeys: manifestKeys, indexKeys: indexKeys, statePath: statePath, indexPart: indexPart, tree: tree)
         guard let destination else {
-            if var json {
-                json["published"] = .null
-                json["next"] = .strings(steps.isEmpty ? ["packtool renew --state \(statePath) \(indexPart) --publish DEST"] : steps)
-                try JSONValue.object(json).print()
-            }
-            // Without --publish the grant list can still be signed again now, so the later renew has it.
-            if let resigned = try resignList(store, grantKeys) { Output.note(resigned) }
-            let next = steps.isEmpty ? ["packtool renew --state \(statePath) \(indexPart) --publish DEST"] : steps.filter { !(grantKeys.isEmpty == false && $0.hasPrefix("packtool grant resign")) }
-            Output.note("next: publish it to the tree clients read, in this order:\n" + next.map { "  \($0)\n" }.joined())
-            return 0
+            return try reportUnpublished(json: json, steps: steps, statePath: statePath, indexPart: indexPart, store: store, grantKeys: grantKeys)
         }
         guard steps.isEmpty else {
             throw CommandLineError.failure("root version \(new.version) is in \(statePath)/root but not published: clients that follow it would refuse "
@@ -253,6 +233,42 @@ enum RootCommand: Command {
             throw CommandLineError.io("\(e); root version \(new.version) is in \(statePath)/root but not published (clients keep following root version \(old.version)): "
                 + "when the cause is fixed, `packtool renew --state \(statePath) \(indexPart) --publish \(destination)` publishes it")
         }
+    }
+
+    /// What a rotation run cannot do itself (a role's new key given only as a public key), as the exact commands that
+    /// do it, in the order they must run.
+    private static func stepsLeft(_ changed: (String) -> Bool, needsRenew: Bool, hasList: Bool, hasPacks: Bool, grantKeys: [Ed25519PrivateKey],
+                                  manifestKeys: [Ed25519PrivateKey], indexKeys: [Ed25519PrivateKey], statePath: String, indexPart: String,
+                                  tree: String) -> [String] {
+        var steps: [String] = []
+        if changed(RootDocument.Role.grant) && hasList && grantKeys.isEmpty {
+            steps.append("packtool grant resign --state \(statePath) --grant-key NEW-GRANT.pem")
+        }
+        if changed(RootDocument.Role.manifest) && hasPacks && (manifestKeys.isEmpty || indexKeys.isEmpty) {
+            steps.append("packtool renew --state \(statePath) --manifest-key NEW-MANIFEST.pem \(indexPart) \(tree)")
+        }
+        if needsRenew && indexKeys.isEmpty && !steps.contains(where: { $0.hasPrefix("packtool renew") }) {
+            steps.append("packtool renew --state \(statePath) \(indexPart) \(tree)")
+        } else if needsRenew && !steps.isEmpty && !steps.contains(where: { $0.hasPrefix("packtool renew") }) {
+            steps.append("packtool renew --state \(statePath) \(indexPart) \(tree)")
+        }
+        return steps
+    }
+
+    /// `root rotate` without `--publish`: the root stays in the state, and what to run next is printed in order. The
+    /// grant list can still be signed again now (with its new key given), so the later renew has it.
+    private static func reportUnpublished(json: [String: JSONValue]?, steps: [String], statePath: String, indexPart: String,
+                                          store: RevocationStore, grantKeys: [Ed25519PrivateKey]) throws -> Int32 {
+        if var json {
+            json["published"] = .null
+            json["next"] = .strings(steps.isEmpty ? ["packtool renew --state \(statePath) \(indexPart) --publish DEST"] : steps)
+            try JSONValue.object(json).print()
+        }
+        // Without --publish the grant list can still be signed again now, so the later renew has it.
+        if let resigned = try resignList(store, grantKeys) { Output.note(resigned) }
+        let next = steps.isEmpty ? ["packtool renew --state \(statePath) \(indexPart) --publish DEST"] : steps.filter { !(grantKeys.isEmpty == false && $0.hasPrefix("packtool grant resign")) }
+        Output.note("next: publish it to the tree clients read, in this order:\n" + next.map { "  \($0)\n" }.joined())
+        return 0
     }
 
     /// What clients following the new root would refuse until it is signed again, for the refusal's message.

@@ -68,17 +68,7 @@ enum SignCommand: Command {
         guard !manifestPaths.isEmpty else { throw CommandLineError.usage("give the manifest key with --manifest-key") }
         guard !indexPaths.isEmpty else { throw CommandLineError.usage("give the index key with --index-key") }
         let store = try ObjectStoreFlags.destination(try a.required("--publish"), state: try a.required("--state"), a)
-        if let (location, _, _) = store {
-            // The bucket must hold this catalogue's index (or none) before anything is signed, recorded or sent.
-            let bucket = try PublishedTreeFlags.open(location.description, a, writable: true)
-            do { _ = try IndexCommit(tree: bucket, roots: try CatalogueRoots.load(state: URL(fileURLWithPath: try a.required("--state")), tree: bucket), keys: []).current() }
-            catch let e as PublishError {
-                switch e {
-                case .trust(let m): throw CommandLineError.failure(m + "; nothing was published")
-                default: throw CommandLineError.io("\(e); nothing was published")
-                }
-            }
-        }
+        if let (location, _, _) = store { try requireCatalogueBucket(location.description, a) }
         let output = try store?.2 ?? URL(fileURLWithPath: a.required("--publish"))
         var options = Publisher.Options(pack: pack, state: URL(fileURLWithPath: try a.required("--state")), output: output,
                                         manifestKeys: try SigningKeys.privateKeys(manifestPaths, role: RootDocument.Role.manifest, a),
@@ -99,29 +89,7 @@ enum SignCommand: Command {
             let result: Publisher.Result
             switch try Publisher(options: options).sign() {
             case .unchanged(let plan):
-                let last = plan.previousVersion ?? 0
-                let unchanged: [String: JSONValue] = ["pack": .string(plan.manifest.pack), "published": false, "version": .int(last), "tree": .string(output.path)]
-                if json, store == nil { try JSONValue.object(unchanged).print() }
-                if !json { Output.out("\(plan.manifest.pack): nothing changed since version \(last); nothing published\n") }
-                // The usual reason to run sign with nothing new is an index about to expire: that is renew's job.
-                Output.note("note: to keep the published index from expiring, renew it (no new version needed): "
-                           + "packtool renew --index-key \(indexPaths[0]) --publish \(a.value("--publish") ?? "DEST") --state \(a.value("--state") ?? "DIR")\n")
-                // The state remembers releases, not where their trees went: a new --publish folder stays empty.
-                let published = output.appendingPathComponent(PublishLayout.manifest(pack: plan.manifest.pack, version: last))
-                if !FileManager.default.fileExists(atPath: published.path) {
-                    Output.note("""
-                        note: \(output.path) holds no version \(last) of \(plan.manifest.pack); it was published into another \
-                        tree. Publish into that tree, or write the whole tree into a new folder with `packtool export`; a \
-                        new version is made when the pack changes, or with --version \(last + 1).
-
-                        """)
-                } else if let (location, settings, _) = store {
-                    // Unchanged here, but the bucket may still lack it (an upload that failed): finish it.
-                    return try UploadCommand.upload(tree: output, to: location, settings: settings, arguments: a, quiet: true, json: json ? unchanged : nil)
-                } else if json, store != nil {
-                    try JSONValue.object(unchanged).print()
-                }
-                return 0
+                return try reportUnchanged(plan, output: output, store: store, json: json, indexPath: indexPaths[0], a)
             case .published(let published):
                 result = published
             }
@@ -132,24 +100,7 @@ enum SignCommand: Command {
                 Output.err("warning: \(Output.escapingControls(d.message)) [\(d.code)]\(d.hint.map { "; \($0)" } ?? "")\n")
             }
             let m = plan.manifest
-            let facts: [String: JSONValue] = [
-                "pack": .string(m.pack), "published": true, "version": .int(Int(m.version)),
-                "previousVersion": plan.previousVersion.map { .int(Int($0)) } ?? .null, "scenes": .int(m.scenes.count),
-                "changedScenes": .strings(plan.changedScenes.sorted()), "archive": .string(result.archive.path), "archiveSize": .int(Int(result.archiveSize)),
-                "archiveSHA256": .string(result.archiveSHA256), "manifest": .string(result.manifest.path), "tree": .string(output.path),
-                "indexVersion": .int(result.indexVersion), "deltas": .int(result.deltas.count),
-            ]
-            if json, store == nil { try JSONValue.object(facts).print() }
-            if !json { Output.out("""
-                published \(m.pack) version \(m.version)\(plan.previousVersion.map { " (previous \($0))" } ?? "")
-                  scenes: \(m.scenes.count), changed: \(plan.changedScenes.isEmpty ? "none" : plan.changedScenes.joined(separator: ", "))
-                  archive: \(result.archive.path) (\(result.archiveSize) bytes, sha256 \(result.archiveSHA256))
-                  manifest: \(result.manifest.path)
-                  index: \(output.path)/index.json version \(result.indexVersion)
-                  deltas: \(result.deltas.count) written in \(NumberText.fixed(result.deltaSeconds * 1000, 1)) ms
-                  signing took \(NumberText.fixed(result.signingSeconds * 1000, 2)) ms
-
-                """) }
+            let facts = try reportPublished(result, output: output, json: json, uploading: store != nil)
             defer { rememberIndex(of: try? PublishedTreeFlags.open(a.value("--publish") ?? "", a, writable: true), state: a.value("--state")) }
             if let (location, settings, _) = store {
                 do { return try UploadCommand.upload(tree: output, to: location, settings: settings, arguments: a, quiet: false, releasing: m.pack,
@@ -179,6 +130,73 @@ enum SignCommand: Command {
             progress?.finish()
             throw CommandLineError.io("\(error); nothing was published")
         }
+    }
+
+    /// The bucket must hold this catalogue's index (or none) before anything is signed, recorded or sent: a release
+    /// is never written into another catalogue's bucket.
+    private static func requireCatalogueBucket(_ location: String, _ a: Arguments) throws {
+        let bucket = try PublishedTreeFlags.open(location, a, writable: true)
+        do { _ = try IndexCommit(tree: bucket, roots: try CatalogueRoots.load(state: URL(fileURLWithPath: try a.required("--state")), tree: bucket), keys: []).current() }
+        catch let e as PublishError {
+            switch e {
+            case .trust(let m): throw CommandLineError.failure(m + "; nothing was published")
+            default: throw CommandLineError.io("\(e); nothing was published")
+            }
+        }
+    }
+
+    /// `sign` with nothing new to publish: says so, points to `renew` (the usual reason to sign again is an index
+    /// about to expire), and finishes an upload the bucket may still lack.
+    private static func reportUnchanged(_ plan: Publisher.Plan, output: URL, store: (S3Location, ObjectStoreSettings, URL)?, json: Bool,
+                                        indexPath: String, _ a: Arguments) throws -> Int32 {
+        let last = plan.previousVersion ?? 0
+        let unchanged: [String: JSONValue] = ["pack": .string(plan.manifest.pack), "published": false, "version": .int(last), "tree": .string(output.path)]
+        if json, store == nil { try JSONValue.object(unchanged).print() }
+        if !json { Output.out("\(plan.manifest.pack): nothing changed since version \(last); nothing published\n") }
+        // The usual reason to run sign with nothing new is an index about to expire: that is renew's job.
+        Output.note("note: to keep the published index from expiring, renew it (no new version needed): "
+                   + "packtool renew --index-key \(indexPath) --publish \(a.value("--publish") ?? "DEST") --state \(a.value("--state") ?? "DIR")\n")
+        // The state remembers releases, not where their trees went: a new --publish folder stays empty.
+        let published = output.appendingPathComponent(PublishLayout.manifest(pack: plan.manifest.pack, version: last))
+        if !FileManager.default.fileExists(atPath: published.path) {
+            Output.note("""
+                note: \(output.path) holds no version \(last) of \(plan.manifest.pack); it was published into another \
+                tree. Publish into that tree, or write the whole tree into a new folder with `packtool export`; a \
+                new version is made when the pack changes, or with --version \(last + 1).
+
+                """)
+        } else if let (location, settings, _) = store {
+            // Unchanged here, but the bucket may still lack it (an upload that failed): finish it.
+            return try UploadCommand.upload(tree: output, to: location, settings: settings, arguments: a, quiet: true, json: json ? unchanged : nil)
+        } else if json, store != nil {
+            try JSONValue.object(unchanged).print()
+        }
+        return 0
+    }
+
+    /// What a release published, as the JSON object (returned, for the upload's report to extend) and, without
+    /// `--format json`, as text; printed here unless an upload follows and prints the JSON itself.
+    private static func reportPublished(_ result: Publisher.Result, output: URL, json: Bool, uploading: Bool) throws -> [String: JSONValue] {
+        let plan = result.plan, m = plan.manifest
+        let facts: [String: JSONValue] = [
+            "pack": .string(m.pack), "published": true, "version": .int(Int(m.version)),
+            "previousVersion": plan.previousVersion.map { .int(Int($0)) } ?? .null, "scenes": .int(m.scenes.count),
+            "changedScenes": .strings(plan.changedScenes.sorted()), "archive": .string(result.archive.path), "archiveSize": .int(Int(result.archiveSize)),
+            "archiveSHA256": .string(result.archiveSHA256), "manifest": .string(result.manifest.path), "tree": .string(output.path),
+            "indexVersion": .int(result.indexVersion), "deltas": .int(result.deltas.count),
+        ]
+        if json, !uploading { try JSONValue.object(facts).print() }
+        if !json { Output.out("""
+            published \(m.pack) version \(m.version)\(plan.previousVersion.map { " (previous \($0))" } ?? "")
+              scenes: \(m.scenes.count), changed: \(plan.changedScenes.isEmpty ? "none" : plan.changedScenes.joined(separator: ", "))
+              archive: \(result.archive.path) (\(result.archiveSize) bytes, sha256 \(result.archiveSHA256))
+              manifest: \(result.manifest.path)
+              index: \(output.path)/index.json version \(result.indexVersion)
+              deltas: \(result.deltas.count) written in \(NumberText.fixed(result.deltaSeconds * 1000, 1)) ms
+              signing took \(NumberText.fixed(result.signingSeconds * 1000, 2)) ms
+
+            """) }
+        return facts
     }
 }
 
