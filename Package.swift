@@ -118,7 +118,7 @@ let package = Package(
         // Signed documents, the root chain, the failure-code registry and one file per verification policy: below
         // both the client (PackVerify) and the publisher (PackPublish), so neither reaches into the other.
         .target(name: "PackTrust", dependencies: ["PackModel", "PackCrypto"]),
-        .target(name: "PackPublish", dependencies: ["PackModel", "PackArchive", "CSQLite", "PackLint", "PackTrust", "PackSigning", "PackNet", "PackAuthoring", "PackCrypto"]),
+        .target(name: "PackPublish", dependencies: ["PackModel", "PackArchive", "CSQLite", "PackLint", "PackTrust", "PackSigning", "PackNet", "PackAuthoring", "PackCrypto", "PackFiles"]),
         // The download contract every transport meets (Fetcher, DownloadPolicy, the whole-download deadline,
         // Content-Range, the one `.part` writer and the one retry loop): below the verifier and the transports, so
         // PackHTTP and PackURLSession never import PackVerify (scripts/check-module-arrows.py keeps it so).

@@ -110,7 +110,7 @@ public final class HTTPFetcher: Fetcher {
 
     /// The idle connection to `location`'s server, if there is one (taken: no other fetch can use it meanwhile), else
     /// a new one; and whether it was reused.
-    private func connection(to location: HTTPLocation, due: DownloadDeadline) throws -> (Connection, Bool) {
+    private func connection(to location: HTTPLocation, due: DownloadDeadline) throws -> (connection: Connection, reused: Bool) {
         let key = Self.key(location)
         let kept: Connection? = idleLock.withLock {
             defer { idle = nil }
@@ -135,30 +135,17 @@ public final class HTTPFetcher: Fetcher {
         var location = start
         for _ in 0...5 {
             try due.check()
-            var (connection, reused) = try connection(to: location, due: due)
+            let opened = try connection(to: location, due: due)
+            var connection = opened.connection
             var keep = false
             defer { if keep && stop.reason == nil { park(connection, for: location) } else { connection.disconnect() } }
             var request = "GET \(location.target) HTTP/1.1\r\nHost: \(location.hostHeader)\r\nUser-Agent: \(userAgent)\r\n"
             request += "Accept-Encoding: identity\r\n"
             if sink.have > 0 { request += "Range: bytes=\(sink.have)-\r\n" }
             request += "\r\n"
-            var reader: ResponseReader
-            var head: ResponseHead
-            while true {
-                do {
-                    try connection.transmit(Array(request.utf8))
-                    reader = ResponseReader(connection: connection, due: due)
-                    head = try reader.readHead()
-                    break
-                } catch let error as HTTPError where reused {
-                    // The server closed the idle connection before this request reached it (its keep-alive timeout):
-                    // not a failed attempt, just a stale connection. Ask again on a fresh one.
-                    _ = error
-                    connection.disconnect()
-                    connection = try Connection(host: location.host, port: location.port, secure: location.secure, timeout: min(timeout, due.remaining))
-                    reused = false
-                }
-            }
+            let asked = try ask(request, on: &connection, reused: opened.reused, at: location, due: due)
+            var reader = asked.0
+            let head = asked.1
             var rangeSpan: UInt64?
             switch head.status {
             case 301, 302, 303, 307, 308:
@@ -202,13 +189,7 @@ public final class HTTPFetcher: Fetcher {
             default:
                 throw VerificationFailure(.fetch, "HTTP \(head.status) for \(location.target)")
             }
-            if let length = head.contentLength,
-               try Numbers.add(sink.have, length, "\(name): the resume offset plus the Content-Length", code: .fetchSize) > sink.maxBytes {
-                throw VerificationFailure(.fetchSize, "\(name): the server offers more bytes than the signed size")
-            }
-            if let span = rangeSpan, let length = head.contentLength, length != span {
-                throw VerificationFailure(.fetchProtocol, "\(name): the Content-Length (\(length)) disagrees with the Content-Range (\(span) bytes)")
-            }
+            try checkLength(of: head, rangeSpan: rangeSpan, into: sink, name: name)
             // A stop (the streamed install verified every byte) shuts the connection, so a body the server never
             // ends is not waited for until the read timeout (issue 29, finding 8).
             let shut = connection
@@ -220,6 +201,39 @@ public final class HTTPFetcher: Fetcher {
             return
         }
         throw VerificationFailure(.fetch, "\(name): too many redirects")
+    }
+
+    /// Sends `request` and reads the answer's head. On a kept-alive connection (`reused`) that the server closed before
+    /// the request reached it (its keep-alive timeout), that is no failed attempt, just a stale connection: the request
+    /// goes again on a fresh one, which replaces `connection`.
+    private func ask(_ request: String, on connection: inout Connection, reused: Bool, at location: HTTPLocation,
+                     due: DownloadDeadline) throws -> (ResponseReader, ResponseHead) {
+        var reused = reused
+        while true {
+            do {
+                try connection.transmit(Array(request.utf8))
+                var reader = ResponseReader(connection: connection, due: due)
+                let head = try reader.readHead()
+                return (reader, head)
+            } catch let error as HTTPError where reused {
+                _ = error
+                connection.disconnect()
+                connection = try Connection(host: location.host, port: location.port, secure: location.secure, timeout: min(timeout, due.remaining))
+                reused = false
+            }
+        }
+    }
+
+    /// The body's announced length against what the sink may still take (the signed size) and against a 206's
+    /// Content-Range: more than the signed size is `fetch-size`, a disagreement `fetch-protocol`.
+    private func checkLength(of head: ResponseHead, rangeSpan: UInt64?, into sink: DownloadSink, name: String) throws {
+        if let length = head.contentLength,
+           try Numbers.add(sink.have, length, "\(name): the resume offset plus the Content-Length", code: .fetchSize) > sink.maxBytes {
+            throw VerificationFailure(.fetchSize, "\(name): the server offers more bytes than the signed size")
+        }
+        if let span = rangeSpan, let length = head.contentLength, length != span {
+            throw VerificationFailure(.fetchProtocol, "\(name): the Content-Length (\(length)) disagrees with the Content-Range (\(span) bytes)")
+        }
     }
 }
 
