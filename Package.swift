@@ -93,8 +93,10 @@ let package = Package(
         // (publishers run Linux or macOS with OpenSSL, and CryptoKit's randomised signatures would break byte-identical
         // rebuilds). Tool-only: no client module depends on it, so an app carries none of it.
         .target(name: "PackSigning", dependencies: ["COpenSSL", "PackCrypto"]),
-        // The one way to open a file for reading without blocking and the one capped whole-file read, below every
-        // module that reads files (PackCrypto and PackMedia included); PackModel's RootedFolder builds on it.
+        // The files module, below every module that reads or writes files (PackCrypto and PackMedia included): the one
+        // way to open a file for reading without blocking, the one capped whole-file read, the durability seam, and the
+        // rooted layer (RootedFolder) through which every file under a root the code was given is reached. PackModel
+        // re-exports it.
         .target(name: "PackFiles"),
         .target(name: "PackModel", dependencies: ["PackCrypto", "PackFiles"]),
         // What authors write (pack.json, scene.json, uncertainty masks, sign-offs, the pack folder and its tree digest,

@@ -105,7 +105,7 @@ plant_module() {  # MODULE FILE OLD NEW (OLD must be code, not a comment: the fi
   rm -rf "${work:?}/$module"
   refused=$((refused + 1))
 }
-plant_module PackModel Durability.swift "fcntl(fd, F_FULLFSYNC)" "fcntl(fd, F_FULLSYNC)"
+plant_module PackFiles Durability.swift "fcntl(fd, F_FULLFSYNC)" "fcntl(fd, F_FULLSYNC)"
 plant_module PackModel FileSystem.swift "fp_length: off_t(count)" "fp_len: off_t(count)"
 plant_module PackVerify Access/ClockGuard.swift "sysctlbyname(" "sysctl_byname("
 plant_module PackBackground BackgroundPackDownloads.swift "configuration.sessionSendsLaunchEvents = true" "configuration.sessionSendsLaunchEvent = true"

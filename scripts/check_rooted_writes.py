@@ -1,5 +1,5 @@
 """Keeps path-based file-system writes out of the client modules (issue 29, DESIGN.md §2): everything the client
-writes or deletes under a root it was given goes through PackModel's RootedFolder, which opens a directory handle once
+writes or deletes under a root it was given goes through PackFiles' RootedFolder, which opens a directory handle once
 and resolves every name beneath it without following links. A path-based `open(…, O_…)`, `unlink(`, `rename(`,
 `mkdir(`, `rmdir(`, `link(`, `symlink(`, `truncate(`, a FileManager write or `Data.write(to:)` in a client module's
 Swift source is a finding, printed as file:line with the call and why. The layer's own files are exempt.
@@ -24,8 +24,8 @@ ROOTED_MODULES = CLIENT_MODULES + ["PackPreview", "PackAudio"]
 PUBLISH_STEP = [os.path.join("PackPublish", name) for name in [
     "CreatedPaths.swift", "FileCopy.swift", "Publisher+Publish.swift", "Publisher+Deltas.swift", "Publisher+Interrupted.swift",
     "PublishRoots.swift", "TreeExporter.swift", "Publisher.swift"]]
-# The rooted layer itself, and the primitives below it: the one place the raw calls belong.
-EXEMPT = [os.path.join("Sources", "PackModel", "Rooted") + os.sep, os.path.join("Sources", "PackFiles") + os.sep]
+# The files module: the rooted layer itself (Rooted/) and the primitives it builds on, the one place the raw calls belong.
+EXEMPT = [os.path.join("Sources", "PackFiles") + os.sep]
 
 NOT_A_MEMBER = r"(?<![\w.])(?<!func )"
 RULES = [
@@ -147,7 +147,7 @@ def main(argv):
         print(finding)
     if findings:
         print(f"check-rooted-writes: {len(findings)} path-based write(s) in the client modules; reach files beneath a root "
-              "through RootedFolder (Sources/PackModel/Rooted), or say why with `// rooted-writes: allow <reason>`")
+              "through RootedFolder (Sources/PackFiles/Rooted), or say why with `// rooted-writes: allow <reason>`")
         return 1
     print(f"check-rooted-writes: {len(files)} client source files, no path-based open/unlink/rename/mkdir/link or FileManager write")
     return 0

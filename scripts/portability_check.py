@@ -6,7 +6,7 @@ are ignored; string literals are not (a "/proc/" path in a string is exactly wha
 needs a `#elseif canImport(Darwin)` branch in the same `#if`, unless the whole region is Linux-only.
 With no arguments it checks the client modules under Sources/ and, from `swift package dump-package`, that none of
 them depends (directly or through another target) on PackSigning, or on COpenSSL or CTLS on any platform but Linux.
-Every flush of a client module goes through PackModel's Durability seam (F_FULLFSYNC barriers on Darwin, where a plain
+Every flush of a client module goes through PackFiles' Durability seam (F_FULLFSYNC barriers on Darwin, where a plain
 fsync leaves the data in the drive's cache): `fsync`, `fdatasync` or `F_FULLFSYNC` in any other file is a finding,
 guarded or not.
 Usage: portability_check.py [FILE-OR-FOLDER ...]"""

@@ -8,7 +8,7 @@ import Glibc
 /// (`AT_FDCWD` for a path), never waiting (`O_NONBLOCK`, so a FIFO planted under the name is refused at once instead of
 /// blocking the open until a writer appears), and refused unless `fstat` of what was opened says regular file. The
 /// lowest module of the package, below PackCrypto and PackMedia, so that all of them share it; the rooted layer
-/// (PackModel's `RootedFolder`) calls it with a folder handle and `O_NOFOLLOW`.
+/// (`RootedFolder`, in this module too) calls it with a folder handle and `O_NOFOLLOW`.
 public enum RegularFile {
     /// Opens `name` relative to `folder` for reading (plus `extraFlags`, e.g. `O_NOFOLLOW`) and returns the descriptor
     /// (blocking again, close-on-exec) and its size. `path` names the file in the error.
@@ -62,6 +62,18 @@ public enum RegularFile {
         let (fd, size) = try openForReading(name, in: folder, path: path, extraFlags: extraFlags)
         defer { close(fd) }
         return try readAll(fd, size: size, cap: cap, path: path)
+    }
+
+    /// Writes all of `bytes` to `fd`, retrying short writes and EINTR; false on any other failure.
+    public static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { return false }
+            offset += n
+        }
+        return true
     }
 
     /// What a `st_mode` names, for messages: "a folder", "a FIFO", "a symbolic link", …

@@ -9,7 +9,9 @@ import Foundation  // URL resource values: the volume's capacity for important u
 #elseif canImport(Glibc)
 import Glibc
 #endif
-import PackFiles
+// Every module that imports PackModel sees the files layer too (`RootedFolder`, `Durability`, `ReadOnlyFile`,
+// `RegularFile`, `FileError`): it moved below, to PackFiles, and its users did not have to change their imports.
+@_exported import PackFiles
 
 /// The few file-system calls the model and the client library need, made directly on POSIX. The client library
 /// links only FoundationEssentials (no FileHandle, no localized error text), and these calls report failures with
@@ -83,17 +85,8 @@ public enum FileSystem {
         }
     }
 
-    /// Writes all of `bytes` to `fd`, retrying short writes and EINTR; false on any other failure.
-    public static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { return false }
-            offset += n
-        }
-        return true
-    }
+    /// Writes all of `bytes` to `fd`, retrying short writes and EINTR; false on any other failure (`RegularFile.writeAll`).
+    public static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool { RegularFile.writeAll(fd, bytes) }
 
     /// Removes `path` and, if it is a folder, everything under it, without following symbolic links (a link is
     /// removed as a name). Best effort: what cannot be removed stays. The folder holding `path` is opened by its path;

@@ -26,36 +26,33 @@ enum SiteFiles {
 
     /// The identity of the open folder `folder`.
     static func identity(of folder: RootedFolder) -> Identity? {
-        var info = stat()
-        guard fstat(folder.fd, &info) == 0 else { return nil }
+        guard let info = folder.status() else { return nil }
         return Identity(device: UInt64(truncatingIfNeeded: info.st_dev), inode: UInt64(truncatingIfNeeded: info.st_ino))
     }
 
     /// The identity of what has the name `name` in `parent` (a link is not followed), and what it is, for messages;
     /// nil when nothing has the name.
     static func identity(of name: String, in parent: RootedFolder) -> (id: Identity, isFolder: Bool, kind: String)? {
-        var info = stat()
-        guard fstatat(parent.fd, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
+        guard let info = parent.status(name) else { return nil }
         let isFolder = info.st_mode & S_IFMT == S_IFDIR
         return (Identity(device: UInt64(truncatingIfNeeded: info.st_dev), inode: UInt64(truncatingIfNeeded: info.st_ino)), isFolder, RegularFile.kind(info.st_mode))
     }
 
     /// A new staging folder for the output named `output` in `parent`: `.<output>.packtool-preview-<pid>-<random>`,
-    /// made with `mkdirat` (which never takes over an existing name: another name is drawn instead), then opened once
+    /// made with `mkdirat` (`RootedFolder.makeFolder`, which never takes over an existing name: another name is drawn instead), then opened once
     /// without following a link and checked to be the empty folder of this user that was just made.
     static func makeStaging(in parent: RootedFolder, for output: String) throws -> (name: String, folder: RootedFolder, id: Identity) {
         for _ in 0..<32 {
             let name = ".\(output).packtool-preview-\(getpid())-\(String(UInt64.random(in: 0...UInt64.max), radix: 36))"
-            guard mkdirat(parent.fd, name, 0o755) == 0 else {
-                if errno == EEXIST { continue }
-                throw PreviewError.io("\(parent.fullPath(name)): cannot create the staging folder: \(RegularFile.reason(errno))")
+            do { try parent.makeFolder(name, mode: 0o755) } catch let error as FileError {
+                if error.code == EEXIST { continue }
+                throw PreviewError.io("\(parent.fullPath(name)): cannot create the staging folder: \(RegularFile.reason(error.code))")
             }
             let folder: RootedFolder
             do { folder = try parent.folder(name) } catch {
                 throw PreviewError.io("\(parent.fullPath(name)): cannot open the staging folder just made: \(error)")
             }
-            var info = stat()
-            guard fstat(folder.fd, &info) == 0, info.st_uid == geteuid(), let id = identity(of: folder), (try? folder.list())?.isEmpty == true else {
+            guard let info = folder.status(), info.st_uid == geteuid(), let id = identity(of: folder), (try? folder.list())?.isEmpty == true else {
                 throw PreviewError.io("\(parent.fullPath(name)): the staging folder just made was replaced; nothing was written")
             }
             return (name, folder, id)
@@ -98,32 +95,18 @@ enum SiteFiles {
         guard fstat(file.fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_nlink == 1,
               let bytes = try? RegularFile.readAll(file.fd, size: file.size, cap: cap, path: cache.fullPath(name)),
               SHA256.hexHash(bytes) == sha256 else { return false }
-        guard linkat(cache.fd, name, folder.fd, name, 0) == 0 else { return false }
-        var linked = stat()
-        guard fstatat(folder.fd, name, &linked, AT_SYMLINK_NOFOLLOW) == 0, linked.st_dev == info.st_dev, linked.st_ino == info.st_ino,
+        guard (try? folder.link(name, in: cache, as: name)) != nil else { return false }
+        guard let linked = folder.status(name), linked.st_dev == info.st_dev, linked.st_ino == info.st_ino,
               linked.st_nlink == 2 else {
-            unlinkat(folder.fd, name, 0)
+            folder.removeFile(name)
             return false
         }
         return true
     }
 
-    /// Swaps the names `a` and `b` in `parent` in one step (`renameat2(RENAME_EXCHANGE)` on Linux, `renameatx_np(RENAME_SWAP)`
-    /// on Darwin), so there is never a moment without a site at either name; false when the file system cannot.
-    static func exchange(_ a: String, _ b: String, in parent: RootedFolder) -> Bool {
-        #if os(Linux)
-        // renameat2(2) needs _GNU_SOURCE, which Swift's Glibc module does not define; the symbol is in glibc 2.28+.
-        typealias RenameAt2 = @convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "renameat2") else { return false }
-        let renameat2 = unsafeBitCast(symbol, to: RenameAt2.self)
-        let renameExchange: UInt32 = 1 << 1  // RENAME_EXCHANGE
-        return renameat2(parent.fd, a, parent.fd, b, renameExchange) == 0
-        #elseif canImport(Darwin)
-        return renameatx_np(parent.fd, a, parent.fd, b, UInt32(RENAME_SWAP)) == 0
-        #else
-        return false
-        #endif
-    }
+    /// Swaps the names `a` and `b` in `parent` in one step (`RootedFolder.exchange`: `renameat2(RENAME_EXCHANGE)` on
+    /// Linux, `renameatx_np(RENAME_SWAP)` on Darwin), so there is never a moment without a site at either name; false when the file system cannot.
+    static func exchange(_ a: String, _ b: String, in parent: RootedFolder) -> Bool { parent.exchange(a, b) }
 
     /// Makes the folder `relative` beneath `site`.
     static func makeFolder(_ relative: String, in site: RootedFolder) throws {

@@ -91,10 +91,10 @@ public struct FolderTree: PublishedTree {
 
     public func swapIndex(_ bytes: Data, expected: String?) throws -> Bool {
         let root = try root(create: true)
-        while flock(root.fd, LOCK_EX) != 0 {
-            guard errno == EINTR else { throw PublishError.io("\(folder.path): cannot lock the folder (\(FileSystem.reason()))") }
+        do { try root.lock() } catch let error as FileError {
+            throw PublishError.io("\(folder.path): cannot lock the folder (\(RegularFile.reason(error.code)))")
         }
-        defer { flock(root.fd, LOCK_UN) }
+        defer { root.unlock() }
         guard try readIndex()?.tag == expected else { return false }
         do { try root.writeAtomically(bytes, to: PublishLayout.index) } catch { throw PublishError.io("\(error)") }
         return true

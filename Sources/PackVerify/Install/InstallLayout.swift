@@ -135,10 +135,7 @@ enum InstallLayout {
         var names: Set<String> = []
         for version in (try? pack.list()) ?? [] where isVersionFolderName(version) {
             for stop in (try? pack.list(version + "/stops")) ?? [] {
-                var buffer = [CChar](repeating: 0, count: 512)
-                let n = readlinkat(pack.fd, version + "/stops/" + stop, &buffer, buffer.count - 1)
-                guard n > 0 else { continue }
-                let target = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                guard let target = pack.readLink(version + "/stops/" + stop) else { continue }
                 if target.hasPrefix("../../\(scenesFolder)/") { names.insert(String(target.dropFirst("../../\(scenesFolder)/".count))) }
             }
         }

@@ -1,14 +1,8 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)
 import Glibc
 #endif
-import PackFiles
 
 /// Bytes read by offset: a file (`ReadOnlyFile`), or one still being written whose reads wait for their bytes
 /// (PackVerify's streamed installs). `size` is the whole size; a read returns how many bytes it got (0 at the end,
@@ -43,15 +37,6 @@ public final class ReadOnlyFile: OffsetReadable, @unchecked Sendable {
     public let fd: Int32
     /// The file's size in bytes when it was opened.
     public let size: UInt64
-    /// Opens `path`, which must be a regular file; the error names the path and the system's reason. The open does
-    /// not wait (O_NONBLOCK): opening a FIFO for reading would otherwise block until a writer appears, and a FIFO is
-    /// refused as not a regular file anyway. On regular files the flag changes nothing.
-    public init(opening path: String) throws {
-        do { (fd, size) = try RegularFile.openForReading(path, path: path) } catch let error as FileError {
-            throw ModelError(file: error.path, message: error.message)
-        }
-    }
-
     /// Takes ownership of `fd`, a regular file of `size` bytes already checked (`RegularFile.openForReading`).
     public init(fd: Int32, size: UInt64) {
         self.fd = fd

@@ -66,7 +66,7 @@ extension RootedFolder {
 
     /// Names in the folder `relative` (this folder when empty), without `.` and `..`, unsorted.
     public func list(_ relative: String = "") throws -> [String] {
-        let fd = relative.isEmpty ? dup(self.fd) : try openFolders(try components(relative), create: false)
+        let fd = relative.isEmpty ? duplicateHandle() : try openFolders(try components(relative), create: false)
         guard fd >= 0, let dir = fdopendir(fd) else {
             if fd >= 0 { close(fd) }
             throw FileError(path: fullPath(relative), message: "cannot list the folder: \(RegularFile.reason(errno))", code: errno)
@@ -103,7 +103,8 @@ extension RootedFolder {
     /// Empties this folder (everything beneath the handle), never following a link.
     public func removeContents(except keep: (String) -> Bool = { _ in false }) {
         guard let names = try? list() else { return }
-        for name in names where !keep(name) { Self.removeTree(name, in: fd) }
+        // A listed name is one plain component, so `removeTree(_:)` acts on it in this folder itself.
+        for name in names where !keep(name) { removeTree(name) }
     }
 
     static func removeTree(_ name: String, in parent: Int32) {
@@ -164,6 +165,59 @@ extension RootedFolder {
         }
     }
 
+    /// Gives the file at `outside` — a path outside any root (a folder tree the caller named), whose own final link
+    /// is not followed — a second name `relative` beneath the handle (`linkat(AT_FDCWD, outside, …)` with no flag). A
+    /// name that exists is an error; across file systems the error's code is `EXDEV`.
+    public func link(fromPath outside: String, as relative: String) throws {
+        try withParent(relative) { parent, name in
+            guard linkat(AT_FDCWD, outside, parent, name, 0) == 0 else {
+                throw FileError(path: fullPath(relative), message: "cannot link to \(outside): \(RegularFile.reason(errno))", code: errno)
+            }
+        }
+    }
+
+    /// Swaps the names `a` and `b` beneath the handle in one step (`renameat2(RENAME_EXCHANGE)` on Linux,
+    /// `renameatx_np(RENAME_SWAP)` on Darwin), so there is never a moment without something at either name; false when
+    /// the file system (or the kernel) cannot, or either name cannot be reached.
+    public func exchange(_ a: String, _ b: String) -> Bool {
+        (try? withParent(a) { aParent, aName in
+            try withParent(b) { bParent, bName in Self.exchange(aName, in: aParent, with: bName, in: bParent) }
+        }) ?? false
+    }
+
+    private static func exchange(_ a: String, in aParent: Int32, with b: String, in bParent: Int32) -> Bool {
+        #if os(Linux)
+        // renameat2(2) needs _GNU_SOURCE, which Swift's Glibc module does not define; the symbol is in glibc 2.28+.
+        typealias RenameAt2 = @convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "renameat2") else { return false }
+        let renameat2 = unsafeBitCast(symbol, to: RenameAt2.self)
+        let renameExchange: UInt32 = 1 << 1  // RENAME_EXCHANGE
+        return renameat2(aParent, a, bParent, b, renameExchange) == 0
+        #elseif canImport(Darwin)
+        return renameatx_np(aParent, a, bParent, b, UInt32(RENAME_SWAP)) == 0
+        #else
+        return false
+        #endif
+    }
+
+    /// The text of the symbolic link `relative` (`readlinkat`; the link is read, never followed, and no link on the way
+    /// is either), or nil when the name is not a link, cannot be reached, or its text does not fit in `PATH_MAX`.
+    public func readLink(_ relative: String) -> String? {
+        try? withParent(relative) { parent, name -> String? in
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX))
+            let n = readlinkat(parent, name, &buffer, buffer.count)
+            guard n > 0, n < buffer.count else { return nil }
+            return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
+    }
+
+    /// Removes the name `relative` unless it is a folder (`unlinkat` without `AT_REMOVEDIR`: a link is removed as a
+    /// name, a folder is left); best effort, false when nothing was removed.
+    @discardableResult
+    public func removeFile(_ relative: String) -> Bool {
+        (try? withParent(relative) { parent, name in unlinkat(parent, name, 0) == 0 }) ?? false
+    }
+
     /// Makes a symbolic link `relative` whose content is `target` (`symlinkat`; the installer's `current` and scene
     /// links — written, never followed by this layer). An existing name is an error.
     public func makeSymbolicLink(_ relative: String, to target: String) throws {
@@ -188,11 +242,6 @@ extension RootedFolder {
             }
             return fd
         }
-    }
-
-    /// Flushes this folder's entries (names added, removed or renamed in it), then a barrier.
-    package func sync(durability: Durability = .system) -> Bool {
-        durability.flushFolder(fd, path: path) && durability.barrier(fd, path: path)
     }
 
     /// Puts back the access and modification times of `relative` (not following a link).

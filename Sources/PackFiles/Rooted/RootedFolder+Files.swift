@@ -216,7 +216,7 @@ extension RootedFolder {
         while left > 0 {
             let n = buffer.withUnsafeMutableBytes { pread(source, $0.baseAddress, min($0.count, Int(clamping: left)), off_t(size - left)) }
             if n < 0 && errno == EINTR { continue }
-            guard n > 0, buffer.withUnsafeBytes({ FileSystem.writeAll(fd, UnsafeRawBufferPointer(rebasing: $0[..<n])) }) else {
+            guard n > 0, buffer.withUnsafeBytes({ RegularFile.writeAll(fd, UnsafeRawBufferPointer(rebasing: $0[..<n])) }) else {
                 unlinkat(parent, temporary, 0)
                 throw FileError(path: fullPath(relative), message: "cannot copy the file in: \(n < 0 ? RegularFile.reason(errno) : "it ended early")")
             }
@@ -232,7 +232,7 @@ extension RootedFolder {
             if fd < 0 && errno == EEXIST { continue }
             guard fd >= 0 else { throw FileError(path: fullPath(relative), message: "cannot create a temporary file: \(RegularFile.reason(errno))", code: errno) }
             var ok = fchmod(fd, mode) == 0
-            ok = ok && data.withUnsafeBytes { FileSystem.writeAll(fd, $0) }
+            ok = ok && data.withUnsafeBytes { RegularFile.writeAll(fd, $0) }
             ok = ok && durability.flushFile(fd, path: sibling(relative, temporary)) && durability.barrier(fd, path: sibling(relative, temporary))
             let code = errno
             let closed = close(fd) == 0

@@ -3,7 +3,6 @@ import Darwin
 #elseif canImport(Glibc)
 import Glibc
 #endif
-@_exported import PackFiles
 
 /// A folder the code was given (a client state, an install folder, an output folder) and everything beneath it,
 /// reached only through a directory handle opened once (issue 29, DESIGN.md §2). Every relative path is resolved
@@ -12,17 +11,22 @@ import Glibc
 /// created with `O_EXCL`; removes, renames and links are made relative to the handle; only a regular file with one
 /// link that this user owns is reused, appended to or resumed. Modelled on Go 1.24's `os.Root` and Rust's cap-std.
 ///
-/// It lives in PackModel, beside `Durability` (every flush and rename that makes a commit goes through that seam), so
-/// that the client, the publisher and the preview share it; the primitives it shares with PackCrypto and PackMedia
-/// (opening a regular file without blocking, the capped read) sit one module lower, in PackFiles.
+/// It lives in PackFiles, the files module below every module that reads or writes files, beside the primitives it
+/// builds on (opening a regular file without blocking, the capped read) and `Durability` (every flush and rename that
+/// makes a commit goes through that seam), so that the client, the publisher and the preview share it. PackModel
+/// re-exports the module.
+///
+/// The descriptor never leaves the class: every system call on it is one of the named operations below and in the
+/// `RootedFolder+…` files (status, lock, link, exchange, read a link, …), each relative to the handle and following
+/// no link. `withParent` is the one way to act on a name with a call the layer has no operation for.
 ///
 /// Paths are relative, `/`-separated, with no empty, `.` or `..` component: anything else is refused before any
 /// system call. Errors are `FileError`s naming the full path (root + relative) and what was found there.
 public final class RootedFolder: @unchecked Sendable {
     /// The folder's path as given, for messages only: nothing is ever opened through it again.
     public let path: String
-    /// The directory handle every operation is relative to.
-    public let fd: Int32
+    /// The directory handle every operation is relative to; private, so no caller acts on it except through the layer.
+    private let fd: Int32
 
     /// Opens the folder at `path`; a final symbolic link is refused (the folders the library derives — `downloads`,
     /// a pack folder — must never be links). With `create`, missing folders on the way are made first: the root
@@ -54,6 +58,37 @@ public final class RootedFolder: @unchecked Sendable {
 
     /// `relative` under this folder's path, for messages.
     public func fullPath(_ relative: String) -> String { relative.isEmpty ? path : path + "/" + relative }
+
+    // MARK: - The handle itself
+
+    /// The status of the folder this handle holds (`fstat` of the handle: the folder opened, whatever has its name
+    /// now), or nil when it cannot be read. Its device and inode tell whether a name still refers to this folder.
+    public func status() -> stat? {
+        var info = stat()
+        return fstat(fd, &info) == 0 ? info : nil
+    }
+
+    /// Takes an exclusive advisory lock on the folder (`flock(LOCK_EX)` on the handle), waiting for it and retrying
+    /// when interrupted; held until `unlock` or until the handle is closed.
+    public func lock() throws {
+        while flock(fd, LOCK_EX) != 0 {
+            guard errno == EINTR else { throw FileError(path: path, message: "cannot lock the folder: \(RegularFile.reason(errno))", code: errno) }
+        }
+    }
+
+    /// Gives up the lock `lock` took (`flock(LOCK_UN)`).
+    public func unlock() {
+        flock(fd, LOCK_UN)
+    }
+
+    /// Flushes this folder's entries (names added, removed or renamed in it), then a barrier.
+    package func sync(durability: Durability = .system) -> Bool {
+        durability.flushFolder(fd, path: path) && durability.barrier(fd, path: path)
+    }
+
+    /// A second descriptor for this folder (`dup`), for a call that takes ownership of the one it is given
+    /// (`fdopendir`); the caller closes it. Negative when it cannot be made.
+    func duplicateHandle() -> Int32 { dup(fd) }
 
     // MARK: - Resolution
 
