@@ -186,15 +186,16 @@ extension RootedFolder {
     }
 
     private static func exchange(_ a: String, in aParent: Int32, with b: String, in bParent: Int32) -> Bool {
-        #if os(Linux)
+        // Darwin first, so the stand-in build (scripts/check-apple-code.sh) compiles that branch too.
+        #if canImport(Darwin)
+        return renameatx_np(aParent, a, bParent, b, UInt32(RENAME_SWAP)) == 0
+        #elseif os(Linux)
         // renameat2(2) needs _GNU_SOURCE, which Swift's Glibc module does not define; the symbol is in glibc 2.28+.
         typealias RenameAt2 = @convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32
         guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "renameat2") else { return false }
         let renameat2 = unsafeBitCast(symbol, to: RenameAt2.self)
         let renameExchange: UInt32 = 1 << 1  // RENAME_EXCHANGE
         return renameat2(aParent, a, bParent, b, renameExchange) == 0
-        #elseif canImport(Darwin)
-        return renameatx_np(aParent, a, bParent, b, UInt32(RENAME_SWAP)) == 0
         #else
         return false
         #endif
