@@ -24,7 +24,9 @@
 
 #if defined(__APPLE__)
 #define CAV_SONAME(lib, major) "lib" lib "." CAV_STR(major) ".dylib"
-static const char *const cav_folders[] = { "", "/opt/homebrew/opt/ffmpeg/lib/", "/opt/homebrew/lib/", "/usr/local/opt/ffmpeg/lib/",
+/* Absolute folders only: given a bare name, dyld also searches the working folder of a command-line tool, and lint
+ * runs inside folders someone else made (a pack holding a libavutil.59.dylib would run it). */
+static const char *const cav_folders[] = { "/opt/homebrew/opt/ffmpeg/lib/", "/opt/homebrew/lib/", "/usr/local/opt/ffmpeg/lib/",
                                            "/usr/local/lib/", "/opt/local/lib/", NULL };
 static const char cav_hint[] = "brew install ffmpeg";
 #else
@@ -51,7 +53,7 @@ const char *cav_install_hint(void) { return cav_hint; }
 #define CAV_FUNCTIONS(X) \
     X(CAV_AVUTIL, av_log_set_level) X(CAV_AVUTIL, av_malloc) X(CAV_AVUTIL, av_mallocz) X(CAV_AVUTIL, av_free) \
     X(CAV_AVUTIL, av_freep) X(CAV_AVUTIL, av_frame_alloc) X(CAV_AVUTIL, av_frame_free) X(CAV_AVUTIL, av_frame_unref) \
-    X(CAV_AVUTIL, av_channel_layout_default) X(CAV_AVUTIL, av_rescale_rnd) \
+    X(CAV_AVUTIL, av_channel_layout_default) X(CAV_AVUTIL, av_rescale_rnd) X(CAV_AVUTIL, av_strdup) \
     X(CAV_SWRESAMPLE, swr_alloc_set_opts2) X(CAV_SWRESAMPLE, swr_init) X(CAV_SWRESAMPLE, swr_free) \
     X(CAV_SWRESAMPLE, swr_convert) X(CAV_SWRESAMPLE, swr_get_delay) \
     X(CAV_AVCODEC, avcodec_alloc_context3) X(CAV_AVCODEC, avcodec_free_context) X(CAV_AVCODEC, avcodec_parameters_to_context) \
@@ -59,7 +61,7 @@ const char *cav_install_hint(void) { return cav_hint; }
     X(CAV_AVCODEC, av_packet_alloc) X(CAV_AVCODEC, av_packet_free) X(CAV_AVCODEC, av_packet_unref) \
     X(CAV_AVFORMAT, avformat_alloc_context) X(CAV_AVFORMAT, avformat_open_input) X(CAV_AVFORMAT, avformat_find_stream_info) \
     X(CAV_AVFORMAT, av_find_best_stream) X(CAV_AVFORMAT, avformat_close_input) X(CAV_AVFORMAT, av_read_frame) \
-    X(CAV_AVFORMAT, avio_alloc_context) X(CAV_AVFORMAT, avio_context_free)
+    X(CAV_AVFORMAT, avio_alloc_context) X(CAV_AVFORMAT, avio_context_free) X(CAV_AVFORMAT, av_find_input_format)
 
 #define CAV_DECLARE(library, name) __typeof__(&name) name;
 static struct { CAV_FUNCTIONS(CAV_DECLARE) } av;
@@ -75,7 +77,10 @@ static void *cav_open_library(const char *soname, char *error, size_t capacity) 
     for (int i = 0; env ? i == 0 : cav_folders[i] != NULL; i++) {
         const char *folder = env ? env : cav_folders[i];
         int n = snprintf(path, sizeof path, "%s%s%s", folder, (env && *env && folder[strlen(folder) - 1] != '/') ? "/" : "", soname);
-        if (n < 0 || (size_t)n >= sizeof path) continue;
+        if (n < 0 || (size_t)n >= sizeof path) {
+            if (!error[0]) snprintf(error, capacity, "the folder's path is too long");
+            continue;
+        }
         void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
         if (handle) return handle;
         if (!error[0]) { const char *e = dlerror(); snprintf(error, capacity, "%s", e ? e : soname); }
@@ -136,6 +141,14 @@ static int64_t cav_file_seek(void *opaque, int64_t offset, int whence) {
     return target;
 }
 
+/* A story is MP4 (DESIGN.md §3): only the MP4/MOV demuxer reads it. FFmpeg would otherwise try every demuxer it has,
+ * and some (concat lists, HLS, DASH) open the files and URLs a hostile "story" names; and no demuxer may open any other
+ * file or URL (an MP4's external data references): every io_open is refused. */
+static int cav_refuse_io_open(AVFormatContext *s, AVIOContext **pb, const char *url, int flags, AVDictionary **options) {
+    (void)s; (void)pb; (void)url; (void)flags; (void)options;
+    return AVERROR(EPERM);
+}
+
 struct cav_decoder {
     AVFormatContext *format;
     AVIOContext *io;
@@ -146,6 +159,12 @@ struct cav_decoder {
     AVFrame *frame;
     int stream;
     int rate;
+    /* What the resampler was made for: a frame in another rate, sample format or channel count (a decoder may change
+     * them partway) gets a new one, never a read past the planes it has. */
+    int in_rate;
+    int in_format;
+    int in_channels;
+    int failed;           /* a -1 was returned: every later call returns -1 too */
     AVRational time_base;
     int started;          /* the first frame has been handed out (after its lead of silence) */
     int flushing;         /* the file is read to its end and the decoder told so */
@@ -153,6 +172,23 @@ struct cav_decoder {
     float *buffer;
     int capacity;
 };
+
+/* A resampler from `layout`, `format` and `rate` to mono float at the decoder's rate, replacing any earlier one. */
+static int cav_resampler(cav_decoder *d, AVChannelLayout *layout, int format, int rate) {
+    if (d->resampler) av.swr_free(&d->resampler);
+    if (rate <= 0 || layout->nb_channels <= 0) return -1;
+    AVChannelLayout mono;
+    av.av_channel_layout_default(&mono, 1);
+    if (av.swr_alloc_set_opts2(&d->resampler, &mono, AV_SAMPLE_FMT_FLT, d->rate, layout, format, rate, 0, NULL) < 0 ||
+        av.swr_init(d->resampler) < 0) {
+        if (d->resampler) av.swr_free(&d->resampler);
+        return -1;
+    }
+    d->in_rate = rate;
+    d->in_format = format;
+    d->in_channels = layout->nb_channels;
+    return 0;
+}
 
 void cav_close(cav_decoder *d) {
     if (!d) return;
@@ -176,8 +212,15 @@ static cav_decoder *cav_fail(cav_decoder *d, char *why, size_t capacity, const c
     return NULL;
 }
 
+/* Ends the decode with `reason`: this call and every later one return -1. */
+static int cav_error(cav_decoder *d, char *why, size_t capacity, const char *reason) {
+    d->failed = 1;
+    if (why && capacity) snprintf(why, capacity, "%s", reason);
+    return -1;
+}
+
 cav_decoder *cav_open(int fd, int64_t size, int rate, char *why, size_t capacity) {
-    if (cav_loaded != 0) { if (why && capacity) snprintf(why, capacity, "FFmpeg is not loaded"); return NULL; }
+    if (cav_load(NULL, 0) != 0) { if (why && capacity) snprintf(why, capacity, "FFmpeg is not loaded"); return NULL; }
     cav_decoder *d = calloc(1, sizeof *d);
     if (!d) { if (why && capacity) snprintf(why, capacity, "out of memory"); return NULL; }
     d->rate = rate;
@@ -192,7 +235,11 @@ cav_decoder *cav_open(int fd, int64_t size, int rate, char *why, size_t capacity
     if (!d->format) return cav_fail(d, why, capacity, "out of memory");
     d->format->pb = d->io;
     d->format->flags |= AVFMT_FLAG_CUSTOM_IO;
-    if (av.avformat_open_input(&d->format, "", NULL, NULL) < 0) {  /* frees the context on failure */
+    d->format->io_open = cav_refuse_io_open;
+    d->format->protocol_whitelist = av.av_strdup("");
+    const AVInputFormat *mp4 = av.av_find_input_format("mov");
+    if (!mp4 || !d->format->protocol_whitelist) return cav_fail(d, why, capacity, "FFmpeg has no MP4 demuxer");
+    if (av.avformat_open_input(&d->format, "", mp4, NULL) < 0) {  /* frees the context on failure */
         d->format = NULL;
         return cav_fail(d, why, capacity, "cannot open it as audio");
     }
@@ -206,10 +253,7 @@ cav_decoder *cav_open(int fd, int64_t size, int rate, char *why, size_t capacity
     if (!d->codec) return cav_fail(d, why, capacity, "out of memory");
     if (av.avcodec_parameters_to_context(d->codec, stream->codecpar) < 0 || av.avcodec_open2(d->codec, decoder, NULL) < 0)
         return cav_fail(d, why, capacity, "its decoder cannot be opened");
-    AVChannelLayout mono;
-    av.av_channel_layout_default(&mono, 1);
-    if (av.swr_alloc_set_opts2(&d->resampler, &mono, AV_SAMPLE_FMT_FLT, rate, &d->codec->ch_layout, d->codec->sample_fmt,
-                               d->codec->sample_rate, 0, NULL) < 0 || av.swr_init(d->resampler) < 0)
+    if (cav_resampler(d, &d->codec->ch_layout, d->codec->sample_fmt, d->codec->sample_rate) < 0)
         return cav_fail(d, why, capacity, "its samples cannot be converted (rate or channel layout)");
     d->packet = av.av_packet_alloc();
     d->frame = av.av_frame_alloc();
@@ -232,12 +276,12 @@ static int cav_reserve(cav_decoder *d, int64_t samples) {
  * samples; returns the samples written or -1. */
 static int cav_convert(cav_decoder *d, const AVFrame *frame, int64_t offset, char *why, size_t capacity) {
     int in = frame ? frame->nb_samples : 0;
-    int64_t room = av.av_rescale_rnd(av.swr_get_delay(d->resampler, d->codec->sample_rate) + in, d->rate, d->codec->sample_rate, AV_ROUND_UP) + 16;
-    if (!cav_reserve(d, offset + room)) { snprintf(why, capacity, "out of memory"); return -1; }
+    int64_t room = av.av_rescale_rnd(av.swr_get_delay(d->resampler, d->in_rate) + in, d->rate, d->in_rate, AV_ROUND_UP) + 16;
+    if (!cav_reserve(d, offset + room)) return cav_error(d, why, capacity, "out of memory");
     uint8_t *planes[1] = { (uint8_t *)(d->buffer + offset) };
     int written = frame ? av.swr_convert(d->resampler, planes, (int)room, (const uint8_t **)frame->extended_data, in)
                         : av.swr_convert(d->resampler, planes, (int)room, NULL, 0);
-    if (written < 0) { snprintf(why, capacity, "its samples cannot be converted"); return -1; }
+    if (written < 0) return cav_error(d, why, capacity, "its samples cannot be converted");
     return written;
 }
 
@@ -250,6 +294,7 @@ static int64_t cav_lead(const cav_decoder *d, const AVFrame *frame) {
 }
 
 int cav_next(cav_decoder *d, const float **samples, char *why, size_t capacity) {
+    if (d->failed) return cav_error(d, why, capacity, "the decode already failed");
     while (1) {
         if (d->finished) return 0;
         int got = av.avcodec_receive_frame(d->codec, d->frame);
@@ -258,8 +303,17 @@ int cav_next(cav_decoder *d, const float **samples, char *why, size_t capacity) 
             int64_t lead = d->started ? 0 : cav_lead(d, d->frame);
             d->started = 1;
             if (lead > 0) {
-                if (!cav_reserve(d, lead)) { av.av_frame_unref(d->frame); snprintf(why, capacity, "out of memory"); return -1; }
+                if (!cav_reserve(d, lead)) { av.av_frame_unref(d->frame); return cav_error(d, why, capacity, "out of memory"); }
                 memset(d->buffer, 0, (size_t)lead * sizeof(float));
+            }
+            if (d->frame->sample_rate != d->in_rate || d->frame->format != d->in_format ||
+                d->frame->ch_layout.nb_channels != d->in_channels) {
+                /* The samples the old resampler still holds are dropped (less than a frame): a format change is
+                 * rare in a story, and reading the new frame through the old one would read past its planes. */
+                if (cav_resampler(d, &d->frame->ch_layout, d->frame->format, d->frame->sample_rate) < 0) {
+                    av.av_frame_unref(d->frame);
+                    return cav_error(d, why, capacity, "its sound changes to a rate or channel layout that cannot be converted");
+                }
             }
             int written = cav_convert(d, d->frame, lead, why, capacity);
             av.av_frame_unref(d->frame);
@@ -274,7 +328,7 @@ int cav_next(cav_decoder *d, const float **samples, char *why, size_t capacity) 
             if (written > 0) { *samples = d->buffer; return written; }
             return 0;
         }
-        if (got != AVERROR(EAGAIN)) { snprintf(why, capacity, "the sound track is damaged (decoding failed)"); return -1; }
+        if (got != AVERROR(EAGAIN)) return cav_error(d, why, capacity, "the sound track is damaged (decoding failed)");
         int read = av.av_read_frame(d->format, d->packet);
         if (read < 0) {
             /* End of file (or a read error, treated alike): flush the decoder. */

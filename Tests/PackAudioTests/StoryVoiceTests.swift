@@ -54,12 +54,32 @@ final class StoryVoiceTests: XCTestCase {
         XCTAssertThrowsError(try AudioDecoder().decode(dir + "/story.m4a") { _ in }) { error in
             XCTAssertEqual((error as? AudioDecodeError)?.description, "cannot open it as audio")
         }
-        // A transcript saved under the story's name opens (as subtitles) but has no sound.
+        // A transcript saved under the story's name is not MP4, the only container a story comes in.
         try Data("WEBVTT\n\n00:00.000 --> 00:01.000\nnot sound\n".utf8).write(to: URL(fileURLWithPath: dir + "/story.m4a"))
         XCTAssertThrowsError(try AudioDecoder().decode(dir + "/story.m4a") { _ in }) { error in
-            XCTAssertEqual((error as? AudioDecodeError)?.description, "it has no sound track FFmpeg can decode")
+            XCTAssertEqual((error as? AudioDecodeError)?.description, "cannot open it as audio")
         }
         XCTAssertThrowsError(try AudioDecoder().decode(dir + "/missing.m4a") { _ in })
+    }
+
+    /// A "story" that is a list of other files (FFmpeg's concat format; HLS and DASH playlists alike) is refused, never
+    /// followed: only the MP4 demuxer reads a story and no demuxer may open another file or URL, so a hostile pack
+    /// cannot make lint read a file beside it, hang on a FIFO or call a server (an outside review's finding).
+    func testAStoryThatNamesOtherFilesIsRefusedAndNothingItNamesIsOpened() throws {
+        let ffmpeg = "/usr/bin/ffmpeg"
+        guard FileManager.default.isExecutableFile(atPath: ffmpeg) else { throw XCTSkip("ffmpeg (apt) makes the named file") }
+        let dir = try temporaryDirectory()
+        try runTool(ffmpeg, ["-loglevel", "error", "-i", story, "-t", "3", "-c:a", "libmp3lame", dir + "/seg.mp3"])
+        // FFmpeg resolves a list's relative names against the working folder: lint run from the pack's folder.
+        let previous = FileManager.default.currentDirectoryPath
+        XCTAssertEqual(chdir(dir), 0)
+        defer { _ = chdir(previous) }
+        try Data("ffconcat version 1.0\nfile seg.mp3\n".utf8).write(to: URL(fileURLWithPath: dir + "/story.m4a"))
+        XCTAssertThrowsError(try AudioDecoder().decode(dir + "/story.m4a") { _ in }, "the list was followed to seg.mp3") { error in
+            XCTAssertEqual((error as? AudioDecodeError)?.description, "cannot open it as audio")
+        }
+        try Data("#EXTM3U\n#EXT-X-TARGETDURATION:3\n#EXTINF:3,\nseg.mp3\n#EXT-X-ENDLIST\n".utf8).write(to: URL(fileURLWithPath: dir + "/story.m4a"))
+        XCTAssertThrowsError(try AudioDecoder().decode(dir + "/story.m4a") { _ in }, "the playlist was followed to seg.mp3")
     }
 
     /// FFmpeg reads only what packtool opened: a link in the story's place is refused, not followed, and a FIFO is
