@@ -31,7 +31,9 @@ for lib in $(readelf -d "$work/unpacked/$top/bin/packtool" | sed -n 's/.*Shared 
 done
 ! grep -Eq '^lib(av|swresample)' "$needed" || fail "NEEDED lists FFmpeg as required: $(grep -E '^lib(av|swresample)' "$needed" | tr '\n' ' ')"
 grep -q '^optional libavformat\.so\.[0-9]* ' "$needed" || fail "NEEDED does not name FFmpeg as optional"
-echo "ok   make dist: $(basename "$archive"), every shared library packtool needs is listed in NEEDED; FFmpeg only as optional ($(grep -c '^optional ' "$needed") libraries)"
+! grep -Eq '^lib(heif|webp)' "$needed" || fail "NEEDED lists libheif or libwebp as required"
+grep -q '^optional libheif\.so\.[0-9]* ' "$needed" || fail "NEEDED does not name libheif as optional"
+echo "ok   make dist: $(basename "$archive"), every shared library packtool needs is listed in NEEDED; FFmpeg, libheif and libwebp only as optional ($(grep -c '^optional ' "$needed") libraries)"
 
 copy="$work/royal-mile"
 cp -R scenes/royal-mile "$copy"

@@ -2,8 +2,8 @@
 # Prints the shared libraries a binary needs (its ELF NEEDED entries), each with the Debian package that provides it
 # on this machine (dpkg -S), for a release archive's NEEDED file: a user installs those packages (apt-get install …)
 # and nothing else. A library no package provides is printed with "?" and makes the exit status 1.
-# Then the libraries packtool opens only on first use (FFmpeg, for lint's voice checks; DESIGN.md §9.8), found by their
-# sonames in the binary, each on a line "optional SONAME PACKAGE": without them lint checks everything but the voice.
+# Then the libraries packtool opens only on first use (FFmpeg for lint's voice checks, DESIGN.md §9.8; libheif and libwebp
+# for the preview's plates), found by their sonames in the binary, each on a line "optional SONAME PACKAGE".
 # usage: scripts/needed-libraries.sh BINARY
 set -euo pipefail
 [ $# -eq 1 ] || { echo "usage: $0 BINARY" >&2; exit 2; }
@@ -18,9 +18,10 @@ for lib in $(readelf -d "$1" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p'); do
   if [ -z "$package" ]; then package="?"; status=1; fi
   echo "$lib $package"
 done
-optional=$(strings -a "$1" | grep -E '^lib(avformat|avcodec|swresample|avutil)\.so\.[0-9]+$' | sort -u || true)
+optional=$(strings -a "$1" | grep -E '^lib(avformat|avcodec|swresample|avutil|heif|webp)\.so\.[0-9]+$' | sort -u || true)
 if [ -n "$optional" ]; then
-  echo "# Optional, opened on first use by lint's voice checks (FFmpeg): without them lint checks everything but the voice."
+  echo "# Optional, opened on first use: FFmpeg by lint's voice checks (without it lint checks everything but the voice),"
+  echo "# libheif and libwebp by the preview's plates."
   for lib in $optional; do
     path=$(ldconfig -p 2>/dev/null | awk -v l="$lib" '$1 == l { print $NF; exit }') || true
     [ -n "$path" ] || path=$(ls /usr/lib/*/"$lib" /usr/lib/"$lib" 2>/dev/null | head -n 1) || true

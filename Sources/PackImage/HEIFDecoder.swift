@@ -107,6 +107,9 @@ final class HEIFContext {
 
     /// `maxSide` becomes libheif's own limit on each side of an image's declared (`ispe`) size.
     init(_ source: HEIFSource, name: String, maxSide: Int) throws {
+        // libheif is opened on the first plate (CHeif): a command that decodes no plate never maps it.
+        var why = [CChar](repeating: 0, count: 512)
+        guard cheif_load(&why, why.count) == 0 else { throw ImageError(file: name, String(cString: why)) }
         guard let context = heif_context_alloc() else { throw ImageError(file: name, "libheif could not allocate a context") }
         self.context = context
         self.name = name

@@ -28,6 +28,9 @@ public struct WebPEncoder: Sendable {
         guard size.width > 0, size.height > 0, size.width <= WEBP_MAX_DIMENSION, size.height <= WEBP_MAX_DIMENSION else {
             throw ImageError(file: file, "cannot write a \(size) WebP (at most \(WEBP_MAX_DIMENSION) pixels a side)")
         }
+        // libwebp is opened on the first plate (CWebP): a command that encodes no plate never maps it.
+        var why = [CChar](repeating: 0, count: 512)
+        guard cwebp_load(&why, why.count) == 0 else { throw ImageError(file: file, String(cString: why)) }
         var config = WebPConfig()
         guard CWebP_ConfigPreset(&config, WEBP_PRESET_PHOTO, quality) != 0 else { throw ImageError(file: file, "libwebp version mismatch") }
         config.method = method

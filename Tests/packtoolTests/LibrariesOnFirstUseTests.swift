@@ -2,9 +2,11 @@ import Foundation
 import TestSupport
 import XCTest
 
-/// FFmpeg is opened on the first decode of a story (DESIGN.md §9.8): a command that hears no story maps none of its
-/// libraries, and a machine without them still lints everything but the voice, with a note saying what to install.
-final class FFmpegOnFirstUseTests: XCTestCase {
+/// Libraries that one command needs are opened by that command, on first use: FFmpeg on the first decode of a story
+/// (DESIGN.md §9.8), libheif and libwebp on the first plate the preview decodes. A command that needs neither maps none
+/// of them (nor the codecs libheif brings), and a machine without FFmpeg still lints everything but the voice, with a
+/// note saying what to install.
+final class LibrariesOnFirstUseTests: XCTestCase {
     /// The shared libraries the dynamic loader opened for a run, as glibc's `LD_DEBUG=libs` lists them.
     private func librariesLoaded(_ args: [String], environment: [String: String] = [:]) throws -> (CLI.Result, [String]) {
         #if os(Linux)
@@ -19,17 +21,29 @@ final class FFmpegOnFirstUseTests: XCTestCase {
         #endif
     }
 
-    func testTheVersionAndAVerifyOfATreeMapNoFFmpegLibrary() throws {
+    /// FFmpeg's libraries and libheif, libwebp and the codecs libheif brings.
+    private static let onFirstUse = ["libav", "libswresample", "libheif", "libwebp", "libde265", "libx265", "libaom", "libdav1d"]
+
+    func testTheVersionAndAVerifyOfATreeMapNoLibraryOnlyOneCommandNeeds() throws {
         let (version, opened) = try librariesLoaded(["--version"])
         XCTAssertEqual(version.status, 0, version.stderr)
         XCTAssertFalse(opened.isEmpty, "LD_DEBUG listed the libraries the run opened")
-        XCTAssertEqual(opened.filter { $0.contains("libav") || $0.contains("libswresample") }, [], "packtool --version opened FFmpeg")
+        XCTAssertEqual(opened.filter { library in Self.onFirstUse.contains { library.contains($0) } }, [], "packtool --version opened them")
 
         let dir = try temporaryDirectory()
         try CLI.publishExamplePack(in: dir)
         let (verify, verifyOpened) = try librariesLoaded(["verify", dir + "/cdn", "--root", dir + "/pub/root/1.root.json"])
         XCTAssertEqual(verify.status, 0, verify.stdout + verify.stderr)
-        XCTAssertEqual(verifyOpened.filter { $0.contains("libav") }, [], "packtool verify opened FFmpeg")
+        XCTAssertEqual(verifyOpened.filter { library in Self.onFirstUse.contains { library.contains($0) } }, [], "packtool verify opened them")
+    }
+
+    func testThePreviewOpensTheImageCodecsWhenItDecodesAPlate() throws {
+        let out = try temporaryDirectory() + "/site"
+        let (preview, opened) = try librariesLoaded(["preview", ExamplePack.root.path, "--out", out, "--quiet"],
+                                                    environment: ["PACKTOOL_CACHE_DIR": try temporaryDirectory()])
+        XCTAssertEqual(preview.status, 0, preview.stdout + preview.stderr)
+        XCTAssertTrue(opened.contains { $0.contains("libheif") } && opened.contains { $0.contains("libwebp") },
+                      "the preview decoded its plates with libheif and wrote them with libwebp: \(opened.suffix(8))")
     }
 
     func testLintOpensFFmpegOnlyWhenAStoryIsDecoded() throws {
