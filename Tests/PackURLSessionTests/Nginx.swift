@@ -68,12 +68,14 @@ final class Nginx {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        // Up to 20 s for a loaded machine; then fail with what nginx said.
-        for _ in 0..<200 where !Self.answers(port) { usleep(100_000) }
+        // Up to 60 s for a loaded machine (a liveness bound, not a speed target), unless nginx has exited; then fail
+        // with what nginx said and how it ended.
+        for _ in 0..<600 where process.isRunning && !Self.answers(port) { usleep(100_000) }
         guard Self.answers(port) else {
+            let ended = process.isRunning ? "still running, not answering on port \(port)" : "exited with status \(process.terminationStatus)"
             process.terminate()
             let log = (try? String(contentsOf: folder.appendingPathComponent("logs/error.log"), encoding: .utf8)) ?? ""
-            throw NSError(domain: "Nginx", code: 1, userInfo: [NSLocalizedDescriptionKey: "nginx did not start: \(log)"])
+            throw NSError(domain: "Nginx", code: 1, userInfo: [NSLocalizedDescriptionKey: "nginx did not start (\(ended)): \(log)"])
         }
     }
 
