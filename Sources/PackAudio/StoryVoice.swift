@@ -8,9 +8,9 @@ import PackLint
 import PackMedia
 import PackModel
 
-/// Lint's ears (`VoiceListening`): the voice in a story file, decoded and detected once per distinct audio and kept in the user's cache
-/// folder (`voice/` under `UserCacheFolder`) under the audio's SHA-256 and the detector's version, so linting a pack
-/// whose stories did not change decodes nothing.
+/// Lint's ears (`VoiceListening`): the voice in a story file, decoded and detected once per distinct audio and kept in
+/// the user's cache folder (`voice/` under `UserCacheFolder`) under the audio's SHA-256 and the detector's version, so
+/// linting a pack whose stories did not change decodes nothing.
 public struct StoryVoice: VoiceListening {
     /// Bumped whenever the detector's output would change: older cache entries are then not used.
     public static let detectorVersion = 3
