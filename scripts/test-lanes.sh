@@ -75,6 +75,14 @@ wait $python_pid || failed="$failed python"
 wait $tools_pid || failed="$failed tools"
 echo "lanes finished in $(( $(date +%s) - start )) s"
 if [ -n "$failed" ]; then
+  # Again at the very end, so a CI page that keeps only the tail of the output still says what failed.
+  for lane in $failed; do
+    case $lane in
+      swift) grep -E "error: |' failed \(" .build/test.log | head -n 20 ;;
+      python) grep -E "^(FAIL|ERROR):" .build/test-python.log | head -n 20 ;;
+      tools) grep -E "^FAIL|error:|failed" .build/test-tools.out | head -n 10; tail -n 15 .build/test-tools.out ;;
+    esac | sed "s/^/[$lane, again] /"
+  done
   echo "FAILED lanes:$failed"
   exit 1
 fi
