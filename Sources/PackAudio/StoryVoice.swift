@@ -28,9 +28,44 @@ public struct StoryVoice: VoiceListening {
         StoryVoice(cacheFolder: UserCacheFolder.path("voice", environment: environment))
     }
 
-    private struct Entry: Codable {
+    /// A cache entry. The frames are kept as run lengths (alternately not speech and speech, starting with not
+    /// speech), not as VoiceActivity's array of booleans: decoding thousands of JSON booleans per story was a quarter
+    /// of a cached lint's time.
+    struct Entry: Codable, Equatable {
         var key: String
-        var voice: VoiceActivity
+        var frameSeconds: Double
+        var runs: [Int]
+        var segments: [[Double]]
+        var verdict: VoiceActivity.Verdict
+        var duration: Double
+
+        init(key: String, voice: VoiceActivity) {
+            self.key = key
+            frameSeconds = voice.frameSeconds
+            runs = []
+            var current = false, length = 0
+            for frame in voice.speech {
+                if frame == current { length += 1; continue }
+                runs.append(length)
+                current = frame
+                length = 1
+            }
+            if length > 0 || !runs.isEmpty { runs.append(length) }
+            segments = voice.segments.map { [$0.start, $0.end] }
+            verdict = voice.verdict
+            duration = voice.duration
+        }
+
+        /// The voice, or nil when the entry does not hold one (a damaged or foreign file in the cache).
+        var voice: VoiceActivity? {
+            guard runs.allSatisfy({ $0 >= 0 }), runs.reduce(0, { $0 &+ $1 }) <= 1 << 24,
+                  segments.allSatisfy({ $0.count == 2 }) else { return nil }
+            var speech: [Bool] = []
+            speech.reserveCapacity(runs.reduce(0, +))
+            for (i, length) in runs.enumerated() { speech.append(contentsOf: repeatElement(i % 2 == 1, count: length)) }
+            return VoiceActivity(frameSeconds: frameSeconds, speech: speech,
+                                 segments: segments.map { .init(start: $0[0], end: $0[1]) }, verdict: verdict, duration: duration)
+        }
     }
 
     /// Where the voice is in the audio file at `path`.
@@ -42,14 +77,14 @@ public struct StoryVoice: VoiceListening {
         do { digest = try SHA256.hashWithIdentity(fileAt: URL(fileURLWithPath: path), buffer: buffer, followingLinks: false).digest } catch {
             throw AudioDecodeError("it cannot be read: \(error)")
         }
-        let key = Hex.encode(digest) + "-v\(Self.detectorVersion)"
+        let key = Hex.encode(digest) + "-v\(Self.detectorVersion)-runs"
         // The cache is reached through the rooted layer: a link planted at an entry's name (or beneath the folder) is
         // never followed, read or written through.
         let folder = cacheFolder.flatMap { try? RootedFolder(opening: $0, create: true, followingLinkAtRoot: true) }
         let name = key + ".json"
         if let folder, let data = try? folder.read(name, cap: 16 << 20),
-           let entry = try? JSONDecoder().decode(Entry.self, from: data), entry.key == key {
-            return entry.voice
+           let entry = try? JSONDecoder().decode(Entry.self, from: data), entry.key == key, let voice = entry.voice {
+            return voice
         }
         var features = SpeechFeatures()
         try decoder.decode(path) { features.add($0) }

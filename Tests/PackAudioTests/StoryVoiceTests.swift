@@ -1,5 +1,5 @@
 import Foundation
-import PackAudio
+@testable import PackAudio
 import TestSupport
 import PackMedia
 import XCTest
@@ -106,7 +106,8 @@ final class StoryVoiceTests: XCTestCase {
         let first = try listener.listen(to: story)
         let entries = try FileManager.default.contentsOfDirectory(atPath: cache)
         XCTAssertEqual(entries.count, 1)
-        XCTAssertTrue(entries[0].hasSuffix("-v\(StoryVoice.detectorVersion).json"), entries[0])
+        XCTAssertTrue(entries[0].hasSuffix("-v\(StoryVoice.detectorVersion)-runs.json"), entries[0])
+        XCTAssertEqual(try listener.listen(to: story), first, "the cached entry gives back every frame heard")
         let entry = cache + "/" + entries[0]
         let edited = try String(contentsOfFile: entry, encoding: .utf8).replacingOccurrences(of: "\"verdict\":\"speech\"", with: "\"verdict\":\"silent\"")
         try edited.write(toFile: entry, atomically: true, encoding: .utf8)
@@ -114,5 +115,26 @@ final class StoryVoiceTests: XCTestCase {
         try Data("{ damaged".utf8).write(to: URL(fileURLWithPath: entry))
         XCTAssertEqual(try listener.listen(to: story), first)
         XCTAssertEqual(try String(contentsOfFile: entry, encoding: .utf8).contains("\"verdict\":\"speech\""), true, "rewritten")
+    }
+
+    /// The cache keeps frames as run lengths: every pattern comes back frame for frame (none, all speech, all silence,
+    /// starting or ending either way), and an entry with a negative run holds no voice (it is decoded again).
+    func testACacheEntryKeepsEveryFrameAndAnImpossibleOneHoldsNoVoice() throws {
+        let patterns: [[Bool]] = [[], [true], [false], [true, true, false], [false, true, true, false, false, true],
+                                  Array(repeating: true, count: 5000)]
+        for speech in patterns {
+            let voice = VoiceActivity(frameSeconds: 0.02, speech: speech, segments: [.init(start: 0.5, end: 1.25)],
+                                      verdict: .speech, duration: Double(speech.count) * 0.02)
+            let entry = StoryVoice.Entry(key: "k", voice: voice)
+            let decoded = try JSONDecoder().decode(StoryVoice.Entry.self, from: JSONEncoder().encode(entry))
+            XCTAssertEqual(decoded.voice, voice, "\(speech.prefix(8))…")
+        }
+        var entry = StoryVoice.Entry(key: "k", voice: VoiceActivity(frameSeconds: 0.02, speech: [true, false], segments: [],
+                                                                 verdict: .speech, duration: 0.04))
+        entry.runs = [3, -1]
+        XCTAssertNil(entry.voice)
+        entry.runs = [1]
+        entry.segments = [[1, 2, 3]]
+        XCTAssertNil(entry.voice)
     }
 }
