@@ -79,13 +79,4 @@ extension PartFile {
 public enum DownloadsFolder {
     /// The folder's name under the state folder (`Updater.downloadsFolder`).
     public static let name = "downloads"
-
-    /// Makes sure `<state>/downloads` is a real folder (replacing a link or file there) and returns its URL.
-    /// - Throws: `VerificationFailure` `write` when the folder cannot be made.
-    public static func prepare(in state: URL) throws -> URL {
-        do { _ = try RootedFolder(opening: state.path, create: true).ensureFolder(name) } catch {
-            throw VerificationFailure(.write, "\(error)")
-        }
-        return state.appendingPathComponent(name)
-    }
 }

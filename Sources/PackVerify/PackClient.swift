@@ -19,7 +19,10 @@ import PackModel
 public struct PackClient: Sendable {
     /// The client's state folder: the trusted root, the version floors, the clock guard's readings and received
     /// downloads.
-    public let state: URL
+    public var state: URL { store.url }
+    /// The state folder, opened on first use and kept: every operation of this client (and of its copies) works in
+    /// the folder it first opened, under its lock.
+    let store: StateStore
     /// The clock guard every operation shares (its offline limit closes timed access after 14 days by default).
     public var clock = ClockGuard()
     /// The time source: the system's wall and boot clocks, or a caller's (tests, apps with their own time source).
@@ -27,17 +30,17 @@ public struct PackClient: Sendable {
 
     /// A client for the state in `state`. Cheap: make one where needed; values for the same folder share the state
     /// through its file and lock.
-    public init(state: URL) { self.state = state }
+    public init(state: URL) { store = StateStore(state) }
 
     private var trust: Trust {
-        var t = Trust(state: state)
+        var t = Trust(store: store)
         t.clock = clock
         t.reading = reading
         return t
     }
 
     private var installer: Installer {
-        var i = Installer(state: state)
+        var i = Installer(store: store)
         i.clock = clock
         i.reading = reading
         return i
@@ -79,7 +82,7 @@ public struct PackClient: Sendable {
     /// next update to resume, and the state keeps only roots or an index already verified, as after any failed update.
     public func update(pack: String, into: URL, from fetcher: any Fetcher, progress: (@Sendable (String, UInt64) -> Void)? = nil,
                        onProgress: (@Sendable (InstallProgress) -> Void)? = nil, cancel: DownloadStop? = nil) throws -> Updater.Result {
-        var updater = Updater(state: state, into: into, fetcher: cancel.map { CancellableFetcher(base: fetcher, cancel: $0) } ?? fetcher)
+        var updater = Updater(store: store, into: into, fetcher: cancel.map { CancellableFetcher(base: fetcher, cancel: $0) } ?? fetcher)
         updater.installer = installer
         updater.installer.cancel = cancel
         updater.progress = progress
@@ -141,7 +144,7 @@ public struct PackClient: Sendable {
     /// accepts the signed documents and returns what is left to download. `urls` gives each object's URL (presigned).
     public func planUpdate(pack: String, into: URL, from fetcher: any Fetcher, urls: (@Sendable (String) throws -> URL)? = nil,
                            progress: (@Sendable (String, UInt64) -> Void)? = nil) throws -> UpdatePlan {
-        var updater = Updater(state: state, into: into, fetcher: fetcher)
+        var updater = Updater(store: store, into: into, fetcher: fetcher)
         updater.installer = installer
         updater.urls = urls
         updater.progress = progress
@@ -169,7 +172,7 @@ public struct PackClient: Sendable {
 
     /// Downloads made outside the library and handed over to it — a background `URLSession`'s download tasks, a
     /// BackgroundAssets extension — kept in the state folder with the plan they belong to (`ReceivedDownloads`).
-    public var received: ReceivedDownloads { ReceivedDownloads(state: state) }
+    public var received: ReceivedDownloads { ReceivedDownloads(store: store) }
 
     /// Installs the files received for the saved plan (`received`) once every one has arrived — nil while some are
     /// still missing — with exactly the checks of `applyUpdate`, the plan itself checked against the verified state
@@ -193,14 +196,14 @@ public struct PackClient: Sendable {
 
     /// Verifies an installed pack at rest, on `threads` threads (all cores when nil).
     public func verifyInstalled(pack: String, into: URL, threads: Int? = nil) throws -> InstalledPack.Report {
-        var checker = InstalledPack(state: state)
+        var checker = InstalledPack(store: store)
         if let threads { checker.threads = threads }
         return try checker.verify(into: into, pack: pack)
     }
 
     /// Decides access to a scene of an installed pack.
     public func decideAccess(pack: String, into: URL, request: AccessRequest) throws -> AccessDecision {
-        var access = InstalledAccess(state: state)
+        var access = InstalledAccess(store: store)
         access.clock = clock
         access.reading = reading
         return try access.decide(into: into, pack: pack, request: request)

@@ -14,15 +14,20 @@ import PackModel
 /// Access decisions for an installed pack: the policy comes from the installed, signature-checked manifest, and the
 /// time from the clock guard, whose state is persisted so a clock set back is noticed on the next decision.
 public struct InstalledAccess {
-    /// The client's state folder, whose clock guard state is read and saved with each decision.
-    public let state: URL
+    /// The client's state folder, opened once (shared with the `PackClient` that made this value).
+    let store: StateStore
+    /// The client's state folder.
+    public var state: URL { store.url }
     /// The clock guard (its offline limit); the default closes timed access after 14 days without a fresh index.
     public var clock = ClockGuard()
     /// Where the clocks are read; the system's by default, replaced in tests.
     public var reading: () -> ClockGuard.Reading = ClockGuard.Reading.system
 
     /// Decisions against the client state in `state`.
-    public init(state: URL) { self.state = state }
+    public init(state: URL) { store = StateStore(state) }
+
+    /// The same, in the session's state folder.
+    init(store: StateStore) { self.store = store }
 
     /// Whether `request` may open its scene of `pack` as installed in `into`. A decision never waits for an install in
     /// progress; the clock reading is saved when no install holds the state.
@@ -35,9 +40,9 @@ public struct InstalledAccess {
         // The clock reading is saved only when no install or update holds the state: a decision never waits for one
         // (that install saves the state itself when it ends). Held from the load to the save, so a save can never
         // carry back a state an install has since replaced.
-        let lock = try StateLock.attempt(state)
+        let lock = try store.attemptLock()
         defer { lock?.release() }
-        var client = try ClientState.load(from: state)
+        var client = try store.load()
         guard let manifest = try InstallLayout.installedManifest(into: into, pack: pack, root: client.root)?.manifest else {
             throw VerificationFailure(.installedMissing, "\(pack) is not installed in \(into.path)")
         }
@@ -47,7 +52,7 @@ public struct InstalledAccess {
             throw VerificationFailure(.scene, "\(manifest.pack) version \(manifest.version) has no scene \"\(request.scene)\"")
         }
         let verdict = clock.observe(reading(), state: &client.clock)
-        if lock != nil { try client.save(to: state) }
+        if lock != nil { try store.save(client) }
         return AccessDecider(policy: manifest.access, root: client.root, revocations: client.revocations).decide(request, clock: verdict)
     }
 }

@@ -33,13 +33,18 @@ public struct InstalledPack {
         public var isIntact: Bool { missing.isEmpty && changed.isEmpty && extra.isEmpty }
     }
 
-    /// The client's state folder, whose root the manifest's signature is checked under.
-    public let state: URL
+    /// The client's state folder, opened once (shared with the `PackClient` that made this value).
+    let store: StateStore
+    /// The client's state folder.
+    public var state: URL { store.url }
     /// Threads hashing files (the bench compares one and two).
     public var threads = ProcessInfo.processInfo.activeProcessorCount
 
     /// A checker against the client state in `state`.
-    public init(state: URL) { self.state = state }
+    public init(state: URL) { store = StateStore(state) }
+
+    /// The same, in the session's state folder.
+    init(store: StateStore) { self.store = store }
 
     /// Re-hashes every file of `pack` as installed in `into`. Damage is reported in the ``Report``, not thrown; reads
     /// every byte, so call it off the main thread.
@@ -47,7 +52,7 @@ public struct InstalledPack {
     ///   the installed manifest.
     public func verify(into: URL, pack: String) throws -> Report {
         try Identifiers.evaluate(pack, what: "pack id").require()
-        let client = try ClientState.load(from: state)
+        let client = try store.load()
         guard let (manifest, folder) = try InstallLayout.installedManifest(into: into, pack: pack, root: client.root) else {
             throw VerificationFailure(.installedMissing, "\(pack) is not installed in \(into.path)")
         }

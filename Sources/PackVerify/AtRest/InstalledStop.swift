@@ -51,7 +51,7 @@ extension PackClient {
     ///   pack is not installed), `scene` (the pack has no such stop), `install-layout` (the stop's folder is not where
     ///   the installer put it: damaged).
     public func installedStop(_ stop: String, pack: String, into: URL) throws -> InstalledStop {
-        let root = try ClientState.load(from: state).root
+        let root = try store.load().root
         guard let (manifest, version) = try InstallLayout.installedManifest(into: into, pack: pack, root: root) else {
             throw VerificationFailure(.installedMissing, "\(pack) is not installed in \(into.path)")
         }

@@ -34,29 +34,30 @@ public struct ReceivedDownloads: Sendable {
     /// A plan is small (its manifest and one object per changed scene); a file claiming more is refused unread.
     static let planCap = 8 << 20
 
+    /// The client's state folder, opened once (shared with the `PackClient` that made this value).
+    let store: StateStore
     /// The client's state folder, which holds the received folder.
-    public let state: URL
+    public var state: URL { store.url }
 
     /// The downloads handed over to the client whose state folder is `state`.
-    public init(state: URL) { self.state = state }
+    public init(state: URL) { store = StateStore(state) }
+
+    /// The same, in the session's state folder.
+    init(store: StateStore) { self.store = store }
 
     private var url: URL { state.appendingPathComponent(Self.folderName) }
 
     private func folder() throws -> RootedFolder {
-        do {
-            let folder = try RootedFolder(opening: state.path, create: true).ensureFolder(Self.folderName, mode: 0o700)
-            // Downloads in flight are fetched again, never restored: out of the backups the rest of the state is in.
-            folder.excludeFromBackup()
-            return folder
-        } catch {
-            throw VerificationFailure(.write, "\(error)")
-        }
+        let folder = try store.subfolder(Self.folderName, mode: 0o700)
+        // Downloads in flight are fetched again, never restored: out of the backups the rest of the state is in.
+        folder.excludeFromBackup()
+        return folder
     }
 
     /// Runs `body` with the folder's lock held (milliseconds: never across a download or an install).
     private func locked<T>(_ body: (RootedFolder) throws -> T) throws -> T {
         let folder = try folder()
-        let lock = try StateLock.acquire(url)
+        let lock = try StateLock.acquire(in: folder, key: url.standardizedFileURL.path, naming: url.path)
         defer { lock.release() }
         return try body(folder)
     }
@@ -68,7 +69,7 @@ public struct ReceivedDownloads: Sendable {
     /// A plan of another identity replaces what an earlier one left (its files would never be applied); a plan of the
     /// same identity — the same files, fresh URLs — keeps what already arrived.
     public func begin(_ plan: UpdatePlan) throws {
-        let checked = try Self.checked(plan, state: state)
+        let checked = try Self.checked(plan, store: store)
         let bytes: Data
         do { bytes = try JSONEncoder().encode(checked) } catch { throw VerificationFailure(.write, "cannot encode the plan: \(error)") }
         try locked { folder in
@@ -84,7 +85,7 @@ public struct ReceivedDownloads: Sendable {
     /// `mix-and-match`, and it is forgotten with its files; one that cannot be read, `state-corrupt`.
     public func plan() throws -> UpdatePlan? {
         guard let saved = try savedPlan(try folder()) else { return nil }
-        do { return try Self.checked(saved, state: state) } catch let failure as VerificationFailure where failure.kind.outcome == .refused {
+        do { return try Self.checked(saved, store: store) } catch let failure as VerificationFailure where failure.kind.outcome == .refused {
             clear(identity: saved.identity)
             throw failure
         }
@@ -104,9 +105,9 @@ public struct ReceivedDownloads: Sendable {
     /// manifest call for — and each object's size, cap and hash are set again from the index entry (the archive) or
     /// the manifest's sizes (a delta's cap, `Updater.deltaCap`). Only the paths' URLs are taken as they are: where
     /// the bytes come from does not matter, since every one is checked against the signed documents.
-    static func checked(_ plan: UpdatePlan, state: URL) throws -> UpdatePlan {
+    static func checked(_ plan: UpdatePlan, store: StateStore) throws -> UpdatePlan {
         func refuse(_ why: String) -> VerificationFailure { VerificationFailure(.mixAndMatch, "the update plan for \(plan.pack) \(why): plan again") }
-        guard let accepted = try ClientState.load(from: state).acceptedIndex?[plan.pack], accepted == plan.indexEntry,
+        guard let accepted = try store.load().acceptedIndex?[plan.pack], accepted == plan.indexEntry,
               plan.toVersion == accepted.version else {
             throw refuse("is not for the accepted index's entry for the pack")
         }

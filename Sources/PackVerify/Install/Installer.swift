@@ -32,9 +32,11 @@ public struct Installer {
     /// A manifest that lists a file of this name itself is refused with `identifier`.
     public static let manifestFileName = Manifest.installedFileName
 
+    /// The client's state folder, opened once (shared with the `PackClient` that made this value).
+    let store: StateStore
     /// The folder holding the client state (the pinned root, the floors, the clock), as for `PackClient(state:)`. It
     /// must hold a pinned root: an install without one fails with `state-missing`.
-    public let state: URL
+    public var state: URL { store.url }
     /// The guard that turns `reading` into the trusted time a manifest's creation and expiry are checked against
     /// (`clock-skew`, `expired`); an install also records the verified manifest's creation time as a lower bound.
     public var clock = ClockGuard()
@@ -50,7 +52,10 @@ public struct Installer {
 
     /// An installer for the client state in the folder `state`, with the system clocks and no cancel. Nothing is read
     /// until `install` runs.
-    public init(state: URL) { self.state = state }
+    public init(state: URL) { store = StateStore(state) }
+
+    /// The same, in the session's state folder.
+    init(store: StateStore) { self.store = store }
 
     /// What an install put in place.
     public struct Result: Equatable, Sendable {
@@ -219,9 +224,9 @@ public struct Installer {
     /// Runs `body` under the state lock with the state loaded and the clock observed (the reading is saved only if
     /// `body` saves the state).
     func withState<T>(_ body: (inout ClientState, Double) throws -> T) throws -> T {
-        let lock = try StateLock.acquire(state)
+        let lock = try store.lock()
         defer { lock.release() }
-        var client = try ClientState.load(from: state)
+        var client = try store.load()
         let verdict = clock.observe(reading(), state: &client.clock)
         return try body(&client, verdict.now)
     }
@@ -285,13 +290,12 @@ public struct Installer {
         let name = "v\(manifest.version)-\(UUID().uuidString.prefix(8))"
         let folder = packFolder.appendingPathComponent(name)
         let previous = (try? InstallLayout.currentVersion(packFolder: packFolder))?.lastPathComponent
-        let stateFile = state.appendingPathComponent(ClientState.fileName)
-        let savedBytes = try? RootedFolder(opening: state.path).read(ClientState.fileName, cap: 1 << 20)
+        let savedBytes = store.savedBytes()
         var updated = client
         updated.recordInstalled(manifest)
         updated.recordVersionFolder(name, pack: manifest.pack, adopting: previous) { FileSystem.exists(packFolder.path + "/" + $0) }
-        try updated.save(to: state, durability: durability)
-        func restoreState() { if let savedBytes { try? AtomicFile.write(savedBytes, to: stateFile, durability: durability) } }
+        try store.save(updated, durability: durability)
+        func restoreState() { if let savedBytes { store.restore(savedBytes, durability: durability) } }
         // Every name below is changed relative to the pack folder's handle (the rooted layer), never through a link.
         guard let pack = try? RootedFolder(opening: packFolder.path) else {
             restoreState()

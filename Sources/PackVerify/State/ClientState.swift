@@ -105,45 +105,12 @@ public struct ClientState: Codable, Equatable, Sendable {
     }
 
     /// Whether `folder` holds a state file (of any content).
-    public static func exists(in folder: URL) -> Bool {
-        (try? RootedFolder(opening: folder.path))?.exists(fileName) ?? false
-    }
+    public static func exists(in folder: URL) -> Bool { StateStore(folder).exists }
 
     /// Loads the state in `folder`, refusing a file over 1 MB (it is a few kilobytes).
-    public static func load(from folder: URL) throws -> ClientState {
-        let url = folder.appendingPathComponent(fileName)
-        // Through the rooted layer: a link or FIFO planted as the state file is refused (at once, naming it).
-        guard let root = try? RootedFolder(opening: folder.path), let info = root.status(fileName) else {
-            throw VerificationFailure(.stateMissing, "\(url.path): no client state; pin a root first")
-        }
-        guard info.st_size <= 1 << 20 else { throw VerificationFailure(.stateSize, "\(url.path) is implausibly large") }
-        let data: Data
-        do { data = try root.read(fileName, cap: 1 << 20) } catch {
-            throw VerificationFailure(.stateCorrupt, "unreadable client state: \(error)")
-        }
-        do { return try JSONDecoder().decode(ClientState.self, from: data) } catch {
-            throw VerificationFailure(.stateCorrupt, "\(url.path): unreadable client state (\(DocumentLoader.describe(error)))")
-        }
-    }
+    public static func load(from folder: URL) throws -> ClientState { try StateStore(folder).load() }
 
     /// Saves the state into `folder` (made if missing) atomically and durably, readable by the app alone (mode 0600).
     /// - Throws: `VerificationFailure` `write` when the folder or file cannot be written.
-    public func save(to folder: URL) throws { try save(to: folder, durability: .system) }
-
-    /// Saves atomically and durably (see `AtomicFile`): when this returns, the state survives a power cut.
-    package func save(to folder: URL, durability: Durability) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let data = try encoder.encode(self)
-        let root: RootedFolder
-        do { root = try RootedFolder(opening: folder.path, create: true) } catch { throw VerificationFailure(.write, "\(error)") }
-        CrashPoints.reach("before state save")
-        let file = folder.appendingPathComponent(Self.fileName)
-        // 0600: the state records purchases, access codes and the clock guard, the app's alone to read.
-        do { try root.writeAtomically(data, to: Self.fileName, mode: 0o600, durability: durability) } catch {
-            throw VerificationFailure(.write, "\(error)")
-        }
-        durability.note(.stateSaved(file.path))
-        CrashPoints.reach("after state save")
-    }
+    public func save(to folder: URL) throws { try StateStore(folder).save(self) }
 }

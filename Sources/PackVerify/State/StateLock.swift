@@ -47,26 +47,23 @@ final class StateLock {
 
     static let fileName = ".lock"
 
-    /// Takes the lock, or throws `busy`. With `create`, a missing state folder is made first (pinning a first root);
-    /// otherwise a missing folder has nothing to protect, and the operation fails on its own when it reads the state.
-    static func acquire(_ state: URL, create: Bool = false) throws -> StateLock {
+    /// The lock of a folder that does not exist: there is nothing to protect, and the operation fails on its own when
+    /// it reads the state.
+    static var none: StateLock { StateLock(key: nil) }
+
+    /// Takes the lock of the open folder `folder` (`key` names it within the process, `naming` in messages), or
+    /// throws `busy` after two seconds.
+    static func acquire(in folder: RootedFolder, key: String, naming: String) throws -> StateLock {
         for _ in 0..<200 {
-            if let lock = try attempt(state, create: create) { return lock }
+            if let lock = try attempt(in: folder, key: key) { return lock }
             usleep(10_000)
         }
-        throw VerificationFailure(.busy, "another install, update or trust change is using \(state.path); try again when it has finished")
+        throw VerificationFailure(.busy, "another install, update or trust change is using \(naming); try again when it has finished")
     }
 
-    /// Takes the lock, or returns nil when another thread or process holds it.
-    static func attempt(_ state: URL, create: Bool = false) throws -> StateLock? {
-        let folder: RootedFolder
-        do { folder = try RootedFolder(opening: state.path, create: create) } catch let error as FileError {
-            // A missing folder has nothing to protect; anything else in its place (a link, a file) is refused.
-            if error.code == ENOENT && !create { return StateLock(key: nil) }
-            throw VerificationFailure(.write, "\(error)")
-        }
-        let key = state.standardizedFileURL.path
-        return try registry.withLock { () throws -> StateLock? in
+    /// Takes the lock of the open folder `folder`, or returns nil when another thread or process holds it.
+    static func attempt(in folder: RootedFolder, key: String) throws -> StateLock? {
+        try registry.withLock { () throws -> StateLock? in
             if let holder = held[key] {
                 guard pthread_equal(holder.owner, pthread_self()) != 0 else { return nil }
                 holder.depth += 1

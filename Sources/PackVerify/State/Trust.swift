@@ -14,15 +14,20 @@ import PackModel
 /// The client's trust operations on its persisted state: pin the first root, follow root rotations, and accept
 /// signed indexes — each refusing rollback, expiry and the wrong signers, and changing nothing when it refuses.
 public struct Trust {
+    /// The client's state folder, opened once (shared with the `PackClient` that made this value).
+    let store: StateStore
     /// The client's state folder.
-    public let state: URL
+    public var state: URL { store.url }
     /// The clock guard that judges signed times.
     public var clock = ClockGuard()
     /// Where the clocks are read; the system's by default, replaced in tests.
     public var reading: () -> ClockGuard.Reading = ClockGuard.Reading.system
 
     /// Trust operations on the client state in `state`.
-    public init(state: URL) { self.state = state }
+    public init(state: URL) { store = StateStore(state) }
+
+    /// The same, in the session's state folder.
+    init(store: StateStore) { self.store = store }
 
     /// Pins `root` (which must be validly self-signed) as the client's first trusted root.
     ///
@@ -35,10 +40,10 @@ public struct Trust {
         let data = try SizeCaps.read(rootFile, cap: SizeCaps.root)
         let root = try VerificationFailure.about(rootFile, .root) { try RootChain().selfSigned(SignedDocument.envelope(data, what: "root")) }
         // Only a root worth pinning makes the state folder (and its lock).
-        let lock = try StateLock.acquire(state, create: true)
+        let lock = try store.lock(create: true)
         defer { lock.release() }
-        if ClientState.exists(in: state) {
-            let client = try ClientState.load(from: state)
+        if store.exists {
+            let client = try store.load()
             let digest = SHA256.hexHash(Array(data))
             guard client.root == root || client.pinnedRootSHA256 == digest else {
                 throw VerificationFailure(.pinConflict, "\(rootFile.path): \(state.path) already trusts root version \(client.root.version), and this is another root "
@@ -48,7 +53,7 @@ public struct Trust {
         }
         var client = ClientState(rootEnvelope: data.base64EncodedString(), root: root)
         client.pinnedRootSHA256 = SHA256.hexHash(Array(data))
-        try client.save(to: state)
+        try store.save(client)
         return root
     }
 
@@ -62,9 +67,9 @@ public struct Trust {
     public func repin(rootFile: URL) throws -> RootDocument {
         let data = try SizeCaps.read(rootFile, cap: SizeCaps.root)
         let root = try VerificationFailure.about(rootFile, .root) { try RootChain().selfSigned(SignedDocument.envelope(data, what: "root")) }
-        let lock = try StateLock.acquire(state)
+        let lock = try store.lock()
         defer { lock.release() }
-        var client = try ClientState.load(from: state)
+        var client = try store.load()
         if client.root == root { return client.root }
         guard root.version != client.root.version else {
             throw VerificationFailure(.pinConflict, "\(rootFile.path): root version \(root.version) differs from the trusted root of the same version")
@@ -72,7 +77,7 @@ public struct Trust {
         try VerificationFailure.about(rootFile, .rollback) { try root.admission(.rootRotation, AdmissionContext(root: client.root, now: 0, floors: client.floors)).require() }
         client.trust(root: root, envelope: data)
         client.pinnedRootSHA256 = SHA256.hexHash(Array(data))
-        try client.save(to: state)
+        try store.save(client)
         return root
     }
 
@@ -81,14 +86,14 @@ public struct Trust {
     /// resets the index floor (see `ClientState.trust(root:envelope:)`): the way back from a stolen index key.
     @discardableResult
     public func update(roots files: [URL]) throws -> RootDocument {
-        let lock = try StateLock.acquire(state)
+        let lock = try store.lock()
         defer { lock.release() }
-        var client = try ClientState.load(from: state)
+        var client = try store.load()
         for file in files {
             let (next, data) = try Self.successor(of: client.root, floors: client.floors, file: file)
             client.trust(root: next, envelope: data)
         }
-        try client.save(to: state)
+        try store.save(client)
         return client.root
     }
 
@@ -113,9 +118,9 @@ public struct Trust {
     /// index, in the same save. Any refusal saves neither. Without it the held list stays (an index accepted this way
     /// never lowers it).
     public func accept(index file: URL, revocations listFile: URL? = nil) throws -> IndexDocument {
-        let lock = try StateLock.acquire(state)
+        let lock = try store.lock()
         defer { lock.release() }
-        var client = try ClientState.load(from: state)
+        var client = try store.load()
         let reading = self.reading()
         let verdict = clock.observe(reading, state: &client.clock)
         let data = try SizeCaps.read(file, cap: SizeCaps.index)
@@ -144,7 +149,7 @@ public struct Trust {
         client.indexVersion = index.version
         client.acceptedIndex = index.packs
         clock.confirmOnline(indexCreated: created.timeIntervalSince1970, reading: reading, state: &client.clock)
-        try client.save(to: state)
+        try store.save(client)
         return index
     }
 

@@ -42,7 +42,7 @@ public struct DeltaApplier {
 
     /// The signed manifest currently installed for `pack`, checked under the client's root.
     public func installedManifest(into: URL, pack: String) throws -> Manifest? {
-        let client = try ClientState.load(from: installer.state)
+        let client = try installer.store.load()
         return try InstallLayout.installedManifest(into: into, pack: pack, root: client.root)?.manifest
     }
 

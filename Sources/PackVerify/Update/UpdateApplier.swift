@@ -50,17 +50,17 @@ public struct UpdateApplier {
                 throw VerificationFailure(.install, "the plan found \(plan.pack) version \(plan.toVersion) installed, and it no longer is: plan again")
             }
             // A run killed after switching over but before saving state leaves the state behind: catch it up.
-            let lock = try StateLock.acquire(installer.state)
+            let lock = try installer.store.lock()
             defer { lock.release() }
-            var client = try ClientState.load(from: installer.state)
+            var client = try installer.store.load()
             if (client.manifestVersions[plan.pack] ?? 0) < installed.version {
                 client.recordInstalled(installed)
-                try client.save(to: installer.state)
+                try installer.store.save(client)
             }
             return .init(pack: plan.pack, fromVersion: installed.version, toVersion: plan.toVersion, method: plan.method.rawValue, changedScenes: [])
         }
         try Updater.checkLayout(plan.indexEntry, pack: plan.pack)
-        if let accepted = try ClientState.load(from: installer.state).acceptedIndex?[plan.pack], accepted != plan.indexEntry {
+        if let accepted = try installer.store.load().acceptedIndex?[plan.pack], accepted != plan.indexEntry {
             throw VerificationFailure(.mixAndMatch, "the plan was made from another index entry for \(plan.pack) than the accepted index's: plan again")
         }
         let manifestBytes = [UInt8](plan.manifest)

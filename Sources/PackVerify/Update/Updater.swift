@@ -15,8 +15,10 @@ import PackModel
 /// and per changed scene the delta from the installed version (falling back to the version-0 delta, and to the full
 /// archive when pack-level files changed or nothing is installed), then applies them atomically.
 public struct Updater {
+    /// The client's state folder, opened once (shared with the installer and the `PackClient` that made this value).
+    let store: StateStore
     /// The client's state folder.
-    public let state: URL
+    public var state: URL { store.url }
     /// The install folder; the pack is installed in `<into>/<pack>`.
     public let into: URL
     /// Downloads the published files: `HTTPFetcher`, `URLSessionFetcher`, `FileFetcher` or an app's own.
@@ -31,11 +33,14 @@ public struct Updater {
     public var onProgress: (@Sendable (InstallProgress) -> Void)?
 
     /// An updater of packs in `into` from the tree `fetcher` reaches, against the client state in `state`.
-    public init(state: URL, into: URL, fetcher: Fetcher) {
-        self.state = state
+    public init(state: URL, into: URL, fetcher: Fetcher) { self.init(store: StateStore(state), into: into, fetcher: fetcher) }
+
+    /// The same, in the session's state folder.
+    init(store: StateStore, into: URL, fetcher: Fetcher) {
+        self.store = store
         self.into = into
         self.fetcher = fetcher
-        installer = Installer(state: state)
+        installer = Installer(store: store)
     }
 
     /// What an update did.
@@ -74,15 +79,14 @@ public struct Updater {
         // Installer.install and DeltaApplier.apply each take it around their own verify-and-switch step. A separate
         // lock on the downloads folder keeps a second update from sharing (and splicing) this one's downloads; it
         // fails with busy instead.
-        let downloads = try DownloadsFolder.prepare(in: state)
-        let downloadsLock = try StateLock.acquire(downloads)
+        let (downloads, downloadsFolder, downloadsLock) = try lockedDownloads()
         defer { downloadsLock.release() }
-        defer { Self.clean(downloads) }
+        defer { Self.clean(downloadsFolder) }
         try followRoots(downloads: downloads)
         let indexFile = downloads.appendingPathComponent("index.json")
         try fetcher.fetch(PublishLayout.index, to: indexFile, maxBytes: SizeCaps.index) { progress?("index.json", $0) }
         let revocationsFile = try fetchRevocations(boundBy: indexFile, downloads: downloads)
-        var trust = Trust(state: state)
+        var trust = Trust(store: store)
         trust.clock = installer.clock
         trust.reading = installer.reading
         let index = try trust.accept(index: indexFile, revocations: revocationsFile)
@@ -140,10 +144,9 @@ public struct Updater {
     /// Plans, downloads through `fetcher`, and applies — falling back, as each step allows, from the deltas from the
     /// installed versions to the version-0 deltas, and from deltas to the whole archive (`Result.fallbacks` says when).
     public func update(pack: String) throws -> Result {
-        let downloads = try DownloadsFolder.prepare(in: state)
-        let downloadsLock = try StateLock.acquire(downloads)
+        let (downloads, downloadsFolder, downloadsLock) = try lockedDownloads()
         defer { downloadsLock.release() }
-        defer { Self.clean(downloads) }
+        defer { Self.clean(downloadsFolder) }
         let plan = try self.plan(pack: pack)
         let applier = UpdateApplier(installer: installer, into: into)
         var fallbacks = plan.fallbacks
@@ -162,7 +165,7 @@ public struct Updater {
             do {
                 let installed = try DeltaApplier(installer: installer).installedManifest(into: into, pack: pack)
                 let bases = Dictionary((installed?.scenes ?? []).map { ($0.id, $0.digest) }, uniquingKeysWith: { a, _ in a })
-                let root = try ClientState.load(from: state).root
+                let root = try store.load().root
                 // Each delta is fetched when the applier reaches its scene and staged at once (over the one kept-alive
                 // connection), so the scenes' writing overlaps nothing but is never left for the end.
                 var fetching = applier
@@ -204,22 +207,21 @@ public struct Updater {
         case .fullArchive:
             break
         }
-        return try updateFromWholeArchive(plan, fallbacks: fallbacks, downloads: downloads, applier: applier)
+        return try updateFromWholeArchive(plan, fallbacks: fallbacks, downloads: downloads, downloadsFolder: downloadsFolder, applier: applier)
     }
 
     /// The last resort of `update` (and the first when no delta fits): the whole archive, downloaded and installed in
     /// one pass, resuming only a `.part` of the same version's archive.
-    private func updateFromWholeArchive(_ plan: UpdatePlan, fallbacks: [String], downloads: URL, applier: UpdateApplier) throws -> Result {
+    private func updateFromWholeArchive(_ plan: UpdatePlan, fallbacks: [String], downloads: URL, downloadsFolder: RootedFolder,
+                                        applier: UpdateApplier) throws -> Result {
         var full = try fullArchive(plan)
         full.fallbacks = fallbacks
         let object = full.objects[0]
         // Named after the archive, so a `.part` left by an interrupted download resumes only the same version's bytes.
         let archive = downloads.appendingPathComponent(object.path.split(separator: "/").last.map(String.init) ?? "pack.tar")
         // A `.part` of any other download (an older version's archive, an earlier name) would never be resumed again.
-        if let folder = try? RootedFolder(opening: downloads.path) {
-            for name in (try? folder.list()) ?? [] where name.hasSuffix(".part") && name != archive.lastPathComponent + ".part" {
-                try? folder.remove(name)
-            }
+        for name in (try? downloadsFolder.list()) ?? [] where name.hasSuffix(".part") && name != archive.lastPathComponent + ".part" {
+            try? downloadsFolder.remove(name)
         }
         let progress = self.progress
         let streaming = StreamedInstall(fetcher: fetcher, object: object, file: archive, events: InstallEvents(onProgress),
@@ -263,7 +265,7 @@ public struct Updater {
     /// have, and hands them to `Trust.update(roots:)`, which verifies each against its predecessor and itself and saves
     /// the new root only if the whole chain holds. An index signed by rotated keys can be verified only after this.
     private func followRoots(downloads: URL) throws {
-        let client = try ClientState.load(from: state)
+        let client = try store.load()
         // Each root is checked against its predecessor as it arrives, so a bad or slow chain costs one download, not
         // maxRootSteps of them; the first refusal ends the walk and nothing is saved. Trust.update(roots:) checks the
         // chain again under the state lock (another process may have moved the state meanwhile) and saves it.
@@ -281,7 +283,7 @@ public struct Updater {
             files.append(file)
         }
         guard !files.isEmpty else { return }
-        var trust = Trust(state: state)
+        var trust = Trust(store: store)
         trust.clock = installer.clock
         trust.reading = installer.reading
         try trust.update(roots: files)
@@ -295,7 +297,7 @@ public struct Updater {
         guard let data = try? SizeCaps.read(indexFile, cap: SizeCaps.index),
               let unverified = try? SignedDocument.decode(IndexDocument.self, from: SignedDocument.envelope(data, what: "index").payloadBytes(), what: "index"),
               let binding = unverified.revocations,
-              binding.version > (try ClientState.load(from: state).revocations?.version ?? 0) else { return nil }
+              binding.version > (try store.load().revocations?.version ?? 0) else { return nil }
         try Trust.checkLayout(binding)
         guard binding.size <= SizeCaps.revocations else {
             throw VerificationFailure(.size, "the index binds a revocation list of \(binding.size) bytes, over the \(SizeCaps.revocations)-byte cap")
@@ -338,10 +340,18 @@ public struct Updater {
         throw VerificationFailure(.deltaMissing, "no usable delta for scene \(scene)")
     }
 
-    static func clean(_ downloads: URL) {
-        // The downloads lock's file stays: removing it while another update waits on it would split the lock in two.
-        // Through the rooted layer: a downloads folder replaced by a link since it was prepared is refused, not emptied.
-        guard let folder = try? RootedFolder(opening: downloads.path) else { return }
+    /// The downloads folder (made when missing, a link or file in its place replaced), its URL for the fetchers, and
+    /// its lock, held.
+    private func lockedDownloads() throws -> (URL, RootedFolder, StateLock) {
+        let folder = try store.subfolder(DownloadsFolder.name)
+        let url = state.appendingPathComponent(DownloadsFolder.name)
+        return (url, folder, try StateLock.acquire(in: folder, key: url.standardizedFileURL.path, naming: url.path))
+    }
+
+    /// Empties the downloads folder through the handle it was prepared with (a folder put in its place since is not
+    /// touched). The downloads lock's file stays: removing it while another update waits on it would split the lock
+    /// in two.
+    static func clean(_ folder: RootedFolder) {
         folder.removeContents(except: { $0.hasSuffix(".part") || $0 == StateLock.fileName })
     }
 
