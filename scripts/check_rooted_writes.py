@@ -120,13 +120,18 @@ rmdir(p)
 """
 
 
-# The client session (issue 43): the state folder is opened from its path once, by the client's StateStore, and every
-# operation works beneath that handle. Any other `RootedFolder(opening:` in the client proper is a finding, except the
-# install-folder opens still listed (with their counts) in scripts/client-opens-pending.txt, which may only shrink.
+# The client session (issue 43): the state and install folders are opened from their paths once each, by the
+# client's StateStore and InstallRoots, and every operation works beneath those handles. Any other
+# `RootedFolder(opening:` in the client proper is a finding; the few that open something the session does not own say
+# why here.
 SESSION_MODULES = ["PackVerify", "PackBackground", "CPackVerify"]
-SESSION_OWN = [os.path.join("Sources", "PackVerify", "State", "StateStore.swift")]
+SESSION_OPENS = {
+    os.path.join("Sources", "PackVerify", "State", "StateStore.swift"): "the session's state folder",
+    os.path.join("Sources", "PackVerify", "Install", "InstallRoots.swift"): "the session's install folders",
+    os.path.join("Sources", "PackVerify", "Download", "FileFeed.swift"): "a downloaded file the app hands over by path (applyUpdate's files)",
+    os.path.join("Sources", "PackVerify", "Install", "TouchedFolders.swift"): "the folders above the install folder a refused first install made, put back",
+}
 PATH_OPEN = re.compile(r"\bRootedFolder\(\s*opening:")
-PENDING_OPENS = os.path.join(REPO, "scripts", "client-opens-pending.txt")
 
 
 def path_opens(path):
@@ -135,36 +140,16 @@ def path_opens(path):
         return [n for n, line in enumerate(f, start=1) if PATH_OPEN.search(strip(line))]
 
 
-def pending_opens():
-    allowed = {}
-    if os.path.exists(PENDING_OPENS):
-        with open(PENDING_OPENS, encoding="utf-8") as f:
-            for line in f:
-                line = line.split("#")[0].strip()
-                if line:
-                    name, count = line.rsplit(None, 1)
-                    allowed[name] = int(count)
-    return allowed
-
-
-def check_session_opens(files, allowed):
-    """Findings for path-to-handle opens beyond the session's own and the pending list's counts (which only shrink)."""
+def check_session_opens(files, shown=None):
+    """Findings for path-to-handle opens outside the session's own files. `shown` maps a file to the name it is
+    judged under (the self-test's scratch copies)."""
     findings = []
-    seen = {}
     for path in files:
-        rel = os.path.relpath(os.path.abspath(path), REPO)
-        lines = path_opens(path)
-        if rel in SESSION_OWN:
+        rel = (shown or {}).get(path) or os.path.relpath(os.path.abspath(path), REPO)
+        if rel in SESSION_OPENS:
             continue
-        seen[rel] = len(lines)
-        limit = allowed.get(rel, 0)
-        if len(lines) > limit:
-            findings += [f"{rel}:{n}: RootedFolder(opening:… — the client opens folders from paths only in its session "
-                         f"(StateStore); work beneath the handle it gives" for n in lines[limit:]]
-    for rel, limit in allowed.items():
-        if seen.get(rel, 0) < limit:
-            findings.append(f"scripts/client-opens-pending.txt: {rel} now opens {seen.get(rel, 0)} folder(s) from paths, "
-                            f"not {limit}: lower its count (the list only shrinks)")
+        findings += [f"{rel}:{n}: RootedFolder(opening:… — the client opens its folders from paths only in its session "
+                     f"(StateStore, InstallRoots); work beneath the handles they give" for n in path_opens(path)]
     return findings
 
 
@@ -179,33 +164,17 @@ def self_test():
         if found != expected:
             print(f"check-rooted-writes self-test FAILED: planted lines {expected}, found {found}:\n" + "\n".join(findings))
             return 1
-        # A new path open in a client file is found; one within a pending file's count is not; a count above what
-        # the file has is stale.
-        fake = os.path.join(REPO, "Sources", "PackVerify", "Planted.swift")
+        # A path open in a client file is found; the same line in one of the session's own files is not.
         with open(planted, "w") as f:
             f.write("let a = try RootedFolder(opening: into.path)\n// RootedFolder(opening: in a comment\n")
-        opened = check_session_opens_at({fake: planted}, {})
-        within = check_session_opens_at({fake: planted}, {os.path.relpath(fake, REPO): 1})
-        stale = check_session_opens_at({fake: planted}, {os.path.relpath(fake, REPO): 2})
-        if len(opened) != 1 or within or len(stale) != 1:
-            print(f"check-rooted-writes self-test FAILED: session opens: planted {opened}, within the count {within}, stale {stale}")
+        stray = check_session_opens([planted], {planted: os.path.join("Sources", "PackVerify", "Install", "Planted.swift")})
+        own = check_session_opens([planted], {planted: os.path.join("Sources", "PackVerify", "State", "StateStore.swift")})
+        if len(stray) != 1 or own:
+            print(f"check-rooted-writes self-test FAILED: session opens: planted {stray}, in the session's own file {own}")
             return 1
     print(f"check-rooted-writes self-test: all {len(expected)} planted path-based write shapes found, the method call and the allowed line not; "
-          "a planted path open in the client found, one within the pending count not, a stale count found")
+          "a planted path open of a folder in the client found, the session's own not")
     return 0
-
-
-def check_session_opens_at(mapping, allowed):
-    """`check_session_opens` for files whose content lives elsewhere (the self-test's scratch copies)."""
-    findings = []
-    for shown, real in mapping.items():
-        rel = os.path.relpath(shown, REPO)
-        lines = path_opens(real)
-        limit = allowed.get(rel, 0)
-        findings += [f"{rel}:{n}" for n in lines[limit:]]
-        if len(lines) < limit:
-            findings.append(f"{rel}: stale count {limit}")
-    return findings
 
 
 def main(argv):
@@ -218,14 +187,13 @@ def main(argv):
         findings += check_file(path, os.path.relpath(path, REPO) if os.path.abspath(path).startswith(REPO) else path)
     if not argv[1:]:
         session_files = files_under([os.path.join(REPO, "Sources", m) for m in SESSION_MODULES if os.path.exists(os.path.join(REPO, "Sources", m))])
-        session = check_session_opens(session_files, pending_opens())
+        session = check_session_opens(session_files)
         for finding in session:
             print(finding)
         if session:
             print(f"check-rooted-writes: {len(session)} path open(s) of a folder outside the client's session")
             return 1
-        print(f"check-rooted-writes: the client opens its state folder from a path only in StateStore; "
-              f"{sum(pending_opens().values())} install-folder opens pending (scripts/client-opens-pending.txt)")
+        print(f"check-rooted-writes: the client opens folders from paths only in its session and {len(SESSION_OPENS) - 2} named exceptions")
     for finding in findings:
         print(finding)
     if findings:

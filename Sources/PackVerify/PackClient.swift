@@ -23,6 +23,8 @@ public struct PackClient: Sendable {
     /// The state folder, opened on first use and kept: every operation of this client (and of its copies) works in
     /// the folder it first opened, under its lock.
     let store: StateStore
+    /// The install folders the operations name (`into:`), each opened on first use and kept, as the state folder is.
+    let roots = InstallRoots()
     /// The clock guard every operation shares (its offline limit closes timed access after 14 days by default).
     public var clock = ClockGuard()
     /// The time source: the system's wall and boot clocks, or a caller's (tests, apps with their own time source).
@@ -40,7 +42,7 @@ public struct PackClient: Sendable {
     }
 
     private var installer: Installer {
-        var i = Installer(store: store)
+        var i = Installer(store: store, roots: roots)
         i.clock = clock
         i.reading = reading
         return i
@@ -196,14 +198,14 @@ public struct PackClient: Sendable {
 
     /// Verifies an installed pack at rest, on `threads` threads (all cores when nil).
     public func verifyInstalled(pack: String, into: URL, threads: Int? = nil) throws -> InstalledPack.Report {
-        var checker = InstalledPack(store: store)
+        var checker = InstalledPack(store: store, roots: roots)
         if let threads { checker.threads = threads }
         return try checker.verify(into: into, pack: pack)
     }
 
     /// Decides access to a scene of an installed pack.
     public func decideAccess(pack: String, into: URL, request: AccessRequest) throws -> AccessDecision {
-        var access = InstalledAccess(store: store)
+        var access = InstalledAccess(store: store, roots: roots)
         access.clock = clock
         access.reading = reading
         return try access.decide(into: into, pack: pack, request: request)

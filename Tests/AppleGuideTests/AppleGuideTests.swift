@@ -85,19 +85,20 @@ final class AppleGuideTests: XCTestCase {
         let client = try openClient(folders: folders, bundle: bundle)
         XCTAssertNoThrow(try openClient(folders: folders, bundle: bundle), "pinning the same root at the next launch")
 
-        var objects: Set<String> = []
-        let first = try updatePack(client: client, folders: folders, from: FileFetcher(base: cdn)) { object, _ in objects.insert(object) }
+        let objects = Collected<String>()
+        let first = try updatePack(client: client, folders: folders, from: FileFetcher(base: cdn)) { object, _ in objects.append(object) }
         XCTAssertEqual(first.method, "full archive")
         XCTAssertEqual(first.toVersion, 1)
-        XCTAssertTrue(objects.isSuperset(of: ["index.json", "manifest", "archive"]), "\(objects)")
+        XCTAssertTrue(Set(objects.values).isSuperset(of: ["index.json", "manifest", "archive"]), "\(objects.values)")
         XCTAssertEqual(try updatePack(client: client, folders: folders, from: FileFetcher(base: cdn)).method, "up to date")
 
         // A second app installing through the streaming reports: every stop reported, the free one first, each folder
         // holding its verified files.
         let second = try PackFolders(in: dir.appendingPathComponent("support-2"))
         let secondClient = try openClient(folders: second, bundle: bundle)
-        var ready: [(String, URL)] = []
-        XCTAssertEqual(try installPack(client: secondClient, folders: second, from: FileFetcher(base: cdn), stopReady: { ready.append(($0, $1)) }).toVersion, 1)
+        let reported = Collected<(String, URL)>()
+        XCTAssertEqual(try installPack(client: secondClient, folders: second, from: FileFetcher(base: cdn), stopReady: { reported.append(($0, $1)) }).toVersion, 1)
+        let ready = reported.values
         XCTAssertEqual(ready.first?.0, "01-castle-esplanade")
         XCTAssertEqual(ready.count, 7)
         XCTAssertTrue(ready.allSatisfy { FileManager.default.fileExists(atPath: $0.1.appendingPathComponent("scene.json").path) })

@@ -68,6 +68,10 @@ public final class RootedFolder: @unchecked Sendable {
         return fstat(fd, &info) == 0 ? info : nil
     }
 
+    /// True when the folder this handle holds has been removed (no name refers to it any more): a handle kept across
+    /// operations is then opened again rather than written beneath.
+    public var isRemoved: Bool { status().map { $0.st_nlink == 0 } ?? true }
+
     /// Takes an exclusive advisory lock on the folder (`flock(LOCK_EX)` on the handle), waiting for it and retrying
     /// when interrupted; held until `unlock` or until the handle is closed.
     public func lock() throws {

@@ -18,16 +18,24 @@ public struct InstalledAccess {
     let store: StateStore
     /// The client's state folder.
     public var state: URL { store.url }
+    /// The install folders, each opened once (shared with the `PackClient` that made this value).
+    let roots: InstallRoots
     /// The clock guard (its offline limit); the default closes timed access after 14 days without a fresh index.
     public var clock = ClockGuard()
     /// Where the clocks are read; the system's by default, replaced in tests.
     public var reading: () -> ClockGuard.Reading = ClockGuard.Reading.system
 
     /// Decisions against the client state in `state`.
-    public init(state: URL) { store = StateStore(state) }
+    public init(state: URL) {
+        store = StateStore(state)
+        roots = InstallRoots()
+    }
 
     /// The same, in the session's state folder.
-    init(store: StateStore) { self.store = store }
+    init(store: StateStore, roots: InstallRoots) {
+        self.store = store
+        self.roots = roots
+    }
 
     /// Whether `request` may open its scene of `pack` as installed in `into`. A decision never waits for an install in
     /// progress; the clock reading is saved when no install holds the state.
@@ -43,7 +51,7 @@ public struct InstalledAccess {
         let lock = try store.attemptLock()
         defer { lock?.release() }
         var client = try store.load()
-        guard let manifest = try InstallLayout.installedManifest(into: into, pack: pack, root: client.root)?.manifest else {
+        guard let manifest = try InstallLayout.installedManifest(into: into, pack: pack, root: client.root, roots: roots)?.manifest else {
             throw VerificationFailure(.installedMissing, "\(pack) is not installed in \(into.path)")
         }
         // A scene the pack does not have is the app's mistake (a stale id, a typo): "closed" would put a paywall in

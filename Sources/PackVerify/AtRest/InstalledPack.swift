@@ -37,14 +37,22 @@ public struct InstalledPack {
     let store: StateStore
     /// The client's state folder.
     public var state: URL { store.url }
+    /// The install folders, each opened once (shared with the `PackClient` that made this value).
+    let roots: InstallRoots
     /// Threads hashing files (the bench compares one and two).
     public var threads = ProcessInfo.processInfo.activeProcessorCount
 
     /// A checker against the client state in `state`.
-    public init(state: URL) { store = StateStore(state) }
+    public init(state: URL) {
+        store = StateStore(state)
+        roots = InstallRoots()
+    }
 
     /// The same, in the session's state folder.
-    init(store: StateStore) { self.store = store }
+    init(store: StateStore, roots: InstallRoots) {
+        self.store = store
+        self.roots = roots
+    }
 
     /// Re-hashes every file of `pack` as installed in `into`. Damage is reported in the ``Report``, not thrown; reads
     /// every byte, so call it off the main thread.
@@ -53,7 +61,7 @@ public struct InstalledPack {
     public func verify(into: URL, pack: String) throws -> Report {
         try Identifiers.evaluate(pack, what: "pack id").require()
         let client = try store.load()
-        guard let (manifest, folder) = try InstallLayout.installedManifest(into: into, pack: pack, root: client.root) else {
+        guard let (manifest, folder) = try InstallLayout.installedManifest(into: into, pack: pack, root: client.root, roots: roots) else {
             throw VerificationFailure(.installedMissing, "\(pack) is not installed in \(into.path)")
         }
         var report = Report(pack: manifest.pack, version: manifest.version)

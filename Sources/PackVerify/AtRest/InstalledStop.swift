@@ -52,7 +52,7 @@ extension PackClient {
     ///   the installer put it: damaged).
     public func installedStop(_ stop: String, pack: String, into: URL) throws -> InstalledStop {
         let root = try store.load().root
-        guard let (manifest, version) = try InstallLayout.installedManifest(into: into, pack: pack, root: root) else {
+        guard let (manifest, version) = try InstallLayout.installedManifest(into: into, pack: pack, root: root, roots: roots) else {
             throw VerificationFailure(.installedMissing, "\(pack) is not installed in \(into.path)")
         }
         guard let scene = manifest.scenes.first(where: { $0.id == stop }) else {

@@ -97,7 +97,7 @@ enum InstallLayout {
 
     /// The signed manifest of the installed version of `pack`, verified under `root`, and its version folder; nil when
     /// the pack is not installed. A version folder whose manifest is missing or not a regular file is damaged.
-    static func installedManifest(into: URL, pack: String, root: RootDocument) throws -> (manifest: Manifest, folder: URL)? {
+    static func installedManifest(into: URL, pack: String, root: RootDocument, roots: InstallRoots) throws -> (manifest: Manifest, folder: URL)? {
         try Identifiers.evaluate(pack, what: "pack id").require()
         try checkPackFolder(into.appendingPathComponent(pack))
         guard let folder = try currentVersion(packFolder: into.appendingPathComponent(pack)) else { return nil }
@@ -105,7 +105,7 @@ enum InstallLayout {
         // Read beneath the pack folder's handle: neither the version folder nor the manifest is reached through a link.
         let data: Data
         do {
-            let packRoot = try RootedFolder(opening: into.appendingPathComponent(pack).path)
+            let packRoot = try roots.pack(pack, in: into)
             data = try packRoot.read(folder.lastPathComponent + "/" + Installer.manifestFileName, cap: Int(SizeCaps.manifest))
         } catch let error as FileError {
             switch error.kind {
@@ -128,10 +128,9 @@ enum InstallLayout {
 
     /// The scene folder `stops/<id>` in `version` links to, if it is a well-formed link for that scene; nil for
     /// anything else (a real folder, a link elsewhere, nothing).
-    /// The scene folders any version folder in `packFolder` links to (read, never followed): what an install must
+    /// The scene folders any version folder in the pack folder `pack` links to (read, never followed): what an install must
     /// never write into, adopt or remove.
-    static func liveSceneFolders(packFolder: URL) -> Set<String> {
-        guard let pack = try? RootedFolder(opening: packFolder.path) else { return [] }
+    static func liveSceneFolders(pack: RootedFolder) -> Set<String> {
         var names: Set<String> = []
         for version in (try? pack.list()) ?? [] where isVersionFolderName(version) {
             for stop in (try? pack.list(version + "/stops")) ?? [] {

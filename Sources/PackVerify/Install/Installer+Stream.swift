@@ -44,7 +44,7 @@ extension Installer {
         let (journal, stagingName) = try openStaging(manifest: manifest, packFolder: packFolder, sha256: sha256, journalled: journalled,
                                                      touched: touched, live: live)
         let staging = packFolder.appendingPathComponent(stagingName)
-        var writer = StagingWriter(staging: staging, durability: durability)
+        var writer = StagingWriter(staging: staging, pack: live.folder, durability: durability)
         var stream: ArchiveStream?
         // Whether anything verified is staged, worth keeping after an interruption (an install refused for want of
         // space before its first byte leaves nothing behind).
@@ -57,7 +57,7 @@ extension Installer {
                 journal.advance(to: verified)
             } else {
                 // A fresh start (or a journal whose files did not hold up): a new writer, new scene folders.
-                writer = StagingWriter(staging: staging, durability: durability)
+                writer = StagingWriter(staging: staging, pack: live.folder, durability: durability)
                 try startAfresh(writer, packFolder: packFolder, journal: journal, manifest: manifest, sha256: sha256, layout: layout, events: events)
                 verified = 0
             }
@@ -113,11 +113,11 @@ extension Installer {
         var journal: InstallJournal?
         let stagingName: String
         do {
-            let pack = try RootedFolder(opening: packFolder.path)
+            let pack = live.folder
             journal = try InstallJournal.open(in: pack, manifestSHA256: sha256, version: manifest.version, packID: manifest.pack)
             // The journal's scene folders are named after the manifest's hash: if the installed version uses one (it
             // is this very manifest, installed again), the journal must not touch it and the install goes without.
-            let linked = InstallLayout.liveSceneFolders(packFolder: packFolder)
+            let linked = InstallLayout.liveSceneFolders(pack: pack)
             if let open = journal, manifest.scenes.contains(where: { linked.contains(InstallJournal.folderName(scene: $0.id, manifestSHA256: sha256)) }) {
                 open.empty()
                 open.remove()

@@ -37,6 +37,8 @@ public struct Installer {
     /// The folder holding the client state (the pinned root, the floors, the clock), as for `PackClient(state:)`. It
     /// must hold a pinned root: an install without one fails with `state-missing`.
     public var state: URL { store.url }
+    /// The install folders, each opened once (shared with the `PackClient` that made this value).
+    let roots: InstallRoots
     /// The guard that turns `reading` into the trusted time a manifest's creation and expiry are checked against
     /// (`clock-skew`, `expired`); an install also records the verified manifest's creation time as a lower bound.
     public var clock = ClockGuard()
@@ -52,10 +54,16 @@ public struct Installer {
 
     /// An installer for the client state in the folder `state`, with the system clocks and no cancel. Nothing is read
     /// until `install` runs.
-    public init(state: URL) { store = StateStore(state) }
+    public init(state: URL) {
+        store = StateStore(state)
+        roots = InstallRoots()
+    }
 
     /// The same, in the session's state folder.
-    init(store: StateStore) { self.store = store }
+    init(store: StateStore, roots: InstallRoots = InstallRoots()) {
+        self.store = store
+        self.roots = roots
+    }
 
     /// What an install put in place.
     public struct Result: Equatable, Sendable {
@@ -102,9 +110,9 @@ public struct Installer {
         // 2. Unlocked: every file read, hashed and written into staging.
         let (packFolder, touched, live) = try preparePackFolder(manifest, into: into)
         let staging = packFolder.appendingPathComponent(".staging-\(UUID().uuidString)")
-        let writer = StagingWriter(staging: staging, durability: durability)
+        let writer = StagingWriter(staging: staging, pack: live.folder, durability: durability)
         do {
-            try RootedFolder(opening: packFolder.path).makeFolder(staging.lastPathComponent)
+            try live.folder.makeFolder(staging.lastPathComponent)
             try Self.addSceneFolders(manifest, to: writer, in: packFolder)
             writer.onSceneVerified = { id, folder in events.verified(scene: id, folder: folder) }
             // The manifest's own list was found safe to write (no traversal, no case or Unicode twins) when it was
@@ -199,11 +207,12 @@ public struct Installer {
         for ancestor in ancestors { touched.note(ancestor.path) }
         touched.note(packFolder.path)
         touched.note(packFolder.path + "/" + InstallLayout.scenesFolder)
-        do { _ = try RootedFolder(opening: into.path, create: true).folder(manifest.pack, create: true) } catch {
+        let pack: RootedFolder
+        do { pack = try roots.pack(manifest.pack, in: into, create: true) } catch {
             touched.restore()
             throw VerificationFailure(.write, "\(packFolder.path): cannot create the folder (\(error))")
         }
-        do { return (packFolder, touched, try StagingLock.share(packFolder: packFolder)) } catch {
+        do { return (packFolder, touched, try StagingLock.share(in: pack, packFolder: packFolder)) } catch {
             touched.restore()
             throw error
         }
@@ -247,7 +256,7 @@ public struct Installer {
         try InstallLayout.checkPackFolder(into.appendingPathComponent(manifest.pack))
         // What is installed is a floor too, even if the client state that recorded it was lost or replaced: its
         // manifest is verified under the trusted root, so an older archive cannot come back over it.
-        if let installed = try? InstallLayout.installedManifest(into: into, pack: manifest.pack, root: client.root)?.manifest {
+        if let installed = try? InstallLayout.installedManifest(into: into, pack: manifest.pack, root: client.root, roots: roots)?.manifest {
             var floors = client.floors
             floors.manifests[installed.pack] = max(floors.manifests[installed.pack] ?? 0, installed.version)
             for scene in installed.scenes { floors.scenes["\(installed.pack)/\(scene.id)"] = max(floors.scenes["\(installed.pack)/\(scene.id)"] ?? 0, scene.version) }
@@ -296,11 +305,9 @@ public struct Installer {
         updated.recordVersionFolder(name, pack: manifest.pack, adopting: previous) { FileSystem.exists(packFolder.path + "/" + $0) }
         try store.save(updated, durability: durability)
         func restoreState() { if let savedBytes { store.restore(savedBytes, durability: durability) } }
-        // Every name below is changed relative to the pack folder's handle (the rooted layer), never through a link.
-        guard let pack = try? RootedFolder(opening: packFolder.path) else {
-            restoreState()
-            throw VerificationFailure(.installLayout, "\(packFolder.path) is no longer the folder the install staged in")
-        }
+        // Every name below is changed relative to the pack folder's handle the install staged in (the rooted layer),
+        // never through a link, whatever has the pack folder's name now.
+        let pack = live.folder
         CrashPoints.reach("before staging rename")
         guard (try? pack.rename(staging.lastPathComponent, to: name, durability: durability)) != nil else {
             restoreState()

@@ -27,7 +27,9 @@ final class StagingLock {
     static let fileName = ".lock"
 
     private var fd: Int32
-    private let folder: RootedFolder
+    /// The pack folder's handle, opened once for the install that holds this lock: its staging, scene folders and
+    /// switch all happen beneath it.
+    let folder: RootedFolder
     private let path: String
     private var exclusive = false
 
@@ -38,10 +40,9 @@ final class StagingLock {
     }
 
     /// Takes the lock shared, waiting while another install holds it exclusive (a clean-up: milliseconds).
-    static func share(packFolder: URL) throws -> StagingLock {
+    /// `folder` is the pack folder's handle (from the session's `InstallRoots`), `packFolder` its path for messages.
+    static func share(in folder: RootedFolder, packFolder: URL) throws -> StagingLock {
         let path = packFolder.path + "/" + fileName
-        let folder: RootedFolder
-        do { folder = try RootedFolder(opening: packFolder.path) } catch { throw VerificationFailure(.installLayout, "\(error)") }
         while true {
             // Through the rooted layer: only a regular file of one link this user owns is shared; anything else
             // planted under the name (a link, a FIFO, a second name of another file) is refused and left alone.

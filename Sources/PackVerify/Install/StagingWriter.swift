@@ -95,11 +95,12 @@ final class StagingWriter: @unchecked Sendable {
     /// which the first write reports.
     let pack: RootedFolder?
 
-    init(staging: URL, durability: Durability = .system) {
+    /// A writer into `staging`, a folder directly beneath the pack folder `pack` (the install's handle of it).
+    init(staging: URL, pack: RootedFolder?, durability: Durability = .system) {
         self.staging = staging
         stagingPath = staging.path
         self.durability = durability
-        pack = try? RootedFolder(opening: staging.deletingLastPathComponent().path)
+        self.pack = pack
     }
 
     /// The pack folder's handle and `full` (an absolute path this writer built) relative to it.

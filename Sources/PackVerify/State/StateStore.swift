@@ -16,7 +16,7 @@ import PackModel
 /// `InstalledAccess`, `ReceivedDownloads`), so loading, saving and locking the state, and the downloads and received
 /// folders beneath it, all work in the folder the session first opened: a link or another folder put in its place
 /// afterwards is never followed, and no operation re-walks the path. The folder is opened on first use, not when the
-/// client is made (pinning the first root creates it), and kept once opened.
+/// client is made (pinning the first root creates it), and kept once opened, for as long as it exists.
 final class StateStore: @unchecked Sendable {
     /// The state folder's path, for messages and for the in-process half of the state lock.
     let url: URL
@@ -30,7 +30,7 @@ final class StateStore: @unchecked Sendable {
     /// - Throws: `FileError` when it cannot be opened (`ENOENT` when it does not exist and `create` is false).
     func folder(create: Bool = false) throws -> RootedFolder {
         try opening.withLock {
-            if let opened { return opened }
+            if let opened, !opened.isRemoved { return opened }
             let made = try RootedFolder(opening: url.path, create: create)
             opened = made
             return made

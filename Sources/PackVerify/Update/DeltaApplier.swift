@@ -43,7 +43,7 @@ public struct DeltaApplier {
     /// The signed manifest currently installed for `pack`, checked under the client's root.
     public func installedManifest(into: URL, pack: String) throws -> Manifest? {
         let client = try installer.store.load()
-        return try InstallLayout.installedManifest(into: into, pack: pack, root: client.root)?.manifest
+        return try InstallLayout.installedManifest(into: into, pack: pack, root: client.root, roots: installer.roots)?.manifest
     }
 
     /// Reads and verifies a delta archive's signed document (the first entry).
@@ -98,7 +98,11 @@ public struct DeltaApplier {
         touched.note(packFolder.path)
         touched.note(packFolder.path + "/" + InstallLayout.scenesFolder)
         let live: StagingLock
-        do { live = try StagingLock.share(packFolder: packFolder) } catch {
+        do {
+            let pack: RootedFolder
+            do { pack = try installer.roots.pack(manifest.pack, in: into) } catch { throw VerificationFailure(.installLayout, "\(error)") }
+            live = try StagingLock.share(in: pack, packFolder: packFolder)
+        } catch {
             touched.restore()
             throw error
         }
@@ -106,13 +110,13 @@ public struct DeltaApplier {
         let installedScenes = Dictionary(installed.scenes.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         var changed: [String] = []
         var fromDeltas: UInt64 = 0
-        let writer = StagingWriter(staging: staging, durability: installer.durability)
+        let writer = StagingWriter(staging: staging, pack: live.folder, durability: installer.durability)
         let scenes = packFolder.path + "/" + InstallLayout.scenesFolder
         // Installed files the new version reuses (hard links in staging, shared scene folders): each is hashed against
         // the new signed manifest before the switch.
         var reused: [Reused] = []
         do {
-            try RootedFolder(opening: packFolder.path).makeFolder(staging.lastPathComponent)
+            try live.folder.makeFolder(staging.lastPathComponent)
             for file in manifest.files { reused.append(try linkUnchanged(from: current, to: writer, path: file.path, file: file)) }
             for scene in manifest.scenes {
                 let base = installedScenes[scene.id]
@@ -216,17 +220,16 @@ public struct DeltaApplier {
     /// shared into the new version — the update takes the version-0 delta or the archive instead.
     private func linkUnchanged(from current: String, to writer: StagingWriter, path: String, file: Manifest.File) throws -> Reused {
         try writer.prepareFolder(for: path)
-        let packFolder = URL(fileURLWithPath: current).deletingLastPathComponent().path
+        // The installed version sits in the pack folder the new one is staged in: reached beneath the same handle.
+        guard let installed = writer.pack else {
+            throw VerificationFailure(.deltaBase, "\(path) in the installed version cannot be reached; it is not reused")
+        }
         var beneath = URL(fileURLWithPath: current).lastPathComponent + "/" + path
         let parts = path.split(separator: "/", maxSplits: 2).map(String.init)
         // Through the installer's own scene link when there is one; an install from before scene folders has a plain
         // folder there, walked like the rest (and any other link on the way ends the walk).
         if parts.count == 3, parts[0] == "stops", let scene = InstallLayout.sceneFolder(of: parts[1], in: current) {
             beneath = InstallLayout.scenesFolder + "/" + URL(fileURLWithPath: scene).lastPathComponent + "/" + parts[2]
-        }
-        let installed: RootedFolder
-        do { installed = try RootedFolder(opening: packFolder) } catch {
-            throw VerificationFailure(.deltaBase, "\(path) in the installed version cannot be reached (\(error)); it is not reused")
         }
         do {
             try installed.withParent(beneath) { folder, name in
