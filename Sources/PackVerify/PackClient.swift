@@ -16,6 +16,11 @@ import PackModel
 /// archive is hashed and written: an install or update takes it briefly to verify at the start, and again to check,
 /// switch and save at the end (see `StateLock`), so an app may be suspended mid-install without holding it. The CLI
 /// and the C ABI use this type only, so both run the same code and get the same results and failure codes.
+///
+/// It is the client's session and its only way in: the state folder and each install folder are opened once, on
+/// first use (`StateStore`, `InstallRoots`), and every operation — of this value and of its copies — works beneath
+/// those handles, so a link or another folder put at either path later is never followed. The types it composes
+/// are made only by it (their initialisers are the package's own).
 public struct PackClient: Sendable {
     /// The client's state folder: the trusted root, the version floors, the clock guard's readings and received
     /// downloads.

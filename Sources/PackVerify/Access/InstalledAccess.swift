@@ -26,7 +26,7 @@ public struct InstalledAccess {
     public var reading: () -> ClockGuard.Reading = ClockGuard.Reading.system
 
     /// Decisions against the client state in `state`.
-    public init(state: URL) {
+    package init(state: URL) {
         store = StateStore(state)
         roots = InstallRoots()
     }

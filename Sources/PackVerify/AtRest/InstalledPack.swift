@@ -43,7 +43,7 @@ public struct InstalledPack {
     public var threads = ProcessInfo.processInfo.activeProcessorCount
 
     /// A checker against the client state in `state`.
-    public init(state: URL) {
+    package init(state: URL) {
         store = StateStore(state)
         roots = InstallRoots()
     }

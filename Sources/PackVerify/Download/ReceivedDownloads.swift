@@ -40,7 +40,7 @@ public struct ReceivedDownloads: Sendable {
     public var state: URL { store.url }
 
     /// The downloads handed over to the client whose state folder is `state`.
-    public init(state: URL) { store = StateStore(state) }
+    package init(state: URL) { store = StateStore(state) }
 
     /// The same, in the session's state folder.
     init(store: StateStore) { self.store = store }

@@ -54,7 +54,7 @@ public struct Installer {
 
     /// An installer for the client state in the folder `state`, with the system clocks and no cancel. Nothing is read
     /// until `install` runs.
-    public init(state: URL) {
+    package init(state: URL) {
         store = StateStore(state)
         roots = InstallRoots()
     }

@@ -24,7 +24,7 @@ public struct Trust {
     public var reading: () -> ClockGuard.Reading = ClockGuard.Reading.system
 
     /// Trust operations on the client state in `state`.
-    public init(state: URL) { store = StateStore(state) }
+    package init(state: URL) { store = StateStore(state) }
 
     /// The same, in the session's state folder.
     init(store: StateStore) { self.store = store }

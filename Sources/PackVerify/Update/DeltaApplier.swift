@@ -26,7 +26,7 @@ public struct DeltaApplier {
     let documents = SignedDocument()
 
     /// An applier sharing `installer`'s state folder.
-    public init(installer: Installer) { self.installer = installer }
+    package init(installer: Installer) { self.installer = installer }
 
     /// What an update by deltas did.
     public struct Result: Equatable, Sendable {
@@ -97,15 +97,7 @@ public struct DeltaApplier {
         var touched = TouchedFolders()
         touched.note(packFolder.path)
         touched.note(packFolder.path + "/" + InstallLayout.scenesFolder)
-        let live: StagingLock
-        do {
-            let pack: RootedFolder
-            do { pack = try installer.roots.pack(manifest.pack, in: into) } catch { throw VerificationFailure(.installLayout, "\(error)") }
-            live = try StagingLock.share(in: pack, packFolder: packFolder)
-        } catch {
-            touched.restore()
-            throw error
-        }
+        let live = try shareStaging(manifest.pack, into: into, packFolder: packFolder, touched: touched)
         let staging = packFolder.appendingPathComponent(".staging-\(UUID().uuidString)")
         let installedScenes = Dictionary(installed.scenes.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         var changed: [String] = []
@@ -207,6 +199,19 @@ public struct DeltaApplier {
         let path: String
         let at: String
         let file: Manifest.File
+    }
+
+    /// The pack folder's staging lock, taken shared beneath the session's handle of the install folder (the lock
+    /// keeps the pack folder's handle, which the update stages and switches beneath). A failure puts `touched` back.
+    private func shareStaging(_ pack: String, into: URL, packFolder: URL, touched: TouchedFolders) throws -> StagingLock {
+        do {
+            let folder: RootedFolder
+            do { folder = try installer.roots.pack(pack, in: into) } catch { throw VerificationFailure(.installLayout, "\(error)") }
+            return try StagingLock.share(in: folder, packFolder: packFolder)
+        } catch {
+            touched.restore()
+            throw error
+        }
     }
 
     /// Hard-links an unchanged installed file into staging (installs are never modified in place, so sharing is safe)

@@ -30,7 +30,7 @@ public struct UpdateApplier {
     var deltaSource: ((UpdatePlan.Object) throws -> URL)?
 
     /// An applier installing through `installer` into `into`.
-    public init(installer: Installer, into: URL) {
+    package init(installer: Installer, into: URL) {
         self.installer = installer
         self.into = into
     }

@@ -33,7 +33,7 @@ public struct Updater {
     public var onProgress: (@Sendable (InstallProgress) -> Void)?
 
     /// An updater of packs in `into` from the tree `fetcher` reaches, against the client state in `state`.
-    public init(state: URL, into: URL, fetcher: Fetcher) { self.init(store: StateStore(state), into: into, fetcher: fetcher) }
+    package init(state: URL, into: URL, fetcher: Fetcher) { self.init(store: StateStore(state), into: into, fetcher: fetcher) }
 
     /// The same, in the session's state folder.
     init(store: StateStore, into: URL, fetcher: Fetcher) {

@@ -94,7 +94,7 @@ enum AccessCommand: Command {
             let state = a.value("--client-state").map { URL(fileURLWithPath: $0) } ?? folder.appendingPathComponent(".packtool-client")
             let request = AccessRequest(scene: try a.required("--scene"), purchases: purchases, codes: a.values("--code"), revokedCodes: a.values("--revoked"), device: a.value("--device"))
             do {
-                let decision = try InstalledAccess(state: state).decide(into: folder, pack: try a.required("--pack"), request: request)
+                let decision = try PackClient(state: state).decideAccess(pack: try a.required("--pack"), into: folder, request: request)
                 return try report(decision, scene: request.scene, json: a.value("--format") == "json")
             } catch let f as VerificationFailure { throw CommandLineError(f) }
         }
