@@ -49,11 +49,16 @@ public struct TreeVerifier {
         if let binding = index.revocations { lines.append(try verifyRevocations(binding, in: out, root: root)) }
         for (pack, entry) in index.packs.sorted(by: { $0.key < $1.key }) {
             let manifestURL = out.appendingPathComponent(entry.manifest.path)
-            let manifestData = try checkedFile(manifestURL, size: entry.manifest.size, sha256: entry.manifest.sha256, what: "manifest of \(pack)")
+            let manifestData = try checkedFile(manifestURL, size: entry.manifest.size, sha256: entry.manifest.sha256, what: "manifest of \(pack)", hash: false)
+            // The binding's one policy, as a phone composes it: the very bytes the index names (a validly signed
+            // manifest with other bytes is `mix-and-match` here as there), then the version it names.
+            let binding = MixAndMatch(entry: entry)
+            try VerificationFailure.about(manifestURL, .mixAndMatch) { try binding.evaluate(manifestBytes: [UInt8](manifestData)).require() }
             let manifest = try verifyManifest(manifestData, root: root)
-            guard manifest.pack == pack, manifest.version == entry.version else {
+            guard manifest.pack == pack else {
                 throw VerificationFailure(.mixAndMatch, "the index names \(pack) version \(entry.version) but the manifest is \(manifest.pack) version \(manifest.version)")
             }
+            try binding.evaluate(manifestVersion: manifest.version).require()
             let archiveURL = out.appendingPathComponent(entry.archive.path)
             _ = try checkedFile(archiveURL, size: entry.archive.size, sha256: entry.archive.sha256, what: "archive of \(pack)", read: false, hash: false)
             // Every byte against the layout the manifest dictates first, as a phone streaming it does (it never hashes
@@ -187,7 +192,7 @@ public struct TreeVerifier {
         guard UInt64(info.st_size) == size else { throw VerificationFailure(.size, "\(what): \(url.path) is \(info.st_size) bytes, the index says \(size)") }
         if read {
             let data = try Data(contentsOf: url)
-            guard SHA256.hexHash(data) == sha256 else { throw VerificationFailure(.hash, "\(what): \(url.path) does not match the index's SHA-256") }
+            guard !hash || SHA256.hexHash(data) == sha256 else { throw VerificationFailure(.hash, "\(what): \(url.path) does not match the index's SHA-256") }
             return data
         }
         guard hash else { return Data() }
