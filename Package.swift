@@ -96,7 +96,7 @@ let package = Package(
         // Signing, PEM and key files, and the object store's HMAC-SHA256 and MD5: OpenSSL only, on every platform
         // (publishers run Linux or macOS with OpenSSL, and CryptoKit's randomised signatures would break byte-identical
         // rebuilds). Tool-only: no client module depends on it, so an app carries none of it.
-        .target(name: "PackSigning", dependencies: ["COpenSSL", "PackCrypto"]),
+        .target(name: "PackSigning", dependencies: ["COpenSSL", "PackCrypto", "PackModel"]),
         // The files module, below every module that reads or writes files (PackCrypto and PackMedia included): the one
         // way to open a file for reading without blocking, the one capped whole-file read, the durability seam, and the
         // rooted layer (RootedFolder) through which every file under a root the code was given is reached. PackModel
@@ -105,7 +105,7 @@ let package = Package(
         .target(name: "PackModel", dependencies: ["PackCrypto", "PackFiles"]),
         // What authors write (pack.json, scene.json, uncertainty masks, sign-offs, the pack folder and its tree digest,
         // lint limits): read by lint, the preview and the publisher, never by a client, so an app carries none of it.
-        .target(name: "PackAuthoring", dependencies: ["PackModel", "PackCrypto", "PackMedia"]),
+        .target(name: "PackAuthoring", dependencies: ["PackModel", "PackCrypto", "PackMedia", "PackSigning"]),
         .target(name: "PackMedia", dependencies: ["PackFiles"]),
         .target(name: "PackArchive", dependencies: ["CArchive", "PackCrypto", "PackModel", "PackFiles"]),
         // Where the voice is in a story (decoded by FFmpeg, a detector of our own) and how a transcript lines up with it.

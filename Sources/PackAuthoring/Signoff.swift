@@ -10,6 +10,7 @@ import Darwin
 #endif
 import PackCrypto
 import PackModel
+import PackSigning
 
 /// A reviewer's sign-off: the payload of one DSSE envelope in signoff.json.
 ///

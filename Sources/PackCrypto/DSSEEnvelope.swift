@@ -81,12 +81,6 @@ public struct DSSEEnvelope: Codable, Equatable, Sendable {
         return key.isValidSignature(signature, for: message)
     }
 
-    /// The envelope as a file: pretty-printed canonical JSON (`CanonicalEncoder`), so the same envelope is always the
-    /// same bytes on every platform — the index binds a manifest's envelope by its hash.
-    public func jsonData() throws -> Data {
-        Data(try CanonicalEncoder(pretty: true).encode(self)) + Data("\n".utf8)
-    }
-
     /// Parses an envelope, refusing anything larger than `maxBytes` before decoding.
     public static func parse(_ data: Data, maxBytes: Int = 16 << 20) throws -> DSSEEnvelope {
         guard data.count <= maxBytes else {

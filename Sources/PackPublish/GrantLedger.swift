@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import PackModel
+import PackSigning
 
 /// The publisher's record of access codes (SQLite, `<state>/grants.sqlite`): every grant issued with `--state`, and
 /// every id revoked with the revocation list version that first carried it. `grant revoke` resolves ids against it

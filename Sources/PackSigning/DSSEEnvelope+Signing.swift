@@ -19,4 +19,10 @@ extension DSSEEnvelope {
         let sig = try key.signature(for: pae)
         signatures.append(Signature(keyid: key.publicKey.keyID, sig: Data(sig).base64EncodedString()))
     }
+
+    /// The envelope as a file: pretty-printed canonical JSON (`CanonicalEncoder`), so the same envelope is always the
+    /// same bytes on every platform — the index binds a manifest's envelope by its hash.
+    public func jsonData() throws -> Data {
+        Data(try CanonicalEncoder(pretty: true).encode(self)) + Data("\n".utf8)
+    }
 }

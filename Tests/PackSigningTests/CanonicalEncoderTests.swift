@@ -1,5 +1,6 @@
 import Foundation
 import PackCrypto
+import PackSigning
 import XCTest
 
 /// The canonical JSON every signed byte goes through: bytewise key order and one spelling of each value on every
