@@ -39,6 +39,9 @@ import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKTOOL = os.path.join(REPO, ".build", "release", "packtool")
+# The build time of what the bench signs: the start of today (UTC), so reruns on one day sign the same bytes and
+# the manifests, valid 30 days from it, are never expired (a fixed date once stopped every publish row a year on).
+BENCH_EPOCH = str(int(time.time()) // 86_400 * 86_400)
 LIBRARY_DIR = os.path.join(REPO, ".build", "release")
 EXAMPLE = os.path.join(REPO, "scenes", "royal-mile")
 WORK = os.path.join(REPO, ".build", "bench")
@@ -114,7 +117,7 @@ def generated_pack(name, scenes, plate_bytes=None):
     pack["sizeBudget"] = 20_000_000_000
     pack["lint"] = {"maxLegDistance": 5000}
     json.dump(pack, open(os.path.join(target, "pack.json"), "w"), indent=2)
-    env = dict(os.environ, SOURCE_DATE_EPOCH="1764460800")
+    env = dict(os.environ, SOURCE_DATE_EPOCH=BENCH_EPOCH)
     for stop in route:
         subprocess.run([PACKTOOL, "review", "sign", os.path.join(target, "stops", stop), "--reviewer-key", KEY, "--reviewer", "example-historian"],
                        check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
@@ -216,7 +219,7 @@ def fresh_state(label):
 def sign_once(pack, label):
     keys, state, out = fresh_state(label)
     cmd = [PACKTOOL, "sign", pack, "--state", state, "--manifest-key", f"{keys}/manifest.pem", "--index-key", f"{keys}/index.pem", "--publish", out]
-    env = dict(os.environ, SOURCE_DATE_EPOCH="1764460800")
+    env = dict(os.environ, SOURCE_DATE_EPOCH=BENCH_EPOCH)
     settle()
     t0 = time.perf_counter()
     p = subprocess.run(["/usr/bin/time", "-f", "%M"] + cmd, capture_output=True, text=True, env=env)
@@ -770,7 +773,7 @@ def bench_upload(label, pack, repeat):
     """`packtool upload` of a published tree to a real S3-compatible store (SeaweedFS on loopback), beside `aws s3 sync`
     of the same tree to the same store, and a rerun with nothing new."""
     keys, state, out = fresh_state("upload")
-    env = dict(os.environ, SOURCE_DATE_EPOCH="1764460800")
+    env = dict(os.environ, SOURCE_DATE_EPOCH=BENCH_EPOCH)
     subprocess.run([PACKTOOL, "sign", pack, "--state", state, "--manifest-key", f"{keys}/manifest.pem", "--index-key", f"{keys}/index.pem",
                     "--publish", out], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     size = sum(os.path.getsize(f) for f in files_under(out))
@@ -837,7 +840,7 @@ def bench_renew(label, pack, repeat):
     peers a scheduled job could otherwise run: `openssl pkeyutl -sign` of the index's bytes (the signing floor) and
     `sha256sum` of the archive (what any renewal that re-reads content would cost at least)."""
     keys, state, out = fresh_state("renew")
-    env = dict(os.environ, SOURCE_DATE_EPOCH="1764460800")
+    env = dict(os.environ, SOURCE_DATE_EPOCH=BENCH_EPOCH)
     # renew remembers each tree it renewed; the bench's tree is new each run, so its memory must be too.
     memory = os.path.join(WORK, "renew-xdg-state")
     shutil.rmtree(memory, ignore_errors=True)

@@ -79,7 +79,7 @@ extension VerificationFailure {
         public static let archiveFormat = Code("archive-format", .refused, "an archive is not ustar/pax as packtool writes it")
         public static let archiveExtra = Code("archive-extra", .refused, "an archive holds an entry its manifest does not list")
         public static let archiveMissing = Code("archive-missing", .refused, "an archive lacks a file its manifest lists")
-        public static let archiveSize = Code("archive-size", .refused, "an entry's size differs from the signed size, or the archive holds more than declared")
+        public static let archiveSize = Code("archive-size", .refused, "the archive holds more data than the signed manifest declares")
         public static let archiveTruncated = Code("archive-truncated", .refused, "an archive ends before its entries do")
         public static let archiveTrailer = Code("archive-trailer", .refused, "data follows an archive's end")
         public static let archiveEntry = Code("archive-entry", .refused, "a published archive's entry is not a regular file listed once in its manifest")

@@ -85,10 +85,18 @@ struct ClientFixture {
     /// An honest archive of `files` with a manifest, written to `name`.
     func archive(_ files: [(String, [UInt8])] = ClientFixture.files, version: Int = 1, sceneVersion: Int = 1, expires: Date = Date().addingTimeInterval(86_400 * 30),
                  name: String = "pack.tar", scene: String = "01-a", access: AccessPolicy = ClientFixture.access, created: Date = Date()) throws -> URL {
-        let (_, envelope) = try manifest(files, version: version, sceneVersion: sceneVersion, expires: expires, scene: scene, access: access, created: created)
+        let (manifest, envelope) = try manifest(files, version: version, sceneVersion: sceneVersion, expires: expires, scene: scene, access: access, created: created)
+        return try archive(of: manifest, envelope: envelope, files: files, name: name)
+    }
+
+    /// The archive of `manifest` (signed as `envelope`) holding `files`, byte for byte what the publisher writes:
+    /// every reader holds an archive to that layout (`ArchiveLayout`).
+    func archive(of manifest: Manifest, envelope: [UInt8], files: [(String, [UInt8])], name: String) throws -> URL {
+        let mtime = Int64(Timestamp.parse(manifest.created)!.timeIntervalSince1970)
+        let contents = Dictionary(files.map { ($0.0, $0.1) }, uniquingKeysWith: { a, _ in a })
         var t = TarBuilder()
-        t.file("manifest.json", envelope)
-        for (path, bytes) in files.sorted(by: { $0.0 < $1.0 }) { t.file(path, bytes) }
+        t.entry(PublishLayout.archiveManifestEntry, envelope, mtime: mtime)
+        for entry in manifest.archiveEntries { t.entry(entry.path, contents[entry.path] ?? [], mtime: mtime) }
         t.end()
         return try save(t, name)
     }

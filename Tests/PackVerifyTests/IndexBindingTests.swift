@@ -14,12 +14,8 @@ final class IndexBindingTests: XCTestCase {
 
     /// An archive of the fixture files at `version`, and the index entry naming its manifest.
     private func release(_ version: Int) throws -> (archive: URL, entry: IndexDocument.Entry) {
-        let (_, envelope) = try f.manifest(ClientFixture.files, version: version)
-        var t = TarBuilder()
-        t.file("manifest.json", envelope)
-        for (path, bytes) in ClientFixture.files.sorted(by: { $0.0 < $1.0 }) { t.file(path, bytes) }
-        t.end()
-        let archive = try f.save(t, "v\(version).tar")
+        let (manifest, envelope) = try f.manifest(ClientFixture.files, version: version)
+        let archive = try f.archive(of: manifest, envelope: envelope, files: ClientFixture.files, name: "v\(version).tar")
         let entry = IndexDocument.Entry(version: version, manifest: .init(path: "packs/test-pack/\(version)/manifest.json", size: UInt64(envelope.count), sha256: SHA256.hexHash(envelope)),
                                         archive: .init(path: "packs/test-pack/\(version)/test-pack-\(version).tar", size: 1, sha256: "00"))
         return (archive, entry)

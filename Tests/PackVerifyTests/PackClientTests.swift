@@ -12,8 +12,8 @@ final class PackClientTests: XCTestCase {
         let now = Date().timeIntervalSince1970
         client.reading = { .init(wall: now, boot: nil) }
         XCTAssertEqual(try client.pin(rootFile: f.dir.appendingPathComponent("1.root.json")).version, 1, "pinning the same root again is a no-op")
-        let archive = try f.archive(version: 2, name: "v2.tar")
-        let (_, envelope) = try f.manifest(ClientFixture.files, version: 2)
+        let (manifest, envelope) = try f.manifest(ClientFixture.files, version: 2)
+        let archive = try f.archive(of: manifest, envelope: envelope, files: ClientFixture.files, name: "v2.tar")
         let bytes = [UInt8](try Data(contentsOf: archive))
         let entry = IndexDocument.Entry(version: 2, manifest: .init(path: PublishLayout.manifest(pack: "test-pack", version: 2), size: UInt64(envelope.count), sha256: SHA256.hexHash(envelope)),
                                         archive: .init(path: PublishLayout.archive(pack: "test-pack", version: 2), size: UInt64(bytes.count), sha256: SHA256.hexHash(bytes)))

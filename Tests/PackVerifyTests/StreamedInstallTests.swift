@@ -21,10 +21,10 @@ final class StreamedInstallTests: XCTestCase {
         let archivePath = "packs/test-pack/1/test-pack-1.tar"
 
         /// `plateBytes`: a scene whose plate is not the usual 384 KiB (filled with one byte value, quick to make).
-        /// `encoded`: the archive as packtool writes it (`TarEncoding`, byte for byte what the manifest dictates), for the
-        /// one-pass install; else as the test tar builder writes it. `tamper` changes the archive's bytes last.
+        /// The archive is written as packtool writes it (`TarEncoding`, byte for byte what the manifest dictates: every
+        /// reader holds an archive to that layout). `tamper` changes the archive's bytes last.
         init(fixture f: ClientFixture, archiveSHA256: String? = nil, corrupt: String? = nil, plateBytes: [String: Int] = [:],
-             encoded: Bool = false, tamper: ((inout [UInt8]) -> Void)? = nil) throws {
+             tamper: ((inout [UInt8]) -> Void)? = nil) throws {
             fixture = f
             folder = f.dir.appendingPathComponent("tree")
             try FileManager.default.createDirectory(at: folder.appendingPathComponent("packs/test-pack/1"), withIntermediateDirectories: true)
@@ -48,11 +48,9 @@ final class StreamedInstallTests: XCTestCase {
                                 expires: Timestamp.format(now.addingTimeInterval(86_400 * 30)), access: access,
                                 files: [file("pack.json", contents["pack.json"]!)], scenes: scenes)
             let envelope = try CanonicalJSON.encode(try DSSEEnvelope(signing: CanonicalJSON.encode(manifest), as: PayloadType.manifest, with: [f.manifestKey]))
-            var t = TarBuilder()
             var encodedBytes: [UInt8] = []
             let mtime = Int64(Timestamp.parse(manifest.created)!.timeIntervalSince1970)
             func add(_ path: String, _ bytes: [UInt8]) {
-                guard encoded else { return t.file(path, bytes) }
                 encodedBytes += TarEncoding.header(path: path, size: UInt64(bytes.count), mtime: mtime) + bytes
                 encodedBytes += [UInt8](repeating: 0, count: TarEncoding.padding(size: UInt64(bytes.count)))
             }
@@ -62,8 +60,7 @@ final class StreamedInstallTests: XCTestCase {
                 if path == corrupt { bytes[bytes.count / 2] ^= 0x40 }
                 add(path, bytes)
             }
-            t.end()
-            var archive = encoded ? encodedBytes + [UInt8](repeating: 0, count: TarEncoding.trailerBytes) : t.bytes
+            var archive = encodedBytes + [UInt8](repeating: 0, count: TarEncoding.trailerBytes)
             tamper?(&archive)
             self.archive = archive
             try Data(envelope).write(to: folder.appendingPathComponent("packs/test-pack/1/manifest.json"))

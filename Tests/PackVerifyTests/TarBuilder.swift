@@ -1,4 +1,5 @@
 import Foundation
+import PackModel
 
 /// Crafts tar bytes entry by entry, including the hostile ones no honest writer makes: links, devices, traversal
 /// names, pax records that lie, data after the end. Headers get valid checksums unless a test breaks them.
@@ -32,6 +33,13 @@ struct TarBuilder {
 
     mutating func file(_ name: String, _ content: [UInt8]) {
         header(name, size: content.count)
+        data(content)
+    }
+
+    /// An entry exactly as the publisher writes it (`TarEncoding`'s header, the manifest's created time as mtime):
+    /// what an honest archive holds, byte for byte, in the order the manifest lists its files.
+    mutating func entry(_ path: String, _ content: [UInt8], mtime: Int64) {
+        bytes += TarEncoding.header(path: path, size: UInt64(content.count), mtime: mtime)
         data(content)
     }
 

@@ -16,8 +16,9 @@ final class UpdaterRootRotationTests: XCTestCase {
         let root2 = ClientFixture.rootDocument(version: 2, root: [newRoot], manifest: f.manifestKey, index: newIndex, grant: f.grantKey)
         try FileManager.default.createDirectory(at: tree.appendingPathComponent("root"), withIntermediateDirectories: true)
         if publishRoot { _ = try f.write(root2, kind: .root, signers: [f.rootKey, newRoot], name: "tree/root/2.root.json") }
-        let archive = try f.archive()
-        let (_, manifest) = try f.manifest(ClientFixture.files)
+        // One manifest for both (two made apart may fall either side of a second and differ).
+        let (made, manifest) = try f.manifest(ClientFixture.files)
+        let archive = try f.archive(of: made, envelope: manifest, files: ClientFixture.files, name: "pack.tar")
         let packDir = tree.appendingPathComponent("packs/test-pack/1")
         try FileManager.default.createDirectory(at: packDir, withIntermediateDirectories: true)
         try Data(manifest).write(to: packDir.appendingPathComponent("manifest.json"))

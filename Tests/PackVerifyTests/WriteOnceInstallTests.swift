@@ -95,7 +95,7 @@ final class WriteOnceInstallTests: XCTestCase {
 
     func testAFirstInstallWritesEachFileOnceAndKeepsNoCopyOfTheArchive() throws {
         let f = try ClientFixture()
-        let tree = try Tree(fixture: f, encoded: true)
+        let tree = try Tree(fixture: f)
         let fetcher = StreamingFetcher(base: tree.folder)
         var seenMidway: [String]?
         fetcher.onPiece = { at in
@@ -115,7 +115,7 @@ final class WriteOnceInstallTests: XCTestCase {
 
     func testStopIIsVerifiedWhileTheRestIsStillArriving() throws {
         let f = try ClientFixture()
-        let tree = try Tree(fixture: f, encoded: true)
+        let tree = try Tree(fixture: f)
         let fetcher = StreamingFetcher(base: tree.folder)
         fetcher.pause = 2_000
         let reports = Reports()
@@ -127,7 +127,7 @@ final class WriteOnceInstallTests: XCTestCase {
 
     func testAnInterruptedInstallResumesFromItsJournalWithARange() throws {
         let f = try ClientFixture()
-        let tree = try Tree(fixture: f, encoded: true)
+        let tree = try Tree(fixture: f)
         let starts = try entryStarts(tree)
         let fetcher = StreamingFetcher(base: tree.folder)
         // Dropped halfway through the second stop's plate: Stop I and pack.json are verified, the plate is not.
@@ -153,7 +153,7 @@ final class WriteOnceInstallTests: XCTestCase {
 
     func testAServerThatIgnoresTheRangeIsReadFromZeroAndWhatIsVerifiedIsDropped() throws {
         let f = try ClientFixture()
-        let tree = try Tree(fixture: f, encoded: true)
+        let tree = try Tree(fixture: f)
         let fetcher = StreamingFetcher(base: tree.folder)
         fetcher.failAfter = tree.archive.count * 2 / 3
         XCTAssertThrowsError(try updater(f, fetcher).update(pack: "test-pack"))
@@ -166,7 +166,7 @@ final class WriteOnceInstallTests: XCTestCase {
 
     func testAStagedFileDamagedAfterItWasJournalledIsFetchedAgain() throws {
         let f = try ClientFixture()
-        let tree = try Tree(fixture: f, encoded: true)
+        let tree = try Tree(fixture: f)
         let starts = try entryStarts(tree)
         let fetcher = StreamingFetcher(base: tree.folder)
         fetcher.failAfter = tree.archive.count - 1000
@@ -187,7 +187,7 @@ final class WriteOnceInstallTests: XCTestCase {
 
     func testADamagedJournalStartsTheInstallFromZero() throws {
         let f = try ClientFixture()
-        let tree = try Tree(fixture: f, encoded: true)
+        let tree = try Tree(fixture: f)
         let fetcher = StreamingFetcher(base: tree.folder)
         fetcher.failAfter = tree.archive.count / 2
         XCTAssertThrowsError(try updater(f, fetcher).update(pack: "test-pack"))
@@ -221,9 +221,9 @@ final class WriteOnceInstallTests: XCTestCase {
             }),
         ] as [(String, String, (inout [UInt8], Tree, [(path: String, start: UInt64)]) -> Void)] {
             let f = try ClientFixture()
-            let plain = try Tree(fixture: f, encoded: true)
+            let plain = try Tree(fixture: f)
             let starts = try entryStarts(plain)
-            let tree = try Tree(fixture: f, encoded: true) { tamper(&$0, plain, starts) }
+            let tree = try Tree(fixture: f) { tamper(&$0, plain, starts) }
             let before = f.snapshot().filter { $0.key.hasPrefix(f.into.path + "/") }
             XCTAssertThrowsError(try updater(f, StreamingFetcher(base: tree.folder)).update(pack: "test-pack"), what) { error in
                 XCTAssertEqual((error as? VerificationFailure)?.code, code, "\(what): \(error)")
@@ -236,7 +236,7 @@ final class WriteOnceInstallTests: XCTestCase {
     /// An index that pins another size than the manifest dictates for the archive is refused before a byte is fetched.
     func testAnArchiveSizeOtherThanTheManifestDictatesIsRefusedBeforeFetching() throws {
         let f = try ClientFixture()
-        let tree = try Tree(fixture: f, encoded: true) { $0 += [UInt8](repeating: 0, count: 512) }
+        let tree = try Tree(fixture: f) { $0 += [UInt8](repeating: 0, count: 512) }
         let fetcher = StreamingFetcher(base: tree.folder)
         XCTAssertThrowsError(try updater(f, fetcher).update(pack: "test-pack")) { error in
             XCTAssertEqual((error as? VerificationFailure)?.code, "mix-and-match", "\(error)")
@@ -312,7 +312,7 @@ final class InstallJournalTests: XCTestCase {
     /// removes them, writes nothing outside, and switches in exactly the signed files.
     func testAResumeRemovesWhatWasPlantedInItsFoldersAndSwitchesInOnlyTheSignedFiles() throws {
         let f = try ClientFixture()
-        let tree = try Tree(fixture: f, encoded: true)
+        let tree = try Tree(fixture: f)
         let fetcher = WriteOnceInstallTests.StreamingFetcher(base: tree.folder)
         fetcher.failAfter = tree.archive.count * 2 / 3
         XCTAssertThrowsError(try Updater(state: f.state, into: f.into, fetcher: fetcher).update(pack: "test-pack"))

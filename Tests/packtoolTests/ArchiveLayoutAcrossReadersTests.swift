@@ -11,16 +11,19 @@ import XCTest
 /// The same forged archive — the right files in the wrong order, a header byte, padding, a file's content, the
 /// trailer — in a signed tree whose index and manifest are left as signed (the index pins the archive's size, which
 /// none of these forgeries changes), fed to every reader of an archive: the phone's streamed install (PackVerify's
-/// `Updater` over a fetcher that streams, as over HTTP), `packtool verify` on the tree and `packtool verify` on the
-/// archive alone. Each gets the same code from all three: they all compose one layout (`ArchiveLayout`), so `verify`
-/// passes no archive a phone refuses.
+/// `Updater` over a fetcher that streams, as over HTTP), the same update through a whole-file download, `packtool
+/// install` of the archive file, `packtool verify` on the tree and `packtool verify` on the archive alone. Each gets
+/// the same code from all five: they all compose one layout (`ArchiveLayout`), so no reader passes an archive another
+/// refuses. (The whole-file and local-file installs matched entries by path, and passed the right files in the wrong
+/// order and a changed header mtime, until they composed `ArchiveLayout.checkFraming`.)
 final class ArchiveLayoutAcrossReadersTests: SignedTreeReadersTestCase {
     /// The codes of the phone, `packtool verify` on the tree and `packtool verify` on the archive, for `archive` in
     /// place of the published one.
     private func codes(_ name: String, _ archive: [UInt8]) throws -> [String?] {
         XCTAssertEqual(archive.count, honest.count, "\(name): the index pins the archive's size, and the forgery keeps it")
         try write(archive, archivePath)
-        return [try phoneCode(name), try verifyCode(tree.path), try verifyCode(tree.appendingPathComponent(archivePath).path)]
+        return [try phoneCode(name), try wholeFileCode(name), try localInstallCode(name), try verifyCode(tree.path),
+                try verifyCode(tree.appendingPathComponent(archivePath).path)]
     }
 
     // MARK: Forging the archive
@@ -87,13 +90,14 @@ final class ArchiveLayoutAcrossReadersTests: SignedTreeReadersTestCase {
             ("header-size", size, "archive-header"),
         ]
         for (name, archive, expected) in cases {
-            XCTAssertEqual(try codes(name, archive), [expected, expected, expected], "\(name): the phone, packtool verify on the tree, on the archive")
+            XCTAssertEqual(try codes(name, archive), Array(repeating: expected, count: 5),
+                           "\(name): the phone streaming, a whole-file download, packtool install of the file, packtool verify on the tree, on the archive")
         }
     }
 
     /// The harness itself: the archive as the publisher wrote it is installed by the phone and verified by both.
     func testTheHonestArchiveIsAcceptedByThePhoneAndVerifyOnTheTreeAndTheArchive() throws {
-        XCTAssertEqual(try codes("honest", honest), [nil, nil, nil])
+        XCTAssertEqual(try codes("honest", honest), Array(repeating: nil, count: 5))
     }
 
     /// An archive that holds the right bytes but a different SHA-256 from the index's cannot exist; an index that names

@@ -113,16 +113,33 @@ class SignedTreeReadersTestCase: XCTestCase {
     }
 
     /// The code the phone's streamed install refuses with, or nil when it installs; a refusal leaves no pack behind.
-    func phoneCode(_ name: String) throws -> String? {
+    func phoneCode(_ name: String) throws -> String? { try updateCode(name, streaming: true) }
+
+    /// The code of the same update through a fetcher that downloads the whole archive before the install reads it (a
+    /// `file://` tree, an app's own fetcher that does not stream), or nil when it installs.
+    func wholeFileCode(_ name: String) throws -> String? { try updateCode(name + "-whole", streaming: false) }
+
+    private func updateCode(_ name: String, streaming: Bool) throws -> String? {
         let state = URL(fileURLWithPath: dir + "/state-\(name)"), into = URL(fileURLWithPath: dir + "/app-\(name)")
         try Trust(state: state).pin(rootFile: URL(fileURLWithPath: rootFile))
+        let files = FileFetcher(base: tree)
         do {
-            _ = try Updater(state: state, into: into, fetcher: StreamingFetcher(files: FileFetcher(base: tree))).update(pack: "royal-mile")
+            _ = try Updater(state: state, into: into, fetcher: streaming ? StreamingFetcher(files: files) : files).update(pack: "royal-mile")
             return nil
         } catch {
             XCTAssertFalse(FileManager.default.fileExists(atPath: into.path + "/royal-mile/current"), "\(name): nothing installed")
             return (error as? VerificationFailure)?.code ?? "\(error)"
         }
+    }
+
+    /// The code a refusing `packtool install ARCHIVE` (a local file, as support staff install one) ends its message
+    /// with, or nil when it installs.
+    func localInstallCode(_ name: String) throws -> String? {
+        let into = dir + "/local-\(name)"
+        let r = try CLI.run(["install", tree.appendingPathComponent(archivePath).path, "--into", into, "--root", rootFile])
+        if r.status == 0 { return nil }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: into + "/royal-mile/current"), "\(name): nothing installed")
+        return r.stderr.components(separatedBy: "[").last?.components(separatedBy: "]").first ?? r.stderr
     }
 
     /// The code a refusing `packtool verify` ends its message with (`… [code]`), or nil when it exits 0.

@@ -26,8 +26,10 @@ final class HeaderScan: @unchecked Sendable {
             guard let file = expected.removeValue(forKey: Array(header.path.utf8)) else {
                 throw VerificationFailure(.archiveExtra, "\(header.path) is not in the manifest")
             }
+            // A header whose size field is not the signed size differs from the header the layout dictates:
+            // `archive-header`, as a phone's streamed install and `packtool verify` report it (`ArchiveLayout`).
             guard header.size == file.size else {
-                throw VerificationFailure(.archiveSize, "\(header.path) is \(header.size) bytes in the archive, the manifest says \(file.size)")
+                throw VerificationFailure(.archiveHeader, "\(header.path) is \(header.size) bytes in the archive's header, the signed manifest says \(file.size)")
             }
             written = try Numbers.add(written, header.size, "the archive's total size")
             guard written <= declared else { throw VerificationFailure(.archiveSize, "the archive holds more data than the manifest declares") }

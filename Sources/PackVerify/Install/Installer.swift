@@ -152,6 +152,10 @@ public struct Installer {
             }
             if let reason = cancel?.reason { throw reason }
             try failures.throwIfAny()
+            // Every byte between the files, held to the layout the signed manifest dictates (headers, padding, trailer)
+            // as a phone's streamed install and `packtool verify` hold it: the same archive, the same verdict. After the
+            // scan, so a hostile entry (a link, a device, a traversal) is named by what it is.
+            try ArchiveLayout(manifest: manifest, manifestBytes: manifestBytes).checkFraming(of: source, name: name)
             if let indexEntry, let digest = archiveDigest?.hex, digest != indexEntry.archive.sha256 {
                 throw VerificationFailure(.mixAndMatch, "\(name) does not hash to the SHA-256 the index names for \(indexEntry.archive.path)")
             }
