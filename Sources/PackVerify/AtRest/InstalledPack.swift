@@ -85,11 +85,15 @@ public struct InstalledPack {
         defer { slots.deallocate() }
         let outcomes = HandedOver(slots)
         let workers = max(1, min(threads, entries.count))
-        DispatchQueue.concurrentPerform(iterations: workers) { w in
+        // Largest first, each worker taking the next entry no other has taken: the bytes split evenly across the
+        // workers whatever the files' sizes (striping by index once gave one of two workers 7 of 12 plates).
+        let order = entries.indices.sorted { (entries[$0].file.size, $1) > (entries[$1].file.size, $0) }
+        let claims = Claims(count: order.count)
+        DispatchQueue.concurrentPerform(iterations: workers) { _ in
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: SHA256.fileBufferBytes, alignment: 16)
             defer { buffer.deallocate() }
-            var i = w
-            while i < entries.count {
+            while let k = claims.next() {
+                let i = order[k]
                 let (path, file) = entries[i]
                 let outcome: UInt8
                 // Never through a link in a file's place: that is damage, not the file (only verified scene links are
@@ -104,7 +108,6 @@ public struct InstalledPack {
                     outcome = 2
                 }
                 outcomes.value[i] = outcome
-                i += workers
             }
         }
         for (i, (path, _)) in entries.enumerated() {
@@ -142,5 +145,22 @@ public struct InstalledPack {
         }
         walk(folder, "")
         return out
+    }
+}
+
+/// Hands out 0, 1, 2… up to a count, each number once, to whichever thread asks first.
+private final class Claims: @unchecked Sendable {
+    private let lock = Lock()
+    private var taken = 0
+    private let count: Int
+
+    init(count: Int) { self.count = count }
+
+    func next() -> Int? {
+        lock.withLock {
+            guard taken < count else { return nil }
+            taken += 1
+            return taken - 1
+        }
     }
 }
