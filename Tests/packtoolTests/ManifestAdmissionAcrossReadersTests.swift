@@ -50,7 +50,9 @@ final class ManifestAdmissionAcrossReadersTests: XCTestCase {
         let file = dir + "/\(name).json"
         try Data(bytes).write(to: URL(fileURLWithPath: file))
         let archive = dir + "/\(name).tar"
-        let tar = try TarWriter(path: archive, mtime: 0)
+        // As the publisher writes it: every header's mtime is the manifest's created time (every reader holds an
+        // archive to that layout).
+        let tar = try TarWriter(path: archive, mtime: Timestamp.parse(m.created).map { Int64($0.timeIntervalSince1970) } ?? 0)
         try tar.add(PublishLayout.archiveManifestEntry, bytes: bytes)
         try tar.add("pack.json", bytes: Self.packJSON)
         try tar.finish()
