@@ -30,10 +30,15 @@ def entry_starts(archive):
 
 
 def journal_progress(app):
-    """The verified-entry count of the journal a killed streamed install left in APP/royal-mile, if any."""
+    """The verified-entry count of the journal a killed streamed install left in APP/royal-mile, if a rerun can use it:
+    a journal whose staging folder is gone (the kill came between the commit's rename of the staging folder to its
+    version folder and the switch) is emptied, and its rerun starts from zero (InstallJournal.open)."""
     folder = os.path.join(app, "royal-mile")
     for name in os.listdir(folder) if os.path.isdir(folder) else []:
         if name.startswith(".resume-") and name.endswith(".progress"):
+            staging = os.path.join(folder, name[: -len(".progress")])
+            if not os.path.isdir(staging) or os.path.islink(staging):
+                return None
             text = open(os.path.join(folder, name)).read()
             return int(text) if text.strip().isdigit() else None
     return None
@@ -58,9 +63,11 @@ def installed_version(packtool, app):
     return int(m.group(1))
 
 
-def update(packtool, app, url, root):
+def update(packtool, app, url, root, crash_at=None):
+    """`packtool update` of APP from URL; with CRASH_AT, the client kills itself at its CRASH_AT-th durability boundary."""
+    env = dict(os.environ, PACKVERIFY_CRASH_AT=str(crash_at)) if crash_at else None
     return subprocess.Popen([packtool, "update", "--quiet", "--tree", url, "--into", app, "--pack", "royal-mile", "--root", root, "--timeout", "5"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
 
 
 def main():
@@ -82,20 +89,12 @@ def main():
     span = time.perf_counter() - t0
     if p.returncode != 0 or "(full archive)" not in out:
         sys.exit(f"FAIL the unkilled streamed install did not take the whole archive: {out}{err}")
-    rng = random.Random(20261202)
     seen = {old: 0, new: 0}
-    for run in range(runs):
-        shutil.rmtree(work, ignore_errors=True)
-        shutil.copytree(app, work, symlinks=True)
-        if log:
-            open(log, "w").close()
-        p = update(packtool, work, slow, root)
-        # Half the kills anywhere in the install, half in its last fifth and past its end (so some land after the switch), where the flush, the state
-        # save and the switch happen within milliseconds of one another.
-        pause = rng.uniform(0, span) if run % 2 == 0 else rng.uniform(0.8 * span, 1.15 * span)
-        time.sleep(pause)
-        p.send_signal(signal.SIGKILL)
-        p.communicate()
+
+    def after_kill(run):
+        """The checks after one killed run of WORK: the old version or the new one, intact; then a rerun from the fast
+        server that resumes from the journal (a Range for exactly the rest) when the kill left one it can use."""
+        nonlocal resumed, from_zero
         version = installed_version(packtool, work)
         if version not in seen:
             sys.exit(f"FAIL run {run}: version {version} installed, neither {old} nor {new}")
@@ -122,12 +121,44 @@ def main():
             overhead.append(killed + sum(b for _, b, _ in requests) - size)
         if installed_version(packtool, work) != new:
             sys.exit(f"FAIL run {run}: the rerun did not leave version {new}: {out}")
+
+    def fresh_copy():
+        shutil.rmtree(work, ignore_errors=True)
+        shutil.copytree(app, work, symlinks=True)
+        if log:
+            open(log, "w").close()
+
+    # First at each of the client's durability boundaries in turn (its crash points: the journal's steps, the flush,
+    # the state save, the staging folder's rename, the switch), so the narrow windows between them are each hit once
+    # whatever the timing; then at random moments of the throttled install.
+    boundaries = 0
+    for n in range(1, 200):
+        fresh_copy()
+        p = update(packtool, work, fast, root, crash_at=n)
+        p.communicate()
+        if p.returncode == 0:
+            break
+        boundaries += 1
+        after_kill(f"boundary {n}")
+    if boundaries < 5:
+        sys.exit(f"FAIL the streamed install passed only {boundaries} crash points")
+    rng = random.Random(20261202)
+    for run in range(runs):
+        fresh_copy()
+        p = update(packtool, work, slow, root)
+        # Half the kills anywhere in the install, half in its last fifth and past its end (so some land after the switch), where the flush, the state
+        # save and the switch happen within milliseconds of one another.
+        pause = rng.uniform(0, span) if run % 2 == 0 else rng.uniform(0.8 * span, 1.15 * span)
+        time.sleep(pause)
+        p.send_signal(signal.SIGKILL)
+        p.communicate()
+        after_kill(run)
     shutil.rmtree(work, ignore_errors=True)
-    print(f"ok   {runs} SIGKILLs at random moments of a {span:.2f} s streamed install: version {old} left {seen[old]} times, "
+    print(f"ok   SIGKILLs at each of {boundaries} durability boundaries and {runs} random moments of a {span:.2f} s streamed install: version {old} left {seen[old]} times, "
           f"version {new} {seen[new]} times, never a mix; every rerun completed")
     if log:
         print(f"ok   after the {seen[old]} kills that left version {old}: {resumed} reruns resumed from the journal with a Range "
-              f"(exactly the rest sent), {from_zero} started from zero (killed before the first file was verified); bytes "
+              f"(exactly the rest sent), {from_zero} started from zero (killed before the first file was verified, or between the staging folder's rename and the switch); bytes "
               f"fetched in all beyond the {size}-byte archive: at most {max(overhead, default=0)} "
               f"(median {sorted(overhead)[len(overhead) // 2] if overhead else 0}: the file in flight and socket buffers)")
 
