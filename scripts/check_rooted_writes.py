@@ -2,12 +2,13 @@
 writes or deletes under a root it was given goes through PackFiles' RootedFolder, which opens a directory handle once
 and resolves every name beneath it without following links. A path-based `open(…, O_…)`, `unlink(`, `rename(`,
 `mkdir(`, `rmdir(`, `link(`, `symlink(`, `truncate(`, a FileManager write or `Data.write(to:)` in a client module's
-Swift source is a finding, printed as file:line with the call and why. The layer's own files are exempt.
+Swift source under Sources/ — any module: client, publisher, tools — is a finding, printed as file:line with the call
+and why. Only the files module (PackFiles) is exempt.
 
 A line may opt out only with a trailing `// rooted-writes: allow <reason>` comment naming why the call is safe (for
 example: a path the process itself chose under a folder it has just opened). The reason is required.
 
-Usage: check_rooted_writes.py [FILE-OR-FOLDER ...]   (no arguments: the client modules)
+Usage: check_rooted_writes.py [FILE-OR-FOLDER ...]   (no arguments: every module under Sources/)
        check_rooted_writes.py --self-test            (plants each forbidden shape in a scratch file; all must be found)"""
 import os
 import re
@@ -15,16 +16,9 @@ import sys
 import tempfile
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CLIENT_MODULES = ["PackVerify", "PackTrust", "PackFetch", "PackHTTP", "PackURLSession", "PackBackground", "CPackVerify"]
-# Not a client module, but every write of a preview run goes beneath its staging folder's handle (attack3 D1, D9);
-# and lint's voice cache (a user cache, PackAudio's StoryVoice) beneath its folder's (issue 43).
-ROOTED_MODULES = CLIENT_MODULES + ["PackPreview", "PackAudio"]
-# The publisher's publish step, migrated whole to RootedFolders of the output tree and the state folder (attack3 D0,
-# D3, D5): the release's folders, archive, manifest, deltas, roots, its clean-up and an interrupted release's.
-PUBLISH_STEP = [os.path.join("PackPublish", name) for name in [
-    "CreatedPaths.swift", "FileCopy.swift", "Publisher+Publish.swift", "Publisher+Deltas.swift", "Publisher+Interrupted.swift",
-    "PublishRoots.swift", "TreeExporter.swift", "Publisher.swift"]]
-# The files module: the rooted layer itself (Rooted/) and the primitives it builds on, the one place the raw calls belong.
+# An allow-list (issue 43): every Swift module under Sources/ is checked — the client, the publisher and its state
+# folder, the tools and their user caches — except the files module, the rooted layer itself and the primitives it
+# builds on, the one place the raw calls belong. A line elsewhere opts out only with a reason (see above).
 EXEMPT = [os.path.join("Sources", "PackFiles") + os.sep]
 
 NOT_A_MEMBER = r"(?<![\w.])(?<!func )"
@@ -40,7 +34,7 @@ RULES = [
     # are FileManager's own.
     (re.compile(r"\.(createDirectory|removeItem|moveItem|copyItem|linkItem|createFile|createSymbolicLink|replaceItem|replaceItemAt|trashItem|setAttributes)\("),
      "FileManager write follows links: use RootedFolder"),
-    (re.compile(r"\.write\(to(File)?:"), "Data/String.write(to:)/write(toFile:) follows a link at the name: use RootedFolder.writeAtomically / createIfAbsent"),
+    (re.compile(r"\.write\(to(File)?:(?!\s*&)"), "Data/String.write(to:)/write(toFile:) follows a link at the name: use RootedFolder.writeAtomically / createIfAbsent"),
     (re.compile(r"\bFileHandle\((forWritingAtPath|forWritingTo|forUpdatingAtPath|forUpdating)\b"), "FileHandle opened for writing by path: open beneath a RootedFolder"),
     (re.compile(r"\bOutputStream\((toFileAtPath|url)\b"), "OutputStream to a path: open beneath a RootedFolder and write the descriptor"),
     (re.compile(NOT_A_MEMBER + r"(fopen|freopen)\("), "fopen by path follows links: open beneath a RootedFolder"),
@@ -88,6 +82,11 @@ def files_under(paths):
         else:
             out.append(path)
     return out
+
+
+def modules_checked(files):
+    """The modules (folders right under Sources/) the files belong to."""
+    return {os.path.relpath(os.path.abspath(f), os.path.join(REPO, "Sources")).split(os.sep)[0] for f in files}
 
 
 def exempt(path):
@@ -172,15 +171,22 @@ def self_test():
         if len(stray) != 1 or own:
             print(f"check-rooted-writes self-test FAILED: session opens: planted {stray}, in the session's own file {own}")
             return 1
+        # The allow-list: with no arguments every module under Sources/ is read — a new module is checked the day it
+        # is made, without anyone adding it here — and the files module is not.
+        modules = set(os.listdir(os.path.join(REPO, "Sources")))
+        checked = modules_checked([f for f in files_under([os.path.join(REPO, "Sources")]) if not exempt(f)])
+        if checked != modules - {"PackFiles"} - {m for m in modules if not files_under([os.path.join(REPO, "Sources", m)])}:
+            print(f"check-rooted-writes self-test FAILED: the default scope reads {sorted(checked)}, not every module but PackFiles")
+            return 1
     print(f"check-rooted-writes self-test: all {len(expected)} planted path-based write shapes found, the method call and the allowed line not; "
-          "a planted path open of a folder in the client found, the session's own not")
+          "a planted path open of a folder in the client found, the session's own not; every module but PackFiles in scope")
     return 0
 
 
 def main(argv):
     if argv[1:] == ["--self-test"]:
         return self_test()
-    paths = argv[1:] or [os.path.join(REPO, "Sources", m) for m in ROOTED_MODULES + PUBLISH_STEP if os.path.exists(os.path.join(REPO, "Sources", m))]
+    paths = argv[1:] or [os.path.join(REPO, "Sources")]
     files = [f for f in files_under(paths) if not exempt(f)]
     findings = []
     for path in files:
@@ -197,10 +203,11 @@ def main(argv):
     for finding in findings:
         print(finding)
     if findings:
-        print(f"check-rooted-writes: {len(findings)} path-based write(s) in the client modules; reach files beneath a root "
+        print(f"check-rooted-writes: {len(findings)} path-based write(s) outside the files module; reach files beneath a root "
               "through RootedFolder (Sources/PackFiles/Rooted), or say why with `// rooted-writes: allow <reason>`")
         return 1
-    print(f"check-rooted-writes: {len(files)} client source files, no path-based open/unlink/rename/mkdir/link or FileManager write")
+    print(f"check-rooted-writes: {len(files)} source files in {len(modules_checked(files))} modules (all but PackFiles), "
+          "no path-based open/unlink/rename/mkdir/link or FileManager write")
     return 0
 
 

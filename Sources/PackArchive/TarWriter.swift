@@ -26,10 +26,12 @@ public final class TarWriter {
 
     /// Creates `path` (which must not exist) and starts the archive.
     public convenience init(path: String, mtime: Int64) throws {
-        // Refuse to overwrite: the caller writes to a fresh temporary name and renames.
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw ArchiveError("\(path): cannot create (\(String(cString: strerror(errno))))") }
-        self.init(fd: fd, path: path, mtime: mtime)
+        // Refuse to overwrite: the caller writes to a fresh temporary name and renames. The folder is the caller's
+        // choice; the name is created beneath its handle (`O_EXCL`, a link there refused).
+        let url = URL(fileURLWithPath: path)
+        let folder: RootedFolder
+        do { folder = try RootedFolder(opening: url.deletingLastPathComponent().path, followingLinkAtRoot: true) } catch { throw ArchiveError("\(error)") }
+        try self.init(creating: url.lastPathComponent, in: folder, mtime: mtime)
     }
 
     /// Creates `relative` beneath `folder` (`O_EXCL`, no link followed on the way or at the name: the rooted layer)

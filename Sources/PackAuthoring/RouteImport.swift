@@ -104,7 +104,7 @@ public struct RouteImport {
 
     /// Writes every planned file atomically through the rooted layer. Should one write fail, the files already
     /// written are put back (new ones removed), so the pack is as it was.
-    public func write(to pack: RootedFolder) throws {
+    public func apply(to pack: RootedFolder) throws {
         var done: [(path: String, before: [UInt8]?)] = []
         do {
             for w in writes {

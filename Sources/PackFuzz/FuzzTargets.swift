@@ -178,7 +178,7 @@ enum FuzzTargets {
     /// written to one scratch file, replaced every time.
     static func archiveFile(holding bytes: [UInt8]) -> URL? {
         let url = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("packfuzz-\(getpid()).tar")
-        return (try? Data(bytes).write(to: url)) == nil ? nil : url
+        return (try? AtomicFile.write(Data(bytes), to: url)) == nil ? nil : url
     }
 
     /// RFC 8032 TEST 1's public key.

@@ -98,6 +98,48 @@ public enum FileSystem {
         folder.removeTree(url.lastPathComponent)
     }
 
+    /// Makes the folder `path` and the folders on the way (`mkdir -p`), for a folder the caller chose (a state folder,
+    /// a key folder, an output folder): the path up to it is the caller's, trusted as given (a link at its own name is
+    /// followed, as `/tmp` is one on macOS); it is then opened once, so what is at `path` must be a folder.
+    /// - Throws: ``ModelError`` naming the path and the system's reason.
+    public static func makeFolders(_ path: String) throws {
+        do { _ = try RootedFolder(opening: path, create: true, followingLinkAtRoot: true) } catch let error as FileError {
+            throw ModelError(file: error.path, message: error.message)
+        }
+    }
+
+    /// Removes the name at `path` unless it is a folder — a link as a name, never what it points to — through the
+    /// rooted layer of the folder holding it (opened by its path, the caller's choice). Best effort: false when nothing
+    /// was removed.
+    @discardableResult
+    public static func removeFile(_ path: String) -> Bool {
+        let url = URL(fileURLWithPath: path)
+        guard let folder = try? RootedFolder(opening: url.deletingLastPathComponent().path, followingLinkAtRoot: true) else { return false }
+        return folder.removeFile(url.lastPathComponent)
+    }
+
+    /// Removes the folder at `path` if it is an empty folder (a link or a file there stays); best effort.
+    public static func removeEmptyFolder(_ path: String) {
+        let url = URL(fileURLWithPath: path)
+        guard let folder = try? RootedFolder(opening: url.deletingLastPathComponent().path, followingLinkAtRoot: true),
+              let info = folder.status(url.lastPathComponent), info.st_mode & S_IFMT == S_IFDIR else { return }
+        try? folder.remove(url.lastPathComponent)
+    }
+
+    /// Renames `from` to `to`, both in one folder (`renameat` relative to it: neither name is followed if a link).
+    /// - Throws: ``ModelError`` naming `from` and the system's reason.
+    public static func rename(_ from: URL, to: URL) throws {
+        do {
+            let folder = try RootedFolder(opening: to.deletingLastPathComponent().path, followingLinkAtRoot: true)
+            guard from.deletingLastPathComponent().standardizedFileURL.path == to.deletingLastPathComponent().standardizedFileURL.path else {
+                throw FileError(path: from.path, message: "is not in the folder of \(to.path)")
+            }
+            try folder.rename(from.lastPathComponent, to: to.lastPathComponent)
+        } catch let error as FileError {
+            throw ModelError(file: error.path, message: error.message)
+        }
+    }
+
     /// Puts the finished file `temporary` at `target` (both in one folder) only if nothing has that name — the rooted
     /// layer's link-based create-if-absent (`RootedFolder.linkIntoPlace`), never a check then a rename that would
     /// replace what a racing writer put there. False when the name was taken.

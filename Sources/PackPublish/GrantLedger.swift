@@ -52,7 +52,7 @@ public final class GrantLedger {
         self.state = state
         try StateFolder.check(state.path)
         do {
-            try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
+            do { try FileSystem.makeFolders(state.path) } catch { throw PublishError.io("\(error)") }
             database = try SQLiteDatabase(path: state.appendingPathComponent(Self.fileName).path, create: true)
             try database.execute("""
                 CREATE TABLE IF NOT EXISTS grants (

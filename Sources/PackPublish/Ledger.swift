@@ -51,7 +51,7 @@ public final class Ledger {
         if isInMemory {
             database = try SQLiteDatabase(path: ":memory:", create: true)
         } else {
-            try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
+            do { try FileSystem.makeFolders(state.path) } catch { throw PublishError.io("\(error)") }
             database = try SQLiteDatabase(path: file, create: true)
         }
         let schema = """

@@ -91,7 +91,7 @@ public struct RevocationStore {
                 try revokeInTransaction(id: id, reason: reason, keys: keys, ledger: ledger, now: now, written: &written)
             }
         } catch {
-            if let written { unlink(written.path) }
+            if let written { FileSystem.removeFile(written.path) }
             throw error
         }
     }
@@ -146,7 +146,7 @@ public struct RevocationStore {
                 return .written(Stored(version: version, url: url, bytes: bytes, document: document), previous: previous.version)
             }
         } catch {
-            if let written { unlink(written.path) }
+            if let written { FileSystem.removeFile(written.path) }
             throw error
         }
     }

@@ -9,6 +9,7 @@ import Glibc
 import Darwin
 #endif
 import PackCrypto
+import PackFiles
 
 /// Reads and writes key files with the permission rules of DESIGN.md §5: private keys are written 0600 and refused
 /// when group or others can read them.
@@ -77,15 +78,20 @@ public enum KeyFile {
     /// encrypted with `passphrase` (PBES2, AES-256) when one is given, else plain PKCS#8.
     public static func writePrivateKey(_ key: Ed25519PrivateKey, to path: String, passphrase: [UInt8]? = nil) throws {
         let pem = try key.pemRepresentation(passphrase: passphrase)
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
-        guard fd >= 0 else {
-            throw CryptoError(code: "key.write", message: "\(path): cannot create the key file (\(String(cString: strerror(errno))))")
+        // Created beneath the folder's handle (`O_EXCL`, no link followed at the name): a link planted where the key
+        // goes is refused, never written through.
+        let url = URL(fileURLWithPath: path)
+        let folder: RootedFolder, fd: Int32
+        do {
+            folder = try RootedFolder(opening: url.deletingLastPathComponent().path, followingLinkAtRoot: true)
+            fd = try folder.create(url.lastPathComponent, mode: 0o600)
+        } catch let error as FileError {
+            throw CryptoError(code: "key.write", message: "\(path): cannot create the key file (\(error.message))")
         }
         defer { close(fd) }
         let bytes = Array(pem.utf8)
-        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        guard written == bytes.count, fsync(fd) == 0 else {
-            unlink(path)
+        guard bytes.withUnsafeBytes({ RegularFile.writeAll(fd, $0) }), fsync(fd) == 0 else {
+            folder.removeFile(url.lastPathComponent)
             throw CryptoError(code: "key.write", message: "\(path): cannot write the key file")
         }
     }

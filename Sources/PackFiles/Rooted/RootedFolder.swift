@@ -32,10 +32,11 @@ public final class RootedFolder: @unchecked Sendable {
     /// a pack folder — must never be links). With `create`, missing folders on the way are made first: the root
     /// itself is the caller's choice, so its own path is trusted, everything beneath it is not. `followingLinkAtRoot`
     /// is for the path-based helpers whose folder is whatever the caller named (`AtomicFile`, `FileSystem.removeTree`:
-    /// `/tmp` is a link on macOS): the link at the root's own name is followed, nothing beneath it ever is.
-    public init(opening path: String, create: Bool = false, followingLinkAtRoot: Bool = false) throws {
+    /// `/tmp` is a link on macOS): the link at the root's own name is followed, nothing beneath it ever is. Folders
+    /// it makes get `mode` (0700 for a user's private cache).
+    public init(opening path: String, create: Bool = false, followingLinkAtRoot: Bool = false, mode: mode_t = 0o755) throws {
         self.path = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
-        if create { try Self.makeFolders(self.path) }
+        if create { try Self.makeFolders(self.path, mode: mode) }
         let fd = open(self.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | (followingLinkAtRoot ? 0 : O_NOFOLLOW))
         guard fd >= 0 else { throw Self.failure(AT_FDCWD, self.path, path: self.path, code: errno, wanted: "a folder") }
         self.fd = fd
@@ -183,11 +184,11 @@ public final class RootedFolder: @unchecked Sendable {
     }
 
     /// `mkdir -p` for the root's own path (trusted: the caller chose it).
-    static func makeFolders(_ path: String) throws {
+    static func makeFolders(_ path: String, mode: mode_t = 0o755) throws {
         var info = stat()
         if stat(path, &info) == 0 { return }
-        if let slash = path.lastIndex(of: "/"), slash != path.startIndex { try makeFolders(String(path[..<slash])) }
-        guard mkdir(path, 0o755) == 0 || errno == EEXIST else {
+        if let slash = path.lastIndex(of: "/"), slash != path.startIndex { try makeFolders(String(path[..<slash]), mode: mode) }
+        guard mkdir(path, mode) == 0 || errno == EEXIST else {
             throw FileError(path: path, message: "cannot create the folder: \(RegularFile.reason(errno))", code: errno)
         }
     }

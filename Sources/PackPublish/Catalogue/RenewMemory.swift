@@ -67,12 +67,12 @@ public struct RenewMemory: Codable, Equatable, Sendable {
     }
 
     /// Forgets `location` (a tree replaced on purpose, so an older index there is expected).
-    public static func forget(in folder: URL, location: String) { unlink(file(in: folder, location: location).path) }
+    public static func forget(in folder: URL, location: String) { FileSystem.removeFile(file(in: folder, location: location).path) }
 
     /// Saves the memory; false when the folder cannot be written.
     public func save(to folder: URL) -> Bool {
         do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try FileSystem.makeFolders(folder.path)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
             try AtomicFile.write(try encoder.encode(self), to: Self.file(in: folder, location: location))

@@ -59,19 +59,13 @@ public struct MultipartJournal: Sendable {
     }
 
     private func write(_ uploads: [String], for object: String) {
-        guard let folder, let path = file(for: object) else { return }
-        if uploads.isEmpty { unlink(path); return }
-        var built = ""
-        for part in folder.split(separator: "/") {
-            built += "/" + part
-            if !FileSystem.isDirectory(built) { _ = mkdir(built, 0o700) }
-        }
+        // Beneath the cache folder's handle (the rooted layer): a link planted at the file's name is replaced, never
+        // written through. Best effort: without the file, a rerun starts the upload again.
+        guard let folder, let path = file(for: object),
+              let root = try? RootedFolder(opening: folder, create: true, followingLinkAtRoot: true, mode: 0o700) else { return }
+        let name = String(path.dropFirst(folder.count + 1))
+        if uploads.isEmpty { root.removeFile(name); return }
         guard let data = try? JSONEncoder().encode(Entry(object: object, uploads: uploads)) else { return }
-        let temporary = path + ".\(getpid()).tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { return }
-        let written = data.withUnsafeBytes { FileSystem.writeAll(fd, $0) }
-        close(fd)
-        if !written || rename(temporary, path) != 0 { unlink(temporary) }
+        try? root.writeAtomically(data, to: name, mode: 0o600)
     }
 }

@@ -287,7 +287,7 @@ struct PartReader {
     /// Calls `each` as every part is read (with its MD5 when asked for); stops early when it returns false. Returns
     /// the whole file's SHA-256.
     func readParts(md5For: Set<Int>, _ each: (MultipartUpload.Part, [UInt8]?) throws -> Bool) throws -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = open(path, O_RDONLY | O_CLOEXEC)  // rooted-writes: allow read only: the file the publisher named to upload
         guard fd >= 0 else { throw PublishError.io("\(path): cannot open it (\(String(cString: strerror(errno))))") }
         defer { close(fd) }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: SHA256.fileBufferBytes, alignment: 16)

@@ -119,7 +119,7 @@ public final class S3Client {
     }
 
     private func stream(_ body: FileBody, to connection: Connection) throws {
-        let fd = open(body.path, O_RDONLY | O_CLOEXEC)
+        let fd = open(body.path, O_RDONLY | O_CLOEXEC)  // rooted-writes: allow read only: the file the publisher named to upload
         guard fd >= 0 else { throw PublishError.io("\(body.path): cannot open it (\(String(cString: strerror(errno))))") }
         defer { close(fd) }
         var piece = [UInt8](repeating: 0, count: 1 << 20)

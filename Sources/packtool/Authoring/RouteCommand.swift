@@ -100,7 +100,7 @@ enum RouteCommand: Command {
             throw CommandLineError.failure(r.message + "\nnothing was written")
         }
         if !dryRun {
-            do { try plan.write(to: pack) } catch { throw CommandLineError.io("\(error); nothing was changed") }
+            do { try plan.apply(to: pack) } catch { throw CommandLineError.io("\(error); nothing was changed") }
         }
         if json {
             struct Report: Encodable {

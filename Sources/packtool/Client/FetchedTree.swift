@@ -36,7 +36,7 @@ struct FetchedTree: PublishedTree {
 
     func read(_ path: String, cap: Int) throws -> Data? {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("packtool-status-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        do { try FileSystem.makeFolders(folder.path) } catch { throw PublishError.io("\(error)") }
         defer { FileSystem.removeTree(folder.path) }
         let file = folder.appendingPathComponent("fetched")
         do { try fetcher.fetch(path, to: file, maxBytes: UInt64(cap), progress: nil) } catch let f as VerificationFailure {

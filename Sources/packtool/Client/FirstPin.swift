@@ -46,9 +46,9 @@ struct FirstPin {
     func rollBack() {
         guard pinned, let state = try? ClientState.load(from: stateFile.deletingLastPathComponent()),
               state.indexVersion == 0, state.manifestVersions.isEmpty, state.sceneVersions.isEmpty else { return }
-        unlink(stateFile.path)
-        unlink(stateFile.deletingLastPathComponent().appendingPathComponent(".lock").path)
-        rmdir(stateFile.deletingLastPathComponent().appendingPathComponent(Updater.downloadsFolder).path)
-        for folder in newFolders.reversed() { rmdir(folder.path) }
+        FileSystem.removeFile(stateFile.path)
+        FileSystem.removeFile(stateFile.deletingLastPathComponent().appendingPathComponent(".lock").path)
+        FileSystem.removeEmptyFolder(stateFile.deletingLastPathComponent().appendingPathComponent(Updater.downloadsFolder).path)
+        for folder in newFolders.reversed() { FileSystem.removeEmptyFolder(folder.path) }
     }
 }

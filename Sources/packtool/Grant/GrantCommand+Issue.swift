@@ -62,7 +62,7 @@ extension GrantCommand {
         // not be recorded as active either; a ledger that refuses takes the files back.
         let written = try writeFiles(out: a.value("--out").map { ($0, try envelope.jsonData()) }, qr: a.value("--qr").flatMap { path in qr.map { (path, Data($0)) } })
         do { try GrantRevokeCommand.record(grant, code: code, state: a.value("--state")) } catch {
-            for url in written { try? FileManager.default.removeItem(at: url) }
+            for url in written { FileSystem.removeFile(url.path) }
             throw error
         }
         if let why { Output.note("note: printing the long code: \(why)\n") }
@@ -199,7 +199,7 @@ extension GrantCommand {
                 written.append(url)
             }
         } catch {
-            for url in written { try? FileManager.default.removeItem(at: url) }
+            for url in written { FileSystem.removeFile(url.path) }
             throw CommandLineError.io("\(error)")
         }
         return written

@@ -52,7 +52,7 @@ enum KeyCommand: Command {
         let dir = try a.required("--out")
         let name = a.value("--name") ?? role
         guard !name.isEmpty, !name.contains("/") else { throw CommandLineError.usage("--name must be a plain file name") }
-        do { try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) } catch {
+        do { try FileSystem.makeFolders(dir) } catch {
             throw CommandLineError.io("\(dir): cannot create the folder (\(FileSystem.exists(dir) ? "it is a file" : "check the parent folder's permissions"))")
         }
         let privatePath = dir + "/" + name + ".pem", publicPath = dir + "/" + name + ".pub"
@@ -64,7 +64,7 @@ enum KeyCommand: Command {
             let key = try Ed25519PrivateKey()
             try KeyFile.writePrivateKey(key, to: privatePath, passphrase: passphrase)
             do { try AtomicFile.write(Data(key.publicKey.pemRepresentation.utf8), to: URL(fileURLWithPath: publicPath)) } catch {
-                unlink(privatePath)
+                FileSystem.removeFile(privatePath)
                 throw error
             }
             let raw = Hex.encode(key.publicKey.rawRepresentation)

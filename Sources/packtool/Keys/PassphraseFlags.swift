@@ -67,7 +67,7 @@ enum Terminal {
     /// One line read from the terminal with echo off; nil when there is no terminal.
     static func ask(_ prompt: String) throws -> [UInt8]? {
         guard isatty(0) == 1 else { return nil }
-        let fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
+        let fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)  // rooted-writes: allow the terminal device, not a file in any tree
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var saved = termios()

@@ -54,7 +54,7 @@ enum ExportCommand: Command {
         // To a store: exported beside the kept upload folder first, so a failed export leaves the last one whole.
         let output = try store.map { $0.2.deletingLastPathComponent().appendingPathComponent(".export-\(getpid())-" + $0.2.lastPathComponent) }
             ?? URL(fileURLWithPath: a.required("--publish"))
-        if store != nil { try FileManager.default.createDirectory(at: output.deletingLastPathComponent(), withIntermediateDirectories: true) }
+        if store != nil { do { try FileSystem.makeFolders(output.deletingLastPathComponent().path) } catch { throw CommandLineError.io("\(error)") } }
         var options = TreeExporter.Options(state: URL(fileURLWithPath: try a.required("--state")), output: output,
                                            manifestKeys: try SigningKeys.privateKeys(manifestPaths, role: RootDocument.Role.manifest, a),
                                            indexKeys: try SigningKeys.privateKeys(indexPaths, role: RootDocument.Role.index, a))
@@ -91,10 +91,12 @@ enum ExportCommand: Command {
     static func replace(_ folder: URL, with exported: URL) throws {
         let aside = folder.deletingLastPathComponent().appendingPathComponent(".replaced-\(getpid())-" + folder.lastPathComponent)
         let hadOne = FileSystem.exists(folder.path)
-        if hadOne { guard rename(folder.path, aside.path) == 0 else { throw CommandLineError.io("\(folder.path): cannot move it aside (\(FileSystem.reason()))") } }
-        guard rename(exported.path, folder.path) == 0 else {
-            let reason = FileSystem.reason()
-            if hadOne { _ = rename(aside.path, folder.path) }
+        if hadOne {
+            do { try FileSystem.rename(folder, to: aside) } catch { throw CommandLineError.io("\(folder.path): cannot move it aside (\(error))") }
+        }
+        do { try FileSystem.rename(exported, to: folder) } catch {
+            let reason = "\(error)"
+            if hadOne { try? FileSystem.rename(aside, to: folder) }
             FileSystem.removeTree(exported.path)
             throw CommandLineError.io("\(folder.path): cannot put the export in place (\(reason)); nothing was uploaded")
         }

@@ -62,6 +62,30 @@ final class MultipartJournalTests: XCTestCase {
         XCTAssertEqual(journal.uploads(for: "public/b.tar"), ["three"])
     }
 
+    /// The journal writes beneath its folder's handle: links planted at its file's name and at the temporary name the
+    /// earlier code wrote through (`<file>.<pid>.tmp`, opened with O_TRUNC) are never followed, so the files they point
+    /// at keep their bytes; the journal's file is a regular file again afterwards; its folder is private (0700).
+    func testLinksPlantedInTheJournalFolderAreNeverWrittenThrough() throws {
+        let dir = try temporaryDirectory()
+        let journal = MultipartJournal(folder: dir + "/cache/multipart")
+        journal.record("first", for: "public/a.tar")
+        let file = try XCTUnwrap(journal.file(for: "public/a.tar"))
+        let victim = dir + "/victim.txt", other = dir + "/other.txt"
+        try Data("keep me".utf8).write(to: URL(fileURLWithPath: victim))
+        try Data("keep me too".utf8).write(to: URL(fileURLWithPath: other))
+        try FileManager.default.removeItem(atPath: file)
+        try FileManager.default.createSymbolicLink(atPath: file, withDestinationPath: victim)
+        try FileManager.default.createSymbolicLink(atPath: file + ".\(getpid()).tmp", withDestinationPath: other)
+        journal.record("second", for: "public/a.tar")
+        XCTAssertEqual(try String(contentsOfFile: victim, encoding: .utf8), "keep me")
+        XCTAssertEqual(try String(contentsOfFile: other, encoding: .utf8), "keep me too")
+        let kind = try FileManager.default.attributesOfItem(atPath: file)[.type] as? FileAttributeType
+        XCTAssertEqual(kind, .typeRegular)
+        XCTAssertEqual(journal.uploads(for: "public/a.tar"), ["second"])
+        let mode = try FileManager.default.attributesOfItem(atPath: dir + "/cache/multipart")[.posixPermissions] as? Int
+        XCTAssertEqual(mode, 0o700)
+    }
+
     func testOnlyTheNewestSixteenAreKept() throws {
         let journal = MultipartJournal(folder: try temporaryDirectory())
         for n in 0..<20 { journal.record("id\(n)", for: "b/k") }
