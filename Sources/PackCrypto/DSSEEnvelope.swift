@@ -71,8 +71,13 @@ public struct DSSEEnvelope: Codable, Equatable, Sendable {
     }
 
     /// The ids of `keys` that signed this envelope (`signers(among:)` for keys already in hand).
+    /// The keys are used as they are — each was checked (on the curve, in the prime-order subgroup) when it was made —
+    /// rather than made again from their bytes for every signature, which repeated that check each time.
     public func signers(trusting keys: [Ed25519PublicKey]) -> Set<String> {
-        signers(among: Dictionary(keys.map { ($0.keyID, $0.rawRepresentation) }, uniquingKeysWith: { first, _ in first }))
+        let byBytes = Dictionary(keys.map { ($0.rawRepresentation, $0) }, uniquingKeysWith: { first, _ in first })
+        return signers(among: Dictionary(keys.map { ($0.keyID, $0.rawRepresentation) }, uniquingKeysWith: { first, _ in first })) { signature, raw, message in
+            byBytes[raw]?.isValidSignature(signature, for: message) ?? false
+        }
     }
 
     /// Ed25519 verification by this build's backend, the default check of `signers(among:)`.

@@ -66,14 +66,14 @@ public final class JSONDocument {
     /// decodes agree: the first of duplicate keys, a trailing comma read past).
     public func decode<T: Decodable>(_ type: T.Type) -> T? {
         guard isSound, let root else { return nil }
-        return try? JSONDecoder().decode(T.self, from: Data(root.jsonText.utf8))
+        return JSONNodeDecoder.decode(T.self, from: root)
     }
 
     /// Decodes one section of the document (the value at `pointer`) when that section parsed and met its schema, even
     /// if other sections did not: a typo in `view` must not hide the checks of `eras` or `story`.
     public func decode<T: Decodable>(_ type: T.Type, at pointer: String) -> T? {
         guard let root, let node = root.node(at: pointer), isSound(section: pointer) else { return nil }
-        return try? JSONDecoder().decode(T.self, from: Data(node.jsonText.utf8))
+        return JSONNodeDecoder.decode(T.self, from: node)
     }
 
     /// Where the problems lie, indexed once so that asking about a section costs its depth, not the number of

@@ -236,21 +236,18 @@ public struct SchemaValidator {
         }
     }
 
-    nonisolated(unsafe) private static var regexCache: [String: Regex<AnyRegexOutput>] = [:]
-    private static let regexLock = Lock()
+    nonisolated(unsafe) private static var patternCache: [String: SchemaPattern] = [:]
+    private static let patternLock = Lock()
 
-    /// JSON Schema `pattern`: an unanchored search (the schemas anchor their own patterns), with Swift's Regex,
-    /// whose syntax covers what the schemas use (classes, quantifiers, groups, anchors). A pattern that does not
-    /// compile matches everything, as the schema test suite checks every pattern compiles.
+    /// JSON Schema `pattern`: an unanchored search, each pattern compiled once (`SchemaPattern`).
     static func matches(_ s: String, pattern: String) -> Bool {
-        let regex: Regex<AnyRegexOutput>? = regexLock.withLock {
-            if let cached = regexCache[pattern] { return cached }
-            guard let made = try? Regex(pattern) else { return nil }
-            regexCache[pattern] = made
+        let compiled = patternLock.withLock {
+            if let cached = patternCache[pattern] { return cached }
+            let made = SchemaPattern(pattern)
+            patternCache[pattern] = made
             return made
         }
-        guard let regex else { return true }
-        return (try? regex.firstMatch(in: s)) != nil
+        return compiled.matches(s)
     }
 
     static func article(_ type: String) -> String {
