@@ -96,7 +96,7 @@ let package = Package(
         // Signing, PEM and key files, and the object store's HMAC-SHA256 and MD5: OpenSSL only, on every platform
         // (publishers run Linux or macOS with OpenSSL, and CryptoKit's randomised signatures would break byte-identical
         // rebuilds). Tool-only: no client module depends on it, so an app carries none of it.
-        .target(name: "PackSigning", dependencies: ["COpenSSL", "PackCrypto", "PackModel"]),
+        .target(name: "PackSigning", dependencies: ["COpenSSL", "PackCrypto", "PackModel", "PackFiles"]),
         // The files module, below every module that reads or writes files (PackCrypto and PackMedia included): the one
         // way to open a file for reading without blocking, the one capped whole-file read, the durability seam, and the
         // rooted layer (RootedFolder) through which every file under a root the code was given is reached. PackModel
