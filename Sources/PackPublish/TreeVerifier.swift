@@ -68,7 +68,7 @@ public struct TreeVerifier {
             guard digest == entry.archive.sha256 else {
                 throw VerificationFailure(.hash, "archive of \(pack): \(archiveURL.path) does not match the index's SHA-256")
             }
-            let deltas = try verifyDeltas(out.appendingPathComponent("packs/\(pack)/deltas"), pack: pack, root: root)
+            let deltas = try verifyDeltas(out.appendingPathComponent("packs/\(pack)/deltas"), manifest: manifest, root: root)
             lines.append("\(pack): version \(manifest.version), \(manifest.scenes.count) scenes, \(files) files verified, \(deltas) deltas verified, manifest expires \(manifest.expires)")
         }
         return lines
@@ -145,8 +145,12 @@ public struct TreeVerifier {
     }
 
     /// Every delta archive under `folder`: signed by the manifest role, for this pack and the scene its folder names,
-    /// and carrying exactly its added files with the sizes and hashes of its target list.
-    private func verifyDeltas(_ folder: URL, pack: String, root: RootDocument) throws -> Int {
+    /// and carrying exactly its added files with the sizes and hashes of its target list. A delta to the scene version
+    /// the manifest names is what a phone fetches now, so it must lead exactly there (`delta-target`), as a phone
+    /// judges it (`DeltaBinding`, the same entries check too); where a delta starts is the installed scene's business,
+    /// which only a phone has.
+    private func verifyDeltas(_ folder: URL, manifest: Manifest, root: RootDocument) throws -> Int {
+        let pack = manifest.pack
         var count = 0
         for scene in ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).sorted() {
             for name in ((try? FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent(scene).path)) ?? []).sorted() where name.hasSuffix(".tar") {
@@ -160,18 +164,23 @@ public struct TreeVerifier {
                 guard delta.pack == pack, delta.scene == scene, name == "\(delta.from.version)-\(delta.to.version).tar" else {
                     throw VerificationFailure(.delta, "\(url.path) is signed for \(delta.pack)/\(delta.scene) \(delta.from.version)-\(delta.to.version)")
                 }
-                var expected = Dictionary(delta.files.filter { delta.added.contains($0.path) }.map { (Array($0.path.utf8), $0) }, uniquingKeysWith: { a, _ in a })
+                let binding = DeltaBinding(delta)
+                if let current = manifest.scenes.first(where: { $0.id == scene }), delta.to.version == current.version {
+                    try VerificationFailure.about(url, .deltaTarget) { try binding.evaluate(leadsTo: current, pack: pack).require() }
+                }
+                var pending = try VerificationFailure.about(url, .deltaEntry) { try binding.addedFiles() }
                 while let entry = try reader.next() {
-                    guard entry.kind == "file", let file = expected.removeValue(forKey: Array(entry.path.utf8)) else {
-                        throw VerificationFailure(.delta, "\(url.path): \(entry.path) is not one of the delta's added files")
+                    let file = try VerificationFailure.about(url, .deltaEntry) { () throws -> Manifest.File in
+                        guard entry.kind == "file" else { throw VerificationFailure(.deltaEntry, "\(entry.path) is not a regular file") }
+                        return try binding.evaluate(entry: entry.path, size: UInt64(max(entry.size, 0)), pending: &pending)
                     }
                     let hasher = SHA256()
                     let size = try reader.readData { hasher.update($0) }
                     guard UInt64(size) == file.size, Hex.encode(hasher.finalize()) == file.sha256 else {
-                        throw VerificationFailure(.delta, "\(url.path): \(entry.path) does not match its size and SHA-256")
+                        throw VerificationFailure(.hash, "\(url.path): \(entry.path) does not match the SHA-256 its delta signs")
                     }
                 }
-                guard expected.isEmpty else { throw VerificationFailure(.delta, "\(url.path) is missing some of its added files") }
+                try VerificationFailure.about(url, .deltaEntry) { try binding.evaluate(remaining: pending).require() }
                 count += 1
             }
         }

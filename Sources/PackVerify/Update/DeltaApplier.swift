@@ -161,26 +161,19 @@ public struct DeltaApplier {
             throw VerificationFailure(.deltaMissing, "scene \(scene.id) changed but no delta was supplied")
         }
         var (delta, reader) = try deltaDocument(deltaURL, root: root)
-        guard delta.pack == pack, delta.scene == scene.id, delta.to.version == scene.version, delta.to.digest == scene.digest, delta.files == scene.files else {
-            throw VerificationFailure(.deltaTarget, "the delta for \(scene.id) does not lead to the version the manifest names")
-        }
-        if delta.from.version != 0 {
-            guard let base, base.digest == delta.from.digest, base.version == delta.from.version else {
-                throw VerificationFailure(.deltaBase, "the delta for \(scene.id) starts from a version other than the one installed")
-            }
-        }
+        // The delta's bindings, as every reader composes them (PackTrust's `DeltaBinding`).
+        let binding = DeltaBinding(delta)
+        try binding.evaluate(leadsTo: scene, pack: pack).require()
+        try binding.evaluate(startsFrom: base).require()
+        var pending = try binding.addedFiles()
         try writer.addScene(scene.id, in: scenes, name: InstallLayout.sceneFolderName(scene.id, digest: scene.digest))
-        let byPath = Dictionary(scene.files.map { (Array($0.path.utf8), $0) }, uniquingKeysWith: { a, _ in a })
-        var pending = Set(delta.added.map { Array($0.utf8) })
         var bytes: UInt64 = 0
         while let header = try reader.next() {
-            guard pending.remove(Array(header.path.utf8)) != nil, let file = byPath[Array(header.path.utf8)], header.size == file.size else {
-                throw VerificationFailure(.deltaEntry, "\(header.path) in the delta for \(scene.id) is not one of its added files")
-            }
+            let file = try binding.evaluate(entry: header.path, size: header.size, pending: &pending)
             try writer.add(header, of: reader, path: "stops/\(scene.id)/\(header.path)", expected: file)
             bytes += header.size
         }
-        guard pending.isEmpty else { throw VerificationFailure(.deltaEntry, "the delta for \(scene.id) is missing some of its files") }
+        try binding.evaluate(remaining: pending).require()
         // Files the delta does not carry must be unchanged from the installed base (or it is a version-0 delta).
         let baseFiles = Dictionary((base?.files ?? []).map { (Array($0.path.utf8), $0.sha256) }, uniquingKeysWith: { a, _ in a })
         for file in scene.files where !delta.added.contains(file.path) {

@@ -1,0 +1,120 @@
+import Foundation
+import PackArchive
+import PackCrypto
+import PackModel
+import PackSigning
+import PackTrust
+import PackVerify
+import TestSupport
+import XCTest
+
+/// A delta's bindings — the scene it leads to, and its entries (exactly its added files, at their signed sizes and
+/// hashes) — forged in validly signed deltas, so only the binding can refuse them: each gets the same code from the
+/// phone's hot update (which installed version 1 and now updates to version 2 by its deltas) and from `packtool verify`
+/// on the tree (both compose PackTrust's `DeltaBinding`), and the honest tree passes both. (A delta leading elsewhere
+/// passed `verify`; an entry that was not an added file was `delta` there and `delta-entry` on a phone.) Where a delta
+/// starts is judged against the installed scene, which only a phone has (`DeltaBindingTests`).
+final class DeltaBindingsAcrossReadersTests: SignedTreeReadersTestCase {
+    private var v2: Manifest!
+    private var v2Bytes: [UInt8] = []
+    private let newStory = Array(("WEBVTT\n\n" + String(repeating: "The Castle Esplanade, revised. ", count: 25)).utf8)
+    private var pristine: String { dir + "/pristine" }
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        // The phone installs version 1 from the tree as it stands.
+        try Trust(state: URL(fileURLWithPath: pristine + "/state")).pin(rootFile: URL(fileURLWithPath: rootFile))
+        _ = try Updater(state: URL(fileURLWithPath: pristine + "/state"), into: URL(fileURLWithPath: pristine + "/app"), fetcher: FileFetcher(base: tree)).update(pack: "royal-mile")
+        // Version 2 changes the castle's story: scene 01-castle version 2, published with its archive, index and deltas.
+        v2 = manifest
+        v2.version = 2
+        v2.scenes[0].version = 2
+        v2.scenes[0].digest = "sha256:" + String(repeating: "3", count: 64)
+        let storyIndex = v2.scenes[0].files.firstIndex { $0.path == "story.vtt" }!
+        v2.scenes[0].files[storyIndex] = Manifest.File(path: "story.vtt", size: UInt64(newStory.count), sha256: SHA256.hexHash(newStory), mediaType: "text/vtt")
+        v2Bytes = try signed(v2, .manifest)
+        try write(v2Bytes, PublishLayout.manifest(pack: "royal-mile", version: 2))
+        var contents = Self.contents
+        contents["stops/01-castle/story.vtt"] = newStory
+        let archive = try tar(mtime: v2.created, entries: [(PublishLayout.archiveManifestEntry, v2Bytes)] + v2.archiveEntries.map { ($0.path, contents[$0.path]!) })
+        try write(archive, PublishLayout.archive(pack: "royal-mile", version: 2))
+        let now = Date()
+        let index = IndexDocument(version: 2, created: Timestamp.format(now.addingTimeInterval(-30)), expires: Timestamp.format(now.addingTimeInterval(86_400)), rootVersion: 1, packs: [
+            "royal-mile": .init(version: 2,
+                                manifest: .init(path: PublishLayout.manifest(pack: "royal-mile", version: 2), size: UInt64(v2Bytes.count), sha256: SHA256.hexHash(v2Bytes)),
+                                archive: .init(path: PublishLayout.archive(pack: "royal-mile", version: 2), size: UInt64(archive.count), sha256: SHA256.hexHash(archive))),
+        ])
+        try write(try signed(index, .index), PublishLayout.index)
+        try publishDeltas { _ in }
+    }
+
+    private func signed<T: Encodable>(_ value: T, _ kind: DocumentKind) throws -> [UInt8] {
+        let key: Ed25519PrivateKey = kind.role == RootDocument.Role.index ? indexKey : manifestKey
+        return try CanonicalJSON.encode(try DSSEEnvelope(signing: CanonicalJSON.encode(value), as: kind.payloadType, with: [key]))
+    }
+
+    private func tar(mtime: String, entries: [(String, [UInt8])]) throws -> [UInt8] {
+        let path = dir + "/building-\(UUID().uuidString).tar"
+        let writer = try TarWriter(path: path, mtime: Int64(Timestamp.parse(mtime)!.timeIntervalSince1970))
+        for (name, bytes) in entries { try writer.add(name, bytes: bytes) }
+        try writer.finish()
+        return [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+
+    /// The castle's two deltas to version 2 (from version 1, and the self-contained one from version 0), each document
+    /// and entry list first passed through `forge`; validly signed by the manifest key whatever `forge` did.
+    private func publishDeltas(forge: (inout (document: DeltaDocument, entries: [(String, [UInt8])])) -> Void) throws {
+        let scene = v2.scenes[0], old = manifest.scenes[0]
+        for from in [DeltaDocument.SceneState(version: 1, digest: old.digest), DeltaDocument.SceneState(version: 0, digest: "")] {
+            let document = DeltaDocument.between(pack: "royal-mile", scene: scene.id, from: from, fromFiles: from.version == 0 ? [] : old.files,
+                                                 to: .init(version: scene.version, digest: scene.digest), toFiles: scene.files)
+            var delta = (document: document, entries: document.added.map { path in
+                (path, path == "story.vtt" ? newStory : Self.contents["stops/01-castle/" + path]!)
+            })
+            forge(&delta)
+            let bytes = try tar(mtime: v2.created, entries: [(PublishLayout.deltaDocumentEntry, try signed(delta.document, .delta))] + delta.entries)
+            try write(bytes, PublishLayout.delta(pack: "royal-mile", scene: scene.id, from: from.version, to: scene.version))
+        }
+    }
+
+    /// The codes of the phone's hot update from version 1 and of `packtool verify` on the tree.
+    private func codes(_ name: String) throws -> [String?] {
+        let state = dir + "/state-\(name)", app = dir + "/app-\(name)"
+        try FileManager.default.copyItem(atPath: pristine + "/state", toPath: state)
+        try FileManager.default.copyItem(atPath: pristine + "/app", toPath: app)
+        var phone: String?
+        do {
+            let result = try Updater(state: URL(fileURLWithPath: state), into: URL(fileURLWithPath: app), fetcher: FileFetcher(base: tree)).update(pack: "royal-mile")
+            XCTAssertEqual(result.toVersion, 2, name)
+        } catch {
+            phone = (error as? VerificationFailure)?.code ?? "\(error)"
+            let installed = try InstalledPack(state: URL(fileURLWithPath: state)).verify(into: URL(fileURLWithPath: app), pack: "royal-mile")
+            XCTAssertEqual(installed.version, 1, "\(name): a refused update leaves version 1")
+        }
+        return [phone, try verifyCode(tree.path)]
+    }
+
+    func testTheHonestDeltasAreAcceptedByBoth() throws {
+        XCTAssertEqual(try codes("honest"), [nil, nil])
+    }
+
+    func testADeltaLeadingToAnotherVersionOfTheSceneIsRefusedByBoth() throws {
+        try publishDeltas { $0.document.to.digest = "sha256:" + String(repeating: "4", count: 64) }
+        XCTAssertEqual(try codes("elsewhere"), ["delta-target", "delta-target"])
+    }
+
+    func testADeltaCarryingAFileItDoesNotAddIsRefusedByBoth() throws {
+        try publishDeltas { $0.entries.append(("layers/planted.heic", [1, 2, 3])) }
+        XCTAssertEqual(try codes("extra-entry"), ["delta-entry", "delta-entry"])
+    }
+
+    func testADeltaLackingAnAddedFileIsRefusedByBoth() throws {
+        try publishDeltas { $0.entries.removeAll() }
+        XCTAssertEqual(try codes("missing-entry"), ["delta-entry", "delta-entry"])
+    }
+
+    func testADeltaWhoseAddedFileHasOtherBytesIsRefusedByBoth() throws {
+        try publishDeltas { delta in delta.entries = delta.entries.map { ($0.0, $0.0 == "story.vtt" ? $0.1.map { $0 ^ 1 } : $0.1) } }
+        XCTAssertEqual(try codes("other-bytes"), ["hash", "hash"])
+    }
+}
