@@ -22,53 +22,78 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXEMPT = [os.path.join("Sources", "PackFiles") + os.sep]
 
 NOT_A_MEMBER = r"(?<![\w.])(?<!func )"
+# A call's opening bracket, with any spacing before it (`removeItem (at:`).
+CALL = r"\s*\("
 RULES = [
-    (re.compile(NOT_A_MEMBER + r"open\([^;]*\bO_[A-Z]"), "path-based open(): open beneath a RootedFolder (openForReading, create, openExisting, openForResume)"),
-    (re.compile(NOT_A_MEMBER + r"(unlink|rmdir)\("), "path-based remove: use RootedFolder.remove / removeTree (unlinkat relative to the handle)"),
-    (re.compile(NOT_A_MEMBER + r"rename\("), "path-based rename: use RootedFolder.rename (renameat within the root)"),
-    (re.compile(r"\b(Glibc|Darwin)\.(rename|unlink|rmdir|mkdir|link|symlink|open)\("), "path-based call through the C module: use RootedFolder"),
-    (re.compile(NOT_A_MEMBER + r"mkdir\("), "path-based mkdir: use RootedFolder.makeFolder / ensureFolder / folder(create:)"),
-    (re.compile(NOT_A_MEMBER + r"(link|symlink)\("), "path-based link: use RootedFolder.link / makeSymbolicLink (linkat/symlinkat relative to the handle)"),
-    (re.compile(NOT_A_MEMBER + r"(truncate|creat|mkfifo|chmod|chown)\("), "path-based change of a file: open it beneath a RootedFolder and use the descriptor"),
+    # Any unqualified `open(` with more than one argument: flags may be a variable (`open(path, flags, 0o600)`), and a
+    # read-only open outside the files module says why it is safe on its line. A method of our own named `open` is
+    # called as `self.open(` / `Self.open(`, so an unqualified call is always the C library's.
+    (re.compile(NOT_A_MEMBER + r"open" + CALL + r"[^;]*,"), "path-based open(): open beneath a RootedFolder (openForReading, create, openExisting, openForResume)"),
+    (re.compile(NOT_A_MEMBER + r"(unlink|rmdir|remove)" + CALL), "path-based remove: use RootedFolder.remove / removeTree (unlinkat relative to the handle)"),
+    (re.compile(NOT_A_MEMBER + r"rename" + CALL), "path-based rename: use RootedFolder.rename (renameat within the root)"),
+    (re.compile(r"\b(Glibc|Darwin|Foundation|Musl|WASILibc|ucrt)\.\w+" + CALL), "a call through the C module (or Foundation's re-export of it) by path: use RootedFolder"),
+    (re.compile(NOT_A_MEMBER + r"mkdir" + CALL), "path-based mkdir: use RootedFolder.makeFolder / ensureFolder / folder(create:)"),
+    (re.compile(NOT_A_MEMBER + r"(link|symlink)" + CALL), "path-based link: use RootedFolder.link / makeSymbolicLink (linkat/symlinkat relative to the handle)"),
+    (re.compile(NOT_A_MEMBER + r"(truncate|creat|mkfifo|mknod|chmod|lchmod|chown|lchown|chflags|lchflags)" + CALL),
+     "path-based change of a file: open it beneath a RootedFolder and use the descriptor"),
     # FileManager's writes through any receiver (`FileManager.default`, `FileManager()`, a local `fm`): the method names
     # are FileManager's own.
-    (re.compile(r"\.(createDirectory|removeItem|moveItem|copyItem|linkItem|createFile|createSymbolicLink|replaceItem|replaceItemAt|trashItem|setAttributes)\("),
+    (re.compile(r"\.(createDirectory|removeItem|moveItem|copyItem|linkItem|createFile|createSymbolicLink|replaceItem|replaceItemAt|trashItem|setAttributes)" + CALL),
      "FileManager write follows links: use RootedFolder"),
-    (re.compile(r"\.write\(to(File)?:(?!\s*&)"), "Data/String.write(to:)/write(toFile:) follows a link at the name: use RootedFolder.writeAtomically / createIfAbsent"),
-    (re.compile(r"\bFileHandle\((forWritingAtPath|forWritingTo|forUpdatingAtPath|forUpdating)\b"), "FileHandle opened for writing by path: open beneath a RootedFolder"),
-    (re.compile(r"\bOutputStream\((toFileAtPath|url)\b"), "OutputStream to a path: open beneath a RootedFolder and write the descriptor"),
-    (re.compile(NOT_A_MEMBER + r"(fopen|freopen)\("), "fopen by path follows links: open beneath a RootedFolder"),
-    (re.compile(r"\b\w+at\(\s*AT_FDCWD\b"), "an *at() call relative to the working folder is a path-based call: use the RootedFolder's handle"),
-    (re.compile(r"\b\w+at\([^)]*,\s*AT_FDCWD\s*,"), "an *at() call relative to the working folder is a path-based call: use the RootedFolder's handle"),
-    (re.compile(NOT_A_MEMBER + r"(utimes|lutimes|utime|setxattr|lsetxattr|removexattr|lremovexattr|clonefile|copyfile|renamex_np|exchangedata)\("),
+    (re.compile(r"\.write" + CALL + r"\s*to(File)?\s*:(?!\s*&)"), "Data/String.write(to:)/write(toFile:) follows a link at the name: use RootedFolder.writeAtomically / createIfAbsent"),
+    (re.compile(r"\bFileHandle" + CALL + r"\s*(forWritingAtPath|forWritingTo|forUpdatingAtPath|forUpdating)\b"), "FileHandle opened for writing by path: open beneath a RootedFolder"),
+    (re.compile(r"\bOutputStream" + CALL + r"\s*(toFileAtPath|url)\b"), "OutputStream to a path: open beneath a RootedFolder and write the descriptor"),
+    (re.compile(NOT_A_MEMBER + r"(fopen|freopen)" + CALL), "fopen by path follows links: open beneath a RootedFolder"),
+    (re.compile(r"\b\w+at" + CALL + r"\s*AT_FDCWD\b"), "an *at() call relative to the working folder is a path-based call: use the RootedFolder's handle"),
+    (re.compile(r"\b\w+at" + CALL + r"[^)]*,\s*AT_FDCWD\s*,"), "an *at() call relative to the working folder is a path-based call: use the RootedFolder's handle"),
+    (re.compile(NOT_A_MEMBER + r"(utimes|lutimes|utime|setxattr|lsetxattr|removexattr|lremovexattr|clonefile|copyfile|renamex_np|exchangedata)" + CALL),
      "a path-based change of a file: use the descriptor of a file opened beneath a RootedFolder"),
-    (re.compile(NOT_A_MEMBER + r"(mkstemp|mkstemps|mkdtemp|mktemp|tmpfile)\("), "a temporary file or folder by path: create it beneath a RootedFolder (createExclusive)"),
-    (re.compile(r"\.setResourceValues\("), "URL.setResourceValues writes through the path (and follows links): set it on a RootedFolder entry"),
+    (re.compile(NOT_A_MEMBER + r"(mkstemp|mkstemps|mkdtemp|mktemp|tmpfile)" + CALL), "a temporary file or folder by path: create it beneath a RootedFolder (createExclusive)"),
+    (re.compile(r"\.setResourceValues" + CALL), "URL.setResourceValues writes through the path (and follows links): set it on a RootedFolder entry"),
 ]
 ALLOW = re.compile(r"//\s*rooted-writes:\s*allow\s+\S")
+STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 
 
 def strip(line):
-    """The code of `line` without a trailing // comment (string literals with // are rare enough here not to matter)."""
+    """The code of `line`: string literals emptied (a `//` inside one is no comment), then any // comment cut."""
     stripped = line.lstrip()
     if stripped.startswith("///") or stripped.startswith("//") or stripped.startswith("*"):
         return ""
-    index = line.find("//")
-    return line if index < 0 else line[:index]
+    code = STRING.sub('""', line)
+    index = code.find("//")
+    return code if index < 0 else code[:index]
+
+
+def logical_lines(lines):
+    """(first line number, joined code, whether any joined line carries an allow comment): a call whose brackets span
+    several lines (`open(path,⏎ O_WRONLY)`, `data.write(⏎ to: url)`) is judged as one line."""
+    pending, start, allowed, depth = "", 0, False, 0
+    for number, line in enumerate(lines, start=1):
+        code = strip(line)
+        if not pending:
+            start = number
+        pending += " " + code.strip()
+        allowed = allowed or bool(ALLOW.search(line))
+        depth += code.count("(") - code.count(")")
+        if depth <= 0 or number - start >= 12:
+            yield start, pending, allowed
+            pending, allowed, depth = "", False, 0
+    if pending:
+        yield start, pending, allowed
 
 
 def check_file(path, display=None):
     display = display or path
     findings = []
     with open(path, encoding="utf-8") as f:
-        for number, line in enumerate(f, start=1):
-            code = strip(line)
-            if not code.strip() or ALLOW.search(line):
+        for number, code, allowed in logical_lines(f.read().split("\n")):
+            if not code.strip() or allowed:
                 continue
             for pattern, why in RULES:
                 match = pattern.search(code)
                 if match:
-                    findings.append(f"{display}:{number}: {match.group(0).strip()}… — {why}")
+                    findings.append(f"{display}:{number}: {match.group(0).strip()[:60]}… — {why}")
                     break
     return findings
 
@@ -116,6 +141,19 @@ let t = mkdtemp(&template)
 try url.setResourceValues(values)
 truncate(p, 0)
 rmdir(p)
+let fd3 = open(path, flags, 0o600)
+_ = remove(path)
+_ = Foundation.unlink(path)
+Musl.rename(a, b)
+lchown(path, 0, 0)
+mknod(path, mode, 0)
+let fd4 = open(path,
+  O_WRONLY | O_CREAT)
+let u = "https://x"; unlink(path)
+try data.write(
+  to: url)
+try data.write(to : url)
+try fm.removeItem (at: url)
 """
 
 
@@ -158,7 +196,8 @@ def self_test():
         with open(planted, "w") as f:
             f.write(PLANTED + "let ok = documents.open(data) // a method, not open(2)\nunlink(p) // rooted-writes: allow test\n")
         findings = check_file(planted)
-        expected = list(range(1, PLANTED.count("\n") + 1))
+        # One finding per planted statement, at its first line (continuation lines are indented).
+        expected = [n for n, line in enumerate(PLANTED.split("\n"), start=1) if line and not line.startswith("  ")]
         found = [int(line.split(":")[1]) for line in findings]
         if found != expected:
             print(f"check-rooted-writes self-test FAILED: planted lines {expected}, found {found}:\n" + "\n".join(findings))

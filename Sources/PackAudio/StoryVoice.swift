@@ -3,6 +3,11 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#endif
 import PackCrypto
 import PackLint
 import PackMedia
@@ -69,15 +74,10 @@ public struct StoryVoice: VoiceListening {
     }
 
     /// Where the voice is in the audio file at `path`.
-    public func listen(to path: String) throws -> VoiceActivity {
-        // The key is the bytes' hash, read as the decoder reads them: a link in the story's place is not followed.
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: SHA256.fileBufferBytes, alignment: 16)
-        defer { buffer.deallocate() }
-        let digest: [UInt8]
-        do { digest = try SHA256.hashWithIdentity(fileAt: URL(fileURLWithPath: path), buffer: buffer, followingLinks: false).digest } catch {
-            throw AudioDecodeError("it cannot be read: \(error)")
-        }
-        let key = Hex.encode(digest) + "-v\(Self.detectorVersion)-runs"
+    public func listen(to path: String) throws -> VoiceActivity { try listen(to: path, known: nil) }
+
+    public func listen(to path: String, known: KnownDigest?) throws -> VoiceActivity {
+        let key = try Self.sha256(of: path, known: known) + "-v\(Self.detectorVersion)-runs"
         // The cache is reached through the rooted layer: a link planted at an entry's name (or beneath the folder) is
         // never followed, read or written through.
         let folder = cacheFolder.flatMap { try? RootedFolder(opening: $0, create: true, followingLinkAtRoot: true) }
@@ -94,5 +94,23 @@ public struct StoryVoice: VoiceListening {
             try? folder.writeAtomically(data, to: name)
         }
         return voice
+    }
+
+    /// The cache key's hash: `known`'s when the file is still the one it was computed from (same device, inode, size
+    /// and times: any write changes them), else the bytes' own, read as the decoder reads them — a link in the
+    /// story's place is not followed.
+    static func sha256(of path: String, known: KnownDigest?) throws -> String {
+        do {
+            let file = try RegularFile.openForReading(path, path: path, extraFlags: O_NOFOLLOW)
+            defer { close(file.fd) }
+            if let known, FileIdentity(descriptor: file.fd) == known.identity { return known.sha256 }
+        } catch {
+            throw AudioDecodeError("it cannot be read: \(error)")
+        }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: SHA256.fileBufferBytes, alignment: 16)
+        defer { buffer.deallocate() }
+        do { return Hex.encode(try SHA256.hashWithIdentity(fileAt: URL(fileURLWithPath: path), buffer: buffer, followingLinks: false).digest) } catch {
+            throw AudioDecodeError("it cannot be read: \(error)")
+        }
     }
 }

@@ -187,13 +187,26 @@ public final class LintContext {
         guard let listener else { return nil }
         if let cached = voiceCache[url.path] { return cached }
         let result: Result<VoiceActivity, VoiceNotHeard>
-        do { result = .success(try listener.listen(to: url.path)) } catch let error as VoiceNotHeard {
+        do { result = .success(try listener.listen(to: url.path, known: knownDigest(of: url))) } catch let error as VoiceNotHeard {
             result = .failure(error)
         } catch {
             result = .failure(VoiceNotHeard("cannot read it: \(error)"))
         }
         voiceCache[url.path] = result
         return result
+    }
+
+    /// The SHA-256 of a file of a signed-off scene (or one whose digest the caller supplied) as the sign-off check
+    /// hashes it — every signed-off scene at once, on every core — so the story is not read a second time to key the
+    /// voice cache; nil for a scene without a sign-off (nothing else would hash it) or a file the digest lacks.
+    func knownDigest(of url: URL) -> KnownDigest? {
+        let path = url.standardizedFileURL.path
+        guard let scene = scenes.first(where: { path.hasPrefix($0.url.standardizedFileURL.path + "/") }),
+              knownDigests[scene.stop] != nil || scene.signoff != nil,
+              let digest = try? contentDigest(scene) else { return nil }
+        let relative = String(path.dropFirst(scene.url.standardizedFileURL.path.count + 1))
+        guard let entry = digest.entries.first(where: { $0.path == relative }), let identity = entry.identity else { return nil }
+        return KnownDigest(sha256: entry.sha256, identity: identity)
     }
 
     /// Names of the sections present in `document` whose decoding failed (`read` false).

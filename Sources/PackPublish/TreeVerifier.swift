@@ -147,8 +147,8 @@ public struct TreeVerifier {
     /// Every delta archive under `folder`: signed by the manifest role, for this pack and the scene its folder names,
     /// and carrying exactly its added files with the sizes and hashes of its target list. A delta to the scene version
     /// the manifest names is what a phone fetches now, so it must lead exactly there (`delta-target`), as a phone
-    /// judges it (`DeltaBinding`, the same entries check too); where a delta starts is the installed scene's business,
-    /// which only a phone has.
+    /// judges it (`DeltaBinding`, the same entries check too), and a version-0 delta must carry every file; where any
+    /// other delta starts is the installed scene's business, which only a phone has.
     private func verifyDeltas(_ folder: URL, manifest: Manifest, root: RootDocument) throws -> Int {
         let pack = manifest.pack
         var count = 0
@@ -168,6 +168,7 @@ public struct TreeVerifier {
                 if let current = manifest.scenes.first(where: { $0.id == scene }), delta.to.version == current.version {
                     try VerificationFailure.about(url, .deltaTarget) { try binding.evaluate(leadsTo: current, pack: pack).require() }
                 }
+                try VerificationFailure.about(url, .deltaBase) { try binding.evaluateSelfContained().require() }
                 var pending = try VerificationFailure.about(url, .deltaEntry) { try binding.addedFiles() }
                 while let entry = try reader.next() {
                     let file = try VerificationFailure.about(url, .deltaEntry) { () throws -> Manifest.File in

@@ -1,6 +1,8 @@
 import Foundation
 @testable import PackAudio
 import TestSupport
+import PackCrypto
+import PackLint
 import PackMedia
 import XCTest
 
@@ -115,6 +117,26 @@ final class StoryVoiceTests: XCTestCase {
         try Data("{ damaged".utf8).write(to: URL(fileURLWithPath: entry))
         XCTAssertEqual(try listener.listen(to: story), first)
         XCTAssertEqual(try String(contentsOfFile: entry, encoding: .utf8).contains("\"verdict\":\"speech\""), true, "rewritten")
+    }
+
+    /// A digest lint already computed keys the cache while the file is still the one it hashed (not read again: a
+    /// made-up digest is what comes back); once the file is written (new times) or replaced (another inode), its own
+    /// bytes are hashed. A link in the story's place is refused whatever is known.
+    func testAKnownDigestIsUsedOnlyForTheFileItWasComputedFrom() throws {
+        let dir = try temporaryDirectory()
+        let copy = dir + "/story.m4a"
+        try FileManager.default.copyItem(atPath: story, toPath: copy)
+        let real = try SHA256.hashWithIdentity(fileAt: URL(fileURLWithPath: copy))
+        let madeUp = String(repeating: "ab", count: 32)
+        XCTAssertEqual(try StoryVoice.sha256(of: copy, known: KnownDigest(sha256: madeUp, identity: real.identity)), madeUp)
+        XCTAssertEqual(try StoryVoice.sha256(of: copy, known: nil), Hex.encode(real.digest))
+        // Rewritten with the same bytes: its times change, so the digest is computed again.
+        Thread.sleep(forTimeInterval: 0.01)
+        try Data(contentsOf: URL(fileURLWithPath: story)).write(to: URL(fileURLWithPath: copy))
+        XCTAssertEqual(try StoryVoice.sha256(of: copy, known: KnownDigest(sha256: madeUp, identity: real.identity)), Hex.encode(real.digest))
+        try FileManager.default.removeItem(atPath: copy)
+        try FileManager.default.createSymbolicLink(atPath: copy, withDestinationPath: story)
+        XCTAssertThrowsError(try StoryVoice.sha256(of: copy, known: KnownDigest(sha256: madeUp, identity: real.identity)))
     }
 
     /// The cache keeps frames as run lengths: every pattern comes back frame for frame (none, all speech, all silence,

@@ -59,6 +59,25 @@ final class JSONNodeDecoderTests: XCTestCase {
         XCTAssertNil(JSONNodeDecoder.decode(Outer.self, from: try node(#"{"id": "x"}"#)), "a required field missing")
     }
 
+    /// The review's cases: every integer width reads from its literal (an Int16 once recursed until the stack ran
+    /// out), a number that underflows to zero and a Float's double rounding go to JSONDecoder, and so do Data and URL
+    /// written as their own Codable shapes (JSONDecoder reads them by its strategies and refuses these).
+    func testEveryScalarTypeAndEveryUnderflowAgreesWithJSONDecoder() throws {
+        struct Widths: Codable, Equatable { var a: Int8; var b: Int16; var c: UInt16; var d: Int32; var e: UInt64 }
+        let widths = #"{"a": -128, "b": 32767, "c": 65535, "d": -5, "e": 18446744073709551615}"#
+        XCTAssertEqual(JSONNodeDecoder.strictly(Widths.self, from: try node(widths)), foundation(Widths.self, widths))
+        XCTAssertNil(JSONNodeDecoder.decode(Int16.self, from: try node("32768")))
+        for literal in ["1e-400", "-1e-400", "4e-325", "0.0", "-0", "0e5", "1e-50", "1.00000005960464477539062500000001", "3.4028235e38", "1e39"] {
+            XCTAssertEqual(JSONNodeDecoder.decode(Double.self, from: try node(literal)), foundation(Double.self, literal), "Double \(literal)")
+            XCTAssertEqual(JSONNodeDecoder.decode(Float.self, from: try node(literal)), foundation(Float.self, literal), "Float \(literal)")
+        }
+        struct Bytes: Codable, Equatable { var d: Data }
+        struct Link: Codable, Equatable { var u: URL }
+        XCTAssertEqual(JSONNodeDecoder.decode(Bytes.self, from: try node(#"{"d": [1, 2, 3]}"#)), foundation(Bytes.self, #"{"d": [1, 2, 3]}"#))
+        XCTAssertEqual(JSONNodeDecoder.decode(Bytes.self, from: try node(#"{"d": "AQID"}"#)), foundation(Bytes.self, #"{"d": "AQID"}"#))
+        XCTAssertEqual(JSONNodeDecoder.decode(Link.self, from: try node(#"{"u": {"relative": "http://x/"}}"#)), foundation(Link.self, #"{"u": {"relative": "http://x/"}}"#))
+    }
+
     func testTopLevelScalarsAndArraysDecode() throws {
         XCTAssertEqual(JSONNodeDecoder.strictly(String.self, from: try node(#""abc""#)), "abc")
         XCTAssertEqual(JSONNodeDecoder.strictly(Double.self, from: try node("-2.5")), -2.5)

@@ -113,6 +113,24 @@ final class DeltaBindingsAcrossReadersTests: SignedTreeReadersTestCase {
         XCTAssertEqual(try codes("missing-entry"), ["delta-entry", "delta-entry"])
     }
 
+    /// The review's case: a version-0 delta that leaves a file out passed `verify`. A phone takes it when the delta
+    /// from its installed version is not there, refuses it (`delta-base`) and falls back to the whole archive, so
+    /// its update still lands; `verify` now refuses the tree with the same code.
+    func testAVersionZeroDeltaLeavingAFileOutIsRefusedByBoth() throws {
+        try publishDeltas { delta in
+            guard delta.document.from.version == 0 else { return }
+            delta.document.added.removeAll { $0 == "story.vtt" }
+            delta.entries.removeAll { $0.0 == "story.vtt" }
+        }
+        try FileManager.default.removeItem(at: tree.appendingPathComponent(PublishLayout.delta(pack: "royal-mile", scene: "01-castle", from: 1, to: 2)))
+        try FileManager.default.copyItem(atPath: pristine + "/state", toPath: dir + "/state-zero")
+        try FileManager.default.copyItem(atPath: pristine + "/app", toPath: dir + "/app-zero")
+        let result = try Updater(state: URL(fileURLWithPath: dir + "/state-zero"), into: URL(fileURLWithPath: dir + "/app-zero"), fetcher: FileFetcher(base: tree)).update(pack: "royal-mile")
+        XCTAssertEqual(result.method, "full archive")
+        XCTAssertTrue(result.fallbacks.contains { $0.contains("starts from nothing but does not carry story.vtt") }, "\(result.fallbacks)")
+        XCTAssertEqual(try verifyCode(tree.path), "delta-base")
+    }
+
     func testADeltaWhoseAddedFileHasOtherBytesIsRefusedByBoth() throws {
         try publishDeltas { delta in delta.entries = delta.entries.map { ($0.0, $0.0 == "story.vtt" ? $0.1.map { $0 ^ 1 } : $0.1) } }
         XCTAssertEqual(try codes("other-bytes"), ["hash", "hash"])

@@ -33,13 +33,14 @@ final class SchemaPattern: @unchecked Sendable {
             swift = try? Regex(pattern)
             return
         }
-        swift = nil
         let compiled = UnsafeMutablePointer<regex_t>.allocate(capacity: 1)
         if regcomp(compiled, pattern, REG_EXTENDED | REG_NOSUB) == 0 {
             posix = compiled
+            swift = nil
         } else {
             compiled.deallocate()
             posix = nil
+            swift = try? Regex(pattern)
         }
     }
 
@@ -52,20 +53,26 @@ final class SchemaPattern: @unchecked Sendable {
 
     /// Whether the pattern occurs in `string`.
     func matches(_ string: String) -> Bool {
-        if let posix, string.utf8.allSatisfy({ $0 != 0 && $0 < 0x80 }) {
+        // ASCII without NUL (bytes and characters coincide) and without a line break (POSIX's `.` matches one).
+        if let posix, string.utf8.allSatisfy({ $0 != 0 && $0 < 0x80 && $0 != 0x0a && $0 != 0x0d }) {
             return regexec(posix, string, 0, nil, 0) == 0
         }
         guard let regex = swift ?? (try? Regex(pattern)) else { return true }
         return (try? regex.firstMatch(in: string)) != nil
     }
 
-    /// True when `pattern` uses only syntax POSIX extended expressions read as ECMA-262 does: ASCII; no escape of a
-    /// letter or digit (`\d`, `\w`, `\b`, `\u…`, back-references); no `(?` group; no lazy repeat; and bracket
+    /// True when `pattern` uses only syntax POSIX extended expressions read as ECMA-262 does: ASCII; a backslash only
+    /// before punctuation both read as itself (`\.` and the like: not `\d`, `\b`, back-references, nor glibc's `\<`,
+    /// `\>`, `` \` `` and `\'` anchors); no `(?` group; no repeat directly after another (a lazy `*?`, or `a*+`, which
+    /// POSIX stacks and ECMA-262 refuses); braces only as a whole counted repeat `{n}`, `{n,}`, `{n,m}`; and bracket
     /// expressions without a backslash, a `[:`, `[.` or `[=` or a leading `]` (where the two readings part).
     static func isPOSIXExtended(_ pattern: String) -> Bool {
         let bytes = Array(pattern.utf8)
         guard bytes.allSatisfy({ $0 != 0 && $0 < 0x80 }) else { return false }
+        let escapable = Set(".[]()*+?{}|^$\\/-".utf8)
+        let repeats = Set("*+?{".utf8)
         var inBracket = false
+        var afterRepeat = false
         var i = 0
         while i < bytes.count {
             let byte = bytes[i], next = i + 1 < bytes.count ? bytes[i + 1] : 0
@@ -79,9 +86,11 @@ final class SchemaPattern: @unchecked Sendable {
                 i += 1
                 continue
             }
+            if repeats.contains(byte) && afterRepeat { return false }
+            afterRepeat = false
             switch byte {
             case UInt8(ascii: "\\"):
-                if (next >= 0x30 && next <= 0x39) || (next | 0x20 >= 0x61 && next | 0x20 <= 0x7a) { return false }
+                guard escapable.contains(next) else { return false }
                 i += 2
                 continue
             case UInt8(ascii: "["):
@@ -93,12 +102,36 @@ final class SchemaPattern: @unchecked Sendable {
                 continue
             case UInt8(ascii: "("):
                 if next == UInt8(ascii: "?") { return false }
-            case UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "?"), UInt8(ascii: "}"):
-                if next == UInt8(ascii: "?") { return false }
+            case UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "?"):
+                afterRepeat = true
+            case UInt8(ascii: "{"):
+                guard let end = countedRepeatEnd(bytes, from: i) else { return false }
+                i = end + 1
+                afterRepeat = true
+                continue
+            case UInt8(ascii: "}"):
+                return false
             default: break
             }
             i += 1
         }
         return !inBracket
+    }
+
+    /// Where the counted repeat opening at `start` (`{n}`, `{n,}` or `{n,m}`, digits only) closes; nil for any other
+    /// use of a brace.
+    private static func countedRepeatEnd(_ bytes: [UInt8], from start: Int) -> Int? {
+        var i = start + 1
+        func digits() -> Bool {
+            let from = i
+            while i < bytes.count, bytes[i] >= 0x30, bytes[i] <= 0x39 { i += 1 }
+            return i > from
+        }
+        guard digits() else { return nil }
+        if i < bytes.count, bytes[i] == UInt8(ascii: ",") {
+            i += 1
+            _ = digits()
+        }
+        return i < bytes.count && bytes[i] == UInt8(ascii: "}") ? i : nil
     }
 }

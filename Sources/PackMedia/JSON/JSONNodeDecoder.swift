@@ -10,7 +10,8 @@ import Foundation
 /// Strict on purpose: a value is read only when its JSON type is exactly what is asked for (a string for `String`, a
 /// number whose literal `Int(_:)` reads for an integer, …). Anything else throws, and `decode(_:from:)` then falls
 /// back to `JSONDecoder` over the node's text, so the answer is `JSONDecoder`'s whenever the two could differ (an
-/// integer written `1e3`, a `URL` or `Data` field, which `JSONDecoder` reads by its own strategies).
+/// integer written `1e3`, a number that underflows to zero, a `URL`, `Data`, `Date` or `Decimal` field, which
+/// `JSONDecoder` reads by its own strategies).
 public enum JSONNodeDecoder {
     /// `type` decoded from `node`, as `JSONDecoder` would decode the node's text; nil when it cannot be.
     public static func decode<T: Decodable>(_ type: T.Type, from node: JSONNode) -> T? {
@@ -51,16 +52,18 @@ private enum Scalar {
         switch type {
         case is String.Type: guard let s = node.string else { throw Mismatch() }; return s as! T
         case is Bool.Type: guard let b = node.bool else { throw Mismatch() }; return b as! T
-        case is Double.Type: guard let d = node.double else { throw Mismatch() }; return d as! T
-        case is Float.Type: guard let d = node.double, abs(d) <= Double(Float.greatestFiniteMagnitude) else { throw Mismatch() }; return Float(d) as! T
-        case is Int.Type: return try integer(Int.self, node) as! T
-        case is Int64.Type: return try integer(Int64.self, node) as! T
-        case is Int32.Type: return try integer(Int32.self, node) as! T
-        case is UInt.Type: return try integer(UInt.self, node) as! T
-        case is UInt64.Type: return try integer(UInt64.self, node) as! T
-        case is UInt32.Type: return try integer(UInt32.self, node) as! T
-        case is UInt8.Type: return try integer(UInt8.self, node) as! T
-        default: return try T(from: NodeDecoder(node: node, codingPath: codingPath))
+        case is Double.Type: return try double(node) as! T
+        case is Float.Type: return try float(node) as! T
+        default:
+            // Every other integer type, read from its literal (no integer type may reach `T(from:)` here: its
+            // `init(from:)` asks a single-value container for itself, which would come back to this very line).
+            if let integerType = type as? any FixedWidthInteger.Type { return try integer(integerType, node) as! T }
+            // Other floating-point types, and the types `JSONDecoder` reads by strategies of its own (`Data` as base64,
+            // `URL` from a string, `Date`, `Decimal`), are left to it.
+            if type is any BinaryFloatingPoint.Type || type is Data.Type || type is URL.Type || type is Date.Type || type is Decimal.Type {
+                throw Mismatch()
+            }
+            return try T(from: NodeDecoder(node: node, codingPath: codingPath))
         }
     }
 
@@ -68,6 +71,25 @@ private enum Scalar {
     static func integer<I: FixedWidthInteger>(_ type: I.Type, _ node: JSONNode) throws -> I {
         guard case .number(let raw, _) = node.value, let value = I(raw) else { throw Mismatch() }
         return value
+    }
+
+    /// A Double; a zero is read here only when written without an exponent and without a non-zero digit (`0`, `-0.0`):
+    /// `1e-400` underflows and `0e5` is refused by `JSONDecoder`, so those are its to decide.
+    static func double(_ node: JSONNode) throws -> Double {
+        guard case .number(let raw, let value) = node.value, value != 0 || isPlainZero(raw) else { throw Mismatch() }
+        return value
+    }
+
+    /// A Float read from the literal itself (not through a Double, which would round twice), finite and not
+    /// underflowed to zero.
+    static func float(_ node: JSONNode) throws -> Float {
+        guard case .number(let raw, _) = node.value, let value = Float(raw), value.isFinite, value != 0 || isPlainZero(raw) else { throw Mismatch() }
+        return value
+    }
+
+    /// Whether the literal is a zero written plainly: no exponent, no digit but 0.
+    static func isPlainZero(_ raw: String) -> Bool {
+        !raw.contains { $0 == "e" || $0 == "E" || ($0 >= "1" && $0 <= "9") }
     }
 }
 

@@ -30,6 +30,15 @@ public struct DeltaBinding: Sendable {
                           + (base.map { " (version \($0.version))" } ?? " (none)"))
     }
 
+    /// `delta-base`: a version-0 delta starts from nothing, so it adds every file of its list (phones fetch one for a
+    /// new scene and when the delta from their installed version fails; one that leaves a file out helps none).
+    public func evaluateSelfContained() -> PolicyResult {
+        guard delta.from.version == 0 else { return .meets }
+        let added = Set(delta.added.map { Array($0.utf8) })
+        let left = delta.files.filter { !added.contains(Array($0.path.utf8)) }.map(\.path)
+        return .check(left.isEmpty, .deltaBase, "the version-0 delta for \(delta.scene) starts from nothing but does not carry \(left.joined(separator: ", "))")
+    }
+
     /// The added files, by their path's bytes: what the delta's entries must be, each once. `delta-entry` when an added
     /// path is not in the delta's file list (no entry could carry it).
     public func addedFiles() throws -> [[UInt8]: Manifest.File] {

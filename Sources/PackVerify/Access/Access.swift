@@ -269,7 +269,7 @@ public struct AccessDecider {
     static let notValidHere = "an access code entered is not valid here (damaged, or not signed by this app's publisher)"
 
     private func check(_ code: String, products: Set<String>, revoked: [String], device: String?, now: Double) -> CodeCheck {
-        let opened = open(code, device: device)
+        let opened = self.open(code, device: device)
         guard case .valid(let grant) = opened else { return opened }
         let name = "access code \(grant.id.prefix(8))"
         if let reason = revocations?.reason(for: grant.id) { return .invalid("\(name) was revoked: \(reason)") }
@@ -290,7 +290,7 @@ public struct AccessDecider {
 
     /// A long or short code verified under the root (a short one for this pack's products and `device`), or nil.
     public func verifiedGrant(_ code: String, device: String?) -> GrantDocument? {
-        guard case .valid(let grant) = open(code, device: device) else { return nil }
+        guard case .valid(let grant) = self.open(code, device: device) else { return nil }
         return grant
     }
 

@@ -126,7 +126,7 @@ package final class InstallJournal {
     /// journal it finds (nil: it would start again, or another install holds it). Opens and lets go of the journal,
     /// emptying one it cannot use, as an install would; for the fuzz target and tests of a journal left by a crash.
     package static func resumableEntries(in pack: RootedFolder, manifestSHA256: String, version: Int, packID: String) throws -> Int? {
-        guard let journal = try open(in: pack, manifestSHA256: manifestSHA256, version: version, packID: packID) else { return nil }
+        guard let journal = try Self.open(in: pack, manifestSHA256: manifestSHA256, version: version, packID: packID) else { return nil }
         defer { journal.release() }
         return journal.resumable
     }

@@ -165,6 +165,7 @@ public struct DeltaApplier {
         let binding = DeltaBinding(delta)
         try binding.evaluate(leadsTo: scene, pack: pack).require()
         try binding.evaluate(startsFrom: base).require()
+        try binding.evaluateSelfContained().require()
         var pending = try binding.addedFiles()
         try writer.addScene(scene.id, in: scenes, name: InstallLayout.sceneFolderName(scene.id, digest: scene.digest))
         var bytes: UInt64 = 0

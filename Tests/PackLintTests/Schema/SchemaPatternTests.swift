@@ -48,10 +48,19 @@ final class SchemaPatternTests: XCTestCase {
         }
     }
 
-    func testSyntaxWherePOSIXAndECMAPartGoesToRegex() {
-        for pattern in [#"^\d+$"#, #"\bword"#, "(?i)abc", "a+?", "a{2,3}?", #"[\-a]"#, "[[:alpha:]]", "[]a]", "[^]a]", "é+", #"\u0041"#, #"(a)\1"#] {
+    func testSyntaxWherePOSIXAndECMAPartGoesToRegex() throws {
+        for pattern in [#"^\d+$"#, #"\bword"#, "(?i)abc", "a+?", "a{2,3}?", #"[\-a]"#, "[[:alpha:]]", "[]a]", "[^]a]", "é+", #"\u0041"#, #"(a)\1"#,
+                        // the review's: glibc's word and buffer anchors, a brace that is no counted repeat, stacked repeats
+                        #"O\'Brien"#, #"^\<a"#, #"^\`a"#, #"^\>"#, "^a{,2}$", "^a{$", "a}", "^a?+a$", "^a*+a$", "^a{2}{3}$", "^a+*$"] {
             XCTAssertFalse(SchemaPattern.isPOSIXExtended(pattern), pattern)
         }
+        for pattern in ["^a{2}$", "^a{2,}$", "^a{2,3}$", #"^\.\/\-\{\}$"#, "^(ab|cd)*x$", "^$"] {
+            XCTAssertTrue(SchemaPattern.isPOSIXExtended(pattern), pattern)
+        }
+        XCTAssertFalse(SchemaPattern("^.+$").matches("a\nb"), "POSIX's . matches a line break; ECMA-262's does not")
+        XCTAssertFalse(SchemaPattern("^a.b$").matches("a\rb"))
+        XCTAssertTrue(SchemaPattern(#"O\'Brien"#).matches("O'Brien"))
+        XCTAssertEqual(SchemaPattern("^a{,2}$").matches(""), try Regex("^a{,2}$").firstMatch(in: "") != nil, "{,2} is Regex's to read")
         XCTAssertTrue(SchemaPattern(#"^\d{3}$"#).matches("123"), "Regex reads \\d as a digit")
         XCTAssertFalse(SchemaPattern(#"^\d{3}$"#).matches("12a"))
     }

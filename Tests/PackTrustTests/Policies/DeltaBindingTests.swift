@@ -38,6 +38,12 @@ final class DeltaBindingTests: XCTestCase {
         XCTAssertNil(code(delta(from: 0, added: ["story.vtt", "layers/1824-16x9.heic"]).evaluate(startsFrom: nil)), "version 0 carries every file")
     }
 
+    func testAVersionZeroDeltaCarriesEveryFileOfItsList() {
+        XCTAssertNil(code(delta(from: 0, added: ["story.vtt", "layers/1824-16x9.heic"]).evaluateSelfContained()))
+        XCTAssertEqual(code(delta(from: 0, added: ["story.vtt"]).evaluateSelfContained()), "delta-base", "the plate would come from nowhere")
+        XCTAssertNil(code(delta(from: 1, added: ["story.vtt"]).evaluateSelfContained()), "a delta from version 1 reuses the installed plate")
+    }
+
     func testEachAddedFileIsOneEntryAtItsSignedSizeAndNoneIsLeftOver() throws {
         let binding = delta()
         var pending = try binding.addedFiles()
