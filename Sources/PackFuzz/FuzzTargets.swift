@@ -19,6 +19,14 @@ enum FuzzTargets {
             let again = JSONParser().parse(Array(text.utf8))
             precondition(again.root?.jsonText == text, "jsonText does not parse back to itself")
             precondition(again.issues.isEmpty, "jsonText is not plain JSON: \(again.issues.map(\.message))")
+            // Differential: lint decodes sections straight from the tree (JSONNodeDecoder); whatever it reads must be
+            // what JSONDecoder reads from the text.
+            agrees(SceneDocument.self, root, text)
+            agrees(PackDocument.self, root, text)
+            agrees(JSONValue.self, root, text)
+            agrees([String: Double].self, root, text)
+            agrees([Int64?].self, root, text)
+            agrees([Float].self, root, text)
         },
         "csv": { bytes in
             // A route sheet: what it reads must be written back as text that reads the same (export then import is exact).
@@ -172,6 +180,13 @@ enum FuzzTargets {
             }
         } catch { return nil }
         return (body, decoder.isDone)
+    }
+
+    /// Traps when JSONNodeDecoder's answer for `type` differs from JSONDecoder's over `text` (the node's own text).
+    static func agrees<T: Decodable & Equatable>(_ type: T.Type, _ root: JSONNode, _ text: String) {
+        let fromNode = JSONNodeDecoder.decode(T.self, from: root)
+        let fromText = try? JSONDecoder().decode(T.self, from: Data(text.utf8))
+        precondition(fromNode == fromText, "JSONNodeDecoder read \(T.self) as \(String(describing: fromNode)), JSONDecoder as \(String(describing: fromText))")
     }
 
     /// The reader works on a file (the installer reads entries' data by offset, in parallel), so each input is
