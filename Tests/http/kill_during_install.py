@@ -30,15 +30,12 @@ def entry_starts(archive):
 
 
 def journal_progress(app):
-    """The verified-entry count of the journal a killed streamed install left in APP/royal-mile, if a rerun can use it:
-    a journal whose staging folder is gone (the kill came between the commit's rename of the staging folder to its
-    version folder and the switch) is emptied, and its rerun starts from zero (InstallJournal.open)."""
+    """The verified-entry count of the journal a killed streamed install left in APP/royal-mile, if any. A kill
+    between the commit's rename of the staging folder to its version folder and the switch leaves the journal without
+    its folder: the rerun takes the version folder back (InstallJournal.reclaimCommitted) and resumes all the same."""
     folder = os.path.join(app, "royal-mile")
     for name in os.listdir(folder) if os.path.isdir(folder) else []:
         if name.startswith(".resume-") and name.endswith(".progress"):
-            staging = os.path.join(folder, name[: -len(".progress")])
-            if not os.path.isdir(staging) or os.path.islink(staging):
-                return None
             text = open(os.path.join(folder, name)).read()
             return int(text) if text.strip().isdigit() else None
     return None
@@ -158,7 +155,7 @@ def main():
           f"version {new} {seen[new]} times, never a mix; every rerun completed")
     if log:
         print(f"ok   after the {seen[old]} kills that left version {old}: {resumed} reruns resumed from the journal with a Range "
-              f"(exactly the rest sent), {from_zero} started from zero (killed before the first file was verified, or between the staging folder's rename and the switch); bytes "
+              f"(exactly the rest sent), {from_zero} started from zero (killed before the first file was verified); bytes "
               f"fetched in all beyond the {size}-byte archive: at most {max(overhead, default=0)} "
               f"(median {sorted(overhead)[len(overhead) // 2] if overhead else 0}: the file in flight and socket buffers)")
 

@@ -122,6 +122,26 @@ package final class InstallJournal {
         return journal
     }
 
+    /// Gives an interrupted commit's version folder back to its journal. A run killed between the commit's rename of
+    /// the staging folder to its version folder and the switch leaves that folder complete and verified but not live,
+    /// and the journal without its folder: without this the rerun would empty the journal and download the whole
+    /// archive again. A version folder that is not the live one and holds this very manifest is renamed back to the
+    /// staging name; the resume then treats it as any staging folder — every file it counts hashed again, everything
+    /// else removed — so a planted folder gains nothing. Call under the state lock (every install's rename and switch
+    /// happen within one hold of it, so no other install is between the two) and before `open`.
+    package static func reclaimCommitted(in pack: RootedFolder, manifestSHA256: String) {
+        let folder = folderName(manifestSHA256: manifestSHA256)
+        guard pack.status(folder) == nil, pack.status(folder + recordSuffix).map({ $0.st_mode & S_IFMT == S_IFREG }) == true else { return }
+        let live = pack.readLink(InstallLayout.currentLink)
+        for entry in ((try? pack.list()) ?? []).sorted() where InstallLayout.isVersionFolderName(entry) && entry != live {
+            guard pack.status(entry).map({ $0.st_mode & S_IFMT == S_IFDIR }) == true,
+                  let bytes = try? pack.read(entry + "/" + Installer.manifestFileName, cap: Int(SizeCaps.manifest)),
+                  SHA256.hexHash([UInt8](bytes)) == manifestSHA256 else { continue }
+            try? pack.rename(entry, to: folder)
+            return
+        }
+    }
+
     /// How many entries a resume of the install of `manifestSHA256` into `pack` would skip, as `open` judges the
     /// journal it finds (nil: it would start again, or another install holds it). Opens and lets go of the journal,
     /// emptying one it cannot use, as an install would; for the fuzz target and tests of a journal left by a crash.

@@ -41,6 +41,8 @@ extension Installer {
         // 2. Unlocked: the bytes checked and written as they arrive.
         let (packFolder, touched, live) = try preparePackFolder(manifest, into: into)
         let sha256 = indexEntry.manifest.sha256
+        // A run killed between its commit's rename and switch left its version folder whole: the journal takes it back.
+        _ = try? withState { _, _ in InstallJournal.reclaimCommitted(in: live.folder, manifestSHA256: sha256) }
         let (journal, stagingName) = try openStaging(manifest: manifest, packFolder: packFolder, sha256: sha256, journalled: journalled,
                                                      touched: touched, live: live)
         let staging = packFolder.appendingPathComponent(stagingName)
