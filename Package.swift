@@ -176,8 +176,8 @@ let package = Package(
         .testTarget(name: "PackSigningTests", dependencies: ["PackSigning", "PackCrypto", "TestSupport"]),
         .testTarget(name: "PackModelTests", dependencies: ["PackModel", "PackCrypto", "PackSigning", "TestSupport", "PackAuthoring", "PackMedia"]),
         .testTarget(name: "PackMediaTests", dependencies: ["PackMedia", "TestSupport"]),
-        .testTarget(name: "PackLintTests", dependencies: ["PackLint", "PackModel", "PackMedia", "TestSupport", "PackAuthoring", "PackAudio"]),
-        .testTarget(name: "PackAudioTests", dependencies: ["PackAudio", "PackMedia", "PackLint", "TestSupport"]),
+        .testTarget(name: "PackLintTests", dependencies: ["PackLint", "PackModel", "PackMedia", "TestSupport", "PackAuthoring", "PackAudio", "PackCrypto"]),
+        .testTarget(name: "PackAudioTests", dependencies: ["PackAudio", "PackMedia", "PackLint", "TestSupport", "PackCrypto"]),
         .testTarget(name: "PackImageTests", dependencies: ["PackImage", "TestSupport"]),
         .testTarget(name: "PackPreviewTests", dependencies: ["PackPreview", "PackLint", "PackModel", "PackMedia", "PackImage", "TestSupport", "PackAuthoring", "PackCrypto", "PackAudio"]),
         // CArchive: the libarchive writer TarEncoding replaced, kept as its byte-for-byte reference.
