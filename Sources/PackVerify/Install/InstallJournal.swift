@@ -125,21 +125,29 @@ package final class InstallJournal {
     /// Gives an interrupted commit's version folder back to its journal. A run killed between the commit's rename of
     /// the staging folder to its version folder and the switch leaves that folder complete and verified but not live,
     /// and the journal without its folder: without this the rerun would empty the journal and download the whole
-    /// archive again. A version folder that is not the live one and holds this very manifest is renamed back to the
-    /// staging name; the resume then treats it as any staging folder — every file it counts hashed again, everything
-    /// else removed — so a planted folder gains nothing. Call under the state lock (every install's rename and switch
-    /// happen within one hold of it, so no other install is between the two) and before `open`.
-    package static func reclaimCommitted(in pack: RootedFolder, manifestSHA256: String) {
+    /// archive again. The killed run recorded the folder's name in the client state before the rename, so only that
+    /// name is considered — `recorded`, the last version folder the state names for the pack — and only when it is a
+    /// real folder holding this very manifest (`manifestSize` bytes hashing to `manifestSHA256`) that is not the live
+    /// version: `current` must be the installer's own link (a plain version-folder name naming a real folder; anything
+    /// else and nothing is taken) and the two are compared by device and inode, never by name. The resume then treats
+    /// it as any staging folder — every file it counts hashed again, everything else removed. Call under the state lock
+    /// (every install's rename and switch happen within one hold of it, so no other install is between the two) and
+    /// before `open`.
+    package static func reclaimCommitted(in pack: RootedFolder, manifestSHA256: String, manifestSize: UInt64, recorded: String?) {
         let folder = folderName(manifestSHA256: manifestSHA256)
-        guard pack.status(folder) == nil, pack.status(folder + recordSuffix).map({ $0.st_mode & S_IFMT == S_IFREG }) == true else { return }
-        let live = pack.readLink(InstallLayout.currentLink)
-        for entry in ((try? pack.list()) ?? []).sorted() where InstallLayout.isVersionFolderName(entry) && entry != live {
-            guard pack.status(entry).map({ $0.st_mode & S_IFMT == S_IFDIR }) == true,
-                  let bytes = try? pack.read(entry + "/" + Installer.manifestFileName, cap: Int(SizeCaps.manifest)),
-                  SHA256.hexHash([UInt8](bytes)) == manifestSHA256 else { continue }
-            try? pack.rename(entry, to: folder)
-            return
+        guard pack.status(folder) == nil, pack.status(folder + recordSuffix).map({ $0.st_mode & S_IFMT == S_IFREG }) == true,
+              let candidate = recorded, InstallLayout.isVersionFolderName(candidate),
+              let info = pack.status(candidate), info.st_mode & S_IFMT == S_IFDIR else { return }
+        if let link = pack.status(InstallLayout.currentLink) {
+            guard link.st_mode & S_IFMT == S_IFLNK, let target = pack.readLink(InstallLayout.currentLink), InstallLayout.isVersionFolderName(target),
+                  let live = pack.status(target), live.st_mode & S_IFMT == S_IFDIR,
+                  !(live.st_dev == info.st_dev && live.st_ino == info.st_ino) else { return }
         }
+        let manifest = candidate + "/" + Installer.manifestFileName
+        guard let file = pack.status(manifest), file.st_mode & S_IFMT == S_IFREG, UInt64(file.st_size) == manifestSize,
+              let bytes = try? pack.read(manifest, cap: Int(manifestSize)), SHA256.hexHash([UInt8](bytes)) == manifestSHA256,
+              pack.status(folder) == nil else { return }
+        try? pack.rename(candidate, to: folder)
     }
 
     /// How many entries a resume of the install of `manifestSHA256` into `pack` would skip, as `open` judges the

@@ -42,7 +42,10 @@ extension Installer {
         let (packFolder, touched, live) = try preparePackFolder(manifest, into: into)
         let sha256 = indexEntry.manifest.sha256
         // A run killed between its commit's rename and switch left its version folder whole: the journal takes it back.
-        _ = try? withState { _, _ in InstallJournal.reclaimCommitted(in: live.folder, manifestSHA256: sha256) }
+        _ = try? withState { client, _ in
+            InstallJournal.reclaimCommitted(in: live.folder, manifestSHA256: sha256, manifestSize: indexEntry.manifest.size,
+                                            recorded: client.versionFolders?[manifest.pack]?.last)
+        }
         let (journal, stagingName) = try openStaging(manifest: manifest, packFolder: packFolder, sha256: sha256, journalled: journalled,
                                                      touched: touched, live: live)
         let staging = packFolder.appendingPathComponent(stagingName)
