@@ -41,11 +41,7 @@ extension Installer {
         // 2. Unlocked: the bytes checked and written as they arrive.
         let (packFolder, touched, live) = try preparePackFolder(manifest, into: into)
         let sha256 = indexEntry.manifest.sha256
-        // A run killed between its commit's rename and switch left its version folder whole: the journal takes it back.
-        _ = try? withState { client, _ in
-            InstallJournal.reclaimCommitted(in: live.folder, manifestSHA256: sha256, manifestSize: indexEntry.manifest.size,
-                                            recorded: client.versionFolders?[manifest.pack]?.last)
-        }
+        reclaimInterruptedCommit(manifest, entry: indexEntry, live: live)
         let (journal, stagingName) = try openStaging(manifest: manifest, packFolder: packFolder, sha256: sha256, journalled: journalled,
                                                      touched: touched, live: live)
         let staging = packFolder.appendingPathComponent(stagingName)
@@ -107,6 +103,15 @@ extension Installer {
             live.release()
             touched.restore()
             throw error
+        }
+    }
+
+    /// A run killed between its commit's rename and switch left its version folder whole: the journal takes it back
+    /// (`InstallJournal.reclaimCommitted`), under the state lock, judged against the folder the state recorded last.
+    private func reclaimInterruptedCommit(_ manifest: Manifest, entry: IndexDocument.Entry, live: StagingLock) {
+        _ = try? withState { client, _ in
+            InstallJournal.reclaimCommitted(in: live.folder, manifestSHA256: entry.manifest.sha256, manifestSize: entry.manifest.size,
+                                            recorded: client.versionFolders?[manifest.pack]?.last)
         }
     }
 
