@@ -195,6 +195,23 @@ class SeaweedFS:
         with open(config, "w") as f:
             f.write('{"identities":[{"name":"publisher","credentials":[{"accessKey":"%s","secretKey":"%s"}],'
                     '"actions":["Admin","Read","Write","List","Tagging"]},{"name":"anonymous","actions":["Read:public"]}]}' % (KEY_ID, SECRET))
+        # Free ports are picked before `weed` binds them, and the other test lanes start servers too: a port taken in
+        # between makes `weed` exit at once. Such a start is tried again on fresh ports (up to three times); a server
+        # that runs but does not answer within 60 s is a failure, reported with its log (read before the scratch
+        # folder goes).
+        for attempt in range(3):
+            if self._start(config):
+                return
+            exited = self.process.poll() is not None
+            log = open(os.path.join(self.dir, "weed.log")).read()[-2000:]
+            self._halt()
+            if not exited or attempt == 2:
+                shutil.rmtree(self.dir, ignore_errors=True)
+                raise RuntimeError(f"SeaweedFS did not start ({'it exited' if exited else 'no answer in 60 s'}); its log: " + log)
+            shutil.rmtree(os.path.join(self.dir, "data"), ignore_errors=True)
+
+    def _start(self, config):
+        """Starts `weed mini` on fresh ports; True once both buckets answer, False when it exits or 60 s pass."""
         # Ports below 55535 so each gRPC port (HTTP port + 10000) is valid too.
         ports = {}
         while len(set(ports.values())) < 6 or any(p > 55000 or not self._free(p + 10000) for p in ports.values()):
@@ -215,12 +232,11 @@ class SeaweedFS:
             try:
                 names = [b["Name"] for b in self.client.list_buckets()["Buckets"]]
                 if {"public", "private"} <= set(names):
-                    break
+                    return True
             except Exception:
                 pass
             if time.time() > deadline or self.process.poll() is not None:
-                self.stop()
-                raise RuntimeError("SeaweedFS did not start; its log: " + open(os.path.join(self.dir, "weed.log")).read()[-2000:])
+                return False
             time.sleep(0.3)
 
     @staticmethod
@@ -232,7 +248,8 @@ class SeaweedFS:
             except OSError:
                 return False
 
-    def stop(self):
+    def _halt(self):
+        """Stops the server process (its folder stays)."""
         if self.process.poll() is None:
             os.killpg(self.process.pid, 15)
             try:
@@ -241,6 +258,9 @@ class SeaweedFS:
                 os.killpg(self.process.pid, 9)
                 self.process.wait()
         self.log.close()
+
+    def stop(self):
+        self._halt()
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
