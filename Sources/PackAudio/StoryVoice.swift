@@ -18,7 +18,7 @@ import PackModel
 /// linting a pack whose stories did not change decodes nothing.
 public struct StoryVoice: VoiceListening {
     /// Bumped whenever the detector's output would change: older cache entries are then not used.
-    public static let detectorVersion = 3
+    public static let detectorVersion = 4
 
     /// The cache folder, or nil to decode every time.
     public var cacheFolder: String?
@@ -33,43 +33,71 @@ public struct StoryVoice: VoiceListening {
         StoryVoice(cacheFolder: UserCacheFolder.path("voice", environment: environment))
     }
 
-    /// A cache entry. The frames are kept as run lengths (alternately not speech and speech, starting with not
-    /// speech), not as VoiceActivity's array of booleans: decoding thousands of JSON booleans per story was a quarter
-    /// of a cached lint's time.
+    /// A cache entry. Frames are kept as run lengths (alternately not speech and speech, starting with not speech),
+    /// not as VoiceActivity's arrays of booleans: decoding thousands of JSON booleans per story was a quarter of a
+    /// cached lint's time. Judgements are the parts' (each part judges all its frames alike).
     struct Entry: Codable, Equatable {
         var key: String
         var frameSeconds: Double
         var runs: [Int]
+        var words: [Int]
         var segments: [[Double]]
+        var parts: [VoiceActivity.Part]
+        var judged: Bool
         var verdict: VoiceActivity.Verdict
         var duration: Double
 
         init(key: String, voice: VoiceActivity) {
             self.key = key
             frameSeconds = voice.frameSeconds
-            runs = []
-            var current = false, length = 0
-            for frame in voice.speech {
-                if frame == current { length += 1; continue }
-                runs.append(length)
-                current = frame
-                length = 1
-            }
-            if length > 0 || !runs.isEmpty { runs.append(length) }
+            runs = Self.runLengths(voice.speech)
+            words = Self.runLengths(voice.words)
             segments = voice.segments.map { [$0.start, $0.end] }
+            parts = voice.parts
+            judged = !voice.judgement.isEmpty
             verdict = voice.verdict
             duration = voice.duration
         }
 
+        static func runLengths(_ frames: [Bool]) -> [Int] {
+            var out: [Int] = []
+            var current = false, length = 0
+            for frame in frames {
+                if frame == current { length += 1; continue }
+                out.append(length)
+                current = frame
+                length = 1
+            }
+            if length > 0 || !out.isEmpty { out.append(length) }
+            return out
+        }
+
+        static func frames(_ runs: [Int]) -> [Bool] {
+            var out: [Bool] = []
+            out.reserveCapacity(runs.reduce(0, +))
+            for (i, length) in runs.enumerated() { out.append(contentsOf: repeatElement(i % 2 == 1, count: length)) }
+            return out
+        }
+
         /// The voice, or nil when the entry does not hold one (a damaged or foreign file in the cache).
         var voice: VoiceActivity? {
-            guard runs.allSatisfy({ $0 >= 0 }), runs.reduce(0, { $0 &+ $1 }) <= 1 << 24,
+            let limit = 1 << 24
+            guard frameSeconds > 0, runs.allSatisfy({ $0 >= 0 }), words.allSatisfy({ $0 >= 0 }),
+                  runs.reduce(0, { $0 &+ $1 }) <= limit, words.reduce(0, { $0 &+ $1 }) <= limit,
                   segments.allSatisfy({ $0.count == 2 }) else { return nil }
-            var speech: [Bool] = []
-            speech.reserveCapacity(runs.reduce(0, +))
-            for (i, length) in runs.enumerated() { speech.append(contentsOf: repeatElement(i % 2 == 1, count: length)) }
-            return VoiceActivity(frameSeconds: frameSeconds, speech: speech,
-                                 segments: segments.map { .init(start: $0[0], end: $0[1]) }, verdict: verdict, duration: duration)
+            let speech = Self.frames(runs), words = Self.frames(self.words)
+            guard words.isEmpty || words.count == speech.count else { return nil }
+            var judgement: [VoiceActivity.Judgement] = []
+            if judged {
+                judgement = [VoiceActivity.Judgement](repeating: .none, count: speech.count)
+                let count = Double(speech.count)
+                for part in parts where part.start.isFinite && part.end.isFinite {
+                    let a = Int(min(max(part.start / frameSeconds, 0), count).rounded()), b = Int(min(max(part.end / frameSeconds, 0), count).rounded())
+                    if a < b { for i in a..<b { judgement[i] = part.judgement } }
+                }
+            }
+            return VoiceActivity(frameSeconds: frameSeconds, speech: speech, words: words, judgement: judgement,
+                                 segments: segments.map { .init(start: $0[0], end: $0[1]) }, parts: parts, verdict: verdict, duration: duration)
         }
     }
 

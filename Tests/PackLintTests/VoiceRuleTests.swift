@@ -1,6 +1,7 @@
 import Foundation
 import PackAudio
 import PackLint
+import PackMedia
 import TestSupport
 import XCTest
 
@@ -23,7 +24,7 @@ final class VoiceRuleTests: XCTestCase {
     }
 
     private func voiceFindings(_ found: [Diagnostic], _ stop: URL) -> [Diagnostic] {
-        found.filter { $0.location.file.hasSuffix(stop.lastPathComponent + "/story.vtt") && ["PT0716", "PT0717", "PT0718", "PT0719", "PT0720", "PT0721"].contains($0.code) }
+        found.filter { $0.location.file.hasSuffix(stop.lastPathComponent + "/story.vtt") && ["PT0716", "PT0717", "PT0718", "PT0719", "PT0720", "PT0721", "PT0723"].contains($0.code) }
     }
 
     func testEveryExampleTranscriptKeepsPaceWithItsVoice() throws {
@@ -40,9 +41,13 @@ final class VoiceRuleTests: XCTestCase {
             let found = lint(copy)
             for index in ExamplePack.stops.indices {
                 let stop = copy.stop(index)
-                let offset = voiceFindings(found, stop).filter { $0.code == "PT0716" }
+                let offset = voiceFindings(found, stop).filter { $0.code == "PT0716" && $0.message.hasPrefix("the transcript") }
                 XCTAssertEqual(offset.count, 1, "\(stop.lastPathComponent) shifted \(shift) s: \(voiceFindings(found, stop).map(\.message))")
                 XCTAssertTrue(offset.first?.message.contains(shift > 0 ? "lags the voice by" : "leads the voice by") ?? false, "\(offset.map(\.message))")
+                // Each cue is judged in the frame of the whole shift; the first and last, held at the audio's ends
+                // by the shift, are not named on their own.
+                let single = voiceFindings(found, stop).filter { !$0.message.hasPrefix("the transcript") }
+                XCTAssertEqual(single.map(\.message), [])
                 // The hint gives the offset, as measured: within two 20 ms frames of the shift made.
                 let hint = offset.first?.hint ?? ""
                 let stated = hint.range(of: #"[0-9]+\.[0-9]+ s"#, options: .regularExpression).flatMap { Double(hint[$0].dropLast(2)) }
@@ -53,7 +58,7 @@ final class VoiceRuleTests: XCTestCase {
     }
 
     /// `lint --fix` moves every cue back by the measured offset: the transcript is then in sync, and the cues lint
-    /// did not have to clamp are where they were.
+    /// did not have to clamp are where they were, to a frame or two of the detector (20 ms each).
     func testLintFixShiftsAUniformlyLateTranscriptBack() throws {
         let copy = try PackCopy()
         let stop = copy.stop(2), vtt = stop.appendingPathComponent("story.vtt")
@@ -66,7 +71,7 @@ final class VoiceRuleTests: XCTestCase {
         let before = original.split(separator: "\n")
         XCTAssertEqual(fixed.count, before.count, "only timestamps change")
         for (a, b) in zip(fixed, before) where !a.contains("-->") { XCTAssertEqual(a, b) }
-        XCTAssertEqual(zip(fixed, before).filter { $0 != $1 }.count, 1, "all but the clamped last end back where they were")
+        XCTAssertEqual(Self.displaced(fixed, before).count, 1, "all but the clamped last end back where they were: \(Self.displaced(fixed, before))")
     }
 
     /// Cues timed for another edit of the audio: stretched by 5 %, the offset grows along the story.
@@ -151,12 +156,14 @@ final class VoiceRuleTests: XCTestCase {
         try retime(copy, stop: stop) { $0 >= sixth - 0.001 ? $0 + 0.9 : $0 }
         let found = voiceFindings(lint(copy), stop)
         let partial = try XCTUnwrap(found.first { $0.code == "PT0716" }, "\(found.map(\.message))")
-        XCTAssertTrue(partial.message.contains("lag the voice by 0.9") && partial.message.contains("while the other 5 keep pace"), partial.message)
+        let measured = partial.message.range(of: #"by [0-9.]+ s"#, options: .regularExpression).flatMap { Double(partial.message[$0].dropFirst(3).dropLast(2)) }
+        XCTAssertEqual(try XCTUnwrap(measured, partial.message), 0.9, accuracy: 0.04, partial.message)
+        XCTAssertTrue(partial.message.contains("while the other 5 keep pace"), partial.message)
         XCTAssertFalse(found.contains { $0.code == "PT0718" }, "the cues in step are not called early: \(found.map(\.message))")
         let outcome = try LintFixer(listener: StoryVoice(cacheFolder: Self.cache)).fix(copy.root)
         XCTAssertEqual(outcome.fixed.map(\.code), ["PT0716"])
         let fixed = try String(contentsOf: vtt, encoding: .utf8).split(separator: "\n"), before = original.split(separator: "\n")
-        XCTAssertEqual(Array(fixed.prefix(20)), Array(before.prefix(20)), "the first five cues untouched")
+        XCTAssertEqual(Array(fixed.prefix(16)), Array(before.prefix(16)), "the first five cues untouched (header, then id, timing and text each)")
         XCTAssertEqual(voiceFindings(lint(copy), stop).map(\.message), [])
     }
 
@@ -180,7 +187,8 @@ final class VoiceRuleTests: XCTestCase {
         try runTool("/usr/bin/ffmpeg", ["-loglevel", "error", "-f", "lavfi", "-t", "96.2", "-i",
                                         "aevalsrc=0.3*sin(2*PI*(220+110*floor(mod(t\\,4)))*t)*gt(mod(t\\,3)\\,0.5):s=22050", "-c:a", "aac", audio])
         let found = voiceFindings(lint(copy), stop)
-        XCTAssertTrue(found.contains { $0.code == "PT0721" && $0.message.contains("no voice") }, "\(found.map(\.message))")
+        let note = try XCTUnwrap(found.first { $0.code == "PT0721" && $0.message.contains("no voice") }, "\(found.map(\.message))")
+        XCTAssertTrue(note.hint?.contains("this stop's spoken story") ?? false, "the hint names what to check: \(note.hint ?? "")")
     }
 
     /// Part of the sound damaged (decoding skips it): the story is reported, not the transcript blamed for it.
@@ -206,10 +214,10 @@ final class VoiceRuleTests: XCTestCase {
         XCTAssertTrue(try String(contentsOf: vtt, encoding: .utf8).contains("<00:00:04.000>"))
         XCTAssertEqual(try LintFixer(listener: StoryVoice(cacheFolder: Self.cache)).fix(copy.root).fixed.map(\.code), ["PT0716"])
         let fixed = try String(contentsOf: vtt, encoding: .utf8)
-        XCTAssertTrue(fixed.contains("<00:00:03.000>"), "the inline timestamp moved back with its cue")
-        // Every line but the last cue's end (held at the audio's length when shifted late) is as it was.
-        let differing = zip(fixed.split(separator: "\n"), inline.split(separator: "\n")).filter { $0 != $1 }
-        XCTAssertEqual(differing.count, 1, "\(differing)")
+        XCTAssertTrue(fixed.contains("Welcome to the Castle Esplanade, <00:00:03.0"), "the inline timestamp moved back with its cue")
+        // Every timestamp but the last cue's end (held at the audio's length when shifted late) is as it was.
+        let displaced = Self.displaced(fixed.split(separator: "\n"), inline.split(separator: "\n"))
+        XCTAssertEqual(displaced.count, 1, "\(displaced)")
     }
 
     /// A story whose sound starts after an empty edit (players start the voice a second in) is heard as players play
@@ -229,5 +237,42 @@ final class VoiceRuleTests: XCTestCase {
         try retime(copy, stop: stop) { $0 + 0.953 }
         let found = lint(copy).filter { $0.location.file.contains(stop.lastPathComponent) && $0.code.hasPrefix("PT07") }
         XCTAssertEqual(found.map { "\($0.code) \($0.message)" }, [])
+    }
+
+    /// A new author's slip: one cue moved a second late (start and end). It is named at its own timing line, with the
+    /// times measured, and nothing else is reported.
+    func testASingleCueStartingASecondAfterItsWordsIsFlaggedAtItsLine() throws {
+        for (stopIndex, cue) in [(2, 4), (0, 9), (5, 2)] {
+            let copy = try PackCopy()
+            let stop = copy.stop(stopIndex), url = stop.appendingPathComponent("story.vtt")
+            var lines = try String(contentsOf: url, encoding: .utf8).components(separatedBy: "\n")
+            let timing = try XCTUnwrap(lines.indices.filter { lines[$0].contains("-->") }.dropFirst(cue).first)
+            let times = lines[timing].components(separatedBy: " --> ").compactMap(Self.seconds)
+            XCTAssertEqual(times.count, 2)
+            lines[timing] = times.map { WebVTTParser.format($0 + 1) }.joined(separator: " --> ")
+            try lines.joined(separator: "\n").write(to: url, atomically: true, encoding: .utf8)
+            let found = voiceFindings(lint(copy), stop)
+            XCTAssertEqual(found.map(\.code), ["PT0716"], "\(stop.lastPathComponent): \(found.map(\.message))")
+            XCTAssertEqual(found.first?.location.line, timing + 1)
+            let message = found.first?.message ?? ""
+            let numbers = message.split(separator: " ").compactMap { Double($0) }
+            XCTAssertTrue(message.hasPrefix("cue \(cue + 1) starts ") && message.contains(" s after its words begin at "), message)
+            XCTAssertEqual(numbers.count, 3, message)
+            XCTAssertEqual(numbers.dropFirst().first ?? 0, 1, accuracy: 0.1, "how late, as measured: \(message)")
+            XCTAssertEqual(numbers.last ?? 0, times[0], accuracy: 0.1, "where the words begin: \(message)")
+        }
+    }
+
+    /// The timestamps of `fixed` more than two frames (40 ms) from those of `before`, line by line.
+    private static func displaced(_ fixed: [Substring], _ before: [Substring]) -> [(Double, Double)] {
+        func stamps(_ line: Substring) -> [Double] {
+            line.split(whereSeparator: { " <>-".contains($0) }).compactMap { seconds(String($0)) }
+        }
+        return zip(fixed, before).flatMap { zip(stamps($0), stamps($1)).filter { abs($0 - $1) > 0.04 } }
+    }
+
+    private static func seconds(_ stamp: String) -> Double? {
+        let fields = stamp.trimmingCharacters(in: .whitespaces).split(separator: ":").compactMap { Double($0) }
+        return fields.count == 3 ? fields[0] * 3600 + fields[1] * 60 + fields[2] : nil
     }
 }

@@ -75,4 +75,72 @@ final class VoiceSyncTests: XCTestCase {
         let report = VoiceSync().compare(cues { $0 + 1.7 + 0.37 * $0.truncatingRemainder(dividingBy: 3) }, with: voice(sentences))
         XCTAssertTrue(report.cannotJudge != nil || report.drift != nil || (report.offset.map { abs($0) > 0.3 } ?? true), "never in sync: \(report)")
     }
+
+    func testACueStartingASecondAfterItsWordsIsLateWithTheTimesMeasured() {
+        var moved = cues()
+        moved[4].start += 1
+        moved[4].end += 1
+        let report = VoiceSync().compare(moved, with: voice(sentences))
+        XCTAssertEqual(report.late.map(\.index), [4], "\(report)")
+        XCTAssertEqual(report.late.first?.by ?? 0, 1, accuracy: 0.03)
+        XCTAssertEqual(report.late.first?.words ?? 0, sentences[4].0, accuracy: 0.03)
+        XCTAssertNil(report.offset.flatMap { abs($0) > 0.3 ? $0 : nil }, "one late cue is no whole-transcript offset")
+    }
+
+    func testACueEndingASecondBeforeItsWordsEndIsNamed() {
+        var moved = cues()
+        moved[6].end -= 1
+        let report = VoiceSync().compare(moved, with: voice(sentences))
+        XCTAssertEqual(report.endsEarly.map(\.index), [6], "\(report)")
+        XCTAssertEqual(report.endsEarly.first?.words ?? 0, sentences[6].1, accuracy: 0.03)
+        XCTAssertTrue(report.late.isEmpty, "\(report.late)")
+    }
+
+    /// Cues timed on another reading of similar length and pace: some starts land on onsets by chance, but the cue
+    /// changes do not fall where this voice pauses under any shift.
+    func testCuesTimedOnAnotherRecordingDoNotMatchThePatternOfPauses() {
+        var t = 0.8, other: [VoiceSync.Cue] = []
+        for length in [2.6, 4.0, 1.9, 3.5, 2.9, 4.4, 2.1, 3.8, 2.5] { other.append(.init(start: t, end: t + length)); t += length + 0.6 }
+        let report = VoiceSync().compare(other, with: voice(sentences))
+        XCTAssertTrue(report.mismatched, "\(report)")
+        XCTAssertLessThan(report.pattern ?? 1, 0.6)
+        XCTAssertEqual(report.obstacle, .anotherRecording(share: report.pattern ?? -1))
+        // The transcript timed on this voice, shifted, keeps its pattern: an offset, never another recording.
+        let shifted = VoiceSync().compare(cues { $0 + 0.8 }, with: voice(sentences))
+        XCTAssertFalse(shifted.mismatched)
+        XCTAssertEqual(shifted.pattern ?? 0, 1, accuracy: 0.001)
+    }
+
+    /// Where the voice is heard only coarsely (its pauses, not its word edges), cues are not judged one by one, and
+    /// the report says which; the whole transcript is still lined up.
+    func testCuesWhereTheVoiceIsOnlyCoarselyHeardAreLeftToTheWholeTranscript() {
+        var heard = voice(sentences)
+        heard.judgement = heard.speech.indices.map { Double($0) * 0.02 < 20 ? .clear : .coarse }
+        var moved = cues()
+        moved[8].start += 1
+        let report = VoiceSync().compare(moved, with: heard)
+        XCTAssertTrue(report.late.isEmpty, "\(report.late)")
+        XCTAssertEqual(report.unjudged, Array(5..<sentences.count), "cues from 19.6 s, within a second of the coarse part")
+        XCTAssertNotNil(report.offset)
+    }
+
+    func testAFaintVoiceSaysHowFaintAndWhatToDo() {
+        var faint = voice(sentences)
+        faint.verdict = .faint
+        faint.parts = [.init(start: 0, end: 40, level: 9.4, judgement: .none)]
+        let report = VoiceSync().compare(cues(), with: faint)
+        XCTAssertEqual(report.obstacle, .faint(level: 9.4))
+        XCTAssertEqual(report.cannotJudge, "the voice stands only 9 dB above the background (at least 12 dB is needed to find its pauses)")
+        XCTAssertTrue(report.obstacle?.hint.contains("noise reduction") ?? false)
+    }
+
+    /// A cue timed with a start after its end is left out, and the others keep their numbers.
+    func testACueThatEndsBeforeItStartsKeepsTheOthersNumbered() {
+        var moved = cues()
+        moved.insert(VoiceSync.Cue(start: 5, end: 4), at: 2)
+        moved[6].start += 1
+        moved[6].end += 1
+        let report = VoiceSync().compare(moved, with: voice(sentences))
+        XCTAssertEqual(report.late.map(\.index), [6], "\(report)")
+    }
 }
