@@ -312,6 +312,20 @@ def build_cases(sounds):
             moved = list(cues)
             moved[k] = (cues[k][0] + 1, cues[k][1] + 1, cues[k][2])
             case(f"{c} cue{k + 1}+1s", "cue-late", c, moved, "cue", cue=k)
+        # the other single-cue slips: a cue starting in the pause half a second before its words (PT0718), a cue
+        # over a pause of the voice (PT0719), a sentence of 2.5 s or more left out (PT0720)
+        for k in range(1, len(cues)):
+            if cues[k][0] - cues[k - 1][1] >= 0.7:
+                moved = list(cues)
+                moved[k] = (cues[k][0] - 0.5, cues[k][1], cues[k][2])
+                case(f"{c} cue{k + 1} 0.5 s early", "cue-early", c, moved, "early", cue=k)
+        for k in range(1, len(cues)):
+            if cues[k][0] - cues[k - 1][1] >= 1.2:
+                cue = (cues[k - 1][1] + 0.3, cues[k][0] - 0.3, "(a cue where the voice pauses)")
+                case(f"{c} cue over the pause before cue {k + 1}", "cue-silent", c, cues[:k] + [cue] + cues[k:], "overSilence", cue=k)
+        longest = max(range(len(cues)), key=lambda k: cues[k][1] - cues[k][0])
+        if cues[longest][1] - cues[longest][0] >= 2.5:
+            case(f"{c} cue{longest + 1} left out", "cue-removed", c, cues[:longest] + cues[longest + 1:], "uncaptioned")
         # back to back (each cue ends where the next starts), as many captioners write the same timing
         contiguous = [(cues[k][0], cues[k + 1][0] if k + 1 < len(cues) else cues[k][1], cues[k][2]) for k in range(len(cues))]
         case(f"{c} contiguous", "contiguous", c, contiguous, "clean")
@@ -494,6 +508,11 @@ def judge(case):
         hit = any(f["cue"] == k and f["code"] in TIMING and f["scope"] == "cue" for f in fs)
         elsewhere = [f for f in timing if f["cue"] != k and f["code"] != "PT0720"]
         return hit and not elsewhere
+    if e in ("early", "overSilence"):
+        code = "PT0718" if e == "early" else "PT0719"
+        return any(f["code"] == code and f["cue"] == case["cue"] for f in fs) and all(f["code"] == code and f["cue"] == case["cue"] for f in timing)
+    if e == "uncaptioned":
+        return bool(timing) and all(f["code"] == "PT0720" for f in timing)
     if e == "mismatch":
         return "PT0723" in codes
     if e == "partial":
@@ -538,7 +557,8 @@ def rule_table(cases):
     count neither way: a shifted cue can well sit over silence. For one cue moved 1 s late, the row "at the moved cue"
     counts a cue-level finding at its line; every code fired anywhere else should not have (PT0720, the speech the
     moved cue uncovers, counts neither way)."""
-    calls = {"offset": "PT0716", "partial": "PT0716", "drift": "PT0717", "mismatch": "PT0723", "novoice": "PT0721", "silent": "PT0721"}
+    calls = {"offset": "PT0716", "partial": "PT0716", "drift": "PT0717", "mismatch": "PT0723", "novoice": "PT0721", "silent": "PT0721",
+             "early": "PT0718", "overSilence": "PT0719", "uncaptioned": "PT0720"}
     cue_level = {"PT0718", "PT0719", "PT0720"}
     rows = sorted(VOICE) + ["at the moved cue"]
     table = OrderedDict((row, dict(required=dict(called=0, fired=0, notCalled=0, falseAlarms=0),
@@ -558,7 +578,7 @@ def rule_table(cases):
                     continue
                 row["notCalled"] += 1
                 row["falseAlarms"] += any(not (f["cue"] == c["cue"] and f["scope"] == "cue") for f in fired)
-            elif e in ("clean", "novoice", "silent"):
+            elif e in ("clean", "novoice", "silent", "early", "overSilence", "uncaptioned"):
                 if code == calls.get(e):
                     row["called"] += 1
                     row["fired"] += bool(fired)
@@ -680,7 +700,7 @@ class VoiceCorpus(unittest.TestCase):
 
     def test_the_corpus_builds_every_group_of_the_design(self):
         groups = {c["group"] for c in self.cases}
-        self.assertEqual(groups, {"clean", "shift", "stretch", "cue-late", "contiguous", "3cue", "other", "noise", "noise-shift",
+        self.assertEqual(groups, {"clean", "shift", "stretch", "cue-late", "cue-early", "cue-silent", "cue-removed", "contiguous", "3cue", "other", "noise", "noise-shift",
                                   "music-bed", "joined", "joined-shift", "joined-stretch", "joined-cue-late", "novoice", "stress",
                                   "pack", "pack-shift"})
         self.assertEqual(sum(c["group"] == "joined-cue-late" for c in self.cases), 67)
@@ -704,6 +724,15 @@ class VoiceCorpus(unittest.TestCase):
 
     def test_a_single_cue_one_second_late_is_flagged_at_its_own_line_and_nowhere_else(self):
         self.check("cue")
+
+    def test_a_cue_starting_in_the_pause_before_its_words_is_flagged_PT0718_at_its_line(self):
+        self.check("early")
+
+    def test_a_cue_over_a_pause_of_the_voice_is_flagged_PT0719_at_its_line(self):
+        self.check("overSilence")
+
+    def test_a_sentence_left_out_is_flagged_PT0720(self):
+        self.check("uncaptioned")
 
     def test_captions_from_another_recording_are_flagged_PT0723(self):
         self.check("mismatch")

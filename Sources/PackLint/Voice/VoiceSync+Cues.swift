@@ -76,10 +76,16 @@ extension VoiceSync {
             // A cue held at either end of the audio (at 0 in a transcript that leads, at the audio's end in one that
             // lags) is off only for being held: it is judged again once the whole shift is mended.
             let heldStart = shift < 0 && cue.start <= 0.001, heldEnd = shift > 0 && cue.end >= voice.duration - 0.1
-            if !heldStart, let (lead, onset, slack) = lead(before: range.lowerBound, voice, other: other), lead > limit + Self.onsetSlack + slack {
+            // Speech already reported with no cue (PT0720: a sentence left out) is not also this cue's late start or
+            // early end.
+            let uncaptioned = report.uncaptioned
+            let unreported = { (a: Double, b: Double) in !uncaptioned.contains { $0.start < b && $0.end > a } }
+            if !heldStart, let (lead, onset, slack) = lead(before: range.lowerBound, voice, other: other), lead > limit + Self.onsetSlack + slack,
+               unreported(onset, start) {
                 report.late.append((i, lead, onset))
             }
-            if !heldEnd, let (tail, wordsEnd) = tail(after: range.upperBound, voice, other: other), tail > limit + Self.endSlack {
+            if !heldEnd, let (tail, wordsEnd) = tail(after: range.upperBound, voice, other: other), tail > limit + Self.endSlack,
+               unreported(end, wordsEnd) {
                 report.endsEarly.append((i, tail, wordsEnd))
             }
             // In a pause: the cue starts where there is hardly any speech and the voice comes more than `cueLead` later.
