@@ -143,4 +143,18 @@ final class VoiceSyncTests: XCTestCase {
         let report = VoiceSync().compare(moved, with: voice(sentences))
         XCTAssertEqual(report.late.map(\.index), [6], "\(report)")
     }
+
+    /// A sentence left out whose end runs into the next sentence with hardly a pause (0.2 s, between words): the
+    /// speech is reported with no cue, and not also as the next cue starting 3 s after its words.
+    func testASentenceLeftOutIsUncaptionedNotTheNextCuesLateStart() {
+        var close = sentences
+        close[5] = (close[4].1 + 0.2, close[5].1)
+        var some = cues()
+        some[5].start = close[5].0
+        some.remove(at: 4)
+        let report = VoiceSync().compare(some, with: voice(close))
+        XCTAssertEqual(report.uncaptioned.count, 1, "\(report)")
+        XCTAssertEqual(report.uncaptioned.first?.start ?? 0, close[4].0, accuracy: 0.021)
+        XCTAssertTrue(report.late.isEmpty && report.endsEarly.isEmpty, "\(report.late) \(report.endsEarly)")
+    }
 }
