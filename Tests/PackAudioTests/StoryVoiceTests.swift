@@ -158,5 +158,25 @@ final class StoryVoiceTests: XCTestCase {
         entry.runs = [1]
         entry.segments = [[1, 2, 3]]
         XCTAssertNil(entry.voice)
+        entry.segments = []
+        entry.words = [0, 5]  // five frames of words in a voice of one frame
+        XCTAssertNil(entry.voice)
+    }
+
+    /// What the detector found per part comes back too: the words between pauses, each part's level and what it lets
+    /// lint judge, frame by frame; a part whose bounds lie outside the audio or run backwards marks no frame.
+    func testACacheEntryKeepsTheWordsAndWhatEachPartAllowsToJudge() throws {
+        let speech = [false, true, true, true, false, true, false, false, true, true]
+        let words = [false, true, false, true, false, true, false, false, true, true]
+        let voice = VoiceActivity(frameSeconds: 0.02, speech: speech, words: words,
+                                  judgement: [.clear, .clear, .clear, .clear, .coarse, .coarse, .coarse, .coarse, .coarse, .coarse],
+                                  segments: [.init(start: 0.02, end: 0.08)],
+                                  parts: [.init(start: 0, end: 0.08, level: 31.5, judgement: .clear), .init(start: 0.08, end: 0.2, level: 14, judgement: .coarse)],
+                                  verdict: .speech, duration: 0.2)
+        var entry = try JSONDecoder().decode(StoryVoice.Entry.self, from: JSONEncoder().encode(StoryVoice.Entry(key: "k", voice: voice)))
+        XCTAssertEqual(entry.voice, voice)
+        entry.parts = [.init(start: 0.1, end: 0.04, level: 20, judgement: .clear), .init(start: -5, end: 99, level: 5, judgement: .none),
+                       .init(start: 1e300, end: 2e300, level: 30, judgement: .clear)]
+        XCTAssertEqual(entry.voice?.judgement, Array(repeating: .none, count: speech.count))
     }
 }

@@ -102,6 +102,23 @@ final class InspectCommandTests: XCTestCase {
         XCTAssertTrue(text.stdout.contains("duration 96.084 s"), text.stdout)
     }
 
+    /// `--voice` shows where lint hears the voice and how well: each part of the story judged against its own
+    /// background, with the voice's level over it and what that lets lint check.
+    func testVoiceShowsEachPartWithItsLevelAndWhatItAllowsToJudge() throws {
+        let story = stop.appendingPathComponent("story.m4a").path
+        let (status, object) = try json([story, "--voice"])
+        XCTAssertEqual(status, 0)
+        let voice = try XCTUnwrap((object["content"] as? [String: Any])?["voice"] as? [String: Any])
+        XCTAssertEqual(voice["verdict"] as? String, "speech")
+        let parts = try XCTUnwrap(voice["parts"] as? [[String: Any]])
+        XCTAssertEqual(parts.count, 1, "one recording, one background")
+        XCTAssertEqual(parts.first?["judgement"] as? String, "clear")
+        XCTAssertGreaterThan(parts.first?["level"] as? Double ?? 0, 20)
+        XCTAssertEqual(parts.first?["end"] as? Double ?? 0, voice["duration"] as? Double ?? -1, accuracy: 0.021)
+        let text = try CLI.run(["inspect", story, "--voice"]).stdout
+        XCTAssertTrue(text.contains("    part 0.00–") && text.contains("dB above its background (every cue can be judged)"), text)
+    }
+
     func testAPlateOrStoryInAnotherFormatIsNamed() throws {
         let dir = try temporaryDirectory()
         try Data([0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10] + Array("JFIF".utf8) + [UInt8](repeating: 0, count: 200)).write(to: URL(fileURLWithPath: dir + "/plate.heic"))

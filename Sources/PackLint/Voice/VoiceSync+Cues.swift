@@ -12,24 +12,28 @@ extension VoiceSync {
     /// The share of cue changes that fall where the voice pauses and then starts again, under `cue = offset + (1 +
     /// drift) × audio`. Nil with fewer than five cues or no speech.
     func pattern(_ cues: [Cue], _ voice: VoiceActivity, offset: Double, drift: Double) -> Double? {
-        pauseHits(cues, voice, offset: offset, drift: drift).map { Double($0.lazy.filter { $0 }.count) / Double($0.count) }
+        pauseHits(cues, voice, Self.pauseCounts(voice), offset: offset, drift: drift).map { Double($0.lazy.filter { $0 }.count) / Double($0.count) }
+    }
+
+    /// How many frames are pause (between words) before each frame: `counts[b] - counts[a]` pauses in `a..<b`.
+    static func pauseCounts(_ voice: VoiceActivity) -> [Int] {
+        let words = voice.words.count == voice.speech.count ? voice.words : voice.speech
+        return words.reduce(into: [0]) { $0.append($0[$0.count - 1] + ($1 ? 0 : 1)) }
     }
 
     /// For each cue change, whether it falls at a pause: at least half of the gap between the two cues is pause
     /// (between words, before short pauses are filled; where the cues touch or nearly, the 100 ms before the next
     /// cue) and the next cue starts within `tight` of a speech onset. Nil with fewer than five cues or no speech.
-    func pauseHits(_ cues: [Cue], _ voice: VoiceActivity, offset: Double, drift: Double) -> [Bool]? {
+    func pauseHits(_ cues: [Cue], _ voice: VoiceActivity, _ pauses: [Int], offset: Double, drift: Double) -> [Bool]? {
         guard cues.count >= 5, let first = voice.segments.first, let last = voice.segments.last else { return nil }
         let onsets = voice.segments.map(\.start)
-        let words = voice.words.count == voice.speech.count ? voice.words : voice.speech
         let a0 = voice.frame(first.start, .towardZero), b0 = voice.frame(last.end, .towardZero)
         return (0..<cues.count - 1).map { i in
             let end = (cues[i].end - offset) / (1 + drift), start = (cues[i + 1].start - offset) / (1 + drift)
             let (a, b) = start - end >= 0.1 ? (end, start) : (start - 0.1, start)
-            let ia = max(a0, voice.frame(a, .toNearestOrEven)), ib = min(b0, words.count, voice.frame(b, .toNearestOrEven))
+            let ia = max(a0, voice.frame(a, .toNearestOrEven)), ib = min(b0, pauses.count - 1, voice.frame(b, .toNearestOrEven))
             guard ib > ia else { return false }
-            let pause = words[ia..<ib].lazy.filter { !$0 }.count
-            return 2 * pause >= ib - ia && abs(start - nearest(start, in: onsets)) <= Self.tight
+            return 2 * (pauses[ib] - pauses[ia]) >= ib - ia && abs(start - nearest(start, in: onsets)) <= Self.tight
         }
     }
 
@@ -39,7 +43,8 @@ extension VoiceSync {
     /// of them or more. Part of a story re-cut after timing is not another recording.
     func bestPattern(_ cues: [Cue], _ voice: VoiceActivity, fits: [Fit]) -> (share: Double, reEdited: Bool)? {
         let shifts = Self.grid(-3, 3, 0.02)
-        let table = shifts.compactMap { pauseHits(cues, voice, offset: $0, drift: 0) }
+        let pauses = Self.pauseCounts(voice)
+        let table = shifts.compactMap { pauseHits(cues, voice, pauses, offset: $0, drift: 0) }
         let fitted = fits.compactMap { pattern(cues, voice, offset: $0.offset, drift: $0.drift) }
         guard let changes = table.first?.count, table.count == shifts.count else { return fitted.max().map { ($0, false) } }
         let share = (table.map { Double($0.lazy.filter { $0 }.count) / Double(changes) } + fitted).max() ?? 0

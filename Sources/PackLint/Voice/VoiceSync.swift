@@ -73,18 +73,22 @@ public struct VoiceSync: Sendable {
         // Enough matched cue starts to trust a shift: 40 % and at least 3 (2 of a 3- or 4-cue transcript, whose first
         // cue a shift may push to 0).
         let enough = cues.count <= 4 ? 2 : max(3, Int((Double(cues.count) * 0.4).rounded(.up)))
-        if let drift = drift(cues, voice, onsets, steady: steady, enough: enough) {
+        let inStep = steady.matched == cues.count && steady.cost < 0.05 * Double(cues.count)
+        if !inStep, let drift = drift(cues, voice, onsets, steady: steady, enough: enough) {
             report.drift = (drift.fit.drift, drift.first, drift.last)
             report.matched = drift.fit.matched
             report.pattern = drift.pattern
             return report
         }
         report.matched = steady.matched
-        let pattern = bestPattern(cues, voice, fits: [steady])
+        // A transcript in step (every cue start at an onset) is timed on this recording: its pattern is only read at
+        // the fit, not searched for over every shift.
+        let pattern = inStep ? self.pattern(cues, voice, offset: steady.offset, drift: 0).map { (share: $0, reEdited: false) }
+            : bestPattern(cues, voice, fits: [steady])
         report.pattern = pattern?.share
         // Another recording: under no shift (nor the best stretch) do the cue gaps fall in the voice's pauses, nor
         // under two shifts for two runs of cues (a re-edit, judged below).
-        if let pattern, pattern.share < Self.patternMinimum, !pattern.reEdited {
+        if !inStep, let pattern, pattern.share < Self.patternMinimum, !pattern.reEdited {
             report.mismatched = true
             report.obstacle = .anotherRecording(share: pattern.share)
             return report
@@ -108,15 +112,14 @@ public struct VoiceSync: Sendable {
         return report
     }
 
-    /// A drift: a clearly better fit with a rate (cues enough to tell a rate from an offset: 5 over 10 s or more),
+    /// A drift, for cues not in step: a clearly better fit with a rate (cues enough to tell a rate from an offset: 5 over 10 s or more),
     /// over enough cues, that moves the cues by more than the tolerance over the transcript, keeps its cue gaps in
     /// pauses, and lines up more cue starts than chance would.
     private func drift(_ cues: [Cue], _ voice: VoiceActivity, _ onsets: [Double], steady: Fit, enough: Int)
         -> (fit: Fit, first: Double, last: Double, pattern: Double?)? {
         let starts = cues.map(\.start)
-        let inStep = steady.matched == cues.count && steady.cost < 0.05 * Double(cues.count)
         let span = starts[starts.count - 1] - starts[0]
-        guard !inStep, cues.count >= 5, span >= 10 else { return nil }
+        guard cues.count >= 5, span >= 10 else { return nil }
         let coarse = best(starts, onsets, drifts: Self.grid(-0.08, 0.08, 0.01), offsets: Self.grid(-3, 3, 0.05))
         let fit = best(starts, onsets, drifts: Self.grid(coarse.drift - 0.01, coarse.drift + 0.01, 0.0025),
                        offsets: Self.grid(coarse.offset - 0.1, coarse.offset + 0.1, 0.01))

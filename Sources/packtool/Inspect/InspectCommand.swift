@@ -27,8 +27,9 @@ enum InspectCommand: Command {
           .vtt              the cues (W3C VTTCue attribute names in JSON), regions, styles and parse errors
           .heic .heif       brands, primary item, stored and displayed size, rotation and properties
           .m4a .mp4         codec, channels, sample rate, timescales and duration; with --voice also where lint
-                            hears the voice (decoded, each 20 ms frame judged: the speech segments, and in
-                            JSON the frames as a string of 0 and 1)
+                            hears the voice (decoded, each 20 ms frame judged: each part of the story with
+                            its own background, the voice's level over it and what lint can check there; the
+                            speech segments; in JSON the frames as a string of 0 and 1)
           pack.json scene.json uncertainty.json
                             the decoded document, or each problem at line:col
           a DSSE envelope (or signoff.json, a list of them)
@@ -169,7 +170,9 @@ enum InspectCommand: Command {
         return Inspection(kind: "heif", file: url.path, ok: info.errors.isEmpty && info.isHEIC, text: text, value: info)
     }
 
-    /// What `--voice` adds: the detector's verdict, its segments and every frame (1 speech, 0 not).
+    /// What `--voice` adds: the detector's verdict, the parts of the story it judged against their own background
+    /// (bounds, how far the voice stands above it in dB, and what that lets lint check: clear, coarse or none), its
+    /// segments and every frame (1 speech, 0 not).
     private struct HeardAudio: Encodable {
         var audio: MP4AudioInfo
         var voice: Voice
@@ -177,8 +180,15 @@ enum InspectCommand: Command {
             var verdict: String
             var frameSeconds: Double
             var duration: Double
+            var parts: [Part]
             var segments: [[Double]]
             var frames: String
+        }
+        struct Part: Encodable {
+            var start: Double
+            var end: Double
+            var level: Double
+            var judgement: String
         }
     }
 
@@ -198,8 +208,14 @@ enum InspectCommand: Command {
         }
         let round = { (t: Double) in (t * 1000).rounded() / 1000 }
         text += "  voice: \(heard.verdict.rawValue), \(heard.segments.count) segment\(heard.segments.count == 1 ? "" : "s")\n"
+        let judged = ["none": "nothing can be judged", "coarse": "the whole transcript can be judged, not each cue", "clear": "every cue can be judged"]
+        for part in heard.parts {
+            let label = String(describing: part.judgement)
+            text += "    part \(NumberText.fixed(part.start, 2))–\(NumberText.fixed(part.end, 2)) s: voice \(NumberText.fixed(part.level, 1)) dB above its background (\(judged[label] ?? label))\n"
+        }
         for segment in heard.segments { text += "    \(NumberText.fixed(segment.start, 2))–\(NumberText.fixed(segment.end, 2)) s\n" }
-        let value = HeardAudio(audio: info, voice: .init(verdict: heard.verdict.rawValue, frameSeconds: heard.frameSeconds, duration: round(heard.duration),
+        let parts = heard.parts.map { HeardAudio.Part(start: round($0.start), end: round($0.end), level: $0.level, judgement: String(describing: $0.judgement)) }
+        let value = HeardAudio(audio: info, voice: .init(verdict: heard.verdict.rawValue, frameSeconds: heard.frameSeconds, duration: round(heard.duration), parts: parts,
                                                          segments: heard.segments.map { [round($0.start), round($0.end)] },
                                                          frames: String(heard.speech.map { $0 ? "1" : "0" })))
         return Inspection(kind: "mp4-audio", file: url.path, ok: info.errors.isEmpty && info.isAAC, text: text, value: value)
