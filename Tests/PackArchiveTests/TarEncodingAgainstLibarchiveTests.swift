@@ -1,5 +1,6 @@
 import Foundation
 import PackModel
+import TestSupport
 import XCTest
 
 /// TarEncoding against the libarchive writer it replaced: every header byte equal, for every kind of path a manifest
@@ -108,18 +109,5 @@ final class TarEncodingAgainstLibarchiveTests: XCTestCase {
         // The trailer is exactly two zero blocks: the last entry's padded content ends 1024 bytes before the end.
         XCTAssertEqual(Array(expected.suffix(1024)), [UInt8](repeating: 0, count: 1024))
         XCTAssertEqual(expected[expected.count - 1024 - TarEncoding.padding(size: 300_000) - 1], UInt8(299_999 % 251))
-    }
-}
-
-/// A small seeded generator (SplitMix64), so the random paths are the same on every run.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,5 +1,6 @@
 import PackLint
 import PackMedia
+import TestSupport
 import XCTest
 
 /// Lining cues up with a voice whose segments are known: in step, late, drifting, one cue in a pause, a cue over
@@ -156,5 +157,26 @@ final class VoiceSyncTests: XCTestCase {
         XCTAssertEqual(report.uncaptioned.count, 1, "\(report)")
         XCTAssertEqual(report.uncaptioned.first?.start ?? 0, close[4].0, accuracy: 0.021)
         XCTAssertTrue(report.late.isEmpty && report.endsEarly.isEmpty, "\(report.late) \(report.endsEarly)")
+    }
+
+    /// Any cues against any voice, cue times far outside the audio included (a timestamp of hours, a cue that ends
+    /// before it starts, cues in any order): the comparison ends, and every cue the report names is one of the cues.
+    func testAnyCuesAgainstAnyVoiceNameOnlyTheirOwnCues() {
+        var generator = SplitMix(seed: 44)
+        let extremes: [Double] = [0, -1, 1e9, 359_999.999, 0.02, 1e-9]
+        for round in 0..<300 {
+            var heard = voice(sentences)
+            if round % 3 == 1 { heard.judgement = heard.speech.map { _ in [.none, .coarse, .clear][Int.random(in: 0...2, using: &generator)] } }
+            if round % 5 == 2 { heard.speech = heard.speech.map { _ in Bool.random(using: &generator) } }
+            let count = Int.random(in: 0...30, using: &generator)
+            let cues = (0..<count).map { _ -> VoiceSync.Cue in
+                let start = Bool.random(using: &generator) ? extremes.randomElement(using: &generator)! : Double.random(in: -2...45, using: &generator)
+                return VoiceSync.Cue(start: start, end: start + Double.random(in: -1...8, using: &generator))
+            }
+            let report = VoiceSync().compare(cues, with: heard)
+            let named = report.late.map(\.index) + report.endsEarly.map(\.index) + report.early.map(\.index) + report.silent.map(\.index)
+                + report.unjudged + (report.partial?.cues ?? [])
+            XCTAssertTrue(named.allSatisfy { cues.indices.contains($0) }, "round \(round): \(named) of \(count) cues")
+        }
     }
 }
