@@ -84,9 +84,9 @@ struct BackgroundParts {
     /// the neighbour nearer in floor; closest pair first.
     static func merged(_ initial: [Range<Int>], _ relevant: [[Float]]) -> [Range<Int>] {
         var parts = initial
+        var floors = parts.map { floor(relevant, $0) }  // kept per part: only a merged part's floor is measured again
         let shortest = Int(minimumPartSeconds / SpeechFeatures.frameSeconds)
         while parts.count > 1 {
-            let floors = parts.map { floor(relevant, $0) }
             let differences = (0..<parts.count - 1).map { k in
                 zip(floors[k], floors[k + 1]).map { abs($0 - $1) }.max() ?? 0
             }
@@ -100,6 +100,8 @@ struct BackgroundParts {
             }
             parts[pair] = parts[pair].lowerBound..<parts[pair + 1].upperBound
             parts.remove(at: pair + 1)
+            floors.remove(at: pair + 1)
+            floors[pair] = floor(relevant, parts[pair])
         }
         return parts
     }

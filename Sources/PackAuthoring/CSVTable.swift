@@ -1,11 +1,16 @@
-/// RFC 4180 CSV as spreadsheets write it: fields separated by commas, quoted fields holding commas, doubled quotes
-/// and line breaks, records ended by CRLF or LF, an optional UTF-8 byte order mark (Excel's "CSV UTF-8") and an
-/// optional line break after the last record.
+/// RFC 4180 CSV as spreadsheets write it: fields separated by commas (or by the semicolons or tabs a spreadsheet set to a
+/// decimal-comma locale writes), quoted fields holding separators, doubled quotes and line breaks, records ended by
+/// CRLF or LF, an optional UTF-8 byte order mark (Excel's "CSV UTF-8") and an optional line break after the last record.
 public struct CSVTable: Equatable, Sendable {
     /// The records in order, the header first. A record's number is its index + 1, as a spreadsheet numbers rows.
     public var records: [[String]]
+    /// What separates the fields: `,`, `;` or a tab. Written text always uses commas.
+    public var separator: Unicode.Scalar
 
-    public init(records: [[String]]) { self.records = records }
+    public init(records: [[String]], separator: Unicode.Scalar = ",") { self.records = records; self.separator = separator }
+
+    /// The separators a sheet may use, as messages name them.
+    static let separators: [(scalar: Unicode.Scalar, name: String)] = [(",", "\",\""), (";", "\";\""), ("\t", "a tab")]
 
     public struct ParseError: Error, Equatable, Sendable {
         /// The record (1-based, as a spreadsheet numbers rows) where the problem is.
@@ -13,13 +18,16 @@ public struct CSVTable: Equatable, Sendable {
         public var message: String
     }
 
-    /// Reads CSV text. Throws for a quote left open or text after a closing quote, and for bytes that are not UTF-8.
+    /// Reads CSV text, its separator the one the header row (the first record) uses outside quotes; a header with none
+    /// is one column, read as comma-separated. Throws for a header using two separators, a quote left open or text
+    /// after a closing quote, and for bytes that are not UTF-8.
     public static func parse(_ bytes: [UInt8]) throws -> CSVTable {
         var body = bytes[...]
         if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
         guard let text = String(validating: body, as: UTF8.self) else {
             throw ParseError(row: 1, message: "the file is not UTF-8 text (save it as \"CSV UTF-8\")")
         }
+        let separator = try headerSeparator(text)
         var records: [[String]] = [], record: [String] = [], field = "", quoted = false, afterQuote = false
         var scalars = text.unicodeScalars.makeIterator()
         var pending: Unicode.Scalar? = nil
@@ -34,7 +42,7 @@ public struct CSVTable: Equatable, Sendable {
                 continue
             }
             switch c {
-            case ",":
+            case separator:
                 record.append(field); field = ""; afterQuote = false
             case "\r", "\n":
                 if c == "\r", let n = next(), n != "\n" { pending = n }
@@ -50,18 +58,36 @@ public struct CSVTable: Equatable, Sendable {
         }
         if quoted { throw ParseError(row: records.count + 1, message: "a quoted field is never closed") }
         if !field.isEmpty || !record.isEmpty || afterQuote { record.append(field); records.append(record) }
-        return CSVTable(records: records)
+        return CSVTable(records: records, separator: separator)
     }
 
-    /// The table as CSV text: CRLF line ends (RFC 4180), a field quoted only when it holds a comma, a quote, a line
-    /// break or leading or trailing spaces.
+    /// The separator the first record uses outside quotes (a comma when it uses none); throws when it uses two.
+    static func headerSeparator(_ text: String) throws -> Unicode.Scalar {
+        var quoted = false, found: [Unicode.Scalar] = []
+        for c in text.unicodeScalars {
+            if c == "\"" { quoted.toggle(); continue }
+            if quoted { continue }
+            if c == "\n" || c == "\r" { break }
+            if separators.contains(where: { $0.scalar == c }), !found.contains(c) { found.append(c) }
+        }
+        guard found.count <= 1 else {
+            let names = separators.filter { found.contains($0.scalar) }.map(\.name)
+            throw ParseError(row: 1, message: "the header row is separated by both \(names.joined(separator: " and ")); "
+                             + "save the sheet again with one separator")
+        }
+        return found.first ?? ","
+    }
+
+    /// The table as CSV text: commas, CRLF line ends (RFC 4180), a field quoted only when it holds a comma, a quote, a
+    /// line break or leading or trailing spaces, or begins with an apostrophe (the escape of a formula-leading cell,
+    /// quoted as OWASP's CSV-injection guidance asks).
     public var text: String {
         records.map { $0.map(Self.quote).joined(separator: ",") + "\r\n" }.joined()
     }
 
     static func quote(_ field: String) -> String {
         let needs = field.unicodeScalars.contains { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }
-            || field.first == " " || field.last == " "
+            || field.first == " " || field.last == " " || field.first == "'"
         return needs ? "\"" + field.replacing("\"", with: "\"\"") + "\"" : field
     }
 }

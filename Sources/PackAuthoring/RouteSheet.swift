@@ -87,14 +87,16 @@ public enum RouteSheet {
         }
     }
 
-    /// The sheet of a pack: the header, then one row per stop in route order.
+    /// The sheet of a pack: the header, then one row per stop in route order, each cell escaped so that no formula
+    /// runs (`RouteCell.escaped`), and last the row's `RouteFingerprint`.
     public static func export(_ pack: RootedFolder) throws -> CSVTable {
         let (_, packRoot) = try parse(pack, "pack.json")
-        var records = [columns.map(\.header)]
+        var records = [columns.map(\.header) + [RouteFingerprint.header]]
         for id in route(of: packRoot) {
             guard isStopID(id) else { throw Refusal(problems: ["pack.json: route names \"\(id)\", which is not a stop id"]) }
             let (_, scene) = try parse(pack, "stops/\(id)/scene.json")
-            records.append(columns.map { cell($0, in: scene) })
+            let values = columns.map { cell($0, in: scene) }
+            records.append(zip(columns, values).map { RouteCell.escaped($1, in: $0) } + [RouteFingerprint(id: id, values: values).cell])
         }
         return CSVTable(records: records)
     }

@@ -30,6 +30,15 @@ public enum Geodesy {
         return (θ + 360).truncatingRemainder(dividingBy: 360)
     }
 
+    /// The bearing from an anchor to what it looks at, as `lint --fix` writes it (PT0203) and `route import` fills a
+    /// blank bearing with: `degrees` exact, `text` to one decimal with 359.96 written 0.0 (bearings stay below 360).
+    /// Nil when the two points are under half a metre apart, where no bearing means anything.
+    public static func composedBearing(fromLat lat1: Double, lon lon1: Double, toLat lat2: Double, lon lon2: Double) -> (degrees: Double, text: String)? {
+        guard distance(fromLat: lat1, lon: lon1, toLat: lat2, lon: lon2) >= 0.5 else { return nil }
+        let degrees = initialBearing(fromLat: lat1, lon: lon1, toLat: lat2, lon: lon2)
+        return (degrees, NumberText.fixed((degrees * 10).rounded() / 10 >= 360 ? 0 : degrees, 1))
+    }
+
     /// The smallest angle between two bearings, in [0, 180].
     public static func angularDifference(_ a: Double, _ b: Double) -> Double {
         let d = abs(a - b).truncatingRemainder(dividingBy: 360)

@@ -111,9 +111,9 @@ final class StoryVoiceTests: XCTestCase {
         XCTAssertTrue(entries[0].hasSuffix("-v\(StoryVoice.detectorVersion)-runs.json"), entries[0])
         XCTAssertEqual(try listener.listen(to: story), first, "the cached entry gives back every frame heard")
         let entry = cache + "/" + entries[0]
-        let edited = try String(contentsOfFile: entry, encoding: .utf8).replacingOccurrences(of: "\"verdict\":\"speech\"", with: "\"verdict\":\"silent\"")
+        let edited = try String(contentsOfFile: entry, encoding: .utf8).replacingOccurrences(of: "\"verdict\":\"speech\"", with: "\"verdict\":\"faint\"")
         try edited.write(toFile: entry, atomically: true, encoding: .utf8)
-        XCTAssertEqual(try listener.listen(to: story).verdict, .silent, "the cached entry was read, not the audio")
+        XCTAssertEqual(try listener.listen(to: story).verdict, .faint, "the cached entry was read, not the audio")
         try Data("{ damaged".utf8).write(to: URL(fileURLWithPath: entry))
         XCTAssertEqual(try listener.listen(to: story), first)
         XCTAssertEqual(try String(contentsOfFile: entry, encoding: .utf8).contains("\"verdict\":\"speech\""), true, "rewritten")
@@ -139,44 +139,72 @@ final class StoryVoiceTests: XCTestCase {
         XCTAssertThrowsError(try StoryVoice.sha256(of: copy, known: KnownDigest(sha256: madeUp, identity: real.identity)))
     }
 
+    /// A voice as the detector makes it: segments from the speech, the length from the frames, one part.
+    private func detected(_ speech: [Bool], words: [Bool]? = nil, judgement: VoiceActivity.Judgement = .clear, verdict: VoiceActivity.Verdict = .speech) -> VoiceActivity {
+        let frame = 0.02, duration = Double(speech.count) * frame
+        let heard = verdict == .speech || verdict == .faint
+        return VoiceActivity(frameSeconds: frame, speech: speech, words: heard ? words ?? speech : [],
+                             judgement: heard ? Array(repeating: judgement, count: speech.count) : [],
+                             segments: heard ? VoiceActivity.runs(speech).map { .init(start: Double($0.lowerBound) * frame, end: Double($0.upperBound) * frame) } : [],
+                             parts: speech.isEmpty ? [] : [.init(start: 0, end: duration, level: 30, judgement: judgement)], verdict: verdict, duration: duration)
+    }
+
+    private func roundTrip(_ voice: VoiceActivity) throws -> StoryVoice.Entry {
+        try JSONDecoder().decode(StoryVoice.Entry.self, from: JSONEncoder().encode(StoryVoice.Entry(key: "k", voice: voice)))
+    }
+
     /// The cache keeps frames as run lengths: every pattern comes back frame for frame (none, all speech, all silence,
-    /// starting or ending either way), and an entry with a negative run holds no voice (it is decoded again).
-    func testACacheEntryKeepsEveryFrameAndAnImpossibleOneHoldsNoVoice() throws {
+    /// starting or ending either way), with every verdict.
+    func testACacheEntryKeepsEveryFrame() throws {
         let patterns: [[Bool]] = [[], [true], [false], [true, true, false], [false, true, true, false, false, true],
                                   Array(repeating: true, count: 5000)]
         for speech in patterns {
-            let voice = VoiceActivity(frameSeconds: 0.02, speech: speech, segments: [.init(start: 0.5, end: 1.25)],
-                                      verdict: .speech, duration: Double(speech.count) * 0.02)
-            let entry = StoryVoice.Entry(key: "k", voice: voice)
-            let decoded = try JSONDecoder().decode(StoryVoice.Entry.self, from: JSONEncoder().encode(entry))
-            XCTAssertEqual(decoded.voice, voice, "\(speech.prefix(8))…")
+            for verdict in [VoiceActivity.Verdict.speech, .faint, .noPauses, .pitched] {
+                let voice = detected(speech, verdict: verdict)
+                XCTAssertEqual(try roundTrip(voice).voice, voice, "\(verdict) \(speech.prefix(8))…")
+            }
         }
-        var entry = StoryVoice.Entry(key: "k", voice: VoiceActivity(frameSeconds: 0.02, speech: [true, false], segments: [],
-                                                                 verdict: .speech, duration: 0.04))
-        entry.runs = [3, -1]
-        XCTAssertNil(entry.voice)
-        entry.runs = [1]
-        entry.segments = [[1, 2, 3]]
-        XCTAssertNil(entry.voice)
-        entry.segments = []
-        entry.words = [0, 5]  // five frames of words in a voice of one frame
-        XCTAssertNil(entry.voice)
     }
 
-    /// What the detector found per part comes back too: the words between pauses, each part's level and what it lets
-    /// lint judge, frame by frame; a part whose bounds lie outside the audio or run backwards marks no frame.
+    /// An entry that cannot be what the detector wrote holds no voice (the story is heard again and the entry
+    /// replaced): run lengths that are negative or whose sum would overflow (an outside review crashed lint with one,
+    /// on every run after), frames of another length, words of another length than the speech, parts that do not
+    /// tile the story in order.
+    func testAnImpossibleCacheEntryHoldsNoVoice() throws {
+        let good = try roundTrip(detected([false, true, true, false]))
+        XCTAssertNotNil(good.voice)
+        var entry = good
+        for runs in [[3, -1], [Int.max, 5], [1, Int.max], [5, Int.max - 3, 7], [1 << 24, 1]] {
+            entry.runs = runs
+            XCTAssertNil(entry.voice, "\(runs)")
+        }
+        entry = good
+        entry.words = [Int.max, Int.max]
+        XCTAssertNil(entry.voice)
+        entry.words = [0, 5]
+        XCTAssertNil(entry.voice, "five frames of words in a voice of four")
+        entry = good
+        entry.frameSeconds = 1e-300
+        XCTAssertNil(entry.voice)
+        for parts in [[VoiceActivity.Part](), [.init(start: 0, end: 0.04, level: 30, judgement: .clear)],
+                      [.init(start: 0.02, end: 0.08, level: 30, judgement: .clear)],
+                      [.init(start: 0, end: 0.04, level: 30, judgement: .clear), .init(start: 0.06, end: 0.08, level: 30, judgement: .clear)],
+                      [.init(start: 0, end: 0.1, level: 30, judgement: .clear)], [.init(start: 0, end: .infinity, level: 30, judgement: .clear)],
+                      [.init(start: 0, end: 0.031, level: 30, judgement: .clear)]] {
+            entry = good
+            entry.parts = parts
+            XCTAssertNil(entry.voice, "\(parts)")
+        }
+    }
+
+    /// What the detector found per part comes back too: the words between pauses and, frame by frame, what each part
+    /// lets lint judge.
     func testACacheEntryKeepsTheWordsAndWhatEachPartAllowsToJudge() throws {
         let speech = [false, true, true, true, false, true, false, false, true, true]
         let words = [false, true, false, true, false, true, false, false, true, true]
-        let voice = VoiceActivity(frameSeconds: 0.02, speech: speech, words: words,
-                                  judgement: [.clear, .clear, .clear, .clear, .coarse, .coarse, .coarse, .coarse, .coarse, .coarse],
-                                  segments: [.init(start: 0.02, end: 0.08)],
-                                  parts: [.init(start: 0, end: 0.08, level: 31.5, judgement: .clear), .init(start: 0.08, end: 0.2, level: 14, judgement: .coarse)],
-                                  verdict: .speech, duration: 0.2)
-        var entry = try JSONDecoder().decode(StoryVoice.Entry.self, from: JSONEncoder().encode(StoryVoice.Entry(key: "k", voice: voice)))
-        XCTAssertEqual(entry.voice, voice)
-        entry.parts = [.init(start: 0.1, end: 0.04, level: 20, judgement: .clear), .init(start: -5, end: 99, level: 5, judgement: .none),
-                       .init(start: 1e300, end: 2e300, level: 30, judgement: .clear)]
-        XCTAssertEqual(entry.voice?.judgement, Array(repeating: .none, count: speech.count))
+        var voice = detected(speech, words: words)
+        voice.parts = [.init(start: 0, end: 0.08, level: 31.5, judgement: .clear), .init(start: 0.08, end: 0.2, level: 14, judgement: .coarse)]
+        voice.judgement = [.clear, .clear, .clear, .clear, .coarse, .coarse, .coarse, .coarse, .coarse, .coarse]
+        XCTAssertEqual(try roundTrip(voice).voice, voice)
     }
 }

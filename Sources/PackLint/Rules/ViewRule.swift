@@ -36,12 +36,9 @@ struct ViewRule: LintRule {
                                                           at: source.location("/view/target"),
                                                           hint: "expected \(format(limits.minTargetDistance))–\(format(limits.maxTargetDistance)) m; check the coordinates"))
             }
-            guard distance >= 0.5 else { continue }
-            let bearing = Geodesy.initialBearing(fromLat: a.lat, lon: a.lon, toLat: t.lat, lon: t.lon)
+            guard let (bearing, corrected) = Geodesy.composedBearing(fromLat: a.lat, lon: a.lon, toLat: t.lat, lon: t.lon) else { continue }
             let error = Geodesy.angularDifference(bearing, view.bearing)
             if error > limits.maxBearingError {
-                // To one decimal, as the hint says it; 359.96 is written 0.0 (the schema keeps bearings below 360).
-                let corrected = format((bearing * 10).rounded() / 10 >= 360 ? 0 : bearing, digits: 1)
                 out.append(Self.bearingMismatch.diagnostic(
                     "view.bearing is \(format(view.bearing))° but \"\(t.name)\" lies at \(format(bearing, digits: 1))° from the anchor (\(format(error, digits: 1))° apart)",
                     at: source.location("/view/bearing"),

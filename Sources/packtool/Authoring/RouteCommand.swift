@@ -12,28 +12,42 @@ enum RouteCommand: Command {
     static let summary = "export the stops to a CSV spreadsheet, or import one into the scenes"
     static let help = """
         usage: packtool route export PACKDIR [--out FILE.csv]
-               packtool route import FILE.csv PACKDIR [--dry-run] [--format text|json]
+               packtool route import FILE.csv PACKDIR [--dry-run] [--force] [--format text|json]
 
         export writes one row per stop of pack.json's route, in route order, under a header naming the columns by
         where their values live in scene.json:
           \(RouteSheet.columns.map(\.header).joined(separator: ", "))
         Numbers are written exactly as the JSON writes them; eras are the eras' years separated by ";" (1824;1900);
-        an empty cell is a value the file does not have. Without --out the CSV goes to standard output.
+        an empty cell is a value the file does not have. A text cell beginning with =, +, -, @, a tab, a carriage
+        return or an apostrophe is written quoted with an apostrophe before it, so a spreadsheet shows it as text and
+        runs no formula (import drops exactly that apostrophe). The last column, exported, records what was exported,
+        so import can tell a cell you changed from one scene.json changed since. Without --out the CSV goes to
+        standard output.
 
-        import reads such a sheet (RFC 4180: quoted fields, CRLF or LF, a UTF-8 byte order mark; the columns in any
-        order, any of them left out but id) and makes each stop's scene.json say what its row says: only the values
-        that differ are rewritten, in place, and every other byte of the file stays as it was. A row whose id is not
-        a stop yet creates stops/<id>/scene.json (a minimal one, for lint to complete) and adds the id to the end of
-        pack.json's route. Eras are added, never removed. A row that cannot be placed (a value that is not a number,
-        out of range, a duplicate or malformed id) is reported by row and column, and then nothing is written.
+        import reads such a sheet as spreadsheets save it: columns separated by commas, semicolons or tabs (whichever
+        the header row uses), quoted fields, CRLF or LF, a UTF-8 byte order mark; the columns in any order, any of
+        them left out but id. In a sheet separated by semicolons or tabs a decimal comma is read (51,38130); in a
+        comma-separated one it is refused (write 51.38130). A latitude or longitude may be written in degrees,
+        minutes and seconds, with or without the marks (55°56'55.4"N, 55 56 55.4 N, 3°11'18"W, N 55° 56.923'); it
+        is written into scene.json in decimal degrees (six decimals). A blank view.bearing is worked out from the
+        anchor to the target, to one decimal, as lint --fix sets it.
+        Each stop's scene.json is made to say what its row says: only the values that differ are rewritten, in
+        place, and every other byte of the file stays as it was. A row whose id is not a stop yet creates
+        stops/<id>/scene.json (a minimal one, for lint to complete) and adds the id to the end of pack.json's route.
+        Eras are added, never removed. A cell that cannot be read (not a number, out of range, a duplicate or
+        malformed id, a row with more or fewer cells than the header) is reported by row and column, and then
+        nothing is written. A cell that would put back a value scene.json changed after the export (a lint --fix
+        since, or an edit) is named and refused the same way; --force imports it all the same.
         signoff.json is never touched: the report names the sign-offs the changes make stale.
+        The report shows each changed cell: stop, column, old value → new value.
         --dry-run reports what would change and writes nothing.
         Exit codes: 0 imported (or nothing to change), 1 rows refused, 2 usage or I/O error.
 
         """
     static let options: [CommandOption] = [
         CommandOption("--out", "FILE.csv", "write the sheet here (default: standard output)", only: ["export"]),
-        .flag("--dry-run", "report what would change and write nothing", only: ["import"]),
+        .flag("--dry-run", "report what would change, cell by cell, and write nothing", only: ["import"]),
+        .flag("--force", "import cells that put back values scene.json changed after the export", only: ["import"]),
         .format("text, or one JSON object (export: the file, stops and columns written; import: the changes)"),
     ]
     static let examples = [
@@ -50,7 +64,8 @@ enum RouteCommand: Command {
             return try export(pack: a.positionals[1], out: a.value("--out"), json: try OutputFormat.json(a))
         case "import":
             guard a.positionals.count == 3 else { throw CommandLineError.usage("expected `route import FILE.csv PACKDIR`") }
-            return try importSheet(a.positionals[1], pack: a.positionals[2], dryRun: a.flag("--dry-run"), json: try OutputFormat.json(a))
+            return try importSheet(a.positionals[1], pack: a.positionals[2], dryRun: a.flag("--dry-run"), force: a.flag("--force"),
+                                   json: try OutputFormat.json(a))
         default:
             throw CommandLineError.usage("expected `route export PACKDIR` or `route import FILE.csv PACKDIR`")
         }
@@ -87,13 +102,13 @@ enum RouteCommand: Command {
         return 0
     }
 
-    static func importSheet(_ path: String, pack packPath: String, dryRun: Bool, json: Bool) throws -> Int32 {
+    static func importSheet(_ path: String, pack packPath: String, dryRun: Bool, force: Bool = false, json: Bool) throws -> Int32 {
         guard let bytes = FileManager.default.contents(atPath: path) else { throw CommandLineError.io("\(path): cannot be read") }
         let sheet = path.split(separator: "/").last.map(String.init) ?? path
         let pack = try open(packPath)
         let plan: RouteImport
         do {
-            plan = try RouteImport(try CSVTable.parse(Array(bytes)), sheet: sheet, pack: pack)
+            plan = try RouteImport(try CSVTable.parse(Array(bytes)), sheet: sheet, pack: pack, force: force)
         } catch let e as CSVTable.ParseError {
             throw CommandLineError.failure("\(sheet):\(e.row): \(e.message); nothing was written")
         } catch let r as RouteSheet.Refusal {
@@ -103,13 +118,7 @@ enum RouteCommand: Command {
             do { try plan.apply(to: pack) } catch { throw CommandLineError.io("\(error); nothing was changed") }
         }
         if json {
-            struct Report: Encodable {
-                struct Stop: Encodable { var id: String; var created: Bool; var columns: [String] }
-                var ok = true, dryRun: Bool, stops: [Stop], written: [String], staleSignoffs: [String]
-            }
-            let report = Report(dryRun: dryRun, stops: plan.changes.map { .init(id: $0.id, created: $0.created, columns: $0.columns) },
-                                written: dryRun ? [] : plan.writes.map(\.path), staleSignoffs: plan.staleSignoffs)
-            Output.out(String(decoding: try OutputFormat.encoder.encode(report), as: UTF8.self) + "\n")
+            Output.out(String(decoding: try OutputFormat.encoder.encode(ImportReport(plan, dryRun: dryRun)), as: UTF8.self) + "\n")
             return 0
         }
         guard !plan.changes.isEmpty else { Output.out("nothing to change: every stop already says what \(sheet) says\n"); return 0 }
@@ -117,11 +126,42 @@ enum RouteCommand: Command {
         for change in plan.changes {
             text += change.created ? "  created \(change.id)" + (plan.addedToRoute.contains(change.id) ? " (added to the route)" : "") + "\n"
                 : "  changed \(change.id): \(change.columns.joined(separator: ", "))\n"
+            for cell in change.cells { text += "    \(change.id) \(cell.column): " + cellText(cell) + "\n" }
+        }
+        for stale in plan.forced {
+            text += "  --force: \(stale.id) \(stale.change.column) \(dryRun ? "would overwrite" : "overwrote") \(stale.change.shown(stale.change.old)), "
+                + "which scene.json came to say after the sheet was exported\n"
         }
         for signoff in plan.staleSignoffs {
             text += "  stale: \(signoff) covers the old scene.json; check the change, then `packtool review sign` again\n"
         }
         Output.out(text)
         return 0
+    }
+
+    /// `old → new`, with where the new value came from when the sheet wrote it otherwise.
+    private static func cellText(_ cell: RouteImport.CellChange) -> String {
+        var text = "\(cell.shown(cell.old)) → \(cell.shown(cell.new))"
+        if cell.workedOut { text += " (worked out from the target)" } else if let typed = cell.sheet { text += " (from \(typed))" }
+        return text
+    }
+
+    /// `route import --format json`: what changed, cell by cell.
+    private struct ImportReport: Encodable {
+        struct Cell: Encodable { var column: String; var old: String?; var new: String?; var sheet: String?; var workedOut: Bool }
+        struct Stop: Encodable { var id: String; var created: Bool; var columns: [String]; var cells: [Cell] }
+        struct Forced: Encodable { var id: String; var column: String; var overwritten: String? }
+        var ok = true, dryRun: Bool, stops: [Stop], written: [String], staleSignoffs: [String], forced: [Forced]
+
+        init(_ plan: RouteImport, dryRun: Bool) {
+            self.dryRun = dryRun
+            stops = plan.changes.map { change in
+                Stop(id: change.id, created: change.created, columns: change.columns,
+                     cells: change.cells.map { Cell(column: $0.column, old: $0.old, new: $0.new, sheet: $0.sheet, workedOut: $0.workedOut) })
+            }
+            written = dryRun ? [] : plan.writes.map(\.path)
+            staleSignoffs = plan.staleSignoffs
+            forced = plan.forced.map { Forced(id: $0.id, column: $0.change.column, overwritten: $0.change.old) }
+        }
     }
 }
