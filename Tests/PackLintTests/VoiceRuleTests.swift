@@ -99,6 +99,21 @@ final class VoiceRuleTests: XCTestCase {
         XCTAssertEqual(found.first?.location.line, text.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.hasPrefix("00:00:16.004") }.map { $0 + 1 })
     }
 
+    /// A transcript of only the first two cues: the first five stretches of speech with no cue are named, then one
+    /// line for the rest, after them (an outside review saw it printed first, at line 1).
+    func testMoreThanFiveUncaptionedStretchesEndWithOneLineForTheRest() throws {
+        let copy = try PackCopy()
+        let stop = copy.stop(0), url = stop.appendingPathComponent("story.vtt")
+        let text = try String(contentsOf: url, encoding: .utf8)
+        let blocks = text.components(separatedBy: "\n\n")
+        try (blocks.prefix(3).joined(separator: "\n\n") + "\n").write(to: url, atomically: true, encoding: .utf8)
+        let uncaptioned = voiceFindings(lint(copy), stop).filter { $0.code == "PT0720" }
+        XCTAssertEqual(uncaptioned.count, 6, "\(uncaptioned.map(\.message))")
+        XCTAssertTrue(uncaptioned.last?.message.hasPrefix("and ") ?? false, "\(uncaptioned.map(\.message))")
+        XCTAssertTrue(uncaptioned.dropLast().allSatisfy { $0.message.hasPrefix("the voice speaks from") })
+        XCTAssertGreaterThanOrEqual(uncaptioned.last?.location.line ?? 0, uncaptioned[4].location.line)
+    }
+
     /// A sentence left out of the transcript: the voice speaks with no cue showing.
     func testASentenceLeftOutIsFound() throws {
         let copy = try PackCopy()

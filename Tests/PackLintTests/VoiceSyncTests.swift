@@ -125,6 +125,16 @@ final class VoiceSyncTests: XCTestCase {
         XCTAssertNotNil(report.offset)
     }
 
+    /// A cue at the end of a clear recording is judged by that recording, not by the silence of the part after it (an
+    /// outside review found a cue 0.5 s before a 30 s silence listed as "too faint to judge").
+    func testACueIsJudgedByThePartsItLiesInNotByTheNextOne() {
+        var heard = voice(sentences)
+        heard.parts = [.init(start: 0, end: 21.5, level: 45, judgement: .clear), .init(start: 21.5, end: 40, level: -30, judgement: .none)]
+        heard.judgement = heard.speech.indices.map { Double($0) * 0.02 < 21.5 ? .clear : .none }
+        let report = VoiceSync().compare(cues(), with: heard)
+        XCTAssertEqual(report.unjudged, Array(6..<sentences.count), "cue 6 (18.6-21.3 s) lies in the clear part")
+    }
+
     func testAFaintVoiceSaysHowFaintAndWhatToDo() {
         var faint = voice(sentences)
         faint.verdict = .faint

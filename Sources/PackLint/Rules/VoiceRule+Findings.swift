@@ -16,7 +16,7 @@ extension VoiceRule {
             out.append(Self.drift.diagnostic(
                 "the cues drift from the voice: \(Self.lead(drift.first)) at the first cue, \(Self.lead(drift.last)) at the last (cue times run \(percent)% \(drift.rate > 0 ? "long" : "short"))",
                 at: told.at(told.line(0)), hint: "the transcript was timed for another edit of the audio: retime it against \(audio), or check story.audio names the right file"))
-        } else if let partial = report.partial, abs(partial.offset) > limit, let first = partial.cues.min(), let last = partial.cues.max() {
+        } else if let partial = report.partial, Self.beyond(partial.offset, limit), let first = partial.cues.min(), let last = partial.cues.max() {
             // Part of the transcript off, the rest in step: only a run of consecutive cues is moved by --fix.
             let shift = (partial.offset * 100).rounded() / 100, amount = format(abs(partial.offset), digits: 2)
             let run = partial.cues.count == last - first + 1
@@ -28,7 +28,7 @@ extension VoiceRule {
                 at: told.at(told.line(first)),
                 hint: fix != nil ? "move those cues \(format(abs(shift), digits: 2)) s \(partial.offset > 0 ? "earlier" : "later") (lint --fix does it)" : "retime those cues against the audio",
                 fix: fix))
-        } else if let offset = report.offset, abs(offset) > limit {
+        } else if let offset = report.offset, Self.beyond(offset, limit) {
             out.append(wholeOffset(offset, report, told, context))
         }
         if !report.unjudged.isEmpty, report.obstacle == nil {
@@ -39,6 +39,10 @@ extension VoiceRule {
         }
         return out
     }
+
+    /// Whether an offset is past the limit as the message states it (to the hundredth): "0.30 s, the limit is 0.3 s"
+    /// is within it.
+    static func beyond(_ offset: Double, _ limit: Double) -> Bool { (abs(offset) * 100).rounded() / 100 > limit }
 
     private func wholeOffset(_ offset: Double, _ report: VoiceSync.Report, _ told: Story, _ context: LintContext) -> Diagnostic {
         let shift = (offset * 100).rounded() / 100, amount = format(abs(offset), digits: 2)
@@ -73,17 +77,18 @@ extension VoiceRule {
             out.append(Self.silent.diagnostic("the cue is shown over silence (\(Int((fraction * 100).rounded()))% of it is speech)", at: told.at(told.line(i)),
                                               hint: "check its timing against the audio; a cue shows words while they are spoken"))
         }
+        let cueAfter = { (segment: VoiceActivity.Segment) in cues.firstIndex { $0.startTime >= segment.start } ?? cues.count - 1 }
+        for segment in report.uncaptioned.prefix(5) {
+            out.append(Self.uncaptioned.diagnostic(
+                "the voice speaks from \(WebVTTParser.format(segment.start)) to \(WebVTTParser.format(segment.end)) (\(format(segment.duration, digits: 1)) s) with no cue showing",
+                at: told.at(told.line(cueAfter(segment))), hint: "add a cue with what is said there, or extend a neighbouring cue over it (a sentence left out?)"))
+        }
         if report.uncaptioned.count > 5 {
+            // After the five it continues, at the cue after the sixth stretch.
             let rest = report.uncaptioned.dropFirst(5).reduce(0) { $0 + $1.duration }
             out.append(Self.uncaptioned.diagnostic(
                 "and \(report.uncaptioned.count - 5) more stretches of speech (\(format(rest, digits: 1)) s) with no cue showing",
-                at: told.at(1), hint: "the transcript may be for a shorter recording: compare it with the audio"))
-        }
-        for segment in report.uncaptioned.prefix(5) {
-            let next = cues.firstIndex { $0.startTime >= segment.start } ?? cues.count - 1
-            out.append(Self.uncaptioned.diagnostic(
-                "the voice speaks from \(WebVTTParser.format(segment.start)) to \(WebVTTParser.format(segment.end)) (\(format(segment.duration, digits: 1)) s) with no cue showing",
-                at: told.at(told.line(next)), hint: "add a cue with what is said there, or extend a neighbouring cue over it (a sentence left out?)"))
+                at: told.at(told.line(cueAfter(report.uncaptioned[5]))), hint: "the transcript may be for a shorter recording: compare it with the audio"))
         }
         return out
     }

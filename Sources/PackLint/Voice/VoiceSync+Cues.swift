@@ -75,7 +75,7 @@ extension VoiceSync {
         }
         for (i, cue) in cues.enumerated() where !skipping.contains(i) {
             let start = cue.start - shift, end = cue.end - shift
-            guard voice.judgement(from: start - 1, to: end + 1) == .clear else { report.unjudged.append(i); continue }
+            guard voice.judgement(around: start, end, reach: 1) == .clear else { report.unjudged.append(i); continue }
             let range = ranges[i]
             let other = { (f: Int) in shown[f] - (range.contains(f) ? 1 : 0) > 0 }
             // A cue held at either end of the audio (at 0 in a transcript that leads, at the audio's end in one that

@@ -87,8 +87,8 @@ extension VoiceSync {
         public var reason: String {
             switch self {
             case .silent: return "the audio is silent"
-            case .noVoice: return "no voice was found in the audio (only noise or hum)"
-            case .pitched: return "no voice was found in the audio: its sound holds steady pitches (music, bells or a tone), not speech"
+            case .noVoice: return "no voice was found in the audio (only noise, hum or a steady tone)"
+            case .pitched: return "no voice was found in the audio: its sound holds steady pitches (music or bells), not speech"
             case .noPauses: return "the sound never pauses (a music bed or steady background under the voice?), so there is nothing to line cues up with"
             case .faint(let level):
                 return "the voice stands only \(format(level, digits: 0)) dB above the background (at least \(format(Double(12), digits: 0)) dB is needed to find its pauses)"

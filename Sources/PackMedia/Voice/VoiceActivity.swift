@@ -107,6 +107,14 @@ public struct VoiceActivity: Codable, Equatable, Sendable {
         return judgement[i..<j].min() ?? .none
     }
 
+    /// The weakest judgement within `reach` seconds of `start...end`, looking no further than the parts that
+    /// `start` and `end` lie in: a cue at the end of a clear recording is judged by that recording, not by the silence
+    /// or noise of the part after it.
+    public func judgement(around start: Double, _ end: Double, reach: Double) -> Judgement {
+        let first = parts.first { $0.start <= start && start < $0.end }, last = parts.first { $0.start < end && end <= $0.end }
+        return judgement(from: max(start - reach, first?.start ?? -.infinity), to: min(end + reach, last?.end ?? .infinity))
+    }
+
     /// The frame at `seconds`, rounded as asked; a time beyond any audio (a cue timed hours out) is held to ±10⁹
     /// frames before conversion, which would trap on a value past Int's range.
     public func frame(_ seconds: Double, _ rule: FloatingPointRoundingRule) -> Int {

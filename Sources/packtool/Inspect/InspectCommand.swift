@@ -209,9 +209,11 @@ enum InspectCommand: Command {
         let round = { (t: Double) in (t * 1000).rounded() / 1000 }
         text += "  voice: \(heard.verdict.rawValue), \(heard.segments.count) segment\(heard.segments.count == 1 ? "" : "s")\n"
         let judged = ["none": "nothing can be judged", "coarse": "the whole transcript can be judged, not each cue", "clear": "every cue can be judged"]
-        for part in heard.parts {
-            let label = String(describing: part.judgement)
-            text += "    part \(NumberText.fixed(part.start, 2))–\(NumberText.fixed(part.end, 2)) s: voice \(NumberText.fixed(part.level, 1)) dB above its background (\(judged[label] ?? label))\n"
+        // Parts say how well a voice can be judged; without a voice there is nothing to say about it.
+        for part in heard.parts where heard.verdict == .speech || heard.verdict == .faint {
+            let label = String(describing: part.judgement), span = "\(NumberText.fixed(part.start, 2))–\(NumberText.fixed(part.end, 2)) s"
+            text += part.level > 0 ? "    part \(span): voice \(NumberText.fixed(part.level, 1)) dB above its background (\(judged[label] ?? label))\n"
+                : "    part \(span): no voice above its background\n"
         }
         for segment in heard.segments { text += "    \(NumberText.fixed(segment.start, 2))–\(NumberText.fixed(segment.end, 2)) s\n" }
         let parts = heard.parts.map { HeardAudio.Part(start: round($0.start), end: round($0.end), level: $0.level, judgement: String(describing: $0.judgement)) }
