@@ -146,7 +146,11 @@ HEARING = ["## How well lint hears", "",
 "that (PT0716 naming the moved run) and one named one cue of the run on its own besides; captions of another reading",
 "in noise 10 dB below the speech were once taken for a 3 s offset (PT0716) instead of PT0723. Whispering is mostly",
 "unvoiced and may be missed; singing counts as music; pauses shorter than about 0.2 s are not pauses; a music bed or",
-"background as loud as the voice hides its pauses (PT0721, never \"in sync\").", ""]
+"background as loud as the voice hides its pauses (PT0721, never \"in sync\"). An outside review found two more: a",
+"melody whose notes change, mixed 15–20 dB under the voice, fills its pauses, so correctly timed captions were taken",
+"for another recording (PT0723) or a cue for late (PT0716) — check such a story with its music bed left out; and a",
+"sentence shorter than 1.5 s left out right before a cue, with less than 0.3 s of pause between, is reported as that",
+"cue starting late (its hint then points at the left-out sentence's start).", ""]
 missing = set(codes) - set(W)
 assert not missing, missing
 out = ["# Lint rules", "",

@@ -6,7 +6,10 @@ import PackMedia
 /// untouched), a start held at 0 and an end at the audio's length, the form kept (`mm:ss.ttt` stays so unless it
 /// passes an hour). No fix when a timing line cannot be read or the file's cues are not the `cueCount` lint parsed.
 enum TranscriptShift {
-    static func fix(_ bytes: [UInt8]?, by delta: Double, cues range: ClosedRange<Int>?, of cueCount: Int, file: String, audioLength: Double) -> Diagnostic.Fix? {
+    /// `firstWords`: where the voice first speaks. A cue start held at 0 by an early shift, moved later, goes no
+    /// further than that (it started before the audio did; moved by the whole shift it would start after its words).
+    static func fix(_ bytes: [UInt8]?, by delta: Double, cues range: ClosedRange<Int>?, of cueCount: Int, file: String, audioLength: Double,
+                    firstWords: Double? = nil) -> Diagnostic.Fix? {
         guard let bytes, delta != 0 else { return nil }
         var edits: [Diagnostic.Fix.Edit] = []
         var lineStart = 0
@@ -27,7 +30,9 @@ enum TranscriptShift {
                 while j < line.count, line[j] == 0x20 || line[j] == 0x09 { j += 1 }
                 guard let end = timestamp(line, at: j) else { return nil }
                 if inCue {
-                    let newStart = moved(start.seconds), newEnd = moved(end.seconds)
+                    var newStart = moved(start.seconds)
+                    if start.seconds == 0, delta > 0, let firstWords { newStart = min(newStart, max(0, (firstWords * 1000).rounded() / 1000)) }
+                    let newEnd = moved(end.seconds)
                     // A cue pushed wholly past either end would vanish: that is no mechanical fix.
                     guard newEnd > newStart else { return nil }
                     for (stamp, value) in [(start, newStart), (end, newEnd)] {

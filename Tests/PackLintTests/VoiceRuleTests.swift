@@ -74,6 +74,17 @@ final class VoiceRuleTests: XCTestCase {
         XCTAssertEqual(Self.displaced(fixed, before).count, 1, "all but the clamped last end back where they were: \(Self.displaced(fixed, before))")
     }
 
+    /// A transcript a second early, its first cue held at 0: `lint --fix` moves every cue a second later but the first
+    /// only to where the voice first speaks (an outside review saw it carried past its words, then reported late).
+    func testLintFixOfALeadingTranscriptTakesItsHeldFirstCueOnlyToItsWords() throws {
+        let copy = try PackCopy()
+        let stop = copy.stop(2), vtt = stop.appendingPathComponent("story.vtt")
+        try retime(copy, stop: stop) { $0 - 1 }
+        XCTAssertTrue(try String(contentsOf: vtt, encoding: .utf8).contains("00:00:00.000 -->"), "the first cue is held at 0")
+        XCTAssertEqual(try LintFixer(listener: StoryVoice(cacheFolder: Self.cache)).fix(copy.root).fixed.map(\.code), ["PT0716"])
+        XCTAssertEqual(voiceFindings(lint(copy), stop).map(\.message), [])
+    }
+
     /// Cues timed for another edit of the audio: stretched by 5 %, the offset grows along the story.
     func testATranscriptStretchedByFivePercentIsFlaggedAsDrift() throws {
         let copy = try PackCopy()

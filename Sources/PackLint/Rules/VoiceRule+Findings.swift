@@ -47,7 +47,7 @@ extension VoiceRule {
     private func wholeOffset(_ offset: Double, _ report: VoiceSync.Report, _ told: Story, _ context: LintContext) -> Diagnostic {
         let shift = (offset * 100).rounded() / 100, amount = format(abs(offset), digits: 2)
         let fix = report.uniform ? TranscriptShift.fix(context.vttBytes[told.transcriptURL.path], by: -shift, cues: nil, of: told.vtt.cues.count,
-                                                       file: told.file, audioLength: told.length) : nil
+                                                       file: told.file, audioLength: told.length, firstWords: report.firstWords) : nil
         let direction = offset > 0 ? "earlier" : "later"
         return Self.offset.diagnostic(
             "the transcript \(offset > 0 ? "lags" : "leads") the voice by \(amount) s: cues appear \(amount) s \(offset > 0 ? "after" : "before") their words are spoken (the median over \(report.matched) of \(told.vtt.cues.count) cues; the limit is \(format(context.limits.maxVoiceOffset)) s)",
@@ -74,7 +74,7 @@ extension VoiceRule {
                                              hint: "start it when the voice does, about \(WebVTTParser.format(cues[i].startTime + by))"))
         }
         for (i, fraction) in report.silent {
-            out.append(Self.silent.diagnostic("the cue is shown over silence (\(Int((fraction * 100).rounded()))% of it is speech)", at: told.at(told.line(i)),
+            out.append(Self.silent.diagnostic("the cue is shown where no voice speaks (\(Int((fraction * 100).rounded()))% of it is speech)", at: told.at(told.line(i)),
                                               hint: "check its timing against the audio; a cue shows words while they are spoken"))
         }
         let cueAfter = { (segment: VoiceActivity.Segment) in cues.firstIndex { $0.startTime >= segment.start } ?? cues.count - 1 }

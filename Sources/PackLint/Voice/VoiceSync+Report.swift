@@ -33,6 +33,8 @@ extension VoiceSync {
         public var silent: [(index: Int, fraction: Double)] = []
         /// Speech no cue covers, longer than the limit.
         public var uncaptioned: [VoiceActivity.Segment] = []
+        /// Where the voice first speaks (the first onset lint lined cues up with), when there is one.
+        public var firstWords: Double?
         /// Cues not judged one by one because the voice around them is too faint (they count in the whole-transcript
         /// checks).
         public var unjudged: [Int] = []

@@ -68,6 +68,7 @@ public struct VoiceSync: Sendable {
             report.obstacle = cues.count < 3 ? .fewCues : .fewPauses
             return report
         }
+        report.firstWords = onsets.first
         let starts = cues.map(\.start)
         let steady = best(starts, onsets, drifts: [0], offsets: Self.grid(-3, 3, 0.01))
         // Enough matched cue starts to trust a shift: 40 % and at least 3 (2 of a 3- or 4-cue transcript, whose first
