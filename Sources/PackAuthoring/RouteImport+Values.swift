@@ -131,9 +131,14 @@ extension RouteImport {
 }
 
 extension RouteImport.CellChange {
-    /// A value as reports show it: text quoted as JSON writes it, numbers as written, `(none)` for an absent one.
+    /// A value as reports show it: text (and text where a number belongs) quoted as JSON writes it, numbers and years
+    /// as written, `(none)` for an absent one.
     public func shown(_ value: String?) -> String {
         guard let value else { return "(none)" }
-        return RouteSheet.columns.first { $0.header == column }?.kind == .text ? JSONText.string(value) : value
+        switch RouteSheet.columns.first(where: { $0.header == column })?.kind {
+        case .text?: return JSONText.string(value)
+        case .number?: return RouteCell.isJSONNumber(value) ? value : JSONText.string(value)
+        default: return value
+        }
     }
 }

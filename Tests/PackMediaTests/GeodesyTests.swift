@@ -51,4 +51,17 @@ final class GeodesyTests: XCTestCase {
         XCTAssertEqual(Geodesy.angularDifference(10, 190), 180, accuracy: 1e-12)
         XCTAssertEqual(Geodesy.angularDifference(80.1, 80.1), 0)
     }
+
+    /// What `lint --fix` writes and `route import` fills a blank bearing with: one decimal, never 360.0, and nothing
+    /// for a target at the anchor.
+    func testTheComposedBearingIsToOneDecimalNeverThreeSixtyAndNoneAtTheAnchor() throws {
+        let castle = try XCTUnwrap(Geodesy.composedBearing(fromLat: 55.94873, lon: -3.19744, toLat: 55.948591, lon: -3.198701))
+        XCTAssertEqual(castle.text, "258.9")
+        XCTAssertEqual(castle.degrees, Geodesy.initialBearing(fromLat: 55.94873, lon: -3.19744, toLat: 55.948591, lon: -3.198701))
+        let north = try XCTUnwrap(Geodesy.composedBearing(fromLat: 0, lon: 0, toLat: 1, lon: -0.0006))
+        XCTAssertGreaterThan(north.degrees, 359.95)
+        XCTAssertEqual(north.text, "0.0")
+        XCTAssertEqual(Geodesy.composedBearing(fromLat: 0, lon: 0, toLat: 1, lon: 0)?.text, "0.0")
+        XCTAssertNil(Geodesy.composedBearing(fromLat: 55.95, lon: -3.19, toLat: 55.950001, lon: -3.19))
+    }
 }

@@ -23,4 +23,25 @@ final class CSVTableTests: XCTestCase {
         XCTAssertEqual(try CSVTable.parse(Array(table.text.utf8)), table)
         XCTAssertTrue(table.text.hasPrefix("id,title\r\n01-a,\" spaced \"\r\n"))
     }
+
+    func testTheSeparatorIsTheOneTheHeaderRowUses() throws {
+        let semicolon = try CSVTable.parse(Array("id;\"a;b\";c\r\n01-a;\"1;2\";51,5\r\n".utf8))
+        XCTAssertEqual(semicolon.separator, ";")
+        XCTAssertEqual(semicolon.records, [["id", "a;b", "c"], ["01-a", "1;2", "51,5"]])
+        let tab = try CSVTable.parse(Array("id\tc\n01-a\t51,5\n".utf8))
+        XCTAssertEqual(tab.separator, "\t")
+        XCTAssertEqual(tab.records, [["id", "c"], ["01-a", "51,5"]])
+        XCTAssertEqual(try CSVTable.parse(Array("\"a,b\"\n1;2\n".utf8)).separator, ",", "a separator inside quotes is not the header's")
+        XCTAssertEqual(try CSVTable.parse(Array("id\n01-a\n".utf8)).separator, ",")
+    }
+
+    func testAHeaderRowWithTwoSeparatorsIsRefused() throws {
+        XCTAssertThrowsError(try parse("id;title,lat\n")) {
+            XCTAssertEqual(($0 as? CSVTable.ParseError)?.message, "the header row is separated by both \",\" and \";\"; save the sheet again with one separator")
+        }
+    }
+
+    func testAFieldBeginningWithAnApostropheIsQuoted() throws {
+        XCTAssertEqual(CSVTable(records: [["'=1+2", "'x", "a'"]]).text, "\"'=1+2\",\"'x\",a'\r\n")
+    }
 }

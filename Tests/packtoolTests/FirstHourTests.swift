@@ -50,7 +50,12 @@ final class FirstHourTests: XCTestCase {
         let notes = try run(["route", "export", ExamplePack.root.path]).stdout.split(whereSeparator: \.isNewline)
         let header = try XCTUnwrap(notes.first)
         XCTAssertEqual(header, try String(contentsOfFile: sheet, encoding: .utf8).split(whereSeparator: \.isNewline).first, "one sheet layout")
-        let rows = stops.map { stop, _ in notes.first { $0.hasPrefix(stop + ",") }.map(String.init) ?? "" }
+        // Typed into the sheet exported from this pack, so each row keeps that export's `exported` cell (the last).
+        let own = try String(contentsOfFile: sheet, encoding: .utf8).split(whereSeparator: \.isNewline)
+        let rows = stops.map { stop, _ -> String in
+            guard let typed = notes.first(where: { $0.hasPrefix(stop + ",") }), let mine = own.first(where: { $0.hasPrefix(stop + ",") }) else { return "" }
+            return String(typed[..<typed.lastIndex(of: ",")!] + mine[mine.lastIndex(of: ",")!...])
+        }
         XCTAssertTrue(rows.allSatisfy { !$0.isEmpty })
         let typed = rows.map { $0.replacingOccurrences(of: ",356.2,", with: ",346.2,") }
         XCTAssertNotEqual(typed, rows, "the slip is in the sheet")
