@@ -25,6 +25,37 @@ extension StoryVoice {
             verdict = voice.verdict
         }
 
+        /// The entry in `node`, read field by field (Codable's generic decoding cost a cached lint more than the rest
+        /// of the story's check); nil when a field is missing or of another type, or a count is not a whole number.
+        init?(node: JSONNode) {
+            func counts(_ node: JSONNode?) -> [Int]? {
+                guard let items = node?.array else { return nil }
+                var out: [Int] = []
+                out.reserveCapacity(items.count)
+                for item in items {
+                    guard let value = item.double, let whole = Int(exactly: value) else { return nil }
+                    out.append(whole)
+                }
+                return out
+            }
+            guard let key = node["key"]?.string, let frameSeconds = node["frameSeconds"]?.double, let runs = counts(node["runs"]),
+                  let words = counts(node["words"]), let items = node["parts"]?.array,
+                  let verdict = node["verdict"]?.string.flatMap(VoiceActivity.Verdict.init(rawValue:)) else { return nil }
+            var parts: [VoiceActivity.Part] = []
+            for item in items {
+                guard let start = item["start"]?.double, let end = item["end"]?.double, let level = item["level"]?.double,
+                      let raw = item["judgement"]?.double, let code = UInt8(exactly: raw),
+                      let judgement = VoiceActivity.Judgement(rawValue: code) else { return nil }
+                parts.append(.init(start: start, end: end, level: level, judgement: judgement))
+            }
+            self.key = key
+            self.frameSeconds = frameSeconds
+            self.runs = runs
+            self.words = words
+            self.parts = parts
+            self.verdict = verdict
+        }
+
         /// More frames than any story the decoder hears (93 hours of 20 ms frames).
         static let maximumFrames = 1 << 24
 

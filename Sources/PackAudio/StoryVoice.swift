@@ -42,11 +42,11 @@ public struct StoryVoice: VoiceListening {
         // never followed, read or written through.
         let folder = cacheFolder.flatMap { try? RootedFolder(opening: $0, create: true, followingLinkAtRoot: true) }
         let name = key + ".json"
-        // Read with lint's own parser and node decoder (JSONDecoder's first use in a process costs more than
+        // Read with lint's own parser, field by field (JSONDecoder's first use in a process costs more than
         // everything else a cached story does), and only when it parses whole: an issue of any kind is a miss.
         if let folder, let data = try? folder.read(name, cap: 16 << 20) {
             let parsed = JSONParser().parse([UInt8](data))
-            if parsed.issues.isEmpty, let root = parsed.root, let entry = JSONNodeDecoder.decode(Entry.self, from: root),
+            if parsed.issues.isEmpty, let root = parsed.root, let entry = Entry(node: root),
                entry.key == key, let voice = entry.voice {
                 return voice
             }

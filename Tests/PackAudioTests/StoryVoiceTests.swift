@@ -149,8 +149,25 @@ final class StoryVoiceTests: XCTestCase {
                              parts: speech.isEmpty ? [] : [.init(start: 0, end: duration, level: 30, judgement: judgement)], verdict: verdict, duration: duration)
     }
 
+    /// The entry as the cache writes and reads it: JSONEncoder out, lint's parser and the field-by-field reader in
+    /// (which must read what Codable reads).
     private func roundTrip(_ voice: VoiceActivity) throws -> StoryVoice.Entry {
-        try JSONDecoder().decode(StoryVoice.Entry.self, from: JSONEncoder().encode(StoryVoice.Entry(key: "k", voice: voice)))
+        let data = try JSONEncoder().encode(StoryVoice.Entry(key: "k", voice: voice))
+        let entry = try XCTUnwrap(JSONParser().parse([UInt8](data)).root.flatMap(StoryVoice.Entry.init(node:)))
+        XCTAssertEqual(entry, try JSONDecoder().decode(StoryVoice.Entry.self, from: data))
+        return entry
+    }
+
+    /// A field missing or of another type, or a count that is not a whole number, is no entry.
+    func testTheEntryReaderRefusesFieldsOfTheWrongShape() throws {
+        let good = #"{"key":"k","frameSeconds":0.02,"runs":[1,2],"words":[1,2],"parts":[{"start":0,"end":0.06,"level":30,"judgement":2}],"verdict":"speech"}"#
+        func read(_ text: String) -> StoryVoice.Entry? { JSONParser().parse(Array(text.utf8)).root.flatMap(StoryVoice.Entry.init(node:)) }
+        XCTAssertNotNil(read(good)?.voice)
+        for (from, to) in [(#""runs":[1,2]"#, #""runs":[1.5,2]"#), (#""runs":[1,2]"#, #""runs":[1e300,2]"#), (#""runs":[1,2]"#, #""runs":"12""#),
+                           (#""judgement":2"#, #""judgement":7"#), (#""judgement":2"#, #""judgement":-1"#), (#""verdict":"speech""#, #""verdict":"shouting""#),
+                           (#""key":"k","#, ""), (#""level":30,"#, "")] {
+            XCTAssertNil(read(good.replacingOccurrences(of: from, with: to)), "\(to)")
+        }
     }
 
     /// The cache keeps frames as run lengths: every pattern comes back frame for frame (none, all speech, all silence,
