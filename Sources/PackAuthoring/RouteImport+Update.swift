@@ -53,10 +53,13 @@ extension RouteImport {
                 }
                 if let node {
                     if node.double != Double(text) { edits.replace(node, with: text); changed.append(column.header) }
-                } else if let parent = scene.node(at: parentPointer(column.pointer)) {
+                } else if let parent = scene.node(at: parentPointer(column.pointer)), parent.members != nil {
                     let after = column.header == "geofenceRadius" ? "view" : column.header == "view.pitch" ? "fov" : nil
                     edits.insert(key: lastToken(column.pointer), text: text, into: parent, after: after)
                     changed.append(column.header)
+                } else {
+                    // Never a value silently dropped (an outside attack saw a row's anchor ignored and "nothing to change").
+                    throw RouteSheet.Refusal(problems: [unplaced(at, parentPointer(column.pointer))])
                 }
             case .years:
                 guard let text = given else { throw RouteSheet.Refusal(problems: ["\(at): empty, but a stop needs at least one era"]) }
@@ -67,14 +70,23 @@ extension RouteImport {
                 guard removed.isEmpty else {
                     throw RouteSheet.Refusal(problems: ["\(at): the era \(format(removed[0])) is not in the row; import adds eras but never removes one (its plates and sources would be lost): remove it from scene.json by hand"])
                 }
-                guard let erasNode = scene["eras"] else { continue }
+                guard let erasNode = scene["eras"], erasNode.array != nil else { throw RouteSheet.Refusal(problems: [unplaced(at, "/eras")]) }
                 for year in added { edits.append(text: era(Int(year)), to: erasNode) }
                 changed.append(column.header)
             }
         }
+        if !targetSet.isEmpty, scene["view"]?.members == nil {
+            throw RouteSheet.Refusal(problems: [unplaced("\(sheet):\(row):\(targetSet[0])", "/view")])
+        }
         editTarget(scene, values: values, given: targetGiven, set: targetSet, headers: targetHeaders, edits: &edits, changed: &changed)
         let order = RouteSheet.columns.map(\.header)
         return (edits.apply(), order.filter { changed.contains($0) })
+    }
+
+    /// Why a value has nowhere to go: the object that would hold it is missing or not an object.
+    private static func unplaced(_ at: String, _ parent: String) -> String {
+        let name = parent.dropFirst().replacing("/", with: ".")
+        return "\(at): scene.json has no \"\(name)\" \(parent == "/eras" ? "list" : "object") to hold it; add it to scene.json (lint shows what belongs there), then import again"
     }
 
     /// A blank bearing in an existing scene, worked out from the anchor and target the row leaves it with.

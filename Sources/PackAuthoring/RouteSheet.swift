@@ -87,6 +87,33 @@ public enum RouteSheet {
         }
     }
 
+    /// What in `scene` a column cannot carry through a sheet and back unchanged: a value of another type than the
+    /// column's (true, null, a list or an object; text in a number column other than a scaffold's placeholder, a
+    /// number in a text one), an object on the
+    /// way that is not one, an era whose year is not a number. Nil when the column holds it (or nothing).
+    static func unheld(_ column: Column, in scene: JSONNode) -> String? {
+        if column.kind == .years {
+            guard let eras = scene["eras"] else { return nil }
+            guard let items = eras.array else { return "\"eras\" is \(eras.typeName), not a list" }
+            for (i, era) in items.enumerated() {
+                if let year = era["year"], year.double == nil { return "eras[\(i)].year is \(year.typeName), not a number" }
+            }
+            return nil
+        }
+        var node = scene, path = ""
+        for token in column.pointer.split(separator: "/").map(String.init) {
+            guard node.members != nil else { return "\"\(path)\" is \(node.typeName), not an object" }
+            guard let next = node[token] else { return nil }
+            path += path.isEmpty ? token : "." + token
+            node = next
+        }
+        switch (column.kind, node.value) {
+        case (.text, .string), (.number, .number): return nil
+        case (.number, .string(let text)) where Placeholder.instruction(in: text) != nil: return nil  // a scaffold's "REPLACE ME: …"
+        default: return "\"\(column.header)\" is \(node.typeName), not \(column.kind == .text ? "text" : "a number")"
+        }
+    }
+
     /// The sheet of a pack: the header, then one row per stop in route order, each cell escaped so that no formula
     /// runs (`RouteCell.escaped`), and last the row's `RouteFingerprint`.
     public static func export(_ pack: RootedFolder) throws -> CSVTable {
@@ -95,6 +122,10 @@ public enum RouteSheet {
         for id in route(of: packRoot) {
             guard isStopID(id) else { throw Refusal(problems: ["pack.json: route names \"\(id)\", which is not a stop id"]) }
             let (_, scene) = try parse(pack, "stops/\(id)/scene.json")
+            let unheldValues = columns.compactMap { unheld($0, in: scene) }
+            guard unheldValues.isEmpty else {
+                throw Refusal(problems: unheldValues.map { "stops/\(id)/scene.json: \($0); the sheet cannot hold it (an import would drop it): fix scene.json (lint shows how), then export" })
+            }
             let values = columns.map { cell($0, in: scene) }
             records.append(zip(columns, values).map { RouteCell.escaped($1, in: $0) } + [RouteFingerprint(id: id, values: values).cell])
         }

@@ -37,6 +37,14 @@ public enum FileSystem {
         return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
     }
 
+    /// Whether `path` (which need not exist) is `folder` or lies beneath it, links and `..` resolved: the one test for
+    /// "an output inside the authored pack" (preview, publish, route export), so no command writes into the pack by a
+    /// spelling another command refuses.
+    public static func isWithin(_ path: String, folder: String) -> Bool {
+        let target = resolved(path), root = resolved(folder)
+        return target == root || target.hasPrefix(root.hasSuffix("/") ? root : root + "/")
+    }
+
     /// `path` with symbolic links and `.`/`..` resolved, for a path that need not exist yet: the deepest existing
     /// folder on the way is resolved by realpath(3) and the rest appended as written.
     public static func resolved(_ path: String) -> String {

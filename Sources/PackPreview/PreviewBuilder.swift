@@ -138,7 +138,7 @@ public struct PreviewBuilder {
     private func checkOutput(_ target: URL) throws {
         let packPath = FileSystem.resolved(pack.path)
         let out = target.path
-        if out == packPath || out.hasPrefix(packPath + "/") {
+        if FileSystem.isWithin(out, folder: packPath) {
             throw PreviewError.usage("--out \(output.path) is inside the pack folder; write the preview outside the authored tree")
         }
         if packPath.hasPrefix(out.hasSuffix("/") ? out : out + "/") {

@@ -262,10 +262,8 @@ extension Publisher {
     /// The CDN tree and the state folder must lie outside the pack folder: the pack is the authored tree (only
     /// `review sign` writes there), and anything written into it would be stray content lint refuses next time.
     fileprivate func checkOutsidePack() throws {
-        let pack = FileSystem.resolved(options.pack.path)
         for (flag, folder) in [("--publish", options.output), ("--state", options.state)] {
-            let resolved = FileSystem.resolved(folder.path)
-            if resolved == pack || resolved.hasPrefix(pack.hasSuffix("/") ? pack : pack + "/") {
+            if FileSystem.isWithin(folder.path, folder: options.pack.path) {
                 throw PublishError.io("\(folder.path) (\(flag)) is inside the pack folder \(options.pack.path); give a folder outside the authored tree")
             }
         }

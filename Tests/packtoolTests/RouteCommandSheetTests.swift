@@ -205,6 +205,49 @@ final class RouteCommandSheetTests: XCTestCase {
         XCTAssertEqual(try snapshot(pack.root), before)
     }
 
+    /// The sheet is never written into the pack, by any spelling (an outside attack overwrote pack.json, a scene.json
+    /// and a sign-off with it), and the preview and publisher refuse the same paths by the same test.
+    func testExportNeverWritesIntoThePack() throws {
+        let pack = try PackCopy()
+        let before = try snapshot(pack.root)
+        for out in ["pack.json", "stops/01-castle-esplanade/scene.json", "stops/02-gladstones-land/signoff.json", "route.csv",
+                    "stops/../stops/x.csv"] {
+            let r = try CLI.run(["route", "export", pack.root.path, "--out", pack.root.path + "/" + out])
+            XCTAssertEqual(r.status, 2, out)
+            XCTAssertTrue(r.stderr.contains("is inside the pack folder"), r.stderr)
+        }
+        let link = try temporaryDirectory() + "/into-pack"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: pack.root.path)
+        XCTAssertEqual(try CLI.run(["route", "export", pack.root.path, "--out", link + "/pack.json"]).status, 2, "through a link")
+        XCTAssertEqual(try snapshot(pack.root), before)
+    }
+
+    /// A value the sheet cannot hold (true, null, a list, text in a number field, a year that is not a number) makes
+    /// export refuse, naming it, instead of writing an empty cell an import would then delete; a cell whose object is
+    /// missing from scene.json makes import refuse instead of dropping it and saying "nothing to change".
+    func testValuesTheSheetCannotHoldOrPlaceAreRefusedNotDropped() throws {
+        for (from, to, message) in [("\"fov\": 70", "\"fov\": true", "\"view.fov\" is boolean, not a number"),
+                                    ("\"fov\": 70", "\"fov\": \"70\"", "\"view.fov\" is string, not a number"),
+                                    ("\"anchor\": {", "\"anchor\": null, \"x\": {", "\"anchor\" is null, not an object")] {
+            let pack = try PackCopy()
+            try pack.edit("stops/03-mercat-cross/scene.json", replacing: from, with: to)
+            let r = try CLI.run(["route", "export", pack.root.path])
+            XCTAssertEqual(r.status, 1, to)
+            XCTAssertTrue(r.stderr.contains("stops/03-mercat-cross/scene.json: \(message); the sheet cannot hold it"), r.stderr)
+        }
+        let pack = try PackCopy()
+        let sheet = try write(try RouteSheetFiles.exported(pack.root))
+        let scene = pack.root.appendingPathComponent("stops/03-mercat-cross/scene.json")
+        let text = try String(contentsOf: scene, encoding: .utf8)
+        let anchor = try XCTUnwrap(text.range(of: #""anchor": \{[^}]*\},\s*"#, options: .regularExpression))
+        try text.replacingCharacters(in: anchor, with: "").write(to: scene, atomically: true, encoding: .utf8)
+        let before = try snapshot(pack.root)
+        let r = try CLI.run(["route", "import", sheet, pack.root.path, "--force"])
+        XCTAssertEqual(r.status, 1, r.stdout)
+        XCTAssertTrue(r.stderr.contains(":anchor.lat: scene.json has no \"anchor\" object to hold it"), r.stderr)
+        XCTAssertEqual(try snapshot(pack.root), before)
+    }
+
     func testTheHelpDescribesSeparatorsDegreesBlankBearingsTheEscapeAndForce() throws {
         let r = try CLI.run(["route", "--help"])
         XCTAssertEqual(r.status, 0)

@@ -78,6 +78,11 @@ enum RouteCommand: Command {
     }
 
     static func export(pack: String, out: String?, json: Bool = false) throws -> Int32 {
+        // The sheet is never written into the pack: an outside attack overwrote pack.json, a scene.json and a
+        // sign-off with it.
+        if let out, FileSystem.isWithin(out, folder: pack) {
+            throw CommandLineError.usage("--out \(out) is inside the pack folder \(pack); write the sheet outside the authored tree")
+        }
         let table: CSVTable
         do { table = try RouteSheet.export(try open(pack)) } catch let r as RouteSheet.Refusal {
             throw CommandLineError.failure(r.problems.map { pack + "/" + $0 }.joined(separator: "\n"))
