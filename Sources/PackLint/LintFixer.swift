@@ -26,6 +26,8 @@ public struct LintFixer {
         public var staleSignoffs: [String] = []
         /// Findings with a fix that was not made, and why (another fix edits the same bytes; the file changed).
         public var notFixed: [(diagnostic: Diagnostic, reason: String)] = []
+        /// Each file's bytes before and after the fixes, for a dry run (`dryRun`) to show as a diff.
+        public var changes: [Change] = []
 
         public init() {}
 
@@ -33,6 +35,7 @@ public struct LintFixer {
         /// replaced by the later round's (`replacingNotFixed`: an earlier round's refusal may be fixed since) or added.
         public mutating func add(_ other: Outcome, replacingNotFixed: Bool = false) {
             fixed += other.fixed
+            changes += other.changes
             for file in other.files where !files.contains(file) { files.append(file) }
             for stop in other.staleSignoffs where !staleSignoffs.contains(stop) { staleSignoffs.append(stop) }
             notFixed = replacingNotFixed ? other.notFixed : notFixed + other.notFixed
@@ -44,16 +47,29 @@ public struct LintFixer {
         }
     }
 
+    /// One file as a fix round would write it: its name as diagnostics give it, and its bytes before and after.
+    public struct Change: Equatable, Sendable {
+        public var file: String
+        public var before: [UInt8]
+        public var after: [UInt8]
+    }
+
     /// How stories are heard, for the voice's fixes (a transcript shifted onto the voice); nil: none of those.
     public var listener: (any VoiceListening)?
+    /// Work out the fixes and keep them in `Outcome.changes` without writing anything (one round: what the first
+    /// round's fixes would uncover is found by the next real run).
+    public var dryRun: Bool
 
-    public init(listener: (any VoiceListening)? = nil) { self.listener = listener }
+    public init(listener: (any VoiceListening)? = nil, dryRun: Bool = false) {
+        self.listener = listener
+        self.dryRun = dryRun
+    }
 
     /// Lints `url` (a pack or a stop) and applies its fixes, again while a round fixes something (a fix can uncover
     /// a finding a syntax slip hid), at most `rounds` times. What is left not fixed is what the last round left.
     public func fix(_ url: URL, rounds: Int = 5) throws -> Outcome {
         var total = Outcome()
-        for _ in 0..<max(1, rounds) {
+        for _ in 0..<(dryRun ? 1 : max(1, rounds)) {
             let context = LintContext(path: url, listener: listener)
             let round = try apply(Linter(listener: listener).run(context).diagnostics, in: context)
             total.add(round, replacingNotFixed: true)
@@ -61,7 +77,7 @@ public struct LintFixer {
         }
         // A fix may put back bytes a historian signed (a slip made after signing, mended): only the sign-offs that
         // no longer cover their scene once the fixes are in are stale.
-        if !total.staleSignoffs.isEmpty {
+        if !total.staleSignoffs.isEmpty, !dryRun {
             let after = Linter(listener: listener).run(url).diagnostics
             let uncovered = [SignoffRule.missing.code, SignoffRule.stale.code]
             total.staleSignoffs.removeAll { stop in !after.contains { uncovered.contains($0.code) && ($0.location.file == stop || $0.location.file.hasPrefix(stop + "/")) } }
@@ -126,8 +142,12 @@ public struct LintFixer {
             let edits = accepted.flatMap { $0.fix!.edits }.enumerated()
                 .sorted { ($0.element.offset, $0.offset) > ($1.element.offset, $1.offset) }.map(\.element)
             for edit in edits { bytes.replaceSubrange(edit.range, with: Array(edit.replacement.utf8)) }
-            let mode = pack.status(relative).map { mode_t($0.st_mode) & 0o7777 } ?? 0o644
-            try pack.writeAtomically(Data(bytes), to: relative, mode: mode)
+            if dryRun {
+                outcome.changes.append(Change(file: file, before: original, after: bytes))
+            } else {
+                let mode = pack.status(relative).map { mode_t($0.st_mode) & 0o7777 } ?? 0o644
+                try pack.writeAtomically(Data(bytes), to: relative, mode: mode)
+            }
             outcome.fixed += accepted
             outcome.files.append(file)
             if let stop = Self.stop(of: relative), let scene = context.scenes.first(where: { $0.stop == stop }), scene.signoff != nil,

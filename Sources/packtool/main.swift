@@ -23,8 +23,9 @@ let usage = """
     commands:
     \(commands.map { "  " + $0.name + String(repeating: " ", count: max(1, 10 - $0.name.count)) + $0.summary }.joined(separator: "\n"))
 
-    Run `packtool <command> --help` for a command's options and examples. Every command takes --quiet (no progress
-    or notes on standard error); each that reports a result takes --format json (one JSON object on standard output).
+    Run `packtool help <command>` (or `packtool <command> -h`) for a command's options and examples. Every command
+    takes -q, --quiet (no progress or notes on standard error); each that reports a result takes --format json (one
+    JSON object on standard output).
     Exit codes: 0 success, 1 findings or a failed check, 2 usage or I/O error.
 
     """
@@ -39,7 +40,17 @@ guard let first = argv.first else {
     exit(2)
 }
 if first == "--help" || first == "-h" || first == "help" {
-    Output.out(usage)
+    // `help COMMAND [SUBCOMMAND]` is `COMMAND --help`, as git and swift have it.
+    guard first == "help", let asked = argv.dropFirst().first else {
+        Output.out(usage)
+        exit(0)
+    }
+    guard let command = commands.first(where: { $0.name == asked }) else {
+        let guess = NearMiss.closest(to: asked, in: commands.map { $0.name }).map { "; did you mean \"\($0)\"?" } ?? ""
+        Output.err("packtool help: no command \"\(Output.escapingControls(asked))\"\(guess) (`packtool --help` lists the commands)\n")
+        exit(2)
+    }
+    Output.out(command.fullHelp)
     exit(0)
 }
 if first == "--version" {
@@ -59,14 +70,14 @@ if optionWords.contains("--help") || optionWords.contains("-h") {
     Output.out(command.fullHelp)
     exit(0)
 }
-Output.quiet = optionWords.contains("--quiet")
+Output.quiet = optionWords.contains("--quiet") || optionWords.contains("-q")
 do {
     exit(try command.run(argv))
 } catch let error as CommandLineError {
     // Messages quote names and text from the input (an archive's entry names, a server's words): escaped, so they
     // cannot move the cursor, clear the screen or fake a line of output.
     Output.err("packtool \(command.name): \(Output.escapingControls(error.message))\n")
-    if case .usage = error { Output.err(command.fullHelp.split(separator: "\n").first.map { String($0) + "\n" } ?? "") }
+    if case .usage = error { Output.err(command.usageLine(for: Array(optionWords))) }
     exit(error.exitCode)
 } catch {
     Output.err("packtool \(command.name): \(Output.escapingControls("\(error)"))\n")

@@ -19,7 +19,9 @@ final class CLIConventionTests: XCTestCase {
     static func scopedOptions(_ help: String) -> [(option: String, subcommand: String?)] {
         guard let start = help.range(of: "\nOPTIONS\n"), let end = help.range(of: "\nEXAMPLES\n") else { return [] }
         var entries: [(String, String)] = []
-        for line in help[start.upperBound..<end.lowerBound].split(separator: "\n") {
+        for var line in help[start.upperBound..<end.lowerBound].split(separator: "\n") {
+            // A short spelling comes first: `  -q, --quiet`.
+            if line.hasPrefix("  -"), !line.hasPrefix("  --"), let long = line.range(of: ", --") { line = Substring("  " + line[line.index(long.lowerBound, offsetBy: 2)...]) }
             if line.hasPrefix("  --") {
                 entries.append((String(line.dropFirst(2).split(separator: " ")[0]), String(line)))
             } else if !entries.isEmpty, !line.contains("(old spelling:") {

@@ -253,7 +253,7 @@ final class CommandLineTests: XCTestCase {
             XCTAssertTrue(bash.stdout.contains("    \(name)) words=\""), "bash completes \(name)'s options")
             XCTAssertTrue(fish.stdout.contains("-a \(name) -d"), "fish completes \(name)")
         }
-        XCTAssertTrue(bash.stdout.contains("    key) words=\"generate --role --out --name"), bash.stdout)
+        XCTAssertTrue(bash.stdout.contains("    key) words=\"generate --role --out -o --id --display-name"), bash.stdout)
         let zsh = try CLI.run(["docs", "zsh"])
         XCTAssertTrue(zsh.stdout.hasPrefix("#compdef packtool\n"))
         XCTAssertEqual(try CLI.run(["docs", "mna"]).stderr.contains("did you mean man?"), true)

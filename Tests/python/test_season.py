@@ -68,7 +68,7 @@ class Season:
         os.chmod(self.passphrase, 0o600)
         for role, name in [("root", "root"), ("manifest", "manifest"), ("index", "index"), ("grant", "grant"),
                            ("index", "index-2"), ("grant", "grant-2"), ("manifest", "manifest-2"), ("root", "root-2"), ("reviewer", "historian-2")]:
-            self.ok(0, "key", "generate", "--role", role, "--out", self.keys, "--name", name)
+            self.ok(0, "key", "generate", "--role", role, "--out", self.keys, "--id", name)
         historian = os.path.join(self.keys, "historian.pem")
         shutil.copy(os.path.join(REPO, "keys-example", "historian.pem"), historian)
         os.chmod(historian, 0o600)

@@ -68,7 +68,7 @@ struct PackRule: LintRule {
             if let key, ExampleKeys.isExample(key) {
                 // Its private key is in keys-example/ for anyone to read: a sign-off by it proves nothing.
                 out.append(Self.exampleKey.diagnostic("the key of \"\(reviewer.id)\" is a public example key from the repository's keys-example/; anyone can sign with it",
-                                                      at: at, hint: "make the reviewer's own key with `packtool key generate --role reviewer --out keys --name NAME`, paste the \"public key:\" it prints here, and sign the scenes again"))
+                                                      at: at, hint: "make the reviewer's own key with `packtool key generate --role reviewer --out keys --id ID --display-name \"NAME\"`, paste the \"public key:\" it prints here, and sign the scenes again"))
             }
             if key == nil {
                 let why = raw.flatMap { Ed25519Encoding.problem(withPublicKey: $0) }.map { " (\($0))" } ?? ""

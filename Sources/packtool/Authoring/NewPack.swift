@@ -46,8 +46,8 @@ enum NewPack {
             Wrote \(dir)/pack.json for the pack "\(id)".
             Next:
               1. Make the historian's key (keep the .pem private) and paste the reviewers entry it prints over the
-                 placeholder one in pack.json:
-                   packtool key generate --role reviewer --out keys --name HISTORIAN
+                 placeholder one in pack.json (--id is their id in pack.json, --display-name their name as shown):
+                   packtool key generate --role reviewer --out keys --id historian --display-name "FIRST LAST"
               2. Add the stops in walking order:
                    packtool new stop \(dir) 01-first-stop --title "…" --eras 1824
               3. Replace every "REPLACE ME: …" value (lint lists them) and check the pack:

@@ -16,13 +16,15 @@ enum KeyCommand: Command {
     static let summary = "generate Ed25519 signing keys"
     static let roles = ["root", "manifest", "index", "grant", "reviewer"]
     static let help = """
-        usage: packtool key generate --role root|manifest|index|grant|reviewer --out DIR [--name NAME]
-                                     [--passphrase-file FILE | --unencrypted]
+        usage: packtool key generate --role root|manifest|index|grant|reviewer --out DIR [--id ID]
+                                     [--display-name NAME] [--passphrase-file FILE | --unencrypted]
 
-        Writes DIR/NAME.pem (the private key, mode 0600) and DIR/NAME.pub (SPKI public key), and prints the key id
-        (hex SHA-256 of the raw public key) and the raw public key in hex, the form pack.json's "reviewers" take
-        (for --role reviewer, a ready entry to paste). NAME defaults to the role. Existing files are never
-        overwritten. `packtool inspect NAME.pub` prints both again later.
+        Writes DIR/ID.pem (the private key, mode 0600) and DIR/ID.pub (SPKI public key), and prints the key id
+        (hex SHA-256 of the raw public key) and the raw public key in hex, the form pack.json's "reviewers" take.
+        ID defaults to the role. For --role reviewer, ID is also the reviewer's id in pack.json (lower-case letters,
+        digits and hyphens, e.g. ada-lovelace) and --display-name their name as the app shows it ("Ada Lovelace"); it
+        prints a ready reviewers entry with both to paste. Existing files are never overwritten.
+        `packtool inspect ID.pub` prints the key again later.
         The private key is encrypted with a passphrase (PKCS#8, PBES2 with AES-256: what `openssl pkey -aes256`
         writes and reads), as minisign and signify do: asked twice on the terminal, or read from --passphrase-file
         FILE or the file $PACKTOOL_PASSPHRASE_FILE names (its first line). Every command that signs then opens it
@@ -32,14 +34,15 @@ enum KeyCommand: Command {
         """
     static let options: [CommandOption] = [
         CommandOption("--role", "root|manifest|index|grant|reviewer", "what the key signs"),
-        CommandOption("--out", "DIR", "the folder to write NAME.pem and NAME.pub into (made if missing)"),
-        CommandOption("--name", "NAME", "the files' name (default: the role)"),
+        CommandOption("--out", "DIR", "the folder to write ID.pem and ID.pub into (made if missing)"),
+        CommandOption("--id", "ID", "the files' name and, for a reviewer, their id in pack.json (default: the role)", aliases: ["--name"]),
+        CommandOption("--display-name", "NAME", "the reviewer's name as the app shows it, for the reviewers entry printed\n(--role reviewer)"),
         PassphraseFlags.option,
         .flag("--unencrypted", "write the private key without a passphrase (for a key kept in an encrypted secret store)"),
         .format("text, or one JSON object: role, private and public key files, key id, raw public key (and reviewer entry)"),
     ]
     static let examples = [
-        "packtool key generate --role reviewer --out keys --name ada",
+        "packtool key generate --role reviewer --out keys --id ada-lovelace --display-name \"Ada Lovelace\"",
         "packtool key generate --role manifest --out ~/publisher-keys --format json",
     ]
 
@@ -50,8 +53,8 @@ enum KeyCommand: Command {
         let role = try a.required("--role")
         guard roles.contains(role) else { throw CommandLineError.usage("--role must be one of \(roles.joined(separator: ", "))") }
         let dir = try a.required("--out")
-        let name = a.value("--name") ?? role
-        guard !name.isEmpty, !name.contains("/") else { throw CommandLineError.usage("--name must be a plain file name") }
+        let name = try fileName(role: role, a)
+        let displayName = a.value("--display-name") ?? ""
         do { try FileSystem.makeFolders(dir) } catch {
             throw CommandLineError.io("\(dir): cannot create the folder (\(FileSystem.exists(dir) ? "it is a file" : "check the parent folder's permissions"))")
         }
@@ -70,15 +73,15 @@ enum KeyCommand: Command {
             let raw = Hex.encode(key.publicKey.rawRepresentation)
             var text = "\(role) key \(key.publicKey.keyID)\n  private:    \(privatePath) (mode 0600, \(passphrase == nil ? "not encrypted" : "encrypted with the passphrase"))\n  public:     \(publicPath)\n"
                 + "  public key: \(raw)\n"
+            let entry = "{\"id\": \"\(name)\", \"name\": \(NewFolder.quoted(displayName)), \"role\": \"historian\", \"publicKey\": \"\(raw)\"}"
             if role == "reviewer" {
-                text += "Add the reviewer to pack.json's \"reviewers\" (set the name, and the role: historian or editor):\n"
-                    + "  {\"id\": \"\(name)\", \"name\": \"\", \"role\": \"historian\", \"publicKey\": \"\(raw)\"}\n"
+                text += "Add the reviewer to pack.json's \"reviewers\" (\(displayName.isEmpty ? "set the name, and " : "set ")the role: historian or editor):\n  \(entry)\n"
             }
             if json {
                 var report: [String: JSONValue] = ["role": .string(role), "keyId": .string(key.publicKey.keyID), "publicKey": .string(raw), "encrypted": .bool(passphrase != nil),
                                                    "privateKeyFile": .string(privatePath), "publicKeyFile": .string(publicPath)]
                 if role == "reviewer" {
-                    report["reviewer"] = ["id": .string(name), "name": "", "role": "historian", "publicKey": .string(raw)]
+                    report["reviewer"] = ["id": .string(name), "name": .string(displayName), "role": "historian", "publicKey": .string(raw)]
                 }
                 try JSONValue.object(report).print()
             } else {
@@ -88,6 +91,21 @@ enum KeyCommand: Command {
             throw CommandLineError.io(e.message)
         }
         return 0
+    }
+
+    /// The files' name, `--id` (or the role): a plain file name, and for a reviewer the slug pack.json takes as their id;
+    /// a person's name given there is refused with the option it belongs to.
+    static func fileName(role: String, _ a: Arguments) throws -> String {
+        let id = a.value("--id") ?? role
+        guard !id.isEmpty, !id.contains("/") else { throw CommandLineError.usage("--id must be a plain file name") }
+        if role == "reviewer", !StopName.isSlug(id) {
+            throw CommandLineError.usage("--id \(id): a reviewer's id is lower-case letters, digits and hyphens (e.g. ada-lovelace); "
+                + "give their name as the app shows it with --display-name \"\(id)\"")
+        }
+        guard role == "reviewer" || a.value("--display-name") == nil else {
+            throw CommandLineError.usage("--display-name is the reviewer's name in pack.json: it goes with --role reviewer")
+        }
+        return id
     }
 
     /// The passphrase a new key is encrypted with: from --passphrase-file or $PACKTOOL_PASSPHRASE_FILE, else asked

@@ -16,12 +16,14 @@ enum LintCommand: Command {
     static let name = "lint"
     static let summary = "check packs or scenes and explain every problem found"
     static let help = """
-        usage: packtool lint PATH... [--fix] [--format text|json|sarif] [--strict] [--quiet]
+        usage: packtool lint [PATH...] [--fix [--dry-run]] [--format text|json|sarif] [--color auto|always|never]
+                             [--strict] [--quiet]
 
-        Checks each PATH: a pack folder (pack.json and stops/*/) or one stop folder (its scene.json; the pack
-        two levels up supplies reviewers and limits). Prints each finding as compilers do,
+        Checks each PATH (default: the current folder): a pack folder (pack.json and stops/*/) or one stop folder (its
+        scene.json; the pack two levels up supplies reviewers and limits). Prints each finding as compilers do,
         `path:line:col: error: message [PT0203]` (or warning:, note:), the hint on the next line, then a summary line.
-        docs/lint-rules.md explains every code. Without --fix, lint never writes into the folders it checks.
+        docs/lint-rules.md explains every code. Without --fix, lint never writes into the folders it checks; with
+        --fix --dry-run it prints the edits --fix would make as a diff, and writes nothing.
 
         Exit codes: 0 clean, 1 errors found (or any finding with --strict), 2 usage or I/O error.
 
@@ -29,10 +31,13 @@ enum LintCommand: Command {
 
     static func run(_ args: [String]) throws -> Int32 {
         let a = try Arguments(args, table: Self.options)
-        guard !a.positionals.isEmpty else { throw CommandLineError.usage("expected at least one PATH") }
+        // No PATH: the current folder, as eslint and swiftlint have it.
+        let paths = a.positionals.isEmpty ? ["."] : a.positionals
         let format = a.value("--format") ?? "text"
         guard ["text", "json", "sarif"].contains(format) else { throw CommandLineError.usage("--format must be text, json or sarif") }
-        for path in a.positionals {
+        let dryRun = a.flag("--dry-run")
+        guard !dryRun || a.flag("--fix") else { throw CommandLineError.usage("--dry-run goes with --fix (lint without --fix writes nothing)") }
+        for path in paths {
             guard FileSystem.isDirectory(path) else {
                 let what = FileSystem.exists(path) ? "not a folder" : "no such folder"
                 throw CommandLineError.io("\(path): \(what) (give a pack folder or a stop folder)")
@@ -41,26 +46,27 @@ enum LintCommand: Command {
         var diagnostics: [Diagnostic] = []
         var reports: [(path: String, report: Linter.Report)] = []
         var fixes = LintFixer.Outcome()
-        for path in a.positionals {
-            if a.flag("--fix") { fixes.add(try fix(path)) }
+        for path in paths {
+            if a.flag("--fix") { fixes.add(try fix(path, dryRun: dryRun)) }
             let (found, report) = Linter(listener: StoryVoice.standard()).run(URL(fileURLWithPath: path))
             diagnostics += found
             reports.append((path, report))
         }
         switch format {
         case "json":
-            Output.out(JSONRenderer().render(diagnostics, reports: reports, fixes: a.flag("--fix") ? fixes : nil))
+            Output.out(JSONRenderer().render(diagnostics, reports: reports, fixes: a.flag("--fix") && !dryRun ? fixes : nil))
         case "sarif":
             Output.out(SARIFRenderer(toolVersion: PackVerifyVersion.string, rulesDocument: RulesDocument.locate()).render(diagnostics))
         default:
-            if a.flag("--fix"), !a.flag("--quiet") { Output.out(describe(fixes)) }
+            if dryRun { Output.out(fixes.changes.map { UnifiedDiff(file: $0.file, before: String(decoding: $0.before, as: UTF8.self), after: String(decoding: $0.after, as: UTF8.self)).text }.joined()) }
+            if a.flag("--fix"), !a.flag("--quiet") { Output.out(describe(fixes, dryRun: dryRun)) }
             for (path, report) in reports where !a.flag("--quiet") {
                 let coverage = report.conjectureCoverage.values.flatMap(\.values)
                 let maxCoverage = coverage.max().map { ", conjecture up to \(Int(($0 * 100).rounded()))% of a frame" } ?? ""
                 let route = report.routeLength > 0 ? ", route \(Int(report.routeLength.rounded())) m" : ""
                 Output.out("checked \(path): \(report.stops) stop\(report.stops == 1 ? "" : "s")\(route)\(maxCoverage)\n")
             }
-            Output.out(TextRenderer(color: Output.wantsColor).render(diagnostics))
+            Output.out(TextRenderer(color: Output.wantsColor(a.value("--color"))).render(diagnostics))
         }
         let failing = a.flag("--strict") ? !diagnostics.isEmpty : diagnostics.contains { $0.severity == .error }
         return failing ? 1 : 0
@@ -68,27 +74,29 @@ enum LintCommand: Command {
 
     /// Fixes what lint can at `path`, in rounds: a fix can let a check run that found nothing to say before (a section
     /// that now reads), and that check's finding may carry a fix too. Stops when a round fixes nothing (five at most).
-    private static func fix(_ path: String) throws -> LintFixer.Outcome {
-        do { return try LintFixer(listener: StoryVoice.standard()).fix(URL(fileURLWithPath: path)) } catch {
+    private static func fix(_ path: String, dryRun: Bool) throws -> LintFixer.Outcome {
+        do { return try LintFixer(listener: StoryVoice.standard(), dryRun: dryRun).fix(URL(fileURLWithPath: path)) } catch {
             throw CommandLineError.io("--fix: \(error)")
         }
     }
 
-    /// The fix report for people: each fix at its place, the count, the stale sign-offs and what was left alone.
-    static func describe(_ fixes: LintFixer.Outcome) -> String {
+    /// The fix report for people: each fix at its place, the count, the stale sign-offs and what was left alone
+    /// (with `dryRun`, what would be fixed: nothing was written).
+    static func describe(_ fixes: LintFixer.Outcome, dryRun: Bool = false) -> String {
         var out = ""
         for d in fixes.fixed {
             let place = d.location.line > 0 ? "\(d.location.file):\(d.location.line):\(max(1, d.location.column))" : d.location.file
-            out += "fixed \(place): \(d.fix?.description ?? d.message) [\(d.code)]\n"
+            out += "\(dryRun ? "would fix" : "fixed") \(place): \(d.fix?.description ?? d.message) [\(d.code)]\n"
         }
         for (d, reason) in fixes.notFixed {
             let place = d.location.line > 0 ? "\(d.location.file):\(d.location.line):\(max(1, d.location.column))" : d.location.file
             out += "not fixed \(place): \(reason) [\(d.code)]\n"
         }
         let n = fixes.fixed.count, files = fixes.files.count
+        let verb = dryRun ? "lint --fix --dry-run: would fix" : "lint --fix: fixed"
         out += n == 0 ? "lint --fix: nothing lint can fix by itself\n"
-                      : "lint --fix: fixed \(n) finding\(n == 1 ? "" : "s") in \(files) file\(files == 1 ? "" : "s")\n"
-        for stop in fixes.staleSignoffs {
+                      : "\(verb) \(n) finding\(n == 1 ? "" : "s") in \(files) file\(files == 1 ? "" : "s")\(dryRun ? "; nothing was written" : "")\n"
+        for stop in fixes.staleSignoffs where !dryRun {
             out += "note: the sign-off in \(stop) does not cover the scene as it now is; ask its historian to review and sign again: packtool review sign \(stop) --reviewer-key KEY.pem --reviewer ID\n"
         }
         return out

@@ -17,9 +17,13 @@ struct Arguments {
         let own = table.filter { subcommand == nil || $0.subcommands.isEmpty || $0.subcommands.contains(subcommand!) }
         let all = own + CommandOption.common.filter { c in !own.contains { $0.name == c.name } }
         var aliases: [String: String] = [:]
-        for option in all { for old in option.aliases { aliases[old] = option.name } }
+        var shorts: [String: String] = [:]
+        for option in all {
+            for old in option.aliases { aliases[old] = option.name }
+            if let short = option.short { shorts[short] = option.name }
+        }
         try self.init(args, options: Set(all.filter { $0.value != nil }.map(\.name)), flags: Set(all.filter { $0.value == nil }.map(\.name)),
-                      aliases: aliases)
+                      aliases: aliases, shorts: shorts)
         // A value that must be one of a few words is checked before the command acts (a mistyped --format must not
         // come after a signature was written). `grant issue --format compact` is an old spelling it reads itself.
         for option in all {
@@ -35,7 +39,9 @@ struct Arguments {
     /// Parses `args` given which options take a value and which are flags; anything else starting with `-` is an error.
     /// `aliases` maps an old spelling to its current name (DESIGN.md §8.1): it still works, with a notice on stderr
     /// naming the new one, and CHANGELOG.md records it.
-    init(_ args: [String], options valued: Set<String>, flags known: Set<String>, aliases: [String: String] = [:]) throws {
+    /// `shorts` maps a one-letter spelling (`-o`) to its option (`--out`), without a notice.
+    init(_ args: [String], options valued: Set<String>, flags known: Set<String>, aliases: [String: String] = [:],
+         shorts: [String: String] = [:]) throws {
         var i = 0
         var onlyPositionals = false
         while i < args.count {
@@ -48,7 +54,9 @@ struct Arguments {
                 name = String(a[..<eq])
                 inline = String(a[a.index(after: eq)...])
             }
-            if let current = aliases[name] {
+            if let long = shorts[name], inline == nil {
+                name = long
+            } else if let current = aliases[name] {
                 Output.err("note: \(name) is now spelled \(current); the old spelling still works\n")
                 name = current
             }

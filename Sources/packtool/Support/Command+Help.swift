@@ -12,7 +12,7 @@ extension Command {
         while text.hasSuffix("\n\n") { text.removeLast() }
         if !text.hasSuffix("\n") { text += "\n" }
         text += "\nOPTIONS\n"
-        let left = allOptions.map { $0.name + ($0.value.map { " " + $0 } ?? "") }
+        let left = allOptions.map { ($0.short.map { $0 + ", " } ?? "") + $0.name + ($0.value.map { " " + $0 } ?? "") }
         let width = min(28, (left.map(\.count).max() ?? 0) + 2)
         for (option, lead) in zip(allOptions, left) {
             var lines = option.help.split(separator: "\n").map(String.init)
@@ -27,5 +27,31 @@ extension Command {
         text += "\nEXAMPLES\n"
         for example in examples { text += "  " + example + "\n" }
         return text
+    }
+
+    /// The usage lines at the top of `help` (up to the first blank line), each entry with its continuation lines,
+    /// as `usage: packtool COMMAND …` texts.
+    static var usageEntries: [String] {
+        var entries: [String] = []
+        for line in help.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.allSatisfy({ $0 == " " }) { break }
+            let text = line.hasPrefix("usage: ") ? String(line.dropFirst(7)) : String(line)
+            if text.drop(while: { $0 == " " }).hasPrefix("packtool ") || entries.isEmpty {
+                entries.append("usage: " + text.drop(while: { $0 == " " }))
+            } else {
+                entries[entries.count - 1] += "\n" + line
+            }
+        }
+        return entries
+    }
+
+    /// The one usage line a usage error shows: the sub-command's own (`new stop`'s for `new stop --bogus`) when the
+    /// arguments name one, else the command's first.
+    static func usageLine(for args: [String]) -> String {
+        let entries = usageEntries
+        let named = args.first { !$0.hasPrefix("-") }
+        let own = named.flatMap { word in entries.first { $0.hasPrefix("usage: packtool \(name) \(word) ") || $0 == "usage: packtool \(name) \(word)" } }
+        guard let entry = own ?? entries.first, let line = entry.split(separator: "\n").first else { return "" }
+        return line + "\n"
     }
 }

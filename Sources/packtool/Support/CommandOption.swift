@@ -11,6 +11,12 @@ struct CommandOption {
     let aliases: [String]
     /// The sub-commands that take it (`grant revoke`); empty when the whole command does.
     let subcommands: [String]
+    /// The one-letter spelling (`-q`), the same for an option wherever it is taken: see `shortSpellings`.
+    var short: String? { Self.shortSpellings[name] }
+
+    /// The short options, as the tools authors already use have them (`-h`, `-q`, `-o`): one list, so `-o` means
+    /// `--out` in every command that takes `--out`, and no command gives a letter another meaning.
+    static let shortSpellings: [String: String] = ["--help": "-h", "--quiet": "-q", "--out": "-o"]
 
     /// The values a `text|json`-style placeholder allows (checked before the command acts); nil for free values.
     var choices: [String]? {

@@ -50,6 +50,11 @@ enum CommandDocs {
         command.allOptions.map(\.name)
     }
 
+    /// Every option with its short spelling after it (`--quiet -q`), for the bash and zsh word lists.
+    static func spellings(_ command: any Command.Type) -> [String] {
+        command.allOptions.flatMap { [$0.name] + ($0.short.map { [$0] } ?? []) }
+    }
+
     /// The sub-commands a help's usage lines give (`packtool key generate …` → `generate`).
     static func subcommands(_ command: any Command.Type) -> [String] {
         var words: [String] = []
@@ -104,7 +109,7 @@ enum CommandDocs {
     static func bash(_ commands: [any Command.Type]) -> String {
         var cases = ""
         for command in commands {
-            let words = (subcommands(command) + options(command)).joined(separator: " ")
+            let words = (subcommands(command) + spellings(command)).joined(separator: " ")
             cases += "    \(command.name)) words=\"\(words)\" ;;\n"
         }
         return """
@@ -131,7 +136,7 @@ enum CommandDocs {
         func quoted(_ s: String) -> String { s.replacing("'", with: "'\\''").replacing(":", with: "\\:") }
         var cases = ""
         for command in commands {
-            let words = (subcommands(command) + options(command)).map { "'\($0)'" }.joined(separator: " ")
+            let words = (subcommands(command) + spellings(command)).map { "'\($0)'" }.joined(separator: " ")
             cases += "    \(command.name)) compadd -- \(words); _files ;;\n"
         }
         return """
@@ -161,8 +166,9 @@ enum CommandDocs {
             for word in subcommands(command) {
                 lines.append("complete -c packtool -n '__fish_seen_subcommand_from \(command.name)' -a \(word)")
             }
-            for option in options(command) {
-                lines.append("complete -c packtool -n '__fish_seen_subcommand_from \(command.name)' -l \(option.dropFirst(2)) -F")
+            for option in command.allOptions {
+                let short = option.short.map { " -s \($0.dropFirst())" } ?? ""
+                lines.append("complete -c packtool -n '__fish_seen_subcommand_from \(command.name)' -l \(option.name.dropFirst(2))\(short) -F")
             }
         }
         return lines.joined(separator: "\n") + "\n"

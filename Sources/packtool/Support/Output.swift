@@ -19,9 +19,15 @@ enum Output {
     /// Progress or a note on standard error, left out with `--quiet`.
     static func note(_ text: String) { if !quiet { write(2, text) } }
 
-    /// True when standard output is a terminal and `NO_COLOR` is unset (https://no-color.org).
-    static var wantsColor: Bool {
-        isatty(1) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"].map { $0.isEmpty } ?? true
+    /// Whether to colour standard output, by `--color auto|always|never` (nil: auto): auto is true when standard
+    /// output is a terminal and `NO_COLOR` is unset or empty; the option given on the command line wins over
+    /// `NO_COLOR`, as https://no-color.org asks.
+    static func wantsColor(_ mode: String?) -> Bool {
+        switch mode {
+        case "always": return true
+        case "never": return false
+        default: return isatty(1) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"].map { $0.isEmpty } ?? true
+        }
     }
 
     /// `text` with every control character except line breaks and tabs — C0, DEL, C1 (ESC starts a terminal escape
