@@ -18,16 +18,28 @@ public struct CSVTable: Equatable, Sendable {
         public var message: String
     }
 
-    /// Reads CSV text, its separator the one the header row (the first record) uses outside quotes; a header with none
-    /// is one column, read as comma-separated. Throws for a header using two separators, a quote left open or text
+    /// Reads CSV text, its separator the one the header row (the first record) uses outside quotes, or the one a
+    /// first `sep=;` line names (Excel's); a header with none is one column, read as comma-separated. Throws for a header using two separators, a quote left open or text
     /// after a closing quote, and for bytes that are not UTF-8.
     public static func parse(_ bytes: [UInt8]) throws -> CSVTable {
         var body = bytes[...]
         if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
-        guard let text = String(validating: body, as: UTF8.self) else {
+        guard var text = String(validating: body, as: UTF8.self) else {
             throw ParseError(row: 1, message: "the file is not UTF-8 text (save it as \"CSV UTF-8\")")
         }
-        let separator = try headerSeparator(text)
+        // Excel writes a `sep=;` line first when asked to keep its separator; it names the separator and is no row.
+        var named: Unicode.Scalar? = nil
+        let head = Array(text.unicodeScalars.prefix(5))
+        if head.count == 5, String(String.UnicodeScalarView(head.prefix(4))).lowercased() == "sep=", separators.contains(where: { $0.scalar == head[4] }) {
+            var rest = text.unicodeScalars.dropFirst(5)
+            if rest.first == "\r" { rest = rest.dropFirst() }
+            if rest.first == "\n" { rest = rest.dropFirst() }
+            if rest.count < text.unicodeScalars.count - 5 || rest.isEmpty {  // the line ends there
+                named = head[4]
+                text = String(String.UnicodeScalarView(rest))
+            }
+        }
+        let separator = try named ?? headerSeparator(text)
         var records: [[String]] = [], record: [String] = [], field = "", quoted = false, afterQuote = false
         var scalars = text.unicodeScalars.makeIterator()
         var pending: Unicode.Scalar? = nil

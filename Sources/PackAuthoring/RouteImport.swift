@@ -58,7 +58,13 @@ public struct RouteImport {
     public init(_ table: CSVTable, sheet name: String, pack: RootedFolder, force: Bool = false) throws {
         let sheet = Sheet(name: name, decimalComma: table.separator != ",")
         guard let header = table.records.first else { throw RouteSheet.Refusal(problems: ["\(sheet): the file is empty; it needs a header row"]) }
+        // A route of thousands of stops is no walk; such a sheet is refused before it costs minutes.
+        guard table.records.count <= Self.maximumRows + 1 else {
+            throw RouteSheet.Refusal(problems: ["\(sheet): \(table.records.count - 1) rows; a route sheet holds at most \(Self.maximumRows) stops"])
+        }
         let (columns, fingerprintIndex) = try Self.columns(header, sheet: sheet)
+        // Columns without a name (a spreadsheet's empty trailing columns) are left out, as long as they hold nothing.
+        let nameless = header.indices.filter { header[$0].trimmedSpaces.isEmpty }
         let (packBytes, packRoot) = try RouteSheet.parse(pack, "pack.json")
         let route = RouteSheet.route(of: packRoot)
         let language = packRoot["language"]?.string ?? "en"
@@ -66,6 +72,9 @@ public struct RouteImport {
         for (r, record) in table.records.enumerated().dropFirst() where !record.allSatisfy({ $0.trimmedSpaces.isEmpty }) {
             let row = r + 1
             if record.count != header.count { problems.append(Self.ragged(record, row: row, header: header, sheet: sheet, table.separator)); continue }
+            if let stray = nameless.first(where: { !record[$0].trimmedSpaces.isEmpty }) {
+                problems.append("\(sheet):\(row): a value in column \(stray + 1), which has no name in the header row"); continue
+            }
             var cells: [String: String] = [:]
             for (index, column) in columns { cells[column.header] = RouteCell.unescaped(record[index]) }
             let id = cells["id"]!.trimmedSpaces
@@ -108,12 +117,16 @@ public struct RouteImport {
         }
     }
 
+    /// The most rows (stops) a sheet may hold.
+    static let maximumRows = 2000
+
     /// The header's columns by position, and the position of the `exported` column if there is one; throws for an
     /// unknown or repeated column and for a sheet without ids.
     static func columns(_ header: [String], sheet: Sheet) throws -> ([(index: Int, column: RouteSheet.Column)], Int?) {
         var problems: [String] = [], columns: [(index: Int, column: RouteSheet.Column)] = [], fingerprint: Int? = nil
         for (i, name) in header.enumerated() {
             let trimmed = name.trimmedSpaces
+            if trimmed.isEmpty { continue }  // a column without a name: its cells must be empty (checked per row)
             if let column = RouteSheet.columns.first(where: { $0.header == trimmed }) {
                 if columns.contains(where: { $0.column == column }) { problems.append("\(sheet):1:\(trimmed): the column appears twice") }
                 columns.append((i, column))

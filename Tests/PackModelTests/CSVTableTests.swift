@@ -8,6 +8,15 @@ final class CSVTableTests: XCTestCase {
         XCTAssertEqual(try parse("a,\"b, \"\"c\"\"\nd\",e\r\nf,,\n"), [["a", "b, \"c\"\nd", "e"], ["f", "", ""]])
     }
 
+    /// Excel's `sep=;` first line names the separator and is no row (an outside attack saw it read as a column).
+    func testExcelsSepLineNamesTheSeparatorAndIsNoRow() throws {
+        let table = try CSVTable.parse(Array("sep=;\r\nid;title\r\n01-a;A, with a comma\r\n".utf8))
+        XCTAssertEqual(table.separator, ";")
+        XCTAssertEqual(table.records, [["id", "title"], ["01-a", "A, with a comma"]])
+        XCTAssertEqual(try CSVTable.parse(Array("sep=,\nid,title\n".utf8)).records, [["id", "title"]])
+        XCTAssertEqual(try CSVTable.parse(Array("sep=x,y\n".utf8)).records, [["sep=x", "y"]], "not a separator: an ordinary row")
+    }
+
     func testExcelsByteOrderMarkAndALastRecordWithoutALineBreakAreRead() throws {
         XCTAssertEqual(try parse("\u{FEFF}id,title\r\n01-a,\"A\""), [["id", "title"], ["01-a", "A"]])
     }

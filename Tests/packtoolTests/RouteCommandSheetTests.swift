@@ -248,6 +248,30 @@ final class RouteCommandSheetTests: XCTestCase {
         XCTAssertEqual(try snapshot(pack.root), before)
     }
 
+    /// As spreadsheets also save: Excel's `sep=;` line and empty trailing columns are read past (a value under a
+    /// column without a name is refused); a sheet of more rows than any route is refused before it costs minutes.
+    func testExcelsSepLineAndEmptyTrailingColumnsAreReadAndAHugeSheetIsRefused() throws {
+        let pack = try PackCopy()
+        let sheet = try semicolonSheet(try exported(pack.root)) { records in
+            for r in records.indices { records[r] += ["", ""] }
+            records[3][1] = "Mercat Cross, moved"
+        }
+        let r = try CLI.run(["route", "import", try write("sep=;\r\n" + sheet), pack.root.path, "--force"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(try scene(pack, "03-mercat-cross").contains("\"title\": \"Mercat Cross, moved\""), r.stdout)
+        let stray = try semicolonSheet(try exported(pack.root)) { records in
+            for r in records.indices { records[r] += [""] }
+            records[2][records[2].count - 1] = "x"
+        }
+        let refused = try CLI.run(["route", "import", try write(stray), pack.root.path])
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertTrue(refused.stderr.contains("route.csv:3: a value in column "), refused.stderr)
+        let huge = "id,title\r\n" + (0..<2001).map { "\(String(format: "%03d", $0 % 1000))-s\($0),T\r\n" }.joined()
+        let big = try CLI.run(["route", "import", try write(huge), pack.root.path, "--dry-run"])
+        XCTAssertEqual(big.status, 1)
+        XCTAssertTrue(big.stderr.contains("2001 rows; a route sheet holds at most 2000 stops"), big.stderr)
+    }
+
     func testTheHelpDescribesSeparatorsDegreesBlankBearingsTheEscapeAndForce() throws {
         let r = try CLI.run(["route", "--help"])
         XCTAssertEqual(r.status, 0)
