@@ -25,8 +25,8 @@ enum RouteCommand: Command {
         standard output.
 
         import reads such a sheet as spreadsheets save it: columns separated by commas, semicolons or tabs (whichever
-        the header row uses), quoted fields, CRLF or LF, a UTF-8 byte order mark; the columns in any order, any of
-        them left out but id. In a sheet separated by semicolons or tabs a decimal comma is read (51,38130); in a
+        the header row uses, or Excel's first sep=; line names), quoted fields, CRLF or LF, a UTF-8 byte order mark,
+        empty trailing columns; the columns in any order, any of them left out but id; at most 2000 rows. In a sheet separated by semicolons or tabs a decimal comma is read (51,38130); in a
         comma-separated one it is refused (write 51.38130). A latitude or longitude may be written in degrees,
         minutes and seconds, with or without the marks (55°56'55.4"N, 55 56 55.4 N, 3°11'18"W, N 55° 56.923'); it
         is written into scene.json in decimal degrees (six decimals). A blank view.bearing is worked out from the
@@ -34,7 +34,9 @@ enum RouteCommand: Command {
         Each stop's scene.json is made to say what its row says: only the values that differ are rewritten, in
         place, and every other byte of the file stays as it was. A row whose id is not a stop yet creates
         stops/<id>/scene.json (a minimal one, for lint to complete) and adds the id to the end of pack.json's route.
-        Eras are added, never removed. A cell that cannot be read (not a number, out of range, a duplicate or
+        Eras are added, never removed. A value with nowhere to go (scene.json lacks the object that holds it) is
+        refused, never dropped; export refuses a value a sheet cannot carry back (true, null, a list, text in a
+        number field), and never writes into the pack. A cell that cannot be read (not a number, out of range, a duplicate or
         malformed id, a row with more or fewer cells than the header) is reported by row and column, and then
         nothing is written. A cell that would put back a value scene.json changed after the export (a lint --fix
         since, or an edit) is named and refused the same way; --force imports it all the same.
