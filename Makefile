@@ -8,7 +8,7 @@ export LC_ALL := C.UTF-8
 .SHELLFLAGS := -o pipefail -c
 # Build and link needs; test needs (independent validators and media probes); example-pack generation needs.
 APT_BUILD := libssl-dev libsqlite3-dev libarchive-dev libheif-dev libwebp-dev libqrencode-dev libpng-dev libavcodec-dev libavformat-dev libswresample-dev pkg-config
-APT_TEST  := ffmpeg libheif-examples libarchive-tools sqlite3 nginx curl python3-venv chromium chromium-driver faketime zbar-tools espeak-ng man-db binutils
+APT_TEST  := ffmpeg libheif-examples libarchive-tools sqlite3 nginx curl python3-venv chromium chromium-driver faketime zbar-tools espeak-ng man-db binutils ruby
 APT_MEDIA := imagemagick espeak-ng
 # Test-only Python packages live in a virtual environment under .build/, never in the system Python (which Debian
 # marks externally managed, PEP 668).
@@ -77,14 +77,16 @@ install: deps-build
 	scripts/install-packtool.sh $(PREFIX)
 
 # make dist: the same tree as a release archive, packtool-VERSION-OS-ARCH/ with a NEEDED file listing the shared
-# libraries packtool needs and the Debian packages that bring them (scripts/check-dist.sh checks it).
+# libraries packtool needs and the Debian packages (on macOS: Homebrew formulae) that bring them (scripts/check-dist.sh
+# checks it on Linux; .github/workflows/apple.yml's dist job on macOS). GNU tar on Linux, bsdtar on macOS: owned by 0.
 dist: deps-build
 	rm -rf $(DIST)/root && mkdir -p $(DIST)
 	version=$$(sed -n 's/.*static let string = "\(.*\)".*/\1/p' Sources/PackFetch/PackVerifyVersion.swift); \
 	  name=packtool-$$version-$$(uname -s | tr A-Z a-z)-$$(uname -m); \
 	  DESTDIR=$(abspath $(DIST))/root scripts/install-packtool.sh /$$name >/dev/null && \
 	  scripts/needed-libraries.sh $(DIST)/root/$$name/bin/packtool > $(DIST)/root/$$name/NEEDED && \
-	  tar -czf $(DIST)/$$name.tar.gz -C $(DIST)/root --owner=0 --group=0 $$name && rm -rf $(DIST)/root && echo "$(DIST)/$$name.tar.gz"
+	  owner=$$(tar --version 2>/dev/null | grep -q 'GNU tar' && echo '--owner=0 --group=0' || echo '--uid 0 --gid 0'); \
+	  tar -czf $(DIST)/$$name.tar.gz -C $(DIST)/root $$owner $$name && rm -rf $(DIST)/root && echo "$(DIST)/$$name.tar.gz"
 
 DEMO      := demo-out
 KEYS      := keys-example

@@ -12,7 +12,9 @@ cd "$(dirname "$0")/.."
 [ $# -eq 1 ] || { echo "usage: $0 PREFIX" >&2; exit 2; }
 prefix=$1
 root="${DESTDIR:-}$prefix"
-swift build -c release --product packtool >/dev/null
+# SWIFT_BUILD_FLAGS: a packager's own flags (Homebrew's formula passes --disable-sandbox and its --jobs).
+# shellcheck disable=SC2086
+swift build -c release --product packtool ${SWIFT_BUILD_FLAGS:-} >/dev/null
 bin=$(swift build -c release --show-bin-path)
 mkdir -p "$root/bin" "$root/share/man/man1" "$root/share/bash-completion/completions" "$root/share/zsh/site-functions" \
   "$root/share/fish/vendor_completions.d" "$root/share/doc/packtool"

@@ -18,7 +18,9 @@ while [ $# -gt 0 ]; do
     *) echo "usage: $0 [-c debug|release] [--install PREFIX]" >&2; exit 2 ;;
   esac
 done
-swift build -c "$config" --product PackVerifyC >/dev/null
+# SWIFT_BUILD_FLAGS: a packager's own flags (Homebrew's formula passes --disable-sandbox and its --jobs).
+# shellcheck disable=SC2086
+swift build -c "$config" --product PackVerifyC ${SWIFT_BUILD_FLAGS:-} >/dev/null
 bin=$(swift build -c "$config" --show-bin-path)
 version=$(sed -n 's/.*static let string = "\(.*\)".*/\1/p' Sources/PackFetch/PackVerifyVersion.swift)
 if [ "$(uname -s)" = Darwin ]; then

@@ -3,7 +3,8 @@
 #   swift      the Swift test bundle over OpenSSL, itself in two processes (scripts/swift-test-lanes.py)
 #   python     the Python suites (schemas, media, C ABI through ctypes, S3 against SeaweedFS, the preview in Chromium, …)
 #   cryptokit  the CryptoKit stand-in build (its own scratch folder) and its suites
-#   tools      the C test, the nginx end-to-end test, then `make demo` on the release build and `make dist`'s checks
+#   tools      the C test, the nginx end-to-end test, then `make demo` on the release build, `make dist`'s checks and
+#              the Homebrew formula against its stand-in (Tests/mac)
 # The two builds (stand-in and release) used to run one after the other in one lane, the longest of the three (20 of
 # the 25 minutes CI took); in their own lanes they share the two cores with lanes that mostly wait.
 # Most of the suites' time is waiting (slow servers on purpose, killed and restarted processes, fsync), so on two
@@ -68,6 +69,9 @@ tools_lane() {
     fi
     # What a user installs: make install's man page and completions, make dist's archive run without Swift.
     scripts/check-dist.sh || return 1
+    # The Mac route: the Homebrew formula's install and test blocks against a stand-in of Homebrew's Formula API, and
+    # make dist's Darwin branch against stand-ins of otool, uname and strings.
+    Tests/mac/run.sh || return 1
   } > .build/test-tools.out 2>&1
   local status=$?
   sed 's/^/[tools] /' .build/test-tools.out

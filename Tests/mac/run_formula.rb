@@ -1,0 +1,47 @@
+# Runs Formula/packtool.rb against the Homebrew stand-in: what `brew install --HEAD` and `brew test` would do with it,
+# minus Homebrew's own environment (see homebrew_standin.rb for what that leaves unproven).
+#
+# usage: ruby run_formula.rb FORMULA PREFIX SOURCE [--install] [--test] [--lists README WORKFLOW]
+#   --install   runs the install block in SOURCE (the checkout, as if Homebrew had unpacked it) into PREFIX
+#   --test      runs the test block against PREFIX
+#   --lists     checks that the formula's libraries are the README's `brew install` line and the workflow's
+require_relative "homebrew_standin"
+
+formula_file, prefix, source, *flags = ARGV
+abort "usage: ruby run_formula.rb FORMULA PREFIX SOURCE [--install] [--test] [--lists README WORKFLOW]" if source.nil?
+
+load formula_file
+formula_class = Object.const_get(:Packtool)
+declared = formula_class.declared
+formula = formula_class.new(prefix: prefix, buildpath: source)
+
+if (at = flags.index("--lists"))
+  readme, workflow = flags[at + 1], flags[at + 2]
+  # The libraries the formula depends on at run time and for the build, by name (requirements like xcode: aside).
+  wanted = declared[:depends_on].flat_map { |d| d.is_a?(Hash) ? d.keys.grep(String) : [d] }.sort
+  # Homebrew renamed pkg-config to pkgconf; both names install the same formula, so the lists may use either.
+  normal = ->(names) { names.map { |n| n == "pkg-config" ? "pkgconf" : n }.sort }
+  { readme => File.read(readme), workflow => File.read(workflow) }.each do |file, text|
+    # Lines installing packtool itself (the tap's own job) are not library lists.
+    lines = text.lines.grep(/^\s*brew install /).grep_v(/packtool/)
+    abort "#{file}: no `brew install` line to compare with the formula" if lines.empty?
+    lines.each do |line|
+      named = normal.call(line.sub(/^\s*brew install /, "").split.reject { |w| w.start_with?("-") } - ["nginx"])
+      next if named == wanted
+
+      abort "#{file}: `#{line.strip}` installs #{named.join(" ")}, the formula depends on #{wanted.join(" ")}"
+    end
+  end
+  puts "ok   the formula's libraries are the README's and the workflow's `brew install` lines (#{wanted.join(" ")})"
+end
+
+if flags.include?("--install")
+  formula.run_install
+  puts "ok   install block: make install into the prefix, the example pack in #{formula.pkgshare.relative_path_from(formula.prefix)}"
+end
+
+if flags.include?("--test")
+  block = declared[:test] or abort "#{formula_file}: no test block"
+  formula.run_test(block)
+  puts "ok   test block passed"
+end
