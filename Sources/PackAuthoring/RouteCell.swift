@@ -6,12 +6,19 @@
 /// an apostrophe gets one too, so import can drop exactly one leading apostrophe from every cell and every value
 /// comes back byte for byte. Numbers in number columns (`-3.19744`) are left alone: a spreadsheet shows them as
 /// numbers, which is what they are, and no formula runs.
+///
+/// Beyond OWASP's list, from an outside attack: the formula character may come after leading spaces (` =1+2`,
+/// which some spreadsheets trim before reading a formula) and may be its full-width form (`＝`, `＋`, `－`, `＠`, which
+/// East Asian input methods type and some spreadsheets read as the ASCII one). Both get the apostrophe too.
 public enum RouteCell {
-    static let formulaLeading: Set<Character> = ["=", "+", "-", "@", "\t", "\r"]
+    static let formulaLeading: Set<Character> = ["=", "+", "-", "@", "\t", "\r", "＝", "＋", "－", "＠"]
+    /// Spaces a spreadsheet may trim before it looks for a formula: ASCII, no-break and ideographic.
+    static let leadingSpaces: Set<Character> = [" ", "\u{A0}", "\u{3000}"]
 
     /// The cell export writes for `value`, a value as scene.json holds it (`RouteSheet.cell`).
     public static func escaped(_ value: String, in column: RouteSheet.Column) -> String {
-        guard let first = value.first, first == "'" || formulaLeading.contains(first) else { return value }
+        let lead = value.first { !leadingSpaces.contains($0) }
+        guard let first = value.first, first == "'" || lead.map(formulaLeading.contains) == true else { return value }
         let numeric = switch column.kind {
         case .text: false
         case .number: isJSONNumber(value)

@@ -71,6 +71,12 @@ extension RouteImport {
         let at = "\(sheet):\(row):\(column.header)"
         switch column.kind {
         case .text:
+            // A control, invisible or bidirectional character (NUL, ESC, U+200B, U+202E, …) makes a title show as
+            // something it is not, in the app and in a terminal that prints it; tabs and line breaks are only spacing.
+            if let hidden = text.unicodeScalars.first(where: { !["\t", "\n", "\r"].contains($0) && NameCharacters.hidden(in: String($0)) != nil }) {
+                throw RouteSheet.Refusal(problems: ["\(at): contains \(NameCharacters.describe(hidden)), a control, invisible or bidirectional character that "
+                                                    + "would make the text show as something it is not; retype the cell without it"])
+            }
             return text
         case .number(let range, let excludingUpper, let excludingLower, _):
             let axis: DegreesMinutesSeconds.Axis? = column.header.hasSuffix(".lat") ? .latitude : column.header.hasSuffix(".lon") ? .longitude : nil

@@ -159,11 +159,13 @@ public struct RouteImport {
     }
 
     /// Writes every planned file atomically through the rooted layer. Should one write fail, the files already
-    /// written are put back (new ones removed), so the pack is as it was.
+    /// written are put back, new ones removed with the folders made for them (a new stop's `stops/<id>/`), so the
+    /// pack is as it was.
     public func apply(to pack: RootedFolder) throws {
-        var done: [(path: String, before: [UInt8]?)] = []
+        var done: [(path: String, before: [UInt8]?)] = [], madeFolders: [String] = []
         do {
             for w in writes {
+                if w.before == nil { madeFolders += Self.missingFolders(of: w.path, in: pack) }
                 try pack.writeAtomically(Data(w.bytes), to: w.path, creatingFolders: w.before == nil)
                 done.append((w.path, w.before))
             }
@@ -171,7 +173,15 @@ public struct RouteImport {
             for d in done.reversed() {
                 if let before = d.before { try? pack.writeAtomically(Data(before), to: d.path) } else { try? pack.remove(d.path) }
             }
+            // Deepest first; `remove` takes a folder only when it is empty, so nothing the author put there goes.
+            for folder in madeFolders.reversed() { try? pack.remove(folder) }
             throw error
         }
+    }
+
+    /// The folders above `path` that do not exist yet, outermost first.
+    static func missingFolders(of path: String, in pack: RootedFolder) -> [String] {
+        let parts = path.split(separator: "/").dropLast()
+        return parts.indices.map { parts[...$0].joined(separator: "/") }.filter { !pack.exists($0) }
     }
 }

@@ -117,9 +117,9 @@ enum RouteCommand: Command {
         do {
             plan = try RouteImport(try CSVTable.parse(Array(bytes)), sheet: sheet, pack: pack, force: force)
         } catch let e as CSVTable.ParseError {
-            throw CommandLineError.failure("\(sheet):\(e.row): \(e.message); nothing was written")
+            return try refused(["\(sheet):\(e.row): \(e.message)"], json: json, dryRun: dryRun)
         } catch let r as RouteSheet.Refusal {
-            throw CommandLineError.failure(r.message + "\nnothing was written")
+            return try refused(r.problems, json: json, dryRun: dryRun)
         }
         if !dryRun {
             do { try plan.apply(to: pack) } catch { throw CommandLineError.io("\(error); nothing was changed") }
@@ -144,6 +144,14 @@ enum RouteCommand: Command {
         }
         Output.out(text)
         return 0
+    }
+
+    /// A sheet refused: every problem, then that nothing was written; exit 1. With `--format json` the same as one
+    /// object on standard output (`"ok": false`), so a script reading it always gets an answer.
+    private static func refused(_ problems: [String], json: Bool, dryRun: Bool) throws -> Int32 {
+        guard json else { throw CommandLineError.failure(problems.joined(separator: "\n") + "\nnothing was written") }
+        try JSONValue.object(["ok": .bool(false), "dryRun": .bool(dryRun), "problems": .strings(problems), "written": .strings([])]).print()
+        return 1
     }
 
     /// `old → new`, with where the new value came from when the sheet wrote it otherwise.
