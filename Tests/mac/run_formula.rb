@@ -37,7 +37,7 @@ end
 
 if flags.include?("--install")
   formula.run_install
-  puts "ok   install block: make install into the prefix, the example pack in #{formula.pkgshare.relative_path_from(formula.prefix)}"
+  puts "ok   install block: make install into the prefix, the example pack in #{(formula.pkgshare/"examples").relative_path_from(formula.prefix)}"
 end
 
 if flags.include?("--test")

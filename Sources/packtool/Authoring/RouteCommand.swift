@@ -19,8 +19,9 @@ enum RouteCommand: Command {
           \(RouteSheet.columns.map(\.header).joined(separator: ", "))
         Numbers are written exactly as the JSON writes them; eras are the eras' years separated by ";" (1824;1900);
         an empty cell is a value the file does not have. A text cell beginning with =, +, -, @, a tab, a carriage
-        return or an apostrophe is written quoted with an apostrophe before it, so a spreadsheet shows it as text and
-        runs no formula (import drops exactly that apostrophe). The last column, exported, records what was exported,
+        return or an apostrophe (the first four also after leading spaces, or full-width: ＝ ＋ － ＠) is written
+        quoted with an apostrophe before it, so a spreadsheet shows it as text and runs no formula (import drops
+        exactly that apostrophe). The last column, exported, records what was exported,
         so import can tell a cell you changed from one scene.json changed since. Without --out the CSV goes to
         standard output.
 
@@ -37,8 +38,8 @@ enum RouteCommand: Command {
         Eras are added, never removed. A value with nowhere to go (scene.json lacks the object that holds it) is
         refused, never dropped; export refuses a value a sheet cannot carry back (true, null, a list, text in a
         number field), and never writes into the pack. A cell that cannot be read (not a number, out of range, a duplicate or
-        malformed id, a row with more or fewer cells than the header) is reported by row and column, and then
-        nothing is written. A cell that would put back a value scene.json changed after the export (a lint --fix
+        malformed id, a row with more or fewer cells than the header, text with a control, invisible or bidirectional
+        character such as ESC or U+202E) is reported by row and column, and then nothing is written. A cell that would put back a value scene.json changed after the export (a lint --fix
         since, or an edit) is named and refused the same way; --force imports it all the same.
         signoff.json is never touched: the report names the sign-offs the changes make stale.
         The report shows each changed cell: stop, column, old value → new value.
