@@ -8,7 +8,7 @@ export LC_ALL := C.UTF-8
 .SHELLFLAGS := -o pipefail -c
 # Build and link needs; test needs (independent validators and media probes); example-pack generation needs.
 APT_BUILD := libssl-dev libsqlite3-dev libarchive-dev libheif-dev libwebp-dev libqrencode-dev libpng-dev libavcodec-dev libavformat-dev libswresample-dev pkg-config
-APT_TEST  := ffmpeg libheif-examples libarchive-tools sqlite3 nginx curl python3-venv chromium chromium-driver faketime zbar-tools espeak-ng man-db binutils ruby
+APT_TEST  := ffmpeg libheif-examples libarchive-tools sqlite3 nginx curl python3-venv chromium chromium-driver faketime zbar-tools espeak-ng man-db binutils ruby fish zsh
 APT_MEDIA := imagemagick espeak-ng
 # Test-only Python packages live in a virtual environment under .build/, never in the system Python (which Debian
 # marks externally managed, PEP 668).
@@ -145,6 +145,7 @@ SHIM_SUITES  := PackCryptoTests|PackTrustTests|PackVerifyTests|AppleGuideTests|C
 
 test: deps-test
 	@chmod 600 keys-example/*.pem
+	scripts/check-ci-packages.sh
 	scripts/portability-check.sh
 	scripts/check-module-arrows.py --self-test
 	scripts/check-module-arrows.py
@@ -164,6 +165,7 @@ test: deps-test
 CHECK_SKIP := KilledAtAnyMoment|PreviewBuilderTests|RuleCatalogueTests.testEveryCaseYieldsItsCodeAtItsPosition|CLIConventionTests.testEveryOptionInHelpIsParsed
 check: deps-build
 	@chmod 600 keys-example/*.pem
+	scripts/check-ci-packages.sh
 	scripts/portability-check.sh
 	scripts/check-module-arrows.py --self-test
 	scripts/check-module-arrows.py

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Checks what a user gets (issue 31): `make install PREFIX=<scratch>` installs a man page `man -l` renders and bash
-# completions `bash -n` accepts; `make dist`'s archive lists the shared libraries packtool needs, each of them one of
-# the system libraries its NEEDED file names (with the Debian packages that bring them), and — unpacked here with the
-# Swift toolchain off the PATH and an empty environment — lints and previews the example pack.
+# Checks what a user gets (issue 31): `make install PREFIX=<scratch>` installs packtool.1 and a man page per command
+# (issue 45: `man packtool-lint`), each rendered by `man -l` at 80 columns with no warning (nor from `groff -ww`) and
+# no line wider than 80, and found by name under the installed share/man; completions that `bash -n`, `zsh -n` and
+# `fish --no-execute` accept (zsh and fish when installed: make test's dependencies bring them); `make dist`'s archive
+# lists the shared libraries packtool needs, each of them one of the system libraries its NEEDED file names (with the
+# Debian packages that bring them), and — unpacked here with the Swift toolchain off the PATH and an empty
+# environment — lints and previews the example pack.
 # usage: scripts/check-dist.sh   (after make demo: the release build is reused)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,13 +14,34 @@ trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL $*"; exit 1; }
 
 make --no-print-directory install PREFIX="$work/prefix" >/dev/null
-MANPAGER=cat man -l "$work/prefix/share/man/man1/packtool.1" 2>"$work/man.err" | grep -q "PACKTOOL(1)" || fail "man -l does not render packtool.1"
-[ ! -s "$work/man.err" ] || fail "man -l warned: $(head -3 "$work/man.err")"
+man1="$work/prefix/share/man/man1"
+pages=0 widest=0
+for name in "" $("$work/prefix/bin/packtool" --help | awk '/^  [a-z]/ {print "-" $1}'); do
+  page="$man1/packtool$name.1"
+  [ -f "$page" ] || fail "make install did not install share/man/man1/packtool$name.1"
+  MANWIDTH=80 MANPAGER=cat LC_ALL=C.UTF-8 man --warnings -l "$page" >"$work/man.out" 2>"$work/man.err" || fail "man -l does not render packtool$name.1"
+  [ ! -s "$work/man.err" ] || fail "man -l warned on packtool$name.1: $(head -3 "$work/man.err")"
+  head -n 1 "$work/man.out" | grep -q "^PACKTOOL$(echo "$name" | tr a-z A-Z)(1) " || fail "man -l renders packtool$name.1 without its title"
+  width=$(LC_ALL=C.UTF-8 wc -L <"$work/man.out")
+  [ "$width" -le 80 ] || fail "packtool$name.1 has a line of $width columns at MANWIDTH=80: $(awk 'length > 80' "$work/man.out" | head -1)"
+  [ "$width" -le "$widest" ] || widest=$width
+  groff -ww -z -man "$page" 2>"$work/groff.err" && [ ! -s "$work/groff.err" ] || fail "groff -ww warned on packtool$name.1: $(head -3 "$work/groff.err")"
+  pages=$((pages + 1))
+done
+MANPAGER=cat man -M "$work/prefix/share/man" packtool-lint >"$work/man.out" 2>&1 && head -n 1 "$work/man.out" | grep -q "^PACKTOOL-LINT(1) " \
+  || fail "man does not find packtool-lint in the installed share/man: $(head -3 "$work/man.out")"
 bash -n "$work/prefix/share/bash-completion/completions/packtool" || fail "bash -n refuses the completions"
+shells="bash -n"
+if command -v zsh >/dev/null; then
+  zsh -n "$work/prefix/share/zsh/site-functions/_packtool" || fail "zsh -n refuses the completions"; shells="$shells, zsh -n"
+fi
+if command -v fish >/dev/null; then
+  fish --no-execute "$work/prefix/share/fish/vendor_completions.d/packtool.fish" || fail "fish refuses the completions"; shells="$shells, fish --no-execute"
+fi
 for f in bin/packtool share/doc/packtool/lint-rules.md share/zsh/site-functions/_packtool share/fish/vendor_completions.d/packtool.fish lib/libpackverify.so.1 include/packverify.h lib/pkgconfig/packverify.pc; do
   [ -e "$work/prefix/$f" ] || fail "make install did not install $f"
 done
-echo "ok   make install: binary, man page (man -l renders it), bash/zsh/fish completions (bash -n accepts), library"
+echo "ok   make install: binary, $pages man pages (man -l renders each at 80 columns with no warning, widest line $widest; man finds packtool-lint by name), bash/zsh/fish completions ($shells accept them), library"
 
 archive=$(make --no-print-directory dist | tail -n 1)
 [ -f "$archive" ] || fail "make dist wrote no archive ($archive)"

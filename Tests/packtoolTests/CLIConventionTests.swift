@@ -53,7 +53,6 @@ final class CLIConventionTests: XCTestCase {
     }
 
     func testEveryOptionInHelpIsParsedAndInTheManPageAndEveryCompletion() throws {
-        let man = try CLI.run(["docs", "man"]).stdout
         let bash = try CLI.run(["docs", "bash"]).stdout
         let zsh = try CLI.run(["docs", "zsh"]).stdout
         let fish = try CLI.run(["docs", "fish"]).stdout
@@ -63,16 +62,20 @@ final class CLIConventionTests: XCTestCase {
             let scoped = Self.scopedOptions(help)
             let options = scoped.map(\.option)
             XCTAssertFalse(options.isEmpty, name)
-            let bashWords = bash.split(separator: "\n").first { $0.hasPrefix("    \(name)) words=\"") }.map(String.init) ?? ""
-            let zshWords = zsh.split(separator: "\n").first { $0.hasPrefix("    \(name)) compadd") }.map(String.init) ?? ""
-            guard let section = man.range(of: ".SS \(name)\n") else { XCTFail("the man page has no \(name)"); continue }
-            let manText = man[section.upperBound...].components(separatedBy: "\n.SS ").first ?? ""
+            let bashLine = bash.split(separator: "\n").first { $0.hasPrefix("    \(name)) subs=\"") }.map(String.init) ?? ""
+            let bashOptions = bashLine.components(separatedBy: " opts=\"").dropFirst().first?.split(separator: "\"").first?.split(separator: " ") ?? []
+            let zshLine = zsh.split(separator: "\n").first { $0.hasPrefix("    \(name)) subs=(") }.map(String.init) ?? ""
+            // The command's own page: each option is an item of its OPTIONS (`.TP`, then the option in bold).
+            let page = try CLI.run(["docs", "man", name]).stdout
+            guard let optionsSection = page.range(of: "\n.SH OPTIONS\n"), let examples = page.range(of: "\n.SH EXAMPLES\n") else {
+                XCTFail("packtool-\(name)(1) has no OPTIONS or EXAMPLES"); continue
+            }
+            let manOptions = page[optionsSection.upperBound..<examples.lowerBound]
             for (option, subcommand) in scoped {
-                XCTAssertTrue(bashWords.split(separator: "\"").dropFirst().first?.split(separator: " ").contains(Substring(option)) == true,
-                              "bash completes \(name) \(option)")
-                XCTAssertTrue(zshWords.contains("'\(option)'"), "zsh completes \(name) \(option)")
+                XCTAssertTrue(bashOptions.contains(Substring(option)), "bash completes \(name) \(option)")
+                XCTAssertTrue(zshLine.contains(" \(option) ") || zshLine.contains(" \(option))") || zshLine.contains("(\(option) "), "zsh completes \(name) \(option)")
                 XCTAssertTrue(fish.contains("__fish_seen_subcommand_from \(name)' -l \(option.dropFirst(2)) "), "fish completes \(name) \(option)")
-                XCTAssertTrue(manText.contains(option.replacing("-", with: "\\-")) || manText.contains(option), "the man page names \(name) \(option)")
+                XCTAssertTrue(manOptions.contains("\\fB" + option.replacing("-", with: "\\-") + "\\fR"), "packtool-\(name)(1) lists \(option)")
                 // The parser knows it: whatever else is wrong, it is not an unknown option.
                 if option != "--help" {
                     let r = try CLI.run([name] + (subcommand.map { [$0] } ?? []) + [option, "x"], in: scratch)

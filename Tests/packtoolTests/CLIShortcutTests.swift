@@ -4,7 +4,8 @@ import XCTest
 
 /// Issue 45, item 4: the conventions the tools authors already use give for free, each from the one option table —
 /// `-h`, `-q` and `-o` wherever the long option is taken, `lint` of the current folder, colour by `--color` and
-/// `NO_COLOR`, and `lint --fix --dry-run` as a diff.
+/// `NO_COLOR`, `lint --fix --dry-run` as a diff, a man page per command (`man packtool-lint`) and completions that
+/// offer an option's values.
 final class CLIShortcutTests: XCTestCase {
     func testEveryCommandTakesDashHAndDashQAndEveryOutTakesDashO() throws {
         for name in try CLIConventionTests.commandNames() {
@@ -21,7 +22,7 @@ final class CLIShortcutTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: dir + "/keys/index.pem"))
         let bash = try CLI.run(["docs", "bash"]).stdout, fish = try CLI.run(["docs", "fish"]).stdout
         XCTAssertTrue(bash.contains("--out -o") && bash.contains("--quiet -q") && bash.contains("--help -h"), bash)
-        XCTAssertTrue(fish.contains("'__fish_seen_subcommand_from key' -l out -s o -F"), fish)
+        XCTAssertTrue(fish.contains("'__fish_seen_subcommand_from key' -l out -s o -r -F"), fish)
     }
 
     func testLintWithNoPathLintsTheCurrentFolder() throws {
@@ -74,5 +75,33 @@ final class CLIShortcutTests: XCTestCase {
         let alone = try CLI.run(["lint", "--dry-run", copy.root.path])
         XCTAssertEqual(alone.status, 2)
         XCTAssertTrue(alone.stderr.contains("--dry-run goes with --fix"), alone.stderr)
+    }
+
+    /// The completions offer an option's values from its placeholder: its choices, file names for a file, nothing
+    /// for a free value (Tests/python/test_completions.py runs them in the shells).
+    func testCompletionsOfferAnOptionsChoicesFilesOrNothingAsItsPlaceholderSays() throws {
+        let bash = try CLI.run(["docs", "bash"]).stdout, zsh = try CLI.run(["docs", "zsh"]).stdout, fish = try CLI.run(["docs", "fish"]).stdout
+        XCTAssertTrue(bash.contains("        --format) COMPREPLY=($(compgen -W \"text json sarif\" -- \"$cur\")); return ;;"), bash)
+        XCTAssertTrue(bash.contains("        --color) COMPREPLY=($(compgen -W \"auto always never\" -- \"$cur\")); return ;;"), bash)
+        XCTAssertTrue(bash.contains("        -o|--out) COMPREPLY=($(compgen -f -- \"$cur\")); return ;;"), bash)
+        XCTAssertTrue(bash.contains("|--timeout) return ;;"), bash)
+        XCTAssertTrue(zsh.contains("        --role) compadd -- root manifest index grant reviewer; return ;;"), zsh)
+        XCTAssertTrue(fish.contains("'__fish_seen_subcommand_from lint' -l format -x -a 'text json sarif' -d "), fish)
+        XCTAssertTrue(fish.contains("'__fish_seen_subcommand_from update' -l timeout -x -d "), fish)
+    }
+
+    /// `docs man --out DIR` writes packtool.1 and a page per command, as `make install` installs them.
+    func testDocsManOutWritesTheOverviewAndAPagePerCommand() throws {
+        let dir = try temporaryDirectory() + "/man/man1"
+        let r = try CLI.run(["docs", "man", "-o", dir])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let names = try CLIConventionTests.commandNames()
+        XCTAssertEqual(r.stdout.split(separator: "\n").map { URL(fileURLWithPath: String($0)).lastPathComponent },
+                       ["packtool.1"] + names.map { "packtool-\($0).1" })
+        let lint = try String(contentsOfFile: dir + "/packtool-lint.1", encoding: .utf8)
+        XCTAssertEqual(lint, try CLI.run(["docs", "man", "lint"]).stdout)
+        XCTAssertTrue(lint.contains(".TH PACKTOOL\\-LINT 1 "), lint)
+        let one = try CLI.run(["docs", "man", "packtool-sign", "--out", dir + "/one"])
+        XCTAssertEqual(one.stdout, dir + "/one/packtool-sign.1\n")
     }
 }

@@ -241,7 +241,7 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(option.stderr.contains("unknown option --formt; did you mean --format?"), option.stderr)
     }
 
-    func testTheManPageAndCompletionsCoverEveryCommandAndItsOptions() throws {
+    func testTheManPagesAndCompletionsCoverEveryCommandAndItsOptions() throws {
         let help = try CLI.run(["--help"]).stdout
         let names = help.split(separator: "\n").filter { $0.hasPrefix("  ") }.compactMap { $0.split(separator: " ").first.map(String.init) }
         XCTAssertGreaterThan(names.count, 15)
@@ -249,14 +249,19 @@ final class CommandLineTests: XCTestCase {
         let bash = try CLI.run(["docs", "bash"])
         let fish = try CLI.run(["docs", "fish"])
         for name in names {
-            XCTAssertTrue(man.stdout.contains(".SS \(name)\n"), "the man page describes \(name)")
-            XCTAssertTrue(bash.stdout.contains("    \(name)) words=\""), "bash completes \(name)'s options")
+            XCTAssertTrue(man.stdout.contains("\\fB\(name)\\fR\n"), "packtool(1) lists \(name)")
+            XCTAssertTrue(man.stdout.contains(".BR packtool\\-\(name) (1)"), "packtool(1) points to packtool-\(name)(1)")
+            let page = try CLI.run(["docs", "man", name])
+            XCTAssertEqual(page.status, 0, page.stderr)
+            XCTAssertTrue(page.stdout.contains(".SH NAME\npacktool\\-\(name) \\- "), "packtool-\(name)(1)")
+            XCTAssertTrue(bash.stdout.contains("    \(name)) subs=\""), "bash completes \(name)'s options")
             XCTAssertTrue(fish.stdout.contains("-a \(name) -d"), "fish completes \(name)")
         }
-        XCTAssertTrue(bash.stdout.contains("    key) words=\"generate --role --out -o --id --display-name"), bash.stdout)
+        XCTAssertTrue(bash.stdout.contains("    key) subs=\"generate\" opts=\"--role --out -o --id --display-name"), bash.stdout)
         let zsh = try CLI.run(["docs", "zsh"])
         XCTAssertTrue(zsh.stdout.hasPrefix("#compdef packtool\n"))
         XCTAssertEqual(try CLI.run(["docs", "mna"]).stderr.contains("did you mean man?"), true)
+        XCTAssertEqual(try CLI.run(["docs", "man", "sgin"]).stderr.contains("did you mean sign?"), true)
     }
 
     func testReviewSignRefusesAKeyThatIsNotTheReviewersAndLeavesSignoffUntouched() throws {
