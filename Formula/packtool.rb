@@ -50,7 +50,7 @@ class Packtool < Formula
     assert_match '"stops":7', report
     assert_match '"errors":0', report
     assert_match "packtool", shell_output("#{bin}/packtool --version")
-    assert_path_exists man1/"packtool.1"
+    assert_path_exists man1/"packtool-lint.1"
     assert_path_exists lib/shared_library("libpackverify", 1)
   end
 end
