@@ -94,13 +94,9 @@ public final class LintContext {
         }
     }
 
-    /// A path as diagnostics print it: relative to the working directory when inside it.
-    public static func display(_ url: URL) -> String {
-        let cwd = FileManager.default.currentDirectoryPath
-        let prefix = cwd.hasSuffix("/") ? cwd : cwd + "/"
-        let path = url.standardizedFileURL.path
-        return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path
-    }
+    /// A path as diagnostics print it: packtool's one rule for paths in output (`ShownPath`), so a finding names a
+    /// file as every other command does.
+    public static func display(_ url: URL) -> String { ShownPath.of(url) }
 
     public var packPath: String { pack?.path ?? Self.display(root.appendingPathComponent("pack.json")) }
 

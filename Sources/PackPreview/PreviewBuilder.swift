@@ -80,12 +80,12 @@ public struct PreviewBuilder {
 
         let parent: RootedFolder
         do { parent = try opened ?? RootedFolder(opening: target.deletingLastPathComponent().path, followingLinkAtRoot: true) } catch {
-            throw PreviewError.io("\(output.path): cannot open the folder it goes in (\(error))")
+            throw PreviewError.io("\(ShownPath.of(output)): cannot open the folder it goes in (\(error))")
         }
         var earlier: (folder: RootedFolder, id: SiteFiles.Identity)?
         if let now = SiteFiles.identity(of: name, in: parent) {
             guard let folder = openedEarlier, let id = SiteFiles.identity(of: folder), now.id == id else {
-                throw PreviewError.io("\(output.path): was replaced while this run checked it (the name is now \(now.kind)); it is left as it was and nothing was written")
+                throw PreviewError.io("\(ShownPath.of(output)): was replaced while this run checked it (the name is now \(now.kind)); it is left as it was and nothing was written")
             }
             earlier = (folder, id)
         }
@@ -139,27 +139,27 @@ public struct PreviewBuilder {
         let packPath = FileSystem.resolved(pack.path)
         let out = target.path
         if FileSystem.isWithin(out, folder: packPath) {
-            throw PreviewError.usage("--out \(output.path) is inside the pack folder; write the preview outside the authored tree")
+            throw PreviewError.usage("--out \(ShownPath.of(output)) is inside the pack folder; write the preview outside the authored tree")
         }
         if packPath.hasPrefix(out.hasSuffix("/") ? out : out + "/") {
-            throw PreviewError.usage("--out \(output.path) holds the pack folder; choose a folder of its own for the preview")
+            throw PreviewError.usage("--out \(ShownPath.of(output)) holds the pack folder; choose a folder of its own for the preview")
         }
         let cwd = FileSystem.resolved(".")
         if cwd == out || cwd.hasPrefix(out.hasSuffix("/") ? out : out + "/") {
-            throw PreviewError.usage("--out \(output.path) is the current folder or holds it; the site is replaced whole, so give a folder of its own")
+            throw PreviewError.usage("--out \(ShownPath.of(output)) is the current folder or holds it; the site is replaced whole, so give a folder of its own")
         }
         var info = stat()
         if lstat(out, &info) == 0 {
-            guard info.st_mode & S_IFMT == S_IFDIR else { throw PreviewError.usage("--out \(output.path) exists and is not a folder") }
+            guard info.st_mode & S_IFMT == S_IFDIR else { throw PreviewError.usage("--out \(ShownPath.of(output)) exists and is not a folder") }
             let foreign = SiteShape.foreignEntries(in: target)
             guard foreign.isEmpty else { throw PreviewError.usage(Self.refusal(output.path, foreign, during: false)) }
             var parent = stat()
             if lstat(target.deletingLastPathComponent().path, &parent) == 0, parent.st_dev != info.st_dev {
-                throw PreviewError.usage("--out \(output.path) is a mount point, which cannot be replaced; give a folder inside it")
+                throw PreviewError.usage("--out \(ShownPath.of(output)) is a mount point, which cannot be replaced; give a folder inside it")
             }
         } else {
             guard FileSystem.isDirectory(target.deletingLastPathComponent().path) else {
-                throw PreviewError.usage("--out \(output.path): the folder it goes in does not exist")
+                throw PreviewError.usage("--out \(ShownPath.of(output)): the folder it goes in does not exist")
             }
         }
     }
@@ -289,19 +289,19 @@ public struct PreviewBuilder {
         guard stagingNow?.id == staging.id else {
             let found = stagingNow.map { "is now \($0.kind)" } ?? "is gone"
             throw PreviewError.io("\(parent.fullPath(staging.name)): the staging folder this run made was replaced while it worked (the name \(found)); "
-                + "nothing was put in place, \(output.path) is as it was, and what has that name now is left alone")
+                + "nothing was put in place, \(ShownPath.of(output)) is as it was, and what has that name now is left alone")
         }
         let outNow = SiteFiles.identity(of: name, in: parent)
         guard let earlier else {
             guard outNow == nil else {
-                throw PreviewError.io("\(output.path): \(outNow!.kind) appeared under this name while the run worked; it is left as it was and nothing was put in place")
+                throw PreviewError.io("\(ShownPath.of(output)): \(outNow!.kind) appeared under this name while the run worked; it is left as it was and nothing was put in place")
             }
-            guard SiteFiles.rename(staging.name, to: name, in: parent) else { throw PreviewError.io("\(output.path): cannot move the preview into place: \(FileSystem.reason())") }
+            guard SiteFiles.rename(staging.name, to: name, in: parent) else { throw PreviewError.io("\(ShownPath.of(output)): cannot move the preview into place: \(FileSystem.reason())") }
             return
         }
         guard outNow?.id == earlier.id else {
             let found = outNow.map { "is now \($0.kind)" } ?? "is gone"
-            throw PreviewError.io("\(output.path): is no longer the folder this run checked (the name \(found)); it is left as it was and nothing was put in place")
+            throw PreviewError.io("\(ShownPath.of(output)): is no longer the folder this run checked (the name \(found)); it is left as it was and nothing was put in place")
         }
         let oldSite = parent.fullPath(staging.name)
         if SiteFiles.exchange(staging.name, name, in: parent) {
@@ -309,7 +309,7 @@ public struct PreviewBuilder {
             // check and the exchange: swap back and refuse.
             guard SiteFiles.identity(of: name, in: parent)?.id == staging.id, SiteFiles.identity(of: staging.name, in: parent)?.id == earlier.id else {
                 _ = SiteFiles.exchange(staging.name, name, in: parent)
-                throw PreviewError.io("\(output.path): was replaced while the run put the preview in place; it is left as it was")
+                throw PreviewError.io("\(ShownPath.of(output)): was replaced while the run put the preview in place; it is left as it was")
             }
             // The old site is now under the staging name. Anything added to it while this run worked is not ours to
             // delete: swap back, so the folder is as the user left it, and say what was found.
@@ -332,11 +332,11 @@ public struct PreviewBuilder {
             if SiteFiles.identity(of: candidate, in: parent) == nil { aside = candidate; break }
         }
         guard !aside.isEmpty, SiteFiles.rename(name, to: aside, in: parent) else {
-            throw PreviewError.io("\(output.path): cannot replace the previous preview: \(FileSystem.reason())")
+            throw PreviewError.io("\(ShownPath.of(output)): cannot replace the previous preview: \(FileSystem.reason())")
         }
         guard SiteFiles.identity(of: aside, in: parent)?.id == earlier.id else {
             _ = SiteFiles.rename(aside, to: name, in: parent)
-            throw PreviewError.io("\(output.path): was replaced while the run put the preview in place; it is left as it was")
+            throw PreviewError.io("\(ShownPath.of(output)): was replaced while the run put the preview in place; it is left as it was")
         }
         let foreign = SiteShape.foreignEntries(in: URL(fileURLWithPath: parent.fullPath(aside)))
         guard foreign.isEmpty else {
@@ -346,7 +346,7 @@ public struct PreviewBuilder {
         guard SiteFiles.rename(staging.name, to: name, in: parent) else {
             let reason = FileSystem.reason()
             _ = SiteFiles.rename(aside, to: name, in: parent)
-            throw PreviewError.io("\(output.path): cannot move the preview into place: \(reason)")
+            throw PreviewError.io("\(ShownPath.of(output)): cannot move the preview into place: \(reason)")
         }
         parent.removeTree(aside)
     }

@@ -6,6 +6,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import PackAuthoring
 import PackCrypto
 import PackModel
 
@@ -205,7 +206,7 @@ public final class Ledger {
         guard let (url, offset, size) = try blob(sha256) else { throw PublishError.io("no stored copy of \(sha256)") }
         let file: ReadOnlyFile
         do { file = try ReadOnlyFile(opening: url.path) } catch { throw PublishError.io("\(error)") }
-        guard let bytes = file.bytes(at: offset, count: Int(size)), SHA256.hexHash(bytes) == sha256 else { throw PublishError.io("\(url.path): stored copy of \(sha256) is damaged") }
+        guard let bytes = file.bytes(at: offset, count: Int(size)), SHA256.hexHash(bytes) == sha256 else { throw PublishError.io("\(ShownPath.of(url)): stored copy of \(sha256) is damaged") }
         return bytes
     }
 

@@ -144,7 +144,7 @@ extension Publisher {
         commit.waiting = options.waiting
         commit.staged = roots.map { (PublishLayout.root(version: $0.version), $0.bytes) }
         let lifetime = options.indexLifetime
-        guard let latestRoot = roots.last?.document else { throw PublishError.trust("no root in \(options.state.path)/root; run `packtool root init` first") }
+        guard let latestRoot = roots.last?.document else { throw PublishError.trust("no root in \(ShownPath.of(options.state.appendingPathComponent("root"))); run `packtool root init` first") }
         let revocations = try RevocationStore(state: options.state).latestVerified(root: latestRoot)
         // The state's newest revocation list goes in with the index too (bound when the tree's index does not bind a newer one).
         if let list = revocations { commit.staged.append((list.binding.path, list.bytes)) }

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import PackAuthoring
 import PackCrypto
 import PackModel
 import PackTrust
@@ -18,7 +19,7 @@ extension Publisher {
     /// the tree, when a thief holding a retired manifest key may have taken the next names there.
     public func rerelease(pack: String, above: Int = 0) throws -> Result {
         guard let last = try ledger.latest(pack: pack), let envelope = try ledger.manifestEnvelope(pack: pack, version: last.version) else {
-            throw PublishError.io("\(options.state.path): the ledger records no release of \(pack)")
+            throw PublishError.io("\(ShownPath.of(options.state)): the ledger records no release of \(pack)")
         }
         let previous = try CanonicalJSON.decode(Manifest.self, from: DSSEEnvelope.parse(Data(envelope)).payloadBytes(), what: "manifest")
         try checkKeys()

@@ -188,7 +188,7 @@ public final class Publisher {
         var changed: [String] = []
         for stop in pack.route {
             let folder = stopsURL.appendingPathComponent(stop)
-            guard let digest = digests[stop] else { throw PublishError.io("\(folder.path): missing") }
+            guard let digest = digests[stop] else { throw PublishError.io("\(ShownPath.of(folder)): missing") }
             let files = digest.entries.map { Manifest.File(path: $0.path, size: $0.size, sha256: $0.sha256, mediaType: Manifest.mediaType(for: $0.path)) }
             for entry in digest.entries {
                 sources["stops/\(stop)/\(entry.path)"] = folder.appendingPathComponent(entry.path)
@@ -223,7 +223,7 @@ public final class Publisher {
     /// The signing keys must be the ones the current root lists for their roles, or clients would refuse the tree.
     func checkKeys() throws {
         guard let root = try RootStore(state: options.state).latest()?.document else {
-            throw PublishError.trust("no root in \(options.state.path)/root; run `packtool root init` first")
+            throw PublishError.trust("no root in \(ShownPath.of(options.state.appendingPathComponent("root"))); run `packtool root init` first")
         }
         try root.checkSigningKeys(manifest: options.manifestKeys, index: options.indexKeys)
     }
@@ -264,7 +264,7 @@ extension Publisher {
     fileprivate func checkOutsidePack() throws {
         for (flag, folder) in [("--publish", options.output), ("--state", options.state)] {
             if FileSystem.isWithin(folder.path, folder: options.pack.path) {
-                throw PublishError.io("\(folder.path) (\(flag)) is inside the pack folder \(options.pack.path); give a folder outside the authored tree")
+                throw PublishError.io("\(ShownPath.of(folder)) (\(flag)) is inside the pack folder \(ShownPath.of(options.pack)); give a folder outside the authored tree")
             }
         }
     }

@@ -8,6 +8,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import PackAuthoring
 import PackCrypto
 import PackModel
 import PackSigning
@@ -64,14 +65,14 @@ public struct RevocationStore {
         do {
             let bytes = try SizeCaps.read(url, cap: SizeCaps.revocations)
             let envelope = try DSSEEnvelope.parse(bytes)
-            guard envelope.payloadType == DocumentKind.revocations.payloadType else { throw PublishError.io("\(url.path): not a revocation list (\(envelope.payloadType))") }
+            guard envelope.payloadType == DocumentKind.revocations.payloadType else { throw PublishError.io("\(ShownPath.of(url)): not a revocation list (\(envelope.payloadType))") }
             let document = try CanonicalJSON.decode(RevocationsDocument.self, from: envelope.payloadBytes(), what: "revocation list")
-            guard document.version == version else { throw PublishError.io("\(url.path) holds list version \(document.version)") }
+            guard document.version == version else { throw PublishError.io("\(ShownPath.of(url)) holds list version \(document.version)") }
             return Stored(version: version, url: url, bytes: bytes, document: document)
         } catch let e as PublishError {
             throw e
         } catch {
-            throw PublishError.io("\(url.path): cannot read this revocation list: \(error)")
+            throw PublishError.io("\(ShownPath.of(url)): cannot read this revocation list: \(error)")
         }
     }
 
@@ -129,7 +130,7 @@ public struct RevocationStore {
     /// in the tree, when a thief holding the retired key may have taken the next names there.
     public func resign(keys: [Ed25519PrivateKey], ledger: GrantLedger, above: Int = 0, now: Date = Date()) throws -> Resigned? {
         try checkSigningKeys(keys)
-        guard let root = try RootStore(state: state).latest()?.document else { throw PublishError.trust("no root in \(state.path)/root") }
+        guard let root = try RootStore(state: state).latest()?.document else { throw PublishError.trust("no root in \(ShownPath.of(state.appendingPathComponent("root")))") }
         var written: URL?
         do {
             return try ledger.transaction {
@@ -162,7 +163,7 @@ public struct RevocationStore {
     /// Refuses `keys` unless they hold the grant role of the state's newest root, enough of them for its threshold.
     public func checkSigningKeys(_ keys: [Ed25519PrivateKey]) throws {
         guard let root = try RootStore(state: state).latest()?.document else {
-            throw PublishError.trust("no root in \(state.path)/root; run `packtool root init` first")
+            throw PublishError.trust("no root in \(ShownPath.of(state.appendingPathComponent("root"))); run `packtool root init` first")
         }
         try root.checkGrantKeys(keys)
     }
@@ -175,7 +176,7 @@ public struct RevocationStore {
         do { created = try RootedFolder(opening: folder.path, create: true).createIfAbsent(data, at: url.lastPathComponent) } catch {
             throw PublishError.io("\(error)")
         }
-        guard created else { throw PublishError.io("\(url.path) already exists; revocation lists are written once") }
+        guard created else { throw PublishError.io("\(ShownPath.of(url)) already exists; revocation lists are written once") }
     }
 }
 
@@ -194,9 +195,9 @@ extension RevocationStore {
             _ = try SignedDocument().admit(stored.bytes, as: RevocationsDocument.self, profile: .publisherCheck, context: AdmissionContext(root: root))
         } catch let failure as VerificationFailure {
             let fix = failure.kind == .threshold
-                ? ": the grant role's keys changed since it was signed; sign it again under the new key (`packtool grant resign --state \(state.path) --grant-key NEW-GRANT.pem`)"
+                ? ": the grant role's keys changed since it was signed; sign it again under the new key (`packtool grant resign --state \(ShownPath.of(state)) --grant-key NEW-GRANT.pem`)"
                 : ""
-            throw PublishError.trust("\(stored.url.path) is not a revocation list clients would accept under root version \(root.version) (\(failure.message))\(fix); nothing was published")
+            throw PublishError.trust("\(ShownPath.of(stored.url)) is not a revocation list clients would accept under root version \(root.version) (\(failure.message))\(fix); nothing was published")
         }
         return stored
     }

@@ -6,6 +6,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import PackAuthoring
 import PackCrypto
 import PackModel
 import PackSigning
@@ -25,14 +26,14 @@ public struct RootStore {
             guard name.hasSuffix(".root.json"), let v = Int(name.dropLast(".root.json".count)) else { return nil }
             let url = folder.appendingPathComponent(name)
             guard FileSystem.isRegularFile(url.path), let data = FileManager.default.contents(atPath: url.path) else {
-                throw PublishError.io("\(url.path): cannot read this root")
+                throw PublishError.io("\(ShownPath.of(url)): cannot read this root")
             }
             do {
                 let envelope = try DSSEEnvelope.parse(data)
                 let document = try CanonicalJSON.decode(RootDocument.self, from: envelope.payloadBytes(), what: "root")
                 return (v, envelope, data, document)
             } catch {
-                throw PublishError.io("\(url.path): \(error)")
+                throw PublishError.io("\(ShownPath.of(url)): \(error)")
             }
         }.sorted { $0.0 < $1.0 }
     }
@@ -65,7 +66,7 @@ public struct RootStore {
         do {
             created = try RootedFolder(opening: folder.path, create: true).createIfAbsent(try envelope.jsonData(), at: url.lastPathComponent)
         } catch let error as FileError { throw PublishError.io("\(error)") }
-        guard created else { throw PublishError.io("\(url.path) already exists; root versions are never rewritten") }
+        guard created else { throw PublishError.io("\(ShownPath.of(url)) already exists; root versions are never rewritten") }
         return url
     }
 }

@@ -7,6 +7,7 @@ import Foundation
 import Glibc
 #endif
 import PackArchive
+import PackAuthoring
 import PackCrypto
 import PackModel
 import PackSigning
@@ -52,13 +53,13 @@ public struct TreeExporter {
     public func export() throws -> Result {
         try StateFolder.check(options.state.path)
         guard FileSystem.exists(options.state.appendingPathComponent(Ledger.fileName).path) else {
-            throw PublishError.io("\(options.state.path): no ledger here; nothing has been published from this state")
+            throw PublishError.io("\(ShownPath.of(options.state)): no ledger here; nothing has been published from this state")
         }
         let ledger = try Ledger(state: options.state, createIfMissing: false)
         let releases = try ledger.latestReleases()
-        guard !releases.isEmpty else { throw PublishError.io("\(options.state.path): the ledger records no release to export") }
+        guard !releases.isEmpty else { throw PublishError.io("\(ShownPath.of(options.state)): the ledger records no release to export") }
         let roots = try RootStore(state: options.state).all()
-        guard let root = roots.last else { throw PublishError.trust("no root in \(options.state.path)/root") }
+        guard let root = roots.last else { throw PublishError.trust("no root in \(ShownPath.of(options.state.appendingPathComponent("root")))") }
         try root.document.checkSigningKeys(manifest: options.manifestKeys, index: options.indexKeys)
         // The output folder is decided on and opened before anything is written: a link at its name is refused
         // here (never written through and then refused), and everything beneath it goes through its handle.
@@ -68,7 +69,7 @@ public struct TreeExporter {
             out = try PublishRoots.output(options.output, tracking: &created)
             state = try PublishRoots.state(options.state)
             guard (try? out.list())?.isEmpty ?? false else {
-                throw PublishError.io("\(out.path): not empty; export writes a whole tree into a new or empty folder")
+                throw PublishError.io("\(ShownPath.of(out.path)): not empty; export writes a whole tree into a new or empty folder")
             }
             try PublishRoots.checkFolders(["archives"], in: state)
         } catch {
@@ -138,7 +139,7 @@ public struct TreeExporter {
                 let hasher = SHA256()
                 try tar.add(path, from: archive, offset: offset, size: size) { hasher.update($0) }
                 guard Hex.encode(hasher.finalize()) == file.sha256 else {
-                    throw PublishError.io("\(archive.path): the stored copy of \(scene.id)/\(path) is damaged; run `packtool ledger verify --deep`")
+                    throw PublishError.io("\(ShownPath.of(archive)): the stored copy of \(scene.id)/\(path) is damaged; run `packtool ledger verify --deep`")
                 }
             }.count
         }

@@ -7,6 +7,7 @@ import Foundation
 import Glibc
 #endif
 import PackArchive
+import PackAuthoring
 import PackCrypto
 import PackFiles
 import PackModel
@@ -41,7 +42,7 @@ public struct TreeVerifier {
         try RootChain.requireUnexpired(root, now: now)
         lines.append("root: version \(root.version) (pinned \(pinned.version)), expires \(root.expires)")
         guard let indexData = try Self.contents(of: out.appendingPathComponent(PublishLayout.index), cap: SizeCaps.index) else {
-            throw VerificationFailure(.missing, "\(out.path)/index.json is missing")
+            throw VerificationFailure(.missing, "\(ShownPath.of(out.appendingPathComponent(PublishLayout.index))) is missing")
         }
         let index = try documents.admit(indexData, as: IndexDocument.self, profile: .publisherCheck, context: context(root))
         try RootReached(trusted: root.version).evaluate(indexRootVersion: index.rootVersion, reached: "the tree").require()
@@ -66,7 +67,7 @@ public struct TreeVerifier {
             var digest = ""
             let files = try verifyArchiveContents(archiveURL, manifestBytes: manifestData, manifest: manifest, digest: &digest)
             guard digest == entry.archive.sha256 else {
-                throw VerificationFailure(.hash, "archive of \(pack): \(archiveURL.path) does not match the index's SHA-256")
+                throw VerificationFailure(.hash, "archive of \(pack): \(ShownPath.of(archiveURL)) does not match the index's SHA-256")
             }
             let deltas = try verifyDeltas(out.appendingPathComponent("packs/\(pack)/deltas"), manifest: manifest, root: root)
             lines.append("\(pack): version \(manifest.version), \(manifest.scenes.count) scenes, \(files) files verified, \(deltas) deltas verified, manifest expires \(manifest.expires)")
@@ -83,7 +84,7 @@ public struct TreeVerifier {
             throw VerificationFailure(.size, "the index binds a revocation list of \(binding.size) bytes, over the \(SizeCaps.revocations)-byte cap")
         }
         let url = out.appendingPathComponent(expected)
-        if FileSystem.exists(url.path), !FileSystem.isRegularFile(url.path) { throw VerificationFailure(.notAFile, "\(url.path) is not a regular file") }
+        if FileSystem.exists(url.path), !FileSystem.isRegularFile(url.path) { throw VerificationFailure(.notAFile, "\(ShownPath.of(url)) is not a regular file") }
         let data = try checkedFile(url, size: binding.size, sha256: binding.sha256, what: "revocation list")
         let list = try VerificationFailure.about(url, .document) { try binding.admit(list: data, profile: .publisherCheck, context: context(root)) }
         return "revocations: version \(list.version), \(list.revoked.count) code(s) revoked, signed by the grant role"
@@ -106,7 +107,7 @@ public struct TreeVerifier {
         // libarchive only finds the first entry's bytes; the layout check below compares every byte of it again.
         let reader = try TarReader(path: url.path)
         guard let first = try reader.next(), first.path == PublishLayout.archiveManifestEntry, first.kind == "file" else {
-            throw VerificationFailure(.archiveManifest, "\(url.path): the first entry is not manifest.json")
+            throw VerificationFailure(.archiveManifest, "\(ShownPath.of(url)): the first entry is not manifest.json")
         }
         let bytes = Data(try reader.readAll(limit: 64 << 20))
         let manifest = try verifyManifest(bytes)
@@ -131,7 +132,7 @@ public struct TreeVerifier {
         while true {
             let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
             if n < 0 && errno == EINTR { continue }
-            guard n >= 0 else { throw VerificationFailure(.archiveOpen, "\(url.path): cannot read: \(RegularFile.reason(errno))") }
+            guard n >= 0 else { throw VerificationFailure(.archiveOpen, "\(ShownPath.of(url)): cannot read: \(RegularFile.reason(errno))") }
             if n == 0 { break }
             try buffer.withUnsafeBytes { bytes in
                 let piece = UnsafeRawBufferPointer(rebasing: bytes[0..<n])
@@ -155,14 +156,14 @@ public struct TreeVerifier {
         for scene in ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).sorted() {
             for name in ((try? FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent(scene).path)) ?? []).sorted() where name.hasSuffix(".tar") {
                 let url = folder.appendingPathComponent(scene).appendingPathComponent(name)
-                guard FileSystem.isRegularFile(url.path) else { throw VerificationFailure(.notAFile, "\(url.path) is not a regular file") }
+                guard FileSystem.isRegularFile(url.path) else { throw VerificationFailure(.notAFile, "\(ShownPath.of(url)) is not a regular file") }
                 let reader = try TarReader(path: url.path)
                 guard let first = try reader.next(), first.path == PublishLayout.deltaDocumentEntry else {
-                    throw VerificationFailure(.delta, "\(url.path): the first entry is not delta.json")
+                    throw VerificationFailure(.delta, "\(ShownPath.of(url)): the first entry is not delta.json")
                 }
                 let delta = try documents.admit(Data(try reader.readAll(limit: Int(SizeCaps.deltaDocument))), as: DeltaDocument.self, profile: .publisherCheck, context: context(root))
                 guard delta.pack == pack, delta.scene == scene, name == "\(delta.from.version)-\(delta.to.version).tar" else {
-                    throw VerificationFailure(.delta, "\(url.path) is signed for \(delta.pack)/\(delta.scene) \(delta.from.version)-\(delta.to.version)")
+                    throw VerificationFailure(.delta, "\(ShownPath.of(url)) is signed for \(delta.pack)/\(delta.scene) \(delta.from.version)-\(delta.to.version)")
                 }
                 let binding = DeltaBinding(delta)
                 if let current = manifest.scenes.first(where: { $0.id == scene }), delta.to.version == current.version {
@@ -178,7 +179,7 @@ public struct TreeVerifier {
                     let hasher = SHA256()
                     let size = try reader.readData { hasher.update($0) }
                     guard UInt64(size) == file.size, Hex.encode(hasher.finalize()) == file.sha256 else {
-                        throw VerificationFailure(.hash, "\(url.path): \(entry.path) does not match the SHA-256 its delta signs")
+                        throw VerificationFailure(.hash, "\(ShownPath.of(url)): \(entry.path) does not match the SHA-256 its delta signs")
                     }
                 }
                 try VerificationFailure.about(url, .deltaEntry) { try binding.evaluate(remaining: pending).require() }
@@ -192,22 +193,22 @@ public struct TreeVerifier {
     /// regular file (a FIFO would block the read) is an error.
     static func contents(of url: URL, cap: UInt64) throws -> Data? {
         guard FileSystem.exists(url.path) else { return nil }
-        guard FileSystem.isRegularFile(url.path) else { throw VerificationFailure(.notAFile, "\(url.path) is not a regular file") }
+        guard FileSystem.isRegularFile(url.path) else { throw VerificationFailure(.notAFile, "\(ShownPath.of(url)) is not a regular file") }
         return try SizeCaps.read(url, cap: cap)
     }
 
     private func checkedFile(_ url: URL, size: UInt64, sha256: String, what: String, read: Bool = true, hash: Bool = true) throws -> Data {
         var info = stat()
-        guard stat(url.path, &info) == 0 else { throw VerificationFailure(.missing, "\(what): \(url.path) is missing") }
-        guard UInt64(info.st_size) == size else { throw VerificationFailure(.size, "\(what): \(url.path) is \(info.st_size) bytes, the index says \(size)") }
+        guard stat(url.path, &info) == 0 else { throw VerificationFailure(.missing, "\(what): \(ShownPath.of(url)) is missing") }
+        guard UInt64(info.st_size) == size else { throw VerificationFailure(.size, "\(what): \(ShownPath.of(url)) is \(info.st_size) bytes, the index says \(size)") }
         if read {
             let data = try Data(contentsOf: url)
-            guard !hash || SHA256.hexHash(data) == sha256 else { throw VerificationFailure(.hash, "\(what): \(url.path) does not match the index's SHA-256") }
+            guard !hash || SHA256.hexHash(data) == sha256 else { throw VerificationFailure(.hash, "\(what): \(ShownPath.of(url)) does not match the index's SHA-256") }
             return data
         }
         guard hash else { return Data() }
         let (digest, _) = try SHA256.hash(fileAt: url)
-        guard Hex.encode(digest) == sha256 else { throw VerificationFailure(.hash, "\(what): \(url.path) does not match the index's SHA-256") }
+        guard Hex.encode(digest) == sha256 else { throw VerificationFailure(.hash, "\(what): \(ShownPath.of(url)) does not match the index's SHA-256") }
         return Data()
     }
 }

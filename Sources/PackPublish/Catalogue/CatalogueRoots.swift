@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import PackAuthoring
 import PackCrypto
 import PackModel
 import PackTrust
@@ -24,7 +25,7 @@ public struct CatalogueRoots {
         var roots = CatalogueRoots()
         if let state {
             for stored in try RootStore(state: state).all() {
-                try roots.append(stored.bytes, from: "\(state.path)/\(PublishLayout.root(version: stored.version))")
+                try roots.append(stored.bytes, from: "\(ShownPath.of(state.appendingPathComponent(PublishLayout.root(version: stored.version))))")
             }
         }
         while true {
@@ -33,7 +34,7 @@ public struct CatalogueRoots {
             try roots.append(bytes, from: tree.describe(PublishLayout.root(version: version)))
         }
         guard !roots.chain.isEmpty else {
-            throw PublishError.trust("\(tree.describe(PublishLayout.root(version: 1))) is missing\(state == nil ? "" : " and \(state!.path)/root holds no root"): no root to check the index against (`packtool root init` makes one)")
+            throw PublishError.trust("\(tree.describe(PublishLayout.root(version: 1))) is missing\(state == nil ? "" : " and \(ShownPath.of(state!.appendingPathComponent("root"))) holds no root"): no root to check the index against (`packtool root init` makes one)")
         }
         return roots
     }

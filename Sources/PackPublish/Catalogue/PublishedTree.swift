@@ -8,6 +8,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import PackAuthoring
 import PackCrypto
 import PackModel
 
@@ -52,7 +53,10 @@ public let unknownSize = UInt64.max
 
 extension PublishedTree {
     /// Files a path below the tree refers to in messages.
-    public func describe(_ path: String) -> String { location.hasSuffix("/") ? location + path : location + "/" + path }
+    /// (A tree that is the working folder, shown as `.`, gives the path alone: `index.json`, not `./index.json`.)
+    public func describe(_ path: String) -> String {
+        location == "." ? path : location.hasSuffix("/") ? location + path : location + "/" + path
+    }
 }
 
 /// A published tree in a local folder (or a mounted share). The swap is lock-and-compare: an exclusive `flock` on
@@ -75,7 +79,8 @@ public struct FolderTree: PublishedTree {
         handle = root
     }
 
-    public var location: String { folder.path }
+    /// As output shows paths (`ShownPath`); the memory key stays absolute, the same from any working folder.
+    public var location: String { ShownPath.of(folder) }
     public var memoryKey: String { folder.path }
 
     public func readIndex() throws -> (bytes: Data, tag: String)? {
@@ -92,7 +97,7 @@ public struct FolderTree: PublishedTree {
     public func swapIndex(_ bytes: Data, expected: String?) throws -> Bool {
         let root = try root(create: true)
         do { try root.lock() } catch let error as FileError {
-            throw PublishError.io("\(folder.path): cannot lock the folder (\(RegularFile.reason(error.code)))")
+            throw PublishError.io("\(ShownPath.of(folder)): cannot lock the folder (\(RegularFile.reason(error.code)))")
         }
         defer { root.unlock() }
         guard try readIndex()?.tag == expected else { return false }
@@ -116,7 +121,7 @@ public struct FolderTree: PublishedTree {
     /// so two publishers racing cannot both create it, and an existing file is compared, never replaced.
     public func create(_ path: String, bytes: Data) throws -> Bool {
         let url = folder.appendingPathComponent(path)
-        let mismatch = PublishError.contentMismatch("\(url.path) is already in the tree with other bytes; versioned files are never rewritten")
+        let mismatch = PublishError.contentMismatch("\(ShownPath.of(url)) is already in the tree with other bytes; versioned files are never rewritten")
         if let existing = try read(path, cap: bytes.count + 1) {
             guard existing == bytes else { throw mismatch }
             return false

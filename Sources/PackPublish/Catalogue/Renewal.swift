@@ -8,6 +8,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import PackAuthoring
 import PackCrypto
 import PackModel
 import PackSigning
@@ -246,7 +247,7 @@ public struct Renewal {
         var seen = Set<String>()
         report.warnings = (warnings + problems).filter { seen.insert($0).inserted }   // a retried build repeats its notes
         if let folder = options.memory, !RenewMemory(location: tree.memoryKey, index: report.index).save(to: folder) {
-            report.warnings.append("\(folder.path): cannot keep this machine's memory of the tree there; an older index put back could be noticed only from the tree's own files")
+            report.warnings.append("\(ShownPath.of(folder)): cannot keep this machine's memory of the tree there; an older index put back could be noticed only from the tree's own files")
         }
         return report
     }

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import PackAuthoring
 import PackCrypto
 import PackModel
 import PackTrust
@@ -91,7 +92,7 @@ public struct TreeFloor: Sendable, Equatable {
         }
         if FileSystem.exists(state.appendingPathComponent(Ledger.fileName).path) {
             let recorded = try Ledger(state: state, createIfMissing: false).lastIndexVersion()
-            if recorded > 0 { raise(\.index, Mark(version: recorded, evidence: "the ledger in \(state.path)", inTree: false)) }
+            if recorded > 0 { raise(\.index, Mark(version: recorded, evidence: "the ledger in \(ShownPath.of(state))", inTree: false)) }
         }
     }
 

@@ -8,6 +8,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import PackAuthoring
 import PackCrypto
 import PackNet
 
@@ -120,14 +121,14 @@ public final class S3Client {
 
     private func stream(_ body: FileBody, to connection: Connection) throws {
         let fd = open(body.path, O_RDONLY | O_CLOEXEC)  // rooted-writes: allow read only: the file the publisher named to upload
-        guard fd >= 0 else { throw PublishError.io("\(body.path): cannot open it (\(String(cString: strerror(errno))))") }
+        guard fd >= 0 else { throw PublishError.io("\(ShownPath.of(body.path)): cannot open it (\(String(cString: strerror(errno))))") }
         defer { close(fd) }
         var piece = [UInt8](repeating: 0, count: 1 << 20)
         var sent: UInt64 = 0
         while sent < body.size {
             let n = piece.withUnsafeMutableBytes { pread(fd, $0.baseAddress, Int(min(UInt64($0.count), body.size - sent)), off_t(body.offset + sent)) }
             if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { throw PublishError.io("\(body.path): it changed while being uploaded (short read)") }
+            guard n > 0 else { throw PublishError.io("\(ShownPath.of(body.path)): it changed while being uploaded (short read)") }
             try connection.transmit(n == piece.count ? piece : Array(piece[..<n]))
             sent += UInt64(n)
         }

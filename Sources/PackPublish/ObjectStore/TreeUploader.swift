@@ -8,6 +8,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import PackAuthoring
 import PackCrypto
 import PackModel
 import PackSigning
@@ -89,7 +90,7 @@ public struct TreeUploader {
             } catch let e as ModelError { throw PublishError.io("\(e)") }
         }
         try walk("")
-        guard files.contains(PublishLayout.index) || !requireIndex else { throw PublishError.io("\(tree.path) has no \(PublishLayout.index): not a published tree (packtool sign --publish makes one)") }
+        guard files.contains(PublishLayout.index) || !requireIndex else { throw PublishError.io("\(ShownPath.of(tree)) has no \(PublishLayout.index): not a published tree (packtool sign --publish makes one)") }
         return files.filter { $0 != PublishLayout.index }.sorted() + [PublishLayout.index]
     }
 
@@ -114,17 +115,7 @@ public struct TreeUploader {
     /// re-releases, which one renewal then lists beside the new root).
     public func upload(tree: URL, index withIndex: Bool = true, progress: ((String, Step) -> Void)? = nil) throws -> Report {
         var report = Report()
-        // Before anything is sent: the bucket's index must be this catalogue's (or absent), so nothing of ours is
-        // ever written into another catalogue (its versioned names would then be taken for good).
-        let roots = try CatalogueRoots.load(state: indexMerge?.state, tree: FolderTree(folder: tree))
-        _ = try IndexCommit(tree: BucketTree(client: client, prefix: prefix), roots: roots, keys: []).current()
-        let indexed = Self.indexedDigests(of: tree)
-        let files = try Self.files(of: tree, requireIndex: withIndex)
-        // Every object the index names must be in the tree, or the index would go up naming an object that is not there.
-        let listed = Set(files)
-        if let missing = indexed.keys.sorted().first(where: { !listed.contains($0) }) {
-            throw PublishError.io("\(tree.path)/\(missing) is named by the tree's index.json but is not in the tree: nothing was uploaded (publish again, or `packtool export` a whole tree)")
-        }
+        let (indexed, files) = try preflight(tree: tree, requireIndex: withIndex)
         var rootFiles: [(path: String, bytes: Data)] = []
         for path in files {
             let file = tree.appendingPathComponent(path)
@@ -150,9 +141,7 @@ public struct TreeUploader {
                 continue
             }
             let (digest, size) = try SHA256.hash(fileAt: file)
-            if let known = indexed[path], known.digest != digest || known.size != size {
-                throw PublishError.io("\(file.path) is not the file the tree's index.json signs (its SHA-256 or size differ): the tree was changed after signing; publish again")
-            }
+            if let known = indexed[path], known.digest != digest || known.size != size { throw Self.changedAfterSigning(file, "its SHA-256 or size differ") }
             if indexed[path] == nil, try matches(key: key, digest: digest, size: size, versioned: !isIndex) {
                 report.present.append(path)
                 progress?(path, .present)
@@ -182,15 +171,47 @@ public struct TreeUploader {
         return report
     }
 
+    /// What `upload` and its dry run (`plan`) check before anything is sent, and the tree's files and signed digests.
+    /// The bucket's index must be this catalogue's (or absent), so nothing of ours is ever written into another
+    /// catalogue (its versioned names would then be taken for good); every object the tree's index names must be in
+    /// the tree, or the index would go up naming an object that is not there.
+    func preflight(tree: URL, requireIndex: Bool) throws -> (indexed: [String: (digest: [UInt8], size: UInt64)], files: [String]) {
+        let roots = try CatalogueRoots.load(state: indexMerge?.state, tree: FolderTree(folder: tree))
+        _ = try IndexCommit(tree: BucketTree(client: client, prefix: prefix), roots: roots, keys: []).current()
+        let indexed = Self.indexedDigests(of: tree)
+        let files = try Self.files(of: tree, requireIndex: requireIndex)
+        let listed = Set(files)
+        if let missing = indexed.keys.sorted().first(where: { !listed.contains($0) }) {
+            throw PublishError.io("\(ShownPath.of(tree.appendingPathComponent(missing))) is named by the tree's index.json but is not in the tree: nothing was uploaded (publish again, or `packtool export` a whole tree)")
+        }
+        return (indexed, files)
+    }
+
+    /// A tree file whose bytes are not what the tree's index signs (`how` they differ).
+    static func changedAfterSigning(_ file: URL, _ how: String) -> PublishError {
+        .io("\(ShownPath.of(file)) is not the file the tree's index.json signs (\(how)): the tree was changed after signing; publish again")
+    }
+
+    /// Whether the tree's index can go over the bucket's as it is: it already publishes everything the bucket's does,
+    /// at a higher version, or is the same signed document in other envelope bytes.
+    static func supersedes(_ ours: IndexDocument, _ current: IndexCommit.Current?, releasing: String?) throws -> Bool {
+        let merged = try ours.merged(onto: current?.trusted, releasing: releasing)
+        return (merged == ours && ours.version > (current?.trusted.version ?? 0)) || (current?.retired == false && current?.document == ours)
+    }
+
+    /// The refusal of a tree whose index is older than the bucket's (a renew or a release ran meanwhile).
+    static func olderThanBucket(_ bucket: BucketTree, current: IndexCommit.Current?, ours: IndexDocument) -> PublishError {
+        let version = current.map { String($0.document.version) } ?? "?"
+        return .trust("\(bucket.describe(PublishLayout.index)) (version \(version)) lists releases or a revocation list this tree's index (version \(ours.version)) does not: it was renewed or published meanwhile, and this tree is older; to build on it, sign again or renew against the bucket (`packtool renew --publish \(bucket.location) --index-key …`)")
+    }
+
     /// One file at or over the multipart threshold, for `upload`. A large file is hashed while it is sent (one read):
     /// when the index names it (`known`), its signed digest is what the read must give; otherwise what is already
     /// under the key is compared first, so a file already there is not sent again.
     private func uploadLarge(file: URL, path: String, key: String, size localSize: UInt64, known: (digest: [UInt8], size: UInt64)?,
                              report: inout Report, progress: ((String, Step) -> Void)?) throws {
         var expected = known?.digest
-        if let known, known.size != localSize {
-            throw PublishError.io("\(file.path) is not the file the tree's index.json signs (its size differs): the tree was changed after signing; publish again")
-        }
+        if let known, known.size != localSize { throw Self.changedAfterSigning(file, "its size differs") }
         if expected == nil {
             let (digest, size) = try SHA256.hash(fileAt: file)
             if try matches(key: key, digest: digest, size: size, versioned: true) {
@@ -235,9 +256,8 @@ public struct TreeUploader {
                 progress?(PublishLayout.index, .present)
                 return
             }
-            let merged = try ours.merged(onto: current?.trusted, releasing: indexMerge?.releasing)
             var written = local
-            if (merged == ours && ours.version > (current?.trusted.version ?? 0)) || (current?.retired == false && current?.document == ours) {
+            if try Self.supersedes(ours, current, releasing: indexMerge?.releasing) {
                 // The tree's index already publishes everything the bucket's does, at a higher version (or is the
                 // same signed document in other envelope bytes). It is held to the bucket's floor like any index
                 // write: a tree folder kept from before a revocation cannot unbind the bucket's list.
@@ -262,8 +282,7 @@ public struct TreeUploader {
                     reportRoots(created: missing)   // the commit wrote the staged roots the bucket lacked
                 }
             } else {
-                let version = current.map { String($0.document.version) } ?? "?"
-                throw PublishError.trust("\(bucket.describe(PublishLayout.index)) (version \(version)) lists releases or a revocation list this tree's index (version \(ours.version)) does not: it was renewed or published meanwhile, and this tree is older; to build on it, sign again or renew against the bucket (`packtool renew --publish \(bucket.location) --index-key …`)")
+                throw Self.olderThanBucket(bucket, current: current, ours: ours)
             }
             // Checked like every other object: the store must hold the bytes just sent (unless another writer's index
             // has already replaced them, which a later read of the index would show).

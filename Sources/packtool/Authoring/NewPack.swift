@@ -38,20 +38,21 @@ enum NewPack {
         }
         let json = try OutputFormat.json(a)
         try NewFolder(files: [("pack.json", Data(packJSON(id: id, a).utf8))]).write(as: name, in: parent, shown: dir)
+        let shown = ShownPath.of(dir), file = ShownPath.of(dir + "/pack.json")
         if json {
-            try JSONValue.object(["made": "pack", "pack": .string(id), "folder": .string(dir), "files": .strings([dir + "/pack.json"])]).print()
+            try JSONValue.object(["made": "pack", "pack": .string(id), "folder": .string(shown), "files": .strings([file])]).print()
             return 0
         }
         Output.out("""
-            Wrote \(dir)/pack.json for the pack "\(id)".
+            Wrote \(file) for the pack "\(id)".
             Next:
               1. Make the historian's key (keep the .pem private) and paste the reviewers entry it prints over the
                  placeholder one in pack.json (--id is their id in pack.json, --display-name their name as shown):
                    packtool key generate --role reviewer --out keys --id historian --display-name "FIRST LAST"
               2. Add the stops in walking order:
-                   packtool new stop \(dir) 01-first-stop --title "…" --eras 1824
+                   packtool new stop \(shown) 01-first-stop --title "…" --eras 1824
               3. Replace every "REPLACE ME: …" value (lint lists them) and check the pack:
-                   packtool lint \(dir)
+                   packtool lint \(shown)
 
             """)
         return 0

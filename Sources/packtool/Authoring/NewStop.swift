@@ -34,7 +34,7 @@ enum NewStop {
         guard let root = JSONParser().parse(packBytes).root, let route = JSONArrayInsertion.strings(at: "/route", in: root) else {
             throw CommandLineError.io("\(packPath)/pack.json has no \"route\" list of stop names to add the stop to; run `packtool lint \(packPath)` and fix what it finds first")
         }
-        let shown = packPath + "/stops/" + stop
+        let shown = ShownPath.of(packPath + "/stops/" + stop)
         guard !pack.exists("stops/" + stop) else { throw CommandLineError.io("\(shown) already exists; `new stop` never writes into an existing stop") }
 
         // pack.json first in memory: if it cannot be edited, nothing is written.
@@ -79,7 +79,7 @@ enum NewStop {
               2. Replace each placeholder plate with the era's picture as HEIC, e.g.
                    heif-enc plate.png -o \(shown)/\(plates.first ?? "layers/1900-16x9.heic")
               3. Record the story as \(shown)/story.m4a (AAC) and write its transcript in story.vtt.
-              4. Check the stop: packtool lint \(packPath)
+              4. Check the stop: packtool lint \(ShownPath.of(packPath))
 
             """)
         return 0

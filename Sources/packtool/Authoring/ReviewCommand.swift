@@ -59,7 +59,7 @@ enum ReviewCommand: Command {
         do {
             let folder = try PackFolder(url: target.pack)
             guard let reviewer = folder.pack.reviewers.first(where: { $0.id == reviewerID }) else {
-                throw CommandLineError.failure("reviewer \"\(reviewerID)\" is not listed in \(target.pack.path)/pack.json")
+                throw CommandLineError.failure("reviewer \"\(reviewerID)\" is not listed in \(ShownPath.of(target.pack.appendingPathComponent("pack.json")))")
             }
             let key = try SigningKeys.privateKeys([keyPath], role: "reviewer", a)[0]
             guard Hex.encode(key.publicKey.rawRepresentation) == reviewer.publicKey.lowercased() else {
@@ -130,7 +130,7 @@ enum ReviewCommand: Command {
         let irregular = try TreeDigest.nonRegularEntries(under: sceneURL)
         guard irregular.isEmpty else {
             throw CommandLineError.failure("""
-                not signing \(sceneURL.path): \(irregular.map { "\"\($0)\"" }.joined(separator: ", ")) \(irregular.count == 1 ? "is" : "are") \
+                not signing \(ShownPath.of(sceneURL)): \(irregular.map { "\"\($0)\"" }.joined(separator: ", ")) \(irregular.count == 1 ? "is" : "are") \
                 not a regular file (a link, FIFO, socket or device); a scene holds only regular files and folders, and \
                 lint refuses it (PT0116). Replace \(irregular.count == 1 ? "it" : "them") with regular files or remove \
                 \(irregular.count == 1 ? "it" : "them"), then sign again.
@@ -157,7 +157,7 @@ enum ReviewCommand: Command {
         if try OutputFormat.json(a) {
             let scenes: [JSONValue] = signed.map { s in
                 .object(["scene": .string(s.scene), "digest": .string(s.digest), "reviewer": .string(reviewer), "role": .string(s.role), "keyId": .string(s.keyID),
-                         "signedAt": .string(s.signedAt), "signoffFile": .string(s.file.path), "files": .int(s.files), "was": .string(s.was.rawValue)])
+                         "signedAt": .string(s.signedAt), "signoffFile": .string(ShownPath.of(s.file)), "files": .int(s.files), "was": .string(s.was.rawValue)])
             }
             if !whole, signed.count == 1, case .object(let one) = scenes[0] { try JSONValue.object(one).print() } else {
                 try JSONValue.object(["signed": .array(scenes), "alreadyCurrent": .strings(kept)]).print()

@@ -50,7 +50,7 @@ struct ReviewTarget {
             self.pack = URL(fileURLWithPath: only)
         }
         guard Self.holdsPack(self.pack) else {
-            throw CommandLineError.io("\(self.pack.path) holds no pack.json: give the stop folders of a pack (PACKDIR/stops/NN-slug), or --pack-dir PACKDIR")
+            throw CommandLineError.io("\(ShownPath.of(self.pack)) holds no pack.json: give the stop folders of a pack (PACKDIR/stops/NN-slug), or --pack-dir PACKDIR")
         }
         self.stops = stops
     }

@@ -90,8 +90,8 @@ enum RouteCommand: Command {
         do { table = try RouteSheet.export(try open(pack)) } catch let r as RouteSheet.Refusal {
             throw CommandLineError.failure(r.problems.map { pack + "/" + $0 }.joined(separator: "\n"))
         }
-        let facts: [String: JSONValue] = ["pack": .string(pack), "stops": .int(table.records.count - 1),
-                                          "columns": .strings(table.records.first ?? []), "file": .optional(out)]
+        let facts: [String: JSONValue] = ["pack": .string(ShownPath.of(pack)), "stops": .int(table.records.count - 1),
+                                          "columns": .strings(table.records.first ?? []), "file": .optional(out.map(ShownPath.of))]
         guard let out else {
             if json {
                 var object = facts
@@ -106,7 +106,7 @@ enum RouteCommand: Command {
             throw CommandLineError.io("\(out): cannot write (\(error))")
         }
         if json { try JSONValue.object(facts).print(); return 0 }
-        Output.out("wrote \(out): \(table.records.count - 1) stops\n")
+        Output.out("wrote \(ShownPath.of(out)): \(table.records.count - 1) stops\n")
         return 0
     }
 

@@ -6,6 +6,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import PackAuthoring
 import PackVerify
 
 /// `packtool install`: what the app does with a downloaded pack archive, for support and testing.
@@ -79,7 +80,7 @@ enum InstallCommand: Command {
             display?.finish()
             if json {
                 try JSONValue.object(["pack": .string(result.pack), "version": .int(Int(result.version)), "files": .int(Int(result.files)),
-                                      "bytes": .int(Int(result.bytes)), "installed": true, "into": .string(into.path)]).print()
+                                      "bytes": .int(Int(result.bytes)), "installed": true, "into": .string(ShownPath.of(into))]).print()
                 return 0
             }
             Output.out("installed \(result.pack) version \(result.version): \(result.files) files, \(result.bytes) bytes, verified\n")

@@ -73,7 +73,7 @@ extension GrantCommand {
             try JSONValue.object([
                 "code": .string(code), "id": .string(grant.id), "form": compact == nil ? "long" : "compact", "products": .strings(products),
                 "notBefore": .string(grant.notBefore), "notAfter": .string(grant.notAfter), "device": .optional(device),
-                "note": .string(grant.note), "recorded": .bool(a.value("--state") != nil), "envelopeFile": .optional(a.value("--out")),
+                "note": .string(grant.note), "recorded": .bool(a.value("--state") != nil), "envelopeFile": .optional(a.value("--out").map(ShownPath.of)),
                 "qrFile": .optional(a.value("--qr")), "longBecause": .optional(why),
             ]).print()
             return 0
@@ -180,7 +180,7 @@ extension GrantCommand {
         } catch let f as VerificationFailure {
             throw CommandLineError(f)
         }
-        guard let role = root.roles[RootDocument.Role.grant] else { throw CommandLineError.failure("\(url.path): root version \(root.version) has no grant role") }
+        guard let role = root.roles[RootDocument.Role.grant] else { throw CommandLineError.failure("\(ShownPath.of(url)): root version \(root.version) has no grant role") }
         guard role.keyids.contains(key.publicKey.keyID) else {
             throw CommandLineError.failure("the grant key (key id \(key.publicKey.keyID)) is not one of root version \(root.version)'s grant keys")
         }

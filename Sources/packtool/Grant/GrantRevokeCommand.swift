@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import PackAuthoring
 import PackCrypto
 import PackModel
 import PackPublish
@@ -72,7 +73,7 @@ enum GrantRevokeCommand {
                 }
                 id = typed
             } else {
-                throw CommandLineError.failure("\(text) is not a grant id in \(state.path)'s grant ledger; codes issued without --state are not "
+                throw CommandLineError.failure("\(text) is not a grant id in \(ShownPath.of(state))'s grant ledger; codes issued without --state are not "
                     + "recorded there: check the whole id (from the code or the app) and pass --unknown-id to revoke it anyway")
             }
             switch try store.revoke(id: id, reason: reason, keys: keys, ledger: try GrantLedger(state: state)) {
@@ -82,14 +83,14 @@ enum GrantRevokeCommand {
             case .written(let list, _) where json:
                 try JSONValue.object(["id": .string(id.text), "revoked": true, "written": true, "reason": .string(reason),
                                       "revocationListVersion": .int(list.version), "revokedCodes": .int(list.document.revoked.count),
-                                      "file": .string(list.url.path)]).print()
+                                      "file": .string(ShownPath.of(list.url))]).print()
             case .alreadyRevoked(let list, let entry):
                 Output.out("\(id) was already revoked (\(entry.revoked): \(Output.escapingControls(entry.reason))) in revocation list version \(list.version); nothing written\n")
             case .written(let list, _):
                 Output.out("""
                     revoked \(id): \(reason)
-                      revocation list version \(list.version) (\(list.document.revoked.count) code(s) revoked): \(list.url.path)
-                    next: publish it with `packtool renew --publish TREE --index-key INDEX.pem --state \(state.path)`; apps refuse the code once they update
+                      revocation list version \(list.version) (\(list.document.revoked.count) code(s) revoked): \(ShownPath.of(list.url))
+                    next: publish it with `packtool renew --publish TREE --index-key INDEX.pem --state \(ShownPath.of(state))`; apps refuse the code once they update
 
                     """)
             }
@@ -111,11 +112,11 @@ enum GrantRevokeCommand {
         let json = try OutputFormat.json(a)
         do {
             guard try GrantLedger.exists(in: state) || !RevocationStore(state: state).versions().isEmpty else {
-                throw CommandLineError.io("\(state.path): no revocation list here; nothing to sign again")
+                throw CommandLineError.io("\(ShownPath.of(state)): no revocation list here; nothing to sign again")
             }
             switch try RevocationStore(state: state).resign(keys: keys, ledger: try GrantLedger(state: state)) {
             case nil:
-                if json { try JSONValue.object(["written": false, "revocationListVersion": .null]).print() } else { Output.out("no revocation list in \(state.path); nothing to do\n") }
+                if json { try JSONValue.object(["written": false, "revocationListVersion": .null]).print() } else { Output.out("no revocation list in \(ShownPath.of(state)); nothing to do\n") }
             case .alreadyCurrent(let list)?:
                 if json { try JSONValue.object(["written": false, "revocationListVersion": .int(list.version)]).print() } else {
                     Output.out("revocation list version \(list.version) is already signed by the grant key of the newest root; nothing written\n")
@@ -123,11 +124,11 @@ enum GrantRevokeCommand {
             case .written(let list, let previous)?:
                 if json {
                     try JSONValue.object(["written": true, "revocationListVersion": .int(list.version), "previousVersion": .int(previous),
-                                          "revokedCodes": .int(list.document.revoked.count), "file": .string(list.url.path)]).print()
+                                          "revokedCodes": .int(list.document.revoked.count), "file": .string(ShownPath.of(list.url))]).print()
                 } else {
                     Output.out("""
-                        signed revocation list version \(previous) again as version \(list.version) under the new grant key (\(list.document.revoked.count) code(s) revoked): \(list.url.path)
-                        next: publish it with `packtool renew --publish TREE --index-key INDEX.pem --state \(state.path)`
+                        signed revocation list version \(previous) again as version \(list.version) under the new grant key (\(list.document.revoked.count) code(s) revoked): \(ShownPath.of(list.url))
+                        next: publish it with `packtool renew --publish TREE --index-key INDEX.pem --state \(ShownPath.of(state))`
 
                         """)
                 }
@@ -157,7 +158,7 @@ enum GrantRevokeCommand {
         let format = a.value("--format") ?? "text"
         let state = URL(fileURLWithPath: try a.required("--state"))
         guard GrantLedger.exists(in: state) || !((try? RevocationStore(state: state).versions()) ?? []).isEmpty else {
-            throw CommandLineError.io("\(state.path): no grant ledger (\(GrantLedger.fileName)) here; codes issued with --state are recorded in one")
+            throw CommandLineError.io("\(ShownPath.of(state)): no grant ledger (\(GrantLedger.fileName)) here; codes issued with --state are recorded in one")
         }
         let rows: [Row]
         do {

@@ -39,7 +39,7 @@ enum DigestCommand: Command {
                                     excluding: a.flag("--content") ? [PackFolder.signoffFile] : [])
         } catch { throw CommandLineError.io("\(error)") }
         if try OutputFormat.json(a) {
-            var report: [String: JSONValue] = ["folder": .string(a.positionals[0]), "digest": .string(digest.prefixed),
+            var report: [String: JSONValue] = ["folder": .string(ShownPath.of(a.positionals[0])), "digest": .string(digest.prefixed),
                                                "content": .bool(a.flag("--content"))]
             if a.flag("--listing") { report["listing"] = .strings(digest.listing.split(separator: "\n").map(String.init)) }
             try JSONValue.object(report).print()

@@ -6,6 +6,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import PackAuthoring
 import PackCrypto
 import PackMedia
 
@@ -25,10 +26,10 @@ enum EnvelopeInspection {
         do {
             envelopes = isList ? try JSONDecoder().decode([DSSEEnvelope].self, from: data) : [try DSSEEnvelope.parse(data)]
         } catch {
-            throw CommandLineError.failure("\(url.path): not a DSSE envelope: \(error)")
+            throw CommandLineError.failure("\(ShownPath.of(url)): not a DSSE envelope: \(error)")
         }
         var entries: [Entry] = []
-        var text = "\(url.path): \(envelopes.count) signed envelope\(envelopes.count == 1 ? "" : "s")\n"
+        var text = "\(ShownPath.of(url)): \(envelopes.count) signed envelope\(envelopes.count == 1 ? "" : "s")\n"
         var ok = true
         for (i, envelope) in envelopes.enumerated() {
             let body = try? envelope.payloadBytes()
@@ -46,7 +47,7 @@ enum EnvelopeInspection {
             }
             entries.append(entry)
         }
-        return Inspection(kind: "dsse", file: url.path, ok: ok, text: text, value: entries)
+        return Inspection(kind: "dsse", file: ShownPath.of(url), ok: ok, text: text, value: entries)
     }
 }
 

@@ -59,7 +59,7 @@ enum InspectCommand: Command {
         let format = a.value("--format") ?? "text"
         guard ["text", "json"].contains(format) else { throw CommandLineError.usage("--format must be text or json") }
         let path = a.positionals[0]
-        // Messages use url.relativePath: the path as the user typed it.
+        // Messages and the JSON name the file as all output does (`ShownPath`).
         let url = URL(fileURLWithPath: path)
         var info = stat()
         guard stat(path, &info) == 0 else { throw CommandLineError.io("\(path): no such file") }
@@ -106,7 +106,7 @@ enum InspectCommand: Command {
         if head.starts(with: Array("WEBVTT".utf8)) || head.starts(with: [0xEF, 0xBB, 0xBF] + Array("WEBVTT".utf8)) { return .webvtt }
         if head.starts(with: Array("-----BEGIN".utf8)) { return .key }
         if let first = head.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }), first == UInt8(ascii: "{") || first == UInt8(ascii: "[") { return .json }
-        throw CommandLineError.io("\(url.relativePath): not a file packtool reads (WebVTT, HEIC, MP4 audio, or JSON)")
+        throw CommandLineError.io("\(ShownPath.of(url)): not a file packtool reads (WebVTT, HEIC, MP4 audio, or JSON)")
     }
 
     /// A PEM key file: a public key (SPKI) as it is, a private one (PKCS#8) by the public key it holds.
@@ -123,25 +123,25 @@ enum InspectCommand: Command {
                 kind = "private key"
             }
         } catch let e as CryptoError {
-            throw CommandLineError.io("\(url.relativePath): not an Ed25519 key packtool reads (\(e.message))")
+            throw CommandLineError.io("\(ShownPath.of(url)): not an Ed25519 key packtool reads (\(e.message))")
         }
         struct Content: Encodable { let type: String; let keyId: String; let publicKey: String }
         let raw = Hex.encode(publicKey.rawRepresentation)
-        let text_ = "\(url.relativePath): Ed25519 \(kind)\n  key id:     \(publicKey.keyID)\n  public key: \(raw)  (pack.json's reviewers[].publicKey)\n"
-        return Inspection(kind: "key", file: url.relativePath, ok: true, text: text_, value: Content(type: kind, keyId: publicKey.keyID, publicKey: raw))
+        let text_ = "\(ShownPath.of(url)): Ed25519 \(kind)\n  key id:     \(publicKey.keyID)\n  public key: \(raw)  (pack.json's reviewers[].publicKey)\n"
+        return Inspection(kind: "key", file: ShownPath.of(url), ok: true, text: text_, value: Content(type: kind, keyId: publicKey.keyID, publicKey: raw))
     }
 
     private static func read(_ url: URL, limit: Int) throws -> Data {
         // The one capped read (PackFiles).
-        do { return Data(try RegularFile.read(url.path, path: url.relativePath, cap: limit)) } catch let error as FileError {
-            if case .tooLarge(let size) = error.kind { throw CommandLineError.io("\(url.relativePath): \(size) bytes is too large to inspect as text (limit \(limit))") }
-            throw CommandLineError.io("\(url.relativePath): cannot read")
+        do { return Data(try RegularFile.read(url.path, path: ShownPath.of(url), cap: limit)) } catch let error as FileError {
+            if case .tooLarge(let size) = error.kind { throw CommandLineError.io("\(ShownPath.of(url)): \(size) bytes is too large to inspect as text (limit \(limit))") }
+            throw CommandLineError.io("\(ShownPath.of(url)): cannot read")
         }
     }
 
     private static func inspectVTT(_ url: URL) throws -> Inspection {
         let file = WebVTTParser().parse([UInt8](try read(url, limit: 4 << 20)))
-        var text = "\(url.relativePath): " + (file.isWebVTT ? "WebVTT, \(file.cues.count) cue\(file.cues.count == 1 ? "" : "s"), \(file.regions.count) region(s), \(file.styles.count) style block(s)\n" : "not WebVTT\n")
+        var text = "\(ShownPath.of(url)): " + (file.isWebVTT ? "WebVTT, \(file.cues.count) cue\(file.cues.count == 1 ? "" : "s"), \(file.regions.count) region(s), \(file.styles.count) style block(s)\n" : "not WebVTT\n")
         for cue in file.cues {
             var settings: [String] = []
             if cue.vertical != "" { settings.append("vertical:\(cue.vertical)") }
@@ -155,19 +155,19 @@ enum InspectCommand: Command {
             text += cue.text.split(separator: "\n", omittingEmptySubsequences: false).map { "      \($0)\n" }.joined()
         }
         for issue in file.issues { text += "  \(issue.line):\(issue.column): \(issue.severity.rawValue): \(issue.message)\n" }
-        return Inspection(kind: "webvtt", file: url.path, ok: file.isWebVTT && !file.issues.contains { $0.severity == .error }, text: text, value: file)
+        return Inspection(kind: "webvtt", file: ShownPath.of(url), ok: file.isWebVTT && !file.issues.contains { $0.severity == .error }, text: text, value: file)
     }
 
     private static func inspectHEIF(_ url: URL) throws -> Inspection {
         let source = try ByteSource(fileAt: url)
         let info = HEIFProbe().probe(source)
         let other = info.isHEIC ? nil : FileSignature.format(of: source).flatMap { $0.isHEIF ? nil : $0 }
-        var text = "\(url.relativePath): \(info.isHEIC ? "HEIF image" : other.map { "\($0.name), not HEIC" } ?? "not a HEIC image")\n"
+        var text = "\(ShownPath.of(url)): \(info.isHEIC ? "HEIF image" : other.map { "\($0.name), not HEIC" } ?? "not a HEIC image")\n"
         text += "  brands: \(info.majorBrand ?? "?") [\(info.compatibleBrands.joined(separator: ", "))]; boxes: \(info.topLevel.joined(separator: " "))\n"
         if let id = info.primaryItemID { text += "  primary item \(id) (\(info.primaryItemType ?? "?")): properties \(info.primaryProperties.joined(separator: ", "))\n" }
         if let w = info.width, let h = info.height { text += "  stored \(w)×\(h)" + (info.displaySize.map { ", displayed \($0.width)×\($0.height)" } ?? "") + (info.rotation != 0 ? ", rotated \(info.rotation)°" : "") + "\n" }
         for e in info.errors { text += "  error: \(e)\n" }
-        return Inspection(kind: "heif", file: url.path, ok: info.errors.isEmpty && info.isHEIC, text: text, value: info)
+        return Inspection(kind: "heif", file: ShownPath.of(url), ok: info.errors.isEmpty && info.isHEIC, text: text, value: info)
     }
 
     /// What `--voice` adds: the detector's verdict, the parts of the story it judged against their own background
@@ -196,15 +196,15 @@ enum InspectCommand: Command {
         let source = try ByteSource(fileAt: url)
         let info = MP4AudioProbe().probe(source)
         let other = info.errors.isEmpty ? nil : FileSignature.format(of: source).flatMap { $0.isMP4 ? nil : $0 }
-        var text = "\(url.relativePath): \(info.handler == "soun" ? "MP4 audio, \(info.codecDescription)" : other.map { "\($0.name), not MP4 audio" } ?? "no sound track")\n"
+        var text = "\(ShownPath.of(url)): \(info.handler == "soun" ? "MP4 audio, \(info.codecDescription)" : other.map { "\($0.name), not MP4 audio" } ?? "no sound track")\n"
         if let ch = info.channels, let rate = info.sampleRate { text += "  \(ch) channel\(ch == 1 ? "" : "s"), \(Int(rate)) Hz\n" }
         if let d = info.duration { text += "  duration \(NumberText.fixed(d, 3)) s" + (info.editedDuration != nil ? " (from the edit list)" : "") + "\n" }
         text += "  brands: \(info.majorBrand ?? "?") [\(info.compatibleBrands.joined(separator: ", "))]; boxes: \(info.topLevel.joined(separator: " "))\n"
         for e in info.errors { text += "  error: \(e)\n" }
-        guard voice else { return Inspection(kind: "mp4-audio", file: url.path, ok: info.errors.isEmpty && info.isAAC, text: text, value: info) }
+        guard voice else { return Inspection(kind: "mp4-audio", file: ShownPath.of(url), ok: info.errors.isEmpty && info.isAAC, text: text, value: info) }
         let heard: VoiceActivity
         do { heard = try StoryVoice(cacheFolder: nil).listen(to: url.path) } catch let error as AudioDecodeError {
-            throw CommandLineError.failure("\(url.relativePath): cannot be decoded: \(error)")
+            throw CommandLineError.failure("\(ShownPath.of(url)): cannot be decoded: \(error)")
         }
         let round = { (t: Double) in (t * 1000).rounded() / 1000 }
         text += "  voice: \(heard.verdict.rawValue), \(heard.segments.count) segment\(heard.segments.count == 1 ? "" : "s")\n"
@@ -220,7 +220,7 @@ enum InspectCommand: Command {
         let value = HeardAudio(audio: info, voice: .init(verdict: heard.verdict.rawValue, frameSeconds: heard.frameSeconds, duration: round(heard.duration), parts: parts,
                                                          segments: heard.segments.map { [round($0.start), round($0.end)] },
                                                          frames: String(heard.speech.map { $0 ? "1" : "0" })))
-        return Inspection(kind: "mp4-audio", file: url.path, ok: info.errors.isEmpty && info.isAAC, text: text, value: value)
+        return Inspection(kind: "mp4-audio", file: ShownPath.of(url), ok: info.errors.isEmpty && info.isAAC, text: text, value: value)
     }
 
     private static func inspectJSON(_ url: URL, keys: [Ed25519PublicKey]) throws -> Inspection {
@@ -228,7 +228,7 @@ enum InspectCommand: Command {
         let parsed = JSONParser().parse([UInt8](data))
         guard let root = parsed.root else {
             let lines = parsed.issues.map { "  \($0.position.line):\($0.position.column): \($0.message)" }.joined(separator: "\n")
-            return Inspection(kind: "json", file: url.path, ok: false, text: "\(url.relativePath): not well-formed JSON\n\(lines)\n",
+            return Inspection(kind: "json", file: ShownPath.of(url), ok: false, text: "\(ShownPath.of(url)): not well-formed JSON\n\(lines)\n",
                               value: ["errors": parsed.issues.map { "\($0.position.line):\($0.position.column): \($0.message)" }])
         }
         if root["payloadType"] != nil || (root.array?.first?["payloadType"] != nil) {
@@ -239,8 +239,8 @@ enum InspectCommand: Command {
         if name == "pack.json" || root["route"] != nil { (schema, kind) = ("pack.schema.json", "pack") }
         else if name == "scene.json" || root["anchor"] != nil { (schema, kind) = ("scene.schema.json", "scene") }
         else if name == "uncertainty.json" || root["eras"] != nil { (schema, kind) = ("uncertainty.schema.json", "uncertainty") }
-        else { throw CommandLineError.io("\(url.relativePath): not a pack.json, scene.json, uncertainty.json or signed envelope") }
-        guard let document = JSONDocument(url: url, path: url.path, schema: schema) else { throw CommandLineError.io("\(url.relativePath): cannot read") }
+        else { throw CommandLineError.io("\(ShownPath.of(url)): not a pack.json, scene.json, uncertainty.json or signed envelope") }
+        guard let document = JSONDocument(url: url, path: ShownPath.of(url), schema: schema) else { throw CommandLineError.io("\(ShownPath.of(url)): cannot read") }
         let problems = Linter.describe(document)
         let model: Encodable?
         switch kind {
@@ -248,9 +248,9 @@ enum InspectCommand: Command {
         case "scene": model = document.decode(SceneDocument.self)
         default: model = document.decode(UncertaintyDocument.self)
         }
-        var text = "\(url.relativePath): \(kind) document\n"
+        var text = "\(ShownPath.of(url)): \(kind) document\n"
         text += problems.isEmpty ? try (model.map { try Inspection.encode($0, file: url) } ?? "") : problems.map { "  \($0)\n" }.joined()
-        return Inspection(kind: kind, file: url.path, ok: problems.isEmpty && model != nil, text: text,
+        return Inspection(kind: kind, file: ShownPath.of(url), ok: problems.isEmpty && model != nil, text: text,
                           value: ModelInspection(model: model.map(AnyEncodable.init), problems: problems))
     }
 }

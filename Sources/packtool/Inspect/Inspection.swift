@@ -8,6 +8,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import PackAuthoring
 import PackCrypto
 import PackLint
 import PackMedia
@@ -38,7 +39,7 @@ struct Inspection {
             return String(decoding: try encoder.encode(AnyEncodable(value)), as: UTF8.self) + "\n"
         } catch let EncodingError.invalidValue(bad, context) {
             let path = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().drop { $0 == "." }
-            throw CommandLineError.io("\(file.relativePath): cannot write as JSON: \(path.isEmpty ? "a value" : String(path)) is \(bad), which JSON cannot hold")
+            throw CommandLineError.io("\(ShownPath.of(file)): cannot write as JSON: \(path.isEmpty ? "a value" : String(path)) is \(bad), which JSON cannot hold")
         }
     }
 }

@@ -6,6 +6,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import PackAuthoring
 import PackCrypto
 import PackModel
 import PackSigning
@@ -71,7 +72,8 @@ enum KeyCommand: Command {
                 throw error
             }
             let raw = Hex.encode(key.publicKey.rawRepresentation)
-            var text = "\(role) key \(key.publicKey.keyID)\n  private:    \(privatePath) (mode 0600, \(passphrase == nil ? "not encrypted" : "encrypted with the passphrase"))\n  public:     \(publicPath)\n"
+            let shownPrivate = ShownPath.of(privatePath), shownPublic = ShownPath.of(publicPath)
+            var text = "\(role) key \(key.publicKey.keyID)\n  private:    \(shownPrivate) (mode 0600, \(passphrase == nil ? "not encrypted" : "encrypted with the passphrase"))\n  public:     \(shownPublic)\n"
                 + "  public key: \(raw)\n"
             let entry = "{\"id\": \"\(name)\", \"name\": \(NewFolder.quoted(displayName)), \"role\": \"historian\", \"publicKey\": \"\(raw)\"}"
             if role == "reviewer" {
@@ -79,7 +81,7 @@ enum KeyCommand: Command {
             }
             if json {
                 var report: [String: JSONValue] = ["role": .string(role), "keyId": .string(key.publicKey.keyID), "publicKey": .string(raw), "encrypted": .bool(passphrase != nil),
-                                                   "privateKeyFile": .string(privatePath), "publicKeyFile": .string(publicPath)]
+                                                   "privateKeyFile": .string(shownPrivate), "publicKeyFile": .string(shownPublic)]
                 if role == "reviewer" {
                     report["reviewer"] = ["id": .string(name), "name": .string(displayName), "role": "historian", "publicKey": .string(raw)]
                 }

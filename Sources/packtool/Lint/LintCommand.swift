@@ -7,6 +7,7 @@ import Foundation
 import Glibc
 #endif
 import PackAudio
+import PackAuthoring
 import PackModel
 import PackLint
 import PackVerify
@@ -50,7 +51,7 @@ enum LintCommand: Command {
             if a.flag("--fix") { fixes.add(try fix(path, dryRun: dryRun)) }
             let (found, report) = Linter(listener: StoryVoice.standard()).run(URL(fileURLWithPath: path))
             diagnostics += found
-            reports.append((path, report))
+            reports.append((ShownPath.of(path), report))   // named as every output names paths, in text and JSON
         }
         switch format {
         case "json":

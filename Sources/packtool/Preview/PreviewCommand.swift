@@ -9,6 +9,7 @@ import Glibc
 import Darwin
 #endif
 import PackAudio
+import PackAuthoring
 import PackModel
 import PackPreview
 
@@ -73,7 +74,7 @@ enum PreviewCommand: Command {
         for failure in summary.failedPlates { Output.err("packtool preview: \(Output.escapingControls("\(failure.file): cannot show this plate: \(failure.message)"))\n") }
         let lint = summary.errors + summary.warnings == 0 ? "lint: clean"
             : "lint: \(summary.errors) error\(summary.errors == 1 ? "" : "s"), \(summary.warnings) warning\(summary.warnings == 1 ? "" : "s") (shown on the pages)"
-        Output.out("preview of \(Output.escapingControls(packPath)): \(summary.stops) stop\(summary.stops == 1 ? "" : "s"), \(summary.plates) plate\(summary.plates == 1 ? "" : "s") (\(summary.decoded) decoded, \(summary.reused) reused)\(summary.failedPlates.isEmpty ? "" : ", \(summary.failedPlates.count) cannot be shown"); \(lint)\n")
+        Output.out("preview of \(Output.escapingControls(ShownPath.of(packPath))): \(summary.stops) stop\(summary.stops == 1 ? "" : "s"), \(summary.plates) plate\(summary.plates == 1 ? "" : "s") (\(summary.decoded) decoded, \(summary.reused) reused)\(summary.failedPlates.isEmpty ? "" : ", \(summary.failedPlates.count) cannot be shown"); \(lint)\n")
         Output.out("open: \(summary.index.absoluteString)\n")
         if a.flag("--open") { openInBrowser(summary.index) }
         return summary.errors > 0 || !summary.failedPlates.isEmpty ? 1 : 0

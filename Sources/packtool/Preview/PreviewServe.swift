@@ -10,6 +10,7 @@ import Glibc
 import Darwin
 #endif
 import PackAudio
+import PackAuthoring
 import PackModel
 import PackPreview
 
@@ -67,7 +68,7 @@ enum PreviewServe {
             listener.serve(shouldStop: stopping, respond: { server.respond(to: $0) })
             done.signal()
         }
-        Output.out("serving \(Output.escapingControls(packPath)) at \(listener.url) (rebuilt when the pack changes; Ctrl-C stops)\n")
+        Output.out("serving \(Output.escapingControls(ShownPath.of(packPath))) at \(listener.url) (rebuilt when the pack changes; Ctrl-C stops)\n")
         if open, let url = URL(string: listener.url) { PreviewCommand.openInBrowser(url) }
         while !stopping() {
             usleep(pollInterval)

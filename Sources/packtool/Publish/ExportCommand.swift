@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import PackAuthoring
 import PackPublish
 import PackModel
 #if canImport(Glibc)
@@ -68,13 +69,13 @@ enum ExportCommand: Command {
                  "releases": .array(result.releases.map { ["pack": .string($0.pack), "version": .int($0.version)] })]
             }
             guard let (location, settings, folder) = store else {
-                if json { try JSONValue.object(report(output.path)).print(); return 0 }
-                Output.out("exported \(releases) into \(output.path)\n  deltas: \(result.deltas)\n  index: \(output.path)/index.json version \(result.indexVersion)\n")
+                if json { try JSONValue.object(report(ShownPath.of(output))).print(); return 0 }
+                Output.out("exported \(releases) into \(ShownPath.of(output))\n  deltas: \(result.deltas)\n  index: \(ShownPath.of(output.appendingPathComponent(PublishLayout.index))) version \(result.indexVersion)\n")
                 return 0
             }
             try replace(folder, with: output)
-            if json { return try UploadCommand.upload(tree: folder, to: location, settings: settings, arguments: a, quiet: true, json: report(folder.path)) }
-            Output.out("exported \(releases) into \(folder.path)\n  deltas: \(result.deltas)\n  index: \(folder.path)/index.json version \(result.indexVersion)\n")
+            if json { return try UploadCommand.upload(tree: folder, to: location, settings: settings, arguments: a, quiet: true, json: report(ShownPath.of(folder))) }
+            Output.out("exported \(releases) into \(ShownPath.of(folder))\n  deltas: \(result.deltas)\n  index: \(ShownPath.of(folder.appendingPathComponent(PublishLayout.index))) version \(result.indexVersion)\n")
             return try UploadCommand.upload(tree: folder, to: location, settings: settings, arguments: a, quiet: false)
         } catch let e as CommandLineError {
             throw e
@@ -92,13 +93,13 @@ enum ExportCommand: Command {
         let aside = folder.deletingLastPathComponent().appendingPathComponent(".replaced-\(getpid())-" + folder.lastPathComponent)
         let hadOne = FileSystem.exists(folder.path)
         if hadOne {
-            do { try FileSystem.rename(folder, to: aside) } catch { throw CommandLineError.io("\(folder.path): cannot move it aside (\(error))") }
+            do { try FileSystem.rename(folder, to: aside) } catch { throw CommandLineError.io("\(ShownPath.of(folder)): cannot move it aside (\(error))") }
         }
         do { try FileSystem.rename(exported, to: folder) } catch {
             let reason = "\(error)"
             if hadOne { try? FileSystem.rename(aside, to: folder) }
             FileSystem.removeTree(exported.path)
-            throw CommandLineError.io("\(folder.path): cannot put the export in place (\(reason)); nothing was uploaded")
+            throw CommandLineError.io("\(ShownPath.of(folder)): cannot put the export in place (\(reason)); nothing was uploaded")
         }
         if hadOne { FileSystem.removeTree(aside.path) }
     }

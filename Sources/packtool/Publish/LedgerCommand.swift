@@ -6,6 +6,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import PackAuthoring
 import PackPublish
 
 /// `packtool ledger list | verify`: the publisher's release history and its integrity.
@@ -35,7 +36,7 @@ enum LedgerCommand: Command {
         let a = try Arguments(args, table: Self.options)
         let state = URL(fileURLWithPath: try a.required("--state"))
         guard FileManager.default.fileExists(atPath: state.appendingPathComponent(Ledger.fileName).path) else {
-            throw CommandLineError.io("\(state.path): no ledger (\(Ledger.fileName)) here")
+            throw CommandLineError.io("\(ShownPath.of(state)): no ledger (\(Ledger.fileName)) here")
         }
         let ledger: Ledger
         do { ledger = try Ledger(state: state) } catch { throw CommandLineError.io("\(error)") }

@@ -9,6 +9,7 @@ import Glibc
 import Darwin
 #endif
 import PackAudio
+import PackAuthoring
 import PackMedia
 import PackCrypto
 import PackModel
@@ -107,8 +108,8 @@ enum SignCommand: Command {
                                                      json: json ? facts : nil) }
                 catch let e as CommandLineError {
                     // The release is signed and recorded; only the upload is left to do.
-                    let next = "\(m.pack) version \(m.version) is recorded in \(a.value("--state") ?? "the state") and written to \(output.path); "
-                        + "finish with `packtool upload \(output.path) \(location)` (or sign again)"
+                    let next = "\(m.pack) version \(m.version) is recorded in \(a.value("--state") ?? "the state") and written to \(ShownPath.of(output)); "
+                        + "finish with `packtool upload \(ShownPath.of(output)) \(location)` (or sign again)"
                     switch e {
                     case .failure(let message): throw CommandLineError.failure(message + "; " + next)
                     default: throw CommandLineError.io(e.message + "; " + next)
@@ -150,7 +151,7 @@ enum SignCommand: Command {
     private static func reportUnchanged(_ plan: Publisher.Plan, output: URL, store: (S3Location, ObjectStoreSettings, URL)?, json: Bool,
                                         indexPath: String, _ a: Arguments) throws -> Int32 {
         let last = plan.previousVersion ?? 0
-        let unchanged: [String: JSONValue] = ["pack": .string(plan.manifest.pack), "published": false, "version": .int(last), "tree": .string(output.path)]
+        let unchanged: [String: JSONValue] = ["pack": .string(plan.manifest.pack), "published": false, "version": .int(last), "tree": .string(ShownPath.of(output))]
         if json, store == nil { try JSONValue.object(unchanged).print() }
         if !json { Output.out("\(plan.manifest.pack): nothing changed since version \(last); nothing published\n") }
         // The usual reason to run sign with nothing new is an index about to expire: that is renew's job.
@@ -160,7 +161,7 @@ enum SignCommand: Command {
         let published = output.appendingPathComponent(PublishLayout.manifest(pack: plan.manifest.pack, version: last))
         if !FileManager.default.fileExists(atPath: published.path) {
             Output.note("""
-                note: \(output.path) holds no version \(last) of \(plan.manifest.pack); it was published into another \
+                note: \(ShownPath.of(output)) holds no version \(last) of \(plan.manifest.pack); it was published into another \
                 tree. Publish into that tree, or write the whole tree into a new folder with `packtool export`; a \
                 new version is made when the pack changes, or with --version \(last + 1).
 
@@ -181,17 +182,17 @@ enum SignCommand: Command {
         let facts: [String: JSONValue] = [
             "pack": .string(m.pack), "published": true, "version": .int(Int(m.version)),
             "previousVersion": plan.previousVersion.map { .int(Int($0)) } ?? .null, "scenes": .int(m.scenes.count),
-            "changedScenes": .strings(plan.changedScenes.sorted()), "archive": .string(result.archive.path), "archiveSize": .int(Int(result.archiveSize)),
-            "archiveSHA256": .string(result.archiveSHA256), "manifest": .string(result.manifest.path), "tree": .string(output.path),
+            "changedScenes": .strings(plan.changedScenes.sorted()), "archive": .string(ShownPath.of(result.archive)), "archiveSize": .int(Int(result.archiveSize)),
+            "archiveSHA256": .string(result.archiveSHA256), "manifest": .string(ShownPath.of(result.manifest)), "tree": .string(ShownPath.of(output)),
             "indexVersion": .int(result.indexVersion), "deltas": .int(result.deltas.count),
         ]
         if json, !uploading { try JSONValue.object(facts).print() }
         if !json { Output.out("""
             published \(m.pack) version \(m.version)\(plan.previousVersion.map { " (previous \($0))" } ?? "")
               scenes: \(m.scenes.count), changed: \(plan.changedScenes.isEmpty ? "none" : plan.changedScenes.joined(separator: ", "))
-              archive: \(result.archive.path) (\(result.archiveSize) bytes, sha256 \(result.archiveSHA256))
-              manifest: \(result.manifest.path)
-              index: \(output.path)/index.json version \(result.indexVersion)
+              archive: \(ShownPath.of(result.archive)) (\(result.archiveSize) bytes, sha256 \(result.archiveSHA256))
+              manifest: \(ShownPath.of(result.manifest))
+              index: \(ShownPath.of(output.appendingPathComponent(PublishLayout.index))) version \(result.indexVersion)
               deltas: \(result.deltas.count) written in \(NumberText.fixed(result.deltaSeconds * 1000, 1)) ms
               signing took \(NumberText.fixed(result.signingSeconds * 1000, 2)) ms
 

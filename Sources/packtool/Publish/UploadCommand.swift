@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import PackAuthoring
 import PackModel
 import PackPublish
 
@@ -14,7 +15,7 @@ enum UploadCommand: Command {
     static let help = """
         usage: packtool upload TREE s3://BUCKET[/PREFIX] [--endpoint URL] [--region REGION] [--profile NAME]
                                [--path-style | --virtual-hosted] [--multipart-threshold SIZE]
-                               [--part-size SIZE] [--timeout SECONDS] [--quiet]
+                               [--part-size SIZE] [--timeout SECONDS] [--dry-run] [--quiet]
 
         Uploads the tree `packtool sign --publish` wrote: every versioned object first (roots, manifests,
         archives, deltas), each checked after upload (the store's SHA-256 and size, or a read-back), then
@@ -31,32 +32,41 @@ enum UploadCommand: Command {
         uploads of this tree's versioned names are aborted. A response must arrive whole within --timeout plus the
         time its body takes at 1 MB/s. --quiet prints only the summary.
 
+        --dry-run reads the store as upload does (the bucket's index, a HEAD per object, the roots) and prints what
+        upload would do with each object, in its order: put (with its size, and its parts from the multipart
+        threshold up), replace (index.json over the bucket's), unchanged (already there with these bytes), or
+        refuse (where upload would stop, having sent the objects above). It sends nothing: no PUT, no multipart
+        upload, no abort of a stale one, no DELETE. A refusal exits as upload would, naming the cause.
+
         Credentials: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, or a profile in ~/.aws.
-        Exit codes: 0 uploaded (or nothing to do), 1 refused (a versioned object in the bucket differs, the bucket's
-        index is another catalogue's or newer than the tree's), 2 usage, credentials, network or store errors
-        (rerun to resume).
+        Exit codes: 0 uploaded (or nothing to do; with --dry-run: upload would finish), 1 refused (a versioned object
+        in the bucket differs, the bucket's index is another catalogue's or newer than the tree's), 2 usage,
+        credentials, network or store errors (rerun to resume).
 
         """
     static let options: [CommandOption] = CommandOption.objectStore + CommandOption.uploadSizes + [
-        .format("text, or one JSON object: bucket, prefix, objects uploaded and already there, bytes sent"),
+        .flag("--dry-run", "read the store and print what upload would put, replace or leave unchanged, object by object;\nsend nothing"),
+        .format("text, or one JSON object: bucket, prefix, objects uploaded and already there, bytes sent\n(with --dry-run: each object's action, the counts, the refusal if any)"),
     ]
     static let examples = [
         "packtool upload demo-out/cdn s3://packs/royal-mile --endpoint https://ACCOUNT.r2.cloudflarestorage.com --region auto",
         "packtool upload demo-out/cdn s3://packs/royal-mile --quiet --format json",
+        "packtool upload demo-out/cdn s3://packs/royal-mile --dry-run",
     ]
 
     static func run(_ args: [String]) throws -> Int32 {
         let a = try Arguments(args, table: Self.options)
         guard a.positionals.count == 2 else { throw CommandLineError.usage("expected TREE and s3://BUCKET/PREFIX") }
         let tree = URL(fileURLWithPath: a.positionals[0])
-        guard FileSystem.isDirectory(tree.path) else { throw CommandLineError.usage("\(tree.path): no such folder (the tree `packtool sign --publish` wrote)") }
+        guard FileSystem.isDirectory(tree.path) else { throw CommandLineError.usage("\(ShownPath.of(tree)): no such folder (the tree `packtool sign --publish` wrote)") }
         let location: S3Location
         let settings: ObjectStoreSettings
         do { location = try S3Location(a.positionals[1]) } catch let e as PublishError { throw CommandLineError.usage("\(e)") }
         do { settings = try ObjectStoreFlags.settings(a) } catch let e as PublishError { throw CommandLineError.io("\(e)") }
         let json = try OutputFormat.json(a)
+        if a.flag("--dry-run") { return try dryRun(tree: tree, to: location, settings: settings, arguments: a, quiet: a.flag("--quiet"), json: json) }
         return try upload(tree: tree, to: location, settings: settings, arguments: a, quiet: a.flag("--quiet"),
-                          json: json ? ["tree": .string(tree.path)] : nil, nested: false)
+                          json: json ? ["tree": .string(ShownPath.of(tree))] : nil, nested: false)
     }
 
     /// Uploads `tree` (also what `sign --publish s3://…` and `export --publish s3://…` end with).
@@ -92,8 +102,7 @@ enum UploadCommand: Command {
                 try JSONValue.object(object).print()
                 return 0
             }
-            let tenths = (report.bytesUploaded + 50_000) / 100_000
-            var summary = "\(location): \(report.uploaded.count) uploaded (\(tenths / 10).\(tenths % 10) MB), \(report.present.count) already there"
+            var summary = "\(location): \(report.uploaded.count) uploaded (\(megabytes(report.bytesUploaded))), \(report.present.count) already there"
             if let version = report.indexVersion { summary += "; index.json version \(version)" }
             if report.abortedUploads > 0 { summary += "; \(report.abortedUploads) stale multipart upload\(report.abortedUploads == 1 ? "" : "s") aborted" }
             Output.out(summary + "\n")

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import PackAuthoring
 import PackModel
 import PackPublish
 
@@ -57,7 +58,7 @@ enum StatusCommand: Command {
         let tree = try a.value("--tree").map { try PublishedTreeFlags.open($0, a, writable: false) }
         let state = a.value("--state").map { URL(fileURLWithPath: $0) }
         guard state != nil || tree != nil else { throw CommandLineError.usage("give --state, --tree, or both") }
-        if let state, !FileSystem.isDirectory(state.path) { throw CommandLineError.io("\(state.path): no such folder (--state names the publisher's state folder)") }
+        if let state, !FileSystem.isDirectory(state.path) { throw CommandLineError.io("\(ShownPath.of(state)): no such folder (--state names the publisher's state folder)") }
         let horizons = try HorizonFlags.horizons(a, legacy: ("--warn-days", ["root", "manifest", "index"]))
         let status: CatalogueStatus
         do { status = try CatalogueStatus.check(state: state, tree: tree, horizons: horizons, deep: a.flag("--deep")) } catch let e as PublishError {
@@ -82,7 +83,8 @@ enum StatusCommand: Command {
                     + col(row.expires ?? "-", 22) + (row.daysLeft.map { String($0) } ?? "-") + "\n"
                 if let problem = row.problem { text += "  \(row.severity == .critical ? "CRITICAL" : "warning"): \(Output.escapingControls(problem))\n" }
             }
-            if let tree, tree.location.hasPrefix("http") || tree.location.hasPrefix("file:") {
+            // By the tree's kind, not its location's spelling: a folder is shown relative, and may be named `https-mirror`.
+            if let tree = tree as? FetchedTree {
                 text += "(archive sizes were not checked over \(tree.location.hasPrefix("file:") ? "file://" : "HTTP"); `packtool verify` reads them)\n"
             }
             switch status.severity {

@@ -6,6 +6,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import PackAuthoring
 import PackCrypto
 import PackLint
 import PackModel
@@ -116,21 +117,21 @@ enum RootCommand: Command {
 
     private static func initRoot(_ a: Arguments) throws -> Int32 {
         let store = RootStore(state: try state(a))
-        if try store.latest() != nil { throw CommandLineError.failure("\(store.folder.path) already holds a root; use `packtool root rotate`") }
+        if try store.latest() != nil { throw CommandLineError.failure("\(ShownPath.of(store.folder)) already holds a root; use `packtool root rotate`") }
         let rootKeys = try SigningKeys.privateKeys(a.values("--root-key"), role: RootDocument.Role.root, a)
         guard !rootKeys.isEmpty else { throw CommandLineError.usage("give at least one --root-key (private key file)") }
         do {
             let document = try RootStore.document(version: 1, expires: try expiry(a), roles: try roles(a, previous: nil))
             let url = try store.write(document, signers: rootKeys)
-            if try OutputFormat.json(a) { try JSONValue.object(report(url.path, document)).print(); return 0 }
-            Output.out("wrote \(url.path): root version 1, expires \(document.expires)\n")
+            if try OutputFormat.json(a) { try JSONValue.object(report(ShownPath.of(url), document)).print(); return 0 }
+            Output.out("wrote \(ShownPath.of(url)): root version 1, expires \(document.expires)\n")
             return 0
         } catch let e as PublishError { throw CommandLineError.failure(e.description) }
     }
 
     private static func rotate(_ a: Arguments) throws -> Int32 {
         let store = RootStore(state: try state(a))
-        guard let current = try store.latest() else { throw CommandLineError.failure("no root in \(store.folder.path); run `packtool root init`") }
+        guard let current = try store.latest() else { throw CommandLineError.failure("no root in \(ShownPath.of(store.folder)); run `packtool root init`") }
         let oldSigners = try SigningKeys.privateKeys(a.values("--sign-with"), role: RootDocument.Role.root, a)
         guard !oldSigners.isEmpty else { throw CommandLineError.usage("give the current root keys with --sign-with") }
         let newRootKeys = a.values("--root-key").isEmpty ? oldSigners : try SigningKeys.privateKeys(a.values("--root-key"), role: RootDocument.Role.root, a)
@@ -146,9 +147,9 @@ enum RootCommand: Command {
             }
             let url = try store.write(document, signers: Array(signers.values).sorted { $0.publicKey.keyID < $1.publicKey.keyID })
             let json = try OutputFormat.json(a)
-            if !json { Output.out("wrote \(url.path): root version \(document.version), expires \(document.expires)\n") }
+            if !json { Output.out("wrote \(ShownPath.of(url)): root version \(document.version), expires \(document.expires)\n") }
             return try publishRotation(a, state: store.folder.deletingLastPathComponent(), from: current.document, to: document,
-                                       json: json ? report(url.path, document) : nil)
+                                       json: json ? report(ShownPath.of(url), document) : nil)
         } catch let e as PublishError { throw CommandLineError.failure(e.description) }
     }
 
@@ -171,7 +172,7 @@ enum RootCommand: Command {
         }
         let destination = a.value("--publish")
         let tree = destination.map { "--publish \($0)" } ?? "--publish TREE"
-        let statePath = state.path
+        let statePath = ShownPath.of(state)
         let store = RevocationStore(state: state)
         let hasList = try store.latest() != nil
         let grantKeys = changed(RootDocument.Role.grant) && hasList ? try privateKeys(RootDocument.Role.grant) : []
@@ -187,7 +188,7 @@ enum RootCommand: Command {
             return try reportUnpublished(json: json, steps: steps, statePath: statePath, indexPart: indexPart, store: store, grantKeys: grantKeys)
         }
         guard steps.isEmpty else {
-            throw CommandLineError.failure("root version \(new.version) is in \(statePath)/root but not published: clients that follow it would refuse "
+            throw CommandLineError.failure("root version \(new.version) is in \(ShownPath.of(state.appendingPathComponent("root"))) but not published: clients that follow it would refuse "
                 + whatBreaks(changed) + ", so it goes out only with them. Run, in this order:\n" + steps.map { "  \($0)\n" }.joined())
         }
         let published = try PublishedTreeFlags.open(destination, a, writable: true)
@@ -230,7 +231,7 @@ enum RootCommand: Command {
             if json != nil { try JSONValue.object(report).print() } else { Output.out(lines.map { $0 + "\n" }.joined()) }
             return 0
         } catch let e as PublishError {
-            throw CommandLineError.io("\(e); root version \(new.version) is in \(statePath)/root but not published (clients keep following root version \(old.version)): "
+            throw CommandLineError.io("\(e); root version \(new.version) is in \(ShownPath.of(state.appendingPathComponent("root"))) but not published (clients keep following root version \(old.version)): "
                 + "when the cause is fixed, `packtool renew --state \(statePath) \(indexPart) --publish \(destination)` publishes it")
         }
     }
@@ -303,10 +304,10 @@ enum RootCommand: Command {
             guard let d = FileManager.default.contents(atPath: path) else { throw CommandLineError.io("\(path): cannot read") }
             data = d
         } else if let latest = try RootStore(state: try state(a)).latest() {
-            path = "\(try state(a).path)/root/\(latest.version).root.json"
+            path = ShownPath.of(try state(a).appendingPathComponent(PublishLayout.root(version: latest.version)))
             data = latest.bytes
         } else {
-            throw CommandLineError.failure("no root in \(try state(a).path)/root; run `packtool root init` first")
+            throw CommandLineError.failure("no root in \(ShownPath.of(try state(a).appendingPathComponent("root"))); run `packtool root init` first")
         }
         let envelope: DSSEEnvelope
         do { envelope = try DSSEEnvelope.parse(data) } catch { throw CommandLineError.failure("\(path): \(error)") }
