@@ -5,12 +5,13 @@ final class RouteCellTests: XCTestCase {
     private func column(_ header: String) -> RouteSheet.Column { RouteSheet.columns.first { $0.header == header }! }
 
     func testEveryFormulaLeadingTextIsEscapedWithOneApostropheAndReadBackExactly() {
-        for value in ["=1+2", "+44", "-3", "-x", "@SUM(A1)", "\tTab", "\rReturn", "'Tis", "''", "'", "=HYPERLINK(\"https://x\",\"y\")"] {
+        for value in ["=1+2", "+44", "-3", "-x", "@SUM(A1)", "\tTab", "\rReturn", "'Tis", "''", "'", "=HYPERLINK(\"https://x\",\"y\")",
+                      " =spaced", "\u{A0}@x", "\u{3000}+1", "＝1+2", "＋1", "－x", "＠SUM(A1)"] {
             let cell = RouteCell.escaped(value, in: column("title"))
             XCTAssertEqual(cell, "'" + value)
             XCTAssertEqual(RouteCell.unescaped(cell), value)
         }
-        for value in ["Plain", " =spaced", "a=b", "", "Tis'"] {
+        for value in ["Plain", "  spaced", "a=b", "", "Tis'", " 'quoted", "a＝b"] {
             XCTAssertEqual(RouteCell.escaped(value, in: column("title")), value)
             XCTAssertEqual(RouteCell.unescaped(value), value)
         }
