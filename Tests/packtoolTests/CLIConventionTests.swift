@@ -74,7 +74,7 @@ final class CLIConventionTests: XCTestCase {
             for (option, subcommand) in scoped {
                 XCTAssertTrue(bashOptions.contains(Substring(option)), "bash completes \(name) \(option)")
                 XCTAssertTrue(zshLine.contains(" \(option) ") || zshLine.contains(" \(option))") || zshLine.contains("(\(option) "), "zsh completes \(name) \(option)")
-                XCTAssertTrue(fish.contains("__fish_seen_subcommand_from \(name)' -l \(option.dropFirst(2)) "), "fish completes \(name) \(option)")
+                XCTAssertTrue(fish.contains("__packtool_command \(name)' -l \(option.dropFirst(2)) "), "fish completes \(name) \(option)")
                 XCTAssertTrue(manOptions.contains("\\fB" + option.replacing("-", with: "\\-") + "\\fR"), "packtool-\(name)(1) lists \(option)")
                 // The parser knows it: whatever else is wrong, it is not an unknown option.
                 if option != "--help" {

@@ -22,7 +22,7 @@ final class CLIShortcutTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: dir + "/keys/index.pem"))
         let bash = try CLI.run(["docs", "bash"]).stdout, fish = try CLI.run(["docs", "fish"]).stdout
         XCTAssertTrue(bash.contains("--out -o") && bash.contains("--quiet -q") && bash.contains("--help -h"), bash)
-        XCTAssertTrue(fish.contains("'__fish_seen_subcommand_from key' -l out -s o -r -F"), fish)
+        XCTAssertTrue(fish.contains("'__packtool_command key' -l out -s o -r -F"), fish)
     }
 
     func testLintWithNoPathLintsTheCurrentFolder() throws {
@@ -81,13 +81,13 @@ final class CLIShortcutTests: XCTestCase {
     /// for a free value (Tests/python/test_completions.py runs them in the shells).
     func testCompletionsOfferAnOptionsChoicesFilesOrNothingAsItsPlaceholderSays() throws {
         let bash = try CLI.run(["docs", "bash"]).stdout, zsh = try CLI.run(["docs", "zsh"]).stdout, fish = try CLI.run(["docs", "fish"]).stdout
-        XCTAssertTrue(bash.contains("        --format) COMPREPLY=($(compgen -W \"text json sarif\" -- \"$cur\")); return ;;"), bash)
-        XCTAssertTrue(bash.contains("        --color) COMPREPLY=($(compgen -W \"auto always never\" -- \"$cur\")); return ;;"), bash)
-        XCTAssertTrue(bash.contains("        -o|--out) COMPREPLY=($(compgen -f -- \"$cur\")); return ;;"), bash)
+        XCTAssertTrue(bash.contains("        --format) _packtool_words \"text json sarif\"; return ;;"), bash)
+        XCTAssertTrue(bash.contains("        --color) _packtool_words \"auto always never\"; return ;;"), bash)
+        XCTAssertTrue(bash.contains("        -o|--out) _packtool_files; return ;;"), bash)
         XCTAssertTrue(bash.contains("|--timeout) return ;;"), bash)
         XCTAssertTrue(zsh.contains("        --role) compadd -- root manifest index grant reviewer; return ;;"), zsh)
-        XCTAssertTrue(fish.contains("'__fish_seen_subcommand_from lint' -l format -x -a 'text json sarif' -d "), fish)
-        XCTAssertTrue(fish.contains("'__fish_seen_subcommand_from update' -l timeout -x -d "), fish)
+        XCTAssertTrue(fish.contains("'__packtool_command lint' -l format -x -a 'text json sarif' -d "), fish)
+        XCTAssertTrue(fish.contains("'__packtool_command update' -l timeout -x -d "), fish)
     }
 
     /// `docs man --out DIR` writes packtool.1 and a page per command, as `make install` installs them.

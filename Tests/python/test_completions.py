@@ -3,11 +3,20 @@ option whose placeholder lists choices (`--format text|json|sarif`, `--color`, `
 each shell offers exactly those values; after a file or folder option it offers file names; after a free value
 (SECONDS, URL) nothing; options complete with their short spellings. bash is driven as readline would (COMP_WORDS,
 COMP_CWORD, then `_packtool`), fish by `complete -C`, zsh for real through a pseudo-terminal (zpty) and, for every
-option with choices, with the completion builtins stubbed to print what they are given."""
+option with choices, with the completion builtins stubbed to print what they are given.
+
+Each shell decides by position, never by a word seen anywhere on the line (an outside attack found fish offering
+`sign`'s options after `review sign`): a command's options after it, its sub-commands only as its first argument,
+command names where a usage line says COMMAND, the same top-level words in all three; and bash hands back file names
+with spaces or brackets whole, escaped as readline inserts them."""
 import os
+import pty
+import re
+import select
 import shutil
 import subprocess
 import tempfile
+import time
 import unittest
 
 import packtool_help
@@ -31,6 +40,11 @@ class Completions(unittest.TestCase):
         cls.dir = tempfile.mkdtemp(prefix="packtool-completion-")
         # Something for file completion to find, in the folder the shells run in.
         os.mkdir(os.path.join(cls.dir, "royal-mile"))
+        # Names a shell must not split or glob-expand, in a folder of their own: `[ab].csv` is a pattern a.csv matches.
+        cls.odd = os.path.join(cls.dir, "odd")
+        os.makedirs(os.path.join(cls.odd, "dir one"))
+        for name in ["my sheet.csv", "[ab].csv", "a.csv"]:
+            open(os.path.join(cls.odd, name), "w").close()
         cls.scripts = {}
         for shell, name in [("bash", "packtool.bash"), ("zsh", "_packtool"), ("fish", "packtool.fish")]:
             cls.scripts[shell] = os.path.join(cls.dir, name)
@@ -44,11 +58,11 @@ class Completions(unittest.TestCase):
 
     # bash
 
-    def bash(self, *words):
+    def bash(self, *words, cwd=None):
         """COMPREPLY for the command line `words` (the last one being completed), as a set."""
         script = 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(( $# - 1 )); _packtool; printf "%s\\n" "${COMPREPLY[@]}"'
         done = subprocess.run(["bash", "--norc", "--noprofile", "-c", script, "bash", self.scripts["bash"], *words],
-                              capture_output=True, text=True, cwd=self.dir)
+                              capture_output=True, text=True, cwd=cwd or self.dir)
         self.assertEqual(done.stderr, "")
         return {line for line in done.stdout.splitlines() if line}
 
@@ -112,7 +126,8 @@ class Completions(unittest.TestCase):
         the function itself runs in zsh, only the completion system around it is not there."""
         required.need_tool("zsh", "zsh")
         stubs = ('compadd() { [[ $1 == -- ]] && shift; print -r -- "compadd $*"; }; _files() { print -r -- _files; }; '
-                 '_describe() { print -r -- "_describe"; }; compset() { :; }; ')
+                 '_describe() { local -a names=("${(@P)2}"); print -r -- "_describe ${(j: :)${(@)names%%:*}}"; }; '
+                 'compset() { :; }; ')
         script = stubs + 'local file=$1; shift; words=("$@"); CURRENT=$#; source $file'
         done = subprocess.run(["zsh", "-f", "-c", script, "zsh", self.scripts["zsh"], *words], capture_output=True, text=True)
         self.assertEqual(done.stderr, "")
@@ -159,6 +174,151 @@ class Completions(unittest.TestCase):
         self.assertIn("--format", self.zsh_typed("packtool lint --fo"))
         self.assertEqual(self.zsh_typed("packtool update --timeout ").strip(), "packtool update --timeout")
         self.assertIn("royal-mile", self.zsh_typed("packtool preview -o "))
+
+    # By position, in all three shells
+
+    def offered(self, shell, *words):
+        """What `shell` offers for the command line `words` (the last one being completed), as a set of words; zsh's
+        file completion is the word `_files`."""
+        if shell == "bash":
+            return self.bash(*words)
+        if shell == "fish":
+            return self.fish(" ".join(words))
+        found = set()
+        for line in self.zsh_stubbed(*words):
+            head, *rest = line.split()
+            found |= set(rest) if head in ("compadd", "_describe") else {line}
+        return found
+
+    @staticmethod
+    def usage_words():
+        """Each command's usage lines, as (command, the words after `packtool COMMAND`)."""
+        for command in packtool_help.commands():
+            usage = packtool_help.run(command, "--help").split("\n\n", 1)[0]
+            for line in usage.splitlines():
+                if f"packtool {command} " in line:
+                    yield command, line.split(f"packtool {command} ", 1)[1].split()
+
+    @classmethod
+    def sub_commands(cls):
+        """Each command's sub-commands: the literal first words of its usage lines (`docs bash|zsh|fish`)."""
+        found = {}
+        for command, words in cls.usage_words():
+            if words and re.fullmatch(r"[a-z][a-z-]*(\|[a-z][a-z-]*)*", words[0]):
+                found.setdefault(command, [])
+                found[command] += [w for w in words[0].split("|") if w not in found[command]]
+        return found
+
+    @classmethod
+    def command_slots(cls):
+        """The words before each argument that is a command's name: `help`, and every usage line's literal words
+        before a COMMAND placeholder (`docs man [COMMAND]`)."""
+        slots = [["help"]]
+        for command, words in cls.usage_words():
+            prefixes = [[command]]
+            for word in words:
+                if not re.fullmatch(r"[a-z][a-z-]*(\|[a-z][a-z-]*)*", word):
+                    if word.strip("[].\u2026") == "COMMAND":
+                        slots += [p for p in prefixes if p not in slots]
+                    break
+                prefixes = [p + [alternative] for p in prefixes for alternative in word.split("|")]
+        return slots
+
+    def test_a_commands_options_follow_it_whatever_word_comes_next(self):
+        commands = set(packtool_help.commands())
+        subs = self.sub_commands()
+        overlaps = {(command, sub) for command, words in subs.items() for sub in words if sub in commands}
+        self.assertTrue({("route", "export"), ("review", "sign"), ("ledger", "verify")} <= overlaps, overlaps)
+        for command, words in subs.items():
+            listed = packtool_help.options(command)
+            longs = {name for name, _, _ in listed}
+            spellings = longs | {short for _, short, _ in listed if short}
+            for sub in words:
+                with self.subTest(command=command, sub=sub):
+                    self.assertEqual(self.fish(f"packtool {command} {sub} --"), longs)
+                    self.assertEqual(self.bash("packtool", command, sub, "-"), spellings)
+                    self.assertEqual(self.offered("zsh", "packtool", command, sub, "-"), spellings)
+
+    def test_sub_commands_are_offered_only_as_the_commands_first_argument(self):
+        for command, words in self.sub_commands().items():
+            for shell in ["bash", "zsh", "fish"]:
+                with self.subTest(shell=shell, command=command):
+                    self.assertTrue(set(words) <= self.offered(shell, "packtool", command, ""))
+                    for sub in words:
+                        self.assertEqual(set(words) & self.offered(shell, "packtool", command, sub, ""), set(), sub)
+                        self.assertEqual(set(words) & self.offered(shell, "packtool", command, sub, "x", ""), set(), sub)
+        for shell in ["bash", "zsh", "fish"]:
+            self.assertEqual({"pack", "stop"} & self.offered(shell, "packtool", "new", "pack", "foo", ""), set(), shell)
+            self.assertEqual({"export", "import"} & self.offered(shell, "packtool", "route", "import", ""), set(), shell)
+
+    def test_a_command_name_argument_completes_from_the_command_table(self):
+        slots = self.command_slots()
+        self.assertIn(["docs", "man"], slots)
+        names = set(packtool_help.commands())
+        for slot in slots:
+            for shell in ["bash", "zsh", "fish"]:
+                with self.subTest(shell=shell, slot=slot):
+                    self.assertEqual(self.offered(shell, "packtool", *slot, ""), names)
+        self.assertEqual(self.bash("packtool", "docs", "man", "l"), {"lint", "ledger"})
+        self.assertEqual(self.fish("packtool docs man l"), {"lint", "ledger"})
+        self.assertIn("--out", self.bash("packtool", "docs", "man", "--"))
+        self.assertIn("lint", self.zsh_typed("packtool docs man lin"))
+
+    def test_the_three_shells_offer_the_same_top_level_words(self):
+        words = set(packtool_help.commands()) | {"help"}
+        for shell in ["bash", "zsh", "fish"]:
+            with self.subTest(shell=shell):
+                self.assertEqual(self.offered(shell, "packtool", ""), words)
+                self.assertEqual(self.offered(shell, "packtool", "-"), {"--help", "-h", "--version"})
+        self.assertIn("--version", self.zsh_typed("packtool --vers"))
+
+    # bash and file names
+
+    def bash_typed(self, line, cwd):
+        """What an interactive bash shows after `line` and a tab: readline inserting what `_packtool` offers (a file
+        name escaped, a folder's slash after it), driven through a pseudo-terminal."""
+        master, slave = pty.openpty()
+        env = {**os.environ, "TERM": "dumb", "INPUTRC": "/dev/null", "PS1": "> "}
+        shell = subprocess.Popen(["bash", "--norc", "--noprofile", "-i"], stdin=slave, stdout=slave, stderr=slave, cwd=cwd,
+                                 env=env, start_new_session=True)
+        os.close(slave)
+
+        def read(until=None, quiet=1.0):
+            out, deadline, last = b"", time.time() + 30, time.time()
+            while time.time() < deadline and time.time() - last < quiet and not (until and until in out):
+                if select.select([master], [], [], 0.1)[0]:
+                    try:
+                        chunk = os.read(master, 4096)
+                    except OSError:
+                        break
+                    out, last = out + chunk, time.time()
+            return out.decode(errors="replace")
+
+        try:
+            os.write(master, f'source "{self.scripts["bash"]}"; echo "RE""ADY"\n'.encode())
+            read(until=b"READY\r\n", quiet=30)
+            os.write(master, line.encode() + b"\t")
+            return read()
+        finally:
+            shell.kill()
+            shell.wait()
+            os.close(master)
+
+    def test_bash_hands_back_file_names_with_spaces_or_brackets_whole(self):
+        def odd(*words):
+            return self.bash(*words, cwd=self.odd)
+        self.assertEqual(odd("packtool", "route", "import", "my"), {"my sheet.csv"})
+        self.assertEqual(odd("packtool", "lint", "dir"), {"dir one"})
+        self.assertEqual(odd("packtool", "lint", "["), {"[ab].csv"})
+        self.assertEqual(odd("packtool", "lint", "my\\ s"), {"my sheet.csv"})
+        self.assertEqual(odd("packtool", "lint", "'my s"), {"my sheet.csv"})
+        self.assertEqual(odd("packtool", "route", "export", "--out", "my"), {"my sheet.csv"})
+        self.assertEqual(odd("packtool", "route", "export", "-o", "["), {"[ab].csv"})
+        # No compgen's output is split or glob-expanded by the shell: every reply is read a line a word.
+        with open(self.scripts["bash"]) as f:
+            self.assertEqual(re.findall(r"\(\$\(compgen.*", f.read()), [])
+        self.assertIn("packtool route import my\\ sheet.csv", self.bash_typed("packtool route import my", self.odd))
+        self.assertIn("packtool lint dir\\ one/", self.bash_typed("packtool lint di", self.odd))
 
 
 if __name__ == "__main__":
