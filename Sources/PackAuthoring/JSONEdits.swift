@@ -7,6 +7,11 @@ import PackMedia
 public struct JSONEdits {
     public let bytes: [UInt8]
     private var edits: [(range: Range<Int>, text: String)] = []
+    /// Items and members added to containers that are empty in the original, by the container's offset: all of them
+    /// become one edit of its interior, so two additions to `[]` give `[a, b]` (two edits of one range gave two
+    /// interiors with no comma between them — an outside attack's `route import` of three new stops into a new pack).
+    private var intoEmpty: [Int: (range: Range<Int>, outer: String, entries: [String])] = [:]
+    private var intoEmptyOrder: [Int] = []
 
     /// The document's own line break: CRLF when it uses one, so added lines match the lines around them.
     private let newline: String
@@ -16,11 +21,31 @@ public struct JSONEdits {
         newline = bytes.indices.dropFirst().contains { bytes[$0] == 10 && bytes[$0 - 1] == 13 } ? "\r\n" : "\n"
     }
 
-    public var isEmpty: Bool { edits.isEmpty }
+    public var isEmpty: Bool { edits.isEmpty && intoEmpty.isEmpty }
 
     /// The edits planned so far, as byte ranges of the original and their new text (for a caller that reports
     /// them rather than applying them: `lint --fix`'s JSON and SARIF).
-    public var planned: [(range: Range<Int>, text: String)] { edits }
+    public var planned: [(range: Range<Int>, text: String)] {
+        edits + intoEmptyOrder.compactMap { offset in
+            intoEmpty[offset].map { c in
+                let inner = c.outer + "  "
+                return (c.range, lines("\n" + inner + c.entries.joined(separator: ",\n" + inner) + "\n" + c.outer))
+            }
+        }
+    }
+
+    /// The indentation of an entry inside `container`: two spaces more than the line the container starts on.
+    private func innerIndentation(_ container: JSONNode) -> String { indentation(at: container.position.offset) + "  " }
+
+    /// Adds `entry` (already indented for the container's interior) to `container`, empty in the original.
+    private mutating func addIntoEmpty(_ container: JSONNode, _ entry: String) {
+        let offset = container.position.offset
+        if intoEmpty[offset] == nil {
+            intoEmpty[offset] = (offset + 1..<range(of: container).upperBound - 1, indentation(at: offset), [])
+            intoEmptyOrder.append(offset)
+        }
+        intoEmpty[offset]!.entries.append(entry)
+    }
 
     /// The byte range of the value that starts at `node.position.offset`.
     public func range(of node: JSONNode) -> Range<Int> {
@@ -42,9 +67,7 @@ public struct JSONEdits {
             let end = range(of: previous.value).upperBound
             edits.append((end..<end, lines(",\n" + indent + entry + reindent(text, indent))))
         } else {
-            let outer = indentation(at: object.position.offset)
-            let start = object.position.offset + 1, end = range(of: object).upperBound - 1
-            edits.append((start..<end, lines("\n" + outer + "  " + entry + reindent(text, outer + "  ") + "\n" + outer)))
+            addIntoEmpty(object, entry + reindent(text, innerIndentation(object)))
         }
     }
 
@@ -56,9 +79,7 @@ public struct JSONEdits {
             let end = range(of: last).upperBound
             edits.append((end..<end, lines(",\n" + indent + reindent(text, indent))))
         } else {
-            let outer = indentation(at: array.position.offset)
-            let start = array.position.offset + 1, end = range(of: array).upperBound - 1
-            edits.append((start..<end, lines("\n" + outer + "  " + reindent(text, outer + "  ") + "\n" + outer)))
+            addIntoEmpty(array, reindent(text, innerIndentation(array)))
         }
     }
 
@@ -81,7 +102,7 @@ public struct JSONEdits {
         var out = bytes
         // From the end backwards, so each range still names the original bytes; of two insertions at one place the
         // one planned first ends up first.
-        for (_, edit) in edits.enumerated().sorted(by: { ($0.element.range.lowerBound, $0.offset) > ($1.element.range.lowerBound, $1.offset) }) {
+        for (_, edit) in planned.enumerated().sorted(by: { ($0.element.range.lowerBound, $0.offset) > ($1.element.range.lowerBound, $1.offset) }) {
             out.replaceSubrange(edit.range, with: Array(edit.text.utf8))
         }
         return out

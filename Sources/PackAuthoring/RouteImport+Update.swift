@@ -28,6 +28,12 @@ extension RouteImport {
                 throw RouteSheet.Refusal(problems: ["\(sheet):\(row):\(missing[0]): empty, but a target needs its name, lat and lon (or leave all three empty)"])
             }
         }
+        // Part of a target emptied and the rest not in the sheet: the target cannot lose one of its three values, and
+        // saying "nothing to change" would drop the author's edit without a word.
+        if targetSet.isEmpty, !targetGiven.isEmpty, targetGiven.count < 3, scene["view"]?["target"] != nil {
+            throw RouteSheet.Refusal(problems: ["\(sheet):\(row):\(targetGiven[0]): empty, but a target needs its name, lat and lon; to remove "
+                                                + "the target, empty all three columns (view.target.name, view.target.lat, view.target.lon)"])
+        }
         if let bearing = values["view.bearing"], bearing == nil {
             values["view.bearing"] = try fillBearing(scene, values: values, targetRemoved: targetSet.isEmpty && targetGiven.count == 3,
                                                      at: "\(sheet):\(row):view.bearing")

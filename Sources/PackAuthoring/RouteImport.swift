@@ -99,7 +99,9 @@ public struct RouteImport {
                 writes.append(plan.write)
                 changes.append(change)
                 if !change.created, pack.exists("stops/\(id)/signoff.json") { staleSignoffs.append("stops/\(id)/signoff.json") }
-                if let fingerprint { stale += Self.stale(change, row: row, fingerprint: fingerprint) }
+                // A new stop has no scene.json the sheet could be stale against: a row copied from another keeps that
+                // row's `exported` cell, which says nothing about this one.
+                if let fingerprint, !change.created { stale += Self.stale(change, row: row, fingerprint: fingerprint) }
                 if !route.contains(id) { newRoute.append(id) }
             } catch let refusal as RouteSheet.Refusal {
                 problems += refusal.problems
@@ -164,14 +166,16 @@ public struct RouteImport {
     public func apply(to pack: RootedFolder) throws {
         var done: [(path: String, before: [UInt8]?)] = [], madeFolders: [String] = []
         do {
-            for w in writes {
+            // New files first: making a new stop's folder is what fails most (a name taken, a full or locked folder),
+            // and a failure then touches no file the author already had. Existing files keep their permission bits.
+            for w in writes.filter({ $0.before == nil }) + writes.filter({ $0.before != nil }) {
                 if w.before == nil { madeFolders += Self.missingFolders(of: w.path, in: pack) }
-                try pack.writeAtomically(Data(w.bytes), to: w.path, creatingFolders: w.before == nil)
+                try pack.rewriteAuthored(Data(w.bytes), to: w.path, creatingFolders: w.before == nil)
                 done.append((w.path, w.before))
             }
         } catch {
             for d in done.reversed() {
-                if let before = d.before { try? pack.writeAtomically(Data(before), to: d.path) } else { try? pack.remove(d.path) }
+                if let before = d.before { try? pack.rewriteAuthored(Data(before), to: d.path) } else { try? pack.remove(d.path) }
             }
             // Deepest first; `remove` takes a folder only when it is empty, so nothing the author put there goes.
             for folder in madeFolders.reversed() { try? pack.remove(folder) }

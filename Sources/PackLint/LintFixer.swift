@@ -145,8 +145,7 @@ public struct LintFixer {
             if dryRun {
                 outcome.changes.append(Change(file: file, before: original, after: bytes))
             } else {
-                let mode = pack.status(relative).map { mode_t($0.st_mode) & 0o7777 } ?? 0o644
-                try pack.writeAtomically(Data(bytes), to: relative, mode: mode)
+                try pack.rewriteAuthored(Data(bytes), to: relative)
             }
             outcome.fixed += accepted
             outcome.files.append(file)

@@ -71,15 +71,23 @@ if optionWords.contains("--help") || optionWords.contains("-h") {
     exit(0)
 }
 Output.quiet = optionWords.contains("--quiet") || optionWords.contains("-q")
+// A script that asked for JSON gets JSON on every ending, refusals and I/O errors included (an outside attack found
+// commands that printed nothing on standard output when they failed): `{"ok": false, "error": …, "exitCode": …}`.
+let wantsJSON = zip(optionWords, optionWords.dropFirst()).contains { $0 == "--format" && $1 == "json" } || optionWords.contains("--format=json")
+func fail(_ message: String, exitCode: Int32, usage: Bool = false) -> Never {
+    // Messages quote names and text from the input (an archive's entry names, a server's words): escaped, so they
+    // cannot move the cursor, clear the screen or fake a line of output.
+    Output.err("packtool \(command.name): \(Output.escapingControls(message))\n")
+    if usage { Output.err(command.usageLine(for: Array(optionWords))) }
+    if wantsJSON, !Output.wroteOutput { try? JSONValue.object(["ok": .bool(false), "error": .string(message), "exitCode": .int(Int(exitCode))]).print() }
+    exit(exitCode)
+}
 do {
     exit(try command.run(argv))
 } catch let error as CommandLineError {
-    // Messages quote names and text from the input (an archive's entry names, a server's words): escaped, so they
-    // cannot move the cursor, clear the screen or fake a line of output.
-    Output.err("packtool \(command.name): \(Output.escapingControls(error.message))\n")
-    if case .usage = error { Output.err(command.usageLine(for: Array(optionWords))) }
-    exit(error.exitCode)
+    var usage = false
+    if case .usage = error { usage = true }
+    fail(error.message, exitCode: error.exitCode, usage: usage)
 } catch {
-    Output.err("packtool \(command.name): \(Output.escapingControls("\(error)"))\n")
-    exit(2)
+    fail("\(error)", exitCode: 2)
 }

@@ -32,4 +32,19 @@ final class JSONEditsTests: XCTestCase {
         edits.append(text: "2", to: try XCTUnwrap(root["list"]))
         XCTAssertEqual(String(decoding: edits.apply(), as: UTF8.self), crlf.replacingOccurrences(of: "    1\r\n", with: "    1,\r\n    2\r\n"))
     }
+
+    /// From an outside attack: three stops imported into a new pack's `"route": []` came out without commas.
+    func testSeveralAdditionsToAnEmptyArrayOrObjectAreOneWellFormedList() throws {
+        for empty in ["[]", "[ ]", "[\n  ]"] {
+            let doc = "{\n  \"route\": \(empty),\n  \"o\": {}\n}\n"
+            let root = try XCTUnwrap(JSONParser().parse(Array(doc.utf8)).root)
+            var edits = JSONEdits(Array(doc.utf8))
+            for id in ["\"a\"", "\"b\"", "\"c\""] { edits.append(text: id, to: try XCTUnwrap(root["route"])) }
+            edits.insert(key: "x", text: "1", into: try XCTUnwrap(root["o"]))
+            edits.insert(key: "y", text: "{\n  \"z\": 2\n}", into: try XCTUnwrap(root["o"]))
+            let out = String(decoding: edits.apply(), as: UTF8.self)
+            XCTAssertEqual(out, "{\n  \"route\": [\n    \"a\",\n    \"b\",\n    \"c\"\n  ],\n  \"o\": {\n    \"x\": 1,\n    \"y\": {\n      \"z\": 2\n    }\n  }\n}\n", empty)
+            XCTAssertTrue(JSONParser().parse(Array(out.utf8)).issues.isEmpty, out)
+        }
+    }
 }

@@ -63,7 +63,7 @@ final class RouteCommandSheetTests: XCTestCase {
         let pack = try PackCopy()
         let before = try snapshot(pack.root)
         let csv = "id,anchor.lat,anchor.lon,view.target.lat\r\n03-mercat-cross,55°56′59.3″N,\"3°11'24.1\"\"W\",N 55° 56.980'\r\n"
-            + "04-tron-kirk,55 57 1.0 N,3 11 15.9 W,\r\n"
+            + "04-tron-kirk,55 57 1.0 N,3 11 15.9 W,55.950096\r\n"
         let dry = try CLI.run(["route", "import", try write(csv), pack.root.path, "--dry-run"])
         XCTAssertEqual(dry.status, 0, dry.stderr)
         XCTAssertTrue(dry.stdout.contains("03-mercat-cross anchor.lat: 55.94979 → 55.949806 (from 55°56′59.3″N)"), dry.stdout)

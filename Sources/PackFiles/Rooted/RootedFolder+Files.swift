@@ -92,6 +92,14 @@ extension RootedFolder {
         }
     }
 
+    /// `writeAtomically` for a file an author owns (scene.json, pack.json): the new file keeps the old one's permission
+    /// bits, so an author's 0600 or 0640 stays as it was (a new file gets 0644). Every tool that rewrites authored
+    /// files goes through here — `route import` turned 0640 into 0644 where `lint --fix` kept it.
+    package func rewriteAuthored(_ data: Data, to relative: String, creatingFolders: Bool = false) throws {
+        let mode = status(relative).map { mode_t($0.st_mode) & 0o777 } ?? 0o644
+        try writeAtomically(data, to: relative, mode: mode, creatingFolders: creatingFolders)
+    }
+
     /// Writes `data` to `relative` so readers see the old bytes or the new, never a mix: a fresh temporary file beside
     /// it (`O_EXCL`), flushed, renamed over the name (`renameat`), the folder flushed.
     package func writeAtomically(_ data: Data, to relative: String, mode: mode_t = 0o644, creatingFolders: Bool = false,

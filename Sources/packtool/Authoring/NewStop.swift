@@ -54,7 +54,7 @@ enum NewStop {
         do {
             try NewFolder(files: files).write(as: stop, in: stops, shown: shown)
             if edited != packBytes {
-                do { try pack.writeAtomically(Data(edited), to: "pack.json") } catch {
+                do { try pack.rewriteAuthored(Data(edited), to: "pack.json") } catch {
                     stops.removeTree(stop)
                     throw CommandLineError.io("\(packPath)/pack.json: cannot write it (\(error)); the stop was not added")
                 }

@@ -11,7 +11,7 @@ enum RouteCommand: Command {
     static let name = "route"
     static let summary = "export the stops to a CSV spreadsheet, or import one into the scenes"
     static let help = """
-        usage: packtool route export PACKDIR [--out FILE.csv]
+        usage: packtool route export PACKDIR [--out FILE.csv] [--format text|json]
                packtool route import FILE.csv PACKDIR [--dry-run] [--force] [--format text|json]
 
         export writes one row per stop of pack.json's route, in route order, under a header naming the columns by
@@ -39,7 +39,9 @@ enum RouteCommand: Command {
         refused, never dropped; export refuses a value a sheet cannot carry back (true, null, a list, text in a
         number field), and never writes into the pack. A cell that cannot be read (not a number, out of range, a duplicate or
         malformed id, a row with more or fewer cells than the header, text with a control, invisible or bidirectional
-        character such as ESC or U+202E) is reported by row and column, and then nothing is written. A cell that would put back a value scene.json changed after the export (a lint --fix
+        character such as ESC, NUL or U+202E — tabs and line breaks are allowed — or a target left with one or two of
+        its three values) is reported by row and column, and then nothing is written. A sheet over 8 MiB is refused
+        before it is read. A cell that would put back a value scene.json changed after the export (a lint --fix
         since, or an edit) is named and refused the same way; --force imports it all the same.
         signoff.json is never touched: the report names the sign-offs the changes make stale.
         The report shows each changed cell: stop, column, old value → new value.
@@ -110,9 +112,16 @@ enum RouteCommand: Command {
         return 0
     }
 
+    static let maximumSheetBytes = 8 << 20
+
     static func importSheet(_ path: String, pack packPath: String, dryRun: Bool, force: Bool = false, json: Bool) throws -> Int32 {
-        guard let bytes = FileManager.default.contents(atPath: path) else { throw CommandLineError.io("\(path): cannot be read") }
-        let sheet = path.split(separator: "/").last.map(String.init) ?? path
+        guard let bytes = FileManager.default.contents(atPath: path) else { throw CommandLineError.io("\(ShownPath.of(path)): cannot be read") }
+        // 2000 stops of long titles fit in well under a megabyte; a 50 MB cell took 77 s and was printed back whole.
+        guard bytes.count <= Self.maximumSheetBytes else {
+            throw CommandLineError.failure("\(ShownPath.of(path)): \(bytes.count) bytes; a route sheet is at most 8 MiB (2000 stops); nothing was written")
+        }
+        // The sheet as the working folder names it, so an editor can jump to sheet:row.
+        let sheet = ShownPath.of(path)
         let pack = try open(packPath)
         let plan: RouteImport
         do {
@@ -141,7 +150,7 @@ enum RouteCommand: Command {
                 + "which scene.json came to say after the sheet was exported\n"
         }
         for signoff in plan.staleSignoffs {
-            text += "  stale: \(signoff) covers the old scene.json; check the change, then `packtool review sign` again\n"
+            text += "  stale: \(ShownPath.of(packPath + "/" + signoff)) covers the old scene.json; check the change, then `packtool review sign` again\n"
         }
         Output.out(text)
         return 0

@@ -10,7 +10,14 @@ import PackModel
 
 /// Writes to standard output and standard error without Foundation's shared mutable `FileHandle` globals.
 enum Output {
-    static func out(_ text: String) { write(1, text) }
+    static func out(_ text: String) {
+        if !text.isEmpty { wroteOutput = true }
+        write(1, text)
+    }
+
+    /// Whether anything went to standard output: a command that printed its JSON result and then failed (exit 1 with a
+    /// refusal) has answered already, so `main` adds no second object.
+    nonisolated(unsafe) static var wroteOutput = false
     static func err(_ text: String) { write(2, text) }
 
     /// Set by `--quiet`, which every command takes: progress and notes are not printed; errors and warnings are.
