@@ -45,6 +45,24 @@ final class InstallJournalReclaimTests: XCTestCase {
         XCTAssertTrue(pack.exists("v1-0A1B2C3D"), "the live version is not touched")
     }
 
+    /// From the review: the reclaim's rename was neither flushed nor exclusive.
+    func testTheReclaimIsRenamedThenFlushedAndNeverReplacesAName() throws {
+        let events = EventLog()
+        InstallJournal.reclaimCommitted(in: pack, manifestSHA256: sha, manifestSize: UInt64(manifestBytes.count), recorded: "v2-9F8E7D6C",
+                                        durability: Durability { events.append($0) })
+        XCTAssertEqual(events.all, [.renamed(dir + "/v2-9F8E7D6C", to: dir + "/" + staging), .flushedFolder(dir), .barrier(dir)])
+
+        // An empty folder put at the name between the check and the rename is not replaced (a plain rename would).
+        try pack.makeFolder("v3-11111111")
+        try pack.makeFolder("taken")
+        XCTAssertThrowsError(try pack.renameExclusively("v3-11111111", to: "taken")) { error in
+            XCTAssertEqual((error as? FileError)?.code, EEXIST)
+        }
+        XCTAssertTrue(pack.exists("v3-11111111") && pack.exists("taken"))
+        try pack.renameExclusively("v3-11111111", to: "free")
+        XCTAssertTrue(pack.exists("free") && !pack.exists("v3-11111111"))
+    }
+
     func testTheLiveVersionIsNeverTaken() throws {
         try pointCurrent(to: "v2-9F8E7D6C")
         reclaim()
@@ -90,4 +108,12 @@ final class InstallJournalReclaimTests: XCTestCase {
         reclaim()
         XCTAssertTrue(pack.exists("v2-9F8E7D6C"))
     }
+}
+
+/// Durability events collected from any thread.
+private final class EventLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var events: [Durability.Event] = []
+    func append(_ event: Durability.Event) { lock.lock(); events.append(event); lock.unlock() }
+    var all: [Durability.Event] { lock.lock(); defer { lock.unlock() }; return events }
 }

@@ -176,6 +176,36 @@ extension RootedFolder {
         }
     }
 
+    /// Renames `from` to `to` beneath the handle only if nothing has the name `to` (`renameat2(RENAME_NOREPLACE)` on
+    /// Linux, `renameatx_np(RENAME_EXCL)` on Darwin): a plain rename would replace an empty folder, or a file, put
+    /// there meanwhile. Throws with `EEXIST` when the name is taken, and with the system's error when the file system
+    /// cannot rename without replacing (nothing is renamed then either).
+    package func renameExclusively(_ from: String, to: String, durability: Durability = .system) throws {
+        try withParent(from) { fromParent, fromName in
+            try withParent(to) { toParent, toName in
+                guard Self.renameExclusively(fromName, in: fromParent, to: toName, in: toParent) else {
+                    throw FileError(path: fullPath(from), message: "cannot rename to \(fullPath(to)): \(RegularFile.reason(errno))", code: errno)
+                }
+                durability.note(.renamed(fullPath(from), to: fullPath(to)))
+            }
+        }
+    }
+
+    private static func renameExclusively(_ from: String, in fromParent: Int32, to: String, in toParent: Int32) -> Bool {
+        // Darwin first, so the stand-in build (scripts/check-apple-code.sh) compiles that branch too.
+        #if canImport(Darwin)
+        return renameatx_np(fromParent, from, toParent, to, UInt32(RENAME_EXCL)) == 0
+        #elseif os(Linux)
+        typealias RenameAt2 = @convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "renameat2") else { errno = ENOSYS; return false }
+        let renameNoReplace: UInt32 = 1 << 0  // RENAME_NOREPLACE
+        return unsafeBitCast(symbol, to: RenameAt2.self)(fromParent, from, toParent, to, renameNoReplace) == 0
+        #else
+        errno = ENOSYS
+        return false
+        #endif
+    }
+
     /// Swaps the names `a` and `b` beneath the handle in one step (`renameat2(RENAME_EXCHANGE)` on Linux,
     /// `renameatx_np(RENAME_SWAP)` on Darwin), so there is never a moment without something at either name; false when
     /// the file system (or the kernel) cannot, or either name cannot be reached.

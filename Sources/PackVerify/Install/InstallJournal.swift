@@ -133,7 +133,8 @@ package final class InstallJournal {
     /// it as any staging folder — every file it counts hashed again, everything else removed. Call under the state lock
     /// (every install's rename and switch happen within one hold of it, so no other install is between the two) and
     /// before `open`.
-    package static func reclaimCommitted(in pack: RootedFolder, manifestSHA256: String, manifestSize: UInt64, recorded: String?) {
+    package static func reclaimCommitted(in pack: RootedFolder, manifestSHA256: String, manifestSize: UInt64, recorded: String?,
+                                          durability: Durability = .system) {
         let folder = folderName(manifestSHA256: manifestSHA256)
         guard pack.status(folder) == nil, pack.status(folder + recordSuffix).map({ $0.st_mode & S_IFMT == S_IFREG }) == true,
               let candidate = recorded, InstallLayout.isVersionFolderName(candidate),
@@ -147,7 +148,10 @@ package final class InstallJournal {
         guard let file = pack.status(manifest), file.st_mode & S_IFMT == S_IFREG, UInt64(file.st_size) == manifestSize,
               let bytes = try? pack.read(manifest, cap: Int(manifestSize)), SHA256.hexHash([UInt8](bytes)) == manifestSHA256,
               pack.status(folder) == nil else { return }
-        try? pack.rename(candidate, to: folder)
+        // Never over a name that appeared meanwhile, and flushed: a crash after the rename must not bring the version
+        // folder back beside the journal that now counts its files.
+        guard (try? pack.renameExclusively(candidate, to: folder, durability: durability)) != nil else { return }
+        _ = pack.sync(durability: durability)
     }
 
     /// How many entries a resume of the install of `manifestSHA256` into `pack` would skip, as `open` judges the

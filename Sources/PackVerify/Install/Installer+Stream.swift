@@ -111,7 +111,7 @@ extension Installer {
     private func reclaimInterruptedCommit(_ manifest: Manifest, entry: IndexDocument.Entry, live: StagingLock) {
         _ = try? withState { client, _ in
             InstallJournal.reclaimCommitted(in: live.folder, manifestSHA256: entry.manifest.sha256, manifestSize: entry.manifest.size,
-                                            recorded: client.versionFolders?[manifest.pack]?.last)
+                                            recorded: client.versionFolders?[manifest.pack]?.last, durability: durability)
         }
     }
 
