@@ -1,20 +1,23 @@
 # packtool for Mac authors and publishers, as a Homebrew tap: this repository is the tap.
 #
-#   brew tap packtool/packtool https://github.com/OWNER/REPO   # this repository's URL (a tap may live anywhere)
+#   brew tap packtool/packtool URL-OF-THIS-REPOSITORY   # a tap may live at any git URL
 #   brew install --HEAD packtool
 #   packtool lint "$(brew --prefix packtool)/share/packtool/examples/royal-mile"
 #
 # It builds from source with the Swift of the Xcode it finds (SwiftPM cannot fetch packages; packtool needs none) and
-# Homebrew's libraries. There is no stable `url` yet: packtool has no tagged release, so the formula follows the
-# repository's main branch (`--HEAD`). When a release is tagged, add its source archive's `url` and `sha256` here.
+# Homebrew's libraries. There is no stable `url` yet: packtool has no tagged release, so the formula builds the main
+# branch (`--HEAD`) of the tap itself — the tap is a clone of this repository, so the formula needs no URL of its
+# own and follows wherever the repository is hosted (`brew update` fetches the tap, `brew upgrade --fetch-HEAD`
+# rebuilds). When a release is tagged, add its source archive's `url` and `sha256` here.
 #
 # What has run where (README, "On a Mac"): Homebrew itself has never run this file here. `make test` runs its install
 # and test blocks on Linux against a stand-in of the Formula API it calls (Tests/mac/), and the `homebrew` job of
 # .github/workflows/apple.yml taps this repository on macOS, installs and runs `brew test`.
 class Packtool < Formula
   desc "Lint, sign, publish and verify signed content packs for the walking companion"
-  homepage "https://github.com/OWNER/REPO#readme"
-  head "https://github.com/OWNER/REPO.git", branch: "main"
+  # The tap's own clone (Formula/ is one level below its top): its README is the homepage, its main branch the head.
+  homepage "file://#{File.expand_path("../README.md", __dir__)}"
+  head "file://#{File.expand_path("..", __dir__)}", using: :git, branch: "main"
 
   # The same libraries as the README's `brew install` line and the workflow's (the stand-in test checks the three
   # lists agree). FFmpeg, libheif and webp are opened on first use (lint's voice checks, the preview's plates), so

@@ -21,6 +21,7 @@ run() { ruby Tests/mac/run_formula.rb "$@"; }
 ruby -wc Formula/packtool.rb >/dev/null 2>"$work/warnings" && [ ! -s "$work/warnings" ] ||
   fail "ruby -wc: $(cat "$work/warnings")"
 run Formula/packtool.rb "$work/prefix" . --lists README.md .github/workflows/apple.yml || fail "the library lists disagree"
+run Formula/packtool.rb "$work/prefix" . --head || fail "brew install --HEAD would have nothing to clone"
 run Formula/packtool.rb "$work/prefix" . --install --test > "$work/out" 2>&1 || { tail -n 20 "$work/out"; fail "install or test failed"; }
 grep '^ok ' "$work/out"
 

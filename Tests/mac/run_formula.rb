@@ -1,10 +1,12 @@
 # Runs Formula/packtool.rb against the Homebrew stand-in: what `brew install --HEAD` and `brew test` would do with it,
 # minus Homebrew's own environment (see homebrew_standin.rb for what that leaves unproven).
 #
-# usage: ruby run_formula.rb FORMULA PREFIX SOURCE [--install] [--test] [--lists README WORKFLOW]
+# usage: ruby run_formula.rb FORMULA PREFIX SOURCE [--head] [--install] [--test] [--lists README WORKFLOW]
+#   --head      checks that the head is a git repository with the branch the formula names
 #   --install   runs the install block in SOURCE (the checkout, as if Homebrew had unpacked it) into PREFIX
 #   --test      runs the test block against PREFIX
 #   --lists     checks that the formula's libraries are the README's `brew install` line and the workflow's
+require "shellwords"
 require_relative "homebrew_standin"
 
 formula_file, prefix, source, *flags = ARGV
@@ -33,6 +35,26 @@ if (at = flags.index("--lists"))
     end
   end
   puts "ok   the formula's libraries are the README's and the workflow's `brew install` lines (#{wanted.join(" ")})"
+end
+
+# The head a `brew install --HEAD` would clone: a git repository with the branch the formula names (here the tap is
+# this checkout, so the head must be this checkout's own main branch).
+if flags.include?("--head")
+  url, specs = declared[:head]
+  abort "#{formula_file}: no head" if url.nil?
+  branch = specs[:branch] or abort "#{formula_file}: the head names no branch"
+  refs = `git ls-remote --heads #{url.shellescape} 2>&1`
+  if !$?.success? && !File.directory?(File.join(source, ".git"))
+    # A checkout that is not a git repository (an exported tree) cannot be a tap; Homebrew's clone of one always is.
+    puts "skipped head: #{source} is not a git repository, so the tap's own head cannot be checked here"
+  elsif !$?.success?
+    abort "#{formula_file}: head #{url} is not a git repository: #{refs.strip}"
+  elsif refs.include?("refs/heads/#{branch}")
+    puts "ok   head: #{url.sub(Dir.pwd, ".")} is a git repository with its #{branch} branch (the tap's own clone)"
+  else
+    # A CI checkout may be a detached commit with no branches; Homebrew's clone of the tap has its default branch.
+    puts "note head: #{url.sub(Dir.pwd, ".")} is a git repository but this checkout has no #{branch} branch (a detached checkout)"
+  end
 end
 
 if flags.include?("--install")
