@@ -34,7 +34,13 @@ public enum RouteCell {
     /// comma made a point when the sheet is not comma-separated (`51,38130` → `51.38130`); a latitude or longitude
     /// written in degrees-minutes-seconds in decimal degrees (`DegreesMinutesSeconds.decimalText`). Throws what
     /// was expected.
-    static func number(_ text: String, axis: DegreesMinutesSeconds.Axis?, decimalComma: Bool) throws(DegreesMinutesSeconds.Problem) -> String {
+    static func number(_ text: String, axis: DegreesMinutesSeconds.Axis?, decimalComma: Bool,
+                       pointsMayGroup: Bool = false) throws(DegreesMinutesSeconds.Problem) -> String {
+        if pointsMayGroup, isGroupedWithPoints(text) {
+            let whole = text.replacing(".", with: ""), decimal = text.replacing(".", with: ",")
+            throw .init(message: "\"\(text)\" could be \(whole) (points grouping thousands, as this sheet's decimal commas suggest) or a "
+                        + "decimal; write \(whole), or \(decimal) for the decimal")
+        }
         if isJSONNumber(text) { return text }
         let commas = text.filter { $0 == "," }.count
         if commas == 1, !text.contains(".") {
@@ -52,6 +58,21 @@ public enum RouteCell {
             throw .init(message: "\"\(text)\" is not a number or degrees-minutes-seconds (e.g. 55.94873, 55°56′55.4″N or 55 56 55.4 N)")
         }
         throw .init(message: "\"\(text)\" is not a number")
+    }
+
+    /// `1.500`, `-12.345.678`: one to three digits, then groups of a point and three digits — what a decimal-comma
+    /// locale writes for thousands.
+    static func isGroupedWithPoints(_ text: String) -> Bool {
+        let groups = (text.hasPrefix("-") ? text.dropFirst() : text[...]).split(separator: ".", omittingEmptySubsequences: false)
+        guard groups.count > 1, let first = groups.first, (1...3).contains(first.count) else { return false }
+        return groups.allSatisfy { $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) } && groups.dropFirst().allSatisfy { $0.count == 3 }
+    }
+
+    /// A cell holding a number with a decimal comma (`51,38130`, `-3,19`).
+    static func hasDecimalComma(_ cell: String) -> Bool {
+        let text = cell.trimmedSpaces
+        let parts = (text.hasPrefix("-") ? text.dropFirst() : text[...]).split(separator: ",", omittingEmptySubsequences: false)
+        return parts.count == 2 && parts.allSatisfy { !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } }
     }
 
     /// RFC 8259's number grammar: what may be written into the JSON as it stands.

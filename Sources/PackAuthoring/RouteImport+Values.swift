@@ -11,6 +11,8 @@ extension RouteImport {
     struct Sheet: CustomStringConvertible {
         var name: String
         var decimalComma: Bool
+        /// The sheet writes decimal commas, so `1.500` may be a thousands group: refused as ambiguous.
+        var pointsMayGroup = false
         var description: String { name }
     }
 
@@ -81,7 +83,7 @@ extension RouteImport {
         case .number(let range, let excludingUpper, let excludingLower, _):
             let axis: DegreesMinutesSeconds.Axis? = column.header.hasSuffix(".lat") ? .latitude : column.header.hasSuffix(".lon") ? .longitude : nil
             let number: String
-            do { number = try RouteCell.number(text, axis: axis, decimalComma: sheet.decimalComma) } catch {
+            do { number = try RouteCell.number(text, axis: axis, decimalComma: sheet.decimalComma, pointsMayGroup: sheet.pointsMayGroup) } catch {
                 throw RouteSheet.Refusal(problems: ["\(at): \(error.message)"])
             }
             guard let d = Double(number), d.isFinite else { throw RouteSheet.Refusal(problems: ["\(at): \"\(text)\" is not a number"]) }

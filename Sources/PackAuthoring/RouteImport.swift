@@ -56,7 +56,11 @@ public struct RouteImport {
     /// Plans the import of `table` (read from the file `sheet`, named in messages) into the pack; throws a
     /// `RouteSheet.Refusal` listing every problem, by row and column. Stale cells are problems unless `force`.
     public init(_ table: CSVTable, sheet name: String, pack: RootedFolder, force: Bool = false) throws {
-        let sheet = Sheet(name: name, decimalComma: table.separator != ",")
+        let decimalComma = table.separator != ","
+        // A sheet that writes decimal commas may also group thousands with points (Excel's "1.500" in a German
+        // locale): there a point is not read as a decimal point where it could be a group.
+        let commasSeen = decimalComma && table.records.dropFirst().contains { $0.contains(where: RouteCell.hasDecimalComma) }
+        let sheet = Sheet(name: name, decimalComma: decimalComma, pointsMayGroup: commasSeen)
         guard let header = table.records.first else { throw RouteSheet.Refusal(problems: ["\(sheet): the file is empty; it needs a header row"]) }
         // A route of thousands of stops is no walk; such a sheet is refused before it costs minutes.
         guard table.records.count <= Self.maximumRows + 1 else {

@@ -181,4 +181,17 @@ final class RouteCommandAttackTests: XCTestCase {
         XCTAssertTrue(big.stderr.contains("a route sheet is at most 8 MiB"), big.stderr)
         XCTAssertLessThan(big.stderr.utf8.count, 1000)
     }
+
+    func testInASheetOfDecimalCommasAPointThatCouldGroupThousandsIsRefused() throws {
+        let pack = try PackCopy()
+        let snapshot = try RouteSheetFiles.snapshot(pack.root)
+        let grouped = try CLI.run(["route", "import", try write("id;view.fov;geofenceRadius\n01-castle-esplanade;63,5;1.500\n"), pack.root.path])
+        XCTAssertEqual(grouped.status, 1, grouped.stdout)
+        XCTAssertTrue(grouped.stderr.contains(":2:geofenceRadius: \"1.500\" could be 1500 (points grouping thousands, as this sheet's decimal commas suggest) or a decimal; write 1500, or 1,500 for the decimal"), grouped.stderr)
+        XCTAssertEqual(try RouteSheetFiles.snapshot(pack.root), snapshot)
+        // Without a decimal comma anywhere, a semicolon sheet's points are decimal points.
+        let points = try CLI.run(["route", "import", try write("id;view.fov;geofenceRadius\n01-castle-esplanade;63.5;1.500\n"), pack.root.path, "--dry-run"])
+        XCTAssertEqual(points.status, 0, points.stderr)
+        XCTAssertTrue(points.stdout.contains("geofenceRadius: (none) → 1.500"), points.stdout)
+    }
 }

@@ -44,7 +44,7 @@ final class RouteCommandTests: XCTestCase {
         let r = try CLI.run(["route", "import", try write(table.text), pack.root.path])
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stdout.contains("changed \(id): title, anchor.lat"), r.stdout)
-        XCTAssertTrue(r.stdout.contains("stale: stops/\(id)/signoff.json"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("stale: " + ShownPath.of(pack.root.path + "/stops/\(id)/signoff.json") + " covers the old scene.json"), r.stdout)
 
         let scenePath = "stops/\(id)/scene.json"
         let old = String(decoding: before[scenePath]!, as: UTF8.self)
