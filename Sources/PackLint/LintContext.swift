@@ -55,14 +55,15 @@ public final class LintContext {
     /// Content digests lint computed itself (see `contentDigest`), by stop.
     private var computedDigests: [String: Result<TreeDigest, Error>]?
 
-    /// Lints the pack at `root`, or — when `root` holds a scene.json — that one scene of the pack two levels up.
+    /// Lints the pack at `root`, or — when `root` is a stop folder (it holds a scene.json, or is in a pack's stops/;
+    /// `LintTarget`) — that one scene of the pack two levels up.
     public init(path: URL, currentYear: Int = Calendar(identifier: .gregorian).component(.year, from: Date()),
                 sceneDigests: [String: TreeDigest] = [:], listener: (any VoiceListening)? = nil) {
         self.currentYear = currentYear
         self.listener = listener
         knownDigests = sceneDigests
-        let isScene = FileManager.default.fileExists(atPath: path.appendingPathComponent(PackFolder.sceneFile).path)
-        let packRoot = isScene ? path.deletingLastPathComponent().deletingLastPathComponent() : path
+        let isScene = LintTarget.kind(of: path) == .stop
+        let packRoot = isScene ? LintTarget.packRoot(ofStop: path) : path
         root = packRoot
         isWholePack = !isScene
         let packURL = packRoot.appendingPathComponent("pack.json")

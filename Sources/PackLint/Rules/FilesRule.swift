@@ -44,7 +44,11 @@ struct FilesRule: LintRule {
             out += walk(scene.url, relative: "", expected: scene.erasComplete && scene.story != nil ? expected : nil, display: scene.path)
         }
         if context.isWholePack {
-            out += walk(context.root, relative: "", expected: ["pack.json"], display: LintContext.display(context.root), topLevelOnly: true)
+            // Without a pack.json the folder may be no pack at all (StructureRule says so): its entries are not
+            // called strays to move out or delete, as they would be in a pack.
+            if context.pack != nil {
+                out += walk(context.root, relative: "", expected: ["pack.json"], display: LintContext.display(context.root), topLevelOnly: true)
+            }
             // A stop folder that is a link: the stop's files would come from outside the pack (and lint reads none).
             let stops = context.root.appendingPathComponent("stops")
             for name in ((try? FileManager.default.contentsOfDirectory(atPath: stops.path)) ?? []).sorted() {

@@ -32,8 +32,7 @@ struct StructureRule: LintRule {
             out += diagnostics(for: pack)
             out += skippedNote(context.packSkipped, in: pack)
         } else {
-            out.append(Self.missingDocument.diagnostic("no pack.json in \(LintContext.display(context.root))",
-                                                       at: .init(file: context.packPath), hint: "every pack folder starts with a pack.json (docs/formats.md)"))
+            out.append(Self.noPack(context))
         }
         for scene in context.scenes {
             for (document, name) in [(scene.scene, PackFolder.sceneFile), (scene.mask, PackFolder.uncertaintyFile)] {
@@ -48,6 +47,20 @@ struct StructureRule: LintRule {
             if let signoff = scene.signoff { out += diagnostics(for: signoff) }
         }
         return out
+    }
+
+    /// The missing pack.json: of a pack (it has stops/, or a stop was given), or of a folder that is no pack at all,
+    /// which is said once, with what lint does check, instead of calling its every entry a stray of a pack.
+    private static func noPack(_ context: LintContext) -> Diagnostic {
+        let shown = LintContext.display(context.root)
+        guard context.isWholePack, !FileSystem.isDirectory(context.root.appendingPathComponent("stops").path) else {
+            return Self.missingDocument.diagnostic("no pack.json in \(shown)", at: .init(file: context.packPath),
+                                                   hint: "every pack folder starts with a pack.json (docs/formats.md)")
+        }
+        return Self.missingDocument.diagnostic(
+            "\(shown) is not a pack (no pack.json, no stops/ folder) nor a stop folder (no scene.json)",
+            at: .init(file: context.packPath),
+            hint: "lint a pack folder (the one holding pack.json), a stop folder, or a folder inside a pack; `packtool new pack DIR` starts a pack")
     }
 
     /// One note per document saying which sections' checks did not run, so a clean second run is not a surprise:

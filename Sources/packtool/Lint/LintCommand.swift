@@ -21,7 +21,9 @@ enum LintCommand: Command {
                              [--strict] [--quiet]
 
         Checks each PATH (default: the current folder): a pack folder (pack.json and stops/*/) or one stop folder (its
-        scene.json; the pack two levels up supplies reviewers and limits). Prints each finding as compilers do,
+        scene.json; the pack two levels up supplies reviewers and limits). A folder inside a pack is checked as what
+        it is part of, as a note on standard error says: in a stop (its layers/, any folder below), that stop; the
+        pack's stops/ (or another folder of the pack), the whole pack. Prints each finding as compilers do,
         `path:line:col: error: message [PT0203]` (or warning:, note:), the hint on the next line, then a summary line.
         docs/lint-rules.md explains every code. Without --fix, lint never writes into the folders it checks; with
         --fix --dry-run it prints the edits --fix would make as a diff, and writes nothing.
@@ -48,10 +50,16 @@ enum LintCommand: Command {
         var reports: [(path: String, report: Linter.Report)] = []
         var fixes = LintFixer.Outcome()
         for path in paths {
-            if a.flag("--fix") { fixes.add(try fix(path, dryRun: dryRun)) }
-            let (found, report) = Linter(listener: StoryVoice.standard()).run(URL(fileURLWithPath: path))
+            // A folder inside a pack (its stops/, a stop's layers/) is not a pack: lint what encloses it, and say so.
+            let target = LintTarget.of(URL(fileURLWithPath: path))
+            if let inside = target.inside {
+                Output.note("linting the \(target.kind.rawValue) at \(shown(target.folder)) (\(inside)/ is part of it)\n")
+            }
+            if a.flag("--fix") { fixes.add(try fix(target.folder, dryRun: dryRun)) }
+            let (found, report) = Linter(listener: StoryVoice.standard()).run(target.folder)
             diagnostics += found
-            reports.append((ShownPath.of(path), report))   // named as every output names paths, in text and JSON
+            // Named as every output names paths, in text and JSON; what encloses the folder given, as the note names it.
+            reports.append((target.inside == nil ? ShownPath.of(path) : shown(target.folder), report))
         }
         switch format {
         case "json":
@@ -75,10 +83,24 @@ enum LintCommand: Command {
 
     /// Fixes what lint can at `path`, in rounds: a fix can let a check run that found nothing to say before (a section
     /// that now reads), and that check's finding may carry a fix too. Stops when a round fixes nothing (five at most).
-    private static func fix(_ path: String, dryRun: Bool) throws -> LintFixer.Outcome {
-        do { return try LintFixer(listener: StoryVoice.standard(), dryRun: dryRun).fix(URL(fileURLWithPath: path)) } catch {
+    private static func fix(_ folder: URL, dryRun: Bool) throws -> LintFixer.Outcome {
+        do { return try LintFixer(listener: StoryVoice.standard(), dryRun: dryRun).fix(folder) } catch {
             throw CommandLineError.io("--fix: \(error)")
         }
+    }
+
+    /// A pack or stop folder enclosing the working folder as the author reaches it from there (`..`, `../..`);
+    /// any other folder as every output names it (`ShownPath`).
+    static func shown(_ folder: URL) -> String {
+        let absolute = ShownPath.of(folder)
+        var up = ".."
+        for _ in 0..<64 {
+            let here = ShownPath.of(up)
+            if here == absolute { return up }
+            if here == "/" { break }
+            up += "/.."
+        }
+        return absolute
     }
 
     /// The fix report for people: each fix at its place, the count, the stale sign-offs and what was left alone
