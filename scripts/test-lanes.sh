@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test suites of `make test`, after the debug build, in four lanes that run at once:
 #   swift      the Swift test bundle over OpenSSL, itself in two processes (scripts/swift-test-lanes.py)
-#   python     the Python suites (schemas, media, C ABI through ctypes, S3 against SeaweedFS, the preview in Chromium, …)
+#   python     the Python suites (schemas, media, C ABI through ctypes, S3 against SeaweedFS, the preview in Chromium, …),
+#              two modules at a time (scripts/python-test-lanes.py)
 #   cryptokit  the CryptoKit stand-in build (its own scratch folder) and its suites
 #   tools      the C test, the nginx end-to-end test, then `make demo` on the release build, `make dist`'s checks and
 #              the Homebrew formula against its stand-in (Tests/mac)
@@ -31,9 +32,11 @@ swift_lane() {
 }
 
 python_lane() {
-  "$PYTHON" -m unittest discover -s Tests/python -v > .build/test-python.log 2>&1
+  # Two processes, one module each at a time (scripts/python-test-lanes.py); the modules' logs end up in
+  # .build/test-python.log.
+  PYTHON="$PYTHON" scripts/python-test-lanes.py --lanes 2 > .build/test-python.out 2>&1
   local status=$?
-  { grep -E "^(FAIL|ERROR):|^Ran [0-9]+ tests|^OK|^FAILED|skipped '" .build/test-python.log
+  { cat .build/test-python.out
     [ $status = 0 ] || grep -A 30 -E "^(FAIL|ERROR):" .build/test-python.log | head -n 120; } | sed 's/^/[python] /'
   return $status
 }
