@@ -7,7 +7,7 @@ well: one after another they were the longest lane of `make test` (15.7 of CI's 
 to .build/test-python/<module>.log and all of them, in module order, to .build/test-python.log; standard output gets
 what `unittest` would print at the end (every FAIL/ERROR line, skipped suites, "Ran N tests", OK or FAILED).
 
-usage: PYTHON=… scripts/python-test-lanes.py [--lanes N]
+usage: PYTHON=… scripts/python-test-lanes.py [--lanes N] [test_module …]
 """
 import argparse
 import json
@@ -28,9 +28,14 @@ TIMES = ROOT / ".build" / "python-times.json"
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--lanes", type=int, default=2)
+    parser.add_argument("modules", nargs="*", help="only these modules (test_x), e.g. to rerun a failure")
     args = parser.parse_args()
-    python = os.environ.get("PYTHON", sys.executable)
-    modules = sorted(p.stem for p in SUITES.glob("test_*.py"))
+    # The suites run in Tests/python, so a relative interpreter path (make's .build/venv/bin/python) is made absolute.
+    python = os.path.abspath(os.environ.get("PYTHON", sys.executable))
+    modules = sorted(p.stem for p in SUITES.glob("test_*.py") if not args.modules or p.stem in args.modules)
+    if not modules:
+        print(f"FAILED (no test_*.py in {SUITES})")
+        return 1
     try:
         known = json.loads(TIMES.read_text())
     except (OSError, ValueError):
@@ -48,7 +53,11 @@ def main() -> int:
             start = time.monotonic()
             log = LOGS / f"{module}.log"
             with open(log, "wb") as out:
-                status = subprocess.call([python, "-m", "unittest", "-v", module], cwd=SUITES, stdout=out, stderr=subprocess.STDOUT)
+                try:
+                    status = subprocess.call([python, "-m", "unittest", "-v", module], cwd=SUITES, stdout=out, stderr=subprocess.STDOUT)
+                except OSError as error:  # the interpreter cannot be started: the module failed, and says why
+                    out.write(f"ERROR: cannot run {python}: {error}\n".encode())
+                    status = 127
             with lock:
                 results[module] = (status, time.monotonic() - start)
 
@@ -74,10 +83,17 @@ def main() -> int:
             if not counted:
                 print(f"ERROR: {module} ran no test (exit {results[module][0]}; log in {LOGS / (module + '.log')})")
     (ROOT / ".build" / "test-python.log").write_text("".join(combined))
-    TIMES.write_text(json.dumps({m: round(t, 1) for m, (_, t) in results.items()}, indent=1, sort_keys=True))
+    known.update({m: round(t, 1) for m, (_, t) in results.items()})
+    TIMES.write_text(json.dumps(known, indent=1, sort_keys=True))
     slowest = sorted(results.items(), key=lambda kv: -kv[1][1])[:3]
     print(f"Ran {ran} tests in {wall:.3f}s ({len(results)} modules in {args.lanes} processes; slowest: "
           + ", ".join(f"{m} {t:.0f} s" for m, (_, t) in slowest) + ")")
+    missing = [m for m in modules if m not in results]
+    if missing:  # a worker that died leaves modules unrun: never an OK
+        failed += missing
+        print(f"ERROR: {len(missing)} modules never ran: {' '.join(missing)}")
+    if ran == 0:
+        failed.append("(no test ran)")
     print("OK" if not failed else f"FAILED (modules: {' '.join(failed)})")
     return 1 if failed else 0
 
