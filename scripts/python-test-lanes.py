@@ -21,8 +21,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SUITES = ROOT / "Tests" / "python"
-LOGS = ROOT / ".build" / "test-python"
-TIMES = ROOT / ".build" / "python-times.json"
+# PACKTOOL_PYTHON_LANES_DIR puts the logs and times elsewhere (this script's own test runs it inside a real run).
+OUT = Path(os.environ.get("PACKTOOL_PYTHON_LANES_DIR", ROOT / ".build"))
+LOGS = OUT / "test-python"
+TIMES = OUT / "python-times.json"
+COMBINED = OUT / "test-python.log"
 
 
 def main() -> int:
@@ -78,11 +81,11 @@ def main() -> int:
         for line in text.splitlines():
             if re.match(r"^(FAIL|ERROR):", line) or "skipped '" in line:
                 print(line)
-        if results[module][0] != 0:
+        if results[module][0] != 0 or not counted:
             failed.append(module)
             if not counted:
                 print(f"ERROR: {module} ran no test (exit {results[module][0]}; log in {LOGS / (module + '.log')})")
-    (ROOT / ".build" / "test-python.log").write_text("".join(combined))
+    COMBINED.write_text("".join(combined))
     known.update({m: round(t, 1) for m, (_, t) in results.items()})
     TIMES.write_text(json.dumps(known, indent=1, sort_keys=True))
     slowest = sorted(results.items(), key=lambda kv: -kv[1][1])[:3]
