@@ -7,8 +7,8 @@ SHELL := /bin/bash
 export LC_ALL := C.UTF-8
 .SHELLFLAGS := -o pipefail -c
 # Build and link needs; test needs (independent validators and media probes); example-pack generation needs.
-APT_BUILD := libssl-dev libsqlite3-dev libarchive-dev libheif-dev libwebp-dev libqrencode-dev libpng-dev libavcodec-dev libavformat-dev libswresample-dev pkg-config
-APT_TEST  := ffmpeg libheif-examples libarchive-tools sqlite3 nginx curl python3-venv chromium chromium-driver faketime zbar-tools espeak-ng man-db binutils ruby fish zsh
+APT_BUILD := libssl-dev libsqlite3-dev libheif-dev libwebp-dev libqrencode-dev libpng-dev libavcodec-dev libavformat-dev libswresample-dev pkg-config
+APT_TEST  := libarchive-dev ffmpeg libheif-examples libarchive-tools sqlite3 nginx curl python3-venv chromium chromium-driver faketime zbar-tools espeak-ng man-db binutils ruby fish zsh
 APT_MEDIA := imagemagick espeak-ng
 # Test-only Python packages live in a virtual environment under .build/, never in the system Python (which Debian
 # marks externally managed, PEP 668).

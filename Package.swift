@@ -107,7 +107,7 @@ let package = Package(
         // lint limits): read by lint, the preview and the publisher, never by a client, so an app carries none of it.
         .target(name: "PackAuthoring", dependencies: ["PackModel", "PackCrypto", "PackMedia", "PackSigning"]),
         .target(name: "PackMedia", dependencies: ["PackFiles"]),
-        .target(name: "PackArchive", dependencies: ["CArchive", "PackCrypto", "PackModel", "PackFiles"]),
+        .target(name: "PackArchive", dependencies: ["PackCrypto", "PackModel", "PackFiles"]),
         // Where the voice is in a story (decoded by FFmpeg, a detector of our own) and how a transcript lines up with it.
         // Optimised in every configuration: the detector's spectra are arithmetic a debug build makes twenty times slower,
         // and lint (tests included) hears every story.
@@ -123,7 +123,7 @@ let package = Package(
         .target(name: "PackPreview", dependencies: ["PackLint", "PackModel", "PackMedia", "PackCrypto", "PackImage", "PackAuthoring", "PackNet"]),
         // Signed documents, the root chain, the failure-code registry and one file per verification policy: below
         // both the client (PackVerify) and the publisher (PackPublish), so neither reaches into the other.
-        .target(name: "PackTrust", dependencies: ["PackModel", "PackCrypto"]),
+        .target(name: "PackTrust", dependencies: ["PackModel", "PackCrypto", "PackFiles"]),
         .target(name: "PackPublish", dependencies: ["PackModel", "PackArchive", "CSQLite", "PackLint", "PackTrust", "PackSigning", "PackNet", "PackAuthoring", "PackCrypto", "PackFiles"]),
         // The download contract every transport meets (Fetcher, DownloadPolicy, the whole-download deadline,
         // Content-Range, the one `.part` writer and the one retry loop): below the verifier and the transports, so
@@ -180,8 +180,9 @@ let package = Package(
         .testTarget(name: "PackAudioTests", dependencies: ["PackAudio", "PackMedia", "PackLint", "TestSupport", "PackCrypto"]),
         .testTarget(name: "PackImageTests", dependencies: ["PackImage", "TestSupport"]),
         .testTarget(name: "PackPreviewTests", dependencies: ["PackPreview", "PackLint", "PackModel", "PackMedia", "PackImage", "TestSupport", "PackAuthoring", "PackCrypto", "PackAudio"]),
-        // CArchive: the libarchive writer TarEncoding replaced, kept as its byte-for-byte reference.
-        .testTarget(name: "PackArchiveTests", dependencies: ["PackArchive", "PackModel", "PackCrypto", "CArchive", "TestSupport"]),
+        // CArchive: the libarchive writer TarEncoding replaced, kept as its byte-for-byte reference, and libarchive's
+        // reader as the outside check of the strict reader (packtool itself no longer links libarchive).
+        .testTarget(name: "PackArchiveTests", dependencies: ["PackArchive", "PackModel", "PackCrypto", "PackTrust", "CArchive", "TestSupport"]),
         .testTarget(name: "PackTrustTests", dependencies: ["PackTrust", "PackModel", "PackCrypto", "PackSigning", "TestSupport"]),
         .testTarget(name: "PackPublishTests", dependencies: ["PackPublish", "PackArchive", "PackModel", "PackCrypto", "PackSigning", "PackTrust", "PackVerify", "TestSupport", "PackAuthoring", "PackNet"]),
         .testTarget(name: "PackVerifyTests", dependencies: ["PackVerify", "PackTrust", "PackModel", "PackCrypto", "PackFetch", "PackSigning", "TestSupport"]),

@@ -19,13 +19,12 @@ class Packtool < Formula
   homepage "file://#{File.expand_path("../README.md", __dir__)}"
   head "file://#{File.expand_path("..", __dir__)}", using: :git, branch: "main"
 
-  # The same libraries as the README's `brew install` line and the workflow's (the stand-in test checks the three
-  # lists agree). FFmpeg, libheif and webp are opened on first use (lint's voice checks, the preview's plates), so
+  # The same libraries as the README's `brew install` line and the workflow's, but for libarchive, which only the
+  # test suite uses (the stand-in test checks the three lists agree). FFmpeg, libheif and webp are opened on first use (lint's voice checks, the preview's plates), so
   # they are needed at run time but never loaded by commands that do not use them.
   depends_on "pkgconf" => :build
   depends_on xcode: ["15.4", :build]
   depends_on "ffmpeg"
-  depends_on "libarchive"
   depends_on "libheif"
   depends_on "libpng"
   depends_on macos: :sonoma

@@ -12,6 +12,7 @@ import PackAuthoring
 import PackCrypto
 import PackLint
 import PackModel
+import PackTrust
 import PackSigning
 
 /// The publish step proper: sign the manifest, write the archive and deltas under fresh names, record the release, and
@@ -63,7 +64,7 @@ extension Publisher {
         if let copied = try FileCopy.linkOrCopy(kept, in: state, to: archivePath, in: out, tracking: &created), copied != writer.archiveSHA256 {
             throw PublishError.io("\(out.fullPath(archivePath)): the copy of the archive does not match it")
         }
-        let layout = Dictionary(try TarLayout.scan(URL(fileURLWithPath: state.fullPath(kept))).map { ($0.path, (offset: $0.offset, size: $0.size)) }, uniquingKeysWith: { a, _ in a })
+        let layout = Dictionary(try StrictTarReader.scan(URL(fileURLWithPath: state.fullPath(kept))).map { ($0.path, (offset: $0.offset, size: $0.size)) }, uniquingKeysWith: { a, _ in a })
         let manifestURL = try writeManifestFile(envelopeBytes, of: manifest, into: out, tracking: &created)
 
         // Hot-update deltas for every scene that changed.

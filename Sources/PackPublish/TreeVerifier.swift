@@ -6,7 +6,6 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-import PackArchive
 import PackAuthoring
 import PackCrypto
 import PackFiles
@@ -17,7 +16,8 @@ import PackTrust
 /// pinned root: root chain, then every signed document admitted under the publisher-check profile (the policies a
 /// client applies, at `now`, without a client's floors), the index naming each manifest and archive by hash, and
 /// every byte of every archive held to the layout its manifest dictates (`ArchiveLayout`, as a phone streaming it
-/// does). Delta archives are read with libarchive and judged by their signed lists, as clients judge them.
+/// does). Delta archives are read with the client's strict tar reader (`DeltaArchive`) and judged by their signed
+/// lists, as clients judge them.
 public struct TreeVerifier {
     public let pinned: RootDocument
     public let now: Date
@@ -104,12 +104,9 @@ public struct TreeVerifier {
     /// Verifies a pack archive on its own: its first entry is a manifest signed under the pinned root, and every byte
     /// is what that manifest dictates (`ArchiveLayout`: the client's judgement, with the client's codes).
     public func verifyArchive(_ url: URL) throws -> [String] {
-        // libarchive only finds the first entry's bytes; the layout check below compares every byte of it again.
-        let reader = try TarReader(path: url.path)
-        guard let first = try reader.next(), first.path == PublishLayout.archiveManifestEntry, first.kind == "file" else {
-            throw VerificationFailure(.archiveManifest, "\(ShownPath.of(url)): the first entry is not manifest.json")
-        }
-        let bytes = Data(try reader.readAll(limit: 64 << 20))
+        // The strict reader only finds the first entry's bytes; the layout check below compares every byte of it again.
+        var reader = try StrictTarReader(url: url, named: ShownPath.of(url))
+        let bytes = Data(try reader.manifestEntry(name: ShownPath.of(url)))
         let manifest = try verifyManifest(bytes)
         var digest = ""
         let files = try verifyArchiveContents(url, manifestBytes: bytes, manifest: manifest, digest: &digest)
@@ -157,11 +154,8 @@ public struct TreeVerifier {
             for name in ((try? FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent(scene).path)) ?? []).sorted() where name.hasSuffix(".tar") {
                 let url = folder.appendingPathComponent(scene).appendingPathComponent(name)
                 guard FileSystem.isRegularFile(url.path) else { throw VerificationFailure(.notAFile, "\(ShownPath.of(url)) is not a regular file") }
-                let reader = try TarReader(path: url.path)
-                guard let first = try reader.next(), first.path == PublishLayout.deltaDocumentEntry else {
-                    throw VerificationFailure(.delta, "\(ShownPath.of(url)): the first entry is not delta.json")
-                }
-                let delta = try documents.admit(Data(try reader.readAll(limit: Int(SizeCaps.deltaDocument))), as: DeltaDocument.self, profile: .publisherCheck, context: context(root))
+                var (document, reader) = try DeltaArchive.open(url, named: ShownPath.of(url))
+                let delta = try documents.admit(Data(document), as: DeltaDocument.self, profile: .publisherCheck, context: context(root))
                 guard delta.pack == pack, delta.scene == scene, name == "\(delta.from.version)-\(delta.to.version).tar" else {
                     throw VerificationFailure(.delta, "\(ShownPath.of(url)) is signed for \(delta.pack)/\(delta.scene) \(delta.from.version)-\(delta.to.version)")
                 }
@@ -172,13 +166,10 @@ public struct TreeVerifier {
                 try VerificationFailure.about(url, .deltaBase) { try binding.evaluateSelfContained().require() }
                 var pending = try VerificationFailure.about(url, .deltaEntry) { try binding.addedFiles() }
                 while let entry = try reader.next() {
-                    let file = try VerificationFailure.about(url, .deltaEntry) { () throws -> Manifest.File in
-                        guard entry.kind == "file" else { throw VerificationFailure(.deltaEntry, "\(entry.path) is not a regular file") }
-                        return try binding.evaluate(entry: entry.path, size: UInt64(max(entry.size, 0)), pending: &pending)
-                    }
+                    let file = try VerificationFailure.about(url, .deltaEntry) { try binding.evaluate(entry: entry.path, size: entry.size, pending: &pending) }
                     let hasher = SHA256()
-                    let size = try reader.readData { hasher.update($0) }
-                    guard UInt64(size) == file.size, Hex.encode(hasher.finalize()) == file.sha256 else {
+                    try reader.read { hasher.update($0) }
+                    guard Hex.encode(hasher.finalize()) == file.sha256 else {
                         throw VerificationFailure(.hash, "\(ShownPath.of(url)): \(entry.path) does not match the SHA-256 its delta signs")
                     }
                 }

@@ -2,6 +2,7 @@ import Foundation
 import PackArchive
 import PackCrypto
 import PackModel
+import PackTrust
 import TestSupport
 import XCTest
 
@@ -27,18 +28,30 @@ final class TarWriterTests: XCTestCase {
         XCTAssertNotEqual(try Data(contentsOf: URL(fileURLWithPath: dir + "/c.tar")), bytes)
     }
 
-    func testTheLayoutScanFindsEveryEntrysBytesIncludingPaxNamedOnes() throws {
+    func testTheStrictReaderAndLibarchiveFindEveryEntrysBytesIncludingPaxNamedOnes() throws {
         let dir = try temporaryDirectory()
         let long = "stops/01-x/" + String(repeating: "n", count: 150) + ".heic"
-        let entries: [(String, [UInt8])] = [("manifest.json", Array("{\"a\":1}".utf8)), (long, (0..<3000).map { UInt8($0 % 251) }), ("Café.vtt", [1, 2, 3])]
+        let entries: [(String, [UInt8])] = [("manifest.json", Array("{\"a\":1}".utf8)), (long, (0..<3000).map { UInt8($0 % 251) }), ("Café.vtt", [1, 2, 3]),
+                                            ("empty", []), ("block", [UInt8](repeating: 7, count: 512))]
         _ = try write(entries, to: dir + "/t.tar")
-        let layout = try TarLayout.scan(URL(fileURLWithPath: dir + "/t.tar"))
+        // The one reader of published archives (the client's, verify's and the publisher's) finds each file's bytes
+        // where they lie...
+        let layout = try StrictTarReader.scan(URL(fileURLWithPath: dir + "/t.tar"))
         XCTAssertEqual(layout.map(\.path), entries.map(\.0))
         let data = [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir + "/t.tar")))
         for (entry, (_, bytes)) in zip(layout, entries) {
             XCTAssertEqual(Array(data[Int(entry.offset)..<Int(entry.offset + entry.size)]), bytes, entry.path)
         }
-        // GNU tar agrees on the names.
+        // ...libarchive, read as a general tar reader, finds the same files with the same bytes...
+        let other = try LibarchiveTarReader(path: dir + "/t.tar")
+        var read: [(String, [UInt8])] = []
+        while let entry = try other.next() {
+            XCTAssertEqual(entry.kind, "file", entry.path)
+            read.append((entry.path, try other.readAll(limit: 1 << 20)))
+        }
+        XCTAssertEqual(read.map(\.0), entries.map(\.0))
+        XCTAssertEqual(read.map(\.1), entries.map(\.1))
+        // ...and GNU tar agrees on the names.
         let listing = String(decoding: try runTool("/usr/bin/tar", ["-tf", dir + "/t.tar"]), as: UTF8.self)
         XCTAssertEqual(listing.split(separator: "\n").map(String.init), entries.map(\.0))
     }

@@ -46,11 +46,11 @@ final class PublishedArchiveBytesTests: XCTestCase {
         assertEncoded(archive, entries, mtime: try mtime(manifest.created))
         XCTAssertEqual(result.archiveSize, UInt64(archive.count))
         // The layout PackTrust derives from the manifest alone (what the phone and `packtool verify` hold archives to)
-        // is the archive TarWriter wrote: a tar reader (`TarLayout`) finds every entry's data where the layout says, and the check
-        // passes every byte.
+        // is the archive TarWriter wrote: the strict tar reader finds every entry's data where the layout says, and the
+        // check passes every byte.
         let layout = try ArchiveLayout(manifest: manifest, manifestBytes: envelope)
         XCTAssertEqual(layout.size, UInt64(archive.count))
-        XCTAssertEqual(try TarLayout.scan(result.archive).map { "\($0.path) \($0.offset) \($0.size)" }, layout.entries.map { "\($0.path) \($0.dataStart) \($0.size)" })
+        XCTAssertEqual(try StrictTarReader.scan(result.archive).map { "\($0.path) \($0.offset) \($0.size)" }, layout.entries.map { "\($0.path) \($0.dataStart) \($0.size)" })
         let check = ArchiveLayout.Check(layout: layout, manifestBytes: envelope, name: result.archive.path)
         try archive.withUnsafeBytes { try check.append($0) }
         try check.finish()
@@ -71,7 +71,7 @@ final class PublishedArchiveBytesTests: XCTestCase {
         for url in second.deltas {
             let archive = [UInt8](try Data(contentsOf: url))
             // The document's own size is the one thing read from the archive: a client has it from the index.
-            let first = try XCTUnwrap(TarLayout.scan(url).first)
+            let first = try XCTUnwrap(StrictTarReader.scan(url).first)
             XCTAssertEqual(first.path, PublishLayout.deltaDocumentEntry)
             let envelope = Array(archive[Int(first.offset)..<Int(first.offset + first.size)])
             let delta = try CanonicalJSON.decode(DeltaDocument.self, from: DSSEEnvelope.parse(Data(envelope)).payloadBytes(), what: "delta")

@@ -53,7 +53,6 @@ echo "$2:"
 printf '\t%s\n' \
   "/opt/homebrew/opt/openssl@3/lib/libssl.3.dylib (compatibility version 3.0.0, current version 3.0.0)" \
   "/opt/homebrew/opt/openssl@3/lib/libcrypto.3.dylib (compatibility version 3.0.0, current version 3.0.0)" \
-  "/opt/homebrew/opt/libarchive/lib/libarchive.13.dylib (compatibility version 21.0.0, current version 21.7.0)" \
   "/opt/homebrew/Cellar/qrencode/4.1.1/lib/libqrencode.4.dylib (compatibility version 5.0.0, current version 5.1.0)" \
   "/usr/lib/libsqlite3.dylib (compatibility version 9.0.0, current version 351.4.0)" \
   "/usr/lib/swift/libswiftCore.dylib (compatibility version 1.0.0, current version 6.0.0)" \
@@ -68,7 +67,7 @@ printf '%s\n' libavformat.61.dylib libavcodec.61.dylib /opt/homebrew/opt/libheif
 STANDIN
 chmod +x "$work/darwin/"*
 PATH="$work/darwin:$PATH" scripts/needed-libraries.sh "$work/packtool" > "$work/NEEDED" || fail "needed-libraries.sh refused a Homebrew-linked binary: $(cat "$work/NEEDED")"
-expected="libssl.3.dylib openssl@3|libcrypto.3.dylib openssl@3|libarchive.13.dylib libarchive|libqrencode.4.dylib qrencode|optional libavcodec.61.dylib ffmpeg|optional libavformat.61.dylib ffmpeg|optional libheif.1.dylib libheif|optional libwebp.7.dylib webp"
+expected="libssl.3.dylib openssl@3|libcrypto.3.dylib openssl@3|libqrencode.4.dylib qrencode|optional libavcodec.61.dylib ffmpeg|optional libavformat.61.dylib ffmpeg|optional libheif.1.dylib libheif|optional libwebp.7.dylib webp"
 got=$(grep -v '^#' "$work/NEEDED" | paste -sd '|')
 [ "$got" = "$expected" ] || fail "NEEDED on macOS reads: $got"
 ! PLANT=/Users/me/lib/libstray.1.dylib PATH="$work/darwin:$PATH" scripts/needed-libraries.sh "$work/packtool" > "$work/NEEDED" ||

@@ -63,7 +63,8 @@ final class DeltaBindingsAcrossReadersTests: SignedTreeReadersTestCase {
 
     /// The castle's two deltas to version 2 (from version 1, and the self-contained one from version 0), each document
     /// and entry list first passed through `forge`; validly signed by the manifest key whatever `forge` did.
-    private func publishDeltas(forge: (inout (document: DeltaDocument, entries: [(String, [UInt8])])) -> Void) throws {
+    private func publishDeltas(forge: (inout (document: DeltaDocument, entries: [(String, [UInt8])])) -> Void,
+                               framing: ([UInt8]) -> [UInt8] = { $0 }) throws {
         let scene = v2.scenes[0], old = manifest.scenes[0]
         for from in [DeltaDocument.SceneState(version: 1, digest: old.digest), DeltaDocument.SceneState(version: 0, digest: "")] {
             let document = DeltaDocument.between(pack: "royal-mile", scene: scene.id, from: from, fromFiles: from.version == 0 ? [] : old.files,
@@ -72,7 +73,7 @@ final class DeltaBindingsAcrossReadersTests: SignedTreeReadersTestCase {
                 (path, path == "story.vtt" ? newStory : Self.contents["stops/01-castle/" + path]!)
             })
             forge(&delta)
-            let bytes = try tar(mtime: v2.created, entries: [(PublishLayout.deltaDocumentEntry, try signed(delta.document, .delta))] + delta.entries)
+            let bytes = framing(try tar(mtime: v2.created, entries: [(PublishLayout.deltaDocumentEntry, try signed(delta.document, .delta))] + delta.entries))
             try write(bytes, PublishLayout.delta(pack: "royal-mile", scene: scene.id, from: from.version, to: scene.version))
         }
     }
@@ -134,5 +135,34 @@ final class DeltaBindingsAcrossReadersTests: SignedTreeReadersTestCase {
     func testADeltaWhoseAddedFileHasOtherBytesIsRefusedByBoth() throws {
         try publishDeltas { delta in delta.entries = delta.entries.map { ($0.0, $0.0 == "story.vtt" ? $0.1.map { $0 ^ 1 } : $0.1) } }
         XCTAssertEqual(try codes("other-bytes"), ["hash", "hash"])
+    }
+
+    // MARK: The tar itself: one reader for both
+
+    /// The delta's second entry (its first added file) with header type '7' (a contiguous file, which libarchive, the
+    /// reader `verify` used for deltas, reads as a regular file) and the checksum made valid again.
+    private static func contiguousFileEntry(_ bytes: [UInt8]) -> [UInt8] {
+        var out = bytes
+        let documentSize = Int(String(decoding: bytes[124..<135], as: UTF8.self), radix: 8)!
+        let second = 512 + (documentSize + 511) / 512 * 512
+        out[second + 156] = UInt8(ascii: "7")
+        for i in 148..<156 { out[second + i] = UInt8(ascii: " ") }
+        let sum = out[second..<(second + 512)].reduce(0) { $0 + Int($1) }
+        let text = Array(String(sum, radix: 8).utf8)
+        out.replaceSubrange((second + 148)..<(second + 156), with: [UInt8](repeating: UInt8(ascii: "0"), count: 6 - text.count) + text + [0, UInt8(ascii: " ")])
+        return out
+    }
+
+    /// Framing a phone refuses, in validly signed deltas whose files are right: `verify` read deltas through
+    /// libarchive, which took both (it stops at the end-of-archive marker and reads type '7' as a file), so a tree a
+    /// phone cannot update from passed. Both now read deltas through PackTrust's `DeltaArchive`.
+    func testADeltaWithBytesAfterItsEndIsRefusedByBoth() throws {
+        try publishDeltas(forge: { _ in }, framing: { $0 + [UInt8](repeating: 0x41, count: 512) })
+        XCTAssertEqual(try codes("after-the-end"), ["archive-trailer", "archive-trailer"])
+    }
+
+    func testADeltaWithAnEntryOfAnotherTypeIsRefusedByBoth() throws {
+        try publishDeltas(forge: { _ in }, framing: Self.contiguousFileEntry)
+        XCTAssertEqual(try codes("contiguous-file"), ["archive-type", "archive-type"])
     }
 }

@@ -3,6 +3,7 @@ import PackArchive
 import PackCrypto
 import PackModel
 import PackSigning
+import PackTrust
 import TestSupport
 import XCTest
 
@@ -256,16 +257,19 @@ final class UpdateCommandTests: XCTestCase {
         // Re-sign the real 1→2 delta with a base digest that is not the installed scene's, keep its files, and take
         // away the full-scene fallback.
         let path = cdn + "/packs/royal-mile/deltas/03-mercat-cross/1-2.tar"
-        let reader = try TarReader(path: path)
-        _ = try reader.next()
-        let envelope = try DSSEEnvelope.parse(Data(try reader.readAll(limit: 1 << 20)))
+        var (document, reader) = try DeltaArchive.open(URL(fileURLWithPath: path))
+        let envelope = try DSSEEnvelope.parse(Data(document))
         var delta = try CanonicalJSON.decode(DeltaDocument.self, from: envelope.payloadBytes(), what: "delta")
         delta.from.digest = "sha256:" + String(repeating: "1", count: 64)
         let key = try KeyFile.loadPrivateKey(at: keys + "/manifest.pem")
         let forged = dir + "/forged.tar"
         let writer = try TarWriter(path: forged, mtime: 0)
         try writer.add("delta.json", bytes: try CanonicalJSON.encode(try DSSEEnvelope(signing: CanonicalJSON.encode(delta), as: PayloadType.delta, with: [key])))
-        while let entry = try reader.next() { try writer.add(entry.path, bytes: try reader.readAll(limit: 64 << 20)) }
+        while let entry = try reader.next() {
+            var bytes: [UInt8] = []
+            try reader.read { bytes += $0 }
+            try writer.add(entry.path, bytes: bytes)
+        }
         try writer.finish()
         try FileManager.default.removeItem(atPath: path)
         try FileManager.default.moveItem(atPath: forged, toPath: path)

@@ -102,7 +102,7 @@ public struct Installer {
         }
         events.expect(bytes: source.size)
         var reader = StrictTarReader(source: source, path: name)
-        let manifestBytes = try Self.readManifestEntry(&reader, name: name)
+        let manifestBytes = try reader.manifestEntry(name: name)
         // 1. Under the state lock, briefly: the manifest against the state as it is now.
         let manifest = try withState { client, now in try admit(manifestBytes, indexEntry: indexEntry, client: client, now: now, into: into) }
         events.begin(manifest: manifest)
@@ -174,18 +174,6 @@ public struct Installer {
             events.failed()
             throw error
         }
-    }
-
-    /// The archive's first entry, read whole: it must be the manifest, within the manifest's size cap, before anything
-    /// else of the archive is trusted.
-    private static func readManifestEntry(_ reader: inout StrictTarReader, name: String) throws -> [UInt8] {
-        guard let first = try reader.next(), first.path == PublishLayout.archiveManifestEntry else {
-            throw VerificationFailure(.archiveManifest, "\(name): the first entry is not \(PublishLayout.archiveManifestEntry)")
-        }
-        guard first.size <= SizeCaps.manifest else { throw VerificationFailure(.size, "the manifest is \(first.size) bytes, over the \(SizeCaps.manifest)-byte cap") }
-        var manifestBytes: [UInt8] = []
-        try reader.read { manifestBytes += $0 }
-        return manifestBytes
     }
 
     /// Every scene gets a fresh folder of its own (see InstallLayout), expecting the files the manifest lists for it.

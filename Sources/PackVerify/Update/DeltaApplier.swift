@@ -48,12 +48,7 @@ public struct DeltaApplier {
 
     /// Reads and verifies a delta archive's signed document (the first entry).
     public func deltaDocument(_ url: URL, root: RootDocument) throws -> (DeltaDocument, StrictTarReader) {
-        var reader = try StrictTarReader(url: url)
-        guard let first = try reader.next(), first.path == PublishLayout.deltaDocumentEntry, first.size <= SizeCaps.deltaDocument else {
-            throw VerificationFailure(.delta, "\(url.lastPathComponent): the first entry is not delta.json")
-        }
-        var bytes: [UInt8] = []
-        try reader.read { bytes += $0 }
+        let (bytes, reader) = try DeltaArchive.open(url)
         let delta = try VerificationFailure.about(url, .delta) {
             try documents.admit(Data(bytes), as: DeltaDocument.self, profile: .install, context: AdmissionContext(root: root))
         }

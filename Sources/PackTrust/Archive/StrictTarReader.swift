@@ -8,12 +8,15 @@ import Darwin
 #elseif canImport(Glibc)
 import Glibc
 #endif
+import PackFiles
 import PackModel
 
-/// The client's tar reader: pure Swift, accepting only what packtool writes — ustar headers, pax `x` headers with
-/// path/size/time/owner records, and regular files — and refusing everything else (links, devices, directories,
-/// GNU and global headers, bad checksums, sizes that disagree, data after the end). libarchive is not public API on
-/// iOS and its many formats are attack surface a client does not need (DESIGN.md §2).
+/// The one tar reader of published archives: the client's, `packtool verify`'s and the publisher's, so an archive or a
+/// delta one of them accepts the others accept too (it lives in PackTrust for that; libarchive, which `verify` used to
+/// read deltas with, accepted entries a phone refuses). Pure Swift, accepting only what packtool writes — ustar
+/// headers, pax `x` headers with path/size/time/owner records, and regular files — and refusing everything else
+/// (links, devices, directories, GNU and global headers, bad checksums, sizes that disagree, data after the end).
+/// libarchive is not public API on iOS and its many formats are attack surface a client does not need (DESIGN.md §2).
 public struct StrictTarReader {
     /// One archive entry as the reader accepted it: a regular file.
     public struct Header: Equatable, Sendable {
@@ -27,7 +30,7 @@ public struct StrictTarReader {
 
     /// The archive, read by offset; the installer's workers read entries' data from it in parallel. A download still
     /// arriving (`GrowingArchive`) is read the same way: each read waits for its bytes.
-    let file: ArchiveBytes
+    package let file: OffsetReadable
     private let fileSize: UInt64
     private var position: UInt64 = 0
     private var pendingData: UInt64 = 0
@@ -36,18 +39,27 @@ public struct StrictTarReader {
     /// The archive's path, for messages.
     public let path: String
 
-    /// Opens the archive at `url` for reading entry by entry.
+    /// Opens the archive at `url` for reading entry by entry, named `name` in messages (its path when nil).
     /// - Throws: `VerificationFailure` `archive-open` when it cannot be opened or is not a regular file.
-    public init(url: URL) throws {
+    public init(url: URL, named name: String? = nil) throws {
         let f: ReadOnlyFile
         do { f = try ReadOnlyFile(opening: url.path) } catch { throw VerificationFailure(.archiveOpen, "\(error)") }
         file = f
         fileSize = f.size
-        path = url.path
+        path = name ?? url.path
+    }
+
+    /// Every entry's header of the archive at `url`, in order, its data skipped unread: where each file's bytes lie
+    /// (the publisher reads its own archive's layout this way, to keep a file's place for the next release's deltas).
+    public static func scan(_ url: URL, named name: String? = nil) throws -> [Header] {
+        var reader = try StrictTarReader(url: url, named: name)
+        var headers: [Header] = []
+        while let header = try reader.next() { headers.append(header) }
+        return headers
     }
 
     /// Reads `source`, named `path` in messages.
-    init(source: ArchiveBytes, path: String) {
+    package init(source: OffsetReadable, path: String) {
         file = source
         fileSize = source.size
         self.path = path
