@@ -45,7 +45,9 @@ public enum ShownPath {
     /// names another folder and is not used.
     static func workingFolders(_ cwd: String) -> [String] {
         var folders = [normalized(cwd)]
-        if let pwd = ProcessInfo.processInfo.environment["PWD"], pwd.hasPrefix("/"), normalized(pwd) != folders[0] {
+        // getenv, not ProcessInfo's environment: that copies the whole environment into a dictionary on every call,
+        // and lint shows a path for every file it reads (a twentieth of linting the example pack went there).
+        if let raw = getenv("PWD"), case let pwd = String(cString: raw), pwd.hasPrefix("/"), normalized(pwd) != folders[0] {
             var here = stat(), there = stat()
             if stat(".", &here) == 0, stat(pwd, &there) == 0, here.st_dev == there.st_dev, here.st_ino == there.st_ino {
                 folders.append(normalized(pwd))

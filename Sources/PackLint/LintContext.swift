@@ -6,6 +6,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import Dispatch
 import PackAuthoring
 import PackMedia
 import PackModel
@@ -43,6 +44,8 @@ public final class LintContext {
     /// How lint hears a story (packtool gives PackAudio's `StoryVoice`); nil: the voice is not checked.
     public let listener: (any VoiceListening)?
     private var signoffCache: [String: SignoffAssessment] = [:]
+    /// Guards the caches and counts, which `readAhead` fills from every core; what is cached is worked out outside it.
+    private let cacheLock = Lock()
     private lazy var reviewerKeys = packReviewers.map(SignoffAssessment.reviewerKeys)
     /// Bytes the media probes read, and the total size of the media they looked at.
     /// Conjecture coverage by stop and era year, filled by MaskRule for the report.
@@ -85,14 +88,27 @@ public final class LintContext {
         } else {
             let stopsURL = packRoot.appendingPathComponent("stops")
             let names = ((try? FileManager.default.contentsOfDirectory(atPath: stopsURL.path)) ?? []).sorted()
-            scenes = names.compactMap { name in
+            scenes = Self.readScenes(names.compactMap { name in
                 let url = stopsURL.appendingPathComponent(name)
                 // A folder, not a link to one: a stop that is a symbolic link is reported (FilesRule) and not read
                 // through, as nothing else of a pack is.
                 var info = stat()
-                return lstat(url.path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR ? SceneSource(stop: name, url: url) : nil
-            }
+                return lstat(url.path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR ? (name, url) : nil
+            })
         }
+    }
+
+    /// Each stop's documents read and held to their schemas on every core, in stop order: one stop after another this
+    /// was a sixth of linting the example pack. A `SceneSource` reads only its own folder; the schema patterns it
+    /// compiles are shared under their lock.
+    private static func readScenes(_ folders: [(stop: String, url: URL)]) -> [SceneSource] {
+        var read = [SceneSource?](repeating: nil, count: folders.count)
+        let lock = Lock()
+        DispatchQueue.concurrentPerform(iterations: folders.count) { i in
+            let scene = SceneSource(stop: folders[i].stop, url: folders[i].url)
+            lock.withLock { read[i] = scene }
+        }
+        return read.map { $0! }
     }
 
     /// A path as diagnostics print it: packtool's one rule for paths in output (`ShownPath`), so a finding names a
@@ -106,30 +122,69 @@ public final class LintContext {
     /// keeps the results for the others.
     public func contentDigest(_ scene: SceneSource) throws -> TreeDigest {
         if let full = knownDigests[scene.stop] { return full.excluding([PackFolder.signoffFile]) }
-        if computedDigests == nil {
-            let signed = scenes.filter { $0.signoff != nil && knownDigests[$0.stop] == nil }
-            let results = TreeDigest.of(folders: signed.map(\.url), excluding: [PackFolder.signoffFile])
-            computedDigests = Dictionary(zip(signed.map(\.stop), results), uniquingKeysWith: { first, _ in first })
+        // Held while hashing: a second asker waits for the one hashing of every signed-off scene, not a second one.
+        let computed = cacheLock.withLock { () -> Result<TreeDigest, Error>? in
+            if computedDigests == nil {
+                let signed = scenes.filter { $0.signoff != nil && knownDigests[$0.stop] == nil }
+                let results = TreeDigest.of(folders: signed.map(\.url), excluding: [PackFolder.signoffFile])
+                computedDigests = Dictionary(zip(signed.map(\.stop), results), uniquingKeysWith: { first, _ in first })
+            }
+            return computedDigests?[scene.stop]
         }
-        if let computed = computedDigests?[scene.stop] { return try computed.get() }
+        if let computed { return try computed.get() }
         return try PackFolder.contentDigest(ofScene: scene.url)
+    }
+
+    /// Works out, for every stop at once on every core, what the rules will ask of it — its sign-offs verified, its
+    /// transcript and chapters parsed, its story and plates probed — so the rules, which then run one after another
+    /// in a fixed order, find it cached (lint of the example pack did all of this on one core). Each stop's files
+    /// are its own, so no two threads work out the same thing, and every count is what the rules alone would count.
+    /// The voice is heard where VoiceRule would listen (a transcript with cues, audio the probe measures): a first
+    /// run decodes the stories side by side, a later one reads their cached voices.
+    public func readAhead() {
+        _ = reviewerKeys  // made once, here, before any thread asks for it
+        let scenes = self.scenes
+        DispatchQueue.concurrentPerform(iterations: scenes.count) { i in
+            let source = scenes[i]
+            _ = signoff(source)
+            if let story = source.story {
+                _ = story.chapters.flatMap(source.inside).map(vtt)
+                let transcript = source.inside(story.transcript).flatMap(vtt), audioURL = source.inside(story.audio)
+                if let transcript, transcript.isWebVTT, !transcript.cues.isEmpty, let audioURL, (audio(audioURL)?.duration ?? 0) > 0 {
+                    _ = voice(audioURL)
+                } else {
+                    _ = audioURL.map(audio)
+                }
+            }
+            // PlatesRule probes a plate unless it is a placeholder; so here (that check reads a few bytes, uncounted).
+            for (_, era) in source.eraItems {
+                for path in [era.layers.landscape, era.layers.portrait] where !path.hasPrefix("/") {
+                    guard let url = source.inside(path), let bytes = try? ByteSource(fileAt: url),
+                          !(bytes.read(at: 0, count: min(Int(bytes.size), Placeholder.plateMarker.utf8.count)).map(Placeholder.isPlate) ?? false)
+                    else { continue }
+                    _ = heif(url)
+                }
+            }
+        }
     }
 
     // MARK: - Media, probed once
 
     public func heif(_ url: URL) -> HEIFInfo? {
-        if let cached = heifCache[url.path] { return cached }
+        if let cached = cacheLock.withLock({ heifCache[url.path] }) { return cached }
         guard let source = try? ByteSource(fileAt: url) else { return nil }
         let info = HEIFProbe().probe(source)
-        count(source)
-        heifCache[url.path] = info
+        cacheLock.withLock {
+            count(source)
+            heifCache[url.path] = info
+        }
         return info
     }
 
     /// Whether the file is a placeholder plate `packtool new stop` wrote (`Placeholder.plateMarker`).
     public func isPlaceholderPlate(_ url: URL) -> Bool {
         guard let source = try? ByteSource(fileAt: url) else { return false }
-        defer { mediaBytesRead += source.bytesRead }
+        defer { cacheLock.withLock { mediaBytesRead += source.bytesRead } }
         let count = min(Int(source.size), Placeholder.plateMarker.utf8.count)
         return source.read(at: 0, count: count).map { Placeholder.isPlate(firstBytes: $0) } ?? false
     }
@@ -137,16 +192,18 @@ public final class LintContext {
     /// What the file is by its first bytes (`FileSignature`), for naming the format of a file that did not parse.
     public func signature(_ url: URL) -> FileSignature.Format? {
         guard let source = try? ByteSource(fileAt: url) else { return nil }
-        defer { mediaBytesRead += source.bytesRead }  // the file's size was counted when it was probed
+        defer { cacheLock.withLock { mediaBytesRead += source.bytesRead } }  // its size was counted when it was probed
         return FileSignature.format(of: source)
     }
 
     public func audio(_ url: URL) -> MP4AudioInfo? {
-        if let cached = audioCache[url.path] { return cached }
+        if let cached = cacheLock.withLock({ audioCache[url.path] }) { return cached }
         guard let source = try? ByteSource(fileAt: url) else { return nil }
         let info = MP4AudioProbe().probe(source)
-        count(source)
-        audioCache[url.path] = info
+        cacheLock.withLock {
+            count(source)
+            audioCache[url.path] = info
+        }
         return info
     }
 
@@ -154,27 +211,27 @@ public final class LintContext {
     /// preview alike; nil when pack.json's reviewers cannot be read.
     public func signoff(_ scene: SceneSource) -> SignoffAssessment? {
         guard let reviewers = reviewerKeys else { return nil }
-        if let cached = signoffCache[scene.stop] { return cached }
+        if let cached = cacheLock.withLock({ signoffCache[scene.stop] }) { return cached }
         let assessment = SignoffAssessment.assess(scene, in: self, reviewers: reviewers)
-        signoffCache[scene.stop] = assessment
+        cacheLock.withLock { signoffCache[scene.stop] = assessment }
         return assessment
     }
 
     /// Parses a WebVTT file, refusing files above 4 MB (a two-minute transcript is a few kilobytes).
     public func vtt(_ url: URL) -> WebVTTFile? {
-        if let cached = vttCache[url.path] { return cached }
+        if let cached = cacheLock.withLock({ vttCache[url.path] }) { return cached }
         let file: WebVTTFile
         // The one capped read (PackFiles); a link, FIFO or device is no transcript.
         do {
             let bytes = try RegularFile.read(url.path, path: url.path, cap: 4 << 20, extraFlags: O_NOFOLLOW)
-            vttBytes[url.path] = [UInt8](bytes)
+            cacheLock.withLock { vttBytes[url.path] = [UInt8](bytes) }
             file = WebVTTParser().parse(bytes)
         } catch let error as FileError {
             guard case .tooLarge(let size) = error.kind else { return nil }
             file = WebVTTFile(isWebVTT: false, issues: [.init(severity: .error, line: 1, column: 1,
                                                               message: "the file is \(size) bytes; a transcript over 4 MB is not plausible")])
         } catch { return nil }
-        vttCache[url.path] = file
+        cacheLock.withLock { vttCache[url.path] = file }
         return file
     }
 
@@ -182,14 +239,14 @@ public final class LintContext {
     /// the listener's cache); the decoder's complaint when it cannot be heard; nil when lint was given no listener.
     public func voice(_ url: URL) -> Result<VoiceActivity, VoiceNotHeard>? {
         guard let listener else { return nil }
-        if let cached = voiceCache[url.path] { return cached }
+        if let cached = cacheLock.withLock({ voiceCache[url.path] }) { return cached }
         let result: Result<VoiceActivity, VoiceNotHeard>
         do { result = .success(try listener.listen(to: url.path, known: knownDigest(of: url))) } catch let error as VoiceNotHeard {
             result = .failure(error)
         } catch {
             result = .failure(VoiceNotHeard("cannot read it: \(error)"))
         }
-        voiceCache[url.path] = result
+        cacheLock.withLock { voiceCache[url.path] = result }
         return result
     }
 
@@ -212,6 +269,7 @@ public final class LintContext {
         return sections.filter { !$0.read && root.node(at: "/" + $0.name) != nil }.map(\.name)
     }
 
+    /// Counts a probe's reads; the caller holds `cacheLock`.
     private func count(_ source: ByteSource) {
         mediaBytesRead += source.bytesRead
         mediaBytesProbed += source.size

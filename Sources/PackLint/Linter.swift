@@ -71,6 +71,7 @@ public struct Linter {
 
     /// Lints what `context` has read; for callers that go on to use the same documents and probes (the preview).
     public func run(_ context: LintContext) -> (diagnostics: [Diagnostic], report: Report) {
+        context.readAhead()
         let diagnostics = Self.rules.flatMap { $0.check(context) }.sorted {
             ($0.location.file, $0.location.line, $0.location.column, $0.code) < ($1.location.file, $1.location.line, $1.location.column, $1.code)
         }
