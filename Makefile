@@ -155,6 +155,8 @@ test: deps-test
 	scripts/check-rooted-writes.sh
 	scripts/check-rooms.py --self-test
 	scripts/check-rooms.py
+	scripts/check-path-splits.py --self-test
+	scripts/check-path-splits.py
 	scripts/check-apple-code.sh
 	swift build --build-tests
 	@PYTHON=$(PYTHON) SHIM_SCRATCH=$(SHIM_SCRATCH) SHIM_SUITES='$(SHIM_SUITES)' scripts/test-lanes.sh
@@ -175,6 +177,8 @@ check: deps-build
 	scripts/check-rooted-writes.sh
 	scripts/check-rooms.py --self-test
 	scripts/check-rooms.py
+	scripts/check-path-splits.py --self-test
+	scripts/check-path-splits.py
 	scripts/check-apple-code.sh --no-self-test
 	swift build --build-tests
 	@PACKTOOL_EXPECT_CRYPTO_BACKEND=OpenSSL scripts/swift-test-lanes.py --bundle "$$(swift build --show-bin-path)/packtoolPackageTests.xctest" \

@@ -183,7 +183,7 @@ let package = Package(
         // CArchive: the libarchive writer TarEncoding replaced, kept as its byte-for-byte reference, and libarchive's
         // reader as the outside check of the strict reader (packtool itself no longer links libarchive).
         .testTarget(name: "PackArchiveTests", dependencies: ["PackArchive", "PackModel", "PackCrypto", "PackTrust", "CArchive", "TestSupport"]),
-        .testTarget(name: "PackTrustTests", dependencies: ["PackTrust", "PackModel", "PackCrypto", "PackSigning", "TestSupport"]),
+        .testTarget(name: "PackTrustTests", dependencies: ["PackTrust", "PackModel", "PackCrypto", "PackFiles", "PackSigning", "TestSupport"]),
         .testTarget(name: "PackPublishTests", dependencies: ["PackPublish", "PackArchive", "PackModel", "PackCrypto", "PackSigning", "PackTrust", "PackVerify", "TestSupport", "PackAuthoring", "PackNet"]),
         .testTarget(name: "PackVerifyTests", dependencies: ["PackVerify", "PackTrust", "PackModel", "PackCrypto", "PackFetch", "PackSigning", "TestSupport"]),
         // The hostile-server cases every Fetcher passes, written once; each transport's suite runs them.

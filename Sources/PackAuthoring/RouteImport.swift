@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import PackFiles
 import PackMedia
 import PackModel
 
@@ -189,7 +190,7 @@ public struct RouteImport {
 
     /// The folders above `path` that do not exist yet, outermost first.
     static func missingFolders(of path: String, in pack: RootedFolder) -> [String] {
-        let parts = path.split(separator: "/").dropLast()
+        let parts = PathParts.split(path, omittingEmpty: true).dropLast()
         return parts.indices.map { parts[...$0].joined(separator: "/") }.filter { !pack.exists($0) }
     }
 }

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import PackFiles
 import PackMedia
 import PackModel
 
@@ -101,7 +102,7 @@ public enum RouteSheet {
             return nil
         }
         var node = scene, path = ""
-        for token in column.pointer.split(separator: "/").map(String.init) {
+        for token in PathParts.split(column.pointer, omittingEmpty: true) {
             guard node.members != nil else { return "\"\(path)\" is \(node.typeName), not an object" }
             guard let next = node[token] else { return nil }
             path += path.isEmpty ? token : "." + token

@@ -8,6 +8,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import PackFiles
 
 /// A file's path as packtool's output shows it — every command, text and JSON alike, and the messages of the
 /// libraries it prints (lint's findings among them). One rule, so a path one command prints can be typed into the
@@ -58,8 +59,8 @@ public enum ShownPath {
 
     /// An absolute path with empty and `.` components dropped and each `..` taking off the one before (not past `/`).
     static func normalized(_ absolute: String) -> String {
-        var parts: [Substring] = []
-        for part in absolute.split(separator: "/", omittingEmptySubsequences: true) {
+        var parts: [String] = []
+        for part in PathParts.split(absolute, omittingEmpty: true) {
             switch part {
             case ".": continue
             case "..": if !parts.isEmpty { parts.removeLast() }

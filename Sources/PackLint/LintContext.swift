@@ -8,6 +8,7 @@ import Glibc
 #endif
 import Dispatch
 import PackAuthoring
+import PackFiles
 import PackMedia
 import PackModel
 
@@ -370,7 +371,7 @@ public final class SceneSource {
     /// The file scene.json names, for reading — nil when the name leaves the stop folder (a `..` part), which
     /// FilesRule reports (PT0111) and no rule reads: lint never parses, probes or decodes a file outside the stop.
     public func inside(_ relative: String) -> URL? {
-        relative.split(separator: "/").contains("..") ? nil : file(relative)
+        PathParts.split(relative, omittingEmpty: true).contains("..") ? nil : file(relative)
     }
 
     public func display(_ relative: String) -> String { LintContext.display(url.appendingPathComponent(relative)) }

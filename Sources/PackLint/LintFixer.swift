@@ -9,6 +9,7 @@ import Glibc
 import Darwin
 #endif
 import PackAuthoring
+import PackFiles
 import PackModel
 
 /// `lint --fix`: makes the mechanical fixes lint's findings carry (DESIGN.md §8.9). Edits are byte ranges of the bytes
@@ -189,7 +190,7 @@ public struct LintFixer {
 
     /// The stop a pack-relative path lies in (`stops/NAME/…`).
     static func stop(of relative: String) -> String? {
-        let parts = relative.split(separator: "/")
+        let parts = PathParts.split(relative, omittingEmpty: true)
         return parts.count >= 3 && parts[0] == "stops" ? String(parts[1]) : nil
     }
 }

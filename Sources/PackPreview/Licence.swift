@@ -1,3 +1,5 @@
+import PackFiles
+
 /// A source's `rights` as a link a reader can follow: Creative Commons and rightsstatements.org URIs as they are,
 /// SPDX ids to their page on spdx.org; anything else as text.
 enum Licence {
@@ -12,7 +14,7 @@ enum Licence {
 
     /// A short name for well-known licence URIs ("CC BY 4.0", "Public Domain Mark 1.0", "NoC-US"), else the URI.
     static func name(_ uri: String) -> String {
-        let parts = uri.split(separator: "/").map(String.init)
+        let parts = PathParts.split(uri, omittingEmpty: true)
         if uri.contains("creativecommons.org/publicdomain/zero/"), let v = parts.last { return "CC0 \(v)" }
         if uri.contains("creativecommons.org/publicdomain/mark/"), let v = parts.last { return "Public Domain Mark \(v)" }
         if uri.contains("creativecommons.org/licenses/"), let i = parts.firstIndex(of: "licenses"), i + 2 < parts.count {

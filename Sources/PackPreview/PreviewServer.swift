@@ -8,6 +8,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import PackFiles
 import PackModel
 
 /// What `packtool preview --serve` answers: the site's files from the folder it was last built into (through its
@@ -139,7 +140,7 @@ public final class PreviewServer: @unchecked Sendable {
         var raw = Substring(target.dropFirst())
         if let end = raw.firstIndex(where: { $0 == "?" || $0 == "#" }) { raw = raw[..<end] }
         guard let decoded = percentDecoded(raw) else { return nil }
-        let parts = decoded.split(separator: "/", omittingEmptySubsequences: false)
+        let parts = PathParts.split(decoded)
         for (i, part) in parts.enumerated() {
             if part.isEmpty { if i == parts.count - 1 { continue } else { return nil } }
             if part.hasPrefix(".") || part.contains("\\") || part.utf8.contains(0) { return nil }

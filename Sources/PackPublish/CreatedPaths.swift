@@ -8,6 +8,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import PackFiles
 import PackModel
 
 /// Names a publish or an export created beneath the roots it writes to (the output tree, the state folder), removed
@@ -28,7 +29,7 @@ struct CreatedPaths {
     /// Makes the folder `relative` beneath `root` and its missing parents, one component at a time without following
     /// a link, remembering each one it made. A link or a file on the way is refused (`PublishError.io` naming it).
     mutating func makeFolder(_ relative: String, in root: RootedFolder) throws {
-        let parts = relative.split(separator: "/").map(String.init)
+        let parts = PathParts.split(relative, omittingEmpty: true)
         for index in parts.indices {
             let prefix = parts[...index].joined(separator: "/")
             if let info = root.status(prefix) {

@@ -8,6 +8,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import PackFiles
 import PackModel
 
 /// The two folders a publish or an export writes beneath — the output tree (`--publish`) and the state folder
@@ -55,7 +56,7 @@ enum PublishRoots {
     /// and is not a real folder — a symbolic link above all. Missing names are fine: the publish makes them.
     static func checkFolders(_ folders: [String], in root: RootedFolder) throws {
         for folder in folders {
-            let parts = folder.split(separator: "/").map(String.init)
+            let parts = PathParts.split(folder, omittingEmpty: true)
             for index in parts.indices {
                 let prefix = parts[...index].joined(separator: "/")
                 guard let info = root.status(prefix) else { break }

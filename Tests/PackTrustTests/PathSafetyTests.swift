@@ -1,3 +1,4 @@
+import PackFiles
 import PackModel
 import PackTrust
 import XCTest
@@ -35,5 +36,29 @@ final class PathSafetyTests: XCTestCase {
             let name = "stops/01-a/story\(Character(Unicode.Scalar(UInt32(scalar))!)).vtt"
             XCTAssertEqual(refusal([name]), "path", String(scalar, radix: 16))
         }
+    }
+
+    /// A mark that joins a `/` into one Character with its neighbour (a combining mark or emoji modifier after it, a
+    /// prepended mark before it): Character-wise code no longer sees the separator (outside attack: an install wrote
+    /// `stops/07/\u{301}x.txt` as one name, and `..` hidden behind it passed a check of components).
+    func testMarksJoiningASlashIntoOneCharacterAreRefused() {
+        for name in ["stops/01-a/\u{301}x.txt", "stops/01-a/\u{903}x.txt", "stops/01-a/\u{1F3FB}x.txt", "stops/01-a/\u{20DD}x.txt",
+                     "stops/01-a\u{600}/x.txt"] {
+            XCTAssertEqual(refusal([name]), "path", name.unicodeScalars.map { String($0.value, radix: 16) }.joined(separator: " "))
+        }
+        // A `..` behind such a mark is seen for what it is (a Character split saw one component, `../\u{301}x.txt`).
+        XCTAssertEqual(refusal(["../\u{301}x.txt"]), "path-traversal")
+        // A mark inside a name, away from any slash, is an ordinary letter with an accent.
+        XCTAssertNil(refusal(["stops/01-a/cafe\u{301}.vtt"]))
+    }
+
+    /// PackFiles' one way to split a path: at `/` bytes, as the kernel does, whatever Characters they are part of.
+    func testPathsSplitAtSlashBytesNotCharacters() {
+        XCTAssertEqual("a/\u{301}b".split(separator: "/").count, 1, "the Character split this guards against")
+        XCTAssertEqual(PathParts.split("a/\u{301}b"), ["a", "\u{301}b"])
+        XCTAssertEqual(PathParts.split("../\u{301}x"), ["..", "\u{301}x"])
+        XCTAssertEqual(PathParts.split("/a//b/"), ["", "a", "", "b", ""])
+        XCTAssertEqual(PathParts.split("/a//b/", omittingEmpty: true), ["a", "b"])
+        XCTAssertEqual(PathParts.last("packs/x/1-2.tar"), "1-2.tar")
     }
 }

@@ -88,6 +88,8 @@ final class ManifestAdmissionAcrossReadersTests: XCTestCase {
             }),
             ("reserved-name", "identifier", { $0.files[0].path = Installer.manifestFileName }),
             ("backslash-path", "path", { $0.files[0].path = "media\\pack.json" }),
+            // A combining mark just after a slash: the phone wrote it as one name and failed as I/O (`write`).
+            ("joined-slash-path", "path", { $0.files[0].path = "media/\u{301}x.json" }),
         ]
         for (name, expected, forge) in cases {
             let (file, scene, archive) = try manifest(name, forge: forge)

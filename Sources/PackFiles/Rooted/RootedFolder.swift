@@ -102,7 +102,7 @@ public final class RootedFolder: @unchecked Sendable {
         guard !relative.isEmpty else { throw FileError(path: path, message: "an empty path names nothing beneath the folder") }
         guard !relative.hasPrefix("/") else { throw FileError(path: relative, message: "is absolute; only paths beneath \(path) are allowed") }
         guard !relative.utf8.contains(0) else { throw FileError(path: fullPath(relative), message: "contains a NUL byte") }
-        let parts = relative.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        let parts = PathParts.split(relative)
         for part in parts where part.isEmpty || part == "." || part == ".." {
             let what = part.isEmpty ? "an empty component" : "a '\(part)' component"
             throw FileError(path: fullPath(relative), message: "has \(what); only plain names beneath \(path) are allowed")

@@ -7,6 +7,7 @@ import Foundation
 import Glibc
 #endif
 import PackAuthoring
+import PackFiles
 import PackModel
 
 /// Files on disk match what the documents name: every referenced file exists inside its scene, nothing stray ships,
@@ -27,7 +28,7 @@ struct FilesRule: LintRule {
             var expected: Set<String> = [PackFolder.sceneFile, PackFolder.uncertaintyFile, PackFolder.signoffFile]
             for (path, pointer) in Self.references(eras: scene.eraItems, story: scene.story) {
                 let at = scene.location(pointer)
-                if path.hasPrefix("/") || path.split(separator: "/").contains("..") || path.split(separator: "/").contains(".") {
+                if path.hasPrefix("/") || PathParts.split(path, omittingEmpty: true).contains("..") || PathParts.split(path, omittingEmpty: true).contains(".") {
                     out.append(Self.escapingPath.diagnostic("\"\(path)\" is not a plain path inside the scene folder", at: at,
                                                             hint: "use a relative path such as layers/1824-16x9.heic"))
                     continue

@@ -6,6 +6,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import PackFiles
 import PackMedia
 
 /// The rights vocabularies a source's `rights` may use — SPDX ids, Creative Commons URIs and rightsstatements.org
@@ -101,7 +102,7 @@ enum RightsVocabulary {
 
     private static func creativeCommons(_ uri: String) -> Verdict? {
         guard let url = URL(string: uri), url.host == "creativecommons.org", ["http", "https"].contains(url.scheme ?? ""), uri.hasSuffix("/") else { return nil }
-        let parts = url.path.split(separator: "/").map(String.init)
+        let parts = PathParts.split(url.path, omittingEmpty: true)
         if parts == ["publicdomain", "zero", "1.0"] { return .redistributable("CC0 1.0") }
         if parts == ["publicdomain", "mark", "1.0"] { return .redistributable("Public Domain Mark 1.0") }
         // licenses/<kind>/<version>/ with an optional jurisdiction port, e.g. licenses/by-nc-sa/2.5/scotland/.

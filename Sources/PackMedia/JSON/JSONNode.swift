@@ -1,3 +1,5 @@
+import PackFiles
+
 /// Where a value starts in its source: 1-based line and column (columns count Unicode scalars, so a column is what
 /// an editor shows for text without tabs) plus the byte offset.
 public struct SourcePosition: Equatable, Hashable, Sendable, Codable {
@@ -95,7 +97,7 @@ public struct JSONNode: Equatable, Sendable {
 public enum JSONPointer {
     public static func tokens(_ pointer: String) -> [String] {
         guard !pointer.isEmpty else { return [] }
-        return pointer.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map {
+        return PathParts.split(pointer.dropFirst()).map {
             // Most tokens have nothing escaped; `replacing` costs a search either way (lint builds a pointer per value).
             $0.utf8.contains(UInt8(ascii: "~")) ? String($0).replacing("~1", with: "/").replacing("~0", with: "~") : String($0)
         }

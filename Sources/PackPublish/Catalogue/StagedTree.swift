@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import PackFiles
 
 /// A published tree as it will be once `staged` files are written into it, read without writing anything: what
 /// `IndexCommit` asks a fresh client about before it puts a root into a tree (clients follow `root/N.root.json`
@@ -47,7 +48,7 @@ struct StagedTree: PublishedTree {
         let prefix = path.hasSuffix("/") ? path : path + "/"
         let mine = staged.keys.compactMap { key -> String? in
             guard key.hasPrefix(prefix) else { return nil }
-            return key.dropFirst(prefix.count).split(separator: "/").first.map(String.init)
+            return PathParts.split(key.dropFirst(prefix.count), omittingEmpty: true).first
         }
         guard let theirs = try base.names(in: path) else { return nil }
         return Array(Set(theirs + mine))

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import PackFiles
 
 /// The bucket as it will be once `upload` has sent the versioned files `sent` from the local tree, read without
 /// writing anything: what `upload --dry-run` holds the tree's index to (`IndexCommit.checkSigned`), since the real
@@ -43,7 +44,7 @@ struct BucketAfterUpload: PublishedTree {
         let prefix = path.hasSuffix("/") ? path : path + "/"
         let mine = sent.compactMap { key -> String? in
             guard key.hasPrefix(prefix) else { return nil }
-            return key.dropFirst(prefix.count).split(separator: "/").first.map(String.init)
+            return PathParts.split(key.dropFirst(prefix.count), omittingEmpty: true).first
         }
         guard let theirs = try bucket.names(in: path) else { return nil }
         return Array(Set(theirs + mine))

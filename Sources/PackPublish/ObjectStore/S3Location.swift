@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import PackFiles
 import PackModel
 
 /// `s3://BUCKET/KEY` (or `s3://BUCKET/PREFIX` for a tree): what the AWS tools call an S3 URI. The bucket must be a
@@ -25,7 +26,7 @@ public struct S3Location: Equatable, Sendable, CustomStringConvertible {
         while key.hasPrefix("/") { key.removeFirst() }
         guard !key.utf8.contains(where: { $0 < 0x20 || $0 == 0x7f }) else { throw PublishError.objectStore("\(bucket): the key holds a control character") }
         // Many S3-compatible servers resolve `.` and `..`, so such a key could name another object (or bucket).
-        let segments = key.split(separator: "/", omittingEmptySubsequences: false)
+        let segments = PathParts.split(key)
         guard key.isEmpty || !segments.dropLast().contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }) && segments.last != "." && segments.last != ".." else {
             throw PublishError.objectStore("s3://\(bucket)/\(key): empty, `.` or `..` segments are not allowed in a key")
         }

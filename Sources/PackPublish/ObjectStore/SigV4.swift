@@ -4,8 +4,9 @@ import FoundationEssentials
 import Foundation
 #endif
 import PackCrypto
-import PackSigning
+import PackFiles
 import PackModel
+import PackSigning
 
 /// AWS Signature Version 4: how every request to S3, R2, B2 or SeaweedFS proves who sent it. The request's method,
 /// path, query, signed headers and payload hash are put in one canonical form, hashed, and signed with a key derived
@@ -75,8 +76,8 @@ public struct SigV4: Sendable {
     func canonicalPath(_ path: String) -> String {
         var path = path.isEmpty ? "/" : path
         if normalizesPath {
-            var segments: [Substring] = []
-            for segment in path.split(separator: "/", omittingEmptySubsequences: true) {
+            var segments: [String] = []
+            for segment in PathParts.split(path, omittingEmpty: true) {
                 if segment == "." { continue }
                 if segment == ".." { if !segments.isEmpty { segments.removeLast() }; continue }
                 segments.append(segment)

@@ -8,11 +8,12 @@ import Darwin
 #elseif canImport(Glibc)
 import Glibc
 #endif
+import PackFiles
 import PackModel
 
 /// Which archive paths may be written into an install: relative, `/`-separated, no `.`/`..`/empty components, no
 /// control, invisible or bidirectional characters, no characters that case folding or compatibility mapping turns
-/// into others (`NameCharacters`), no backslashes, and unique even on a case-insensitive, normalisation-insensitive
+/// into others (`NameCharacters`), no backslashes, no marks joining a `/` into a larger character, and unique even on a case-insensitive, normalisation-insensitive
 /// file system.
 public struct PathSafety {
     private var seen: [String: String] = [:]
@@ -29,7 +30,7 @@ public struct PathSafety {
     public mutating func admit(_ path: String) throws {
         guard !path.isEmpty, path.utf8.count <= 1024 else { throw VerificationFailure(.path, "an empty or overlong path") }
         guard !path.hasPrefix("/") else { throw VerificationFailure(.pathAbsolute, "\(path) is an absolute path") }
-        let components = path.split(separator: "/", omittingEmptySubsequences: false)
+        let components = PathParts.split(path)
         guard !components.contains(where: { $0 == ".." }) else { throw VerificationFailure(.pathTraversal, "\(path) climbs out with ..") }
         guard !components.contains(where: { $0.isEmpty || $0 == "." }) else { throw VerificationFailure(.path, "\(path) has an empty or '.' component") }
         if let hidden = NameCharacters.hidden(in: path) {
@@ -39,6 +40,14 @@ public struct PathSafety {
             throw VerificationFailure(.path, "\(path) contains \(NameCharacters.describe(folding)), which case folding or compatibility mapping turns into other letters")
         }
         guard !path.contains("\\") else { throw VerificationFailure(.path, "\(path) contains a backslash") }
+        // A combining mark just after a `/`, or a prepended one just before it, makes the `/` part of a larger
+        // Character: code that reads paths by Characters (`hasPrefix`, `firstIndex(of: "/")`) no longer sees that
+        // separator where the kernel does, and an install wrote `stops/07/\u{301}x.txt` as one name. Lint refuses such
+        // names (PT0114); so does every reader of a signed path.
+        for c in components where ("/" + c + "/").count != c.count + 2 {
+            let mark = ("/" + c).count != c.count + 1 ? c.unicodeScalars.first! : c.unicodeScalars.last!
+            throw VerificationFailure(.path, "\(path) has a name that begins or ends with \(NameCharacters.describe(mark)), which joins the / beside it into one character")
+        }
         let key = Self.fold(path)
         if let other = seen[key] {
             throw VerificationFailure(.pathCollision, other == path ? "\(path) appears twice" : "\(path) and \(other) are the same file on a case- and normalisation-insensitive file system")
@@ -52,7 +61,7 @@ public struct PathSafety {
         if folders.contains(key) { throw VerificationFailure(.pathCollision, "\(path) is also a folder of another entry") }
         seen[key] = path
         var folder = ""
-        for c in key.split(separator: "/", omittingEmptySubsequences: false).dropLast() {
+        for c in PathParts.split(key).dropLast() {
             folder += (folder.isEmpty ? "" : "/") + c
             folders.insert(folder)
         }

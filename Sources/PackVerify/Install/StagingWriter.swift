@@ -10,6 +10,7 @@ import Glibc
 #endif
 import Dispatch
 import PackCrypto
+import PackFiles
 import PackModel
 
 /// Writes an install's files into its staging folder, verified and durable, at close to the speed of a plain
@@ -168,7 +169,7 @@ final class StagingWriter: @unchecked Sendable {
     /// Makes the folders above `path` (an archive path), remembering them for the final flush.
     func prepareFolder(for path: String) throws {
         let full = absolute(path)
-        var components = full.split(separator: "/", omittingEmptySubsequences: false).dropLast()
+        var components = PathParts.split(full).dropLast()
         var missing: [String] = []
         while !components.isEmpty {
             let folder = components.joined(separator: "/")

@@ -10,6 +10,7 @@ import Glibc
 #endif
 import Dispatch
 import PackCrypto
+import PackFiles
 import PackModel
 
 /// Applies per-scene deltas to an installed pack: checks each delta's signature and that its base is exactly the
@@ -219,7 +220,8 @@ public struct DeltaApplier {
             throw VerificationFailure(.deltaBase, "\(path) in the installed version cannot be reached; it is not reused")
         }
         var beneath = URL(fileURLWithPath: current).lastPathComponent + "/" + path
-        let parts = path.split(separator: "/", maxSplits: 2).map(String.init)
+        let all = PathParts.split(path)
+        let parts = all.count > 3 ? Array(all[..<2]) + [all[2...].joined(separator: "/")] : all
         // Through the installer's own scene link when there is one; an install from before scene folders has a plain
         // folder there, walked like the rest (and any other link on the way ends the walk).
         if parts.count == 3, parts[0] == "stops", let scene = InstallLayout.sceneFolder(of: parts[1], in: current) {

@@ -9,6 +9,7 @@ import Darwin
 import Glibc
 #endif
 import PackCrypto
+import PackFiles
 import PackModel
 
 /// Brings an installed pack up to date from a published tree: fetches and verifies the index, the manifest it names,
@@ -190,7 +191,7 @@ public struct Updater {
                     var zero = try fromVersionZero(plan)
                     var zeroFiles: [String: URL] = [:]
                     for object in zero.objects { zeroFiles[object.path] = try fetchDelta(object, pack: pack, base: nil, root: root, downloads: downloads, fallbacks: &fallbacks).1 }
-                    let scenes = plan.objects.filter { $0.fromVersion != 0 }.map { "\($0.scene ?? "?") (\($0.path.split(separator: "/").last ?? ""))" }
+                    let scenes = plan.objects.filter { $0.fromVersion != 0 }.map { "\($0.scene ?? "?") (\(PathParts.last($0.path)))" }
                     zero.fallbacks = fallbacks + ["the deltas from the installed versions were refused when applied (\(failure.code): \(failure.message)); "
                         + "used the version-0 deltas instead for \(scenes.joined(separator: ", "))"]
                     do {
@@ -218,7 +219,7 @@ public struct Updater {
         full.fallbacks = fallbacks
         let object = full.objects[0]
         // Named after the archive, so a `.part` left by an interrupted download resumes only the same version's bytes.
-        let archive = downloads.appendingPathComponent(object.path.split(separator: "/").last.map(String.init) ?? "pack.tar")
+        let archive = downloads.appendingPathComponent(PathParts.split(object.path, omittingEmpty: true).last ?? "pack.tar")
         // A `.part` of any other download (an older version's archive, an earlier name) would never be resumed again.
         for name in (try? downloadsFolder.list()) ?? [] where name.hasSuffix(".part") && name != archive.lastPathComponent + ".part" {
             try? downloadsFolder.remove(name)

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import PackAuthoring
+import PackFiles
 import PackModel
 
 /// `packtool new pack DIR`: a pack.json whose unknown values are placeholders lint explains, written atomically into a
@@ -14,7 +15,7 @@ enum NewPack {
         for option in ["--eras", "--crops"] where a.value(option) != nil { throw CommandLineError.usage("\(option) belongs to `new stop`") }
         var dir = a.positionals[1]
         while dir.count > 1, dir.hasSuffix("/") { dir.removeLast() }
-        let name = String(dir.split(separator: "/").last ?? "")
+        let name = PathParts.last(dir)
         guard !name.isEmpty, name != ".", name != ".." else { throw CommandLineError.usage("name the new pack's folder, e.g. `new pack scenes/old-town`") }
         let id = a.value("--id") ?? name
         guard StopName.isSlug(id) else {

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import PackFiles
 import PackPublish
 
 /// The object-store flags `presign`, `upload`, `sign` and `export` share, resolved with the environment and ~/.aws files.
@@ -43,7 +44,7 @@ enum ObjectStoreFlags {
         do { location = try S3Location(publish) } catch let e as PublishError { throw CommandLineError.usage("\(e)") }
         let settings: ObjectStoreSettings
         do { settings = try Self.settings(a) } catch let e as PublishError { throw CommandLineError.io("\(e)") }
-        let folder = ([location.bucket] + location.key.split(separator: "/").map { SigV4.encode(String($0), keepingSlashes: false) }).joined(separator: "/")
+        let folder = ([location.bucket] + PathParts.split(location.key, omittingEmpty: true).map { SigV4.encode(String($0), keepingSlashes: false) }).joined(separator: "/")
         return (location, settings, URL(fileURLWithPath: state).appendingPathComponent("uploads/" + folder))
     }
 
