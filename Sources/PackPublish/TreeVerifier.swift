@@ -54,7 +54,7 @@ public struct TreeVerifier {
             // The binding's one policy, as a phone composes it: the very bytes the index names (a validly signed
             // manifest with other bytes is `mix-and-match` here as there), then the version it names.
             let binding = MixAndMatch(entry: entry)
-            try VerificationFailure.about(manifestURL, .mixAndMatch) { try binding.evaluate(manifestBytes: [UInt8](manifestData)).require() }
+            try VerificationFailure.about(named: ShownPath.of(manifestURL), .mixAndMatch) { try binding.evaluate(manifestBytes: [UInt8](manifestData)).require() }
             let manifest = try verifyManifest(manifestData, root: root)
             guard manifest.pack == pack else {
                 throw VerificationFailure(.mixAndMatch, "the index names \(pack) version \(entry.version) but the manifest is \(manifest.pack) version \(manifest.version)")
@@ -84,9 +84,9 @@ public struct TreeVerifier {
             throw VerificationFailure(.size, "the index binds a revocation list of \(binding.size) bytes, over the \(SizeCaps.revocations)-byte cap")
         }
         let url = out.appendingPathComponent(expected)
-        if FileSystem.exists(url.path), !FileSystem.isRegularFile(url.path) { throw VerificationFailure(.notAFile, "\(ShownPath.of(url)) is not a regular file") }
+        if FileSystem.exists(url.path), !Self.isPlainFile(url) { throw VerificationFailure(.notAFile, "\(ShownPath.of(url)) is not a regular file") }
         let data = try checkedFile(url, size: binding.size, sha256: binding.sha256, what: "revocation list")
-        let list = try VerificationFailure.about(url, .document) { try binding.admit(list: data, profile: .publisherCheck, context: context(root)) }
+        let list = try VerificationFailure.about(named: ShownPath.of(url), .document) { try binding.admit(list: data, profile: .publisherCheck, context: context(root)) }
         return "revocations: version \(list.version), \(list.revoked.count) code(s) revoked, signed by the grant role"
     }
 
@@ -117,8 +117,8 @@ public struct TreeVerifier {
     /// manifest dictates (`ArchiveLayout.Check`: headers, order, padding, trailer, each file's signed SHA-256). Returns
     /// how many files it verified, and sets `digest` to the whole file's hex SHA-256.
     private func verifyArchiveContents(_ url: URL, manifestBytes: Data, manifest: Manifest, digest: inout String) throws -> Int {
-        let layout = try VerificationFailure.about(url, .document) { try ArchiveLayout(manifest: manifest, manifestBytes: Array(manifestBytes)) }
-        let check = ArchiveLayout.Check(layout: layout, manifestBytes: Array(manifestBytes), name: url.path)
+        let layout = try VerificationFailure.about(named: ShownPath.of(url), .document) { try ArchiveLayout(manifest: manifest, manifestBytes: Array(manifestBytes)) }
+        let check = ArchiveLayout.Check(layout: layout, manifestBytes: Array(manifestBytes), name: ShownPath.of(url))
         let fd: Int32
         do { (fd, _) = try RegularFile.openForReading(url.path, path: url.path) } catch let error as FileError {
             throw VerificationFailure(error.kind == .notRegular || error.kind == .link ? .notAFile : error.kind == .missing ? .missing : .archiveOpen, "\(error)")
@@ -153,7 +153,7 @@ public struct TreeVerifier {
         for scene in ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).sorted() {
             for name in ((try? FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent(scene).path)) ?? []).sorted() where name.hasSuffix(".tar") {
                 let url = folder.appendingPathComponent(scene).appendingPathComponent(name)
-                guard FileSystem.isRegularFile(url.path) else { throw VerificationFailure(.notAFile, "\(ShownPath.of(url)) is not a regular file") }
+                guard Self.isPlainFile(url) else { throw VerificationFailure(.notAFile, "\(ShownPath.of(url)) is not a regular file") }
                 var (document, reader) = try DeltaArchive.open(url, named: ShownPath.of(url))
                 let delta = try documents.admit(Data(document), as: DeltaDocument.self, profile: .publisherCheck, context: context(root))
                 guard delta.pack == pack, delta.scene == scene, name == "\(delta.from.version)-\(delta.to.version).tar" else {
@@ -161,30 +161,37 @@ public struct TreeVerifier {
                 }
                 let binding = DeltaBinding(delta)
                 if let current = manifest.scenes.first(where: { $0.id == scene }), delta.to.version == current.version {
-                    try VerificationFailure.about(url, .deltaTarget) { try binding.evaluate(leadsTo: current, pack: pack).require() }
+                    try VerificationFailure.about(named: ShownPath.of(url), .deltaTarget) { try binding.evaluate(leadsTo: current, pack: pack).require() }
                 }
-                try VerificationFailure.about(url, .deltaBase) { try binding.evaluateSelfContained().require() }
-                var pending = try VerificationFailure.about(url, .deltaEntry) { try binding.addedFiles() }
+                try VerificationFailure.about(named: ShownPath.of(url), .deltaBase) { try binding.evaluateSelfContained().require() }
+                var pending = try VerificationFailure.about(named: ShownPath.of(url), .deltaEntry) { try binding.addedFiles() }
                 while let entry = try reader.next() {
-                    let file = try VerificationFailure.about(url, .deltaEntry) { try binding.evaluate(entry: entry.path, size: entry.size, pending: &pending) }
+                    let file = try VerificationFailure.about(named: ShownPath.of(url), .deltaEntry) { try binding.evaluate(entry: entry.path, size: entry.size, pending: &pending) }
                     let hasher = SHA256()
                     try reader.read { hasher.update($0) }
                     guard Hex.encode(hasher.finalize()) == file.sha256 else {
                         throw VerificationFailure(.hash, "\(ShownPath.of(url)): \(entry.path) does not match the SHA-256 its delta signs")
                     }
                 }
-                try VerificationFailure.about(url, .deltaEntry) { try binding.evaluate(remaining: pending).require() }
+                try VerificationFailure.about(named: ShownPath.of(url), .deltaEntry) { try binding.evaluate(remaining: pending).require() }
                 count += 1
             }
         }
         return count
     }
 
+    /// A regular file at `url` itself, not through a link: a phone fetching a tree never follows one (its fetchers
+    /// refuse them), so a link in a published file's place is named as one here, not judged by what it points to.
+    private static func isPlainFile(_ url: URL) -> Bool {
+        var info = stat()
+        return lstat(url.path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
+    }
+
     /// A signed document's bytes, capped as a client caps them, or nil when there is no such file; anything but a
     /// regular file (a FIFO would block the read) is an error.
     static func contents(of url: URL, cap: UInt64) throws -> Data? {
         guard FileSystem.exists(url.path) else { return nil }
-        guard FileSystem.isRegularFile(url.path) else { throw VerificationFailure(.notAFile, "\(ShownPath.of(url)) is not a regular file") }
+        guard Self.isPlainFile(url) else { throw VerificationFailure(.notAFile, "\(ShownPath.of(url)) is not a regular file") }
         return try SizeCaps.read(url, cap: cap)
     }
 

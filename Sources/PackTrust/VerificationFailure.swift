@@ -36,10 +36,15 @@ public struct VerificationFailure: Error, Equatable, CustomStringConvertible, Se
     /// Runs `body`, and names `file` in whatever it throws (as a `VerificationFailure`, keeping a failure's code), so
     /// a bad root or manifest is reported as that file's problem, not as a bare parser message.
     public static func about<T>(_ file: URL, _ kind: Code, _ body: () throws -> T) throws -> T {
+        try about(named: file.path, kind, body)
+    }
+
+    /// `about(_:_:_:)` with the file named as the caller shows it (packtool: relative to the working folder).
+    public static func about<T>(named name: String, _ kind: Code, _ body: () throws -> T) throws -> T {
         do { return try body() } catch let failure as VerificationFailure {
-            throw VerificationFailure(failure.kind, "\(file.path): \(failure.message)")
+            throw VerificationFailure(failure.kind, "\(name): \(failure.message)")
         } catch {
-            throw VerificationFailure(kind, "\(file.path): \(error)")
+            throw VerificationFailure(kind, "\(name): \(error)")
         }
     }
 }

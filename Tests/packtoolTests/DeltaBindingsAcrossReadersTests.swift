@@ -165,4 +165,15 @@ final class DeltaBindingsAcrossReadersTests: SignedTreeReadersTestCase {
         try publishDeltas(forge: { _ in }, framing: Self.contiguousFileEntry)
         XCTAssertEqual(try codes("contiguous-file"), ["archive-type", "archive-type"])
     }
+
+    /// A link in a delta's place (to the genuine version-0 delta beside it): no phone follows it, and `verify` names
+    /// it as a link rather than judging what it points to (it reported a name mismatch of the target).
+    func testALinkInADeltasPlaceIsNamedAsOneByVerify() throws {
+        let one = tree.appendingPathComponent(PublishLayout.delta(pack: "royal-mile", scene: "01-castle", from: 1, to: 2))
+        try FileManager.default.removeItem(at: one)
+        try FileManager.default.createSymbolicLink(atPath: one.path, withDestinationPath: "0-2.tar")
+        let codes = try codes("linked-delta")
+        XCTAssertEqual(codes[1], "not-a-file")
+        XCTAssertNil(codes[0], "the phone, which refuses the link, updates by the version-0 delta")
+    }
 }
