@@ -154,6 +154,15 @@ public struct TreeVerifier {
             for name in ((try? FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent(scene).path)) ?? []).sorted() where name.hasSuffix(".tar") {
                 let url = folder.appendingPathComponent(scene).appendingPathComponent(name)
                 guard Self.isPlainFile(url) else { throw VerificationFailure(.notAFile, "\(ShownPath.of(url)) is not a regular file") }
+                // A phone fetches the deltas to the scene's current version, and stops downloading one past this cap
+                // (`fetch-size`) before reading a byte of it.
+                if let current = manifest.scenes.first(where: { $0.id == scene }), name.hasSuffix("-\(current.version).tar") {
+                    let cap = try SizeCaps.delta(of: current)
+                    var info = stat()
+                    if lstat(url.path, &info) == 0, UInt64(info.st_size) > cap {
+                        throw VerificationFailure(.fetchSize, "\(ShownPath.of(url)) is \(info.st_size) bytes, over the \(cap)-byte cap a phone downloads for scene \(scene)'s delta")
+                    }
+                }
                 var (document, reader) = try DeltaArchive.open(url, named: ShownPath.of(url))
                 let delta = try documents.admit(Data(document), as: DeltaDocument.self, profile: .publisherCheck, context: context(root))
                 guard delta.pack == pack, delta.scene == scene, name == "\(delta.from.version)-\(delta.to.version).tar" else {

@@ -176,4 +176,11 @@ final class DeltaBindingsAcrossReadersTests: SignedTreeReadersTestCase {
         XCTAssertEqual(codes[1], "not-a-file")
         XCTAssertNil(codes[0], "the phone, which refuses the link, updates by the version-0 delta")
     }
+
+    /// Zero blocks after the end marker are allowed (they are the trailer's own padding), up to the cap a phone
+    /// downloads a delta within: past it both refuse (`verify` passed 20 MiB of them and every phone stopped).
+    func testADeltaOverThePhonesDownloadCapIsRefusedByBoth() throws {
+        try publishDeltas(forge: { _ in }, framing: { $0 + [UInt8](repeating: 0, count: 17 << 20) })
+        XCTAssertEqual(try codes("over-the-cap"), ["fetch-size", "fetch-size"])
+    }
 }

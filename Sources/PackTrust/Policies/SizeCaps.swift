@@ -25,6 +25,15 @@ public enum SizeCaps {
     public static let grant: UInt64 = 8 << 10
     /// The client state file: 1 MiB (`state-size` beyond it).
     public static let clientState: UInt64 = 1 << 20
+    /// The most bytes a delta of `scene` may hold: each file's signed size plus its tar headers, and room for the
+    /// delta's own document. The one formula for a phone's download cap (the planner, a plan read back from the
+    /// state folder) and for `packtool verify`, so a delta the phone would stop downloading is not passed.
+    public static func delta(of scene: Manifest.Scene) throws -> UInt64 {
+        let what = "the download cap of scene \(scene.id)'s delta"
+        return try Numbers.add(try Numbers.sum(try scene.files.map { try Numbers.add($0.size, 1536, what, code: .fetchSize) }, what, code: .fetchSize),
+                               deltaDocument, what, code: .fetchSize)
+    }
+
     /// The revocation list (`revocations/N.json`): a hard cap, on top of the size the index binds. A few thousand
     /// entries fit; the client state, which keeps the list, is capped at 1 MiB too.
     public static let revocations: UInt64 = 512 << 10

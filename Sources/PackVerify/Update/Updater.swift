@@ -245,13 +245,8 @@ public struct Updater {
         return try deltaObject(pack: pack, scene: scene.id, version: scene.version, from: from, cap: try Self.deltaCap(scene))
     }
 
-    /// The most bytes a delta of `scene` may hold: each file's signed size plus its tar headers, and room for the
-    /// delta's own document. The one formula for the planner and for a plan read back from the state folder.
-    static func deltaCap(_ scene: Manifest.Scene) throws -> UInt64 {
-        let what = "the download cap of scene \(scene.id)'s delta"
-        return try Numbers.add(try Numbers.sum(try scene.files.map { try Numbers.add($0.size, 1536, what, code: .fetchSize) }, what, code: .fetchSize),
-                               16 << 20, what, code: .fetchSize)
-    }
+    /// The most bytes a delta of `scene` may hold (`SizeCaps.delta`, which `packtool verify` holds published deltas to).
+    static func deltaCap(_ scene: Manifest.Scene) throws -> UInt64 { try SizeCaps.delta(of: scene) }
 
     private func deltaObject(pack: String, scene: String, version: Int, from: Int, cap: UInt64) throws -> UpdatePlan.Object {
         try Identifiers.evaluate(scene, what: "scene id", code: .indexPath).require()
