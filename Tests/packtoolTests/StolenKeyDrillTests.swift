@@ -202,7 +202,33 @@ final class StolenKeyDrillTests: XCTestCase {
         let daily = try run(["status", "--state", state, "--tree", cdn])
         XCTAssertTrue(daily.stdout.contains("archives checked by size; --deep reads them"), daily.stdout)
         let deep = try run(["status", "--state", state, "--tree", cdn, "--deep"], expect: 2)
-        XCTAssertTrue(deep.stdout.contains("royal-mile-1.tar is not the archive the index signs"), deep.stdout)
+        XCTAssertTrue(deep.stdout.contains("royal-mile-1.tar") && deep.stdout.contains("installs of royal-mile fail"), deep.stdout)
+    }
+
+    /// The outside attack on issue 43: an index re-signed (with the index key) over an archive whose manifest entry's
+    /// header has another mtime — the SHA-256 the index signs is the archive's, and every phone refuses its bytes
+    /// (`archive-header`). `status --deep` held only the hash and said all well; it now reads the archive as a phone.
+    func testStatusDeepHoldsTheArchiveToItsLayoutNotOnlyToTheHashTheIndexSigns() throws {
+        try publishedWithARevocationAndAPhone()
+        let archive = cdn + "/packs/royal-mile/1/royal-mile-1.tar"
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: archive)))
+        // The first header's mtime field, one second later, and its checksum made valid again.
+        let mtime = Int(String(decoding: bytes[136..<147], as: UTF8.self), radix: 8)! + 1
+        let digits = Array(String(mtime, radix: 8).utf8)
+        bytes.replaceSubrange(136..<147, with: [UInt8](repeating: UInt8(ascii: "0"), count: 11 - digits.count) + digits)
+        for i in 148..<156 { bytes[i] = UInt8(ascii: " ") }
+        let sum = Array(String(bytes[0..<512].reduce(0) { $0 + Int($1) }, radix: 8).utf8)
+        bytes.replaceSubrange(148..<156, with: [UInt8](repeating: UInt8(ascii: "0"), count: 6 - sum.count) + sum + [0, UInt8(ascii: " ")])
+        try FileManager.default.removeItem(atPath: archive)
+        try Data(bytes).write(to: URL(fileURLWithPath: archive))
+        let indexFile = URL(fileURLWithPath: cdn + "/index.json")
+        var index = try CanonicalJSON.decode(IndexDocument.self, from: DSSEEnvelope.parse(Data(contentsOf: indexFile)).payloadBytes(), what: "index")
+        index.packs["royal-mile"]!.archive.sha256 = SHA256.hexHash(bytes)
+        let key = try KeyFile.loadPrivateKey(at: keys + "/index.pem")
+        try Data(CanonicalJSON.encode(try DSSEEnvelope(signing: CanonicalJSON.encode(index), as: PayloadType.index, with: [key]))).write(to: indexFile)
+        let deep = try run(["status", "--state", state, "--tree", cdn, "--deep"], expect: 2)
+        XCTAssertTrue(deep.stdout.contains("archive-header") && deep.stdout.contains("installs of royal-mile fail"), deep.stdout)
+        XCTAssertFalse(deep.stdout.contains("all well"), deep.stdout)
     }
 
     // MARK: - Grant ids are whole (F8)

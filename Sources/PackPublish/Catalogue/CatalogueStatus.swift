@@ -165,18 +165,16 @@ public struct CatalogueStatus {
         for pack in Set(packs.keys).union(published?.packs.keys ?? [:].keys).sorted() {
             let entry = published?.packs[pack]
             var expires = packs[pack]?.expires
+            var published: (bytes: Data, manifest: Manifest)?
             if let tree, let entry, let bytes = try? tree.read(entry.manifest.path, cap: Int(min(entry.manifest.size, SizeCaps.manifest))),
                let manifest = try? CanonicalJSON.decode(Manifest.self, from: DSSEEnvelope.parse(bytes).payloadBytes(), what: "manifest") {
                 expires = manifest.expires
+                published = (bytes, manifest)
             }
             var row = Row(kind: "manifest", pack: pack, stateVersion: packs[pack]?.state, publishedVersion: entry?.version, expires: expires, daysLeft: Self.days(expires, now: now))
-            if deep, let tree, let entry, !refusedNow.contains(where: { $0.pack == pack || $0.pack == nil }) {
-                let digest = try? tree.sha256(of: entry.archive.path, cap: entry.archive.size)
-                if digest.flatMap({ $0 }).map(Hex.encode) != entry.archive.sha256 {
-                    refusedNow.append(FreshClientView.Refusal(document: "manifest", pack: pack, code: VerificationFailure.Code.hash.name,
-                                                              message: "\(tree.describe(entry.archive.path)) is not the archive the index signs (its SHA-256 differs, or it cannot be read whole): "
-                                                                + "installs of \(pack) fail; publish it again from the state (`packtool export`, or `packtool upload` of the release's tree)"))
-                }
+            if deep, let tree, let entry, !refusedNow.contains(where: { $0.pack == pack || $0.pack == nil }),
+               let refusal = archiveRefusal(pack, entry, manifest: published, in: tree) {
+                refusedNow.append(refusal)
             }
             if let refusal = refusedNow.first(where: { $0.pack == pack }) {
                 row.report("a fresh client cannot install \(pack) now (\(refusal.code)): \(refusal.message)\(advice(for: refusal))", .critical, code: refusal.code)
@@ -193,6 +191,35 @@ public struct CatalogueStatus {
             rows.append(row)
         }
         return rows
+    }
+
+    /// `status --deep`: the archive the index names, read once as a phone streaming it reads it — every byte held to
+    /// the layout its manifest dictates (`ArchiveLayout.Check`: headers, order, padding, trailer, each file's SHA-256)
+    /// and the whole to the SHA-256 the index signs. It held only the hash, so an index re-signed over an archive a
+    /// phone refuses (a changed header, trailing zeros) was "all well" (outside attack). Nil when a phone would install it.
+    private static func archiveRefusal(_ pack: String, _ entry: IndexDocument.Entry, manifest published: (bytes: Data, manifest: Manifest)?,
+                                       in tree: PublishedTree) -> FreshClientView.Refusal? {
+        let advice = "installs of \(pack) fail; publish it again from the state (`packtool export`, or `packtool upload` of the release's tree)"
+        let hasher = SHA256()
+        do {
+            guard let published else { throw VerificationFailure(.archiveManifest, "its manifest cannot be read") }
+            let layout = try ArchiveLayout(manifest: published.manifest, manifestBytes: Array(published.bytes))
+            let check = ArchiveLayout.Check(layout: layout, manifestBytes: Array(published.bytes), name: tree.describe(entry.archive.path))
+            guard try tree.stream(entry.archive.path, cap: entry.archive.size, into: { try check.append($0); hasher.update($0) }) else {
+                throw VerificationFailure(.missing, "\(tree.describe(entry.archive.path)) is missing")
+            }
+            try check.finish()
+        } catch let failure as VerificationFailure {
+            return FreshClientView.Refusal(document: "manifest", pack: pack, code: failure.code, message: "\(failure.message): \(advice)")
+        } catch {
+            return FreshClientView.Refusal(document: "manifest", pack: pack, code: VerificationFailure.Code.hash.name,
+                                           message: "\(tree.describe(entry.archive.path)) cannot be read whole (\(error)): \(advice)")
+        }
+        guard Hex.encode(hasher.finalize()) == entry.archive.sha256 else {
+            return FreshClientView.Refusal(document: "manifest", pack: pack, code: VerificationFailure.Code.hash.name,
+                                           message: "\(tree.describe(entry.archive.path)) is not the archive the index signs (its SHA-256 differs): \(advice)")
+        }
+        return nil
     }
 
     /// Days from `now` until `expires`, rounded down to a tenth (nil when there is no time to read).

@@ -36,15 +36,24 @@ public protocol PublishedTree {
     /// The names directly inside the folder `path` (files and folders alike, unsorted; none when it is missing), or
     /// nil when this tree cannot list (one read over HTTP): `TreeFloor` then probes versioned names one by one.
     func names(in path: String) throws -> [String]?
-    /// A file's SHA-256, read in pieces (an archive may be larger than memory should hold), or nil when it is missing;
-    /// refused when it is over `cap` bytes. `status --deep` holds each archive to the hash the index signs.
-    func sha256(of path: String, cap: UInt64) throws -> [UInt8]?
+    /// A file's bytes handed to `body` in pieces (an archive may be larger than memory should hold); false when it is
+    /// missing, refused when it is over `cap` bytes. `status --deep` holds each archive to the layout its manifest
+    /// dictates and to the hash the index signs, in one pass.
+    func stream(_ path: String, cap: UInt64, into body: (UnsafeRawBufferPointer) throws -> Void) throws -> Bool
 }
 
 extension PublishedTree {
     /// Read whole: for trees that can only fetch a file in one piece.
+    public func stream(_ path: String, cap: UInt64, into body: (UnsafeRawBufferPointer) throws -> Void) throws -> Bool {
+        guard let data = try read(path, cap: Int(min(cap, UInt64(Int.max - 1)))) else { return false }
+        try data.withUnsafeBytes { try body($0) }
+        return true
+    }
+
+    /// A file's SHA-256, read in pieces, or nil when it is missing; refused when it is over `cap` bytes.
     public func sha256(of path: String, cap: UInt64) throws -> [UInt8]? {
-        try read(path, cap: Int(min(cap, UInt64(Int.max - 1)))).map { SHA256.hash(Array($0)) }
+        let hasher = SHA256()
+        return try stream(path, cap: cap) { hasher.update($0) } ? hasher.finalize() : nil
     }
 }
 
@@ -139,16 +148,15 @@ public struct FolderTree: PublishedTree {
         return UInt64(info.st_size)
     }
 
-    public func sha256(of path: String, cap: UInt64) throws -> [UInt8]? {
-        guard handle != nil || FileSystem.exists(folder.path) else { return nil }
+    public func stream(_ path: String, cap: UInt64, into body: (UnsafeRawBufferPointer) throws -> Void) throws -> Bool {
+        guard handle != nil || FileSystem.exists(folder.path) else { return false }
         let file: ReadOnlyFile
         do { file = try root().openForReading(path) } catch let error as FileError where error.code == ENOENT {
-            return nil
+            return false
         } catch {
             throw PublishError.io("\(error): a published tree holds only files and folders")
         }
         guard file.size <= cap else { throw PublishError.io("\(describe(path)) is over \(cap) bytes") }
-        let hasher = SHA256()
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: SHA256.fileBufferBytes, alignment: 16)
         defer { buffer.deallocate() }
         var offset: UInt64 = 0
@@ -156,10 +164,10 @@ public struct FolderTree: PublishedTree {
             let n = file.read(at: offset, into: buffer)
             if n < 0 { throw PublishError.io("\(describe(path)): cannot read it (\(FileSystem.reason()))") }
             if n == 0 { break }
-            hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+            try body(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
             offset += UInt64(n)
         }
-        return hasher.finalize()
+        return true
     }
 
     public func names(in path: String) throws -> [String]? {

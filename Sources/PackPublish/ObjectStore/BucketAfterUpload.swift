@@ -36,8 +36,8 @@ struct BucketAfterUpload: PublishedTree {
         sent.contains(path) ? try local.size(of: path) : try bucket.size(of: path)
     }
 
-    func sha256(of path: String, cap: UInt64) throws -> [UInt8]? {
-        sent.contains(path) ? try local.sha256(of: path, cap: cap) : try bucket.sha256(of: path, cap: cap)
+    func stream(_ path: String, cap: UInt64, into body: (UnsafeRawBufferPointer) throws -> Void) throws -> Bool {
+        sent.contains(path) ? try local.stream(path, cap: cap, into: body) : try bucket.stream(path, cap: cap, into: body)
     }
 
     func names(in path: String) throws -> [String]? {

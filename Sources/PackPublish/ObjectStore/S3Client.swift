@@ -59,12 +59,12 @@ public final class S3Client {
         }
     }
 
-    /// Sends one request; with `hashing`, every body byte received is passed to it (a verifying GET) rather than kept.
-    /// `limit`: with `hashing`, the most body bytes to read (the size expected, plus one to notice a longer body).
+    /// Sends one request; with `receiving`, every body byte received is passed to it (a verifying GET) rather than
+    /// kept. `limit`: with `receiving`, the most body bytes to read (the size expected, plus one to notice a longer body).
     /// `query` holds decoded names and values (`uploadId`, `partNumber`); `document` is a small request body.
     public func send(_ method: String, key: String, query: [(name: String, value: String)] = [], headers extra: [(name: String, value: String)] = [],
                      body: FileBody? = nil, document: [UInt8]? = nil,
-                     keep: Int = 64 << 10, hashing: SHA256? = nil, limit: UInt64? = nil) throws -> Response {
+                     keep: Int = 64 << 10, receiving: ((UnsafeRawBufferPointer) throws -> Void)? = nil, limit: UInt64? = nil) throws -> Response {
         let payloadHash = body.map { Hex.encode($0.sha256) } ?? document.map { SHA256.hexHash($0) } ?? SigV4.emptyPayloadHash
         let host = endpoint.hostHeader(bucket: bucket)
         var headers = [("host", host)] + extra
@@ -90,13 +90,13 @@ public final class S3Client {
                 do { try stream(body, to: connection) } catch let sending as HTTPError {
                     // A store that refuses early (a bad signature) answers and closes before the body is in: its
                     // answer says more than the broken pipe does.
-                    if let early = try? receiveResponse(from: connection, method: method, keep: keep, hashing: nil, limit: nil, deadline: deadline) {
+                    if let early = try? receiveResponse(from: connection, method: method, keep: keep, receiving: nil, limit: nil, deadline: deadline) {
                         return early
                     }
                     throw sending
                 }
             }
-            return try receiveResponse(from: connection, method: method, keep: keep, hashing: hashing, limit: limit, deadline: deadline)
+            return try receiveResponse(from: connection, method: method, keep: keep, receiving: receiving, limit: limit, deadline: deadline)
         } catch let e as HTTPError {
             throw PublishError.objectStore("\(method) \(key): \(redacted(Self.words(e)))")
         }
@@ -134,7 +134,8 @@ public final class S3Client {
         }
     }
 
-    private func receiveResponse(from connection: Connection, method: String, keep: Int, hashing: SHA256?, limit: UInt64?, deadline: Double) throws -> Response {
+    private func receiveResponse(from connection: Connection, method: String, keep: Int, receiving: ((UnsafeRawBufferPointer) throws -> Void)?,
+                                 limit: UInt64?, deadline: Double) throws -> Response {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 16)
         defer { buffer.deallocate() }
         var pending: [UInt8] = []
@@ -169,10 +170,10 @@ public final class S3Client {
         var remaining = method == "HEAD" || head.status == 204 || head.status == 304 ? 0 : head.contentLength
         var hashed: UInt64 = 0
         func take(_ bytes: UnsafeRawBufferPointer) throws {
-            if let hashing {
+            if let receiving {
                 hashed += UInt64(bytes.count)
                 if let limit, hashed > limit { throw HTTPError.protocolError("the object is longer than expected") }
-                hashing.update(bytes)
+                try receiving(bytes)
             } else if body.count < keep { body += bytes.prefix(keep - body.count) }
         }
         func feed(_ bytes: UnsafeRawBufferPointer) throws {

@@ -357,7 +357,7 @@ public struct TreeUploader {
         } else {
             // No checksum kept (or another tool uploaded it): read it back and hash it.
             let hasher = SHA256()
-            let get = try client.send("GET", key: key, hashing: hasher, limit: size + 1)
+            let get = try client.send("GET", key: key, receiving: { hasher.update($0) }, limit: size + 1)
             guard get.head.status == 200 else { throw client.refusal("GET \(key)", get) }
             same = hasher.finalize() == digest
         }
