@@ -102,8 +102,14 @@ public struct TreeVerifier {
     }
 
     /// Verifies a pack archive on its own: its first entry is a manifest signed under the pinned root, and every byte
-    /// is what that manifest dictates (`ArchiveLayout`: the client's judgement, with the client's codes).
+    /// is what that manifest dictates (`ArchiveLayout`: the client's judgement, with the client's codes). A delta
+    /// archive (its first entry `delta.json`) is verified as one: signed, self-consistent, every file as it signs.
     public func verifyArchive(_ url: URL) throws -> [String] {
+        var peek = try StrictTarReader(url: url, named: ShownPath.of(url))
+        if try peek.next()?.path == PublishLayout.deltaDocumentEntry {
+            let (delta, files) = try verifyDelta(url, root: pinned, expecting: nil, current: nil)
+            return ["\(delta.pack)/\(delta.scene) delta \(delta.from.version)-\(delta.to.version): signed by the manifest role, \(files) files verified"]
+        }
         // The strict reader only finds the first entry's bytes; the layout check below compares every byte of it again.
         var reader = try StrictTarReader(url: url, named: ShownPath.of(url))
         let bytes = Data(try reader.manifestEntry(name: ShownPath.of(url)))
@@ -163,30 +169,43 @@ public struct TreeVerifier {
                         throw VerificationFailure(.fetchSize, "\(ShownPath.of(url)) is \(info.st_size) bytes, over the \(cap)-byte cap a phone downloads for scene \(scene)'s delta")
                     }
                 }
-                var (document, reader) = try DeltaArchive.open(url, named: ShownPath.of(url))
-                let delta = try documents.admit(Data(document), as: DeltaDocument.self, profile: .publisherCheck, context: context(root))
-                guard delta.pack == pack, delta.scene == scene, name == "\(delta.from.version)-\(delta.to.version).tar" else {
-                    throw VerificationFailure(.delta, "\(ShownPath.of(url)) is signed for \(delta.pack)/\(delta.scene) \(delta.from.version)-\(delta.to.version)")
-                }
-                let binding = DeltaBinding(delta)
-                if let current = manifest.scenes.first(where: { $0.id == scene }), delta.to.version == current.version {
-                    try VerificationFailure.about(named: ShownPath.of(url), .deltaTarget) { try binding.evaluate(leadsTo: current, pack: pack).require() }
-                }
-                try VerificationFailure.about(named: ShownPath.of(url), .deltaBase) { try binding.evaluateSelfContained().require() }
-                var pending = try VerificationFailure.about(named: ShownPath.of(url), .deltaEntry) { try binding.addedFiles() }
-                while let entry = try reader.next() {
-                    let file = try VerificationFailure.about(named: ShownPath.of(url), .deltaEntry) { try binding.evaluate(entry: entry.path, size: entry.size, pending: &pending) }
-                    let hasher = SHA256()
-                    try reader.read { hasher.update($0) }
-                    guard Hex.encode(hasher.finalize()) == file.sha256 else {
-                        throw VerificationFailure(.hash, "\(ShownPath.of(url)): \(entry.path) does not match the SHA-256 its delta signs")
-                    }
-                }
-                try VerificationFailure.about(named: ShownPath.of(url), .deltaEntry) { try binding.evaluate(remaining: pending).require() }
+                _ = try verifyDelta(url, root: root, expecting: (pack, scene, name), current: manifest.scenes.first { $0.id == scene })
                 count += 1
             }
         }
         return count
+    }
+
+    /// One delta archive: opened as a phone opens it (`DeltaArchive`), signed by the manifest role, for the pack, scene
+    /// and versions its place names (`expecting`, when it has a place), leading to `current` when it claims that
+    /// version, starting from nothing only with every file, and carrying exactly its added files at their signed
+    /// sizes and hashes. Returns the delta and how many files it carries.
+    private func verifyDelta(_ url: URL, root: RootDocument, expecting place: (pack: String, scene: String, name: String)?,
+                             current: Manifest.Scene?) throws -> (DeltaDocument, Int) {
+        let shown = ShownPath.of(url)
+        var (document, reader) = try DeltaArchive.open(url, named: shown)
+        let delta = try documents.admit(Data(document), as: DeltaDocument.self, profile: .publisherCheck, context: context(root))
+        if let place, delta.pack != place.pack || delta.scene != place.scene || place.name != "\(delta.from.version)-\(delta.to.version).tar" {
+            throw VerificationFailure(.delta, "\(shown) is signed for \(delta.pack)/\(delta.scene) \(delta.from.version)-\(delta.to.version)")
+        }
+        let binding = DeltaBinding(delta)
+        if let current, delta.to.version == current.version {
+            try VerificationFailure.about(named: shown, .deltaTarget) { try binding.evaluate(leadsTo: current, pack: delta.pack).require() }
+        }
+        try VerificationFailure.about(named: shown, .deltaBase) { try binding.evaluateSelfContained().require() }
+        var pending = try VerificationFailure.about(named: shown, .deltaEntry) { try binding.addedFiles() }
+        var files = 0
+        while let entry = try reader.next() {
+            let file = try VerificationFailure.about(named: shown, .deltaEntry) { try binding.evaluate(entry: entry.path, size: entry.size, pending: &pending) }
+            let hasher = SHA256()
+            try reader.read { hasher.update($0) }
+            guard Hex.encode(hasher.finalize()) == file.sha256 else {
+                throw VerificationFailure(.hash, "\(shown): \(entry.path) does not match the SHA-256 its delta signs")
+            }
+            files += 1
+        }
+        try VerificationFailure.about(named: shown, .deltaEntry) { try binding.evaluate(remaining: pending).require() }
+        return (delta, files)
     }
 
     /// A regular file at `url` itself, not through a link: a phone fetching a tree never follows one (its fetchers

@@ -183,4 +183,13 @@ final class DeltaBindingsAcrossReadersTests: SignedTreeReadersTestCase {
         try publishDeltas(forge: { _ in }, framing: { $0 + [UInt8](repeating: 0, count: 17 << 20) })
         XCTAssertEqual(try codes("over-the-cap"), ["fetch-size", "fetch-size"])
     }
+
+    /// `packtool verify` on a delta archive alone verifies it as a delta (it answered that the first entry is not
+    /// manifest.json): the honest one passes, one with bytes after its end is refused as a phone refuses it.
+    func testVerifyOnADeltaAloneJudgesItAsADelta() throws {
+        let one = tree.appendingPathComponent(PublishLayout.delta(pack: "royal-mile", scene: "01-castle", from: 1, to: 2)).path
+        XCTAssertNil(try verifyCode(one))
+        try publishDeltas(forge: { _ in }, framing: { $0 + [UInt8](repeating: 0x41, count: 512) })
+        XCTAssertEqual(try verifyCode(one), "archive-trailer")
+    }
 }

@@ -17,7 +17,7 @@ enum VerifyCommand: Command {
     static let help = """
         usage: packtool verify PATH --root ROOT.json [--at TIME] [--format text|json]
 
-        PATH is a published tree (a folder with index.json), a pack archive (.tar) or a manifest (.json).
+        PATH is a published tree (a folder with index.json), a pack or delta archive (.tar) or a manifest (.json).
         Checks the root chain from the pinned ROOT, then each signed document as a client installing it would
         (signatures and thresholds per role; ids, names, paths and Trip Pass length; creation times and expiry at
         --at, default now), that the index names each manifest and archive by size and SHA-256, and every file of
