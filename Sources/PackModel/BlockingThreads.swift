@@ -16,27 +16,50 @@ public enum BlockingThreads {
             if count == 1 { body(0) }
             return
         }
-        var threads: [pthread_t] = []
+        var threads: [Started] = []
         var inline: [Int] = []
         for i in 0..<count {
-            let job = Unmanaged.passRetained(Job { body(i) }).toOpaque()
-            #if canImport(Darwin)
-            var thread: pthread_t?
-            // Written to compile whether the SDK imports the argument as optional or not (libpthread marks it _Nullable).
-            let started = pthread_create(&thread, nil, { Unmanaged<Job>.fromOpaque(($0 as UnsafeMutableRawPointer?)!).takeRetainedValue().work(); return nil }, job) == 0
-            if started, let thread { threads.append(thread) }
-            #else
-            var thread = pthread_t()
-            let started = pthread_create(&thread, nil, { Unmanaged<Job>.fromOpaque($0!).takeRetainedValue().work(); return nil }, job) == 0
-            if started { threads.append(thread) }
-            #endif
-            if !started {
-                Unmanaged<Job>.fromOpaque(job).release()
-                inline.append(i)
-            }
+            if let thread = start({ body(i) }) { threads.append(thread) } else { inline.append(i) }
         }
         for i in inline { body(i) }
-        for thread in threads { pthread_join(thread, nil) }
+        for thread in threads { thread.join() }
+    }
+
+    /// A thread `start` began; `join` waits for it to return (once).
+    public struct Started {
+        #if canImport(Darwin)
+        fileprivate let thread: pthread_t?
+        #else
+        fileprivate let thread: pthread_t
+        #endif
+
+        /// Waits until the thread's work has returned.
+        public func join() {
+            #if canImport(Darwin)
+            if let thread { pthread_join(thread, nil) }
+            #else
+            pthread_join(thread, nil)
+            #endif
+        }
+    }
+
+    /// Runs `work` on a new thread of its own (a plain pthread: no dispatch queue, no pool, nothing kept once it
+    /// returns); nil when no thread can be started, and then `work` has not run.
+    public static func start(_ work: @escaping @Sendable () -> Void) -> Started? {
+        let job = Unmanaged.passRetained(Job(work)).toOpaque()
+        #if canImport(Darwin)
+        var thread: pthread_t?
+        // Written to compile whether the SDK imports the argument as optional or not (libpthread marks it _Nullable).
+        let started = pthread_create(&thread, nil, { Unmanaged<Job>.fromOpaque(($0 as UnsafeMutableRawPointer?)!).takeRetainedValue().work(); return nil }, job) == 0
+        #else
+        var thread = pthread_t()
+        let started = pthread_create(&thread, nil, { Unmanaged<Job>.fromOpaque($0!).takeRetainedValue().work(); return nil }, job) == 0
+        #endif
+        guard started else {
+            Unmanaged<Job>.fromOpaque(job).release()
+            return nil
+        }
+        return Started(thread: thread)
     }
 
     private final class Job {

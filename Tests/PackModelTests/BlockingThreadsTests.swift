@@ -37,6 +37,21 @@ final class BlockingThreadsTests: XCTestCase {
         XCTAssertEqual(record.threads.count, 6)
     }
 
+    func testAStartedThreadRunsItsWorkApartAndJoinWaitsForIt() throws {
+        let record = Record()
+        let caller = UInt(pthread_self())
+        let started = try XCTUnwrap(BlockingThreads.start {
+            usleep(20_000)
+            record.lock.withLock {
+                record.threads.insert(UInt(pthread_self()))
+                record.runs[0, default: 0] += 1
+            }
+        })
+        started.join()
+        XCTAssertEqual(record.lock.withLock { record.runs }, [0: 1], "the work ran once, before join returned")
+        XCTAssertFalse(record.threads.contains(caller), "on a thread of its own")
+    }
+
     func testOneRunsOnTheCallingThreadAndNoneRunsNothing() {
         let record = Record()
         let caller = pthread_self()

@@ -67,7 +67,7 @@ extension ArchiveLayout {
             switch phase {
             case .header:
                 let k = Int(position - entry.start)
-                let n = min(bytes.count, entry.header.count - k)
+                let n = min(bytes.count, entry.headerSize - k)
                 try entry.compareHeader(from: k, with: UnsafeRawBufferPointer(rebasing: bytes[0..<n]), at: position, name: name)
                 return n
             case .data:

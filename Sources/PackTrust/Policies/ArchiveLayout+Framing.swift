@@ -18,7 +18,7 @@ extension ArchiveLayout {
             throw VerificationFailure(.archiveTruncated, "\(name): the archive ends after \(archive.size) of \(size) bytes")
         }
         for entry in entries {
-            try read(entry.start, entry.header.count).withUnsafeBytes { try entry.compareHeader(from: 0, with: $0, at: entry.start, name: name) }
+            try read(entry.start, entry.headerSize).withUnsafeBytes { try entry.compareHeader(from: 0, with: $0, at: entry.start, name: name) }
             let padding = TarEncoding.padding(size: entry.size)
             if padding > 0 { try read(entry.dataEnd, padding).withUnsafeBytes { try entry.comparePadding($0, name: name) } }
         }

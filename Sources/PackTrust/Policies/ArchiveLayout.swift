@@ -19,16 +19,22 @@ public struct ArchiveLayout: Sendable {
     public struct Entry: Sendable {
         /// The entry's path in the archive (`manifest.json`, `pack.json`, `stops/<id>/…`).
         public let path: String
-        /// Every byte before the data (`TarEncoding.header`).
-        public let header: [UInt8]
+        /// Every byte before the data (`TarEncoding.header`), made again when asked for: a reader needs one entry's
+        /// at a time, and keeping every entry's (512 bytes and more each) would hold a pack's whole table of headers in
+        /// memory for the length of an install.
+        public var header: [UInt8] { TarEncoding.header(path: path, size: size, mtime: mtime) }
+        /// How many bytes `header` has.
+        public let headerSize: Int
         /// The data's signed size.
         public let size: UInt64
         /// Hex SHA-256 of the data (for the manifest entry, unused: its bytes are compared instead).
         public let sha256: String
         /// Where the entry's first header byte lies in the archive.
         public let start: UInt64
+        /// The modification time every header of the archive carries (the manifest's `created`).
+        let mtime: Int64
         /// Where the entry's data starts.
-        public var dataStart: UInt64 { start + UInt64(header.count) }
+        public var dataStart: UInt64 { start + UInt64(headerSize) }
         /// Where the entry's data ends and its zero padding starts.
         public var dataEnd: UInt64 { dataStart + size }
         /// Where the entry's padding ends: the next entry's header, or the trailer.
@@ -38,6 +44,7 @@ public struct ArchiveLayout: Sendable {
         /// may not reach past the header): `archive-header` naming the first byte that differs.
         public func compareHeader(from k: Int, with bytes: UnsafeRawBufferPointer, at position: UInt64, name: String) throws {
             let n = bytes.count
+            let header = self.header
             let same = header.withUnsafeBytes { memcmp($0.baseAddress! + k, bytes.baseAddress!, n) == 0 }
             guard same else {
                 let at = (0..<n).first { header[k + $0] != bytes[$0] } ?? 0
@@ -73,8 +80,9 @@ public struct ArchiveLayout: Sendable {
         var offset: UInt64 = 0
         let what = "the archive's size the manifest dictates"
         for (path, size, sha256) in list {
-            let entry = Entry(path: path, header: TarEncoding.header(path: path, size: size, mtime: mtime), size: size, sha256: sha256, start: offset)
-            offset = try Numbers.add(try Numbers.add(try Numbers.add(offset, UInt64(entry.header.count), what), size, what),
+            let entry = Entry(path: path, headerSize: TarEncoding.header(path: path, size: size, mtime: mtime).count, size: size, sha256: sha256,
+                              start: offset, mtime: mtime)
+            offset = try Numbers.add(try Numbers.add(try Numbers.add(offset, UInt64(entry.headerSize), what), size, what),
                                      UInt64(TarEncoding.padding(size: size)), what)
             entries.append(entry)
         }

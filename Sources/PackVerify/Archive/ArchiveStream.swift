@@ -19,11 +19,10 @@ import PackModel
 /// (`InstallJournal`).
 ///
 /// The transport appends bytes on its thread; this object checks every byte that is not file content there, and
-/// copies each file piece into a small ring of buffers for a second thread (`PipelinedHasher`) that writes it to its
-/// staged file and hashes it, so the thread receiving from the network never waits on the disk (a `write` or a
-/// writeback start can block when the device is busy, which stalled the receive and so the server) and two cores
-/// share the work. A file is reported verified (`onVerified`, on that thread, in archive order) once its last piece
-/// hashed to the signed SHA-256.
+/// hands a copy of each file piece to a second thread (`PieceWriter`) that writes it to its staged file and hashes it,
+/// so the thread receiving from the network never waits on the disk (a `write` or a writeback start can block when
+/// the device is busy, which stalled the receive and so the server) and two cores share the work. A file is reported
+/// verified (`onVerified`, on that thread, in archive order) once its last piece hashed to the signed SHA-256.
 final class ArchiveStream: DownloadSink, @unchecked Sendable {
     /// The whole archive as the manifest dictates it: the binding "archive bytes ↔ manifest" is a PackTrust policy,
     /// which `packtool verify` composes too.
@@ -46,13 +45,13 @@ final class ArchiveStream: DownloadSink, @unchecked Sendable {
     private var hasher: SHA256?
     private var kicked: UInt64 = 0
     private static let kickBytes: UInt64 = 8 << 20
-    /// 1 MiB in flight at most, in pieces of the receive buffer's size (64 KiB): enough to ride out a slow write
-    /// (with 512 KiB, in 8 or 16 pieces, the install took 1.27–1.41× `curl -o` against 1.08× at 245 MB), small for a
-    /// phone.
-    private let pipeline = PipelinedHasher(slots: 16, slotBytes: 64 << 10, label: "packverify.stream-write")
+    /// Writes and hashes each file piece, then takes each file's last steps, in order, on its own thread: 256 KiB in
+    /// flight at most, in pieces of the receive buffer's size (64 KiB), given back when the stream ends (see
+    /// `PieceWriter` for why four pieces rather than the 16 an earlier version kept).
+    private let writes = PieceWriter(slots: 4, slotBytes: 64 << 10)
     private let failureLock = Lock()
     private var failure: Error?
-    /// Told (on the hashing thread, in order) of each file entry whose bytes matched the signed hash.
+    /// Told (on the writing thread, in order) of each file entry whose bytes matched the signed hash.
     var onVerified: ((Int) -> Void)?
     /// Told how far the stream has been checked, after each piece.
     var onPosition: ((UInt64) -> Void)?
@@ -75,12 +74,17 @@ final class ArchiveStream: DownloadSink, @unchecked Sendable {
     }
 
     deinit {
-        pipeline.wait()
+        writes.stop()
         if fd >= 0 { close(fd) }
     }
 
-    /// The first failure the hashing thread found, if any.
-    private var hashFailure: Error? { failureLock.withLock { failure } }
+    /// The first failure the writing thread found (a write, a flush, a file whose bytes did not match its hash), if any.
+    private var firstFailure: Error? { failureLock.withLock { failure } }
+
+    /// Records `error` unless a failure came first.
+    private func fail(_ error: Error) {
+        failureLock.withLock { if failure == nil { failure = error } }
+    }
 
     /// Where the verified entries end: every byte below it belongs to an entry whose file matched its signed hash (or
     /// to the manifest's), so a resume never reads it again (what a finished download may give back, `FileFeed`).
@@ -90,7 +94,7 @@ final class ArchiveStream: DownloadSink, @unchecked Sendable {
     func restart() throws { have = 0 }
 
     func append(_ bytes: UnsafeRawBufferPointer) throws {
-        if let hashFailure { throw hashFailure }
+        if let firstFailure { throw firstFailure }
         var rest = bytes
         if have < position {
             // The server started again from byte 0: what is already checked is dropped, not checked twice.
@@ -125,7 +129,7 @@ final class ArchiveStream: DownloadSink, @unchecked Sendable {
         switch phase {
         case .header:
             let k = Int(position - entry.start)
-            let n = min(bytes.count, entry.header.count - k)
+            let n = min(bytes.count, entry.headerSize - k)
             try entry.compareHeader(from: k, with: UnsafeRawBufferPointer(rebasing: bytes[0..<n]), at: position, name: name)
             return n
         case .data:
@@ -140,17 +144,14 @@ final class ArchiveStream: DownloadSink, @unchecked Sendable {
             let (fd, hasher, path) = (self.fd, self.hasher!, entry.path)
             var copied = 0
             while copied < n {
-                let slot = pipeline.buffer()
-                let m = min(slot.count, n - copied)
-                slot.baseAddress!.copyMemory(from: piece.baseAddress! + copied, byteCount: m)
+                let m = min(writes.slotBytes, n - copied)
                 let done = position + UInt64(copied + m) - entry.dataStart
                 let kick: UInt64? = done - kicked >= Self.kickBytes ? kicked : nil
                 if kick != nil { kicked = done }
-                pipeline.process(m, of: slot) { [self] bytes in
-                    guard hashFailure == nil else { return }
+                writes.write(UnsafeRawBufferPointer(rebasing: piece[copied..<copied + m])) { [self] bytes in
+                    guard firstFailure == nil else { return }
                     guard FileSystem.writeAll(fd, bytes) else {
-                        let failure = VerificationFailure(.write, "\(path): \(FileSystem.reason())")
-                        failureLock.withLock { self.failure = failure }
+                        fail(VerificationFailure(.write, "\(path): \(FileSystem.reason())"))
                         return
                     }
                     hasher.update(bytes)
@@ -182,7 +183,7 @@ final class ArchiveStream: DownloadSink, @unchecked Sendable {
             }
             if phase == .data {
                 guard position >= entry.dataEnd else { return }
-                if index > 0 { try closeFile(entry) }
+                if index > 0 { closeFile(entry) }
                 phase = .padding
             }
             guard position >= entry.end else { return }
@@ -192,7 +193,7 @@ final class ArchiveStream: DownloadSink, @unchecked Sendable {
     }
 
     /// Queues the current file's close and verdict behind its last piece on the writing thread.
-    private func closeFile(_ entry: Entry) throws {
+    private func closeFile(_ entry: Entry) {
         // The file's hash is fed only on the writing thread (its pieces were queued there before this), and read there.
         let (fd, kicked, hashing, number) = (self.fd, self.kicked, HandedOver(self.hasher!), index)
         #if canImport(Darwin)
@@ -200,18 +201,18 @@ final class ArchiveStream: DownloadSink, @unchecked Sendable {
         #endif
         self.fd = -1
         self.hasher = nil
-        pipeline.then { [self] in
+        writes.run { [self] in
             defer { close(fd) }
-            guard hashFailure == nil else { return }
+            guard firstFailure == nil else { return }
             FileSystem.startWriteback(fd, from: Int64(kicked), count: Int64(entry.size - kicked))
             #if canImport(Darwin)
             guard durability.flushFile(fd, path: target) else {
-                failureLock.withLock { failure = VerificationFailure(.write, "\(entry.path): flushing to disk failed (\(FileSystem.reason()))") }
+                fail(VerificationFailure(.write, "\(entry.path): flushing to disk failed (\(FileSystem.reason()))"))
                 return
             }
             #endif
             guard Hex.encode(hashing.value.finalize()) == entry.sha256 else {
-                failureLock.withLock { failure = VerificationFailure(.hash, "\(entry.path) does not match the manifest's SHA-256") }
+                fail(VerificationFailure(.hash, "\(entry.path) does not match the manifest's SHA-256"))
                 return
             }
             // The journal first: a file's blocks are given back only behind entries it has counted (`FileFeed`).
@@ -220,19 +221,21 @@ final class ArchiveStream: DownloadSink, @unchecked Sendable {
         }
     }
 
-    /// After the transport's last byte: waits for the hashing thread and throws the first failure, or
-    /// `archive-truncated` when the stream stopped short of the size the index pins.
+    /// After the transport's last byte: waits for the writing thread (and ends it, giving its pieces' memory back before
+    /// the commit) and throws the first failure, or `archive-truncated` when the stream stopped short of the size the
+    /// index pins.
     func finish() throws {
-        pipeline.wait()
-        if let hashFailure { throw hashFailure }
+        writes.stop()
+        if let firstFailure { throw firstFailure }
         guard position == layout.size else {
             throw VerificationFailure(.archiveTruncated, "\(name): the archive ends after \(position) of \(layout.size) bytes")
         }
     }
 
-    /// Stops: waits for pieces already queued (their verdicts still count for the journal) and closes an open file.
+    /// Stops: waits for pieces already queued (their verdicts still count for the journal), ends the writing thread and
+    /// closes an open file.
     func end() {
-        pipeline.wait()
+        writes.stop()
         if fd >= 0 {
             close(fd)
             fd = -1
