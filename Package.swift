@@ -105,7 +105,7 @@ let package = Package(
         .target(name: "PackModel", dependencies: ["PackCrypto", "PackFiles"]),
         // What authors write (pack.json, scene.json, uncertainty masks, sign-offs, the pack folder and its tree digest,
         // lint limits): read by lint, the preview and the publisher, never by a client, so an app carries none of it.
-        .target(name: "PackAuthoring", dependencies: ["PackModel", "PackCrypto", "PackMedia", "PackSigning"]),
+        .target(name: "PackAuthoring", dependencies: ["PackModel", "PackCrypto", "PackFiles", "PackMedia", "PackSigning"]),
         .target(name: "PackMedia", dependencies: ["PackFiles"]),
         .target(name: "PackArchive", dependencies: ["PackCrypto", "PackModel", "PackFiles"]),
         // Where the voice is in a story (decoded by FFmpeg, a detector of our own) and how a transcript lines up with it.
@@ -113,14 +113,14 @@ let package = Package(
         // and lint (tests included) hears every story.
         .target(name: "PackAudio", dependencies: ["CAVCodec", "PackCrypto", "PackModel", "PackFiles", "PackMedia", "PackLint"], swiftSettings: [.unsafeFlags(["-O"])]),
         // Lint hears stories through its `VoiceListening` protocol, which PackAudio implements: lint links no decoder.
-        .target(name: "PackLint", dependencies: ["PackModel", "PackMedia", "PackCrypto", "PackAuthoring"]),
+        .target(name: "PackLint", dependencies: ["PackModel", "PackMedia", "PackCrypto", "PackFiles", "PackAuthoring"]),
         // HEIC plates decoded (libheif) and written as WebP (libwebp) at display sizes: the one module owning their handles.
         .target(name: "PackImage", dependencies: ["CHeif", "CWebP", "PackMedia"]),
         // Access codes as QR code PNGs (libqrencode, libpng): the one module owning their handles, used by packtool alone.
         .target(name: "PackQR", dependencies: ["CQRencode", "CPNG"]),
         // `packtool preview`: the pack as the app shows it, as a static site that works from file:// (HTML, CSS and a
         // little JavaScript of our own), with lint's findings beside each stop.
-        .target(name: "PackPreview", dependencies: ["PackLint", "PackModel", "PackMedia", "PackCrypto", "PackImage", "PackAuthoring", "PackNet"]),
+        .target(name: "PackPreview", dependencies: ["PackLint", "PackModel", "PackMedia", "PackCrypto", "PackFiles", "PackImage", "PackAuthoring", "PackNet"]),
         // Signed documents, the root chain, the failure-code registry and one file per verification policy: below
         // both the client (PackVerify) and the publisher (PackPublish), so neither reaches into the other.
         .target(name: "PackTrust", dependencies: ["PackModel", "PackCrypto", "PackFiles"]),
@@ -162,7 +162,7 @@ let package = Package(
         // FFmpeg is not linked (CAVCodec opens it on the first decode): a command that hears no story maps none of it.
         .executableTarget(
             name: "packtool",
-            dependencies: ["PackCrypto", "PackSigning", "PackModel", "PackAuthoring", "PackMedia", "PackLint", "PackTrust", "PackPublish", "PackVerify", "PackHTTP", "PackPreview", "PackQR", "PackAudio"],
+            dependencies: ["PackCrypto", "PackSigning", "PackModel", "PackFiles", "PackAuthoring", "PackMedia", "PackLint", "PackTrust", "PackPublish", "PackVerify", "PackHTTP", "PackPreview", "PackQR", "PackAudio"],
             linkerSettings: [.unsafeFlags(["-static-stdlib", "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
                                            "-l_FoundationCollections", "-l_FoundationCShims", "-lswiftSynchronization"],
                                           .when(platforms: [.linux], configuration: .release))]),
