@@ -62,7 +62,7 @@ extension VerificationFailure {
         // MARK: Names and paths
         public static let identifier = Code("identifier", .refused, "a pack or scene id is not a plain slug, or a pack-level file sits under stops/")
         public static let indexPath = Code("index-path", .refused, "the index places a file somewhere the published layout does not")
-        public static let path = Code("path", .refused, "an archive path is empty, overlong, has '.' or empty components, control, invisible or bidirectional characters, or a backslash")
+        public static let path = Code("path", .refused, "an archive path is empty, overlong, has '.' or empty components, control, invisible or bidirectional characters, a backslash, or a mark joining a '/' into one character")
         public static let pathAbsolute = Code("path-absolute", .refused, "an archive path is absolute")
         public static let pathTraversal = Code("path-traversal", .refused, "an archive path climbs out with ..")
         public static let pathCollision = Code("path-collision", .refused, "two archive paths are the same file on a case- and normalisation-insensitive file system, or a file is also a folder")
