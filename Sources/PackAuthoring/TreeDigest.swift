@@ -61,12 +61,15 @@ public struct TreeDigest: Equatable, Sendable {
     /// the cores finish together however the bytes are spread over folders and files (a pack's scenes differ in
     /// size; hashing a scene per core left one core idle at the end). Each folder's result is its digest or the
     /// error of its first unreadable file in path order, the same error whatever the threads' timing.
-    public static func of(folders: [URL], excluding: Set<String> = []) -> [Result<TreeDigest, Error>] {
+    /// With `memory`, a file provably unchanged since an earlier hashing is not read again (`DigestMemory`), and what
+    /// was hashed is remembered for the next run.
+    public static func of(folders: [URL], excluding: Set<String> = [], memory: DigestMemory? = nil) -> [Result<TreeDigest, Error>] {
         let listings = folders.map { folder in
             Result { try regularFiles(under: folder).filter { !excluding.contains($0.path) }.sorted { Array($0.path.utf8).lexicographicallyPrecedes(Array($1.path.utf8)) } }
         }
         let files = listings.map { (try? $0.get()) ?? [] }
-        var hashed: [[Result<Entry, Error>?]] = files.map { Array(repeating: nil, count: $0.count) }
+        let recalled = folders.map { memory?.recall(folderAt: $0.path) ?? DigestMemory.Scene(name: nil, files: [:]) }
+        var hashed: [[Result<(entry: Entry, remembered: DigestMemory.Remembered), Error>?]] = files.map { Array(repeating: nil, count: $0.count) }
         var jobs: [(folder: Int, file: Int, size: UInt64)] = []
         for (i, list) in files.enumerated() {
             for (j, file) in list.enumerated() { jobs.append((i, j, file.size)) }
@@ -76,16 +79,34 @@ public struct TreeDigest: Equatable, Sendable {
         DispatchQueue.concurrentPerform(iterations: jobs.count) { k in
             let job = jobs[k]
             let path = files[job.folder][job.file].path
-            let result = Result { () throws -> Entry in
-                let (digest, size, identity) = try SHA256.hashWithIdentity(fileAt: folders[job.folder].appendingPathComponent(path))
-                return Entry(path: path, size: size, sha256: Hex.encode(digest), identity: identity)
+            let result = Result { () throws -> (entry: Entry, remembered: DigestMemory.Remembered) in
+                let started = memory?.now() ?? 0
+                var reused: DigestMemory.Remembered?
+                let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: SHA256.fileBufferBytes, alignment: 16)
+                defer { buffer.deallocate() }
+                let (digest, size, identity) = try SHA256.hashWithIdentity(fileAt: folders[job.folder].appendingPathComponent(path), buffer: buffer) { identity in
+                    let earlier = recalled[job.folder].files[path]
+                    guard let sha256 = memory?.trusted(earlier, for: identity) else { return nil }
+                    reused = earlier
+                    return Hex.decode(sha256)
+                }
+                let sha256 = Hex.encode(digest)
+                return (Entry(path: path, size: size, sha256: sha256, identity: identity),
+                        reused ?? DigestMemory.Remembered(sha256: sha256, identity: identity, hashedAt: started))
             }
             lock.withLock { hashed[job.folder][job.file] = result }
+        }
+        if let memory {
+            for (i, scene) in recalled.enumerated() {
+                var remembered = scene.files.filter { excluding.contains($0.key) }
+                for case .success(let file)? in hashed[i] { remembered[file.entry.path] = file.remembered }
+                memory.remember(remembered, in: scene)
+            }
         }
         return listings.indices.map { i in
             Result { () throws -> TreeDigest in
                 _ = try listings[i].get()
-                return TreeDigest(entries: try hashed[i].map { try $0!.get() })
+                return TreeDigest(entries: try hashed[i].map { try $0!.get().entry })
             }
         }
     }

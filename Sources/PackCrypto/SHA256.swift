@@ -78,8 +78,10 @@ public final class SHA256 {
     /// Like `hashWithIdentity(fileAt:)`, reading through the caller's `buffer` — for workers that hash many files
     /// and should not allocate (and leave behind in their malloc arena) a buffer per file.
     /// With `followingLinks` false a symbolic link in the file's place is refused rather than followed (an install
-    /// folder is hostile: a link there is damage, whatever it points at).
-    public static func hashWithIdentity(fileAt url: URL, buffer: UnsafeMutableRawBufferPointer, followingLinks: Bool = true) throws -> (digest: [UInt8], size: UInt64, identity: FileIdentity) {
+    /// folder is hostile: a link there is damage, whatever it points at). `known` is asked, with the identity of the
+    /// file as opened, for a digest already known for it (`DigestMemory`); when it gives one, no byte is read.
+    public static func hashWithIdentity(fileAt url: URL, buffer: UnsafeMutableRawBufferPointer, followingLinks: Bool = true,
+                                        known: ((FileIdentity) -> [UInt8]?)? = nil) throws -> (digest: [UInt8], size: UInt64, identity: FileIdentity) {
         // The one non-blocking regular-file open (PackFiles): a FIFO is refused at once instead of blocking the open.
         let fd: Int32
         do { fd = try RegularFile.openForReading(url.path, path: url.path, extraFlags: followingLinks ? 0 : O_NOFOLLOW).fd } catch let error as FileError {
@@ -89,6 +91,7 @@ public final class SHA256 {
         guard let identity = FileIdentity(descriptor: fd) else {
             throw CryptoError(code: "file.read", message: "\(url.path): cannot stat")
         }
+        if identity.isRegularFile, let digest = known?(identity) { return (digest, UInt64(identity.size), identity) }
         let h = SHA256()
         var size: UInt64 = 0
         while true {
@@ -120,6 +123,16 @@ public struct FileIdentity: Equatable, Sendable {
     /// False for a FIFO, device or socket: nothing to hash (and reading one could wait forever).
     public var isRegularFile: Bool
 
+    /// The identity of a regular file with these numbers (one remembered from an earlier hashing).
+    public init(device: UInt64, inode: UInt64, size: Int64, modified: Int64, changed: Int64) {
+        self.device = device
+        self.inode = inode
+        self.size = size
+        self.modified = modified
+        self.changed = changed
+        isRegularFile = true
+    }
+
     /// The identity of the open file `fd` (`fstat`), or nil when `fstat` fails.
     public init?(descriptor fd: Int32) {
         var info = stat()
@@ -128,13 +141,22 @@ public struct FileIdentity: Equatable, Sendable {
         inode = UInt64(info.st_ino)
         size = Int64(info.st_size)
         #if !canImport(Darwin)
-        modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
-        changed = Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec)
+        modified = Self.nanoseconds(Int64(info.st_mtim.tv_sec), Int64(info.st_mtim.tv_nsec))
+        changed = Self.nanoseconds(Int64(info.st_ctim.tv_sec), Int64(info.st_ctim.tv_nsec))
         #else
         // Darwin names the same timespec fields st_mtimespec and st_ctimespec.
-        modified = Int64(info.st_mtimespec.tv_sec) * 1_000_000_000 + Int64(info.st_mtimespec.tv_nsec)
-        changed = Int64(info.st_ctimespec.tv_sec) * 1_000_000_000 + Int64(info.st_ctimespec.tv_nsec)
+        modified = Self.nanoseconds(Int64(info.st_mtimespec.tv_sec), Int64(info.st_mtimespec.tv_nsec))
+        changed = Self.nanoseconds(Int64(info.st_ctimespec.tv_sec), Int64(info.st_ctimespec.tv_nsec))
         #endif
         isRegularFile = info.st_mode & S_IFMT == S_IFREG
+    }
+
+    /// A file time in nanoseconds since 1970, saturated rather than trapping: anyone can `touch -d` a file into the
+    /// year 3000 (past Int64's nanoseconds in 2262), and a time that far is still a time to compare.
+    static func nanoseconds(_ seconds: Int64, _ nanoseconds: Int64) -> Int64 {
+        let (scaled, over) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        if over { return seconds < 0 ? .min : .max }
+        let (sum, overSum) = scaled.addingReportingOverflow(nanoseconds)
+        return overSum ? (scaled < 0 ? .min : .max) : sum
     }
 }

@@ -56,6 +56,8 @@ public final class LintContext {
 
     /// Full tree digests already computed by the caller (a publish hashes every file once and shares it), by stop.
     private let knownDigests: [String: TreeDigest]
+    /// Where digests of unchanged files are remembered between runs (`DigestMemory`); nil: every file is hashed.
+    public var digestMemory: DigestMemory?
     /// Content digests lint computed itself (see `contentDigest`), by stop.
     private var computedDigests: [String: Result<TreeDigest, Error>]?
 
@@ -127,7 +129,7 @@ public final class LintContext {
         let computed = cacheLock.withLock { () -> Result<TreeDigest, Error>? in
             if computedDigests == nil {
                 let signed = scenes.filter { $0.signoff != nil && knownDigests[$0.stop] == nil }
-                let results = TreeDigest.of(folders: signed.map(\.url), excluding: [PackFolder.signoffFile])
+                let results = TreeDigest.of(folders: signed.map(\.url), excluding: [PackFolder.signoffFile], memory: digestMemory)
                 computedDigests = Dictionary(zip(signed.map(\.stop), results), uniquingKeysWith: { first, _ in first })
             }
             return computedDigests?[scene.stop]

@@ -46,6 +46,9 @@ public struct Linter {
     public var currentYear: Int?
     /// How stories are heard (packtool gives PackAudio's `StoryVoice`); nil: every rule but the voice's runs.
     public var listener: (any VoiceListening)?
+    /// Where digests of unchanged files are remembered between runs (packtool gives the user's cache); nil: every
+    /// signed-off file is hashed.
+    public var digestMemory: DigestMemory?
 
     /// A document's structural problems as `line:col: severity: message [CODE]` lines (for `packtool inspect`).
     public static func describe(_ document: JSONDocument) -> [String] {
@@ -66,6 +69,7 @@ public struct Linter {
     public func run(_ path: URL, sceneDigests: [String: TreeDigest] = [:]) -> (diagnostics: [Diagnostic], report: Report) {
         let context = currentYear.map { LintContext(path: path, currentYear: $0, sceneDigests: sceneDigests, listener: listener) }
             ?? LintContext(path: path, sceneDigests: sceneDigests, listener: listener)
+        context.digestMemory = digestMemory
         return run(context)
     }
 

@@ -50,6 +50,9 @@ public final class Publisher {
         /// How the lint run before signing hears the stories (packtool gives PackAudio's `StoryVoice`); nil: no voice
         /// checks.
         public var listener: (any VoiceListening)?
+        /// Where digests of unchanged files are remembered between runs (packtool gives the user's cache,
+        /// `DigestMemory`); nil: every file is hashed.
+        public var digestMemory: DigestMemory?
 
         public init(pack: URL, state: URL, output: URL, manifestKeys: [Ed25519PrivateKey], indexKeys: [Ed25519PrivateKey]) {
             self.pack = pack
@@ -152,7 +155,7 @@ public final class Publisher {
         let stopsURL = options.pack.appendingPathComponent("stops")
         let stops = ((try? FileSystem.list(stopsURL.path)) ?? []).sorted().filter { FileSystem.isDirectory(stopsURL.path + "/" + $0) }
         // All scenes' files are hashed together, on every core.
-        let results = TreeDigest.of(folders: stops.map { stopsURL.appendingPathComponent($0) })
+        let results = TreeDigest.of(folders: stops.map { stopsURL.appendingPathComponent($0) }, memory: options.digestMemory)
         var digests: [String: TreeDigest] = [:]
         for (i, stop) in stops.enumerated() { digests[stop] = try results[i].get() }
         let lint = LintRun(pack: options.pack, digests: digests, listener: options.listener)

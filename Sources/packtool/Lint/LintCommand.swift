@@ -56,7 +56,9 @@ enum LintCommand: Command {
                 Output.note("linting the \(target.kind.rawValue) at \(shown(target.folder)) (\(inside)/ is part of it)\n")
             }
             if a.flag("--fix") { fixes.add(try fix(target.folder, dryRun: dryRun)) }
-            let (found, report) = Linter(listener: StoryVoice.standard()).run(target.folder)
+            var linter = Linter(listener: StoryVoice.standard())
+            linter.digestMemory = DigestMemory.standard()
+            let (found, report) = linter.run(target.folder)
             diagnostics += found
             // Named as every output names paths, in text and JSON; what encloses the folder given, as the note names it.
             reports.append((target.inside == nil ? ShownPath.of(path) : shown(target.folder), report))

@@ -9,6 +9,7 @@ import Glibc
 import Darwin
 #endif
 import PackAudio
+import PackAuthoring
 import PackMedia
 import PackCrypto
 import PackModel
@@ -43,6 +44,7 @@ enum BuildCommand: Command {
                                         output: URL(fileURLWithPath: "/nonexistent"), manifestKeys: [], indexKeys: [])
         options.allowWarnings = a.flag("--allow-warnings")
         options.listener = StoryVoice.standard()
+        options.digestMemory = DigestMemory.standard()
         do {
             let plan = try Publisher(options: options).plan()
             let m = plan.manifest

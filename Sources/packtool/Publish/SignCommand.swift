@@ -38,6 +38,8 @@ enum SignCommand: Command {
         With --publish s3://BUCKET/PREFIX the tree is published into DIR/uploads/BUCKET/PREFIX first, then uploaded
         as `packtool upload` does (--endpoint, --region, --profile, --path-style, --virtual-hosted as there); a failed
         upload is resumed by running `packtool upload` on that folder, or sign again.
+        Each file's SHA-256 is remembered in the user's cache (digests/, beside lint's voices) and a file is read again
+        only when its inode, size or times have moved since (docs/formats.md, "Tree digest"); a first sign hashes all.
         Exit codes: 0 published (or nothing to do), 1 refused (lint, keys, versions), 2 usage or I/O error.
 
         """
@@ -76,6 +78,7 @@ enum SignCommand: Command {
                                         indexKeys: try SigningKeys.privateKeys(indexPaths, role: RootDocument.Role.index, a))
         options.allowWarnings = a.flag("--allow-warnings")
         options.listener = StoryVoice.standard()
+        options.digestMemory = DigestMemory.standard()
         if let v = a.value("--version") {
             guard let n = Int(v), n >= 1 else { throw CommandLineError.usage("--version must be a whole number ≥ 1") }
             options.version = n

@@ -1,0 +1,139 @@
+import Foundation
+import PackAuthoring
+import PackCrypto
+import TestSupport
+import XCTest
+
+/// `DigestMemory`: a file's remembered digest is used only while the file is provably the one hashed. Each test
+/// forges the remembered digest (as no real hashing could produce it) to tell a reused digest from a fresh one.
+final class DigestMemoryTests: XCTestCase {
+    private let forged = String(repeating: "ab", count: 32)
+
+    /// A scene folder with two files, one named with a leading combining mark (which joins a space before it into one
+    /// Character), and a memory folder beside it.
+    private func scene() throws -> (folder: URL, memory: String) {
+        let root = URL(fileURLWithPath: try temporaryDirectory())
+        let folder = root.appendingPathComponent("stop")
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("layers"), withIntermediateDirectories: true)
+        try Data("plate".utf8).write(to: folder.appendingPathComponent("layers/a.heic"))
+        try Data("mark".utf8).write(to: folder.appendingPathComponent("\u{301}b.txt"))
+        return (folder, root.appendingPathComponent("memory").path)
+    }
+
+    private func digest(_ folder: URL, _ memory: DigestMemory, excluding: Set<String> = []) throws -> [String: String] {
+        let digest = try TreeDigest.of(folders: [folder], excluding: excluding, memory: memory)[0].get()
+        return Dictionary(uniqueKeysWithValues: digest.entries.map { ($0.path, $0.sha256) })
+    }
+
+    private func memoryFile(_ memory: String) throws -> URL {
+        let names = try FileManager.default.contentsOfDirectory(atPath: memory)
+        XCTAssertEqual(names.count, 1, "one memory file per scene folder")
+        return URL(fileURLWithPath: memory).appendingPathComponent(names[0])
+    }
+
+    /// Replaces the remembered digest of every file with `forged`, leaving identities and times as they are.
+    private func forge(_ memory: String) throws {
+        let url = try memoryFile(memory)
+        let lines = try String(contentsOf: url, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+        let forgedLines = lines.enumerated().map { i, line in i == 0 || line.isEmpty ? String(line) : forged + line.dropFirst(64) }
+        try forgedLines.joined(separator: "\n").write(to: url, atomically: true, encoding: .utf8)
+    }
+
+    func testAFileUnchangedSinceItSettledIsNotReadAgain() throws {
+        let (folder, path) = try scene()
+        let memory = DigestMemory(folder: path, settleSeconds: 0)
+        let first = try digest(folder, memory)
+        XCTAssertEqual(first["layers/a.heic"], SHA256.hexHash(Array("plate".utf8)))
+        try forge(path)
+        let second = try digest(folder, memory)
+        XCTAssertEqual(second["layers/a.heic"], forged, "the remembered digest was used: the file was not read")
+        XCTAssertEqual(second["\u{301}b.txt"], forged, "a name beginning with a combining mark is remembered too")
+    }
+
+    func testAFileWrittenSinceItWasHashedIsHashedAgainEvenWithItsTimePutBack() throws {
+        let (folder, path) = try scene()
+        let memory = DigestMemory(folder: path, settleSeconds: 0)
+        let file = folder.appendingPathComponent("layers/a.heic")
+        _ = try digest(folder, memory)
+        let modified = try FileManager.default.attributesOfItem(atPath: file.path)[.modificationDate] as! Date
+        try forge(path)
+        Thread.sleep(forTimeInterval: 0.02)
+        try Data("PLATE".utf8).write(to: file)  // same size
+        try FileManager.default.setAttributes([.modificationDate: modified], ofItemAtPath: file.path)  // as `touch -d` would
+        let second = try digest(folder, memory)
+        XCTAssertEqual(second["layers/a.heic"], SHA256.hexHash(Array("PLATE".utf8)), "the change time moved, so the file was read")
+        XCTAssertEqual(second["\u{301}b.txt"], forged, "the file left alone is still remembered")
+    }
+
+    func testAFileThatChangedCloseToItsHashingIsHashedAgain() throws {
+        let (folder, path) = try scene()
+        // Files written a moment ago, hashed now: within the settle time, as a write in the same tick of a coarse
+        // clock would be, so what was remembered is not trusted.
+        let memory = DigestMemory(folder: path, settleSeconds: 3600)
+        _ = try digest(folder, memory)
+        try forge(path)
+        let second = try digest(folder, memory)
+        XCTAssertEqual(second["layers/a.heic"], SHA256.hexHash(Array("plate".utf8)))
+        XCTAssertEqual(second["\u{301}b.txt"], SHA256.hexHash(Array("mark".utf8)))
+    }
+
+    func testADamagedMemoryIsIgnoredAndWrittenAfresh() throws {
+        let (folder, path) = try scene()
+        let memory = DigestMemory(folder: path, settleSeconds: 0)
+        _ = try digest(folder, memory)
+        let url = try memoryFile(path)
+        let damaged = try String(contentsOf: url, encoding: .utf8).replacingOccurrences(of: " layers/a.heic", with: "")
+        try damaged.write(to: url, atomically: true, encoding: .utf8)
+        try forge(path)  // every line forged, one of them cut short: the file as a whole is not used
+        let second = try digest(folder, memory)
+        XCTAssertEqual(second["\u{301}b.txt"], SHA256.hexHash(Array("mark".utf8)))
+        XCTAssertTrue(try String(contentsOf: url, encoding: .utf8).contains(" layers/a.heic\n"), "written again whole")
+        try forge(path)
+        XCTAssertEqual(try digest(folder, memory)["layers/a.heic"], forged, "and used again")
+    }
+
+    func testWhatADigestLeavesOutStaysRemembered() throws {
+        let (folder, path) = try scene()
+        let memory = DigestMemory(folder: path, settleSeconds: 0)
+        _ = try digest(folder, memory)
+        try forge(path)
+        // Lint leaves signoff.json out of a sign-off's digest; sign hashes it: neither forgets what the other read.
+        XCTAssertNil(try digest(folder, memory, excluding: ["layers/a.heic"])["layers/a.heic"])
+        XCTAssertEqual(try digest(folder, memory)["layers/a.heic"], forged)
+    }
+
+    func testAFileDatedPastTheYear2262IsHashedNotATrap() throws {
+        // Nanoseconds since 1970 pass Int64 in 2262; `touch -d 2300-01-01` is enough to get there.
+        let (folder, path) = try scene()
+        let file = folder.appendingPathComponent("layers/a.heic")
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 10_413_792_000)], ofItemAtPath: file.path)
+        let memory = DigestMemory(folder: path, settleSeconds: 0)
+        XCTAssertEqual(try digest(folder, memory)["layers/a.heic"], SHA256.hexHash(Array("plate".utf8)))
+        try forge(path)
+        XCTAssertEqual(try digest(folder, memory)["layers/a.heic"], SHA256.hexHash(Array("plate".utf8)),
+                       "a file dated after its hashing is never trusted")
+    }
+
+    func testAMemoryHashedAtTheStartOfTimeIsNotATrap() throws {
+        let (folder, path) = try scene()
+        let memory = DigestMemory(folder: path, settleSeconds: 2)
+        _ = try digest(folder, memory)
+        try forge(path)
+        let url = try memoryFile(path)
+        let lines = try String(contentsOf: url, encoding: .utf8).split(separator: "\n").map { line -> String in
+            var fields = line.split(separator: " ", maxSplits: 7).map(String.init)
+            if fields.count == 8 { fields[6] = String(Int64.min) }
+            return fields.joined(separator: " ")
+        }
+        try (lines.joined(separator: "\n") + "\n").write(to: url, atomically: true, encoding: .utf8)
+        XCTAssertEqual(try digest(folder, memory)["layers/a.heic"], SHA256.hexHash(Array("plate".utf8)))
+    }
+
+    func testAMemoryThatCannotBeWrittenIsNoError() throws {
+        let (folder, _) = try scene()
+        let blocker = folder.deletingLastPathComponent().appendingPathComponent("not-a-folder")
+        try Data().write(to: blocker)
+        let memory = DigestMemory(folder: blocker.path, settleSeconds: 0)
+        XCTAssertEqual(try digest(folder, memory)["layers/a.heic"], SHA256.hexHash(Array("plate".utf8)))
+    }
+}
