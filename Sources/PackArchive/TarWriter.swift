@@ -15,8 +15,7 @@ import PackModel
 /// file content comes from TarEncoding, the encoder the client checks archives against. The same inputs always give
 /// the same bytes, wherever the files live and whatever their on-disk times, owners and modes.
 ///
-/// File contents are streamed in 64 KiB pieces (small enough to stay in cache), so memory stays flat however large
-/// the archive.
+/// File contents are streamed through four 256 KiB blocks (`Sink`), so memory stays flat however large the archive.
 public final class TarWriter {
     private let mtime: Int64
     private var finished = false
@@ -49,8 +48,10 @@ public final class TarWriter {
         sink = Sink(fd: fd)
     }
 
-    /// Receives the archive in 256 KiB blocks: writes them to the file, and hashes a copy of each on a second thread
-    /// (PipelinedHasher, so hashing overlaps the next block's reading and writing instead of adding to it).
+    /// Receives the archive in 256 KiB blocks: each block is gathered in a buffer of the hashing ring
+    /// (PipelinedHasher), written to the file, then handed to the ring's second thread to be hashed in place while the
+    /// next block is gathered, so hashing overlaps reading and writing instead of adding to it, and no byte is copied
+    /// between the two. File contents are read straight into the block (`space`/`commit`).
     /// Writeback to disk is started every 8 MiB, so the fsync at the end waits for little.
     ///
     /// Bytes are gathered into whole blocks first, as libarchive did for this writer: 24,000 write calls for a 240 MB
@@ -62,23 +63,43 @@ public final class TarWriter {
         var bytes: UInt64 = 0
         var failure: String?
         private var kicked: UInt64 = 0
-        private let pipeline = PipelinedHasher(slots: 4, slotBytes: 256 << 10, label: "packtool.archive-hash")
-        private let block = UnsafeMutableRawBufferPointer.allocate(byteCount: blockBytes, alignment: 16)
+        private let pipeline = PipelinedHasher(slots: 4, slotBytes: blockBytes, label: "packtool.archive-hash")
+        /// The block being gathered (a buffer of the ring, taken when the first byte arrives), and how full it is.
+        private var block: UnsafeMutableRawBufferPointer?
         private var filled = 0
 
         init(fd: Int32) { self.fd = fd }
 
-        deinit { block.deallocate() }
+        /// A block still held when the writer is dropped unfinished (a source changed mid-copy, a write failed) goes
+        /// back to the ring through its queue: the ring's semaphore must be whole again when the ring goes.
+        deinit {
+            if let block { pipeline.hash(0, of: block, into: hasher) }
+        }
+
+        /// The rest of the block being gathered, never empty: put bytes at its start, then `commit` them.
+        func space() -> UnsafeMutableRawBufferPointer {
+            let current = block ?? pipeline.buffer()
+            block = current
+            return UnsafeMutableRawBufferPointer(rebasing: current[filled...])
+        }
+
+        /// Counts `count` bytes just put at the start of `space()`, writing the block out once it is full; false once
+        /// a write has failed (`failure` says why).
+        func commit(_ count: Int) -> Bool {
+            filled += count
+            if filled == Self.blockBytes { return flush() }
+            return failure == nil
+        }
 
         /// Adds `data` to the archive; false once a write has failed (`failure` says why).
         func write(_ data: UnsafeRawBufferPointer) -> Bool {
             var offset = 0
             while offset < data.count {
-                let n = min(block.count - filled, data.count - offset)
-                (block.baseAddress! + filled).copyMemory(from: data.baseAddress! + offset, byteCount: n)
-                filled += n
+                let free = space()
+                let n = min(free.count, data.count - offset)
+                free.baseAddress!.copyMemory(from: data.baseAddress! + offset, byteCount: n)
                 offset += n
-                if filled == block.count, !flush() { return false }
+                guard commit(n) else { return false }
             }
             return failure == nil
         }
@@ -88,24 +109,18 @@ public final class TarWriter {
         /// `count` zero bytes (padding and the trailer).
         func zeros(_ count: Int) -> Bool { write([UInt8](repeating: 0, count: count)) }
 
-        /// Writes out the block gathered so far, however full.
+        /// Writes out the block gathered so far, however full, and hands it to the hashing thread.
         func flush() -> Bool {
             guard failure == nil else { return false }
-            guard filled > 0 else { return true }
+            guard let current = block, filled > 0 else { return true }
             let length = filled
-            filled = 0
-            guard FileSystem.writeAll(fd, UnsafeRawBufferPointer(start: block.baseAddress, count: length)) else {
+            guard FileSystem.writeAll(fd, UnsafeRawBufferPointer(start: current.baseAddress, count: length)) else {
                 failure = FileSystem.reason()
                 return false
             }
-            var copied = 0
-            while copied < length {
-                let slot = pipeline.buffer()
-                let n = min(slot.count, length - copied)
-                slot.baseAddress!.copyMemory(from: block.baseAddress! + copied, byteCount: n)
-                pipeline.hash(n, of: slot, into: hasher)
-                copied += n
-            }
+            pipeline.hash(length, of: current, into: hasher)
+            block = nil
+            filled = 0
             bytes += UInt64(length)
             if bytes - kicked >= 8 << 20 {
                 FileSystem.startWriteback(fd, from: Int64(kicked), count: Int64(bytes - kicked))
@@ -170,15 +185,16 @@ public final class TarWriter {
         }
         let changed = ArchiveError("\(source.path) changed after it was hashed; publish again")
         if let identity, FileIdentity(descriptor: fd) != identity { throw changed }
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 16)
-        defer { buffer.deallocate() }
+        // Read straight into the archive's block: the bytes are copied once, by the kernel.
         var remaining = size
         while remaining > 0 {
-            let n = read(fd, buffer.baseAddress, Int(min(UInt64(buffer.count), remaining)))
+            let space = sink.space()
+            let n = read(fd, space.baseAddress, Int(min(UInt64(space.count), remaining)))
+            if n < 0, errno == EINTR { continue }
+            if n < 0 { throw ArchiveError("\(source.path): cannot read: \(String(cString: strerror(errno)))") }
             guard n > 0 else { throw ArchiveError("\(source.path): shorter than the \(size) bytes recorded; did it change during the build?") }
-            let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<n])
-            onChunk?(chunk)
-            try check(sink.write(chunk), name)
+            onChunk?(UnsafeRawBufferPointer(rebasing: space[0..<n]))
+            try check(sink.commit(n), name)
             remaining -= UInt64(n)
         }
         var probe: UInt8 = 0

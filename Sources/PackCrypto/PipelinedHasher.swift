@@ -28,7 +28,8 @@ public final class PipelinedHasher {
         for b in buffers { b.deallocate() }
     }
 
-    /// The next buffer to fill, waiting while all of them are still being hashed. Give it back with `hash`.
+    /// The next buffer to fill, waiting while all of them are still being hashed. Give it back with `hash`, always
+    /// (a count of 0 gives it back unhashed): libdispatch traps when the ring's semaphore goes with a buffer out.
     /// Buffers are hashed in the order handed out, so the oldest is always the next to come free.
     public func buffer() -> UnsafeMutableRawBufferPointer {
         free.wait()
