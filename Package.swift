@@ -174,7 +174,7 @@ let package = Package(
 
         .testTarget(name: "PackCryptoTests", dependencies: ["PackCrypto", "PackSigning", "TestSupport"]),
         .testTarget(name: "PackSigningTests", dependencies: ["PackSigning", "PackCrypto", "TestSupport"]),
-        .testTarget(name: "PackModelTests", dependencies: ["PackModel", "PackCrypto", "PackSigning", "TestSupport", "PackAuthoring", "PackMedia"]),
+        .testTarget(name: "PackModelTests", dependencies: ["PackModel", "PackCrypto", "PackSigning", "TestSupport", "PackAuthoring", "PackMedia", "PackFiles"]),
         .testTarget(name: "PackMediaTests", dependencies: ["PackMedia", "TestSupport"]),
         .testTarget(name: "PackLintTests", dependencies: ["PackLint", "PackModel", "PackMedia", "TestSupport", "PackAuthoring", "PackAudio", "PackCrypto"]),
         .testTarget(name: "PackAudioTests", dependencies: ["PackAudio", "PackMedia", "PackLint", "TestSupport", "PackCrypto"]),

@@ -17,18 +17,21 @@ import PackModel
 /// stat cache git keeps in its index for the same reason. Lint on save and a release of a 245 MB pack otherwise hash
 /// every byte each time, and hashing is most of a sign's work.
 ///
-/// A remembered digest is used only when the file is provably the one that was hashed: the same device, inode and
-/// size, the same modification time and the same change time (which a process cannot set back: any write, `touch -d`,
-/// `rsync -t` or replacement changes it), and both times at least `settle` before the hashing began. That last rule is
-/// git's "racily clean" rule: on a file system that keeps times to the second (or two, as FAT does), a write in the
-/// same tick as the hashing would leave both times as they were, so a file written that close to its hashing is
-/// hashed again next time, and only then trusted.
+/// A remembered digest is used only when the file is provably the one that was hashed (`vouches(for:hashedAt:settle:)`):
+/// the same device, inode and size, the same modification time and the same change time (which a process cannot set
+/// back: any write, `touch -d`, `rsync -t` or replacement changes it), both times at least `settle` before the hashing
+/// began, and a file system whose times move with every write (`WriteTracking`: ext4, XFS and Btrfs on Linux, the
+/// file's pages flushed before it was hashed, so that a write through `mmap` too moves them). The settle time is git's
+/// "racily clean" rule: a write in the same clock tick as the hashing may leave both times as they were, so a file
+/// written that close to its hashing is hashed again next time, and only then trusted. Anywhere else (tmpfs, FAT,
+/// network and FUSE file systems, Apple platforms) every file is hashed every time.
 ///
 /// Each scene folder has one memory file, named by the folder's device and inode (so it follows a renamed pack), holding
 /// a line per file: `<sha256> <device> <inode> <size> <modified ns> <changed ns> <hashed-at ns> <path>`. It is read and
 /// written through the rooted layer (a link planted at its name is not followed) and replaced whole; a file that does
 /// not parse line by line is ignored and rewritten. A memory that cannot be read or written is no error: the files are
-/// hashed, as without one.
+/// hashed, as without one. The folder is made private (0700, files 0600), and one that is not this user's own, or that
+/// others may write to, is not used at all.
 public struct DigestMemory: Sendable {
     /// The first line of every memory file; a file starting otherwise (another version) is not used.
     static let header = "packtool digest memory 1"
@@ -37,15 +40,29 @@ public struct DigestMemory: Sendable {
 
     /// The folder the memory files live in (made when first written).
     public let folder: String
-    /// How long before its hashing a file must have last changed for its digest to be reused (2 s: FAT's granularity,
-    /// the coarsest a pack may sit on).
+    /// How long before its hashing a file must have last changed for its digest to be reused (2 s by default, well
+    /// past the coarsest clock tick a tracked file system's times take).
     public let settle: Int64
     /// Nanoseconds since 1970 (the clock file times are taken from); tests turn it.
     let now: @Sendable () -> Int64
 
+    /// How long before its hashing a file must have last changed for its identity to vouch for its bytes: 2 s.
+    public static let defaultSettle = nanoseconds(2)
+    /// The wall clock in nanoseconds since 1970, the clock file times are taken from.
+    static let wallClock: @Sendable () -> Int64 = { nanoseconds(Date().timeIntervalSince1970) }
+
     /// A memory in `folder`, trusting digests of files that had settled for `settleSeconds` before they were hashed.
     public init(folder: String, settleSeconds: Double = 2) {
-        self.init(folder: folder, settle: Self.nanoseconds(settleSeconds), now: { Self.nanoseconds(Date().timeIntervalSince1970) })
+        self.init(folder: folder, settle: Self.nanoseconds(settleSeconds), now: Self.wallClock)
+    }
+
+    /// Whether a file of `identity`, hashed from `hashedAt` on, is vouched for by its identity: its file system moves
+    /// its times on every later write (`WriteTracking`, its pages flushed before the identity was taken) and both
+    /// times are at least `settle` older than the hashing. Subtracted with a check: a memory file is outside data,
+    /// and its times may be anything.
+    public static func vouches(for identity: FileIdentity, hashedAt: Int64, settle: Int64) -> Bool {
+        guard identity.tracksWrites, identity.isRegularFile, case let (latest, overflow) = hashedAt.subtractingReportingOverflow(settle), !overflow else { return false }
+        return max(identity.modified, identity.changed) <= latest
     }
 
     /// Seconds as nanoseconds, saturated (a clock set past 2262, or a settle time of forever, is no trap).
@@ -80,22 +97,38 @@ public struct DigestMemory: Sendable {
         var files: [String: Remembered]
     }
 
-    /// The memory of the folder at `path` (empty when there is none or it does not parse).
+    /// The memory of the folder at `path` (empty when there is none, it does not parse, or it is not this user's own).
     func recall(folderAt path: String) -> Scene {
         var info = stat()
         guard stat(path, &info) == 0 else { return Scene(name: nil, files: [:]) }
         let name = "\(UInt64(truncatingIfNeeded: info.st_dev))-\(UInt64(info.st_ino)).txt"
-        guard let rooted = try? RootedFolder(opening: folder, followingLinkAtRoot: true),
+        guard let rooted = memoryFolder(creating: false), let status = rooted.status(name), Self.isOwnAndPrivate(status, file: true),
               let data = try? rooted.read(name, cap: Self.cap) else { return Scene(name: name, files: [:]) }
         return Scene(name: name, files: Self.parse(data) ?? [:])
     }
 
+    /// The memory folder, opened beneath the cache folder (which may be a link: the user's choice) without following
+    /// a link at its own name, and made (mode 0700) when `creating`; nil unless it is this user's own and private.
+    /// What a shared cache folder (a CI runner's `/tmp`) holds under that name from another user is never read: a
+    /// digest planted there would be published as a file's hash.
+    private func memoryFolder(creating: Bool) -> RootedFolder? {
+        let url = URL(fileURLWithPath: folder)
+        let name = url.lastPathComponent
+        guard let cache = try? RootedFolder(opening: url.deletingLastPathComponent().path, create: creating, followingLinkAtRoot: true, mode: 0o700) else { return nil }
+        if creating, !cache.exists(name) { try? cache.makeFolder(name, mode: 0o700) }
+        guard let memory = try? cache.folder(name), let status = memory.status(), Self.isOwnAndPrivate(status, file: false) else { return nil }
+        return memory
+    }
+
+    /// Owned by this user, writable by no one else, and (a file) regular with one name.
+    static func isOwnAndPrivate(_ status: stat, file: Bool) -> Bool {
+        status.st_uid == geteuid() && status.st_mode & 0o022 == 0
+            && (file ? status.st_mode & S_IFMT == S_IFREG && status.st_nlink == 1 : status.st_mode & S_IFMT == S_IFDIR)
+    }
+
     /// The digest remembered for a file now of `identity`, when it may be trusted.
     func trusted(_ remembered: Remembered?, for identity: FileIdentity) -> String? {
-        // Subtracted with a check: a memory file is outside data, and its times may be anything.
-        guard let remembered, remembered.identity == identity, identity.isRegularFile,
-              case let (latest, overflow) = remembered.hashedAt.subtractingReportingOverflow(settle), !overflow,
-              max(identity.modified, identity.changed) <= latest else { return nil }
+        guard let remembered, remembered.identity == identity, Self.vouches(for: identity, hashedAt: remembered.hashedAt, settle: settle) else { return nil }
         return remembered.sha256
     }
 
@@ -107,8 +140,8 @@ public struct DigestMemory: Sendable {
             let i = file.identity
             text += "\(file.sha256) \(i.device) \(i.inode) \(i.size) \(i.modified) \(i.changed) \(file.hashedAt) \(path)\n"
         }
-        guard let rooted = try? RootedFolder(opening: folder, create: true, followingLinkAtRoot: true) else { return }
-        try? rooted.writeAtomically(Data(text.utf8), to: name)
+        guard let rooted = memoryFolder(creating: true) else { return }
+        try? rooted.writeAtomically(Data(text.utf8), to: name, mode: 0o600)
     }
 
     /// The lines of a memory file, or nil when any line is not one (the whole file is then ignored). Split at bytes,

@@ -69,7 +69,9 @@ public struct TreeDigest: Equatable, Sendable {
         }
         let files = listings.map { (try? $0.get()) ?? [] }
         let recalled = folders.map { memory?.recall(folderAt: $0.path) ?? DigestMemory.Scene(name: nil, files: [:]) }
-        var hashed: [[Result<(entry: Entry, remembered: DigestMemory.Remembered), Error>?]] = files.map { Array(repeating: nil, count: $0.count) }
+        var hashed: [[Result<(entry: Entry, remembered: DigestMemory.Remembered?), Error>?]] = files.map { Array(repeating: nil, count: $0.count) }
+        let settle = memory?.settle ?? DigestMemory.defaultSettle
+        let clock = memory?.now ?? DigestMemory.wallClock
         var jobs: [(folder: Int, file: Int, size: UInt64)] = []
         for (i, list) in files.enumerated() {
             for (j, file) in list.enumerated() { jobs.append((i, j, file.size)) }
@@ -79,8 +81,8 @@ public struct TreeDigest: Equatable, Sendable {
         DispatchQueue.concurrentPerform(iterations: jobs.count) { k in
             let job = jobs[k]
             let path = files[job.folder][job.file].path
-            let result = Result { () throws -> (entry: Entry, remembered: DigestMemory.Remembered) in
-                let started = memory?.now() ?? 0
+            let result = Result { () throws -> (entry: Entry, remembered: DigestMemory.Remembered?) in
+                let started = clock()
                 var reused: DigestMemory.Remembered?
                 let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: SHA256.fileBufferBytes, alignment: 16)
                 defer { buffer.deallocate() }
@@ -91,15 +93,21 @@ public struct TreeDigest: Equatable, Sendable {
                     return Hex.decode(sha256)
                 }
                 let sha256 = Hex.encode(digest)
-                return (Entry(path: path, size: size, sha256: sha256, identity: identity),
-                        reused ?? DigestMemory.Remembered(sha256: sha256, identity: identity, hashedAt: started))
+                // The identity goes with the entry only when it vouches for the bytes (`DigestMemory.vouches`): the
+                // archive writer then copies the file checking its identity instead of hashing it again, and only such
+                // a hashing is remembered.
+                if let reused { return (Entry(path: path, size: size, sha256: sha256, identity: identity), reused) }
+                guard DigestMemory.vouches(for: identity, hashedAt: started, settle: settle) else {
+                    return (Entry(path: path, size: size, sha256: sha256, identity: nil), nil)
+                }
+                return (Entry(path: path, size: size, sha256: sha256, identity: identity), DigestMemory.Remembered(sha256: sha256, identity: identity, hashedAt: started))
             }
             lock.withLock { hashed[job.folder][job.file] = result }
         }
         if let memory {
             for (i, scene) in recalled.enumerated() {
                 var remembered = scene.files.filter { excluding.contains($0.key) }
-                for case .success(let file)? in hashed[i] { remembered[file.entry.path] = file.remembered }
+                for case .success(let file)? in hashed[i] { remembered[file.entry.path] = file.remembered }  // nil: forgotten
                 memory.remember(remembered, in: scene)
             }
         }

@@ -62,7 +62,9 @@ public final class SHA256 {
     /// Hashes a file in 64 KiB reads into one reused buffer, so memory stays flat whatever the file's size. Returns the
     /// digest and the number of bytes read.
     public static func hash(fileAt url: URL) throws -> (digest: [UInt8], size: UInt64) {
-        let (digest, size, _) = try hashWithIdentity(fileAt: url)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: fileBufferBytes, alignment: 16)
+        defer { buffer.deallocate() }
+        let (digest, size, _) = try hashFile(url, buffer: buffer, followingLinks: true, settling: false, known: nil)
         return (digest, size)
     }
 
@@ -82,15 +84,25 @@ public final class SHA256 {
     /// file as opened, for a digest already known for it (`DigestMemory`); when it gives one, no byte is read.
     public static func hashWithIdentity(fileAt url: URL, buffer: UnsafeMutableRawBufferPointer, followingLinks: Bool = true,
                                         known: ((FileIdentity) -> [UInt8]?)? = nil) throws -> (digest: [UInt8], size: UInt64, identity: FileIdentity) {
+        try hashFile(url, buffer: buffer, followingLinks: followingLinks, settling: true, known: known)
+    }
+
+    /// The one file hashing loop; `settling` flushes the file's pages before its identity is taken (`WriteTracking`),
+    /// which only a caller that lets the identity stand in for the bytes needs.
+    private static func hashFile(_ url: URL, buffer: UnsafeMutableRawBufferPointer, followingLinks: Bool, settling: Bool,
+                                 known: ((FileIdentity) -> [UInt8]?)?) throws -> (digest: [UInt8], size: UInt64, identity: FileIdentity) {
         // The one non-blocking regular-file open (PackFiles): a FIFO is refused at once instead of blocking the open.
         let fd: Int32
         do { fd = try RegularFile.openForReading(url.path, path: url.path, extraFlags: followingLinks ? 0 : O_NOFOLLOW).fd } catch let error as FileError {
             throw CryptoError(code: "file.read", message: error.description)
         }
         defer { close(fd) }
-        guard let identity = FileIdentity(descriptor: fd) else {
+        // Pages flushed before the identity is taken, so any later write (through `mmap` too) moves its times.
+        let tracked = settling && WriteTracking.settle(fd)
+        guard var identity = FileIdentity(descriptor: fd) else {
             throw CryptoError(code: "file.read", message: "\(url.path): cannot stat")
         }
+        identity.tracksWrites = tracked
         if identity.isRegularFile, let digest = known?(identity) { return (digest, UInt64(identity.size), identity) }
         let h = SHA256()
         var size: UInt64 = 0
@@ -122,6 +134,16 @@ public struct FileIdentity: Equatable, Sendable {
     public var changed: Int64
     /// False for a FIFO, device or socket: nothing to hash (and reading one could wait forever).
     public var isRegularFile: Bool
+    /// Whether these times move with every later write to the file (`WriteTracking`): set by `hashWithIdentity`,
+    /// which flushes the file's pages before taking its identity. Only such an identity may stand in for reading
+    /// the bytes again. Not part of equality.
+    public var tracksWrites = false
+
+    /// The same file with the same times, size and kind (`tracksWrites` aside).
+    public static func == (a: FileIdentity, b: FileIdentity) -> Bool {
+        a.device == b.device && a.inode == b.inode && a.size == b.size && a.modified == b.modified && a.changed == b.changed
+            && a.isRegularFile == b.isRegularFile
+    }
 
     /// The identity of a regular file with these numbers (one remembered from an earlier hashing).
     public init(device: UInt64, inode: UInt64, size: Int64, modified: Int64, changed: Int64) {

@@ -24,7 +24,7 @@ extension Publisher {
             let writer = DeltaWriter(ledger: ledger, output: out, keys: options.manifestKeys, depth: options.deltaDepth)
             written += try writer.write(pack: manifest.pack, scene: scene, mtime: mtime, tracking: &created) { tar, path, file in
                 let key = "stops/\(scene.id)/\(path)"
-                try tar.add(path, from: plan.sources[key]!, size: file.size, identity: plan.identities[key])
+                try Publisher.add(path, to: tar, from: plan.sources[key]!, file: file, identity: plan.identities[key])
             }
         }
         return written

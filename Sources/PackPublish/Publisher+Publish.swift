@@ -107,25 +107,32 @@ extension Publisher {
         let total = plan.totalBytes
         var done: UInt64 = 0
         for (path, file) in manifest.archiveEntries {
-            if let identity = plan.identities[path] {
-                try writer.add(path, from: plan.sources[path]!, size: file.size, identity: identity) { chunk in
-                    done += UInt64(chunk.count)
-                    self.options.progress?(done, total)
-                }
-            } else {
-                let hasher = SHA256()
-                try writer.add(path, from: plan.sources[path]!, offset: plan.offsets[path] ?? 0, size: file.size) { chunk in
-                    hasher.update(chunk)
-                    done += UInt64(chunk.count)
-                    self.options.progress?(done, total)
-                }
-                guard Hex.encode(hasher.finalize()) == file.sha256 else {
-                    throw PublishError.io("\(plan.sources[path]!.path) changed during the build; publish again")
-                }
+            try Self.add(path, to: writer, from: plan.sources[path]!, offset: plan.offsets[path] ?? 0, file: file, identity: plan.identities[path]) { count in
+                done += UInt64(count)
+                self.options.progress?(done, total)
             }
         }
         try writer.finish()
         return writer
+    }
+
+    /// Copies `file` from `source` into `writer` as entry `name`, proving the bytes are the ones the manifest lists:
+    /// by `identity` (the file unchanged since it was hashed, `DigestMemory.vouches`) when there is one, else by
+    /// hashing them as they are copied. Every writer of published bytes (archive and deltas) goes through here.
+    static func add(_ name: String, to writer: TarWriter, from source: URL, offset: UInt64 = 0, file: Manifest.File, identity: FileIdentity?,
+                    copied: ((Int) -> Void)? = nil) throws {
+        if let identity {
+            try writer.add(name, from: source, offset: offset, size: file.size, identity: identity) { copied?($0.count) }
+            return
+        }
+        let hasher = SHA256()
+        try writer.add(name, from: source, offset: offset, size: file.size) { chunk in
+            hasher.update(chunk)
+            copied?(chunk.count)
+        }
+        guard Hex.encode(hasher.finalize()) == file.sha256 else {
+            throw PublishError.io("\(source.path) changed during the build; publish again")
+        }
     }
 
     /// The index, replaced by compare-and-swap (`IndexCommit`) with the roots and the newest revocation list staged

@@ -1,6 +1,10 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import PackAuthoring
 import PackCrypto
+import PackFiles
 import TestSupport
 import XCTest
 
@@ -9,10 +13,32 @@ import XCTest
 final class DigestMemoryTests: XCTestCase {
     private let forged = String(repeating: "ab", count: 32)
 
+    /// Whether files in `folder` have times that move with every write (`WriteTracking`).
+    private static func tracksWrites(_ folder: String) -> Bool {
+        let probe = folder + "/probe"
+        guard FileManager.default.createFile(atPath: probe, contents: Data("x".utf8)) else { return false }
+        defer { try? FileManager.default.removeItem(atPath: probe) }
+        let fd = open(probe, O_RDONLY)
+        defer { close(fd) }
+        return fd >= 0 && WriteTracking.settle(fd)
+    }
+
+    /// A scratch folder on a file system whose times track writes: the temporary folder, or one beside the build (a
+    /// CI machine's /tmp may be tmpfs, where nothing is remembered by design).
+    private func trackedScratch() throws -> String {
+        let temporary = try temporaryDirectory()
+        if Self.tracksWrites(temporary) { return temporary }
+        let beside = Repository.root.appendingPathComponent(".build/test-scratch/\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: beside, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: beside) }
+        guard Self.tracksWrites(beside) else { throw XCTSkip("neither the temporary folder nor .build is on ext4, XFS or Btrfs: nothing is remembered there") }
+        return beside
+    }
+
     /// A scene folder with two files, one named with a leading combining mark (which joins a space before it into one
     /// Character), and a memory folder beside it.
-    private func scene() throws -> (folder: URL, memory: String) {
-        let root = URL(fileURLWithPath: try temporaryDirectory())
+    private func scene(in root: String? = nil) throws -> (folder: URL, memory: String) {
+        let root = URL(fileURLWithPath: try root ?? trackedScratch())
         let folder = root.appendingPathComponent("stop")
         try FileManager.default.createDirectory(at: folder.appendingPathComponent("layers"), withIntermediateDirectories: true)
         try Data("plate".utf8).write(to: folder.appendingPathComponent("layers/a.heic"))
@@ -67,12 +93,11 @@ final class DigestMemoryTests: XCTestCase {
 
     func testAFileThatChangedCloseToItsHashingIsHashedAgain() throws {
         let (folder, path) = try scene()
-        // Files written a moment ago, hashed now: within the settle time, as a write in the same tick of a coarse
-        // clock would be, so what was remembered is not trusted.
-        let memory = DigestMemory(folder: path, settleSeconds: 3600)
-        _ = try digest(folder, memory)
+        _ = try digest(folder, DigestMemory(folder: path, settleSeconds: 0))
         try forge(path)
-        let second = try digest(folder, memory)
+        // Files written a moment before they were hashed: within the settle time, as a write in the same tick of a
+        // coarse clock would be, so what was remembered is not trusted (nor, with this settle time, remembered).
+        let second = try digest(folder, DigestMemory(folder: path, settleSeconds: 3600))
         XCTAssertEqual(second["layers/a.heic"], SHA256.hexHash(Array("plate".utf8)))
         XCTAssertEqual(second["\u{301}b.txt"], SHA256.hexHash(Array("mark".utf8)))
     }
@@ -117,7 +142,7 @@ final class DigestMemoryTests: XCTestCase {
     func testAMemoryHashedAtTheStartOfTimeIsNotATrap() throws {
         let (folder, path) = try scene()
         let memory = DigestMemory(folder: path, settleSeconds: 2)
-        _ = try digest(folder, memory)
+        _ = try digest(folder, DigestMemory(folder: path, settleSeconds: 0))
         try forge(path)
         let url = try memoryFile(path)
         let lines = try String(contentsOf: url, encoding: .utf8).split(separator: "\n").map { line -> String in
@@ -127,6 +152,68 @@ final class DigestMemoryTests: XCTestCase {
         }
         try (lines.joined(separator: "\n") + "\n").write(to: url, atomically: true, encoding: .utf8)
         XCTAssertEqual(try digest(folder, memory)["layers/a.heic"], SHA256.hexHash(Array("plate".utf8)))
+    }
+
+    /// The attack's case: a shared mapping writes the file (its times move on that first write), the file is hashed,
+    /// then the same mapping writes again. Its page was still dirty, so that write moved no time and the memory
+    /// vouched for the old bytes: lint passed a changed signed-off scene and sign published a hash no phone accepts.
+    /// Pages are now flushed before the identity is taken, so the second write faults and moves the times.
+    func testAWriteThroughAMappingAfterTheHashingIsSeen() throws {
+        let (folder, path) = try scene()
+        let file = folder.appendingPathComponent("layers/a.heic").path
+        let fd = open(file, O_RDWR)
+        XCTAssertGreaterThanOrEqual(fd, 0)
+        defer { close(fd) }
+        let map = try XCTUnwrap(mmap(nil, 5, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)).assumingMemoryBound(to: UInt8.self)
+        XCTAssertNotEqual(UnsafeMutableRawPointer(map), MAP_FAILED)
+        defer { munmap(map, 5) }
+        map[0] = UInt8(ascii: "p")  // the same byte: the page is dirty, the times moved
+        Thread.sleep(forTimeInterval: 0.05)
+        let memory = DigestMemory(folder: path, settleSeconds: 0)
+        XCTAssertEqual(try digest(folder, memory)["layers/a.heic"], SHA256.hexHash(Array("plate".utf8)))
+        Thread.sleep(forTimeInterval: 0.05)
+        map[0] = UInt8(ascii: "P")  // through the same mapping
+        XCTAssertEqual(try digest(folder, memory)["layers/a.heic"], SHA256.hexHash(Array("Plate".utf8)))
+    }
+
+    func testNothingIsRememberedOnTmpfs() throws {
+        let shm = "/dev/shm"
+        guard FileManager.default.fileExists(atPath: shm), !Self.tracksWrites(shm) else { throw XCTSkip("no tmpfs at /dev/shm") }
+        let root = shm + "/packtool-test-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let (folder, path) = try scene(in: root)
+        let memory = DigestMemory(folder: path, settleSeconds: 0)
+        XCTAssertEqual(try digest(folder, memory)["layers/a.heic"], SHA256.hexHash(Array("plate".utf8)))
+        XCTAssertEqual((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [], [], "a mapped page there never goes back to disk: nothing to remember")
+    }
+
+    func testAMemoryFolderOthersCanWriteToIsNotUsed() throws {
+        let (folder, path) = try scene()
+        let memory = DigestMemory(folder: path, settleSeconds: 0)
+        _ = try digest(folder, memory)
+        XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int, 0o700)
+        try forge(path)
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: path)
+        XCTAssertEqual(try digest(folder, memory)["layers/a.heic"], SHA256.hexHash(Array("plate".utf8)), "a shared folder's entries could be anyone's")
+    }
+
+    func testAMemoryFileWithASecondNameIsNotUsed() throws {
+        let (folder, path) = try scene()
+        let memory = DigestMemory(folder: path, settleSeconds: 0)
+        _ = try digest(folder, memory)
+        try forge(path)
+        try FileManager.default.linkItem(atPath: try memoryFile(path).path, toPath: folder.deletingLastPathComponent().appendingPathComponent("second-name").path)
+        XCTAssertEqual(try digest(folder, memory)["layers/a.heic"], SHA256.hexHash(Array("plate".utf8)))
+    }
+
+    func testALinkAtTheMemoryFoldersNameIsNotFollowed() throws {
+        let (folder, path) = try scene()
+        let elsewhere = folder.deletingLastPathComponent().appendingPathComponent("elsewhere").path
+        try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: elsewhere)
+        XCTAssertEqual(try digest(folder, DigestMemory(folder: path, settleSeconds: 0))["layers/a.heic"], SHA256.hexHash(Array("plate".utf8)))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: elsewhere), [], "nothing written through the link")
     }
 
     func testAMemoryThatCannotBeWrittenIsNoError() throws {

@@ -39,7 +39,8 @@ enum SignCommand: Command {
         as `packtool upload` does (--endpoint, --region, --profile, --path-style, --virtual-hosted as there); a failed
         upload is resumed by running `packtool upload` on that folder, or sign again.
         Each file's SHA-256 is remembered in the user's cache (digests/, beside lint's voices) and a file is read again
-        only when its inode, size or times have moved since (docs/formats.md, "Tree digest"); a first sign hashes all.
+        only when its inode, size or times have moved since, on ext4, XFS and Btrfs (docs/formats.md, "Tree digest");
+        elsewhere, and on a first sign, every file is hashed.
         Exit codes: 0 published (or nothing to do), 1 refused (lint, keys, versions), 2 usage or I/O error.
 
         """
