@@ -69,8 +69,11 @@ public struct TreeVerifier {
             guard digest == entry.archive.sha256 else {
                 throw VerificationFailure(.hash, "archive of \(pack): \(ShownPath.of(archiveURL)) does not match the index's SHA-256")
             }
-            let deltas = try verifyDeltas(out.appendingPathComponent("packs/\(pack)/deltas"), manifest: manifest, root: root)
-            lines.append("\(pack): version \(manifest.version), \(manifest.scenes.count) scenes, \(files) files verified, \(deltas) deltas verified, manifest expires \(manifest.expires)")
+            let earlier = Self.earlierScenes(of: pack, before: manifest.version, in: out)
+            try Self.requireFallbackDeltas(manifest, earlier: earlier.scenes, releases: earlier.releases, in: out)
+            let (deltas, based) = try verifyDeltas(out.appendingPathComponent("packs/\(pack)/deltas"), manifest: manifest, root: root, earlier: earlier.scenes)
+            lines.append("\(pack): version \(manifest.version), \(manifest.scenes.count) scenes, \(files) files verified, \(deltas) deltas verified "
+                         + "(\(based) from an earlier version checked against the release that listed it), manifest expires \(manifest.expires)")
         }
         return lines
     }
@@ -151,11 +154,13 @@ public struct TreeVerifier {
     /// Every delta archive under `folder`: signed by the manifest role, for this pack and the scene its folder names,
     /// and carrying exactly its added files with the sizes and hashes of its target list. A delta to the scene version
     /// the manifest names is what a phone fetches now, so it must lead exactly there (`delta-target`), as a phone
-    /// judges it (`DeltaBinding`, the same entries check too), and a version-0 delta must carry every file; where any
-    /// other delta starts is the installed scene's business, which only a phone has.
-    private func verifyDeltas(_ folder: URL, manifest: Manifest, root: RootDocument) throws -> Int {
+    /// judges it (`DeltaBinding`, the same entries check too), and a version-0 delta must carry every file. A delta
+    /// from an earlier version starts from that version as the release in the tree that listed it has it (`earlier`;
+    /// `delta-base`), when one does. Returns how many deltas were verified, and how many of those from an earlier
+    /// version were checked against it.
+    private func verifyDeltas(_ folder: URL, manifest: Manifest, root: RootDocument, earlier: [String: [Int: Manifest.Scene]]) throws -> (Int, Int) {
         let pack = manifest.pack
-        var count = 0
+        var count = 0, based = 0
         for scene in ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).sorted() {
             for name in ((try? FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent(scene).path)) ?? []).sorted() where name.hasSuffix(".tar") {
                 let url = folder.appendingPathComponent(scene).appendingPathComponent(name)
@@ -169,11 +174,15 @@ public struct TreeVerifier {
                         throw VerificationFailure(.fetchSize, "\(ShownPath.of(url)) is \(info.st_size) bytes, over the \(cap)-byte cap a phone downloads for scene \(scene)'s delta")
                     }
                 }
-                _ = try verifyDelta(url, root: root, expecting: (pack, scene, name), current: manifest.scenes.first { $0.id == scene })
+                let (delta, _) = try verifyDelta(url, root: root, expecting: (pack, scene, name), current: manifest.scenes.first { $0.id == scene })
+                if delta.from.version != 0, let base = earlier[scene]?[delta.from.version] {
+                    try VerificationFailure.about(named: ShownPath.of(url), .deltaBase) { try DeltaBinding(delta).evaluate(startsFromEarlier: base).require() }
+                    based += 1
+                }
                 count += 1
             }
         }
-        return count
+        return (count, based)
     }
 
     /// One delta archive: opened as a phone opens it (`DeltaArchive`), signed by the manifest role, for the pack, scene

@@ -13,7 +13,8 @@ import XCTest
 /// phone's hot update (which installed version 1 and now updates to version 2 by its deltas) and from `packtool verify`
 /// on the tree (both compose PackTrust's `DeltaBinding`), and the honest tree passes both. (A delta leading elsewhere
 /// passed `verify`; an entry that was not an added file was `delta` there and `delta-entry` on a phone.) Where a delta
-/// starts is judged against the installed scene, which only a phone has (`DeltaBindingTests`).
+/// starts is judged by a phone against its installed scene (`DeltaBindingTests`) and by `verify` against the earlier
+/// release in the tree that listed that version (`evaluate(startsFromEarlier:)`).
 final class DeltaBindingsAcrossReadersTests: SignedTreeReadersTestCase {
     private var v2: Manifest!
     private var v2Bytes: [UInt8] = []
@@ -130,6 +131,53 @@ final class DeltaBindingsAcrossReadersTests: SignedTreeReadersTestCase {
         XCTAssertEqual(result.method, "full archive")
         XCTAssertTrue(result.fallbacks.contains { $0.contains("starts from nothing but does not carry story.vtt") }, "\(result.fallbacks)")
         XCTAssertEqual(try verifyCode(tree.path), "delta-base")
+    }
+
+    /// The attack's gap: `verify` judged where a delta leads and what it carries, not where it starts, so a tree whose
+    /// delta from version 1 starts from another scene (or keeps a file version 1 never had) passed while every phone on
+    /// version 1 was refused it. Version 1's manifest is in the tree: `verify` now holds the delta to it.
+    func testADeltaStartingFromAnotherSceneThanTheEarlierReleaseListedIsRefusedByVerifyAsByThePhone() throws {
+        try publishDeltas { delta in
+            guard delta.document.from.version == 1 else { return }
+            delta.document.from.digest = "sha256:" + String(repeating: "5", count: 64)
+        }
+        // The phone refuses the delta from version 1 (`delta-base` against its installed scene) and updates by the
+        // version-0 delta instead, as it did; `verify` now refuses the tree with the phone's code.
+        XCTAssertEqual(try codes("other-base"), [nil, "delta-base"])
+    }
+
+    func testADeltaKeepingAFileTheEarlierVersionNeverHadIsRefusedByVerify() throws {
+        // The new story claimed as kept from version 1, so the delta does not carry it: a phone on version 1 holds the
+        // old story and cannot make version 2 from this delta.
+        try publishDeltas { delta in
+            guard delta.document.from.version == 1 else { return }
+            delta.document.added.removeAll { $0 == "story.vtt" }
+            delta.entries.removeAll { $0.0 == "story.vtt" }
+        }
+        XCTAssertEqual(try verifyCode(tree.path), "delta-base")
+    }
+
+    func testADeltaRemovingLessThanTheEarlierVersionLeavesOutIsRefusedByVerify() throws {
+        try publishDeltas { delta in
+            guard delta.document.from.version == 1 else { return }
+            delta.document.removed = ["layers/never-there.heic"]
+        }
+        XCTAssertEqual(try verifyCode(tree.path), "delta-base")
+    }
+
+    /// A changed scene with no version-0 delta: a phone on version 1 still updates by its own delta, but one on any
+    /// version without a delta, or whose delta fails, has nothing to fall back on but the whole archive.
+    func testAChangedSceneWithoutItsVersionZeroDeltaIsNamedByVerify() throws {
+        let zero = tree.appendingPathComponent(PublishLayout.delta(pack: "royal-mile", scene: "01-castle", from: 0, to: 2))
+        try FileManager.default.removeItem(at: zero)
+        try FileManager.default.copyItem(atPath: pristine + "/state", toPath: dir + "/state-no-zero")
+        try FileManager.default.copyItem(atPath: pristine + "/app", toPath: dir + "/app-no-zero")
+        let phone = try Updater(state: URL(fileURLWithPath: dir + "/state-no-zero"), into: URL(fileURLWithPath: dir + "/app-no-zero"), fetcher: FileFetcher(base: tree)).update(pack: "royal-mile")
+        XCTAssertEqual(phone.toVersion, 2, "the phone on version 1 updates by its own delta")
+        // Missing, as a file the index names is missing: exit 2, the file named.
+        let r = try CLI.run(["verify", tree.path, "--root", rootFile])
+        XCTAssertEqual(r.status, 2, r.stderr)
+        XCTAssertTrue(r.stderr.contains("01-castle/0-2.tar is missing: phones holding an earlier version of 01-castle have no delta to version 2") && r.stderr.hasSuffix("[missing]\n"), r.stderr)
     }
 
     func testADeltaWhoseAddedFileHasOtherBytesIsRefusedByBoth() throws {

@@ -30,6 +30,32 @@ public struct DeltaBinding: Sendable {
                           + (base.map { " (version \($0.version))" } ?? " (none)"))
     }
 
+    /// `delta-base`, judged against a release's history where there is no installed scene (`packtool verify` on a
+    /// tree, which holds the earlier manifests phones installed): `earlier` is the scene as an earlier release listed
+    /// it at the delta's `from` version. The delta starts from its digest, every file it keeps (listed, not added) is
+    /// there at the same size and SHA-256 — a phone holding that version has nothing else to keep it from — and it
+    /// removes exactly the files that are gone.
+    public func evaluate(startsFromEarlier earlier: Manifest.Scene) -> PolicyResult {
+        guard delta.from.version != 0 else { return .meets }
+        guard earlier.id == delta.scene, earlier.version == delta.from.version, earlier.digest == delta.from.digest else {
+            return .check(false, .deltaBase, "the delta for \(delta.scene) starts from version \(delta.from.version) with \(delta.from.digest), "
+                          + "but the release that listed that version has \(earlier.digest)")
+        }
+        let before = Dictionary(earlier.files.map { (Array($0.path.utf8), $0) }, uniquingKeysWith: { a, _ in a })
+        let added = Set(delta.added.map { Array($0.utf8) })
+        let unkept = delta.files.filter { file in
+            !added.contains(Array(file.path.utf8)) && before[Array(file.path.utf8)].map { $0.size != file.size || $0.sha256 != file.sha256 } ?? true
+        }
+        guard unkept.isEmpty else {
+            return .check(false, .deltaBase, "the delta for \(delta.scene) keeps \(unkept.map(\.path).joined(separator: ", ")) from version "
+                          + "\(earlier.version), which has no such file with those bytes, and does not carry it")
+        }
+        let after = Set(delta.files.map { Array($0.path.utf8) })
+        let gone = Set(earlier.files.map { Array($0.path.utf8) }).subtracting(after)
+        return .check(Set(delta.removed.map { Array($0.utf8) }) == gone, .deltaBase,
+                      "the delta for \(delta.scene) does not remove exactly the files of version \(earlier.version) that version \(delta.to.version) leaves out")
+    }
+
     /// `delta-base`: a version-0 delta starts from nothing, so it adds every file of its list (phones fetch one for a
     /// new scene and when the delta from their installed version fails; one that leaves a file out helps none).
     public func evaluateSelfContained() -> PolicyResult {

@@ -21,8 +21,12 @@ enum VerifyCommand: Command {
         Checks the root chain from the pinned ROOT, then each signed document as a client installing it would
         (signatures and thresholds per role; ids, names, paths and Trip Pass length; creation times and expiry at
         --at, default now), that the index names each manifest and archive by size and SHA-256, and every file of
-        every archive. A refusal ends with the code a client would give.
-        Prints what it verified; exit 1 with the reason when anything fails.
+        every archive. In a tree, each delta leads to the scene the manifest names, and one from an earlier version
+        starts from that version as the tree's earlier release lists it (keeping only files it had, removing exactly
+        what is gone); every scene changed since an earlier release has its version-0 delta, the one phones fall back
+        on. A refusal ends with the code a client would give.
+        Prints what it verified; exit 1 with the reason when anything fails, 2 when a file it needs is missing or
+        unreadable.
 
         """
     static let options: [CommandOption] = [
