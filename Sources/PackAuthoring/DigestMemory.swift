@@ -27,14 +27,15 @@ import PackModel
 /// network and FUSE file systems, Apple platforms) every file is hashed every time.
 ///
 /// Each scene folder has one memory file, named by the folder's device and inode (so it follows a renamed pack), holding
-/// a line per file: `<sha256> <device> <inode> <size> <modified ns> <changed ns> <hashed-at ns> <path>`. It is read and
+/// the boot and mount it was made in (`origin <boot id> <mount id>`: after a crash or a remount it is not used) and a
+/// line per file: `<sha256> <device> <inode> <size> <modified ns> <changed ns> <hashed-at ns> <path>`. It is read and
 /// written through the rooted layer (a link planted at its name is not followed) and replaced whole; a file that does
 /// not parse line by line is ignored and rewritten. A memory that cannot be read or written is no error: the files are
 /// hashed, as without one. The folder is made private (0700, files 0600), and one that is not this user's own, or that
 /// others may write to, is not used at all.
 public struct DigestMemory: Sendable {
     /// The first line of every memory file; a file starting otherwise (another version) is not used.
-    static let header = "packtool digest memory 1"
+    static let header = "packtool digest memory 2"
     /// Largest memory file read (a scene of a hundred thousand files stays well under it).
     static let cap = 16 << 20
 
@@ -91,20 +92,26 @@ public struct DigestMemory: Sendable {
         var hashedAt: Int64
     }
 
-    /// The remembered digests of one scene folder, by path relative to it, and where to write them back.
+    /// The remembered digests of one scene folder, by path relative to it, where to write them back, and the origin
+    /// they hold for (`origin(ofFolder:)`).
     struct Scene {
         var name: String?
+        var origin = ""
         var files: [String: Remembered]
     }
 
-    /// The memory of the folder at `path` (empty when there is none, it does not parse, or it is not this user's own).
+    /// The memory of the folder at `path` (empty when there is none, it does not parse, it was made in another boot or
+    /// on another mount, or it is not this user's own; with no name, and never written, when the folder's origin
+    /// cannot be told).
     func recall(folderAt path: String) -> Scene {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return Scene(name: nil, files: [:]) }
-        let name = "\(UInt64(truncatingIfNeeded: info.st_dev))-\(UInt64(info.st_ino)).txt"
+        guard let folder = WriteTracking.folder(at: path) else { return Scene(name: nil, files: [:]) }
+        let origin = folder.origin
+        let name = "\(folder.device)-\(folder.inode).txt"
         guard let rooted = memoryFolder(creating: false), let status = rooted.status(name), Self.isOwnAndPrivate(status, file: true),
-              let data = try? rooted.read(name, cap: Self.cap) else { return Scene(name: name, files: [:]) }
-        return Scene(name: name, files: Self.parse(data) ?? [:])
+              let data = try? rooted.read(name, cap: Self.cap), let (made, files) = Self.parse(data), made == origin else {
+            return Scene(name: name, origin: origin, files: [:])
+        }
+        return Scene(name: name, origin: origin, files: files)
     }
 
     /// The memory folder, opened beneath the cache folder (which may be a link: the user's choice) without following
@@ -134,22 +141,45 @@ public struct DigestMemory: Sendable {
 
     /// Replaces the memory of `scene` with `files` (paths holding a line break are left out: a line is one file).
     func remember(_ files: [String: Remembered], in scene: Scene) {
-        guard let name = scene.name, files != scene.files else { return }
-        var text = Self.header + "\n"
-        for (path, file) in files.sorted(by: { $0.key < $1.key }) where !path.contains("\n") && !path.contains("\r") {
+        guard let name = scene.name, !scene.origin.isEmpty, files != scene.files else { return }
+        var text = Self.header + "\norigin " + scene.origin + "\n"
+        // Checked as bytes: "\r\n" is one Character, equal to neither "\n" nor "\r", so a name holding it passed a
+        // Character check and planted a line of its own (a forged digest for another file).
+        for (path, file) in files.sorted(by: { $0.key < $1.key }) where !path.utf8.contains(where: { $0 == 10 || $0 == 13 }) {
             let i = file.identity
             text += "\(file.sha256) \(i.device) \(i.inode) \(i.size) \(i.modified) \(i.changed) \(file.hashedAt) \(path)\n"
         }
         guard let rooted = memoryFolder(creating: true) else { return }
         try? rooted.writeAtomically(Data(text.utf8), to: name, mode: 0o600)
+        prune(rooted, keeping: name)
+    }
+
+    /// How long an unwritten memory file is kept: a scene folder not linted or signed for 30 days (or gone: a CI
+    /// runner's checkouts get new inodes every run) loses its memory, and its next run hashes its files.
+    static let keptSeconds = 30 * 86_400
+
+    /// Removes the memory files of `rooted` not written for `keptSeconds` (never `keeping`, just written).
+    private func prune(_ rooted: RootedFolder, keeping: String) {
+        let oldest = Int(now() / 1_000_000_000) - Self.keptSeconds
+        for name in (try? rooted.list()) ?? [] where name != keeping && name.hasSuffix(".txt") {
+            guard let status = rooted.status(name), status.st_mode & S_IFMT == S_IFREG else { continue }
+            #if canImport(Darwin)
+            let written = Int(status.st_mtimespec.tv_sec)
+            #else
+            let written = Int(status.st_mtim.tv_sec)
+            #endif
+            if written < oldest { _ = rooted.removeFile(name) }
+        }
     }
 
     /// The lines of a memory file, or nil when any line is not one (the whole file is then ignored). Split at bytes,
     /// not Characters: a combining mark after a space or a line break must not join them into one.
-    static func parse(_ data: Data) -> [String: Remembered]? {
+    static func parse(_ data: Data) -> (origin: String, files: [String: Remembered])? {
         var lines = [UInt8](data).split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
-        guard lines.count >= 2, String(decoding: lines[0], as: UTF8.self) == header, lines.last!.isEmpty else { return nil }
-        lines.removeFirst()
+        guard lines.count >= 3, String(decoding: lines[0], as: UTF8.self) == header, lines.last!.isEmpty else { return nil }
+        let originLine = String(decoding: lines[1], as: UTF8.self)
+        guard originLine.hasPrefix("origin ") else { return nil }
+        lines.removeFirst(2)
         lines.removeLast()
         var out: [String: Remembered] = [:]
         for line in lines {
@@ -159,8 +189,10 @@ public struct DigestMemory: Sendable {
                   let modified = Int64(fields[4]), let changed = Int64(fields[5]), let hashedAt = Int64(fields[6]),
                   size >= 0, !fields[7].isEmpty else { return nil }
             let identity = FileIdentity(device: device, inode: inode, size: size, modified: modified, changed: changed)
+            // A path twice (no writer makes one) means a line was planted: the whole file is ignored.
+            guard out[fields[7]] == nil else { return nil }
             out[fields[7]] = Remembered(sha256: fields[0].lowercased(), identity: identity, hashedAt: hashedAt)
         }
-        return out
+        return (String(originLine.dropFirst("origin ".count)), out)
     }
 }

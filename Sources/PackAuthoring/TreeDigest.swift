@@ -105,7 +105,8 @@ public struct TreeDigest: Equatable, Sendable {
             lock.withLock { hashed[job.folder][job.file] = result }
         }
         if let memory {
-            for (i, scene) in recalled.enumerated() {
+            // A folder whose listing failed keeps its memory as it was (nothing was learnt about it).
+            for (i, scene) in recalled.enumerated() where (try? listings[i].get()) != nil {
                 var remembered = scene.files.filter { excluding.contains($0.key) }
                 for case .success(let file)? in hashed[i] { remembered[file.entry.path] = file.remembered }  // nil: forgotten
                 memory.remember(remembered, in: scene)

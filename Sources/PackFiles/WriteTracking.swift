@@ -37,7 +37,59 @@ public enum WriteTracking {
     }
 }
 
+extension WriteTracking {
+    /// The folder at `path` (a link to one followed): its device and inode, and the boot and mount of the file system
+    /// holding it (`origin`). nil when it cannot be opened or the origin cannot be told.
+    ///
+    /// Times vouch for bytes only in the boot and mount they were read in: a crash or a pulled disk can leave a
+    /// file's new bytes on disk with its old times (the data flushed, the inode's times still in the journal), so
+    /// after a reboot, or a remount, remembered times vouch for nothing. The mount is Linux's unique mount id (`statx`
+    /// `STATX_MNT_ID_UNIQUE`, Linux 6.8 on; the older `mnt_id` is handed out again to the next mount); off Linux, or
+    /// on an older kernel, there is no origin.
+    public static func folder(at path: String) -> (device: UInt64, inode: UInt64, origin: String)? {
+        #if os(Linux) && (arch(x86_64) || arch(arm64))
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0, let boot = bootID else { return nil }
+        // `struct statx` (256 bytes) into a buffer of our own: Glibc's module does not import it. `stx_mask` is at
+        // offset 0 and `stx_mnt_id` at 144 on every Linux architecture.
+        let info = UnsafeMutableRawPointer.allocate(byteCount: 256, alignment: 16)
+        defer { info.deallocate() }
+        info.initializeMemory(as: UInt8.self, repeating: 0, count: 256)
+        let uniqueMountID: UInt32 = 0x4000, emptyPath: Int32 = 0x1000  // STATX_MNT_ID_UNIQUE, AT_EMPTY_PATH
+        guard settle_statx(fd, "", emptyPath, uniqueMountID, info) == 0, info.load(as: UInt32.self) & uniqueMountID != 0 else { return nil }
+        return (UInt64(truncatingIfNeeded: status.st_dev), UInt64(status.st_ino), "\(boot) \(info.load(fromByteOffset: 144, as: UInt64.self))")
+        #else
+        return nil
+        #endif
+    }
+
+    #if os(Linux)
+    /// This boot's id (Linux `/proc/sys/kernel/random/boot_id`), read once.
+    static let bootID: String? = readSmall("/proc/sys/kernel/random/boot_id").map { String($0.filter { $0.isHexDigit || $0 == "-" }) }.flatMap { $0.count < 16 ? nil : $0 }
+
+    /// The text of a small kernel file (whose size `stat` gives as 0), read to its end; nil when it cannot be read.
+    static func readSmall(_ path: String) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while bytes.count < 65536 {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0, errno == EINTR { continue }
+            guard n > 0 else { break }
+            bytes += chunk[0..<n]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+    #endif
+}
+
 #if os(Linux) && (arch(x86_64) || arch(arm64))
+@_silgen_name("statx") private func settle_statx(_ dirfd: Int32, _ path: UnsafePointer<CChar>, _ flags: Int32, _ mask: UInt32, _ buffer: UnsafeMutableRawPointer) -> Int32
 @_silgen_name("fstatfs") private func settle_fstatfs(_ fd: Int32, _ buffer: UnsafeMutableRawPointer) -> Int32
 @_silgen_name("sync_file_range") private func settle_sync_file_range(_ fd: Int32, _ offset: Int64, _ count: Int64, _ flags: UInt32) -> Int32
 #endif

@@ -46,7 +46,11 @@ struct DeltaWriter {
                add: (TarWriter, String, Manifest.File) throws -> Void) throws -> [URL] {
         let history = try ledger.sceneHistory(pack: pack, scene: scene.id).filter { $0.sceneVersion < scene.version }
         var bases: [(DeltaDocument.SceneState, [Manifest.File])] = [(.init(version: 0, digest: ""), [])]
-        for past in history.suffix(depth) {
+        // One base per version: a ledger written before scene versions were taken from the whole history may hold a
+        // version with two contents (a stop dropped and added back); the newer one is the one phones hold now, and
+        // the others fall back on the version-0 delta.
+        let newest = Dictionary(history.map { ($0.sceneVersion, $0) }, uniquingKeysWith: { $0.packVersion >= $1.packVersion ? $0 : $1 })
+        for past in newest.values.sorted(by: { $0.sceneVersion < $1.sceneVersion }).suffix(depth) {
             bases.append((.init(version: past.sceneVersion, digest: past.digest), try ledger.sceneFiles(pack: pack, version: past.packVersion, scene: scene.id)))
         }
         let folder = "packs/\(pack)/deltas/\(scene.id)"

@@ -121,7 +121,9 @@ extension Publisher {
     /// hashing them as they are copied. Every writer of published bytes (archive and deltas) goes through here.
     static func add(_ name: String, to writer: TarWriter, from source: URL, offset: UInt64 = 0, file: Manifest.File, identity: FileIdentity?,
                     copied: ((Int) -> Void)? = nil) throws {
-        if let identity {
+        // Only an identity whose times move with every write may stand in for the bytes (`WriteTracking`); any other
+        // is hashed as the rest are, whoever made it.
+        if let identity, identity.tracksWrites {
             try writer.add(name, from: source, offset: offset, size: file.size, identity: identity) { copied?($0.count) }
             return
         }

@@ -198,7 +198,11 @@ public final class Publisher {
                 identities["stops/\(stop)/\(entry.path)"] = entry.identity
             }
             let previous = previousScenes[stop]
-            let version = previous?.digest == digest.prefixed ? previous!.version : (previous?.version ?? 0) + 1
+            // A changed scene takes the next version it never had: one removed from the route and added back later
+            // restarted at 1, so one version named two contents (a phone holding the first could not tell) and the
+            // next release's deltas from it collided.
+            let version = previous?.digest == digest.prefixed ? previous!.version
+                : (try ledger.sceneHistory(pack: pack.id, scene: stop).map(\.sceneVersion).max() ?? 0) + 1
             if previous?.digest != digest.prefixed { changed.append(stop) }
             scenes.append(Manifest.Scene(id: stop, version: version, digest: digest.prefixed, files: files))
         }

@@ -69,9 +69,9 @@ public struct TreeVerifier {
             guard digest == entry.archive.sha256 else {
                 throw VerificationFailure(.hash, "archive of \(pack): \(ShownPath.of(archiveURL)) does not match the index's SHA-256")
             }
-            let earlier = Self.earlierScenes(of: pack, before: manifest.version, in: out)
-            try Self.requireFallbackDeltas(manifest, earlier: earlier.scenes, releases: earlier.releases, in: out)
-            let (deltas, based) = try verifyDeltas(out.appendingPathComponent("packs/\(pack)/deltas"), manifest: manifest, root: root, earlier: earlier.scenes)
+            let history = try Self.history(before: manifest, in: out)
+            try Self.requireFallbackDeltas(manifest, history: history, in: out)
+            let (deltas, based) = try verifyDeltas(out.appendingPathComponent("packs/\(pack)/deltas"), manifest: manifest, root: root, history: history)
             lines.append("\(pack): version \(manifest.version), \(manifest.scenes.count) scenes, \(files) files verified, \(deltas) deltas verified "
                          + "(\(based) from an earlier version checked against the release that listed it), manifest expires \(manifest.expires)")
         }
@@ -155,10 +155,10 @@ public struct TreeVerifier {
     /// and carrying exactly its added files with the sizes and hashes of its target list. A delta to the scene version
     /// the manifest names is what a phone fetches now, so it must lead exactly there (`delta-target`), as a phone
     /// judges it (`DeltaBinding`, the same entries check too), and a version-0 delta must carry every file. A delta
-    /// from an earlier version starts from that version as the release in the tree that listed it has it (`earlier`;
+    /// from an earlier version starts from that version as the release in the tree that listed it has it (`history`;
     /// `delta-base`), when one does. Returns how many deltas were verified, and how many of those from an earlier
     /// version were checked against it.
-    private func verifyDeltas(_ folder: URL, manifest: Manifest, root: RootDocument, earlier: [String: [Int: Manifest.Scene]]) throws -> (Int, Int) {
+    private func verifyDeltas(_ folder: URL, manifest: Manifest, root: RootDocument, history: History) throws -> (Int, Int) {
         let pack = manifest.pack
         var count = 0, based = 0
         for scene in ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).sorted() {
@@ -175,7 +175,7 @@ public struct TreeVerifier {
                     }
                 }
                 let (delta, _) = try verifyDelta(url, root: root, expecting: (pack, scene, name), current: manifest.scenes.first { $0.id == scene })
-                if delta.from.version != 0, let base = earlier[scene]?[delta.from.version] {
+                if delta.from.version != 0, let base = Self.base(of: delta, in: history) {
                     try VerificationFailure.about(named: ShownPath.of(url), .deltaBase) { try DeltaBinding(delta).evaluate(startsFromEarlier: base).require() }
                     based += 1
                 }

@@ -87,7 +87,7 @@ extension VerificationFailure {
         public static let hash = Code("hash", .refused, "a file's SHA-256 differs from the signed one")
         public static let size = Code("size", .refused, "a file is larger than its cap or differs from its signed size")
         public static let delta = Code("delta", .refused, "a delta archive is malformed or signed for another scene or version")
-        public static let deltaBase = Code("delta-base", .refused, "a delta does not start from the installed version, or the installed files it builds on are damaged")
+        public static let deltaBase = Code("delta-base", .refused, "a delta does not start from the installed version (or, in `packtool verify`, from that version as the tree's earlier release lists it), or the files it builds on are damaged or not there")
         public static let deltaTarget = Code("delta-target", .refused, "a delta does not lead to the version the manifest names")
         public static let deltaEntry = Code("delta-entry", .refused, "a delta holds a file it does not list, or lacks one it does")
         public static let deltaMissing = Code("delta-missing", .refused, "no usable delta exists for a changed scene")

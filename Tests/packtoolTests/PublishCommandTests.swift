@@ -69,6 +69,39 @@ final class PublishCommandTests: XCTestCase {
         return copy
     }
 
+    /// The second attack's case: a stop dropped from the route and added back with other content restarted at version
+    /// 1, so one scene version named two contents (a phone holding the first could not tell), `verify` passed, and the
+    /// next change to it could not be published (its delta from version 1 was written twice: "already exists").
+    func testAStopDroppedAndAddedBackTakesAVersionItNeverHad() throws {
+        let copy = try PackCopy()
+        func verify() throws -> CLI.Result { try CLI.run(["verify", out, "--root", state + "/root/1.root.json"]) }
+        XCTAssertEqual(try sign(copy.root.path).status, 0)
+        let kept = dir + "/07-kept-aside"
+        try copy.edit("pack.json", replacing: "\"06-canongate-tolbooth\",\n    \"07-abbey-strand\"", with: "\"06-canongate-tolbooth\"")
+        try FileManager.default.moveItem(atPath: copy.stop(6).path, toPath: kept)
+        let dropped = try sign(copy.root.path, ["--allow-warnings"])
+        XCTAssertEqual(dropped.status, 0, dropped.stderr)
+        try FileManager.default.moveItem(atPath: kept, toPath: copy.stop(6).path)
+        try copy.edit("pack.json", replacing: "\"06-canongate-tolbooth\"\n", with: "\"06-canongate-tolbooth\",\n    \"07-abbey-strand\"\n")
+        try copy.edit("stops/07-abbey-strand/story.vtt", replacing: "at the Abbey Strand.", with: "at the Abbey Strand, by the sanctuary.")
+        XCTAssertEqual(try CLI.run(["review", "sign", copy.stop(6).path, "--reviewer-key", "\(keys)/historian.pem", "--reviewer", "example-historian"]).status, 0)
+        let back = try sign(copy.root.path, ["--allow-warnings"])
+        XCTAssertEqual(back.status, 0, back.stderr)
+        let manifest = try Data(contentsOf: URL(fileURLWithPath: out + "/packs/royal-mile/3/manifest.json"))
+        let payload = try XCTUnwrap(Data(base64Encoded: try XCTUnwrap((try JSONSerialization.jsonObject(with: manifest) as? [String: Any])?["payload"] as? String)))
+        let scenes = try XCTUnwrap((try JSONSerialization.jsonObject(with: payload) as? [String: Any])?["scenes"] as? [[String: Any]])
+        XCTAssertEqual(scenes.first { $0["id"] as? String == "07-abbey-strand" }?["version"] as? Int, 2, "version 1 was the other content")
+        let between = try verify()
+        XCTAssertEqual(between.status, 0, between.stderr)
+        try copy.edit("stops/07-abbey-strand/story.vtt", replacing: "by the sanctuary.", with: "by the old sanctuary.")
+        XCTAssertEqual(try CLI.run(["review", "sign", copy.stop(6).path, "--reviewer-key", "\(keys)/historian.pem", "--reviewer", "example-historian"]).status, 0)
+        let next = try sign(copy.root.path, ["--allow-warnings"])
+        XCTAssertEqual(next.status, 0, next.stderr)
+        let v = try verify()
+        XCTAssertEqual(v.status, 0, v.stderr)
+        XCTAssertTrue(v.stdout.contains("from an earlier version checked against the release that listed it"), v.stdout)
+    }
+
     func testSignPublishesATreeThatVerifiesAndTheLedgerAgrees() throws {
         let r = try sign(ExamplePack.root.path)
         XCTAssertEqual(r.status, 0, r.stderr)

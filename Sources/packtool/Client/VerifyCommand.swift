@@ -24,7 +24,8 @@ enum VerifyCommand: Command {
         every archive. In a tree, each delta leads to the scene the manifest names, and one from an earlier version
         starts from that version as the tree's earlier release lists it (keeping only files it had, removing exactly
         what is gone); every scene changed since an earlier release has its version-0 delta, the one phones fall back
-        on. A refusal ends with the code a client would give.
+        on; and no scene version has two contents across the releases. A refusal ends with the code a client would
+        give.
         Prints what it verified; exit 1 with the reason when anything fails, 2 when a file it needs is missing or
         unreadable.
 

@@ -39,8 +39,9 @@ enum SignCommand: Command {
         as `packtool upload` does (--endpoint, --region, --profile, --path-style, --virtual-hosted as there); a failed
         upload is resumed by running `packtool upload` on that folder, or sign again.
         Each file's SHA-256 is remembered in the user's cache (digests/, beside lint's voices) and a file is read again
-        only when its inode, size or times have moved since, on ext4, XFS and Btrfs (docs/formats.md, "Tree digest");
-        elsewhere, and on a first sign, every file is hashed.
+        unless it provably has not changed: same inode, size and times, last changed 2 s or more before it was hashed,
+        on ext4, XFS or Btrfs, since the last boot and mount (docs/formats.md, "Tree digest"). Elsewhere, and on a
+        first sign, every file is hashed.
         Exit codes: 0 published (or nothing to do), 1 refused (lint, keys, versions), 2 usage or I/O error.
 
         """
