@@ -14,6 +14,9 @@ import PackVerify
 /// The session's delegate: each task's answer judged, each finished file handed over to the client, redirects followed
 /// only as the fetcher would, and a file's end decided (refused, retried, or the last one in, which starts the install).
 extension BackgroundPackDownloads {
+    /// How far past its cap an answer whose status is not known yet may run before it is cut off: 1 MiB.
+    static let unjudgedGrace: UInt64 = 1 << 20
+
     /// Cancels a task no plan vouches for, judges the answer's status, and cuts the body off past its cap.
     public func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didWriteData bytesWritten: Int64,
                            totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64) {
@@ -28,7 +31,12 @@ extension BackgroundPackDownloads {
         let written = UInt64(max(0, totalBytesWritten))
         if written > tagged.object.maxBytes {
             decide(path, VerificationFailure(.fetchSize, "\(path): the server sent more bytes than the signed size"))
-            return downloadTask.cancel()
+            // FoundationNetworking tells the status only at the end, and a task cancelled first may never tell it: an
+            // answer whose status is not known yet (an error page, likely) runs up to `unjudgedGrace` past the cap, so
+            // it ends with its status and is judged by it (a 503 retried, not refused as too long). Past that, or with
+            // its status known, it is cut off here. (Apple's URLSession tells the status before the first byte.)
+            if downloadTask.response != nil || written - tagged.object.maxBytes > Self.unjudgedGrace { return downloadTask.cancel() }
+            return
         }
         lock.withLock { settings.onBytes }?(path, written)
     }
