@@ -40,11 +40,13 @@ public struct StoryVoice: VoiceListening {
         let key = try Self.sha256(of: path, known: known) + "-v\(Self.detectorVersion)-runs"
         // The cache is reached through the rooted layer: a link planted at an entry's name (or beneath the folder) is
         // never followed, read or written through.
-        let folder = cacheFolder.flatMap { try? RootedFolder(opening: $0, create: true, followingLinkAtRoot: true) }
+        // A folder of the user's cache, private and this user's own (`RootedFolder.userCache`): a voice planted in a
+        // shared one would pass a transcript it does not match.
+        let folder = cacheFolder.flatMap { RootedFolder.userCache($0, creating: true) }
         let name = key + ".json"
         // Read with lint's own parser, field by field (JSONDecoder's first use in a process costs more than
         // everything else a cached story does), and only when it parses whole: an issue of any kind is a miss.
-        if let folder, let data = try? folder.read(name, cap: 16 << 20) {
+        if let folder, let data = folder.readPrivate(name, cap: 16 << 20) {
             let parsed = JSONParser().parse([UInt8](data))
             if parsed.issues.isEmpty, let root = parsed.root, let entry = Entry(node: root),
                entry.key == key, let voice = entry.voice {
@@ -56,7 +58,7 @@ public struct StoryVoice: VoiceListening {
         let voice = VoiceActivity.detect(features)
         if let folder, let data = try? JSONEncoder().encode(Entry(key: key, voice: voice)) {
             // A cache that cannot be written is no error: the next run decodes again.
-            try? folder.writeAtomically(data, to: name)
+            try? folder.writeAtomically(data, to: name, mode: 0o600)
         }
         return voice
     }

@@ -107,31 +107,16 @@ public struct DigestMemory: Sendable {
         guard let folder = WriteTracking.folder(at: path) else { return Scene(name: nil, files: [:]) }
         let origin = folder.origin
         let name = "\(folder.device)-\(folder.inode).txt"
-        guard let rooted = memoryFolder(creating: false), let status = rooted.status(name), Self.isOwnAndPrivate(status, file: true),
-              let data = try? rooted.read(name, cap: Self.cap), let (made, files) = Self.parse(data), made == origin else {
+        guard let rooted = memoryFolder(creating: false), let data = rooted.readPrivate(name, cap: Self.cap),
+              let (made, files) = Self.parse(data), made == origin else {
             return Scene(name: name, origin: origin, files: [:])
         }
         return Scene(name: name, origin: origin, files: files)
     }
 
-    /// The memory folder, opened beneath the cache folder (which may be a link: the user's choice) without following
-    /// a link at its own name, and made (mode 0700) when `creating`; nil unless it is this user's own and private.
-    /// What a shared cache folder (a CI runner's `/tmp`) holds under that name from another user is never read: a
-    /// digest planted there would be published as a file's hash.
-    private func memoryFolder(creating: Bool) -> RootedFolder? {
-        let url = URL(fileURLWithPath: folder)
-        let name = url.lastPathComponent
-        guard let cache = try? RootedFolder(opening: url.deletingLastPathComponent().path, create: creating, followingLinkAtRoot: true, mode: 0o700) else { return nil }
-        if creating, !cache.exists(name) { try? cache.makeFolder(name, mode: 0o700) }
-        guard let memory = try? cache.folder(name), let status = memory.status(), Self.isOwnAndPrivate(status, file: false) else { return nil }
-        return memory
-    }
-
-    /// Owned by this user, writable by no one else, and (a file) regular with one name.
-    static func isOwnAndPrivate(_ status: stat, file: Bool) -> Bool {
-        status.st_uid == geteuid() && status.st_mode & 0o022 == 0
-            && (file ? status.st_mode & S_IFMT == S_IFREG && status.st_nlink == 1 : status.st_mode & S_IFMT == S_IFDIR)
-    }
+    /// The memory folder, a folder of the user's cache (`RootedFolder.userCache`: private, this user's own, no link
+    /// at its name), made when `creating`.
+    private func memoryFolder(creating: Bool) -> RootedFolder? { RootedFolder.userCache(folder, creating: creating) }
 
     /// The digest remembered for a file now of `identity`, when it may be trusted.
     func trusted(_ remembered: Remembered?, for identity: FileIdentity) -> String? {

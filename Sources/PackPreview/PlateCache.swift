@@ -22,9 +22,10 @@ public struct PlateCache: Sendable {
     /// The environment variable that puts the cache elsewhere (tests point it at a temporary folder).
     public static let environmentVariable = UserCacheFolder.environmentVariable
 
-    /// Opens (making it when missing) the plates folder at `path`; nil when it cannot be made or opened.
+    /// Opens (making it when missing) the plates folder at `path`, a folder of the user's cache (`RootedFolder.userCache`:
+    /// private, this user's own); nil when it cannot be made or opened, or is another user's or writable by others.
     public init?(path: String) {
-        guard path.hasPrefix("/"), let folder = try? RootedFolder(opening: path, create: true) else { return nil }
+        guard let folder = RootedFolder.userCache(path, creating: true) else { return nil }
         self.folder = folder
     }
 

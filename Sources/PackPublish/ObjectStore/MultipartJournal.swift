@@ -41,7 +41,8 @@ public struct MultipartJournal: Sendable {
 
     /// The open uploads recorded for `object` (`BUCKET/KEY`). A missing, unreadable or foreign file is none.
     func uploads(for object: String) -> [String] {
-        guard let path = file(for: object), let data = try? FileSystem.read(path, cap: 1 << 20),
+        guard let folder, let path = file(for: object), let root = RootedFolder.userCache(folder, creating: false),
+              let data = root.readPrivate(String(path.dropFirst(folder.count + 1)), cap: 1 << 20),
               let entry = try? JSONDecoder().decode(Entry.self, from: data), entry.object == object else { return [] }
         return entry.uploads
     }
@@ -62,7 +63,7 @@ public struct MultipartJournal: Sendable {
         // Beneath the cache folder's handle (the rooted layer): a link planted at the file's name is replaced, never
         // written through. Best effort: without the file, a rerun starts the upload again.
         guard let folder, let path = file(for: object),
-              let root = try? RootedFolder(opening: folder, create: true, followingLinkAtRoot: true, mode: 0o700) else { return }
+              let root = RootedFolder.userCache(folder, creating: true) else { return }
         let name = String(path.dropFirst(folder.count + 1))
         if uploads.isEmpty { root.removeFile(name); return }
         guard let data = try? JSONEncoder().encode(Entry(object: object, uploads: uploads)) else { return }
