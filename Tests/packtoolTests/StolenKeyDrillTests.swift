@@ -135,6 +135,11 @@ final class StolenKeyDrillTests: XCTestCase {
         let old = try Data(contentsOf: URL(fileURLWithPath: cdn + "/index.json"))
         for _ in 1...3 { try run(["renew", "--index-key", keys + "/index.pem", "--publish", cdn, "--force"]) }
         try phoneUpdates()
+        // Index versions count the clock's seconds (× 1000, and up by one within a second): the runner's renew comes
+        // in a later second than the ones phones saw, as any scheduled one does. (Within that same second a renew that
+        // remembers nothing numbers below them; on a fast machine this test once ran it there.)
+        let seen = Int(Date().timeIntervalSince1970)
+        while Int(Date().timeIntervalSince1970) == seen { usleep(20_000) }
         try old.write(to: URL(fileURLWithPath: cdn + "/index.json"))
         // A CI runner: a new HOME every time, so no memory of the tree. (The attacker put back an index days old, which
         // any renew signs again; this one is minutes old, which only --force re-signs within the hour.)
