@@ -93,7 +93,7 @@ public struct DigestMemory: Sendable {
     }
 
     /// The remembered digests of one scene folder, by path relative to it, where to write them back, and the origin
-    /// they hold for (`origin(ofFolder:)`).
+    /// (boot and mount) they hold for (`WriteTracking.folder(at:)`).
     struct Scene {
         var name: String?
         var origin = ""
