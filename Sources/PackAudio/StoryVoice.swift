@@ -70,7 +70,8 @@ public struct StoryVoice: VoiceListening {
         do {
             let file = try RegularFile.openForReading(path, path: path, extraFlags: O_NOFOLLOW)
             defer { close(file.fd) }
-            if let known, FileIdentity(descriptor: file.fd) == known.identity { return known.sha256 }
+            // Only an identity whose times move with every write stands in for the bytes (`WriteTracking`).
+            if let known, known.identity.tracksWrites, FileIdentity(descriptor: file.fd) == known.identity { return known.sha256 }
         } catch {
             throw AudioDecodeError("it cannot be read: \(error)")
         }
