@@ -157,6 +157,7 @@ test: deps-test
 	scripts/check-rooms.py
 	scripts/check-path-splits.py --self-test
 	scripts/check-path-splits.py
+	scripts/check-release-warnings.sh --self-test
 	scripts/check-apple-code.sh
 	swift build --build-tests
 	@PYTHON=$(PYTHON) SHIM_SCRATCH=$(SHIM_SCRATCH) SHIM_SUITES='$(SHIM_SUITES)' scripts/test-lanes.sh
@@ -179,6 +180,7 @@ check: deps-build
 	scripts/check-rooms.py
 	scripts/check-path-splits.py --self-test
 	scripts/check-path-splits.py
+	scripts/check-release-warnings.sh --self-test
 	scripts/check-apple-code.sh --no-self-test
 	swift build --build-tests
 	@PACKTOOL_EXPECT_CRYPTO_BACKEND=OpenSSL scripts/swift-test-lanes.py --bundle "$$(swift build --show-bin-path)/packtoolPackageTests.xctest" \

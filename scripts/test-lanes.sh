@@ -4,7 +4,7 @@
 #   python     the Python suites (schemas, media, C ABI through ctypes, S3 against SeaweedFS, the preview in Chromium, …),
 #              two modules at a time (scripts/python-test-lanes.py)
 #   cryptokit  the CryptoKit stand-in build (its own scratch folder) and its suites
-#   tools      the C test, the nginx end-to-end test, then `make demo` on the release build, `make dist`'s checks and
+#   tools      the release build (no warning), the C test, the nginx end-to-end test, then `make demo` on it, `make dist`'s checks and
 #              the Homebrew formula against its stand-in (Tests/mac)
 # The two builds (stand-in and release) used to run one after the other in one lane, the longest of the three (20 of
 # the 25 minutes CI took); in their own lanes they share the two cores with lanes that mostly wait.
@@ -62,6 +62,8 @@ cryptokit_lane() {
 
 tools_lane() {
   {
+    # The whole release build first (every later step here reuses it), held to printing no warning.
+    scripts/check-release-warnings.sh || return 1
     Tests/c/run.sh || return 1
     Tests/http/run.sh || return 1
     # The README's first command, on the optimised build users run (an optimised build once refused every valid key
