@@ -181,7 +181,7 @@ check: deps-build
 	scripts/check-path-splits.py --self-test
 	scripts/check-path-splits.py
 	scripts/check-release-warnings.sh --self-test
-	scripts/check-apple-code.sh --no-self-test
+	scripts/check-apple-code.sh
 	swift build --build-tests
 	@PACKTOOL_EXPECT_CRYPTO_BACKEND=OpenSSL scripts/swift-test-lanes.py --bundle "$$(swift build --show-bin-path)/packtoolPackageTests.xctest" \
 	  --log .build/check.log --lanes 2 --skip '$(CHECK_SKIP)'; status=$$?; \
