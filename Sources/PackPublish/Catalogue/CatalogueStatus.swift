@@ -140,9 +140,12 @@ public struct CatalogueStatus {
             }
             let floor = try TreeFloor.read(tree: tree, roots: roots, state: nil, memory: nil, listed: current.document)   // the tree's own evidence: a state not yet published is a lag (a warning), below
             if let violation = floor.violation(of: current.document) {
-                index.report("the index is older than the tree: \(violation). An older index was put back, or a release is being published: "
-                    + "clients miss a release or a revocation until `packtool renew --state DIR` rebuilds it. If nobody here published the file named, "
-                    + "someone else holds the key that signed it: rotate that role (docs/operations.md, drills)", .critical, code: "rollback")
+                let advice = violation.foreign.isEmpty
+                    ? "An older index was put back, or a release is being published: clients miss a release or a revocation until `packtool renew --state DIR` "
+                        + "rebuilds it. If nobody here published the file named, someone else holds the key that signed it: rotate that role (docs/operations.md, drills)"
+                    : "Someone who can write to the host put it there: no index is signed until it is removed from the host; then `packtool renew --state DIR` "
+                        + "publishes the state's own documents (docs/operations.md, \"An old index put back\")"
+                index.report("the index is older than the tree: \(violation). \(advice)", .critical, code: "rollback")
             }
         } else {
             index.report("the tree has no index.json: clients cannot install anything", .critical, code: "fetch-missing")

@@ -257,7 +257,9 @@ public struct IndexCommit {
         for file in staged {
             guard let existing = try tree.read(file.path, cap: file.bytes.count + 1) else { continue }
             guard existing == file.bytes else {
-                throw PublishError.contentMismatch("\(tree.describe(file.path)) is already there with other bytes; versioned files are never rewritten, and nothing was published")
+                throw PublishError.contentMismatch("\(tree.describe(file.path)) is already there with other bytes; versioned files are never rewritten, and nothing was published. "
+                    + "If nobody here published that file, it was put there on the host (an older document copied under this name, or anything else): "
+                    + "remove it from the host and run the command again")
             }
         }
     }
@@ -296,7 +298,9 @@ public struct IndexCommit {
         .trust("\(tree.describe(PublishLayout.index)) would go backwards: \(violation). An older index was put back, or a release did not finish; "
             + "nothing was signed. With --state DIR the index is rebuilt from the ledger's releases and the state's revocation list; "
             + "otherwise publish the missing release again."
-            + (violation.inTree ? " If nobody here published the file named, someone else holds the key that signed it: rotate that role (docs/operations.md, drills)" : ""))
+            + (violation.inTree ? " If nobody here published the file named, someone else holds the key that signed it: rotate that role (docs/operations.md, drills)" : "")
+            + (violation.foreign.isEmpty ? "" : " A file that is not the document signed at its name proves nothing and is never published over: remove it from the host "
+                + "(docs/operations.md, \"An old index put back\"), then renew with --state DIR, which publishes the state's own documents in its place"))
     }
 
     /// Refuses an index that every fresh client would refuse at `time` (the root, the index or the revocation list

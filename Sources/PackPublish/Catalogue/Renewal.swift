@@ -110,17 +110,19 @@ public struct Renewal {
         }
         if options.memory == nil { warnings.append("no memory of this tree is kept on this machine (no HOME or XDG_STATE_HOME): an older index put back could be noticed only from the tree's own files") }
         // Roots the tree lacks and the state's newest revocation list go in with the index, and only with one that
-        // clients following them admit (`IndexCommit.staged`).
+        // clients following them admit (`IndexCommit.staged`). Those already there are staged too, so that one with
+        // other bytes under the same name (put there on the host) is named as such rather than left to confuse the
+        // fresh-client check.
         var rootsPublished: [Int] = []
-        for root in roots.chain where try tree.size(of: PublishLayout.root(version: root.document.version)) == nil {
+        for root in roots.chain {
+            if try tree.size(of: PublishLayout.root(version: root.document.version)) == nil { rootsPublished.append(root.document.version) }
             commit.staged.append((PublishLayout.root(version: root.document.version), root.bytes))
-            rootsPublished.append(root.document.version)
         }
         let revocations = try options.state.flatMap { try RevocationStore(state: $0).latestVerified(root: latest) }
         var revocationsPublished: Int?
-        if let revocations, try tree.size(of: revocations.binding.path) == nil {
+        if let revocations {
+            if try tree.size(of: revocations.binding.path) == nil { revocationsPublished = revocations.version }
             commit.staged.append((revocations.binding.path, revocations.bytes))
-            revocationsPublished = revocations.version
         }
 
         let ledger = try options.state.flatMap { state -> Ledger? in

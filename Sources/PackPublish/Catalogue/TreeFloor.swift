@@ -43,6 +43,15 @@ public struct TreeFloor: Sendable, Equatable {
     public var packs: [String: Mark] = [:]
     /// A new index must bind at least this revocation list version.
     public var revocations: Mark?
+    /// Versioned names above a kind's floor whose bytes are not the document signed as that version under the newest
+    /// root (`revocations` or a pack id → the names): an older document copied under a newer name, or anything else
+    /// someone who can write to the host put there. Such a name proves no version, yet it is not ignored either —
+    /// an index that stays below it is refused until the file is removed: read as nothing, an older list copied over
+    /// the newer one lowered the floor, and a renew signed the put-back index that binds the older list.
+    ///
+    /// A document signed at its own version by a key an earlier root trusted and the newest retired is not counted
+    /// here: that is what a thief signs with a stolen key, and the drill that retires the key numbers above it.
+    public var unproven: [String: [Mark]] = [:]
 
     public init() {}
 
@@ -63,7 +72,13 @@ public struct TreeFloor: Sendable, Equatable {
             for version in candidates.prefix(candidatesPerKind) {
                 let path = PublishLayout.manifest(pack: pack, version: version)
                 guard let bytes = try? tree.read(path, cap: Int(SizeCaps.manifest)),
-                      let manifest: Manifest = roots.admitUnderLatest(bytes), manifest.pack == pack, manifest.version == version else { continue }
+                      let manifest: Manifest = roots.admitUnderLatest(bytes), manifest.pack == pack, manifest.version == version else {
+                    let retired = (try? tree.read(path, cap: Int(SizeCaps.manifest))).flatMap { bytes -> Manifest? in roots.admitUnderRetired(bytes) }
+                    if retired?.pack != pack || retired?.version != version {
+                        floor.unproven[pack, default: []].append(Mark(version: version, evidence: tree.describe(path), inTree: true))
+                    }
+                    continue
+                }
                 floor.packs[pack] = Mark(version: version, evidence: tree.describe(path), inTree: true)
                 break
             }
@@ -76,7 +91,13 @@ public struct TreeFloor: Sendable, Equatable {
         for version in lists.prefix(candidatesPerKind) {
             let path = PublishLayout.revocations(version: version)
             guard let bytes = try? tree.read(path, cap: Int(SizeCaps.revocations)),
-                  let list: RevocationsDocument = roots.admitUnderLatest(bytes), list.version == version else { continue }
+                  let list: RevocationsDocument = roots.admitUnderLatest(bytes), list.version == version else {
+                let retired = (try? tree.read(path, cap: Int(SizeCaps.revocations))).flatMap { bytes -> RevocationsDocument? in roots.admitUnderRetired(bytes) }
+                if retired?.version != version {
+                    floor.unproven[unprovenLists, default: []].append(Mark(version: version, evidence: tree.describe(path), inTree: true))
+                }
+                continue
+            }
             floor.revocations = Mark(version: version, evidence: tree.describe(path), inTree: true)
             break
         }
@@ -124,6 +145,9 @@ public struct TreeFloor: Sendable, Equatable {
         if mark.version > current.version || (mark.version == current.version && current.inTree && !mark.inTree) { self[keyPath: axis] = mark }
     }
 
+    /// The key of `unproven` for revocation lists (pack ids never start with a dot).
+    static let unprovenLists = ".revocations"
+
     /// Why `index` lies below this floor, or nil. The index version is not judged (writers number above `index`).
     public func violation(of index: IndexDocument) -> Violation? {
         var found: [(String, Mark)] = []
@@ -133,8 +157,14 @@ public struct TreeFloor: Sendable, Equatable {
         if let revocations, (index.revocations?.version ?? 0) < revocations.version {
             found.append(("binds revocation list \(index.revocations.map { "version \($0.version)" } ?? "none"), below version \(revocations.version)", revocations))
         }
-        guard !found.isEmpty else { return nil }
-        return Violation(reasons: found.map { "it \($0.0) (\($0.1.evidence))" }, inTree: found.allSatisfy { $0.1.inTree })
+        var foreign: [Mark] = []
+        for (kind, marks) in unproven.sorted(by: { $0.key < $1.key }) {
+            let bound = kind == Self.unprovenLists ? (index.revocations?.version ?? 0) : (index.packs[kind]?.version ?? 0)
+            foreign += marks.filter { $0.version > bound }
+        }
+        guard !found.isEmpty || !foreign.isEmpty else { return nil }
+        return Violation(reasons: found.map { "it \($0.0) (\($0.1.evidence))" }, inTree: !found.isEmpty && foreign.isEmpty && found.allSatisfy { $0.1.inTree },
+                         foreign: foreign.map(\.evidence))
     }
 
     /// An index below the floor: every axis it falls short on, with its evidence.
@@ -142,7 +172,16 @@ public struct TreeFloor: Sendable, Equatable {
         public var reasons: [String]
         /// Every reason is a versioned file in the tree (see `Mark.inTree`).
         public var inTree: Bool
-        public var description: String { reasons.joined(separator: "; ") }
+        /// Versioned files above what the index gives that are not the documents signed at their names (`unproven`).
+        public var foreign: [String] = []
+        public var description: String {
+            var parts = reasons
+            if !foreign.isEmpty {
+                parts.append("\(foreign.count == 1 ? "a file" : "files") above what it gives \(foreign.count == 1 ? "is" : "are") not the document signed at \(foreign.count == 1 ? "its name" : "their names") "
+                    + "under the newest root (an older one copied under a newer name, or something else written to the host): \(foreign.joined(separator: ", "))")
+            }
+            return parts.joined(separator: "; ")
+        }
     }
 
     /// Version numbers of the versioned names in `folder` (names `<N><suffix>`), newest first; for a tree that cannot
@@ -180,5 +219,14 @@ extension CatalogueRoots {
     func admitUnderLatest<T: Admissible>(_ bytes: Data) -> T? {
         guard let latest else { return nil }
         return try? SignedDocument().admit(bytes, as: T.self, profile: .atRest, context: AdmissionContext(root: latest))
+    }
+
+    /// A document the newest root does not admit but an earlier one of this catalogue does: signed by a key a
+    /// rotation retired. Nil otherwise.
+    func admitUnderRetired<T: Admissible>(_ bytes: Data) -> T? {
+        for root in chain.dropLast().reversed() {
+            if let document = try? SignedDocument().admit(bytes, as: T.self, profile: .atRest, context: AdmissionContext(root: root.document)) { return document }
+        }
+        return nil
     }
 }

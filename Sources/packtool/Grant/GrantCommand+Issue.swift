@@ -167,7 +167,7 @@ extension GrantCommand {
         "warning: \(products.joined(separator: ", ")) \(products.count == 1 ? "is" : "are") sold in the app through In-App Purchase; "
             + "App Review Guideline 3.1.1 does not allow unlocking paid content with the app's own codes. Sell a paid unlock "
             + "(a museum desk) as an App Store offer code; give signed access codes only where nothing is sold: press, staff, "
-            + "schools, partners' free access (docs/operations.md, \"Revoking an access code\")\n"
+            + "schools, partners' free access (docs/operations.md, \"Selling access at a desk, and giving it away\")\n"
     }
 
     /// The grant threshold of a published root (`root/N.root.json`), after checking it is self-signed and that `key` is

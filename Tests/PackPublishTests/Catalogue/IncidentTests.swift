@@ -105,6 +105,80 @@ final class IncidentTests: XCTestCase {
         }) { error in XCTAssertTrue("\(error)".contains("binds revocation list none, below version 1"), "\(error)") }
     }
 
+    // MARK: - Files put back under other names (outside attack, 7 Dec)
+
+    /// Revokes a second code: list 2 bound by a renewed index; returns the index binding list 1.
+    private func catalogueWithTwoRevocations(_ f: PublishFixture) throws -> Data {
+        _ = try catalogueWithARevocation(f)
+        let bindsOne = try Data(contentsOf: f.out.appendingPathComponent("index.json"))
+        _ = try RevocationStore(state: f.state).revoke(id: GrantID("4567cdef")!, reason: "refunded", keys: [try f.key("grant")], ledger: try GrantLedger(state: f.state))
+        var options = f.renewal(tree: FolderTree(folder: f.out), state: f.state, indexKeys: [try f.key("index")])
+        options.force = true
+        XCTAssertEqual(try Renewal(options: options).run().index.revocations?.version, 2)
+        return bindsOne
+    }
+
+    func testAnOlderListCopiedOverTheNewerOneProvesNothingAndStopsEveryRenewUntilRemoved() throws {
+        let f = try PublishFixture()
+        let bindsOne = try catalogueWithTwoRevocations(f)
+        // Host write only: the index binding list 1 put back, and list 1's genuine bytes copied over list 2.
+        try bindsOne.write(to: f.out.appendingPathComponent("index.json"))
+        let list2 = f.out.appendingPathComponent("revocations/2.json")
+        try FileManager.default.removeItem(at: list2)
+        try FileManager.default.copyItem(at: f.out.appendingPathComponent("revocations/1.json"), to: list2)
+        // Read as nothing, list 2's name let the floor fall to list 1, and the stateless renew signed the put-back index.
+        XCTAssertThrowsError(try Renewal(options: try statelessRenewal(f)).run()) { error in
+            XCTAssertTrue("\(error)".contains("not the document signed at its name") && "\(error)".contains("revocations/2.json"), "\(error)")
+            XCTAssertTrue("\(error)".contains("remove it from the host"), "the way out is named: \(error)")
+        }
+        XCTAssertEqual(try Data(contentsOf: f.out.appendingPathComponent("index.json")), bindsOne, "nothing was signed")
+        // The state's own list 2 is never written over the file; once it is removed, renew --state repairs the tree.
+        var repair = f.renewal(tree: FolderTree(folder: f.out), state: f.state, indexKeys: [try f.key("index")])
+        repair.memory = nil
+        repair.releaseWait = 0
+        XCTAssertThrowsError(try Renewal(options: repair).run()) { error in
+            XCTAssertTrue("\(error)".contains("revocations/2.json is already there with other bytes") && "\(error)".contains("put there on the host"), "\(error)")
+        }
+        try FileManager.default.removeItem(at: list2)
+        XCTAssertEqual(try Renewal(options: repair).run().index.revocations?.version, 2)
+        XCTAssertEqual(try Data(contentsOf: list2), try Data(contentsOf: f.state.appendingPathComponent("revocations/2.json")))
+    }
+
+    func testAFileNobodySignedAtTheNextListNameStopsTheScheduledRenewInsteadOfBeingIgnored() throws {
+        let f = try PublishFixture()
+        try f.publish(ExamplePack.root)
+        try FileManager.default.createDirectory(at: f.out.appendingPathComponent("revocations"), withIntermediateDirectories: true)
+        try Data("x\n".utf8).write(to: f.out.appendingPathComponent("revocations/1.json"))
+        XCTAssertThrowsError(try Renewal(options: try statelessRenewal(f)).run()) { error in
+            XCTAssertTrue("\(error)".contains("revocations/1.json"), "\(error)")
+        }
+        let tree = FolderTree(folder: f.out)
+        let current = try XCTUnwrap(try IndexCommit(tree: tree, roots: try CatalogueRoots.load(state: nil, tree: tree), keys: []).current())
+        let floor = try TreeFloor.read(tree: tree, roots: try CatalogueRoots.load(state: nil, tree: tree), state: nil, memory: nil, listed: current.document)
+        XCTAssertEqual(floor.violation(of: current.document)?.foreign, ["\(f.out.path)/revocations/1.json"], "status reads the same floor: critical")
+    }
+
+    func testAnOlderManifestCopiedUnderTheNewerVersionProvesNothingAndTheRenewRefuses() throws {
+        let f = try PublishFixture()
+        try f.publish(ExamplePack.root)
+        let listsOne = try Data(contentsOf: f.out.appendingPathComponent("index.json"))
+        let copy = try PackCopy()
+        try copy.edit("stops/04-tron-kirk/story.vtt", replacing: "Tron Kirk.", with: "Tron Kirk, the Tron.")
+        try f.resign(copy.stop(3))
+        var options = try f.options(pack: copy.root)
+        options.releaseWait = 0
+        let publisher = try Publisher(options: options)
+        XCTAssertEqual(try publisher.publish(try publisher.plan()).plan.manifest.version, 2)
+        try listsOne.write(to: f.out.appendingPathComponent("index.json"))
+        let manifest2 = f.out.appendingPathComponent("packs/royal-mile/2/manifest.json")
+        try FileManager.default.removeItem(at: manifest2)
+        try FileManager.default.copyItem(at: f.out.appendingPathComponent("packs/royal-mile/1/manifest.json"), to: manifest2)
+        XCTAssertThrowsError(try Renewal(options: try statelessRenewal(f)).run()) { error in
+            XCTAssertTrue("\(error)".contains("packs/royal-mile/2/manifest.json") && "\(error)".contains("not the document signed at its name"), "\(error)")
+        }
+        XCTAssertEqual(try Data(contentsOf: f.out.appendingPathComponent("index.json")), listsOne, "nothing was signed")
+    }
+
     // MARK: - A stolen grant key
 
     /// Rotates the grant role to a new key in the state and publishes the new root alone (what `root rotate
