@@ -97,15 +97,16 @@ final class PublisherInputTests: XCTestCase {
         for role in ["manifest", "grant"] { try run(["key", "generate", "--role", role, "--out", keys, "--unencrypted"]) }
         try run(["key", "generate", "--role", "root", "--out", keys, "--passphrase-file", rootPass])
         try run(["key", "generate", "--role", "index", "--out", keys, "--passphrase-file", indexPass])
+        try run(["key", "generate", "--role", "index", "--out", keys, "--id", "index-2", "--passphrase-file", indexPass])
         try run(["root", "init", "--state", state, "--root-key", keys + "/root.pem", "--manifest-pub", keys + "/manifest.pub",
                  "--index-pub", keys + "/index.pub", "--grant-pub", keys + "/grant.pub", "--passphrase-file", rootPass])
         try run(["sign", ExamplePack.root.path, "--state", state, "--manifest-key", keys + "/manifest.pem", "--index-key", keys + "/index.pem",
                  "--publish", cdn, "--passphrase-file", indexPass])
         // A drill run from the scheduled job's environment: the root key's passphrase on the command line, the index
         // key's in the file the job's variable names.
-        try run(["root", "rotate", "--state", state, "--sign-with", keys + "/root.pem", "--index-key", keys + "/index.pem", "--publish", cdn,
+        try run(["root", "rotate", "--state", state, "--sign-with", keys + "/root.pem", "--index-key", keys + "/index-2.pem", "--publish", cdn,
                  "--passphrase-file", rootPass], environment: ["PACKTOOL_PASSPHRASE_FILE": indexPass])
-        let leaked = try run(["renew", "--index-key", keys + "/index.pem", "--publish", cdn], expect: 2,
+        let leaked = try run(["renew", "--index-key", keys + "/index-2.pem", "--publish", cdn], expect: 2,
                              environment: ["PACKTOOL_PASSPHRASE_FILE": "correct horse battery staple"])
         XCTAssertFalse(leaked.stderr.contains("correct horse"), leaked.stderr)
         XCTAssertTrue(leaked.stderr.contains("the file PACKTOOL_PASSPHRASE_FILE names"), leaked.stderr)

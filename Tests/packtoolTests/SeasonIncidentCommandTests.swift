@@ -67,8 +67,8 @@ final class SeasonIncidentCommandTests: XCTestCase {
         try write(String(decoding: encrypted, as: UTF8.self), to: keys + "/openssl.pem", mode: 0o600)
         try ok(["root", "init", "--state", state, "--root-key", keys + "/openssl.pem", "--manifest-pub", keys + "/plain.pem",
                 "--index-pub", keys + "/plain.pem", "--grant-pub", keys + "/plain.pem", "--passphrase-file", passphrase])
-        try ok(["root", "rotate", "--state", state, "--sign-with", keys + "/openssl.pem", "--root-key", keys + "/plain.pem",
-                "--passphrase-file", passphrase])
+        // The same key unencrypted signs the next root (an extension: no role keys named, so none change).
+        try ok(["root", "rotate", "--state", state, "--sign-with", keys + "/plain.pem", "--passphrase-file", passphrase])
     }
 
     func testAnEncryptedKeyWithNoTerminalAndNoPassphraseIsOneClearLineAndExitTwo() throws {
@@ -162,6 +162,46 @@ final class SeasonIncidentCommandTests: XCTestCase {
         let r = try CLI.run(["status", "--tree", dir + "/no-such-tree"])
         XCTAssertEqual(r.status, 2)
         XCTAssertTrue(r.stderr.contains("no-such-tree: no such folder"), r.stderr)
+    }
+
+    // MARK: - Drills that would weaken the root or change nothing (outside attack, 7 Dec)
+
+    func testARootRotationKeepsATwoOfThreeThresholdAndOneThatChangesNothingIsRefused() throws {
+        for id in ["a", "b", "c", "d"] { try ok(["key", "generate", "--role", "root", "--out", keys, "--id", "root-" + id, "--unencrypted"]) }
+        for role in ["manifest", "index", "grant"] { try ok(["key", "generate", "--role", role, "--out", keys, "--unencrypted"]) }
+        try ok(["root", "init", "--state", state, "--root-key", keys + "/root-a.pem", "--root-key", keys + "/root-b.pem", "--root-key", keys + "/root-c.pem",
+                "--root-threshold", "2", "--manifest-pub", keys + "/manifest.pub", "--index-pub", keys + "/index.pub", "--grant-pub", keys + "/grant.pub"])
+        // Root key a stolen: b and c sign a root whose keys are b, c and d. It stays 2 of 3 (it became 1 of 3).
+        try ok(["root", "rotate", "--state", state, "--sign-with", keys + "/root-b.pem", "--sign-with", keys + "/root-c.pem",
+                "--root-key", keys + "/root-b.pem", "--root-key", keys + "/root-c.pem", "--root-key", keys + "/root-d.pem"])
+        XCTAssertTrue(try ok(["root", "show", state + "/root/2.root.json"]).stdout.contains("root: 2 of 3"))
+        // So one key alone cannot make the next root.
+        let alone = try CLI.run(["root", "rotate", "--state", state, "--sign-with", keys + "/root-d.pem", "--root-key", keys + "/root-d.pem"])
+        XCTAssertEqual(alone.status, 2)
+        XCTAssertTrue(alone.stderr.contains("the root role would need 2 signatures from 1 key"), alone.stderr)
+        // The index drill given the old key by mistake would publish a root that still trusts it.
+        let same = try CLI.run(["root", "rotate", "--state", state, "--sign-with", keys + "/root-b.pem", "--sign-with", keys + "/root-c.pem",
+                                "--index-key", keys + "/index.pem"])
+        XCTAssertEqual(same.status, 2)
+        XCTAssertTrue(same.stderr.contains("are the ones root version 2 already lists"), same.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: state + "/root/3.root.json"), "nothing written")
+    }
+
+    func testStatusOverAFileURLHoldsArchivesToTheirSignedSizeAsForTheFolder() throws {
+        for role in ["root", "manifest", "index", "grant"] { try ok(["key", "generate", "--role", role, "--out", keys, "--unencrypted"]) }
+        try ok(["root", "init", "--state", state, "--root-key", keys + "/root.pem", "--manifest-pub", keys + "/manifest.pub",
+                "--index-pub", keys + "/index.pub", "--grant-pub", keys + "/grant.pub"])
+        try ok(["sign", ExamplePack.root.path, "--state", state, "--manifest-key", keys + "/manifest.pem", "--index-key", keys + "/index.pem", "--publish", cdn])
+        XCTAssertEqual(try CLI.run(["status", "--tree", "file://" + cdn]).status, 0)
+        let archive = try FileHandle(forWritingTo: URL(fileURLWithPath: cdn + "/packs/royal-mile/1/royal-mile-1.tar"))
+        try archive.truncate(atOffset: 4_000_000)
+        try archive.close()
+        for tree in [cdn, "file://" + cdn] {
+            let r = try CLI.run(["status", "--tree", tree])
+            XCTAssertEqual(r.status, 2, "\(tree): a phone reading it refuses the archive\n\(r.stdout)")
+            XCTAssertTrue(r.stdout.contains("not the 5289984 the index names") || r.stdout.contains("the index names"), r.stdout)
+        }
+        XCTAssertEqual(try CLI.run(["status", "--tree", "file://" + dir + "/no-such-tree"]).status, 2)
     }
 
     // MARK: - The grant-key drill

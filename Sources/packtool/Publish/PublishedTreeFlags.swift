@@ -25,6 +25,15 @@ enum PublishedTreeFlags {
             let uploader = try ObjectStoreFlags.uploader(location, settings: settings, a)
             return BucketTree(client: uploader.client, prefix: location.key)
         }
+        // A file:// tree is a folder on this machine: read as one, so every check a folder gets (archive sizes among
+        // them) is made — read as a URL, `status` said "all well" of a truncated archive a phone refused.
+        if text.hasPrefix("file://"), !writable, let url = URL(string: text), url.isFileURL, url.host.map({ $0.isEmpty || $0 == "localhost" }) ?? true {
+            let path = url.path
+            guard FileSystem.isDirectory(path) else {
+                throw CommandLineError.io("\(text): \(FileSystem.exists(path) ? "not a folder" : "no such folder"); give the published tree's folder, its s3:// location or its http(s):// address")
+            }
+            return FolderTree(folder: URL(fileURLWithPath: path))
+        }
         if text.hasPrefix("http://") || text.hasPrefix("https://") || text.hasPrefix("file://") {
             guard !writable else { throw CommandLineError.usage("\(ShownURL.withoutUserinfo(text)): a URL can only be read; publish to a folder or to s3://BUCKET/PREFIX") }
             do { return FetchedTree(location: ShownURL.withoutUserinfo(text), fetcher: try TreeSource.fetcher(text, timeout: try a.timeout(default: 15))) }

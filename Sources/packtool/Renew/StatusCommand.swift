@@ -84,8 +84,8 @@ enum StatusCommand: Command {
                 if let problem = row.problem { text += "  \(row.severity == .critical ? "CRITICAL" : "warning"): \(Output.escapingControls(problem))\n" }
             }
             // By the tree's kind, not its location's spelling: a folder is shown relative, and may be named `https-mirror`.
-            if let tree = tree as? FetchedTree {
-                text += "(archive sizes were not checked over \(tree.location.hasPrefix("file:") ? "file://" : "HTTP"); `packtool verify` reads them)\n"
+            if tree is FetchedTree {
+                text += "(archive sizes were not checked over HTTP; `packtool verify` reads them)\n"
             }
             switch status.severity {
             case .ok: text += "all well: a new phone installs every pack now and at each horizon's end"

@@ -32,7 +32,9 @@ enum RootCommand: Command {
         init writes DIR/root/1.root.json, signed by the root keys. Role keys are given as public files (--<role>-pub
         K.pub) or as private ones (--<role>-key K.pem, whose public key is listed); thresholds default to 1. rotate writes version N+1: it must be signed by a threshold of
         version N's root keys (--sign-with) and a threshold of its own root keys (--root-key, private; default: the
-        same keys). Roles not named keep their keys. show prints a root and checks its signatures.
+        same keys). Roles not named keep their keys, and every role keeps its threshold unless --<role>-threshold
+        says otherwise; a rotation that names keys but would list exactly the keys it has is refused (a drill given
+        the stolen key). show prints a root and checks its signatures.
         rotate --publish DEST also puts the new root into the published tree. When the rotation changes the index
         keys, the index must be signed by the new key at once (clients that follow the new root refuse the old
         key's index): give the new index key as a private key (--index-key NEW.pem) and rotate renews the index
@@ -48,7 +50,7 @@ enum RootCommand: Command {
         CommandOption("--\(role)-key", "K.pem", "a private key of the \(role) role (its public key is listed); repeatable", only: ["init", "rotate"]),
         CommandOption("--\(role)-pub", "K.pub", "a public key of the \(role) role; repeatable", only: ["init", "rotate"]),
     ] } + RootDocument.roles.map { role in
-        CommandOption("--\(role)-threshold", "N", "how many \(role) keys must sign (default 1)", only: ["init", "rotate"])
+        CommandOption("--\(role)-threshold", "N", "how many \(role) keys must sign (default 1; rotate keeps the current one)", only: ["init", "rotate"])
     } + [
         CommandOption("--sign-with", "OLDROOT.pem", "the current root's private keys; repeatable", only: ["rotate"]),
         CommandOption("--expires-days", "N", "the root expires N days from now (default 365)", only: ["init", "rotate"]),
@@ -91,11 +93,34 @@ enum RootCommand: Command {
             let threshold = try a.value("--\(role)-threshold").map { text -> Int in
                 guard let n = Int(text), n >= 1 else { throw CommandLineError.usage("--\(role)-threshold must be a whole number ≥ 1") }
                 return n
-            } ?? (given.isEmpty ? previous?.roles[role]?.threshold ?? 1 : 1)
+            } ?? previous?.roles[role]?.threshold ?? 1
+            // A rotation keeps each role's threshold unless told otherwise: new keys for a 2-of-3 root make a 2-of-3
+            // root, never silently a 1-of-3 one (outside attack on issue 41's root drill).
+            guard threshold <= keys.count else {
+                throw CommandLineError.usage("the \(role) role would need \(threshold) signatures from \(keys.count) key\(keys.count == 1 ? "" : "s")"
+                    + (a.value("--\(role)-threshold") == nil ? " (its threshold now)" : "") + ": give more keys, or set --\(role)-threshold")
+            }
             out[role] = (keys, threshold)
         }
         warnAboutSharedKeys(out)
         return out
+    }
+
+    /// A rotation that names role keys yet lists exactly the keys and thresholds the current root has — the old,
+    /// stolen key given by mistake — would publish a new root that still trusts that key, and say nothing (outside
+    /// attack on issue 41's index drill). It is refused; a rotation that only extends the root's expiry names no keys.
+    /// (`--index-key` alone may name the unchanged index key: the one-step drills renew with it.)
+    private static func refuseDrillThatChangesNothing(_ a: Arguments, _ roles: [String: (keys: [Ed25519PublicKey], threshold: Int)], previous: RootDocument) throws {
+        let named = RootDocument.roles.filter { !a.values("--\($0)-key").isEmpty || !a.values("--\($0)-pub").isEmpty }
+        guard !named.isEmpty else { return }
+        let unchanged = RootDocument.roles.allSatisfy { role in
+            guard let spec = previous.roles[role], let now = roles[role] else { return false }
+            return Set(now.keys.map(\.keyID)) == Set(spec.keyids) && now.threshold == spec.threshold
+        }
+        guard unchanged else { return }
+        throw CommandLineError.usage("the keys given (\(named.map { "--\($0)-key/-pub" }.joined(separator: ", "))) are the ones root version \(previous.version) already lists, "
+            + "so the new root would trust exactly the same keys: to replace a stolen key, make a new one (`packtool key generate --role ROLE --out DIR`) "
+            + "and give that; to extend the root's expiry alone, give no role keys")
     }
 
     /// One key in several roles is allowed (DSSE payload types keep an index signature from passing as a manifest),
@@ -137,6 +162,7 @@ enum RootCommand: Command {
         let newRootKeys = a.values("--root-key").isEmpty ? oldSigners : try SigningKeys.privateKeys(a.values("--root-key"), role: RootDocument.Role.root, a)
         var roleArgs = try roles(a, previous: current.document)
         if !a.values("--root-key").isEmpty { roleArgs["root"] = (newRootKeys.map(\.publicKey), roleArgs["root"]!.threshold) }
+        try refuseDrillThatChangesNothing(a, roleArgs, previous: current.document)
         do {
             let document = try RootStore.document(version: current.version + 1, expires: try expiry(a), roles: roleArgs)
             // Check before writing that clients will accept it: old threshold and new threshold both met.
