@@ -30,6 +30,9 @@ public struct Renewal {
         /// hour changes nothing (idempotent). `force` re-signs anyway.
         public var renewSlack: TimeInterval = 3_600
         public var force = false
+        /// The operator has checked this machine's clock (against NTP): an index this very machine signed or saw,
+        /// created ahead of its clock now, is signed again at this time instead of refused (see `checkOwnClock`).
+        public var clockChecked = false
         /// How far ahead each kind is warned about: the root (60 days), manifests expiring within 30 days.
         public var horizons = ExpiryHorizons()
         public var now: () -> Date = { Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)) }
@@ -95,7 +98,10 @@ public struct Renewal {
         }
         var warnings: [String] = []
         let aheadBy = Timestamp.parse(before.document.created).map { $0.timeIntervalSince(now) } ?? 0
-        if aheadBy > Self.clockTolerance { try checkClockNotBehind(before.document, now: now) }
+        if aheadBy > Self.clockTolerance {
+            try checkClockNotBehind(before.document, now: now)
+            try checkOwnClock(before.document, remembered: remembered, now: now)
+        }
         if aheadBy > Self.clockTolerance {
             warnings.append("\(tree.describe(PublishLayout.index)) (version \(before.document.version)) was created at \(before.document.created), "
                 + "\(Self.duration(aheadBy)) ahead of this machine's clock (\(Timestamp.format(now))): it was signed by a machine whose clock ran ahead, and "
@@ -152,6 +158,19 @@ public struct Renewal {
                 + "both after this machine's clock (\(Timestamp.format(now))): the clock here is behind; set it right (NTP) before renewing. If it is right, "
                 + "that release was signed by a machine whose clock ran ahead: release it again from here (`packtool sign PACK … --version \(manifest.version + 1)`), then renew")
         }
+    }
+
+    /// An index ahead of this clock that this machine itself signed or saw means this clock went backwards since: it
+    /// is wrong now (a dead battery, a bad time server: then an index signed now would already be expired in real
+    /// time, and every phone would refuse it) or it was wrong then and has been set right. Nothing here can tell which,
+    /// so the renew stops (exit 2, an alarm) until someone has checked the clock and says so with `--clock-checked`.
+    /// An index another machine signed ahead is repaired at once, as before.
+    func checkOwnClock(_ index: IndexDocument, remembered: RenewMemory?, now: Date) throws {
+        guard !options.clockChecked, let remembered, remembered.version == index.version else { return }
+        throw PublishError.trust("\(options.tree.describe(PublishLayout.index)) version \(index.version) was created at \(index.created), and this machine signed or "
+            + "saw it; its clock now reads \(Timestamp.format(now)), earlier, so this clock was set back since. If it is wrong now, an index signed here would "
+            + "already have expired for every phone: nothing was signed. Check `date` against a time server; once this clock is right, run "
+            + "`packtool renew … --clock-checked` to sign the index again at this time")
     }
 
     /// "7 days", "5 hours", "12 minutes".

@@ -13,7 +13,7 @@ enum RenewCommand: Command {
     static let summary = "re-sign the published index before it expires (run it from cron); publishes new roots and revocations"
     static let help = """
         usage: packtool renew --index-key INDEX.pem... --publish DEST|s3://BUCKET/PREFIX [--state DIR]
-                              [--index-days 7] [--force] [--reset-memory] [--wait 300] [--format text|json] [--quiet]
+                              [--index-days 7] [--force] [--reset-memory] [--clock-checked] [--wait 300] [--format text|json] [--quiet]
                               [--warn-root-days 60] [--warn-manifest-days 30] [--passphrase-file FILE]
                               [--manifest-key MANIFEST.pem... [--manifest-days 365]]
                               [--endpoint URL] [--region R] [--profile NAME] [--path-style | --virtual-hosted] [--timeout S]
@@ -34,7 +34,8 @@ enum RenewCommand: Command {
         files newer than the index lists may also be a release being published right now: renew waits for its index up
         to --wait seconds (300), then refuses.
         An index created ahead of this machine's clock (signed where the clock ran ahead: clients refuse it) is signed
-        again at this machine's time. A clock behind the tree's releases is refused.
+        again at this machine's time. A clock behind the tree's releases is refused, and so is one set back since
+        this machine signed or saw the index ahead of it (exit 2): check it, then --clock-checked signs again.
         Manifests expiring within --warn-manifest-days (30) are reported: give --manifest-key (with --state) and each
         is re-released first as version N+1 with the same content and a fresh expiry, from the ledger's store — as is
         every manifest clients refuse because the manifest role's keys changed (no pack folder needed; manifests are
@@ -60,6 +61,7 @@ enum RenewCommand: Command {
         CommandOption("--warn-days", "N", "the older name of --warn-manifest-days"),
         .flag("--force", "renew even when the index was renewed within the hour"),
         .flag("--reset-memory", "forget the newest index this machine saw of the tree"),
+        .flag("--clock-checked", "this machine's clock was checked: sign again an index it signed ahead of its clock now"),
         CommandOption("--wait", "SECONDS", "how long to wait for a release being published (default 300; 0: do not wait)"),
         .format(),
         CommandOption("--manifest-key", "MANIFEST.pem", "re-release expiring or refused manifests as N+1 (with --state); repeatable"),
@@ -82,6 +84,7 @@ enum RenewCommand: Command {
         options.indexLifetime = try a.days("--index-days", default: 7)
         options.horizons = try HorizonFlags.horizons(a, legacy: ("--warn-days", ["manifest"]))
         options.force = a.flag("--force")
+        options.clockChecked = a.flag("--clock-checked")
         options.waiting = { Output.note("\($0)\n") }
         if let text = a.value("--wait") {
             guard let seconds = Double(text), seconds.isFinite, seconds >= 0, seconds <= 86_400 else {

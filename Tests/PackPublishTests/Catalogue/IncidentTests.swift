@@ -266,6 +266,27 @@ final class IncidentTests: XCTestCase {
         XCTAssertEqual(view.refusals(index: try Data(contentsOf: f.out.appendingPathComponent("index.json")), at: now.addingTimeInterval(120)), [])
     }
 
+    func testACronMachineWhoseClockWentBackStopsInsteadOfPublishingAnIndexAlreadyExpired() throws {
+        let f = try PublishFixture()
+        try f.publish(ExamplePack.root)
+        var cron = try statelessRenewal(f)
+        cron.memory = URL(fileURLWithPath: try temporaryDirectory())
+        // A month after the release the cron machine renews; then its clock falls back to a day between the two.
+        let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)).addingTimeInterval(30 * 86_400)
+        cron.now = { now }
+        let live = try Renewal(options: cron).run().index
+        // The same machine, its clock now 17 days behind: an index signed at that time would have expired already.
+        cron.now = { now.addingTimeInterval(-17 * 86_400) }
+        XCTAssertThrowsError(try Renewal(options: cron).run()) { error in
+            XCTAssertTrue("\(error)".contains("this clock was set back since") && "\(error)".contains("--clock-checked"), "\(error)")
+        }
+        XCTAssertEqual(try IndexCommit(tree: FolderTree(folder: f.out), roots: try CatalogueRoots.load(state: nil, tree: FolderTree(folder: f.out)), keys: []).current()?.document, live,
+                       "nothing was signed")
+        // Once someone has checked the clock and says so, the index is signed again at this time.
+        cron.clockChecked = true
+        XCTAssertTrue(try Renewal(options: cron).run().renewed)
+    }
+
     func testAnIndexNeverOutlivesTheRootAndTheRenewSaysTheRootIsDue() throws {
         let f = try PublishFixture()
         try f.publish(ExamplePack.root)
