@@ -132,6 +132,14 @@ public struct CatalogueStatus {
             for refusal in refusedNow where refusal.pack == nil && refusal.document != "revocations" {
                 index.report("a fresh client refuses it now (\(refusal.code)): \(refusal.message)\(advice(for: refusal))", .critical, code: refusal.code)
             }
+            // Ahead of this clock, yet within what phones install: each phone whose clock is right takes its own clock
+            // as set back and pauses Trip Passes and codes until an index created at the right time reaches it.
+            if index.severity == .ok, let created = Timestamp.parse(current.document.created), created.timeIntervalSince(now) > ClockSkew.confirmTolerance {
+                index.report("the index was created at \(current.document.created), \(Renewal.duration(created.timeIntervalSince(now))) ahead of this clock: phones whose "
+                    + "clock is right install it but take their clock as set back, and pause Trip Passes and access codes (clock-rollback) until an index "
+                    + "created at the right time reaches them. Renew from a machine whose clock is right (it signs again at its time), and fix the clock that ran ahead",
+                    .critical, code: "clock-ahead")
+            }
             if index.severity == .ok {
                 let later = now.addingTimeInterval(horizons.index)
                 for refusal in view.refusals(index: current.bytes, at: later, packs: false) where refusal.document != "revocations" {

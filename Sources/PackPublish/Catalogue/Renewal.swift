@@ -144,7 +144,7 @@ public struct Renewal {
     }
 
     /// A signed time may lie this far ahead of this machine's clock before it counts as ahead (seconds).
-    static let clockTolerance: TimeInterval = 300
+    static let clockTolerance: TimeInterval = ClockSkew.confirmTolerance
 
     /// Before signing over an index created ahead of this clock: if a release the index lists was also signed more
     /// than a day ahead of it, this machine's clock is the likelier one to be wrong (behind), and an index signed

@@ -14,6 +14,12 @@ public struct ClockSkew: Sendable {
     /// How far a signed time may lie ahead of the device: a day covers time zones set wrong and ordinary drift.
     public static let defaultAllowance: Double = 86_400
 
+    /// How far ahead of a phone's clock a fresh index may be created before the phone takes its own clock as set back
+    /// (`ClockGuard.confirmOnline`: timed passes and codes pause until an index created at the right time arrives).
+    /// Publishers hold their indexes to it: `status` calls an index further ahead of its clock critical, and `renew`
+    /// signs one again at its own time.
+    public static let confirmTolerance: Double = 300
+
     /// The guarded device time, seconds since 1970.
     public let now: Double
     /// Seconds a signed time may lie ahead of ``now``.

@@ -157,7 +157,7 @@ public struct ClockGuard: Sendable {
         state.indexTime = max(state.indexTime, indexCreated)
         // A wall clock that agrees with the publisher's signed time is trusted again, and becomes the new baseline
         // for the boot clock.
-        if reading.wall >= indexCreated - 300 {
+        if reading.wall >= indexCreated - ClockSkew.confirmTolerance {
             state.rollbackDetected = false
             state.trustedTime = max(indexCreated, reading.wall)
             state.lastWall = reading.wall

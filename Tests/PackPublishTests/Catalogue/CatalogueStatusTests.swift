@@ -56,6 +56,30 @@ final class CatalogueStatusTests: XCTestCase {
         XCTAssertTrue(index.problem?.contains("`packtool renew` on a machine with the right time") == true, "\(index)")
     }
 
+    /// Outside attack, 7 Dec: an index minutes or hours ahead installs everywhere, yet each phone whose clock is right
+    /// then pauses Trip Passes and codes (clock-rollback), and status said "all well".
+    func testAnIndexTenMinutesAheadIsCriticalBecausePhonesPauseTimedAccessAndARenewRepairsIt() throws {
+        let f = try PublishFixture()
+        try f.publish(ExamplePack.root)
+        let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+        var ahead = f.renewal(tree: FolderTree(folder: f.out), state: nil, indexKeys: [try f.key("index")])
+        ahead.memory = nil
+        ahead.now = { now.addingTimeInterval(600) }
+        ahead.force = true
+        _ = try Renewal(options: ahead).run()
+        let index = try XCTUnwrap(try status(f, now: now).rows.first { $0.kind == "index" })
+        XCTAssertEqual(index.severity, .critical)
+        XCTAssertEqual(index.code, "clock-ahead")
+        XCTAssertTrue(index.problem?.contains("10 minutes ahead of this clock") == true, "\(index)")
+        // Within the phones' tolerance it is all well; a renew at the right time is not "fresh" and repairs it.
+        XCTAssertEqual(try status(f, now: now.addingTimeInterval(400)).severity, .ok)
+        var right = ahead
+        right.force = false
+        right.now = { now.addingTimeInterval(1) }
+        XCTAssertTrue(try Renewal(options: right).run().renewed)
+        XCTAssertEqual(try status(f, now: now.addingTimeInterval(2)).severity, .ok)
+    }
+
     func testAManifestWithinThirtyDaysIsAWarningNamingTheReRelease() throws {
         let f = try PublishFixture()
         let result = try f.publish(ExamplePack.root)
