@@ -204,6 +204,27 @@ final class SeasonIncidentCommandTests: XCTestCase {
         XCTAssertEqual(try CLI.run(["status", "--tree", "file://" + dir + "/no-such-tree"]).status, 2)
     }
 
+    /// Outside attack, 7 Dec: each message a mistyped folder or file met, and the usage line a subcommand's error shows.
+    func testAMistypedFolderOrKeyIsNamedAsSuchAndEachSubcommandShowsItsOwnUsage() throws {
+        let renew = try CLI.run(["renew", "--index-key", dir + "/index.pem", "--publish", dir + "/cnd"])
+        XCTAssertEqual(renew.status, 2)
+        XCTAssertTrue(renew.stderr.contains("cnd: no such folder; --publish names the published tree to renew"), renew.stderr)
+        let rotate = try CLI.run(["root", "rotate", "--state", dir + "/stat", "--sign-with", dir + "/root.pem"])
+        XCTAssertEqual(rotate.status, 2, rotate.stderr)
+        XCTAssertTrue(rotate.stderr.contains("stat: no such folder"), rotate.stderr)
+        let access = try CLI.run(["access", "--into", dir + "/phnoe", "--pack", "royal-mile", "--scene", "01-castle-esplanade"])
+        XCTAssertEqual(access.status, 2)
+        XCTAssertTrue(access.stderr.contains("phnoe: no such folder"), access.stderr)
+        try ok(["key", "generate", "--role", "root", "--out", keys, "--passphrase-file", passphrase], environment: ["PACKTOOL_PASSPHRASE_FILE": passphrase])
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        let missingKey = try CLI.run(["root", "rotate", "--state", state, "--sign-with", keys + "/root.pem", "--index-key", dir + "/new/index.pem",
+                                      "--passphrase-file", passphrase])
+        XCTAssertNotEqual(missingKey.status, 0)
+        XCTAssertFalse(missingKey.stderr.contains("is a public key"), "a file that is not there is not called a public key: \(missingKey.stderr)")
+        let revoke = try CLI.run(["grant", "revoke", "--bogus"])
+        XCTAssertTrue(revoke.stderr.hasSuffix("usage: packtool grant revoke ID --reason TEXT --state DIR --grant-key GRANT.pem... [--unknown-id]\n"), revoke.stderr)
+    }
+
     // MARK: - The grant-key drill
 
     func testAGrantKeyRotationPublishesNothingWithoutTheNewKeyAndEverythingInOneStepWithIt() throws {

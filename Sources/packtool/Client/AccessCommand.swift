@@ -61,6 +61,9 @@ enum AccessCommand: Command {
         guard a.positionals.count == (a.value("--into") == nil ? 1 : 0) else {
             throw CommandLineError.usage(a.value("--into") == nil ? "expected one MANIFEST (or --into DIR --pack ID)" : "with --into, give no MANIFEST")
         }
+        if let into = a.value("--into"), !FileSystem.isDirectory(into) {
+            throw CommandLineError.io("\(into): \(FileSystem.exists(into) ? "not a folder" : "no such folder"); --into names the folder a pack was installed into (`packtool update --into`)")
+        }
         var now = Date().timeIntervalSince1970
         if let at = try a.time("--at") { now = at.timeIntervalSince1970 }
         let purchases = try a.values("--purchase").map { spec -> AccessRequest.Purchase in

@@ -115,7 +115,10 @@ enum KeyCommand: Command {
     static func newPassphrase(_ a: Arguments) throws -> [UInt8] {
         let given = try PassphraseFlags.passphrases(a)
         if let first = given.given.first {
-            guard given.given.count == 1 else { throw CommandLineError.usage("give one --passphrase-file for a new key") }
+            // The same passphrase from the flag and from the variable is one passphrase.
+            guard Set(given.given).count == 1 else {
+                throw CommandLineError.usage("a new key takes one passphrase: give one --passphrase-file, or set \(PassphraseFlags.environment) to a file holding the same one")
+            }
             return first
         }
         guard let typed = try Terminal.ask("passphrase for the new key: ") else {

@@ -78,7 +78,12 @@ enum RenewCommand: Command {
         let keyPaths = a.values("--index-key")
         guard !keyPaths.isEmpty else { throw CommandLineError.usage("give the index key with --index-key") }
         let json = try OutputFormat.json(a)
-        let tree = try PublishedTreeFlags.open(try a.required("--publish"), a, writable: true)
+        let destination = try a.required("--publish")
+        // A tree to renew has an index already: a mistyped folder is named as missing, not as a tree without a root.
+        if !destination.contains("://"), !FileSystem.isDirectory(destination) {
+            throw CommandLineError.io("\(destination): \(FileSystem.exists(destination) ? "not a folder" : "no such folder"); --publish names the published tree to renew")
+        }
+        let tree = try PublishedTreeFlags.open(destination, a, writable: true)
         var options = Renewal.Options(tree: tree, state: a.value("--state").map { URL(fileURLWithPath: $0) },
                                       indexKeys: try SigningKeys.privateKeys(keyPaths, role: RootDocument.Role.index, a))
         options.indexLifetime = try a.days("--index-days", default: 7)

@@ -79,7 +79,7 @@ enum RootCommand: Command {
         for role in RootDocument.roles {
             // `--<role>-key` is a private key and `--<role>-pub` a public one (DESIGN.md §8.1); a public key given as
             // --<role>-key, as before, still works with a notice.
-            for path in a.values("--\(role)-key") where role != RootDocument.Role.root && !SigningKeys.isPrivateKeyFile(path) {
+            for path in a.values("--\(role)-key") where role != RootDocument.Role.root && FileSystem.exists(path) && !SigningKeys.isPrivateKeyFile(path) {
                 Output.err("note: \(path) is a public key: give it with --\(role)-pub (--\(role)-key is for private keys); the old use still works\n")
             }
             let given = a.values("--\(role)-key") + a.values("--\(role)-pub")
@@ -155,7 +155,11 @@ enum RootCommand: Command {
     }
 
     private static func rotate(_ a: Arguments) throws -> Int32 {
-        let store = RootStore(state: try state(a))
+        let folder = try state(a)
+        guard FileSystem.isDirectory(folder.path) else {
+            throw CommandLineError.io("\(ShownPath.of(folder)): no such folder (--state names the publisher's state folder, made by `packtool root init`)")
+        }
+        let store = RootStore(state: folder)
         guard let current = try store.latest() else { throw CommandLineError.failure("no root in \(ShownPath.of(store.folder)); run `packtool root init`") }
         let oldSigners = try SigningKeys.privateKeys(a.values("--sign-with"), role: RootDocument.Role.root, a)
         guard !oldSigners.isEmpty else { throw CommandLineError.usage("give the current root keys with --sign-with") }

@@ -29,18 +29,23 @@ extension Command {
         return text
     }
 
-    /// The usage lines at the top of `help` (up to the first blank line), each entry with its continuation lines,
-    /// as `usage: packtool COMMAND …` texts.
+    /// The usage lines of `help` (each block beginning "usage: ", up to its blank line), each entry with its
+    /// continuation lines, as `usage: packtool COMMAND …` texts.
     static var usageEntries: [String] {
+        // Every usage block of the help (a line beginning "usage: " up to the next blank line): `grant`'s help holds
+        // one for issue and, further down, one for revoke, resign and list.
         var entries: [String] = []
+        var inBlock = false
         for line in help.split(separator: "\n", omittingEmptySubsequences: false) {
-            if line.allSatisfy({ $0 == " " }) { break }
-            let text = line.hasPrefix("usage: ") ? String(line.dropFirst(7)) : String(line)
-            if text.drop(while: { $0 == " " }).hasPrefix("packtool ") || entries.isEmpty {
-                entries.append("usage: " + text.drop(while: { $0 == " " }))
-            } else {
-                entries[entries.count - 1] += "\n" + line
+            let stripped = line.drop(while: { $0 == " " })
+            if stripped.hasPrefix("usage: ") {
+                inBlock = true
+                entries.append(String(stripped))
+                continue
             }
+            guard inBlock else { continue }
+            if stripped.isEmpty { inBlock = false; continue }
+            if stripped.hasPrefix("packtool ") { entries.append("usage: " + stripped) } else { entries[entries.count - 1] += "\n" + line }
         }
         return entries
     }
