@@ -174,8 +174,9 @@ public enum FileSystem {
 
     /// Gives the blocks holding `count` bytes of `fd` from `offset` back to the file system, keeping the file's size
     /// (the bytes read as zeros): Linux `fallocate(FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE)`, APFS
-    /// `fcntl(F_PUNCHHOLE)`. The range should start and end on the file system's block size (4 KiB on ext4 and APFS);
-    /// a partial block at either end is zeroed, not released. False where the file system cannot (the caller goes on:
+    /// `fcntl(F_PUNCHHOLE)`. The range must start and end on the file system's block size (4 KiB on ext4 and APFS):
+    /// Linux zeroes a partial block at either end without releasing it, while APFS refuses a range that is not
+    /// block-aligned (EINVAL), so callers align it. False where the file system cannot (the caller goes on:
     /// releasing is a saving, not a promise).
     public static func releaseBlocks(_ fd: Int32, from offset: Int64, count: Int64) -> Bool {
         guard count > 0 else { return true }

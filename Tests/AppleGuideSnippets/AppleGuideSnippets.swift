@@ -425,15 +425,14 @@ import UIKit
 
 /// An install or update the visitor started, with background time asked for (the library's `ApplicationBackgroundTime`,
 /// which ends the time itself when the system takes it back) so that leaving the app does not suspend it half-way.
-/// The work gets a client and a fetcher of its own: both are cheap values.
+/// The library's async `update` runs the work on a thread of its own (no Swift-concurrency thread waits on the network)
+/// and stops it when the calling `Task` is cancelled.
 @MainActor
 func updateInForeground(folders: PackFolders, cdn: URL) async throws -> Updater.Result {
     let time = ApplicationBackgroundTime()
     let token = time.begin("Install pack") {}  // time up: the work is suspended where it is, which is safe
     defer { if let token { time.end(token) } }
-    return try await Task.detached(priority: .userInitiated) {
-        try updatePack(client: PackClient(state: folders.state), folders: folders, from: makeFetcher(cdn: cdn))
-    }.value
+    return try await PackClient(state: folders.state).update(pack: "royal-mile", into: folders.packs, from: try makeFetcher(cdn: cdn))
 }
 #endif
 

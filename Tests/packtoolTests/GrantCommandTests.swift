@@ -33,6 +33,18 @@ final class GrantCommandTests: XCTestCase {
         XCTAssertTrue(unchecked.stderr.contains("warning: products were not checked against a pack"), unchecked.stderr)
     }
 
+    /// Issue 42: a code for something the app sells breaches App Review Guideline 3.1.1, and the publisher hears so at
+    /// the moment of issuing, with the route that is allowed (an offer code the visitor redeems and pays Apple for).
+    func testEveryCodeForAProductTheAppSellsNamesGuidelineThreeOneOneAndTheOfferCodeRoute() throws {
+        for products in [Self.cityPack, Self.tripPass] {
+            let r = try issue(["--pack-dir", ExamplePack.root.path], products: products)
+            XCTAssertEqual(r.status, 0, r.stderr)
+            XCTAssertTrue(r.stderr.contains("\(products) is sold in the app through In-App Purchase; App Review Guideline 3.1.1"), r.stderr)
+            XCTAssertTrue(r.stderr.contains("hand out an App Store offer code the visitor redeems and pays Apple for"), r.stderr)
+            XCTAssertTrue(r.stderr.contains("docs/operations.md, \"Selling access at a desk, and giving it away\""), r.stderr)
+        }
+    }
+
     func testADateOnlyTimeIsMidnightUTC() throws {
         let r = try issue(["--out", dir + "/grant.json"])
         XCTAssertEqual(r.status, 0, r.stderr)

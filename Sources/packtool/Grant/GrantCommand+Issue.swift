@@ -165,8 +165,8 @@ extension GrantCommand {
     /// Said each time a code is issued, so a museum desk's paid unlock becomes an App Store offer code instead.
     static func inAppPurchaseNotice(_ products: [String]) -> String {
         "warning: \(products.joined(separator: ", ")) \(products.count == 1 ? "is" : "are") sold in the app through In-App Purchase; "
-            + "App Review Guideline 3.1.1 does not allow unlocking paid content with the app's own codes. Sell a paid unlock "
-            + "(a museum desk) as an App Store offer code; give signed access codes only where nothing is sold: press, staff, "
+            + "App Review Guideline 3.1.1 does not allow unlocking paid content with the app's own codes. For a paid unlock "
+            + "(a museum desk), hand out an App Store offer code the visitor redeems and pays Apple for; give signed access codes only where nothing is sold: press, staff, "
             + "schools, partners' free access (docs/operations.md, \"Selling access at a desk, and giving it away\")\n"
     }
 
