@@ -51,6 +51,10 @@ extension BackgroundPackDownloads {
             try Self.checkArrival(downloadTask, path: path)
             // Before this returns: the system deletes the file then.
             try client.received.receive(location, path: path, identity: tagged.identity)
+        } catch let failure as VerificationFailure where failure.kind.outcome == .io {
+            // A problem of this device, not of the file (a full disk, the state's lock held a moment by another
+            // operation): the file is downloaded again, within the plan's retries, rather than the plan ended.
+            decide(path, DownloadAttempts.Retry(failure))
         } catch {
             decide(path, error)
         }

@@ -200,6 +200,53 @@ final class BackgroundDownloadTests: PublishedPackOverNginx {
         XCTAssertEqual(receivedNames(), [])
     }
 
+    private final class Arrival: @unchecked Sendable {
+        let started = DispatchSemaphore(value: 0)
+        let complete = DispatchSemaphore(value: 0)
+        let lock = NSLock()
+        var toldStarted = false, toldComplete = false
+    }
+
+    /// Outside review of issue 42: a problem of this device at the hand-over (here the received folder's lock, held by
+    /// another process past the client's two-second wait) ended the whole plan as a refusal and lost the finished
+    /// file. Now the file is downloaded again within the plan's retries, and the update installs.
+    func testAHandOverThatMeetsTheStatesLockHeldElsewhereDownloadsTheFileAgainAndInstalls() throws {
+        _ = try run(downloads(), try plan()).get()
+        try pack.publishEditedTranscript()
+        // The delta comes from nginx's 1 KiB/s location, so the lock can be taken while it downloads.
+        let slowPlan = try client.planUpdate(pack: "royal-mile", into: pack.into, from: try URLSessionFetcher(base: nginx.url.appendingPathComponent("slow")))
+        XCTAssertEqual(slowPlan.objects.count, 1)
+        let published = pack.cdn.appendingPathComponent(try XCTUnwrap(slowPlan.objects.first?.path)).path
+        let size = try XCTUnwrap(try FileManager.default.attributesOfItem(atPath: published)[.size] as? NSNumber).uint64Value
+        let arrival = Arrival()
+        let outcome = Outcome()
+        let downloads = BackgroundPackDownloads(client: client, into: pack.into, configuration: .ephemeral, onFinish: { result in
+            outcome.result = result
+            outcome.done.signal()
+        }, onBytes: { _, written in
+            arrival.lock.withLock {
+                if !arrival.toldStarted { arrival.toldStarted = true; arrival.started.signal() }
+                if written >= size && !arrival.toldComplete { arrival.toldComplete = true; arrival.complete.signal() }
+            }
+        })
+        try downloads.start(slowPlan)
+        // Taken once the download runs (starting it needs the lock for a moment too).
+        XCTAssertEqual(arrival.started.wait(timeout: .now() + 30), .success, "the download started")
+        let lockFile = open(receivedFolder.appendingPathComponent(".lock").path, O_RDWR)
+        XCTAssertGreaterThanOrEqual(lockFile, 0)
+        XCTAssertEqual(flock(lockFile, LOCK_EX), 0, "another process's operation holds the received folder")
+        // Held through the first hand-over (the client waits two seconds for it), then let go.
+        XCTAssertEqual(arrival.complete.wait(timeout: .now() + 60), .success, "the first attempt arrived")
+        Thread.sleep(forTimeInterval: 3)
+        flock(lockFile, LOCK_UN)
+        close(lockFile)
+        guard outcome.done.wait(timeout: .now() + 90) == .success, let result = outcome.result else { return XCTFail("the downloads did not finish") }
+        XCTAssertEqual(try result.get().changedScenes, ["03-mercat-cross"])
+        XCTAssertEqual(try client.verifyInstalled(pack: "royal-mile", into: pack.into).version, 2)
+        let path = try XCTUnwrap(slowPlan.objects.first?.path)
+        XCTAssertEqual(nginx.accessLog.filter { $0.contains("/slow/\(path) 200") }.count, 2, "downloaded twice: \(nginx.accessLog)")
+    }
+
     /// A file gone from the server is `fetch-missing`, as in a foreground update.
     func testAFileMissingFromTheServerIsFetchMissing() throws {
         let plan = try plan()
