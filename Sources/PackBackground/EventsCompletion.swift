@@ -46,7 +46,8 @@ struct EventsCompletion {
 enum RetryWait: Equatable {
     /// After the backoff, on a timer: a session of the running app.
     case timer
-    /// At the next `resume()` (the next launch, or the app's return to the foreground): a background session, whose
-    /// app may be suspended when the failure is told, and where a timer may then never fire.
+    /// After the backoff if the app still runs, else at the next `resume()` (the next launch, or the app's return to
+    /// the foreground): a background session, whose app may be suspended when the failure is told, and where a timer
+    /// may then never fire.
     case nextResume
 }
