@@ -5,6 +5,12 @@ public enum PublishLayout {
     /// The one unversioned name, overwritten by each release; everything else is reached through it.
     public static let index = "index.json"
 
+    /// The highest version packtool numbers a revocation list, manifest or index (2^53: a clock-numbered index, ms
+    /// since 1970, stays far below it). A versioned name above it in a tree was not written by packtool: it is no
+    /// evidence and never numbered above, so a file planted at the top of the range cannot push a drill's new
+    /// documents to where no later version fits.
+    public static let highestVersion = 1 << 53
+
     /// Root `version` of the trust chain, fetched in order from the pinned one up to the index's `rootVersion`.
     public static func root(version: Int) -> String { "root/\(version).root.json" }
 

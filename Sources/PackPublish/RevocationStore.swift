@@ -104,7 +104,7 @@ public struct RevocationStore {
             if let previous, let entry = previous.document.revoked.first(where: { GrantID.canonical($0.id) == id.text }) {
                 return .alreadyRevoked(previous, entry: entry)
             }
-            let version = (previous?.version ?? 0) + 1
+            let version = try Numbers.add(previous?.version ?? 0, 1, "the next revocation list version")
             // Written in canonical form (lower-case hex), the form every client compares.
             let entry = RevocationsDocument.Entry(id: id.text, reason: reason, revoked: Timestamp.format(now))
             let document = RevocationsDocument(version: version, created: entry.revoked, revoked: (previous?.document.revoked ?? []) + [entry])

@@ -34,10 +34,10 @@ public struct TreeVerifier {
     public func verifyTree(_ out: URL) throws -> [String] {
         var lines: [String] = []
         var root = pinned
-        var version = pinned.version + 1
+        var version = try Numbers.add(pinned.version, 1, "the root version after the pinned one")
         while let data = try Self.contents(of: out.appendingPathComponent(PublishLayout.root(version: version)), cap: SizeCaps.root) {
             root = try RootChain().next(after: root, SignedDocument.envelope(data, what: "root"))
-            version += 1
+            version = try Numbers.add(version, 1, "the root version after \(version)")
         }
         try RootChain.requireUnexpired(root, now: now)
         lines.append("root: version \(root.version) (pinned \(pinned.version)), expires \(root.expires)")

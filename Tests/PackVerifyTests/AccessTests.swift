@@ -96,6 +96,25 @@ final class AccessTests: XCTestCase {
         XCTAssertFalse(guardian.observe(.init(wall: t0 + 11 * hour + 10, boot: 4610), state: &clock).rollbackDetected)
     }
 
+    /// Outside attack, 7 Dec: an index created two to five minutes ahead of a phone whose clock is right (the
+    /// publisher's a little fast) confirms the clock, yet the next reading took the phone's clock as set back and
+    /// paused timed access; the two tolerances are now one. Beyond it, a clock set back is still caught.
+    func testAnIndexAFewMinutesAheadConfirmsTheClockWithoutPausingTimedAccess() {
+        for ahead in [125.0, 240, 290] {
+            var clock = ClockGuard.State()
+            let guardian = ClockGuard()
+            _ = guardian.observe(.init(wall: t0, boot: 1000), state: &clock)
+            guardian.confirmOnline(indexCreated: t0 + ahead, reading: .init(wall: t0, boot: 1000), state: &clock)
+            let next = guardian.observe(.init(wall: t0 + 10, boot: 1010), state: &clock)
+            XCTAssertFalse(next.rollbackDetected, "an index \(ahead) s ahead")
+            XCTAssertTrue(decider.decide(.init(scene: "02-b", purchases: [trip(t0 - hour)]), clock: next).allowed)
+        }
+        var clock = ClockGuard.State()
+        let guardian = ClockGuard()
+        _ = guardian.observe(.init(wall: t0, boot: 1000), state: &clock)
+        XCTAssertTrue(guardian.observe(.init(wall: t0 - 400, boot: 1010), state: &clock).rollbackDetected, "set back beyond the tolerance")
+    }
+
     func testTheBootClockPast72HoursEndsThePassWithTheWallClockFrozen() {
         var clock = ClockGuard.State()
         let guardian = ClockGuard()

@@ -113,8 +113,17 @@ public struct CatalogueStatus {
             for refusal in refusedNow where refusal.document == "revocations" {
                 row.report("every client update fails (\(refusal.code)): \(refusal.message)\(advice(for: refusal))", .critical, code: refusal.code)
             }
-            if let s = stateRevocations, tree != nil, (row.publishedVersion ?? 0) < s {
-                row.report("the index binds revocation list \(row.publishedVersion.map(String.init) ?? "none"); the state has \(s) (renew publishes it)", .warning)
+            if let s = stateRevocations, let tree, (row.publishedVersion ?? 0) < s {
+                // Renew publishes the state's list only where its name is free or holds the same bytes.
+                let path = PublishLayout.revocations(version: s)
+                let ours = try? FileSystem.read(RevocationStore(state: state!).url(version: s).path, cap: Int(SizeCaps.revocations))
+                if let theirs = try? tree.read(path, cap: Int(SizeCaps.revocations)), theirs != ours {
+                    row.report("the state's revocation list \(s) is not published, and \(tree.describe(path)) holds other bytes under its name, so renew cannot "
+                        + "publish it and the codes it revokes stay open: remove that file from the host (someone who can write there put it), then renew --state",
+                        .critical, code: "rollback")
+                } else {
+                    row.report("the index binds revocation list \(row.publishedVersion.map(String.init) ?? "none"); the state has \(s) (renew publishes it)", .warning)
+                }
             }
             status.rows.append(row)
         }

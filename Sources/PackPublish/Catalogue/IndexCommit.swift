@@ -203,6 +203,9 @@ public struct IndexCommit {
 
     /// Index versions per second of the clock (see `number`).
     static let versionsPerSecond = 1000
+    /// Index versions from this one up count the signing clock's milliseconds (2001-09-09 and later); below it they
+    /// were counted 1, 2, 3… before issue 41.
+    static let clockNumbered = 1_000_000_000_000
 
     /// The version a new index takes: at least `proposed` and its creation time in milliseconds since 1970 (the
     /// `created` second × 1000), and above the index it replaces (unless a key the newest root retired signed it) and

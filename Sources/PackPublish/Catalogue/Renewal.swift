@@ -150,6 +150,17 @@ public struct Renewal {
     /// than a day ahead of it, this machine's clock is the likelier one to be wrong (behind), and an index signed
     /// now would expire early for every client; refused, saying which clock to check.
     func checkClockNotBehind(_ index: IndexDocument, now: Date) throws {
+        // The revocation list the index binds is signed where the state lives, as releases are: one created more
+        // than a day after this clock says the same as a release would (outside attack, 7 Dec: a cron machine whose
+        // clock fell back after the state's machine revoked a code published an index already expired).
+        if !options.clockChecked, let binding = index.revocations, let bytes = try? options.tree.read(binding.path, cap: Int(binding.size)),
+           let list = try? SignedDocument.decode(RevocationsDocument.self, from: SignedDocument.envelope(bytes, what: "revocation list").payloadBytes(), what: "revocation list"),
+           let created = Timestamp.parse(list.created), created.timeIntervalSince(now) > ClockSkew.defaultAllowance {
+            throw PublishError.trust("\(options.tree.describe(PublishLayout.index)) was created at \(index.created) and the revocation list it binds at \(list.created), "
+                + "both after this machine's clock (\(Timestamp.format(now))): the clock here is behind; set it right (NTP) before renewing. If it is right, "
+                + "the list was signed where the clock ran ahead (phones do not mind its time): check this clock against a time server, then run "
+                + "`packtool renew … --clock-checked`")
+        }
         for (pack, entry) in index.packs.sorted(by: { $0.key < $1.key }) {
             guard let bytes = try? options.tree.read(entry.manifest.path, cap: Int(entry.manifest.size)),
                   let manifest = try? SignedDocument.decode(Manifest.self, from: SignedDocument.envelope(bytes, what: "manifest").payloadBytes(), what: "manifest"),
@@ -166,7 +177,12 @@ public struct Renewal {
     /// so the renew stops (exit 2, an alarm) until someone has checked the clock and says so with `--clock-checked`.
     /// An index another machine signed ahead is repaired at once, as before.
     func checkOwnClock(_ index: IndexDocument, remembered: RenewMemory?, now: Date) throws {
-        guard !options.clockChecked, let remembered, remembered.version == index.version else { return }
+        guard !options.clockChecked, let remembered else { return }
+        // The index here is the one this machine signed or saw; or the one it remembers was itself signed after this
+        // clock (index versions count milliseconds of the signing clock): another machine may have renewed since,
+        // but this clock still went back past what this machine saw.
+        let rememberedSigned = remembered.version >= IndexCommit.clockNumbered ? Double(remembered.version / IndexCommit.versionsPerSecond) : nil
+        guard remembered.version == index.version || rememberedSigned.map({ $0 > now.timeIntervalSince1970 + Self.clockTolerance }) == true else { return }
         throw PublishError.trust("\(options.tree.describe(PublishLayout.index)) version \(index.version) was created at \(index.created), and this machine signed or "
             + "saw it; its clock now reads \(Timestamp.format(now)), earlier, so this clock was set back since. If it is wrong now, an index signed here would "
             + "already have expired for every phone: nothing was signed. Check `date` against a time server; once this clock is right, run "

@@ -71,10 +71,12 @@ public struct TreeFloor: Sendable, Equatable {
             let candidates = try versions(in: tree, folder: "packs/\(pack)", suffix: "", probeAbove: probeFrom.first) { PublishLayout.manifest(pack: pack, version: $0) }
             for version in candidates.prefix(candidatesPerKind) {
                 let path = PublishLayout.manifest(pack: pack, version: version)
-                guard let bytes = try? tree.read(path, cap: Int(SizeCaps.manifest)),
-                      let manifest: Manifest = roots.admitUnderLatest(bytes), manifest.pack == pack, manifest.version == version else {
-                    let retired = (try? tree.read(path, cap: Int(SizeCaps.manifest))).flatMap { bytes -> Manifest? in roots.admitUnderRetired(bytes) }
-                    if retired?.pack != pack || retired?.version != version {
+                let read = Self.read(tree, path, cap: Int(SizeCaps.manifest))
+                guard case .bytes(let bytes) = read, let manifest: Manifest = roots.admitUnderLatest(bytes), manifest.pack == pack, manifest.version == version else {
+                    if read.isForeign({ bytes -> Bool in
+                        let retired: Manifest? = roots.admitUnderRetired(bytes)
+                        return retired?.pack == pack && retired?.version == version
+                    }) {
                         floor.unproven[pack, default: []].append(Mark(version: version, evidence: tree.describe(path), inTree: true))
                     }
                     continue
@@ -90,10 +92,12 @@ public struct TreeFloor: Sendable, Equatable {
         }
         for version in lists.prefix(candidatesPerKind) {
             let path = PublishLayout.revocations(version: version)
-            guard let bytes = try? tree.read(path, cap: Int(SizeCaps.revocations)),
-                  let list: RevocationsDocument = roots.admitUnderLatest(bytes), list.version == version else {
-                let retired = (try? tree.read(path, cap: Int(SizeCaps.revocations))).flatMap { bytes -> RevocationsDocument? in roots.admitUnderRetired(bytes) }
-                if retired?.version != version {
+            let read = Self.read(tree, path, cap: Int(SizeCaps.revocations))
+            guard case .bytes(let bytes) = read, let list: RevocationsDocument = roots.admitUnderLatest(bytes), list.version == version else {
+                if read.isForeign({ bytes -> Bool in
+                    let retired: RevocationsDocument? = roots.admitUnderRetired(bytes)
+                    return retired?.version == version
+                }) {
                     floor.unproven[unprovenLists, default: []].append(Mark(version: version, evidence: tree.describe(path), inTree: true))
                 }
                 continue
@@ -145,6 +149,27 @@ public struct TreeFloor: Sendable, Equatable {
         if mark.version > current.version || (mark.version == current.version && current.inTree && !mark.inTree) { self[keyPath: axis] = mark }
     }
 
+    /// What is at a versioned name: nothing (a folder tree lists names a static host probes; a 404, an empty version
+    /// folder), bytes, or something that cannot be read (over its cap, not a file).
+    enum Found {
+        case absent, bytes(Data), unreadable
+
+        /// Whether what is there is foreign: bytes that are not the document signed at the name (`retiredAtName`
+        /// says whether a key a rotation retired signed them at that very version: a thief's, ignored), or anything
+        /// unreadable. Nothing at all is not foreign.
+        func isForeign(_ retiredAtName: (Data) -> Bool) -> Bool {
+            switch self {
+            case .absent: return false
+            case .unreadable: return true
+            case .bytes(let bytes): return !retiredAtName(bytes)
+            }
+        }
+    }
+
+    static func read(_ tree: PublishedTree, _ path: String, cap: Int) -> Found {
+        do { return try tree.read(path, cap: cap).map(Found.bytes) ?? .absent } catch { return .unreadable }
+    }
+
     /// The key of `unproven` for revocation lists (pack ids never start with a dot).
     static let unprovenLists = ".revocations"
 
@@ -189,14 +214,15 @@ public struct TreeFloor: Sendable, Equatable {
     static func versions(in tree: PublishedTree, folder: String, suffix: String, probeAbove: Int?, path: (Int) -> String) throws -> [Int] {
         if let names = try tree.names(in: folder) {
             return names.compactMap { name -> Int? in
-                guard name.hasSuffix(suffix), let version = Int(name.dropLast(suffix.count)), version >= 1, "\(version)\(suffix)" == name else { return nil }
+                guard name.hasSuffix(suffix), let version = Int(name.dropLast(suffix.count)), (1...PublishLayout.highestVersion).contains(version),
+                      "\(version)\(suffix)" == name else { return nil }
                 return version
             }.sorted(by: >)
         }
         guard let start = probeAbove else { return [] }
         var found: [Int] = []
         var version = start + 1
-        while found.count < candidatesPerKind, try tree.size(of: path(version)) != nil {
+        while found.count < candidatesPerKind, version <= PublishLayout.highestVersion, try tree.size(of: path(version)) != nil {
             found.append(version)
             version += 1
         }
@@ -207,6 +233,19 @@ public struct TreeFloor: Sendable, Equatable {
     /// numbered above it, so a name a thief took with a retired key never blocks the drill that retires the key.
     public static func highestName(in tree: PublishedTree, folder: String, suffix: String, probeAbove: Int, path: (Int) -> String) throws -> Int {
         try versions(in: tree, folder: folder, suffix: suffix, probeAbove: probeAbove, path: path).first ?? 0
+    }
+
+    /// Refuses, before a drill numbers its new documents above every name in the tree, a file at a versioned name
+    /// above what `listed` gives that is not the document signed there (`unproven`): a drill that climbed over it
+    /// would publish an index above it and leave it on the host, hidden (outside attack on issue 41). Documents a
+    /// retired key signed at their own version — a thief's — do not count, so they never block the drill.
+    public static func requireNoForeignNames(tree: PublishedTree, roots: CatalogueRoots, listed: IndexDocument?) throws {
+        guard let listed else { return }
+        let floor = try read(tree: tree, roots: roots, state: nil, memory: nil, listed: listed)
+        guard let foreign = floor.violation(of: listed)?.foreign, !foreign.isEmpty else { return }
+        throw PublishError.trust("nothing was signed: \(foreign.joined(separator: ", ")) \(foreign.count == 1 ? "is" : "are") not the document signed at "
+            + "\(foreign.count == 1 ? "its name" : "their names") under the newest root (an older one copied under a newer name, or something else written to the host). "
+            + "Remove \(foreign.count == 1 ? "it" : "them") from the host (docs/operations.md, \"An old index put back\"), then run this again")
     }
 
     /// A folder name that can be a pack id (the layout's ids never start with a dot or hold a slash).

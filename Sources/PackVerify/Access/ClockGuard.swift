@@ -119,8 +119,11 @@ public struct ClockGuard: Sendable {
     /// Advances the persisted state with a new reading and returns the trusted time.
     public func observe(_ reading: Reading, state: inout State) -> Verdict {
         var now = reading.wall
-        // 1. The wall clock never goes backwards from a trusted time already established (small jitter tolerated).
-        if state.trustedTime > 0 && reading.wall < state.trustedTime - 120 {
+        // 1. The wall clock never goes backwards from a trusted time already established. The tolerance is the one a
+        //    fresh index may lie ahead of this clock and still confirm it (`ClockSkew.confirmTolerance`): its creation
+        //    time becomes the trusted time, so a smaller one here took an index two minutes ahead — a publisher's
+        //    clock a little fast — for a clock set back, and paused every Trip Pass and code (outside attack, 7 Dec).
+        if state.trustedTime > 0 && reading.wall < state.trustedTime - ClockSkew.confirmTolerance {
             state.rollbackDetected = true
         }
         // 2. When the boot clock is comparable (no reboot since), elapsed wall time is bounded by elapsed boot time in
@@ -130,7 +133,7 @@ public struct ClockGuard: Sendable {
         if let boot = reading.boot, state.lastBoot > 0, boot >= state.lastBoot, sameSession {
             let elapsed = boot - state.lastBoot
             let bootNow = state.trustedTime + elapsed
-            if reading.wall < bootNow - 120 { state.rollbackDetected = true }
+            if reading.wall < bootNow - ClockSkew.confirmTolerance { state.rollbackDetected = true }
             now = max(now, bootNow)
         }
         // 3. The newest verified signed time is a lower bound on the present.

@@ -106,6 +106,7 @@ enum GrantRevokeCommand {
         let a = try Arguments(args, table: GrantCommand.options, subcommand: "resign")
         guard a.positionals.isEmpty else { throw CommandLineError.usage("`grant resign` takes no positional arguments") }
         let state = URL(fileURLWithPath: try a.required("--state"))
+        guard FileSystem.isDirectory(state.path) else { throw CommandLineError.io("\(ShownPath.of(state)): no such folder (--state names the publisher's state folder)") }
         let keyPaths = a.values("--grant-key")
         guard !keyPaths.isEmpty else { throw CommandLineError.usage("give the grant role's new private key with --grant-key") }
         let keys = try SigningKeys.privateKeys(keyPaths, role: RootDocument.Role.grant, a)

@@ -159,7 +159,9 @@ extension RenewCommand {
     /// The highest version folder the tree holds for each of `packs`, whoever wrote it: a re-release is numbered
     /// above it, so names a thief took with a retired manifest key never block it.
     static func namesTaken(by packs: [String], in tree: PublishedTree, state: URL?) throws -> [String: Int] {
-        let listed = try? IndexCommit(tree: tree, roots: try CatalogueRoots.load(state: state, tree: tree), keys: []).current()?.trusted
+        let roots = try CatalogueRoots.load(state: state, tree: tree)
+        let listed = try? IndexCommit(tree: tree, roots: roots, keys: []).current()?.trusted
+        try TreeFloor.requireNoForeignNames(tree: tree, roots: roots, listed: listed)
         var above: [String: Int] = [:]
         for pack in packs {
             above[pack] = try TreeFloor.highestName(in: tree, folder: "packs/\(pack)", suffix: "", probeAbove: listed?.packs[pack]?.version ?? 0) {

@@ -89,7 +89,7 @@ enum StatusCommand: Command {
             }
             switch status.severity {
             case .ok: text += "all well: a new phone installs every pack now and at each horizon's end"
-                + (a.flag("--deep") ? "\n" : " (archives checked by size; --deep reads them)\n")
+                + (a.flag("--deep") || tree is FetchedTree ? "\n" : " (archives checked by size; --deep reads them)\n")
             case .warning: text += "warning: \(status.rows.filter { $0.severity == .warning }.count) to act on within its horizon\n"
             case .critical: text += "CRITICAL: \(status.rows.filter { $0.severity == .critical }.count) to act on now\n"
             }

@@ -120,7 +120,8 @@ enum RootCommand: Command {
         guard unchanged else { return }
         throw CommandLineError.usage("the keys given (\(named.map { "--\($0)-key/-pub" }.joined(separator: ", "))) are the ones root version \(previous.version) already lists, "
             + "so the new root would trust exactly the same keys: to replace a stolen key, make a new one (`packtool key generate --role ROLE --out DIR`) "
-            + "and give that; to extend the root's expiry alone, give no role keys")
+            + "and give that; to extend the root's expiry alone, give no role keys. (If root version \(previous.version) is a rotation made here that a refusal "
+            + "left unpublished, `packtool renew --state DIR --index-key INDEX.pem --publish TREE` publishes it, or names what must come first.)")
     }
 
     /// One key in several roles is allowed (DSSE payload types keep an index signature from passing as a manifest),
@@ -158,6 +159,10 @@ enum RootCommand: Command {
         let folder = try state(a)
         guard FileSystem.isDirectory(folder.path) else {
             throw CommandLineError.io("\(ShownPath.of(folder)): no such folder (--state names the publisher's state folder, made by `packtool root init`)")
+        }
+        // Checked before the new root is written: a mistyped tree must not leave a rotation half made.
+        if let destination = a.value("--publish"), !destination.contains("://"), !FileSystem.isDirectory(destination) {
+            throw CommandLineError.io("\(destination): \(FileSystem.exists(destination) ? "not a folder" : "no such folder"); --publish names the published tree")
         }
         let store = RootStore(state: folder)
         guard let current = try store.latest() else { throw CommandLineError.failure("no root in \(ShownPath.of(store.folder)); run `packtool root init`") }
@@ -226,7 +231,9 @@ enum RootCommand: Command {
             var lines: [String] = []
             // New versioned names go above every name the tree holds, whoever wrote it: a thief holding the retired
             // key may have taken the next ones.
-            let listed = try? IndexCommit(tree: published, roots: try CatalogueRoots.load(state: state, tree: published), keys: []).current()?.trusted
+            let roots = try CatalogueRoots.load(state: state, tree: published)
+            let listed = try? IndexCommit(tree: published, roots: roots, keys: []).current()?.trusted
+            try TreeFloor.requireNoForeignNames(tree: published, roots: roots, listed: listed)
             if !grantKeys.isEmpty {
                 let above = try TreeFloor.highestName(in: published, folder: "revocations", suffix: ".json", probeAbove: listed?.revocations?.version ?? 0) {
                     PublishLayout.revocations(version: $0)
