@@ -83,8 +83,7 @@ extension BackgroundPackDownloads {
         guard let tagged = resolve(task) else { return }
         let path = tagged.object.path
         var (refusal, again, tries, over, retries) = lock.withLock {
-            inFlight.remove(path)
-            return (decided.removeValue(forKey: path), retryable.removeValue(forKey: path), attempts[path] ?? 0, finished, settings.retries)
+            (decided.removeValue(forKey: path), retryable.removeValue(forKey: path), attempts[path] ?? 0, finished, settings.retries)
         }
         // The plan already ended (a refusal cancelled the other downloads): nothing to retry or report.
         if over { return }
@@ -121,11 +120,8 @@ extension BackgroundPackDownloads {
                     do { try self.startTask(object, identity: identity) } catch { self.finish(.failure(error)) }
                 }
             case .nextResume:
-                // After the backoff while the app still runs (in the foreground, or in background time), as for a
-                // session of the running app; a suspended app's timer may never fire, and then `resume()` — at the next
-                // launch, or when the app comes back — starts the file again. Both start only what is missing and not
-                // already downloading (`startMissing`, `inFlight`).
-                DispatchQueue.global().asyncAfter(deadline: .now() + DownloadPolicy.backoff(attempt: tries)) { self.startMissing() }
+                // The file stays missing; `resume()` — at the next launch, or when the app comes back — starts it again.
+                break
             }
             return
         }

@@ -52,9 +52,6 @@ public final class BackgroundPackDownloads: NSObject, URLSessionDownloadDelegate
     var plan: UpdatePlan?
     /// What each task made in this run downloads: its plan's identity and object, recorded when it was made.
     var tasks: [Int: Tagged] = [:]
-    /// Paths with a task this downloader made that has not completed: a retry's timer and a `resume()` both start
-    /// what is missing, and whichever comes second must not start the same file again.
-    var inFlight: Set<String> = []
     /// Per published path: attempts made since the plan started, a refusal or a retryable failure decided while the
     /// file was written or handed over (read when its task completes), the system's resume data, redirects so far.
     var attempts: [String: Int] = [:]
@@ -225,7 +222,6 @@ public final class BackgroundPackDownloads: NSObject, URLSessionDownloadDelegate
             if self.plan?.identity != plan.identity {
                 tasks = [:]
                 resumeData = [:]
-                inFlight = []
             }
             self.plan = plan
             finished = false
@@ -267,22 +263,17 @@ public final class BackgroundPackDownloads: NSObject, URLSessionDownloadDelegate
     }
 
     func startTask(_ object: UpdatePlan.Object, identity: String) throws {
-        guard let session, lock.withLock({ plan?.identity == identity && inFlight.insert(object.path).inserted }) else { return }
+        guard let session, lock.withLock({ plan?.identity == identity }) else { return }
         let task: URLSessionDownloadTask
-        do {
-            #if canImport(Darwin)
-            if let data = lock.withLock({ resumeData.removeValue(forKey: object.path) }) {
-                task = session.downloadTask(withResumeData: data)
-            } else {
-                task = session.downloadTask(with: try request(for: object))
-            }
-            #else
+        #if canImport(Darwin)
+        if let data = lock.withLock({ resumeData.removeValue(forKey: object.path) }) {
+            task = session.downloadTask(withResumeData: data)
+        } else {
             task = session.downloadTask(with: try request(for: object))
-            #endif
-        } catch {
-            lock.withLock { _ = inFlight.remove(object.path) }
-            throw error
         }
+        #else
+        task = session.downloadTask(with: try request(for: object))
+        #endif
         task.taskDescription = Self.describe(identity, object.path)
         task.countOfBytesClientExpectsToReceive = Int64(clamping: object.maxBytes)
         lock.withLock {

@@ -46,8 +46,7 @@ struct EventsCompletion {
 enum RetryWait: Equatable {
     /// After the backoff, on a timer: a session of the running app.
     case timer
-    /// After the backoff if the app still runs, else at the next `resume()` (the next launch, or the app's return to
-    /// the foreground): a background session, whose app may be suspended when the failure is told, and where a timer
-    /// may then never fire.
+    /// At the next `resume()` (the next launch, or the app's return to the foreground): a background session, whose
+    /// app may be suspended when the failure is told, and where a timer may then never fire.
     case nextResume
 }
