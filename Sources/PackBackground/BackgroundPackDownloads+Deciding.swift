@@ -85,12 +85,9 @@ extension BackgroundPackDownloads {
             return (!finished, plan?.identity, settings.onFinish)
         }
         guard first else { return }
-        // Only a refusal ends the plan: its other downloads are cancelled and what arrived is removed. Any other
-        // failure (retries used up, the disk, the state's lock at a launch) leaves the system's downloads running into
-        // `received/`, where the next `resume()` finds them; cancelling them lost their progress.
-        if case .failure(let error) = outcome, let failure = error as? VerificationFailure, failure.kind.outcome == .refused {
+        if case .failure(let error) = outcome {
             cancelAll()
-            if let identity { client.received.clear(identity: identity) }
+            if let failure = error as? VerificationFailure, failure.kind.outcome == .refused, let identity { client.received.clear(identity: identity) }
         }
         onFinish?(outcome)
     }

@@ -49,16 +49,26 @@ extension BackgroundPackDownloads {
         do {
             try Self.check(downloadTask.response, path: path)
             try Self.checkArrival(downloadTask, path: path)
+        } catch {
+            return decide(path, error)
+        }
+        do {
             // Before this returns: the system deletes the file then.
             try client.received.receive(location, path: path, identity: tagged.identity)
-        } catch let failure as VerificationFailure where failure.kind.outcome == .io {
-            // A problem of this device, not of the file (a full disk, the state's lock held a moment by another
-            // operation): the file is downloaded again, within the plan's retries, rather than the plan ended.
+        } catch let failure as VerificationFailure where Self.phoneProblems.contains(failure.kind) {
+            // A problem of this phone at the hand-over, not of the file (a full disk, the state's lock held by
+            // another operation): the file is downloaded again as after a dropped connection — within the plan's
+            // retries, and for a background session at the next `resume()` — rather than the plan refused.
             decide(path, DownloadAttempts.Retry(failure))
         } catch {
             decide(path, error)
         }
     }
+
+    /// The hand-over failures that are the phone's, not the file's: a write refused (a full disk) and the state's
+    /// lock held by another operation. Only these are tried again; whatever `check` and `checkArrival` find about
+    /// the answer (a redirect to http, a 404) stays a refusal.
+    static let phoneProblems: Set<VerificationFailure.Code> = [.write, .busy]
 
     /// Follows a redirect only as the fetcher would (`redirectRefusal`): http(s), never https to http, at most five.
     public func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,

@@ -108,7 +108,7 @@ final class BackgroundDownloadAttackTests: PublishedPackOverNginx {
         let before = outcomes.all.count
         XCTAssertEqual(before, 0, "plan A's body has not begun")
         try downloads.start(try plan())
-        FileManager.default.createFile(atPath: endless.tree.appendingPathComponent(".go").path, contents: Data())
+        XCTAssertTrue(FileManager.default.createFile(atPath: endless.tree.appendingPathComponent(".go").path, contents: Data()))
         XCTAssertNil(code(outcomes.outcome(before)), "plan B installs")
         Thread.sleep(forTimeInterval: 2)
         let sent = UInt64((try? String(contentsOf: try XCTUnwrap(endless.log), encoding: .utf8)) ?? "0") ?? 0
