@@ -221,8 +221,45 @@ final class SeasonIncidentCommandTests: XCTestCase {
                                       "--passphrase-file", passphrase])
         XCTAssertNotEqual(missingKey.status, 0)
         XCTAssertFalse(missingKey.stderr.contains("is a public key"), "a file that is not there is not called a public key: \(missingKey.stderr)")
+        let resign = try CLI.run(["grant", "resign", "--state", dir + "/nosuch", "--grant-key", dir + "/grant.pem"])
+        XCTAssertEqual(resign.status, 2)
+        XCTAssertTrue(resign.stderr.contains("nosuch: no such folder"), resign.stderr)
+        try ok(["root", "init", "--state", state, "--root-key", keys + "/root.pem", "--manifest-pub", keys + "/root.pub", "--index-pub", keys + "/root.pub",
+                "--grant-pub", keys + "/root.pub", "--passphrase-file", passphrase])
+        try ok(["key", "generate", "--role", "index", "--out", keys, "--unencrypted"])
+        let mistyped = try CLI.run(["root", "rotate", "--state", state, "--sign-with", keys + "/root.pem", "--index-pub", keys + "/index.pub",
+                                    "--publish", dir + "/nosuchtree", "--passphrase-file", passphrase])
+        XCTAssertEqual(mistyped.status, 2)
+        XCTAssertTrue(mistyped.stderr.contains("nosuchtree: no such folder"), mistyped.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: state + "/root/2.root.json"), "nothing written before the refusal")
         let revoke = try CLI.run(["grant", "revoke", "--bogus"])
         XCTAssertTrue(revoke.stderr.hasSuffix("usage: packtool grant revoke ID --reason TEXT --state DIR --grant-key GRANT.pem... [--unknown-id]\n"), revoke.stderr)
+    }
+
+    /// Second outside attack, 7 Dec: the grant drill numbered its list above a copied file and published an index
+    /// over it, hiding the evidence from status; it now refuses as every index writer does, and signs nothing.
+    func testAGrantDrillRefusesOverAListCopiedUnderANewerName() throws {
+        for role in ["root", "manifest", "index", "grant"] { try ok(["key", "generate", "--role", role, "--out", keys, "--unencrypted"]) }
+        try ok(["key", "generate", "--role", "grant", "--out", keys, "--id", "grant-2", "--unencrypted"])
+        try ok(["root", "init", "--state", state, "--root-key", keys + "/root.pem", "--manifest-pub", keys + "/manifest.pub",
+                "--index-pub", keys + "/index.pub", "--grant-pub", keys + "/grant.pub"])
+        try ok(["sign", ExamplePack.root.path, "--state", state, "--manifest-key", keys + "/manifest.pem", "--index-key", keys + "/index.pem", "--publish", cdn])
+        try ok(["grant", "revoke", "0123abcd", "--reason", "lost", "--state", state, "--grant-key", keys + "/grant.pem", "--unknown-id"])
+        try ok(["renew", "--index-key", keys + "/index.pem", "--publish", cdn, "--state", state])
+        let bindsOne = try Data(contentsOf: URL(fileURLWithPath: cdn + "/index.json"))
+        try ok(["grant", "revoke", "4567cdef", "--reason", "refunded", "--state", state, "--grant-key", keys + "/grant.pem", "--unknown-id"])
+        try ok(["renew", "--index-key", keys + "/index.pem", "--publish", cdn, "--state", state])
+        // Host write only: the older index back, list 1's bytes over list 2.
+        try bindsOne.write(to: URL(fileURLWithPath: cdn + "/index.json"))
+        try FileManager.default.removeItem(atPath: cdn + "/revocations/2.json")
+        try FileManager.default.copyItem(atPath: cdn + "/revocations/1.json", toPath: cdn + "/revocations/2.json")
+        let drill = try CLI.run(["root", "rotate", "--state", state, "--sign-with", keys + "/root.pem", "--grant-key", keys + "/grant-2.pem",
+                                 "--index-key", keys + "/index.pem", "--publish", cdn])
+        XCTAssertEqual(drill.status, 2, drill.stderr)
+        XCTAssertTrue(drill.stderr.contains("nothing was signed") && drill.stderr.contains("revocations/2.json"), drill.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: cdn + "/revocations/3.json"), "no list numbered above the copy")
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: cdn + "/index.json")), bindsOne, "the index was not signed over it")
+        XCTAssertEqual(try CLI.run(["status", "--tree", cdn]).status, 2, "status still names it")
     }
 
     // MARK: - The grant-key drill

@@ -61,7 +61,7 @@ enum RenewCommand: Command {
         CommandOption("--warn-days", "N", "the older name of --warn-manifest-days"),
         .flag("--force", "renew even when the index was renewed within the hour"),
         .flag("--reset-memory", "forget the newest index this machine saw of the tree"),
-        .flag("--clock-checked", "this machine's clock was checked: sign again an index it signed ahead of its clock now"),
+        .flag("--clock-checked", "this machine's clock was checked: sign again an index it signed or saw ahead of its clock (give it once, by hand; never in a scheduled job)"),
         CommandOption("--wait", "SECONDS", "how long to wait for a release being published (default 300; 0: do not wait)"),
         .format(),
         CommandOption("--manifest-key", "MANIFEST.pem", "re-release expiring or refused manifests as N+1 (with --state); repeatable"),

@@ -80,6 +80,46 @@ final class CatalogueStatusTests: XCTestCase {
         XCTAssertEqual(try status(f, now: now.addingTimeInterval(2)).severity, .ok)
     }
 
+    /// A static host cannot be listed or sized: versioned names above the index are probed, and one that is not there
+    /// is absent, not foreign (second outside attack, 7 Dec: status over http:// was critical for every healthy tree).
+    private struct UnlistableTree: PublishedTree {
+        let inner: FolderTree
+        var location: String { inner.location }
+        var memoryKey: String { inner.memoryKey }
+        func readIndex() throws -> (bytes: Data, tag: String)? { try inner.readIndex() }
+        func swapIndex(_ bytes: Data, expected: String?) throws -> Bool { false }
+        func read(_ path: String, cap: Int) throws -> Data? { try inner.read(path, cap: cap) }
+        func create(_ path: String, bytes: Data) throws -> Bool { false }
+        func size(of path: String) throws -> UInt64? { unknownSize }
+        func names(in path: String) throws -> [String]? { nil }
+    }
+
+    func testAHealthyTreeReadAsAStaticHostReadsIsAllWellAndAJunkNameAboveTheIndexIsNot() throws {
+        let f = try PublishFixture()
+        try f.publish(ExamplePack.root)
+        let tree = UnlistableTree(inner: FolderTree(folder: f.out))
+        XCTAssertEqual(try CatalogueStatus.check(state: nil, tree: tree).severity, .ok)
+        try FileManager.default.createDirectory(at: f.out.appendingPathComponent("revocations"), withIntermediateDirectories: true)
+        try Data("junk".utf8).write(to: f.out.appendingPathComponent("revocations/1.json"))
+        let index = try XCTUnwrap(try CatalogueStatus.check(state: nil, tree: tree).rows.first { $0.kind == "index" })
+        XCTAssertEqual(index.severity, .critical)
+        XCTAssertTrue(index.problem?.contains("revocations/1.json") == true, "\(index)")
+    }
+
+    /// Second outside attack, 7 Dec: a file at the name of the state's next list (signed by a retired key, or junk)
+    /// keeps renew from publishing it; status --state said "renew publishes it" as a warning.
+    func testAFileAtTheStatesNextListNameIsCriticalWithTheState() throws {
+        let f = try PublishFixture()
+        try f.publish(ExamplePack.root)
+        _ = try RevocationStore(state: f.state).revoke(id: GrantID("0123abcd")!, reason: "lost", keys: [try f.key("grant")], ledger: try GrantLedger(state: f.state))
+        XCTAssertEqual(try status(f).rows.first { $0.kind == "revocations" }?.severity, .warning, "not yet published: renew publishes it")
+        try FileManager.default.createDirectory(at: f.out.appendingPathComponent("revocations"), withIntermediateDirectories: true)
+        try Data("squatted".utf8).write(to: f.out.appendingPathComponent("revocations/1.json"))
+        let row = try XCTUnwrap(try status(f).rows.first { $0.kind == "revocations" })
+        XCTAssertEqual(row.severity, .critical)
+        XCTAssertTrue(row.problem?.contains("holds other bytes under its name") == true, "\(row)")
+    }
+
     func testAManifestWithinThirtyDaysIsAWarningNamingTheReRelease() throws {
         let f = try PublishFixture()
         let result = try f.publish(ExamplePack.root)

@@ -179,6 +179,51 @@ final class IncidentTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: f.out.appendingPathComponent("index.json")), listsOne, "nothing was signed")
     }
 
+    /// Second outside attack, 7 Dec: junk planted at the top of the number range made the next drill number its list
+    /// Int.max, after which no code could ever be revoked. Names above `PublishLayout.highestVersion` are no evidence
+    /// and never numbered above.
+    func testJunkAtTheTopOfTheRangeIsNoEvidenceAndNeverPushesTheNextListThere() throws {
+        let f = try PublishFixture()
+        _ = try catalogueWithARevocation(f)
+        try Data("junk\n".utf8).write(to: f.out.appendingPathComponent("revocations/9223372036854775806.json"))
+        let tree = FolderTree(folder: f.out)
+        XCTAssertEqual(try TreeFloor.highestName(in: tree, folder: "revocations", suffix: ".json", probeAbove: 1) { PublishLayout.revocations(version: $0) }, 1)
+        XCTAssertNoThrow(try Renewal(options: try statelessRenewal(f)).run(), "nothing in range is foreign")
+    }
+
+    func testAListAtTheLastVersionThereIsIsRefusedInWordsNotATrap() throws {
+        let f = try PublishFixture()
+        try f.publish(ExamplePack.root)
+        let store = RevocationStore(state: f.state)
+        let top = RevocationsDocument(version: Int.max, created: Timestamp.format(Date()), revoked: [])
+        try FileManager.default.createDirectory(at: store.url(version: 1).deletingLastPathComponent(), withIntermediateDirectories: true)
+        try DSSEEnvelope(signing: CanonicalJSON.encode(top), as: PayloadType.revocations, with: [try f.key("grant")]).jsonData().write(to: store.url(version: Int.max))
+        XCTAssertThrowsError(try store.revoke(id: GrantID("0123abcd")!, reason: "lost", keys: [try f.key("grant")], ledger: try GrantLedger(state: f.state))) { error in
+            XCTAssertTrue("\(error)".contains("out of range"), "\(error)")
+        }
+    }
+
+    /// Second outside attack, 7 Dec: the cron machine's clock fell back after the state's machine revoked a code and
+    /// renewed; the cron machine remembered only its own earlier index, so it signed an index already expired.
+    func testACronMachineBehindTheRevocationListTheIndexBindsStopsInsteadOfPublishingAnExpiredIndex() throws {
+        let f = try PublishFixture()
+        try f.publish(ExamplePack.root)
+        let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+        _ = try RevocationStore(state: f.state).revoke(id: GrantID("0123abcd")!, reason: "lost", keys: [try f.key("grant")], ledger: try GrantLedger(state: f.state),
+                                                        now: now.addingTimeInterval(31 * 86_400))
+        var publisher = f.renewal(tree: FolderTree(folder: f.out), state: f.state, indexKeys: [try f.key("index")])
+        publisher.memory = nil
+        publisher.force = true
+        publisher.now = { now.addingTimeInterval(31 * 86_400) }
+        let live = try Renewal(options: publisher).run().index
+        var cron = try statelessRenewal(f)
+        cron.now = { now.addingTimeInterval(18 * 86_400) }
+        XCTAssertThrowsError(try Renewal(options: cron).run()) { error in
+            XCTAssertTrue("\(error)".contains("the revocation list it binds") && "\(error)".contains("the clock here is behind"), "\(error)")
+        }
+        XCTAssertEqual(try IndexCommit(tree: FolderTree(folder: f.out), roots: try CatalogueRoots.load(state: nil, tree: FolderTree(folder: f.out)), keys: []).current()?.document, live)
+    }
+
     // MARK: - A stolen grant key
 
     /// Rotates the grant role to a new key in the state and publishes the new root alone (what `root rotate
