@@ -100,7 +100,7 @@ public struct Renewal {
         let aheadBy = Timestamp.parse(before.document.created).map { $0.timeIntervalSince(now) } ?? 0
         if aheadBy > Self.clockTolerance {
             try checkClockNotBehind(before.document, now: now)
-            try checkOwnClock(before.document, remembered: remembered, now: now)
+            try checkOwnClock(before.document, remembered: remembered, roots: roots, now: now)
         }
         if aheadBy > Self.clockTolerance {
             warnings.append("\(tree.describe(PublishLayout.index)) (version \(before.document.version)) was created at \(before.document.created), "
@@ -176,8 +176,11 @@ public struct Renewal {
     /// time, and every phone would refuse it) or it was wrong then and has been set right. Nothing here can tell which,
     /// so the renew stops (exit 2, an alarm) until someone has checked the clock and says so with `--clock-checked`.
     /// An index another machine signed ahead is repaired at once, as before.
-    func checkOwnClock(_ index: IndexDocument, remembered: RenewMemory?, now: Date) throws {
-        guard !options.clockChecked, let remembered else { return }
+    func checkOwnClock(_ index: IndexDocument, remembered: RenewMemory?, roots: CatalogueRoots, now: Date) throws {
+        guard !options.clockChecked, let remembered, remembered.version <= PublishLayout.highestVersion, let latest = roots.latest else { return }
+        // As for the floor: a memory counts only while the index role keeps the keys it had then (a thief's index,
+        // seen before the drill that retired its key, proves nothing about this clock).
+        if let then = roots.root(version: remembered.rootVersion), Rollback.keysChanged(role: RootDocument.Role.index, from: then, to: latest) { return }
         // The index here is the one this machine signed or saw; or the one it remembers was itself signed after this
         // clock (index versions count milliseconds of the signing clock): another machine may have renewed since,
         // but this clock still went back past what this machine saw.

@@ -219,7 +219,8 @@ public struct TreeFloor: Sendable, Equatable {
                 return version
             }.sorted(by: >)
         }
-        guard let start = probeAbove else { return [] }
+        // The index names where to start; one a stolen key signed may name the top of the range.
+        guard let start = probeAbove, start < PublishLayout.highestVersion else { return [] }
         var found: [Int] = []
         var version = start + 1
         while found.count < candidatesPerKind, version <= PublishLayout.highestVersion, try tree.size(of: path(version)) != nil {
