@@ -113,10 +113,10 @@ public struct CatalogueStatus {
             for refusal in refusedNow where refusal.document == "revocations" {
                 row.report("every client update fails (\(refusal.code)): \(refusal.message)\(advice(for: refusal))", .critical, code: refusal.code)
             }
-            if let s = stateRevocations, let tree, (row.publishedVersion ?? 0) < s {
+            if let s = stateRevocations, let state, let tree, (row.publishedVersion ?? 0) < s {
                 // Renew publishes the state's list only where its name is free or holds the same bytes.
                 let path = PublishLayout.revocations(version: s)
-                let ours = try? FileSystem.read(RevocationStore(state: state!).url(version: s).path, cap: Int(SizeCaps.revocations))
+                let ours = try? FileSystem.read(RevocationStore(state: state).url(version: s).path, cap: Int(SizeCaps.revocations))
                 if let theirs = try? tree.read(path, cap: Int(SizeCaps.revocations)), theirs != ours {
                     row.report("the state's revocation list \(s) is not published, and \(tree.describe(path)) holds other bytes under its name, so renew cannot "
                         + "publish it and the codes it revokes stay open: remove that file from the host (someone who can write there put it), then renew --state",
