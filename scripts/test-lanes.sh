@@ -62,7 +62,7 @@ cryptokit_lane() {
 
 tools_lane() {
   {
-    # The whole release build first (every later step here reuses it), held to printing no warning.
+    # packtool's release build first (make demo below reuses it), held to printing no warning.
     scripts/check-release-warnings.sh || return 1
     Tests/c/run.sh || return 1
     Tests/http/run.sh || return 1
